@@ -1,0 +1,122 @@
+/*
+ * The scheduling policy interface: the one ops table through which the core
+ * (kernel/sched/core.c) drives a policy, in the spirit of Linux's
+ * struct sched_class.
+ *
+ * A policy knows entities and the queue they are on, nothing else: no locks,
+ * no CPUs, no interrupts, no clocks. The core calls every op with the queue's
+ * lock held and passes time in as run-time deltas. This header includes only
+ * freestanding C headers, so rr.c and eevdf.c compile unchanged into the
+ * kernel, the host unit tests, the fuzzer and `runq sim`.
+ *
+ * The queue owns the entity on the CPU. An entity on a queue is either the
+ * queue's current entity or on its list, never both and never neither.
+ * A decision is made in one order only:
+ *
+ *     next = pick(q)                        current still current
+ *     if the current entity blocks/exits:   leave(q, curr, ...)
+ *     else if next != curr:                 put_back(q, curr)
+ *     if next != curr:                      take(q, next)
+ *
+ * (A blocking current entity may also leave before the pick; pick then
+ * chooses among the list only.) take() refuses, with BUG_ON, to run while an
+ * entity is still current, so an order that loses the current entity from
+ * the queue's sums cannot be written.
+ */
+#ifndef RUNQ_SCHED_POLICY_H
+#define RUNQ_SCHED_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rr.h"
+#include "eevdf.h"
+
+#define SCHED_NICE_MIN (-20)
+#define SCHED_NICE_MAX 19
+
+/* Why an entity joins a queue. */
+enum sched_join_reason {
+    SCHED_JOIN_NEW,     /* a task that has never run */
+    SCHED_JOIN_WAKE,    /* woken from a block or sleep */
+    SCHED_JOIN_MIGRATE, /* moved here from another CPU's queue */
+};
+
+/* Why an entity leaves a queue. */
+enum sched_leave_reason {
+    SCHED_LEAVE_BLOCK,   /* blocked or asleep (waits for an event or a deadline) */
+    SCHED_LEAVE_EXIT,    /* exited: its state is discarded */
+    SCHED_LEAVE_MIGRATE, /* moving to another CPU's queue, keeping its state */
+};
+
+/* One schedulable thing: embedded in struct task in the kernel. */
+struct sched_entity {
+    int id;            /* task id, for messages only */
+    int nice;          /* SCHED_NICE_MIN..SCHED_NICE_MAX */
+    uint64_t slice_ns; /* requested slice; 0 means the policy's default */
+    bool on_queue;     /* on a queue: its list or current */
+    struct rr_entity rr;
+    struct eevdf_entity ee;
+};
+
+/* Fixed facts about the queue's world, given at init. */
+struct sched_params {
+    unsigned ncpus;   /* CPUs in the system (scales EEVDF's base slice) */
+    uint64_t tick_ns; /* period of the scheduler tick */
+};
+
+/* One CPU's queue, as the policy sees it. */
+struct sched_queue {
+    struct sched_entity *curr; /* on the CPU, counted in the queue; or NULL */
+    unsigned nr_queued;        /* entities on the list, curr excluded */
+    unsigned touched;          /* entities the last pick examined (a counter) */
+    struct sched_params params;
+    struct rr_queue rr;
+    struct eevdf_queue ee;
+};
+
+struct sched_policy {
+    const char *name;
+
+    /* Empty queue. */
+    void (*init)(struct sched_queue *q, const struct sched_params *p);
+    /* Prepare a new entity (nice/slice already set) before its first join. */
+    void (*init_entity)(struct sched_queue *q, struct sched_entity *se);
+
+    /* se, not on any queue, becomes runnable here: it goes on the list. */
+    void (*join)(struct sched_queue *q, struct sched_entity *se, enum sched_join_reason why);
+    /* se (current or on the list) leaves the queue. */
+    void (*leave)(struct sched_queue *q, struct sched_entity *se, enum sched_leave_reason why);
+    /* The current entity, still runnable, goes back onto the list. */
+    void (*put_back)(struct sched_queue *q);
+    /* se leaves the list and becomes current. BUG if an entity is current. */
+    void (*take)(struct sched_queue *q, struct sched_entity *se);
+
+    /* The entity that should run now, among the list and current; NULL if
+     * the queue is empty. Moves nothing. Sets q->touched. */
+    struct sched_entity *(*pick)(struct sched_queue *q);
+
+    /* The current entity ran for delta_ns more nanoseconds. */
+    void (*charge)(struct sched_queue *q, uint64_t delta_ns);
+    /* A scheduler tick while current ran: true if it should be preempted. */
+    bool (*tick)(struct sched_queue *q);
+    /* The current entity asks to give way. */
+    void (*yield)(struct sched_queue *q);
+    /* se just joined by waking: true if it should preempt current now. */
+    bool (*wakeup_preempt)(struct sched_queue *q, struct sched_entity *se);
+    /* Run time (ns) the current entity may still have before the policy
+     * wants a decision, or UINT64_MAX when no timer is needed (the core
+     * arms its one-shot timer for it: HRTICK). */
+    uint64_t (*timer_ns)(struct sched_queue *q);
+
+    /* Change se's nice or requested slice; se may be on q (current or
+     * listed) or on no queue (q is then NULL). */
+    void (*set_nice)(struct sched_queue *q, struct sched_entity *se, int nice);
+    void (*set_slice)(struct sched_queue *q, struct sched_entity *se, uint64_t slice_ns);
+};
+
+extern const struct sched_policy rr_policy;
+extern const struct sched_policy eevdf_policy;
+
+#endif
