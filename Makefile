@@ -1,0 +1,75 @@
+# runq: one entry point.
+#   make          build the kernel (build/kernel.elf) and the host CLI (build/runq)
+#   make run      build, boot the kernel in QEMU, interactive shell on the console
+#   make test     the whole test suite; ends with "N passed, N failed"
+#   make gdb      QEMU waiting for gdb, and gdb attached with the kernel's symbols
+#   make deps     install the Debian packages (as root) or print the apt-get line
+#   make BUG=name build the kernel with a test-proving bug put back (docs/testing.md)
+
+BUILD := build
+CC ?= cc
+LD ?= ld
+
+# ---- kernel ----
+KERNEL := $(BUILD)/kernel.elf
+KSRC_C := $(shell find kernel -name '*.c' | sort)
+KSRC_S := $(shell find kernel -name '*.S' | sort)
+KOBJ := $(patsubst %.c,$(BUILD)/%.o,$(KSRC_C)) $(patsubst %.S,$(BUILD)/%.o,$(KSRC_S))
+KBUG := $(if $(BUG),-DRUNQ_BUG_$(shell echo $(BUG) | tr a-z A-Z))
+KCFLAGS := -std=gnu11 -ffreestanding -fno-pic -fno-pie -mno-red-zone -mgeneral-regs-only \
+	-fno-stack-protector -fno-omit-frame-pointer -fno-builtin -O2 -g \
+	-Wall -Wextra -Werror -DRUNQ_KERNEL $(KBUG) -Ikernel/lib -Ikernel/sched -MMD -MP
+
+# ---- host ----
+RUNQ := $(BUILD)/runq
+HOST_SRC := $(sort $(wildcard cli/*.c))
+HOST_OBJ := $(patsubst %.c,$(BUILD)/host/%.o,$(HOST_SRC))
+HCFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -Ikernel/sched -Ikernel/lib -MMD -MP
+
+.PHONY: all run test gdb deps clean kernel prove-bugs
+all: deps-check $(KERNEL) $(RUNQ)
+kernel: $(KERNEL)
+
+deps-check:
+	@sh scripts/deps.sh
+deps:
+	@sh scripts/deps.sh
+
+$(BUILD)/kernel/%.o: kernel/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(KCFLAGS) -c $< -o $@
+$(BUILD)/kernel/%.o: kernel/%.S
+	@mkdir -p $(dir $@)
+	$(CC) $(KCFLAGS) -c $< -o $@
+# A BUG= build must not mix with normal objects: its flag is part of the stamp.
+$(BUILD)/kernel/.flags: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(KCFLAGS)' | cmp -s - $@ || echo '$(KCFLAGS)' > $@
+$(KOBJ): $(BUILD)/kernel/.flags
+$(KERNEL): $(KOBJ) kernel/kernel.ld
+	$(LD) -nostdlib -static -z max-page-size=0x1000 --no-warn-rwx-segments -T kernel/kernel.ld -o $@ $(KOBJ)
+
+$(BUILD)/host/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(HCFLAGS) -c $< -o $@
+$(RUNQ): $(HOST_OBJ)
+	$(CC) -o $@ $(HOST_OBJ)
+
+run: all
+	$(RUNQ) run
+
+gdb: all
+	$(RUNQ) boot --gdb --timeout 100000 >/dev/null 2>&1 & \
+	sleep 1; gdb -q $(KERNEL) -ex 'target remote :1234'
+
+test: all
+	@bash tests/run.sh
+
+prove-bugs: deps-check
+	@bash tests/prove_bugs.sh
+
+clean:
+	rm -rf $(BUILD)
+
+FORCE:
+-include $(KOBJ:.o=.d) $(HOST_OBJ:.o=.d)

@@ -1,0 +1,22 @@
+/*
+ * Time. clock_ns() is monotonic nanoseconds since boot, from the TSC,
+ * whose rate is measured once against the HPET. Under QEMU's icount the
+ * TSC counts virtual time, so every reading is a function of the
+ * instructions executed and runs are reproducible.
+ */
+#ifndef RUNQ_CLOCK_H
+#define RUNQ_CLOCK_H
+#include "../../lib/types.h"
+
+/* Finds the HPET (ACPI base, or the usual 0xfed00000) and measures the
+ * TSC against it. Boot CPU, before anything reads the clock. */
+void clock_init(u64 hpet_base);
+u64 clock_ns(void);
+u64 clock_tsc_khz(void);
+
+/* Busy-waits on the HPET; only for bring-up code that runs before the
+ * scheduler (INIT-SIPI delays, calibration). */
+void hpet_delay_ns(u64 ns);
+u64 hpet_now_ns(void);
+
+#endif

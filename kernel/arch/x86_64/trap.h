@@ -1,0 +1,29 @@
+/* Interrupts and exceptions: the IDT, the saved frame, vector numbers. */
+#ifndef RUNQ_TRAP_H
+#define RUNQ_TRAP_H
+#include "../../lib/types.h"
+
+/* Layout pushed by entry.S (lowest address first). */
+struct trap_frame {
+    u64 r15, r14, r13, r12, r11, r10, r9, r8;
+    u64 rbp, rdi, rsi, rdx, rcx, rbx, rax;
+    u64 vector, error;
+    u64 rip, cs, rflags, rsp, ss; /* pushed by the CPU */
+};
+
+enum {
+    VEC_TIMER = 32,    /* LAPIC one-shot timer: tick, sleepers, slice end */
+    VEC_RESCHED = 33,  /* another CPU pushed onto our wake stack */
+    VEC_HALT = 34,     /* panic on another CPU: stop here */
+    VEC_SPURIOUS = 0xff,
+};
+
+void idt_init(void); /* builds the table (boot CPU, once) */
+void idt_load(void); /* loads it on this CPU */
+void trap_dispatch(struct trap_frame *f);
+
+/* Prints "bt:" and the return addresses found along the frame-pointer chain
+ * starting at rbp. */
+void backtrace_from(u64 rbp);
+
+#endif

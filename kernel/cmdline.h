@@ -1,0 +1,29 @@
+/*
+ * The kernel command line (from hvm_start_info):
+ *
+ *     sched=rr|eevdf  hz=100|250|1000  test=all|NAME  cpus=N  -- cmd; cmd; ...
+ *
+ * Everything after " -- " is shell commands, separated by ';', run in order
+ * by the shell before it reads the console. A bad option stops the boot
+ * with a message naming it.
+ */
+#ifndef RUNQ_CMDLINE_H
+#define RUNQ_CMDLINE_H
+#include "lib/types.h"
+#include "sched/policy.h"
+
+#define CMDLINE_MAX 2048
+
+struct boot_config {
+    const struct sched_policy *policy;
+    unsigned hz;
+    unsigned max_cpus;
+    bool lab_bugs;
+    char test[64];
+    char script[CMDLINE_MAX]; /* commands after "--" */
+};
+
+void cmdline_parse(const char *line, struct boot_config *cfg);
+extern struct boot_config boot_config;
+
+#endif

@@ -1,0 +1,563 @@
+/*
+ * The scheduler core: decisions, the wake protocol, sleepers and timers.
+ *
+ * Locking: each CPU's queue (struct rq) has one lock, taken with interrupts
+ * off. A task's home CPU never changes, so everything about a task that is
+ * not its state word is changed only under its home queue's lock. The
+ * state word follows the protocol in task.h; wake stacks are lock-free.
+ *
+ * A decision (schedule) holds the queue lock across the switch: the task
+ * switched to releases it (finish_switch), so no other CPU can see a
+ * half-switched queue.
+ */
+#include "sched.h"
+#include "rq.h"
+#include "../arch/x86_64/apic.h"
+#include "../arch/x86_64/clock.h"
+#include "../arch/x86_64/cpu.h"
+#include "../arch/x86_64/layout.h"
+#include "../arch/x86_64/percpu.h"
+#include "../arch/x86_64/trap.h"
+#include "../lib/bug.h"
+#include "../lib/printf.h"
+
+const struct sched_policy *sched_policy_current;
+u64 sched_tick_ns;
+unsigned sched_hz;
+
+void switch_stack(u64 *save_rsp, u64 new_rsp);
+
+static inline struct task *task_of(struct sched_entity *se)
+{
+    return container_of(se, struct task, se);
+}
+
+static inline const struct sched_policy *pol(void)
+{
+    return sched_policy_current;
+}
+
+struct task *current(void)
+{
+    return this_cpu()->rq.curr;
+}
+
+const char *run_state_name(u32 state)
+{
+    static const char *const names[] = { "queued", "blocking", "sleeping", "waking", "dead" };
+    return state < ARRAY_SIZE(names) ? names[state] : "?";
+}
+
+static inline bool state_cas(struct task *t, u32 from, u32 to)
+{
+    return __atomic_compare_exchange_n(&t->state, &from, to, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
+/* ---- sleep list: tasks asleep until a deadline, soonest first ---- */
+
+static void sleep_insert(struct rq *rq, struct task *t)
+{
+    struct task **pp = &rq->sleep_head, *prev = NULL;
+    while (*pp && (*pp)->sleep_deadline <= t->sleep_deadline) {
+        prev = *pp;
+        pp = &(*pp)->sleep_next;
+    }
+    t->sleep_next = *pp;
+    t->sleep_prev = prev;
+    if (*pp)
+        (*pp)->sleep_prev = t;
+    *pp = t;
+    t->on_sleep_list = true;
+}
+
+static void sleep_remove(struct rq *rq, struct task *t)
+{
+    BUG_ON(!t->on_sleep_list);
+    if (t->sleep_prev)
+        t->sleep_prev->sleep_next = t->sleep_next;
+    else
+        rq->sleep_head = t->sleep_next;
+    if (t->sleep_next)
+        t->sleep_next->sleep_prev = t->sleep_prev;
+    t->sleep_next = t->sleep_prev = NULL;
+    t->on_sleep_list = false;
+}
+
+/* ---- wake stack ---- */
+
+/* Pushes t (state Waking) on its home CPU's stack and makes sure that CPU
+ * decides soon: an IPI if it is another CPU and its stack was empty (a
+ * non-empty stack already has a decision coming for it). */
+static void wake_push(struct task *t)
+{
+    struct cpu *target = &cpus[t->cpu];
+    struct task *old = __atomic_load_n(&target->rq.wake_stack, __ATOMIC_RELAXED);
+    do {
+        t->wake_next = old;
+    } while (!__atomic_compare_exchange_n(&target->rq.wake_stack, &old, t, true, __ATOMIC_RELEASE,
+                                          __ATOMIC_RELAXED));
+    if (target == this_cpu())
+        target->need_resched = true;
+    else if (!old)
+        lapic_send_ipi(target->apic_id, VEC_RESCHED);
+}
+
+/* Joins every task woken since the last decision, in the order they were
+ * woken. Returns how many. Queue lock held. */
+static unsigned drain_wakes(struct rq *rq)
+{
+    struct task *t = __atomic_exchange_n(&rq->wake_stack, NULL, __ATOMIC_ACQUIRE), *fifo = NULL;
+    unsigned n = 0;
+    while (t) { /* the stack is newest first: reverse it */
+        struct task *next = t->wake_next;
+        t->wake_next = fifo;
+        fifo = t;
+        t = next;
+    }
+    for (t = fifo; t; t = t->wake_next, n++) {
+        BUG_ON(t->state != RUN_WAKING);
+        if (t->on_sleep_list)
+            sleep_remove(rq, t);
+        t->sleep_deadline = 0;
+        __atomic_store_n(&t->state, RUN_QUEUED, __ATOMIC_RELEASE);
+        pol()->join(&rq->q, &t->se, SCHED_JOIN_WAKE);
+    }
+    return n;
+}
+
+static void schedule(enum sched_why why);
+
+/* A decision is due on this CPU: make it now if nothing forbids it. */
+static void resched_if_due(void)
+{
+    struct cpu *c = this_cpu();
+    if (c->need_resched && c->preempt_count == 0 && !c->in_sched && irqs_enabled())
+        schedule(WHY_PREEMPT);
+}
+
+bool task_wake(struct task *t)
+{
+    /* Still on its CPU, about to block: call the block off. This is a
+     * locked operation even when it fails, which the waker's side of the
+     * memory-ordering argument needs (docs/kernel.md). */
+    if (state_cas(t, RUN_BLOCKING, RUN_QUEUED))
+        return true;
+    /* Off the queue: of all wakers and the deadline, one wins this. */
+    if (!state_cas(t, RUN_SLEEPING, RUN_WAKING))
+        return false;
+#ifdef RUNQ_BUG_LOST_WAKEUP
+    /* Test-proving bug: drop one wakeup in 1500. TestWakeStorm must fail. */
+    static u32 lost;
+    if (__atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED) % 1500 == 0) {
+        __atomic_store_n(&t->state, RUN_SLEEPING, __ATOMIC_SEQ_CST);
+        return true;
+    }
+#endif
+    t->wake_ts = clock_ns();
+    u64 flags = irq_save();
+    wake_push(t);
+    irq_restore(flags);
+    resched_if_due();
+    return true;
+}
+
+void task_prepare_block(void)
+{
+    struct task *t = current();
+    /* xchg is locked: a full barrier between publishing Blocking and the
+     * caller's look for work that would make blocking unnecessary. */
+    u32 was = __atomic_exchange_n(&t->state, RUN_BLOCKING, __ATOMIC_SEQ_CST);
+    BUG_ON(was != RUN_QUEUED);
+}
+
+void task_cancel_block(void)
+{
+    /* Fails harmlessly if a waker already made it Queued. */
+    state_cas(current(), RUN_BLOCKING, RUN_QUEUED);
+}
+
+void task_block(u64 deadline)
+{
+    struct task *t = current();
+    u64 flags = spin_lock_irqsave(&this_cpu()->rq.lock);
+    t->sleep_deadline = deadline;
+    spin_unlock_irqrestore(&this_cpu()->rq.lock, flags);
+    schedule(WHY_BLOCK);
+    BUG_ON(t->state != RUN_QUEUED);
+}
+
+void task_sleep_ns(u64 ns)
+{
+    u64 deadline = clock_ns() + ns;
+    /* Nobody else wakes a plain sleeper, but a stray task_wake may: sleep
+     * on until the deadline. */
+    while (clock_ns() < deadline) {
+        task_prepare_block();
+        task_block(deadline);
+    }
+}
+
+void task_yield(void)
+{
+    u64 flags = spin_lock_irqsave(&this_cpu()->rq.lock);
+    struct rq *rq = &this_cpu()->rq;
+    if (rq->curr->se.on_queue)
+        pol()->yield(&rq->q);
+    spin_unlock_irqrestore(&rq->lock, flags);
+    schedule(WHY_YIELD);
+}
+
+void preempt_disable(void)
+{
+    this_cpu()->preempt_count++;
+    __asm__ volatile("" ::: "memory");
+}
+
+void preempt_enable(void)
+{
+    __asm__ volatile("" ::: "memory");
+    struct cpu *c = this_cpu();
+    BUG_ON(c->preempt_count <= 0);
+    c->preempt_count--;
+    resched_if_due();
+}
+
+/* ---- accounting and timers ---- */
+
+/* Charges the running task for the time since it last went on (or was last
+ * charged). Queue lock held. */
+static void account_curr(struct rq *rq, u64 now)
+{
+    struct task *t = rq->curr;
+    u64 delta = now > t->exec_start ? now - t->exec_start : 0;
+    t->exec_start = now;
+    t->runtime_ns += delta;
+    if (t->se.on_queue && rq->q.curr == &t->se)
+        pol()->charge(&rq->q, delta);
+}
+
+/* Arms the one-shot timer for the earliest of: the next tick (only while a
+ * task of the policy runs: an idle CPU has no tick), the head of the sleep
+ * list, and the policy's own timer (end of slice, HRTICK). Lock held. */
+static void arm_timer(struct rq *rq, u64 now)
+{
+    u64 when = UINT64_MAX;
+    bool busy = rq->q.curr != NULL;
+    if (busy) {
+        if (!rq->next_tick)
+            rq->next_tick = now + sched_tick_ns;
+        when = rq->next_tick;
+        u64 left = pol()->timer_ns(&rq->q);
+        rq->slice_end = left == UINT64_MAX ? 0 : now + left;
+        if (rq->slice_end && rq->slice_end < when)
+            when = rq->slice_end;
+    } else {
+        rq->next_tick = 0;
+        rq->slice_end = 0;
+    }
+    if (rq->sleep_head && rq->sleep_head->sleep_deadline < when)
+        when = rq->sleep_head->sleep_deadline;
+    if (when == UINT64_MAX)
+        lapic_timer_stop();
+    else
+        lapic_timer_oneshot(when > now ? when - now : 1);
+}
+
+/* Sleepers whose deadline has come are woken like any other wakeup: the
+ * deadline races the wakers through the same compare-and-swap. */
+static void expire_sleepers(struct rq *rq, u64 now)
+{
+    while (rq->sleep_head && rq->sleep_head->sleep_deadline <= now) {
+        struct task *t = rq->sleep_head;
+        sleep_remove(rq, t);
+        if (state_cas(t, RUN_SLEEPING, RUN_WAKING)) {
+            t->wake_ts = t->sleep_deadline; /* the wait starts at the deadline */
+            wake_push(t);
+        }
+    }
+}
+
+void sched_timer_interrupt(void)
+{
+    struct cpu *c = this_cpu();
+    struct rq *rq = &c->rq;
+    spin_lock(&rq->lock);
+    u64 now = clock_ns();
+    if (rq->next_tick && now >= rq->next_tick) {
+        do
+            rq->next_tick += sched_tick_ns;
+        while (rq->next_tick <= now);
+        stats_record_tick(&rq->stats, rq->q.nr_queued + (rq->q.curr ? 1 : 0));
+        if (rq->q.curr) {
+            account_curr(rq, now);
+            if (pol()->tick(&rq->q))
+                c->need_resched = true;
+        }
+    }
+    if (rq->slice_end && now >= rq->slice_end) {
+        rq->slice_end = 0;
+        c->need_resched = true;
+    }
+    expire_sleepers(rq, now);
+    if (!c->need_resched)
+        arm_timer(rq, now);
+    spin_unlock(&rq->lock);
+}
+
+void sched_resched_interrupt(void)
+{
+    this_cpu()->need_resched = true;
+}
+
+void sched_irq_exit(void)
+{
+    struct cpu *c = this_cpu();
+    if (c->need_resched && c->preempt_count == 0 && !c->in_sched)
+        schedule(WHY_IPI);
+}
+
+/* ---- the decision ---- */
+
+/* Runs on the stack of the task switched to, right after the switch: drops
+ * the queue lock the switching task took, and hands an exited task to the
+ * reaper. */
+void task_reap_later(struct task *t); /* task.c */
+
+static void finish_switch(struct rq *rq)
+{
+    if (rq->dead) {
+        task_reap_later(rq->dead);
+        rq->dead = NULL;
+    }
+    this_cpu()->in_sched = false;
+    spin_unlock(&rq->lock);
+}
+
+/* Entry point of every new task (task.c sets its stack to return here). */
+void task_start(struct task *t)
+{
+    finish_switch(&this_cpu()->rq);
+    irq_enable();
+    t->fn(t->arg);
+    task_exit();
+}
+
+/* Nothing is runnable, and the idle task cannot stand in because it is
+ * busy with bring-up code and asleep: wait for a wakeup right here, on the
+ * stack of the task that called schedule (it is off the CPU's books until
+ * the decision completes). Queue lock held on entry and exit. */
+static void halt_in_decision(struct rq *rq)
+{
+    arm_timer(rq, clock_ns());
+    spin_unlock(&rq->lock);
+    irq_disable();
+    if (!__atomic_load_n(&rq->wake_stack, __ATOMIC_ACQUIRE))
+        irq_enable_and_halt(); /* the timer or an IPI ends the halt */
+    irq_disable();
+    spin_lock(&rq->lock);
+}
+
+static void schedule(enum sched_why why)
+{
+    u64 flags = irq_save();
+    struct cpu *c = this_cpu();
+    struct rq *rq = &c->rq;
+    BUG_ON(c->preempt_count != 0);
+    BUG_ON(c->in_sched);
+    spin_lock(&rq->lock);
+    c->in_sched = true;
+    c->need_resched = false;
+
+    struct task *prev = rq->curr;
+    u64 start = clock_ns();
+    account_curr(rq, start);
+    unsigned touched = drain_wakes(rq);
+
+    /* The current task leaves first if it blocks or exits, so the pick
+     * chooses among the others. */
+    bool prev_blocks = false;
+    /* Only task_block() completes a block: a task preempted between
+     * task_prepare_block() and task_block() stays queued, Blocking, and
+     * finishes blocking when it runs again (its deadline is not set yet). */
+    if (why == WHY_BLOCK && prev->state == RUN_BLOCKING && state_cas(prev, RUN_BLOCKING, RUN_SLEEPING)) {
+        prev_blocks = true;
+        pol()->leave(&rq->q, &prev->se, SCHED_LEAVE_BLOCK);
+        if (prev->sleep_deadline)
+            sleep_insert(rq, prev);
+    } else if (prev->state == RUN_DEAD) {
+        prev_blocks = true;
+        pol()->leave(&rq->q, &prev->se, SCHED_LEAVE_EXIT);
+        rq->dead = prev;
+    }
+
+    struct sched_entity *se;
+    for (;;) {
+        se = pol()->pick(&rq->q);
+        touched += rq->q.touched;
+        if (se || rq->idle_idling)
+            break;
+        halt_in_decision(rq);
+        expire_sleepers(rq, clock_ns());
+        touched += drain_wakes(rq);
+    }
+
+    struct task *next = se ? task_of(se) : rq->idle;
+    u64 now = clock_ns();
+    if (next != prev) {
+        if (prev->se.on_queue && !prev_blocks) {
+            /* still runnable: displaced, unless it asked to go */
+            pol()->put_back(&rq->q);
+            if (why != WHY_YIELD) {
+                prev->displaced_ts = now;
+                prev->nivcsw++;
+            }
+        } else {
+            prev->nvcsw++;
+        }
+        if (se)
+            pol()->take(&rq->q, se);
+    }
+    BUG_ON(se && rq->q.curr != se);
+
+    next->exec_start = now;
+    if (next->wake_ts) {
+        stats_record_wait(&rq->stats.wake, now - next->wake_ts);
+        next->wake_ts = 0;
+    }
+    if (next->displaced_ts) {
+        stats_record_wait(&rq->stats.displaced, now - next->displaced_ts);
+        next->displaced_ts = 0;
+    }
+    rq->curr = next;
+    arm_timer(rq, now);
+    stats_record_decision(&rq->stats, clock_ns() - start, touched);
+
+    if (next != prev) {
+        switch_stack(&prev->rsp, next->rsp);
+        /* Back on prev's stack, switched to by a later decision on this CPU. */
+        rq = &this_cpu()->rq;
+    }
+    finish_switch(rq);
+    irq_restore(flags);
+}
+
+void task_exit(void)
+{
+    irq_disable();
+    struct task *t = current();
+    BUG_ON(t->is_idle);
+    __atomic_store_n(&t->state, RUN_DEAD, __ATOMIC_SEQ_CST);
+    schedule(WHY_EXIT);
+    BUG_ON(1);
+    __builtin_unreachable();
+}
+
+/* ---- idle ---- */
+
+void idle_enter(void)
+{
+    struct cpu *c = this_cpu();
+    struct rq *rq = &c->rq;
+    u64 flags = spin_lock_irqsave(&rq->lock);
+    BUG_ON(rq->curr != rq->idle);
+    account_curr(rq, clock_ns());
+    pol()->leave(&rq->q, &rq->idle->se, SCHED_LEAVE_BLOCK);
+    rq->idle_idling = true;
+    spin_unlock_irqrestore(&rq->lock, flags);
+    for (;;) {
+        schedule(WHY_IDLE);
+        irq_disable();
+        if (!c->need_resched && !__atomic_load_n(&rq->wake_stack, __ATOMIC_ACQUIRE))
+            irq_enable_and_halt();
+        irq_enable();
+    }
+}
+
+/* ---- set-up ---- */
+
+void sched_init(const struct sched_policy *policy, unsigned hz)
+{
+    sched_policy_current = policy;
+    sched_hz = hz;
+    sched_tick_ns = NSEC_PER_SEC / hz;
+}
+
+extern struct task *task_alloc_boot(unsigned cpu); /* task.c */
+
+void sched_init_cpu(unsigned cpu)
+{
+    struct cpu *c = &cpus[cpu];
+    struct rq *rq = &c->rq;
+    spin_init(&rq->lock, "rq");
+    struct sched_params p = { .ncpus = ncpus, .tick_ns = sched_tick_ns };
+    pol()->init(&rq->q, &p);
+
+    struct task *idle = task_alloc_boot(cpu);
+    u64 flags = spin_lock_irqsave(&rq->lock);
+    rq->idle = idle;
+    rq->curr = idle;
+    pol()->init_entity(&rq->q, &idle->se);
+    pol()->join(&rq->q, &idle->se, SCHED_JOIN_NEW);
+    pol()->take(&rq->q, &idle->se);
+    idle->exec_start = clock_ns();
+    arm_timer(rq, idle->exec_start);
+    spin_unlock_irqrestore(&rq->lock, flags);
+}
+
+/* Puts a new task on its queue (task.c has allocated and set it up). */
+void sched_start_task(struct task *t)
+{
+    struct cpu *c = &cpus[t->cpu];
+    struct rq *rq = &c->rq;
+    u64 flags = spin_lock_irqsave(&rq->lock);
+    pol()->init_entity(&rq->q, &t->se);
+    t->state = RUN_QUEUED;
+    pol()->join(&rq->q, &t->se, SCHED_JOIN_NEW);
+    bool kick = !rq->q.curr || pol()->wakeup_preempt(&rq->q, &t->se);
+    spin_unlock_irqrestore(&rq->lock, flags);
+    if (!kick)
+        return;
+    if (c == this_cpu()) {
+        c->need_resched = true;
+        resched_if_due();
+    } else {
+        lapic_send_ipi(c->apic_id, VEC_RESCHED);
+    }
+}
+
+/* ---- nice and slice ---- */
+
+bool task_set_nice(struct task *t, int nice)
+{
+    if (nice < SCHED_NICE_MIN || nice > SCHED_NICE_MAX)
+        return false;
+    struct rq *rq = &cpus[t->cpu].rq;
+    u64 flags = spin_lock_irqsave(&rq->lock);
+    if (rq->curr == t)
+        account_curr(rq, clock_ns());
+    pol()->set_nice(t->se.on_queue ? &rq->q : NULL, &t->se, nice);
+    spin_unlock_irqrestore(&rq->lock, flags);
+    return true;
+}
+
+bool task_set_slice(struct task *t, u64 slice_ns)
+{
+    struct rq *rq = &cpus[t->cpu].rq;
+    u64 flags = spin_lock_irqsave(&rq->lock);
+    if (rq->curr == t)
+        account_curr(rq, clock_ns());
+    pol()->set_slice(t->se.on_queue ? &rq->q : NULL, &t->se, slice_ns);
+    spin_unlock_irqrestore(&rq->lock, flags);
+    return true;
+}
+
+u64 task_runtime_ns(struct task *t)
+{
+    struct rq *rq = &cpus[t->cpu].rq;
+    u64 flags = spin_lock_irqsave(&rq->lock);
+    u64 r = t->runtime_ns;
+    if (rq->curr == t)
+        r += clock_ns() - t->exec_start;
+    spin_unlock_irqrestore(&rq->lock, flags);
+    return r;
+}

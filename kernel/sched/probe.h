@@ -1,0 +1,38 @@
+/*
+ * The seed's experiments, shared by the shell (sched probe, sched share)
+ * and the boot self-tests.
+ *
+ * probe: N spinners (tasks that never yield) pinned to one CPU, a waiter
+ * pinned beside them asleep on an event, and the caller, on another CPU,
+ * signalling it after random gaps (xorshift64 from a fixed seed, so runs
+ * are reproducible and the gaps cannot line up with the tick or a slice)
+ * and timing how long until the waiter runs.
+ *
+ * share: one spinner per nice value pinned to one CPU for a window; each
+ * one's share of that CPU in per mille.
+ */
+#ifndef RUNQ_SCHED_PROBE_H
+#define RUNQ_SCHED_PROBE_H
+#include "../lib/types.h"
+
+#define PROBE_MAX_SPINNERS 16
+#define PROBE_MAX_SAMPLES 1000
+
+struct probe_result {
+    unsigned spinners, samples;
+    u64 p50_ns, p99_ns, max_ns;
+    unsigned share_permille[PROBE_MAX_SPINNERS];
+    u64 window_ns;
+};
+
+/* The CPU the experiments load: 1 if there is one, else 0. */
+unsigned probe_cpu(void);
+
+/* Runs the probe from the calling task (which must not be on probe_cpu()
+ * unless there is only one CPU). False with a message if it cannot. */
+bool probe_run(unsigned spinners, unsigned samples, struct probe_result *r);
+
+/* Runs n spinners with the given nice values for window_ns. */
+bool share_run(const int *nices, unsigned n, u64 window_ns, unsigned *permille);
+
+#endif

@@ -1,0 +1,43 @@
+/*
+ * A CPU's run queue (the seed's step 1): everything a decision needs and
+ * nothing it does not.
+ *
+ *  - q: the policy's view, holding only runnable tasks (its list) and the
+ *    one on the CPU (q.curr). A task that blocks leaves it, so a decision
+ *    never steps over a task that cannot run.
+ *  - sleep_head: tasks asleep until a deadline, soonest first. The one-shot
+ *    timer is armed for the head; expiry looks only at the head.
+ *  - idle: this CPU's idle task, kept apart. While it runs bring-up code it
+ *    is an ordinary task in q and takes turns; only once it idles
+ *    (idle_idling) is it the last resort when q is empty.
+ *  - wake_stack: tasks woken since the last decision. Any CPU, from any
+ *    context, pushes with a compare-and-swap; only this CPU takes it, whole,
+ *    with one exchange at its next decision. Nothing is ever popped one at
+ *    a time, so the stack has no ABA problem.
+ *
+ * Everything but wake_stack is protected by lock, taken with interrupts off.
+ */
+#ifndef RUNQ_SCHED_RQ_H
+#define RUNQ_SCHED_RQ_H
+#include "../lib/spinlock.h"
+#include "policy.h"
+#include "stats.h"
+
+struct task;
+
+struct rq {
+    struct spinlock lock;
+    struct sched_queue q;
+    struct task *curr;       /* running on this CPU: a task in q, or idle */
+    struct task *idle;
+    bool idle_idling;
+    struct task *sleep_head; /* by deadline */
+    struct task *wake_stack; /* lock-free; see above */
+    struct task *dead;       /* exited task to free after the switch away from it */
+    u64 next_tick;           /* 0 while no policy task runs (tickless idle) */
+    u64 slice_end;           /* policy timer (HRTICK); 0 if none */
+    unsigned ntasks;         /* tasks homed here (placement of unpinned tasks) */
+    struct sched_stats stats;
+};
+
+#endif

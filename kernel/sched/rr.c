@@ -1,0 +1,175 @@
+/*
+ * Policy rr: the old round robin, reproduced with its flaws because the
+ * labs contrast it with EEVDF.
+ *
+ *  - Tasks run in list order. The displaced task goes to the tail, and so
+ *    does a woken or new one.
+ *  - Every tick preempts the running task if anyone else is waiting.
+ *  - A wakeup's reschedule IPI makes the CPU decide at once, and the
+ *    decision takes the FIRST runnable task in the list, which is rarely
+ *    the one just woken: it still waits a tick behind every task ahead of
+ *    it, and the task it displaced had its turn cut short. That early
+ *    switch is what makes the shares of equal spinners uneven.
+ *  - No weights: nice is stored and shown, and changes nothing.
+ */
+#include "policy.h"
+#include "bug.h"
+
+static void rr_init(struct sched_queue *q, const struct sched_params *p)
+{
+    q->curr = NULL;
+    q->nr_queued = 0;
+    q->touched = 0;
+    q->params = *p;
+    q->rr.head = q->rr.tail = NULL;
+}
+
+static void rr_init_entity(struct sched_queue *q, struct sched_entity *se)
+{
+    (void)q;
+    se->rr.next = se->rr.prev = NULL;
+    se->on_queue = false;
+}
+
+static void list_append(struct sched_queue *q, struct sched_entity *se)
+{
+    se->rr.next = NULL;
+    se->rr.prev = q->rr.tail;
+    if (q->rr.tail)
+        q->rr.tail->rr.next = se;
+    else
+        q->rr.head = se;
+    q->rr.tail = se;
+    q->nr_queued++;
+}
+
+static void list_remove(struct sched_queue *q, struct sched_entity *se)
+{
+    if (se->rr.prev)
+        se->rr.prev->rr.next = se->rr.next;
+    else
+        q->rr.head = se->rr.next;
+    if (se->rr.next)
+        se->rr.next->rr.prev = se->rr.prev;
+    else
+        q->rr.tail = se->rr.prev;
+    se->rr.next = se->rr.prev = NULL;
+    q->nr_queued--;
+}
+
+static void rr_join(struct sched_queue *q, struct sched_entity *se, enum sched_join_reason why)
+{
+    (void)why;
+    BUG_ON(se->on_queue);
+#ifdef RUNQ_BUG_RR_WAKE_FIRST
+    /* Test-proving bug: a woken task goes to the head, as if the round
+     * robin favoured wakeups. TestRrProbe must fail. */
+    if (why == SCHED_JOIN_WAKE) {
+        se->rr.prev = NULL;
+        se->rr.next = q->rr.head;
+        if (q->rr.head)
+            q->rr.head->rr.prev = se;
+        else
+            q->rr.tail = se;
+        q->rr.head = se;
+        q->nr_queued++;
+        se->on_queue = true;
+        return;
+    }
+#endif
+    list_append(q, se);
+    se->on_queue = true;
+}
+
+static void rr_leave(struct sched_queue *q, struct sched_entity *se, enum sched_leave_reason why)
+{
+    (void)why;
+    BUG_ON(!se->on_queue);
+    if (se == q->curr)
+        q->curr = NULL;
+    else
+        list_remove(q, se);
+    se->on_queue = false;
+}
+
+static void rr_put_back(struct sched_queue *q)
+{
+    struct sched_entity *se = q->curr;
+    BUG_ON(!se);
+    q->curr = NULL;
+    list_append(q, se);
+}
+
+static void rr_take(struct sched_queue *q, struct sched_entity *se)
+{
+    BUG_ON(q->curr != NULL);
+    BUG_ON(!se->on_queue);
+    list_remove(q, se);
+    q->curr = se;
+}
+
+/* The first task in the list; the current one only if nobody waits. */
+static struct sched_entity *rr_pick(struct sched_queue *q)
+{
+    q->touched = 1;
+    return q->rr.head ? q->rr.head : q->curr;
+}
+
+static void rr_charge(struct sched_queue *q, uint64_t delta_ns)
+{
+    (void)q;
+    (void)delta_ns;
+}
+
+static bool rr_tick(struct sched_queue *q)
+{
+    return q->nr_queued > 0;
+}
+
+static void rr_yield(struct sched_queue *q)
+{
+    (void)q; /* the pick takes the head of the list anyway */
+}
+
+/* The reschedule IPI always switches when anyone else waits. */
+static bool rr_wakeup_preempt(struct sched_queue *q, struct sched_entity *se)
+{
+    (void)se;
+    return q->nr_queued > 0;
+}
+
+static uint64_t rr_timer_ns(struct sched_queue *q)
+{
+    (void)q;
+    return UINT64_MAX; /* turns end only at a tick */
+}
+
+static void rr_set_nice(struct sched_queue *q, struct sched_entity *se, int nice)
+{
+    (void)q;
+    se->nice = nice;
+}
+
+static void rr_set_slice(struct sched_queue *q, struct sched_entity *se, uint64_t slice_ns)
+{
+    (void)q;
+    se->slice_ns = slice_ns;
+}
+
+const struct sched_policy rr_policy = {
+    .name = "rr",
+    .init = rr_init,
+    .init_entity = rr_init_entity,
+    .join = rr_join,
+    .leave = rr_leave,
+    .put_back = rr_put_back,
+    .take = rr_take,
+    .pick = rr_pick,
+    .charge = rr_charge,
+    .tick = rr_tick,
+    .yield = rr_yield,
+    .wakeup_preempt = rr_wakeup_preempt,
+    .timer_ns = rr_timer_ns,
+    .set_nice = rr_set_nice,
+    .set_slice = rr_set_slice,
+};

@@ -1,0 +1,64 @@
+/*
+ * Kernel tasks. Every task has a home CPU (its queue) for life: affinity
+ * is the home CPU, chosen at creation (pinned, or the CPU with the fewest
+ * tasks). There is no load balancing; the labs pin their tasks.
+ *
+ * RunState (the state word) says where a task is with its queue, and every
+ * change between Queued, Blocking, Sleeping and Waking is a compare-and-swap
+ * so that of two wakers, or of a waker and a sleep deadline, exactly one
+ * wins (docs/kernel.md has the diagram):
+ *
+ *   Queued   -> Blocking   the task itself, about to block (task_prepare_block)
+ *   Blocking -> Queued     a waker came first: the block is called off
+ *   Blocking -> Sleeping   its CPU, in schedule(): the task leaves the queue
+ *   Sleeping -> Waking     one waker, or the sleep deadline: push on wake stack
+ *   Waking   -> Queued     its CPU, draining the wake stack: joins the queue
+ */
+#ifndef RUNQ_SCHED_TASK_H
+#define RUNQ_SCHED_TASK_H
+#include "../lib/types.h"
+#include "policy.h"
+
+enum run_state {
+    RUN_QUEUED,
+    RUN_BLOCKING,
+    RUN_SLEEPING,
+    RUN_WAKING,
+    RUN_DEAD,
+};
+
+#define TASK_NAME_LEN 16
+
+struct task {
+    struct sched_entity se;
+    int id;
+    char name[TASK_NAME_LEN];
+    u64 rsp;     /* saved stack pointer while switched out */
+    void *stack; /* TASK_STACK_SIZE bytes; NULL for a CPU's boot context */
+    unsigned cpu;
+    bool pinned;
+    bool is_idle;
+    u32 state; /* enum run_state; changed only as above */
+
+    u64 sleep_deadline; /* while blocking with a deadline; 0 = none */
+    bool on_sleep_list;
+    struct task *sleep_next, *sleep_prev;
+    struct task *wake_next; /* wake stack link */
+
+    /* accounting, written by the home CPU */
+    u64 runtime_ns;
+    u64 exec_start;   /* when it last went on the CPU */
+    u64 wake_ts;      /* when woken, until it runs (0: not waiting) */
+    u64 displaced_ts; /* when preempted, until it runs again */
+    u64 nvcsw, nivcsw;
+
+    /* event wait (event.c) */
+    struct task *ev_next;
+    bool ev_signalled;
+
+    void (*fn)(void *);
+    void *arg;
+    struct task *all_next; /* list of all tasks (ps) */
+};
+
+#endif

@@ -1,0 +1,207 @@
+/*
+ * The shell's sched command: counters, the seed's probe and share
+ * experiments, and live settings. The summary lines of probe and share are
+ * parsed by labs and checks: their format is fixed (docs/kernel.md).
+ */
+#include "shell.h"
+#include "../arch/x86_64/clock.h"
+#include "../arch/x86_64/percpu.h"
+#include "../lib/printf.h"
+#include "../lib/string.h"
+#include "../sched/probe.h"
+#include "../sched/rq.h"
+#include "../sched/sched.h"
+
+#define DEFAULT_WINDOW_MS 1000
+#define DEFAULT_PROBE_SAMPLES 100
+
+/* Prints x/y with two decimals. */
+static void fmt_ratio(char *buf, size_t size, u64 x, u64 y)
+{
+    if (!y) {
+        snprintf(buf, size, "-");
+        return;
+    }
+    u64 hundredths = (x * 100 + y / 2) / y;
+    snprintf(buf, size, "%lu.%02lu", hundredths / 100, hundredths % 100);
+}
+
+static bool sched_window(u64 ms)
+{
+    static struct sched_stats before[MAX_CPUS];
+    for (unsigned i = 0; i < ncpus; i++)
+        stats_snapshot(&cpus[i].rq.stats, &before[i]);
+    task_sleep_ns(ms * NSEC_PER_MSEC);
+    kprintf("sched window_ms=%lu policy=%s hz=%u\n", ms, sched_policy_current->name, sched_hz);
+    for (unsigned i = 0; i < ncpus; i++) {
+        struct sched_stats now, d;
+        stats_snapshot(&cpus[i].rq.stats, &now);
+        stats_diff(&now, &before[i], &d);
+        char touched[16], runnable[16];
+        fmt_ratio(touched, sizeof touched, d.touched, d.decisions);
+        fmt_ratio(runnable, sizeof runnable, d.tick_runnable, d.ticks);
+        kprintf("cpu%u decisions=%lu cost_avg_ns=%lu cost_max_ns=%lu touched_avg=%s wakes=%lu "
+                "wake_p50_us=<%lu wake_p99_us=<%lu displaced=%lu displaced_p50_us=<%lu "
+                "displaced_p99_us=<%lu ticks=%lu runnable_avg=%s\n",
+                i, d.decisions, d.decisions ? d.decision_ns / d.decisions : 0, d.decision_max_ns, touched,
+                d.wake.n, stats_percentile_us(&d.wake, 500), stats_percentile_us(&d.wake, 990), d.displaced.n,
+                stats_percentile_us(&d.displaced, 500), stats_percentile_us(&d.displaced, 990), d.ticks,
+                runnable);
+    }
+    return true;
+}
+
+static bool parse_range(const char *s, long lo, long hi, long *out, const char *what)
+{
+    if (!parse_long(s, out) || *out < lo || *out > hi) {
+        kprintf("sched: %s must be %ld..%ld, not '%s'\n", what, lo, hi, s);
+        return false;
+    }
+    return true;
+}
+
+static bool sched_probe(int argc, char **argv)
+{
+    long n, samples = DEFAULT_PROBE_SAMPLES;
+    if (argc < 3 || argc > 4) {
+        kprintf("usage: sched probe SPINNERS [SAMPLES]\n");
+        return false;
+    }
+    if (!parse_range(argv[2], 0, PROBE_MAX_SPINNERS, &n, "SPINNERS"))
+        return false;
+    if (argc == 4 && !parse_range(argv[3], 1, PROBE_MAX_SAMPLES, &samples, "SAMPLES"))
+        return false;
+    struct probe_result r;
+    bool ok = probe_run((unsigned)n, (unsigned)samples, &r);
+    char shares[PROBE_MAX_SPINNERS * 6 + 2] = "";
+    size_t len = 0;
+    for (unsigned i = 0; i < r.spinners; i++)
+        len += snprintf(shares + len, sizeof shares - len, "%s%u", i ? "," : "", r.share_permille[i]);
+    if (!r.spinners)
+        snprintf(shares, sizeof shares, "-");
+    kprintf("probe policy=%s spinners=%u samples=%u wake_p50_us=%lu wake_p99_us=%lu wake_max_us=%lu "
+            "share_permille=%s\n",
+            sched_policy_current->name, r.spinners, r.samples, r.p50_ns / 1000, r.p99_ns / 1000, r.max_ns / 1000,
+            shares);
+    return ok;
+}
+
+static bool sched_share(int argc, char **argv)
+{
+    int nices[PROBE_MAX_SPINNERS];
+    unsigned n = 0;
+    if (argc < 3) {
+        kprintf("usage: sched share NICE [NICE...]\n");
+        return false;
+    }
+    for (int i = 2; i < argc; i++) {
+        long v;
+        if (n == PROBE_MAX_SPINNERS) {
+            kprintf("sched share: at most %d spinners\n", PROBE_MAX_SPINNERS);
+            return false;
+        }
+        if (!parse_range(argv[i], -20, 19, &v, "NICE"))
+            return false;
+        nices[n++] = (int)v;
+    }
+    unsigned pm[PROBE_MAX_SPINNERS];
+    if (!share_run(nices, n, DEFAULT_WINDOW_MS * NSEC_PER_MSEC, pm))
+        return false;
+    char nl[PROBE_MAX_SPINNERS * 5 + 2] = "", pl[PROBE_MAX_SPINNERS * 6 + 2] = "";
+    size_t a = 0, b = 0;
+    for (unsigned i = 0; i < n; i++) {
+        a += snprintf(nl + a, sizeof nl - a, "%s%d", i ? "," : "", nices[i]);
+        b += snprintf(pl + b, sizeof pl - b, "%s%u", i ? "," : "", pm[i]);
+    }
+    kprintf("share policy=%s nices=%s window_ms=%d permille=%s\n", sched_policy_current->name, nl,
+            DEFAULT_WINDOW_MS, pl);
+    return true;
+}
+
+static bool sched_nice(int argc, char **argv)
+{
+    long id, nice;
+    if (argc != 4) {
+        kprintf("usage: sched nice ID NICE\n");
+        return false;
+    }
+    if (!parse_range(argv[2], 1, 0x7fffffff, &id, "ID") || !parse_range(argv[3], -20, 19, &nice, "NICE"))
+        return false;
+    struct task *t = task_find((int)id);
+    if (!t) {
+        kprintf("sched nice: no task %ld\n", id);
+        return false;
+    }
+    task_set_nice(t, (int)nice);
+    kprintf("nice id=%ld nice=%ld\n", id, nice);
+    return true;
+}
+
+struct queue_ctx {
+    unsigned cpu;
+};
+
+static void queue_line(struct task *t, void *arg)
+{
+    struct queue_ctx *ctx = arg;
+    if (t->cpu != ctx->cpu || !t->se.on_queue)
+        return;
+    struct rq *rq = &cpus[t->cpu].rq;
+    kprintf("  %4d %-15s %4d %s\n", t->id, t->name, t->se.nice, rq->q.curr == &t->se ? "running" : "queued");
+}
+
+static bool sched_queue(int argc, char **argv)
+{
+    long cpu = 0;
+    if (argc > 3 || (argc == 3 && !parse_range(argv[2], 0, ncpus - 1, &cpu, "CPU"))) {
+        if (argc > 3)
+            kprintf("usage: sched queue [CPU]\n");
+        return false;
+    }
+    struct rq *rq = &cpus[cpu].rq;
+    kprintf("queue cpu=%ld policy=%s runnable=%u%s\n", cpu, sched_policy_current->name,
+            rq->q.nr_queued + (rq->q.curr ? 1 : 0), rq->idle_idling ? " idle-idling" : "");
+    kprintf("    ID NAME            NICE STATE\n");
+    struct queue_ctx ctx = { (unsigned)cpu };
+    tasks_for_each(queue_line, &ctx);
+    return true;
+}
+
+void sched_cmd_help(void)
+{
+    kprintf("  sched [MS]               counters over a window (default %d ms), a line per CPU\n",
+            DEFAULT_WINDOW_MS);
+    kprintf("  sched probe N [SAMPLES]  wake latency beside N spinners (default %d samples)\n",
+            DEFAULT_PROBE_SAMPLES);
+    kprintf("  sched share NICE...      CPU shares of spinners with these nice values\n");
+    kprintf("  sched nice ID NICE       set a task's nice (-20..19)\n");
+    kprintf("  sched queue [CPU]        what the policy has on a CPU's queue\n");
+}
+
+bool sched_cmd(int argc, char **argv)
+{
+    if (argc == 1)
+        return sched_window(DEFAULT_WINDOW_MS);
+    long ms;
+    if (parse_long(argv[1], &ms)) {
+        if (ms < 1 || ms > 600000) {
+            kprintf("sched: window must be 1..600000 ms\n");
+            return false;
+        }
+        return sched_window((u64)ms);
+    }
+    if (strcmp(argv[1], "probe") == 0)
+        return sched_probe(argc, argv);
+    if (strcmp(argv[1], "share") == 0)
+        return sched_share(argc, argv);
+    if (strcmp(argv[1], "nice") == 0)
+        return sched_nice(argc, argv);
+    if (strcmp(argv[1], "queue") == 0)
+        return sched_queue(argc, argv);
+    if (strcmp(argv[1], "help") == 0) {
+        sched_cmd_help();
+        return true;
+    }
+    kprintf("sched: unknown subcommand '%s' (try sched help)\n", argv[1]);
+    return false;
+}

@@ -1,0 +1,174 @@
+#include "shell.h"
+#include "../arch/x86_64/clock.h"
+#include "../arch/x86_64/percpu.h"
+#include "../drivers/uart.h"
+#include "../lib/panic.h"
+#include "../lib/printf.h"
+#include "../lib/string.h"
+#include "../sched/sched.h"
+#include "../tests/selftest.h"
+
+#define LINE_MAX 256
+#define POLL_NS (10 * NSEC_PER_MSEC)
+
+static char boot_script[2048];
+static bool boot_tests_ok;
+bool shell_failed;
+
+static bool cmd_help(int argc, char **argv);
+
+static bool cmd_poweroff(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    bool ok = boot_tests_ok && !shell_failed;
+    kprintf("poweroff: %s\n", ok ? "ok" : "with failures");
+    qemu_exit(ok ? EXIT_SUCCESS_CODE : EXIT_TEST_FAILED);
+}
+
+struct ps_ctx {
+    int n;
+};
+
+static void ps_line(struct task *t, void *arg)
+{
+    struct ps_ctx *ctx = arg;
+    if (t->state == RUN_DEAD)
+        return;
+    u64 rt = t->runtime_ns; /* approximate for a running task: last charge */
+    kprintf("%4d %-15s %3u %-8s %4d %8lu.%03lu\n", t->id, t->name, t->cpu, run_state_name(t->state), t->se.nice,
+            rt / NSEC_PER_MSEC, rt / 1000 % 1000);
+    ctx->n++;
+}
+
+static bool cmd_ps(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    struct ps_ctx ctx = { 0 };
+    kprintf("  ID NAME            CPU STATE    NICE  RUNTIME_MS\n");
+    tasks_for_each(ps_line, &ctx);
+    return true;
+}
+
+static bool cmd_echo(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        kprintf("%s%s", argv[i], i + 1 < argc ? " " : "");
+    kprintf("\n");
+    return true;
+}
+
+static bool cmd_test(int argc, char **argv)
+{
+    if (argc != 2) {
+        kprintf("usage: test all|NAME\n");
+        selftest_list();
+        return false;
+    }
+    return selftest_run(argv[1]);
+}
+
+static bool cmd_sched(int argc, char **argv)
+{
+    return sched_cmd(argc, argv);
+}
+
+static const struct shell_cmd commands[] = {
+    { "help", "help", "list the commands", cmd_help },
+    { "ps", "ps", "tasks: id, name, cpu, state, nice, runtime", cmd_ps },
+    { "sched", "sched ...", "scheduler counters, probes and settings (sched help)", cmd_sched },
+    { "test", "test all|NAME", "run boot self-tests now", cmd_test },
+    { "echo", "echo WORDS", "print the words (marks a point in the console log)", cmd_echo },
+    { "poweroff", "poweroff", "power off (QEMU exits; failure status if a test failed)", cmd_poweroff },
+};
+
+static bool cmd_help(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+        kprintf("  %-16s %s\n", commands[i].usage, commands[i].help);
+    sched_cmd_help();
+    return true;
+}
+
+bool shell_exec(char *line)
+{
+    char *argv[16];
+    int argc = split_words(line, argv, 16);
+    if (!argc)
+        return true;
+    for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+        if (strcmp(argv[0], commands[i].name) == 0)
+            return commands[i].run(argc, argv);
+    kprintf("%s: unknown command (try help)\n", argv[0]);
+    return false;
+}
+
+static void run_line(char *line)
+{
+    if (!shell_exec(line))
+        shell_failed = true;
+}
+
+static void read_line(char *buf, size_t size)
+{
+    size_t n = 0;
+    for (;;) {
+        int c = uart_getc();
+        if (c < 0) {
+            task_sleep_ns(POLL_NS);
+            continue;
+        }
+        if (c == '\r' || c == '\n') {
+            kprintf("\n");
+            buf[n] = 0;
+            return;
+        }
+        if ((c == 0x7f || c == 8) && n) {
+            n--;
+            kprintf("\b \b");
+        } else if (c >= 32 && c < 127 && n + 1 < size) {
+            buf[n++] = (char)c;
+            kprintf("%c", c);
+        }
+    }
+}
+
+static void shell_main(void *arg)
+{
+    (void)arg;
+    char *s = boot_script;
+    while (*s) {
+        char *end = s;
+        while (*end && *end != ';')
+            end++;
+        char saved = *end;
+        *end = 0;
+        while (*s == ' ')
+            s++;
+        if (*s) {
+            kprintf("runq> %s\n", s);
+            char line[LINE_MAX];
+            strncpy_z(line, s, sizeof line);
+            run_line(line);
+        }
+        if (!saved)
+            break;
+        s = end + 1;
+    }
+    for (;;) {
+        char line[LINE_MAX];
+        kprintf("runq> ");
+        read_line(line, sizeof line);
+        run_line(line);
+    }
+}
+
+void shell_start(const char *script, bool tests_ok)
+{
+    strncpy_z(boot_script, script, sizeof boot_script);
+    boot_tests_ok = tests_ok;
+    task_create("shell", shell_main, NULL, 0, 0);
+}
