@@ -1,0 +1,735 @@
+/*
+ * The QEMU launcher (contracts in boot.h) and the `boot` and `run`
+ * subcommands built on it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "boot.h"
+#include "cli.h"
+
+/* QEMU's isa-debug-exit status is (guest code << 1) | 1. */
+#define QEMU_EXIT_SUCCESS 33    /* guest wrote 0x10 */
+#define QEMU_EXIT_TESTFAIL 35   /* 0x11 */
+#define QEMU_EXIT_PANIC 37      /* 0x12 */
+
+#define KILL_GRACE_MS 2000
+
+/* ---- flags ---- */
+
+/* One table drives both parsing and --help, so they cannot disagree. */
+static const struct boot_flagdef {
+    unsigned bit;
+    const char *name;
+    const char *arg;    /* NULL: a switch that takes no value */
+    const char *help;
+} boot_flagdefs[] = {
+    { BOOT_F_POLICY, "policy", "rr|eevdf", "scheduling policy (default: the kernel's)" },
+    { BOOT_F_HZ, "hz", "N", "timer ticks per second: 100, 250 or 1000 (default: the kernel's)" },
+    { BOOT_F_CPUS, "cpus", "N", "number of CPUs, 1..64 (default 1)" },
+    { BOOT_F_DETERMINISTIC, "deterministic", NULL,
+      "count instructions (-icount) so every run is identical; slower" },
+    { BOOT_F_CMD, "cmd", "\"CMD\"", "guest shell command; repeat for more, run in order" },
+    { BOOT_F_TEST, "test", "NAME|all", "run one kernel self-test, or all of them" },
+    { BOOT_F_TIMEOUT, "timeout", "S", "kill QEMU after S wall-clock seconds (default 600)" },
+    { BOOT_F_KERNEL, "kernel", "PATH",
+      "kernel ELF (default $RUNQ_KERNEL, else kernel.elf beside runq)" },
+    { BOOT_F_APPEND, "append", "\"ARGS\"", "extra kernel command-line arguments" },
+    { BOOT_F_GDB, "gdb", NULL, "start paused, with a gdb stub on localhost:1234" },
+};
+#define BOOT_NFLAGS (sizeof boot_flagdefs / sizeof boot_flagdefs[0])
+
+void boot_opts_init(struct boot_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->cpus = BOOT_DEFAULT_CPUS;
+    o->timeout_s = BOOT_DEFAULT_TIMEOUT;
+}
+
+void boot_opts_free(struct boot_opts *o)
+{
+    free(o->cmds);
+    o->cmds = NULL;
+    o->ncmds = 0;
+}
+
+/* Digits only, in [lo, hi]: no sign, spaces or suffix slip through strtol. */
+static bool parse_int(const char *s, long lo, long hi, int *out)
+{
+    if (!*s || strspn(s, "0123456789") != strlen(s) || strlen(s) > 9)
+        return false;
+    long v = strtol(s, NULL, 10);
+    if (v < lo || v > hi)
+        return false;
+    *out = (int)v;
+    return true;
+}
+
+/* Printable ASCII only: the guest console and shell are plain ASCII, and a
+ * control character would be invisible in the error it later causes. */
+static bool printable(const char *s)
+{
+    for (; *s; s++)
+        if (*s < 0x20 || *s > 0x7e)
+            return false;
+    return true;
+}
+
+/* Whether s holds "--" as a whole word: the kernel splits its command line
+ * at the first " -- ", so extra args containing one would eat the commands. */
+static bool has_dashdash_word(const char *s)
+{
+    for (const char *p = s; (p = strstr(p, "--")) != NULL; p += 2)
+        if ((p == s || p[-1] == ' ') && (p[2] == '\0' || p[2] == ' '))
+            return true;
+    return false;
+}
+
+static int flag_value(struct boot_opts *w, unsigned bit, const char *prog, const char *v)
+{
+    switch (bit) {
+    case BOOT_F_POLICY:
+        if (strcmp(v, "rr") != 0 && strcmp(v, "eevdf") != 0)
+            goto bad;
+        w->policy = v;
+        return 0;
+    case BOOT_F_HZ:
+        if (!parse_int(v, 100, 1000, &w->hz) || (w->hz != 100 && w->hz != 250 && w->hz != 1000))
+            goto bad;
+        return 0;
+    case BOOT_F_CPUS:
+        if (!parse_int(v, 1, 64, &w->cpus))
+            goto bad;
+        return 0;
+    case BOOT_F_TIMEOUT:
+        if (!parse_int(v, 1, 1000000, &w->timeout_s))
+            goto bad;
+        return 0;
+    case BOOT_F_TEST:
+        if (!*v || strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+                   != strlen(v))
+            goto bad;
+        w->test = v;
+        return 0;
+    case BOOT_F_KERNEL:
+        if (!*v)
+            goto bad;
+        w->kernel = v;
+        return 0;
+    case BOOT_F_APPEND:
+        if (!printable(v) || has_dashdash_word(v)) {
+            fprintf(stderr, "runq %s: --append must be printable ASCII without a '--' word\n",
+                    prog);
+            return -1;
+        }
+        w->append = v;
+        return 0;
+    case BOOT_F_CMD: {
+        if (strchr(v, ';') || strchr(v, '\n')) {
+            fprintf(stderr, "runq %s: --cmd may not contain ';' or a newline; "
+                    "pass one --cmd per command\n", prog);
+            return -1;
+        }
+        if (!printable(v)) {
+            fprintf(stderr, "runq %s: --cmd must be printable ASCII\n", prog);
+            return -1;
+        }
+        const char **n = realloc(w->cmds, (size_t)(w->ncmds + 1) * sizeof *n);
+        if (!n) {
+            fprintf(stderr, "runq %s: out of memory\n", prog);
+            return -1;
+        }
+        n[w->ncmds++] = v;
+        w->cmds = n;
+        return 0;
+    }
+    }
+bad:
+    for (size_t k = 0; k < BOOT_NFLAGS; k++)
+        if (boot_flagdefs[k].bit == bit)
+            fprintf(stderr, "runq %s: bad --%s '%s': want %s\n", prog, boot_flagdefs[k].name, v,
+                    bit == BOOT_F_HZ ? "100, 250 or 1000" : bit == BOOT_F_CPUS ? "1..64"
+                    : bit == BOOT_F_TIMEOUT ? "a positive number of seconds"
+                    : boot_flagdefs[k].arg);
+    return -1;
+}
+
+int boot_parse_flag(struct boot_opts *o, unsigned allowed, const char *prog,
+                    int argc, char **argv, int *i)
+{
+    const char *a = argv[*i];
+    if (strncmp(a, "--", 2) != 0)
+        return 0;
+    a += 2;
+    const char *eq = strchr(a, '=');
+    size_t namelen = eq ? (size_t)(eq - a) : strlen(a);
+    for (size_t k = 0; k < BOOT_NFLAGS; k++) {
+        const struct boot_flagdef *f = &boot_flagdefs[k];
+        if (!(allowed & f->bit) || strlen(f->name) != namelen || strncmp(a, f->name, namelen))
+            continue;
+        if (!f->arg) {
+            if (eq) {
+                fprintf(stderr, "runq %s: --%s takes no value\n", prog, f->name);
+                return -1;
+            }
+            if (f->bit == BOOT_F_DETERMINISTIC)
+                o->deterministic = true;
+            else
+                o->gdb = true;
+            *i += 1;
+            return 1;
+        }
+        const char *v = eq ? eq + 1 : NULL;
+        if (!v) {
+            if (*i + 1 >= argc) {
+                fprintf(stderr, "runq %s: --%s needs a value (%s)\n", prog, f->name, f->arg);
+                return -1;
+            }
+            v = argv[*i + 1];
+        }
+        if (flag_value(o, f->bit, prog, v) < 0)
+            return -1;
+        *i += eq ? 1 : 2;
+        return 1;
+    }
+    return 0;
+}
+
+void boot_print_flags(FILE *f, unsigned allowed)
+{
+    for (size_t k = 0; k < BOOT_NFLAGS; k++) {
+        const struct boot_flagdef *d = &boot_flagdefs[k];
+        if (!(allowed & d->bit))
+            continue;
+        char left[40];
+        snprintf(left, sizeof left, "--%s%s%s", d->name, d->arg ? " " : "", d->arg ? d->arg : "");
+        fprintf(f, "  %-26s %s\n", left, d->help);
+    }
+}
+
+/* ---- kernel command line and QEMU argv ---- */
+
+const char *boot_kernel_path(const struct boot_opts *o, char *buf, size_t len)
+{
+    const char *p = o->kernel ? o->kernel : getenv("RUNQ_KERNEL");
+    if (p && *p) {
+        if (strlen(p) >= len)
+            return NULL;
+        return strcpy(buf, p);
+    }
+    ssize_t n = readlink("/proc/self/exe", buf, len);
+    if (n <= 0 || (size_t)n >= len)
+        return NULL;
+    buf[n] = '\0';
+    char *slash = strrchr(buf, '/');
+    if (!slash)
+        return NULL;
+    slash[1] = '\0';
+    if (strlen(buf) + sizeof "kernel.elf" > len)
+        return NULL;
+    return strcat(buf, "kernel.elf");
+}
+
+char *boot_cmdline(const struct boot_opts *o, bool poweroff)
+{
+    char *s = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&s, &n);
+    if (!f)
+        return NULL;
+    /* Each item writes its own leading space; it is dropped at the end. */
+    if (o->policy)
+        fprintf(f, " sched=%s", o->policy);
+    if (o->hz)
+        fprintf(f, " hz=%d", o->hz);
+    if (o->test)
+        fprintf(f, " test=%s", o->test);
+    if (o->append && *o->append)
+        fprintf(f, " %s", o->append);
+    if (o->ncmds || poweroff) {
+        fputs(" --", f);
+        for (int i = 0; i < o->ncmds; i++)
+            fprintf(f, "%s %s", i ? ";" : "", o->cmds[i]);
+        if (poweroff)
+            fprintf(f, "%s poweroff", o->ncmds ? ";" : "");
+    }
+    if (fclose(f) != 0) {
+        free(s);
+        return NULL;
+    }
+    if (s[0] == ' ')
+        memmove(s, s + 1, strlen(s));
+    return s;
+}
+
+int boot_argv_push(struct boot_argv *a, const char *arg)
+{
+    if (a->n >= BOOT_ARGV_MAX)
+        return -1;
+    a->v[a->n++] = arg;
+    a->v[a->n] = NULL;
+    return 0;
+}
+
+int boot_qemu_argv(const struct boot_opts *o, enum boot_mode mode,
+                   const char *kernel, const char *cmdline, struct boot_argv *out)
+{
+    const char *qemu = getenv("QEMU");
+    const char *accel = getenv("ACCEL");
+    out->n = 0;
+    out->v[0] = NULL;
+    snprintf(out->num, sizeof out->num, "%d", o->cpus);
+    const char *fixed[] = {
+        qemu && *qemu ? qemu : "qemu-system-x86_64",
+        "-machine", "pc", "-m", "256M", "-smp", out->num,
+        "-kernel", kernel, "-append", cmdline,
+        "-display", "none", "-no-reboot",
+        "-serial", mode == BOOT_INTERACTIVE ? "mon:stdio" : "stdio",
+        "-monitor", "none",
+        "-device", "isa-debug-exit,iobase=0xf4,iosize=4",
+    };
+    int err = 0;
+    for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++)
+        err |= boot_argv_push(out, fixed[k]);
+    if (o->deterministic) {
+        /* Timer interrupts land on the same instruction every run only when
+         * QEMU's clock is the instruction count, which needs TCG. */
+        err |= boot_argv_push(out, "-icount");
+        err |= boot_argv_push(out, "shift=3,sleep=off,align=off");
+        err |= boot_argv_push(out, "-accel");
+        err |= boot_argv_push(out, "tcg");
+    } else {
+        const char *acc = accel && *accel ? accel : "tcg";
+        err |= boot_argv_push(out, "-accel");
+        err |= boot_argv_push(out, acc);
+        /* KVM's default CPU model hides features the host has. */
+        if (strcmp(acc, "kvm") == 0) {
+            err |= boot_argv_push(out, "-cpu");
+            err |= boot_argv_push(out, "host");
+        }
+    }
+    if (o->gdb) {
+        err |= boot_argv_push(out, "-s");
+        err |= boot_argv_push(out, "-S");
+    }
+    return err ? -1 : 0;
+}
+
+/* ---- running QEMU ---- */
+
+/* SIGINT/SIGTERM arrive as a byte on this pipe, so poll() sees them without
+ * the race between checking a flag and going to sleep. */
+static int boot_sigpipe[2] = { -1, -1 };
+
+static void boot_on_signal(int sig)
+{
+    int saved = errno;
+    unsigned char b = (unsigned char)sig;
+    if (write(boot_sigpipe[1], &b, 1) < 0) {
+        /* Pipe full: a signal is already pending, which is all we need. */
+    }
+    errno = saved;
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* One output stream of QEMU, cut into lines. A line longer than the buffer
+ * is passed on in pieces rather than dropped. */
+struct boot_stream {
+    int fd;
+    size_t len;
+    char buf[4096];
+};
+
+struct boot_capture {
+    boot_line_fn on_line;
+    void *ctx;
+    char fail[256];     /* first console line starting "FAIL " */
+    char panic[256];    /* first console line starting "PANIC" or "panic" */
+    char err[256];      /* last non-empty line QEMU wrote to stderr */
+};
+
+static void keep(char *dst, size_t n, const char *line)
+{
+    snprintf(dst, n, "%s", line);
+}
+
+static void emit(struct boot_capture *c, bool is_err, char *line, size_t len)
+{
+    line[len] = '\0';
+    if (len && line[len - 1] == '\r')
+        line[--len] = '\0';
+    if (is_err) {
+        fprintf(stderr, "%s\n", line);
+        if (len)
+            keep(c->err, sizeof c->err, line);
+        return;
+    }
+    if (!c->fail[0] && strncmp(line, "FAIL ", 5) == 0)
+        keep(c->fail, sizeof c->fail, line);
+    if (!c->panic[0] && (strncmp(line, "PANIC", 5) == 0 || strncmp(line, "panic", 5) == 0))
+        keep(c->panic, sizeof c->panic, line);
+    if (c->on_line) {
+        c->on_line(c->ctx, line);
+    } else {
+        fprintf(stdout, "%s\n", line);
+        fflush(stdout);
+    }
+}
+
+/* Reads what is ready; returns false at end of file, after passing on any
+ * unterminated last line. */
+static bool stream_pump(struct boot_stream *s, struct boot_capture *c, bool is_err)
+{
+    ssize_t n = read(s->fd, s->buf + s->len, sizeof s->buf - 1 - s->len);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        return true;
+    if (n <= 0) {
+        if (s->len)
+            emit(c, is_err, s->buf, s->len);
+        s->len = 0;
+        return false;
+    }
+    s->len += (size_t)n;
+    char *start = s->buf, *nl;
+    while ((nl = memchr(start, '\n', s->len - (size_t)(start - s->buf))) != NULL) {
+        emit(c, is_err, start, (size_t)(nl - start));
+        start = nl + 1;
+    }
+    s->len -= (size_t)(start - s->buf);
+    memmove(s->buf, start, s->len);
+    if (s->len == sizeof s->buf - 1) {
+        emit(c, is_err, s->buf, s->len);
+        s->len = 0;
+    }
+    return true;
+}
+
+/* Maps how QEMU ended to runq's exit code and reason. */
+static int boot_verdict(int status, bool interactive, const struct boot_capture *c,
+                        struct boot_result *res)
+{
+    res->reason[0] = '\0';
+    res->exit_code = 1;
+    if (WIFSIGNALED(status)) {
+        snprintf(res->reason, sizeof res->reason, "qemu killed by signal %d (%s)",
+                 WTERMSIG(status), strsignal(WTERMSIG(status)));
+        return 1;
+    }
+    int code = WEXITSTATUS(status);
+    if (code == QEMU_EXIT_SUCCESS || (interactive && code == 0)) {
+        res->exit_code = 0;
+    } else if (code == QEMU_EXIT_TESTFAIL) {
+        snprintf(res->reason, sizeof res->reason, "self-test failed: %s",
+                 c && c->fail[0] ? c->fail : "(no FAIL line on the console)");
+    } else if (code == QEMU_EXIT_PANIC) {
+        snprintf(res->reason, sizeof res->reason, "kernel panic: %s",
+                 c && c->panic[0] ? c->panic : "(no PANIC line on the console)");
+    } else {
+        /* With -no-reboot a guest reset or triple fault makes QEMU exit 0. */
+        snprintf(res->reason, sizeof res->reason, "qemu exited with status %d%s%s", code,
+                 c && c->err[0] ? ": " : code == 0 ? " (guest reset without isa-debug-exit)" : "",
+                 c && c->err[0] ? c->err : "");
+    }
+    return res->exit_code;
+}
+
+/* Spawns argv with the given stdin/stdout/stderr (-1: inherit), default
+ * SIGINT/SIGTERM/SIGQUIT/SIGPIPE, in its own process group if asked.
+ * Returns 0 or an errno value. */
+static int boot_spawn(const struct boot_argv *a, bool own_group, int out_fd, int err_fd,
+                      pid_t *pid)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t at;
+    sigset_t def;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawnattr_init(&at);
+    if (out_fd >= 0) {
+        posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+        posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+        posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
+    }
+    sigemptyset(&def);
+    sigaddset(&def, SIGINT);
+    sigaddset(&def, SIGTERM);
+    sigaddset(&def, SIGQUIT);
+    sigaddset(&def, SIGPIPE);
+    posix_spawnattr_setsigdefault(&at, &def);
+    short flags = POSIX_SPAWN_SETSIGDEF;
+    if (own_group) {
+        /* Its own group, so one kill() reaches anything it forks, and a
+         * terminal Ctrl-C reaches runq only, which then ends QEMU itself. */
+        flags |= POSIX_SPAWN_SETPGROUP;
+        posix_spawnattr_setpgroup(&at, 0);
+    }
+    posix_spawnattr_setflags(&at, flags);
+    int rc = posix_spawnp(pid, a->v[0], &fa, &at, (char *const *)a->v, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
+    return rc;
+}
+
+static void spawn_failed(int rc, const struct boot_argv *a, struct boot_result *res)
+{
+    res->exit_code = 1;
+    if (rc == ENOENT)
+        snprintf(res->reason, sizeof res->reason, "%s not found; run make deps", a->v[0]);
+    else
+        snprintf(res->reason, sizeof res->reason, "cannot start %s: %s", a->v[0], strerror(rc));
+}
+
+/* How the pump loop ended. */
+enum boot_end { END_EXIT, END_TIMEOUT, END_SIGNAL };
+
+/* Copies QEMU's output until both streams reach end of file, ending the
+ * process group `pid` (SIGTERM, then SIGKILL after the grace) on timeout or
+ * a signal to runq. Returns why it ended; *sig is the signal for END_SIGNAL. */
+static enum boot_end boot_pump(pid_t pid, struct boot_stream *out, struct boot_stream *err,
+                               int timeout_s, struct boot_capture *c, int *sig)
+{
+    enum boot_end why = END_EXIT;
+    bool hard_killed = false;
+    int64_t deadline = now_ms() + (int64_t)timeout_s * 1000, kill_at = -1;
+    while (out->fd >= 0 || err->fd >= 0) {
+        int64_t t = now_ms();
+        if (why == END_EXIT && timeout_s > 0 && t >= deadline) {
+            why = END_TIMEOUT;
+            kill(-pid, SIGTERM);
+            kill_at = t + KILL_GRACE_MS;
+        }
+        if (kill_at >= 0 && t >= kill_at) {
+            if (hard_killed)
+                break;  /* something outside the group holds the pipes */
+            kill(-pid, SIGKILL);
+            hard_killed = true;
+            kill_at = t + KILL_GRACE_MS;
+        }
+        int wait = -1;
+        if (kill_at >= 0)
+            wait = (int)(kill_at - t);
+        else if (why == END_EXIT && timeout_s > 0)
+            wait = (int)(deadline - t);
+        struct pollfd pfd[3] = {
+            { .fd = out->fd, .events = POLLIN },
+            { .fd = err->fd, .events = POLLIN },
+            { .fd = boot_sigpipe[0], .events = POLLIN },
+        };
+        if (poll(pfd, 3, wait) < 0)
+            continue;   /* EINTR; nothing else is possible with valid fds */
+        unsigned char b;
+        if ((pfd[2].revents & POLLIN) && read(boot_sigpipe[0], &b, 1) == 1 && why == END_EXIT) {
+            why = END_SIGNAL;
+            *sig = b;
+            kill(-pid, SIGTERM);
+            kill_at = now_ms() + KILL_GRACE_MS;
+        }
+        if (pfd[0].revents && !stream_pump(out, c, false)) {
+            close(out->fd);
+            out->fd = -1;
+        }
+        if (pfd[1].revents && !stream_pump(err, c, true)) {
+            close(err->fd);
+            err->fd = -1;
+        }
+    }
+    if (out->fd >= 0)
+        close(out->fd);
+    if (err->fd >= 0)
+        close(err->fd);
+    return why;
+}
+
+int boot_run(const struct boot_argv *a, int timeout_s, boot_line_fn on_line,
+             void *ctx, struct boot_result *res)
+{
+    struct boot_capture cap = { .on_line = on_line, .ctx = ctx };
+    int op[2] = { -1, -1 }, ep[2] = { -1, -1 };
+    res->reason[0] = '\0';
+    res->exit_code = 1;
+    if (pipe2(op, O_CLOEXEC) < 0 || pipe2(ep, O_CLOEXEC) < 0 ||
+        pipe2(boot_sigpipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+        snprintf(res->reason, sizeof res->reason, "pipe: %s", strerror(errno));
+        for (int k = 0; k < 2; k++) {
+            if (op[k] >= 0)
+                close(op[k]);
+            if (ep[k] >= 0)
+                close(ep[k]);
+        }
+        return 1;
+    }
+    struct sigaction sa = { .sa_handler = boot_on_signal }, old_int, old_term, old_pipe;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    /* A reader of runq's stdout going away must not kill runq and orphan QEMU. */
+    struct sigaction ign = { .sa_handler = SIG_IGN };
+    sigaction(SIGPIPE, &ign, &old_pipe);
+
+    pid_t pid;
+    int rc = boot_spawn(a, true, op[1], ep[1], &pid);
+    close(op[1]);
+    close(ep[1]);
+    if (rc != 0) {
+        spawn_failed(rc, a, res);
+        close(op[0]);
+        close(ep[0]);
+    } else {
+        struct boot_stream out = { .fd = op[0] }, err = { .fd = ep[0] };
+        int sig = 0, status = 0;
+        enum boot_end why = boot_pump(pid, &out, &err, timeout_s, &cap, &sig);
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+            ;
+        if (why == END_TIMEOUT) {
+            snprintf(res->reason, sizeof res->reason, "timeout after %d s", timeout_s);
+        } else if (why == END_SIGNAL) {
+            res->exit_code = 128 + sig;
+            snprintf(res->reason, sizeof res->reason, "interrupted by %s; qemu stopped",
+                     sig == SIGINT ? "SIGINT" : "SIGTERM");
+        } else {
+            boot_verdict(status, false, &cap, res);
+        }
+    }
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGPIPE, &old_pipe, NULL);
+    close(boot_sigpipe[0]);
+    close(boot_sigpipe[1]);
+    boot_sigpipe[0] = boot_sigpipe[1] = -1;
+    return res->exit_code;
+}
+
+int boot_run_interactive(const struct boot_argv *a, struct boot_result *res)
+{
+    struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
+    sigemptyset(&ign.sa_mask);
+    sigaction(SIGINT, &ign, &old_int);
+    sigaction(SIGQUIT, &ign, &old_quit);
+    pid_t pid;
+    int status = 0;
+    res->reason[0] = '\0';
+    int rc = boot_spawn(a, false, -1, -1, &pid);
+    if (rc != 0) {
+        spawn_failed(rc, a, res);
+    } else {
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+            ;
+        boot_verdict(status, true, NULL, res);
+    }
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGQUIT, &old_quit, NULL);
+    return res->exit_code;
+}
+
+/* ---- the boot and run subcommands ---- */
+
+#define RUN_FLAGS (BOOT_F_ALL & ~(BOOT_F_TEST | BOOT_F_TIMEOUT))
+
+static void boot_help(const char *name)
+{
+    bool run = strcmp(name, "run") == 0;
+    if (run)
+        printf("usage: runq run [flags]\n\n"
+               "Boots the kernel to its shell on this terminal; Ctrl-A x quits QEMU.\n"
+               "The --cmd commands run first; nothing powers the guest off.\n\n");
+    else
+        printf("usage: runq boot [flags]\n\n"
+               "Boots the kernel in QEMU, runs each --cmd (then poweroff) or --test,\n"
+               "copies the guest console to stdout, and exits 0 only if the guest\n"
+               "reported success; otherwise 1 with the reason on stderr.\n\n");
+    printf("flags:\n");
+    boot_print_flags(stdout, run ? RUN_FLAGS : BOOT_F_ALL);
+    printf("  %-26s %s\n\n", "--help", "show this help");
+    printf("environment:\n"
+           "  QEMU         QEMU binary (default qemu-system-x86_64)\n"
+           "  ACCEL        accelerator without --deterministic (default tcg; kvm adds -cpu host)\n"
+           "  RUNQ_KERNEL  kernel ELF when --kernel is not given\n");
+}
+
+/* Parses argv and builds the kernel path, cmdline and QEMU argv shared by
+ * boot and run. Returns -1 when done (help printed), else an exit code
+ * (0 = go ahead). */
+static int boot_prepare(int argc, char **argv, bool run, struct boot_opts *o, char *kernel,
+                        size_t klen, char **cmdline, struct boot_argv *qa)
+{
+    const char *prog = run ? "run" : "boot";
+    for (int i = 1; i < argc;) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            boot_help(prog);
+            return -1;
+        }
+        int r = boot_parse_flag(o, run ? RUN_FLAGS : BOOT_F_ALL, prog, argc, argv, &i);
+        if (r < 0)
+            return 2;
+        if (r == 0) {
+            fprintf(stderr, "runq %s: unknown %s '%s'; see 'runq %s --help'\n", prog,
+                    argv[i][0] == '-' ? "flag" : "argument", argv[i], prog);
+            return 2;
+        }
+    }
+    if (!boot_kernel_path(o, kernel, klen)) {
+        fprintf(stderr, "runq %s: cannot work out the kernel path; pass --kernel PATH\n", prog);
+        return 1;
+    }
+    if (access(kernel, R_OK) != 0) {
+        fprintf(stderr, "runq %s: kernel %s: %s (run make, or pass --kernel PATH)\n", prog,
+                kernel, strerror(errno));
+        return 1;
+    }
+    *cmdline = boot_cmdline(o, !run);
+    if (!*cmdline || boot_qemu_argv(o, run ? BOOT_INTERACTIVE : BOOT_BATCH, kernel, *cmdline,
+                                    qa) < 0) {
+        fprintf(stderr, "runq %s: out of memory\n", prog);
+        return 1;
+    }
+    if (o->gdb)
+        fprintf(stderr, "runq %s: QEMU is paused; attach with: gdb %s -ex 'target remote :1234'\n",
+                prog, kernel);
+    return 0;
+}
+
+static int boot_main(int argc, char **argv, bool run)
+{
+    struct boot_opts o;
+    struct boot_argv qa;
+    struct boot_result res;
+    char kernel[PATH_MAX];
+    char *cmdline = NULL;
+    boot_opts_init(&o);
+    int rc = boot_prepare(argc, argv, run, &o, kernel, sizeof kernel, &cmdline, &qa);
+    if (rc == 0) {
+        rc = run ? boot_run_interactive(&qa, &res) : boot_run(&qa, o.timeout_s, NULL, NULL, &res);
+        if (rc != 0)
+            fprintf(stderr, "runq %s: %s\n", run ? "run" : "boot", res.reason);
+    } else if (rc < 0) {
+        rc = 0;
+    }
+    free(cmdline);
+    boot_opts_free(&o);
+    return rc;
+}
+
+int cmd_boot(int argc, char **argv)
+{
+    return boot_main(argc, argv, false);
+}
+
+int cmd_run(int argc, char **argv)
+{
+    return boot_main(argc, argv, true);
+}

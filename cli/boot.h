@@ -1,0 +1,155 @@
+/*
+ * The QEMU launcher: how runq turns flags into a kernel command line and a
+ * QEMU argv, runs QEMU, and turns its exit status into runq's.
+ *
+ * The steps are separate so `record`, `lab` and friends can reuse them:
+ *
+ *     struct boot_opts o;  boot_opts_init(&o);
+ *     ... boot_parse_flag() in the subcommand's own flag loop ...
+ *     boot_kernel_path(&o, ...)            which ELF to boot
+ *     cmdline = boot_cmdline(&o, true)     "sched=.. -- cmd; poweroff"
+ *     boot_qemu_argv(&o, mode, cmdline, &argv)
+ *     boot_argv_push(&argv, ...)           any extra QEMU devices
+ *     boot_run(&argv, timeout, on_line, ctx, &res)  or boot_run_interactive()
+ *
+ * Contract with the kernel: it reads "sched=", "hz=", "test=" and its own
+ * extras before " -- ", then runs the shell commands after it, separated by
+ * "; ". It ends the run through isa-debug-exit (port 0xf4), so QEMU exits
+ * 33 (success), 35 (a self-test failed, after printing "FAIL ...") or
+ * 37 (panic, after printing "PANIC...").
+ */
+#ifndef RUNQ_BOOT_H
+#define RUNQ_BOOT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* The flags boot_parse_flag() knows; a subcommand accepts a subset. */
+enum boot_flag {
+    BOOT_F_POLICY        = 1u << 0,
+    BOOT_F_HZ            = 1u << 1,
+    BOOT_F_CPUS          = 1u << 2,
+    BOOT_F_DETERMINISTIC = 1u << 3,
+    BOOT_F_CMD           = 1u << 4,
+    BOOT_F_TEST          = 1u << 5,
+    BOOT_F_TIMEOUT       = 1u << 6,
+    BOOT_F_KERNEL        = 1u << 7,
+    BOOT_F_APPEND        = 1u << 8,
+    BOOT_F_GDB           = 1u << 9,
+};
+#define BOOT_F_ALL 0x3ffu
+
+#define BOOT_DEFAULT_CPUS    1
+#define BOOT_DEFAULT_TIMEOUT 600   /* seconds; a guard against hangs only */
+
+struct boot_opts {
+    const char *policy;     /* "rr" or "eevdf"; NULL: the kernel's default */
+    int hz;                 /* 100, 250 or 1000; 0: the kernel's default */
+    int cpus;               /* 1..64 */
+    bool deterministic;     /* -icount: same instruction stream every run */
+    const char **cmds;      /* shell commands, in order (heap array) */
+    int ncmds;
+    const char *test;       /* self-test name or "all"; NULL: none */
+    int timeout_s;          /* > 0 */
+    const char *kernel;     /* NULL: $RUNQ_KERNEL, else beside the binary */
+    const char *append;     /* extra kernel args; NULL: none */
+    bool gdb;               /* -s -S: paused, gdb stub on :1234 */
+};
+
+/* Fills *o with the defaults above. */
+void boot_opts_init(struct boot_opts *o);
+/* Frees what boot_parse_flag() allocated (the cmds array, not the strings). */
+void boot_opts_free(struct boot_opts *o);
+
+/*
+ * Parses argv[*i] if it is one of the boot flags in `allowed`, in either
+ * form "--flag value" or "--flag=value"; the stored strings point into argv.
+ * Returns 1 and advances *i past the flag (and its value) when consumed;
+ * 0 when argv[*i] is not such a flag (the caller decides); -1 when the
+ * flag's value is missing or invalid, after printing one line to stderr
+ * starting "runq <prog>: ".
+ */
+int boot_parse_flag(struct boot_opts *o, unsigned allowed, const char *prog,
+                    int argc, char **argv, int *i);
+
+/* Prints one line per flag in `allowed`, with its default, for --help. */
+void boot_print_flags(FILE *f, unsigned allowed);
+
+/*
+ * Resolves the kernel ELF: o->kernel, else $RUNQ_KERNEL, else kernel.elf in
+ * the directory holding the running binary (/proc/self/exe), which is
+ * build/kernel.elf for build/runq. Writes it to buf and returns buf, or
+ * returns NULL when the path does not fit or /proc/self/exe is unreadable.
+ * Does not check that the file exists.
+ */
+const char *boot_kernel_path(const struct boot_opts *o, char *buf, size_t len);
+
+/*
+ * Builds the kernel command line:
+ *     [sched=P] [hz=N] [test=T] [append] -- cmd1; cmd2; ...[; poweroff]
+ * The " -- " part is left out when there are no commands and no poweroff.
+ * Returns a malloc'd string the caller frees, or NULL when out of memory.
+ * The commands must have passed boot_parse_flag() (no ';', no newlines).
+ */
+char *boot_cmdline(const struct boot_opts *o, bool poweroff);
+
+enum boot_mode {
+    BOOT_BATCH,         /* stdin /dev/null, console through a pipe to runq */
+    BOOT_INTERACTIVE,   /* console on the terminal, Ctrl-A x to quit */
+};
+
+#define BOOT_ARGV_MAX 64
+
+/* A QEMU argv: v[0..n-1] then NULL. Strings point into static storage,
+ * `num` (owned here), the opts, the cmdline or the environment. */
+struct boot_argv {
+    const char *v[BOOT_ARGV_MAX + 1];
+    int n;
+    char num[16];       /* backing store for the -smp value */
+};
+
+/*
+ * Builds the QEMU argv for booting `kernel` with `cmdline` in `mode`:
+ * $QEMU (default qemu-system-x86_64), the fixed machine, -accel from
+ * --deterministic or $ACCEL, and -s -S for --gdb. Returns 0, or -1 if it
+ * does not fit in BOOT_ARGV_MAX (a bug: the fixed part is far smaller).
+ * `kernel` and `cmdline` must outlive *out.
+ */
+int boot_qemu_argv(const struct boot_opts *o, enum boot_mode mode,
+                   const char *kernel, const char *cmdline, struct boot_argv *out);
+
+/* Appends one argument; returns 0, or -1 when full. */
+int boot_argv_push(struct boot_argv *a, const char *arg);
+
+/* Called once per console line, without its "\n" or trailing "\r". */
+typedef void (*boot_line_fn)(void *ctx, const char *line);
+
+struct boot_result {
+    int exit_code;      /* what runq should exit with */
+    char reason[512];   /* why it is non-zero, without the "runq CMD: " prefix */
+};
+
+/*
+ * Runs a BOOT_BATCH argv to the end. QEMU gets stdin /dev/null and its own
+ * process group; its stdout (the guest console) goes line by line to
+ * on_line (NULL: copied to stdout, flushed per line) and its stderr is
+ * copied to runq's stderr. Ends QEMU (SIGTERM, then SIGKILL after 2 s) when
+ * `timeout_s` (> 0) passes or runq gets SIGINT/SIGTERM; runq's own
+ * handlers for those are restored before returning.
+ * Fills *res and returns res->exit_code:
+ *     0    QEMU exited 33 (guest success)
+ *     1    self-test failed (35), panic (37), timeout, QEMU missing or
+ *          any other exit or signal
+ *     130/143  runq got SIGINT/SIGTERM
+ */
+int boot_run(const struct boot_argv *a, int timeout_s, boot_line_fn on_line,
+             void *ctx, struct boot_result *res);
+
+/*
+ * Runs a BOOT_INTERACTIVE argv on the terminal and waits for it, ignoring
+ * SIGINT/SIGQUIT meanwhile as system() does. QEMU exiting 0 (quit from the
+ * monitor) or 33 is success; otherwise as boot_run(), without console lines.
+ */
+int boot_run_interactive(const struct boot_argv *a, struct boot_result *res);
+
+#endif

@@ -1,0 +1,40 @@
+/*
+ * The table of `runq` subcommands.
+ *
+ * `runq NAME args...` calls cmd_NAME(argc, argv) with argv[0] == "NAME" and
+ * exits with what it returns. Every subcommand keeps the same contract:
+ *
+ *   - returns the process exit status: 0 success, 1 failure, 2 usage error
+ *     (bad flag or value), 128+signal when interrupted;
+ *   - `--help` (or `-h`) prints its help to stdout and returns 0;
+ *   - a usage error prints one line to stderr, starting "runq NAME: ", and
+ *     returns 2.
+ *
+ * To add a subcommand, add one X(name, "summary") line below and define
+ * `int cmd_name(int argc, char **argv)` in cli/name.c. The prototype, the
+ * dispatch entry and the line in `runq help` all come from that one line.
+ */
+#ifndef RUNQ_CLI_H
+#define RUNQ_CLI_H
+
+#include <stddef.h>
+
+#define RUNQ_COMMANDS(X)                                                        \
+    X(boot, "boot the kernel in QEMU, run commands or tests, exit with the verdict") \
+    X(run,  "boot the kernel to its interactive shell")
+
+#define RUNQ_DECLARE_CMD(name, summary) int cmd_##name(int argc, char **argv);
+RUNQ_COMMANDS(RUNQ_DECLARE_CMD)
+#undef RUNQ_DECLARE_CMD
+
+struct cli_cmd {
+    const char *name;
+    const char *summary;            /* one line, shown by `runq help` */
+    int (*fn)(int argc, char **argv);
+};
+
+/* Built from RUNQ_COMMANDS in cli/main.c, in table order. */
+extern const struct cli_cmd cli_cmds[];
+extern const size_t cli_ncmds;
+
+#endif

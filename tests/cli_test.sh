@@ -1,0 +1,205 @@
+#!/usr/bin/env bash
+# Tests of runq's argument handling and QEMU exit mapping that need no
+# kernel: a fake QEMU (a shell script chosen by $QEMU) plays each ending.
+# Usage: tests/cli_test.sh [path/to/runq]   (default build/runq)
+# Prints "PASS name" or "FAIL name: why" per check; exits 1 if any failed.
+
+RUNQ=$(realpath "${1:-build/runq}") || exit 2
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+failed=0
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; failed=1; }
+
+# Runs runq with the given args; leaves $rc, $T/out, $T/err.
+runq() { "$RUNQ" "$@" >"$T/out" 2>"$T/err" </dev/null; rc=$?; }
+
+# expect NAME RC STDERR_SUBSTRING ARGS...: rc and a stderr line must match.
+expect() {
+    local name=$1 want=$2 sub=$3
+    shift 3
+    runq "$@"
+    if [ "$rc" != "$want" ]; then
+        fail "$name" "exit $rc, want $want; stderr: $(head -c 300 "$T/err")"
+    elif [ -n "$sub" ] && ! grep -qF -- "$sub" "$T/err"; then
+        fail "$name" "stderr lacks '$sub': $(head -c 300 "$T/err")"
+    else
+        pass "$name"
+    fi
+}
+
+# stdout_has NAME SUBSTRING: checks the last run's stdout.
+stdout_has() {
+    if grep -qF -- "$2" "$T/out"; then pass "$1"; else fail "$1" "stdout lacks '$2'"; fi
+}
+
+# The fake QEMU: records its argv (one per line) and stdin, then acts out
+# $FAKE_MODE. It uses the isa-debug-exit statuses the real one would.
+cat >"$T/qemu" <<'EOF'
+#!/bin/sh
+printf '%s\n' "$@" >"$FAKE_DIR/argv"
+readlink /proc/$$/fd/0 >"$FAKE_DIR/stdin"
+echo $$ >"$FAKE_DIR/pid"
+case "$FAKE_MODE" in
+ok)      echo "runq kernel booting"; echo "fake-qemu: warning: noise" >&2
+         printf 'hello\r\n'; printf 'no newline at end'; exit 33 ;;
+fail)    echo "PASS sched_a"; printf 'FAIL sched_rr: want 3 got 4\r\n'
+         echo "FAIL sched_b: second"; exit 35 ;;
+panic)   echo "booting"; echo "PANIC: cpu1: BUG_ON(x) at rq.c:12"; exit 37 ;;
+silent_panic) exit 37 ;;
+error)   echo "fake-qemu: cannot load kernel" >&2; exit 1 ;;
+reset)   exit 0 ;;
+killed)  kill -KILL $$ ;;
+hang)    echo "up"; sleep 1000; exit 33 ;;
+stubborn) trap '' TERM; echo "up"; while :; do sleep 1; done ;;
+esac
+exit 99
+EOF
+chmod +x "$T/qemu"
+touch "$T/kernel.elf"
+export FAKE_DIR=$T QEMU=$T/qemu
+unset ACCEL RUNQ_KERNEL
+K=(--kernel "$T/kernel.elf")
+
+# The kernel command line the fake was given.
+cmdline() { awk 'p { print; exit } $0 == "-append" { p = 1 }' "$T/argv"; }
+argv_line() { tr '\n' ' ' <"$T/argv"; }
+
+# ---- dispatch and help ----
+runq help
+if [ $rc = 0 ] && grep -q '^  boot ' "$T/out" && grep -q '^  run ' "$T/out"; then
+    pass help_lists_commands
+else fail help_lists_commands "rc $rc: $(cat "$T/out")"; fi
+expect dash_dash_help 0 "" --help
+expect no_args_is_usage_error 2 "usage: runq"
+expect unknown_command 2 "runq: 'frobnicate' is not a runq command" frobnicate
+[ "$(wc -l <"$T/err")" = 1 ] && pass unknown_command_one_line || fail unknown_command_one_line "$(cat "$T/err")"
+expect unknown_top_option 2 "runq: unknown option" --frob
+expect help_unknown_command 2 "not a runq command" help frobnicate
+runq boot --help
+missing=
+for f in policy hz cpus deterministic cmd test timeout kernel append gdb; do
+    grep -q -- "--$f" "$T/out" || missing="$missing --$f"
+done
+[ $rc = 0 ] && [ -z "$missing" ] && grep -q 'default 600' "$T/out" \
+    && pass boot_help_lists_every_flag || fail boot_help_lists_every_flag "rc $rc, missing:$missing"
+cp "$T/out" "$T/boot_help"
+runq help boot
+cmp -s "$T/out" "$T/boot_help" && pass help_boot_same_as_boot_help || fail help_boot_same_as_boot_help "differs"
+runq run --help
+[ $rc = 0 ] && grep -q -- --cpus "$T/out" && ! grep -q -- --timeout "$T/out" \
+    && pass run_help || fail run_help "rc $rc"
+
+# ---- bad flags: exit 2, one line starting "runq boot: " ----
+expect cpus_zero 2 "runq boot: bad --cpus '0'" boot "${K[@]}" --cpus 0
+expect cpus_65 2 "bad --cpus" boot "${K[@]}" --cpus 65
+expect cpus_not_number 2 "bad --cpus" boot "${K[@]}" --cpus 4x
+expect cpus_negative 2 "bad --cpus" boot "${K[@]}" --cpus=-1
+expect cpus_empty 2 "bad --cpus" boot "${K[@]}" --cpus=
+expect cpus_missing_value 2 "--cpus needs a value" boot "${K[@]}" --cpus
+expect hz_300 2 "bad --hz '300'" boot "${K[@]}" --hz 300
+expect policy_cfs 2 "bad --policy 'cfs'" boot "${K[@]}" --policy cfs
+expect timeout_zero 2 "bad --timeout" boot "${K[@]}" --timeout 0
+expect timeout_fraction 2 "bad --timeout" boot "${K[@]}" --timeout 1.5
+expect cmd_semicolon 2 "may not contain ';'" boot "${K[@]}" --cmd "echo a; echo b"
+expect cmd_newline 2 "may not contain ';' or a newline" boot "${K[@]}" --cmd $'echo a\necho b'
+expect cmd_control_char 2 "printable" boot "${K[@]}" --cmd $'echo \t a'
+expect test_bad_name 2 "bad --test" boot "${K[@]}" --test "a b"
+expect append_dashdash 2 "--append" boot "${K[@]}" --append "x -- y"
+expect switch_with_value 2 "--gdb takes no value" boot "${K[@]}" --gdb=1
+expect unknown_flag 2 "runq boot: unknown flag '--bogus'" boot "${K[@]}" --bogus
+expect stray_argument 2 "unknown argument 'extra'" boot "${K[@]}" extra
+expect run_rejects_timeout 2 "runq run: unknown flag '--timeout'" run "${K[@]}" --timeout 5
+[ ! -e "$T/argv" ] && pass bad_flags_never_start_qemu || fail bad_flags_never_start_qemu "fake ran"
+
+# ---- kernel and QEMU lookup ----
+expect kernel_missing 1 "runq boot: kernel /nonexistent/k.elf" boot --kernel /nonexistent/k.elf
+RUNQ_KERNEL=/nonexistent/env.elf expect kernel_env_missing 1 "/nonexistent/env.elf" boot
+QEMU=/nonexistent/qemu-system-x86_64 expect qemu_not_found 1 \
+    "runq boot: /nonexistent/qemu-system-x86_64 not found; run make deps" boot "${K[@]}"
+mkdir "$T/bin" && cp "$RUNQ" "$T/bin/runq" && touch "$T/bin/kernel.elf"
+FAKE_MODE=ok "$T/bin/runq" boot >/dev/null 2>&1
+grep -qx "$T/bin/kernel.elf" "$T/argv" && pass kernel_default_beside_binary \
+    || fail kernel_default_beside_binary "argv: $(argv_line)"
+
+# ---- exit mapping ----
+FAKE_MODE=ok expect exit33_is_success 0 "" boot "${K[@]}"
+stdout_has console_copied "runq kernel booting"
+grep -qx hello "$T/out" && pass console_crlf_stripped || fail console_crlf_stripped "$(od -c "$T/out" | head -3)"
+stdout_has console_last_unterminated_line "no newline at end"
+grep -qF "fake-qemu: warning: noise" "$T/err" && pass qemu_stderr_passed_on || fail qemu_stderr_passed_on "missing"
+[ "$(cat "$T/stdin")" = /dev/null ] && pass qemu_stdin_devnull || fail qemu_stdin_devnull "$(cat "$T/stdin")"
+FAKE_MODE=fail expect exit35_self_test_failed 1 "runq boot: self-test failed: FAIL sched_rr: want 3 got 4" boot "${K[@]}"
+tail -n1 "$T/err" | grep -qx 'runq boot: self-test failed: FAIL sched_rr: want 3 got 4' \
+    && pass exit35_reason_is_first_fail_line || fail exit35_reason_is_first_fail_line "$(tail -n1 "$T/err" | od -c | head -2)"
+FAKE_MODE=panic expect exit37_panic 1 "runq boot: kernel panic: PANIC: cpu1: BUG_ON(x) at rq.c:12" boot "${K[@]}"
+FAKE_MODE=silent_panic expect exit37_panic_without_line 1 "runq boot: kernel panic: (no PANIC line" boot "${K[@]}"
+FAKE_MODE=error expect other_status_with_qemu_stderr 1 \
+    "runq boot: qemu exited with status 1: fake-qemu: cannot load kernel" boot "${K[@]}"
+FAKE_MODE=reset expect exit0_is_not_success 1 "runq boot: qemu exited with status 0" boot "${K[@]}"
+FAKE_MODE=killed expect qemu_killed_by_signal 1 "runq boot: qemu killed by signal 9" boot "${K[@]}"
+
+# ---- timeout and signals ----
+start=$SECONDS
+FAKE_MODE=hang expect timeout 1 "runq boot: timeout after 1 s" boot "${K[@]}" --timeout 1
+[ $((SECONDS - start)) -le 4 ] && pass timeout_is_prompt || fail timeout_is_prompt "took $((SECONDS - start)) s"
+start=$SECONDS
+FAKE_MODE=stubborn expect timeout_sigkill_when_term_ignored 1 "timeout after 1 s" boot "${K[@]}" --timeout=1
+pid=$(cat "$T/pid")
+[ $((SECONDS - start)) -le 6 ] && ! kill -0 "$pid" 2>/dev/null && pass sigkill_after_grace \
+    || fail sigkill_after_grace "took $((SECONDS - start)) s, fake alive: $(kill -0 "$pid" 2>&1 && echo yes)"
+
+# A console line must reach stdout while QEMU is still running.
+FAKE_MODE=hang "$RUNQ" boot "${K[@]}" --timeout 10 >"$T/out" 2>"$T/err" </dev/null &
+bg=$!
+sleep 1
+grep -qx up "$T/out" && pass console_streamed_per_line || fail console_streamed_per_line "nothing after 1 s"
+kill -INT $bg
+wait $bg
+rc=$?
+[ $rc = 130 ] && grep -q "runq boot: interrupted by SIGINT" "$T/err" && pass sigint_exits_130 \
+    || fail sigint_exits_130 "exit $rc: $(cat "$T/err")"
+! kill -0 "$(cat "$T/pid")" 2>/dev/null && pass sigint_stops_qemu || fail sigint_stops_qemu "fake alive"
+FAKE_MODE=hang "$RUNQ" boot "${K[@]}" >"$T/out" 2>"$T/err" </dev/null &
+bg=$!
+sleep 1
+kill -TERM $bg
+wait $bg
+rc=$?
+[ $rc = 143 ] && grep -q "runq boot: interrupted by SIGTERM" "$T/err" && pass sigterm_exits_143 \
+    || fail sigterm_exits_143 "exit $rc: $(cat "$T/err")"
+
+# ---- the QEMU argv and kernel command line ----
+FAKE_MODE=ok runq boot "${K[@]}" --policy eevdf --hz 250 --test all --append "extra=1 x" \
+    --cmd "echo hi" --cmd "ls /" --cpus 4
+want='sched=eevdf hz=250 test=all extra=1 x -- echo hi; ls /; poweroff'
+[ "$(cmdline)" = "$want" ] && pass cmdline_full || fail cmdline_full "got '$(cmdline)'"
+want="-machine pc -m 256M -smp 4 -kernel $T/kernel.elf -append $want -display none -no-reboot -serial stdio -monitor none -device isa-debug-exit,iobase=0xf4,iosize=4 -accel tcg "
+[ "$(argv_line)" = "$want" ] && pass qemu_argv_exact || fail qemu_argv_exact "got '$(argv_line)'"
+FAKE_MODE=ok runq boot "${K[@]}" --policy=rr --hz=100 --cmd=echo\ x --cpus=2
+[ "$(cmdline)" = "sched=rr hz=100 -- echo x; poweroff" ] && grep -qx 2 "$T/argv" \
+    && pass equals_form || fail equals_form "got '$(cmdline)'"
+FAKE_MODE=ok runq boot "${K[@]}"
+[ "$(cmdline)" = "-- poweroff" ] && pass cmdline_defaults_poweroff_only || fail cmdline_defaults_poweroff_only "got '$(cmdline)'"
+FAKE_MODE=ok ACCEL=kvm runq boot "${K[@]}" --deterministic
+argv_line | grep -qF -- "-icount shift=3,sleep=off,align=off -accel tcg " && ! grep -qx kvm "$T/argv" \
+    && pass deterministic_forces_tcg_icount || fail deterministic_forces_tcg_icount "$(argv_line)"
+FAKE_MODE=ok ACCEL=kvm runq boot "${K[@]}"
+argv_line | grep -qF -- "-accel kvm -cpu host " && pass accel_kvm_cpu_host || fail accel_kvm_cpu_host "$(argv_line)"
+FAKE_MODE=ok runq boot "${K[@]}" --gdb
+argv_line | grep -qF -- " -s -S " && grep -q "attach with: gdb" "$T/err" && pass gdb_flags || fail gdb_flags "$(argv_line)"
+FAKE_MODE=reset runq run "${K[@]}" --cmd "echo hi" --policy rr
+[ $rc = 0 ] && [ "$(cmdline)" = "sched=rr -- echo hi" ] && argv_line | grep -qF -- "-serial mon:stdio " \
+    && pass run_interactive_argv || fail run_interactive_argv "exit $rc, argv $(argv_line)"
+FAKE_MODE=panic runq run "${K[@]}"
+[ $rc = 1 ] && grep -q "runq run: kernel panic" "$T/err" && pass run_maps_panic || fail run_maps_panic "exit $rc"
+
+# ---- the real QEMU accepts the argv (it refuses a non-PVH "kernel") ----
+if command -v qemu-system-x86_64 >/dev/null; then
+    QEMU= expect real_qemu_surfaces_its_error 1 "runq boot: qemu exited with status 1: qemu-system-x86_64: Error loading uncompressed kernel without PVH ELF Note" \
+        boot --kernel /bin/true --timeout 5
+else
+    echo "PASS real_qemu_surfaces_its_error (skipped: no qemu-system-x86_64)"
+fi
+
+exit $failed
