@@ -1,0 +1,54 @@
+/*
+ * EEVDF feature switches: the one table. Each entry is
+ *     X(NAME, default, "what it changes")
+ * and generates enum eevdf_feature (EEVDF_F_NAME), the names the shell and
+ * `runq` accept, and the defaults. docs/eevdf.md works an example for each.
+ *
+ * The switches are one global word, flipped at run time with
+ * eevdf_feature_set() (shell `sched feature NAME on|off`, a host test, the
+ * fuzzer). Every policy op reads it afresh, so a flip takes effect at the
+ * next op on every queue; entities already delayed or protected keep that
+ * state until it runs out.
+ */
+#ifndef RUNQ_SCHED_EEVDF_FEATURES_H
+#define RUNQ_SCHED_EEVDF_FEATURES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define EEVDF_FEATURES(X)                                                              \
+    X(PLACE_LAG, true, "a joining entity keeps its lag, scaled by (W+w)/W so joining does not dilute it") \
+    X(PLACE_DEADLINE_INITIAL, true, "a new entity's first deadline is half a slice away, not a whole one") \
+    X(RUN_TO_PARITY, true, "protect current for min(own slice, shortest queued slice), not min(own, base)") \
+    X(PREEMPT_SHORT, true, "a waking entity with a shorter slice may cut current's protected stretch") \
+    X(DELAY_DEQUEUE, true, "an entity that blocks with negative lag stays queued until that lag is paid") \
+    X(DELAY_ZERO, true, "a delayed entity's positive lag is clipped to zero when it finally leaves or wakes") \
+    X(HRTICK, true, "timer_ns() asks for a timer at the end of current's protected stretch or slice") \
+    X(LAB_LEAVE_BUG, false, "lab only: a blocking current's lag is taken from a V that omits the next entity")
+
+enum eevdf_feature {
+#define EEVDF_FEATURE_ENUM(name, on, what) EEVDF_F_##name,
+    EEVDF_FEATURES(EEVDF_FEATURE_ENUM)
+#undef EEVDF_FEATURE_ENUM
+    EEVDF_NR_FEATURES
+};
+
+/* Is feature f on now? */
+bool eevdf_feature(enum eevdf_feature f);
+/* Turn the feature called name (e.g. "PLACE_LAG") on or off; false if
+ * there is no such feature. */
+bool eevdf_feature_set(const char *name, bool on);
+/* The feature called name, or -1. */
+int eevdf_feature_lookup(const char *name);
+/* Table lookups for listings: f must be < EEVDF_NR_FEATURES. */
+const char *eevdf_feature_name(enum eevdf_feature f);
+const char *eevdf_feature_comment(enum eevdf_feature f);
+bool eevdf_feature_default(enum eevdf_feature f);
+/* All switches as a bit mask (bit f = feature f), and back: for tests,
+ * the fuzzer and trace records. */
+uint32_t eevdf_features_mask(void);
+void eevdf_features_set_mask(uint32_t mask);
+/* Every switch back to its default. */
+void eevdf_features_reset(void);
+
+#endif

@@ -1,0 +1,135 @@
+/*
+ * AVL tree for EEVDF: see eevdf_tree.h. Recursive, because the depth is at
+ * most 1.44·log2(n) and the augmented minima are easiest to get right when
+ * every node on the path is recomputed on the way back up.
+ */
+#include <stddef.h>
+
+#include "bug.h"
+#include "eevdf_tree.h"
+
+static int height(const struct eevdf_entity *e)
+{
+    return e ? e->height : 0;
+}
+
+void eevdf_tree_update(struct eevdf_entity *e)
+{
+    int hl = height(e->left), hr = height(e->right);
+
+    e->height = 1 + (hl > hr ? hl : hr);
+    e->min_vruntime = e->vruntime;
+    e->min_slice = e->slice;
+    if (e->left) {
+        if (eevdf_vt_before(e->left->min_vruntime, e->min_vruntime))
+            e->min_vruntime = e->left->min_vruntime;
+        if (e->left->min_slice < e->min_slice)
+            e->min_slice = e->left->min_slice;
+    }
+    if (e->right) {
+#ifndef EEVDF_BUG_TREE_STALE_MIN /* tests/eevdf_bugs.sh: forget the right subtree's vruntime */
+        if (eevdf_vt_before(e->right->min_vruntime, e->min_vruntime))
+            e->min_vruntime = e->right->min_vruntime;
+#endif
+        if (e->right->min_slice < e->min_slice)
+            e->min_slice = e->right->min_slice;
+    }
+}
+
+static struct eevdf_entity *rotate_right(struct eevdf_entity *n)
+{
+    struct eevdf_entity *l = n->left;
+
+    n->left = l->right;
+    l->right = n;
+    eevdf_tree_update(n);
+    eevdf_tree_update(l);
+    return l;
+}
+
+static struct eevdf_entity *rotate_left(struct eevdf_entity *n)
+{
+    struct eevdf_entity *r = n->right;
+
+    n->right = r->left;
+    r->left = n;
+    eevdf_tree_update(n);
+    eevdf_tree_update(r);
+    return r;
+}
+
+/* n's children are balanced AVL trees whose heights differ by at most 2. */
+static struct eevdf_entity *rebalance(struct eevdf_entity *n)
+{
+    eevdf_tree_update(n);
+#ifndef EEVDF_BUG_TREE_UNBALANCED /* tests/eevdf_bugs.sh: a plain search tree */
+    int bf = height(n->left) - height(n->right);
+
+    if (bf > 1) {
+        if (height(n->left->left) < height(n->left->right))
+            n->left = rotate_left(n->left);
+        return rotate_right(n);
+    }
+    if (bf < -1) {
+        if (height(n->right->right) < height(n->right->left))
+            n->right = rotate_right(n->right);
+        return rotate_left(n);
+    }
+#endif
+    return n;
+}
+
+static struct eevdf_entity *insert(struct eevdf_entity *n, struct eevdf_entity *e)
+{
+    if (!n) {
+        e->left = e->right = NULL;
+        eevdf_tree_update(e);
+        return e;
+    }
+    if (eevdf_tree_before(e, n))
+        n->left = insert(n->left, e);
+    else
+        n->right = insert(n->right, e);
+    return rebalance(n);
+}
+
+void eevdf_tree_insert(struct eevdf_entity **root, struct eevdf_entity *e)
+{
+    *root = insert(*root, e);
+}
+
+static struct eevdf_entity *remove_first(struct eevdf_entity *n, struct eevdf_entity **first)
+{
+    if (!n->left) {
+        *first = n;
+        return n->right;
+    }
+    n->left = remove_first(n->left, first);
+    return rebalance(n);
+}
+
+static struct eevdf_entity *remove_entity(struct eevdf_entity *n, struct eevdf_entity *e)
+{
+    BUG_ON(n == NULL); /* e is not in this tree, or its key changed while in it */
+    if (n == e) {
+        struct eevdf_entity *l = e->left, *r = e->right, *succ;
+
+        e->left = e->right = NULL;
+        if (!r)
+            return l;
+        r = remove_first(r, &succ);
+        succ->left = l;
+        succ->right = r;
+        return rebalance(succ);
+    }
+    if (eevdf_tree_before(e, n))
+        n->left = remove_entity(n->left, e);
+    else
+        n->right = remove_entity(n->right, e);
+    return rebalance(n);
+}
+
+void eevdf_tree_remove(struct eevdf_entity **root, struct eevdf_entity *e)
+{
+    *root = remove_entity(*root, e);
+}
