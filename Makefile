@@ -24,7 +24,7 @@ KCFLAGS := -std=gnu11 -ffreestanding -fno-pic -fno-pie -mno-red-zone -mgeneral-r
 RUNQ := $(BUILD)/runq
 HOST_SRC := $(sort $(wildcard cli/*.c))
 HOST_OBJ := $(patsubst %.c,$(BUILD)/host/%.o,$(HOST_SRC))
-HCFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -Ikernel/sched -Ikernel/lib -MMD -MP
+HCFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -iquote kernel/sched -iquote kernel/lib -MMD -MP
 
 .PHONY: all run test gdb deps clean kernel prove-bugs
 all: deps-check $(KERNEL) $(RUNQ)

@@ -397,26 +397,30 @@ static void schedule(enum sched_why why)
         if (se || rq->idle_idling)
             break;
         halt_in_decision(rq);
-        expire_sleepers(rq, clock_ns());
+        start = clock_ns(); /* the wait is not the decision's cost */
+        expire_sleepers(rq, start);
         touched += drain_wakes(rq);
     }
 
     struct task *next = se ? task_of(se) : rq->idle;
     u64 now = clock_ns();
-    if (next != prev) {
-        if (prev->se.on_queue && !prev_blocks) {
-            /* still runnable: displaced, unless it asked to go */
+    if (se != rq->q.curr) {
+        if (rq->q.curr) {
+            /* prev, still runnable, is displaced, unless it asked to go */
+            BUG_ON(rq->q.curr != &prev->se || prev_blocks);
             pol()->put_back(&rq->q);
             if (why != WHY_YIELD) {
                 prev->displaced_ts = now;
                 prev->nivcsw++;
             }
-        } else {
-            prev->nvcsw++;
         }
+        /* A task that blocked and was woken again within this decision
+         * (the halt above) is picked from the list like any other. */
         if (se)
             pol()->take(&rq->q, se);
     }
+    if (next != prev && prev_blocks)
+        prev->nvcsw++;
     BUG_ON(se && rq->q.curr != se);
 
     next->exec_start = now;

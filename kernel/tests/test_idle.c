@@ -8,6 +8,7 @@
  */
 #include "selftest.h"
 #include "../arch/x86_64/clock.h"
+#include "../arch/x86_64/cpu.h"
 #include "../arch/x86_64/percpu.h"
 #include "../lib/printf.h"
 #include "../sched/sched.h"
@@ -21,8 +22,10 @@ static void yielder(void *arg)
 {
     (void)arg;
     u64 start = clock_ns();
-    while (!yielder_stop && clock_ns() - start < GIVE_UP_NS)
+    while (!yielder_stop && clock_ns() - start < GIVE_UP_NS) {
         task_yield();
+        cpu_relax(); /* let other vCPUs run under icount (see probe.c) */
+    }
     __atomic_store_n(&yielder_alive, 0, __ATOMIC_SEQ_CST);
 }
 

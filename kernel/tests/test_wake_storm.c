@@ -14,6 +14,7 @@
  */
 #include "selftest.h"
 #include "../arch/x86_64/clock.h"
+#include "../arch/x86_64/cpu.h"
 #include "../arch/x86_64/layout.h"
 #include "../arch/x86_64/percpu.h"
 #include "../lib/printf.h"
@@ -70,8 +71,10 @@ static void ring_main(void *arg)
 static void yielder_main(void *arg)
 {
     (void)arg;
-    while (!done)
+    while (!done) {
         task_yield();
+        cpu_relax(); /* let other vCPUs run under icount (see probe.c) */
+    }
     __atomic_sub_fetch(&alive, 1, __ATOMIC_SEQ_CST);
 }
 
