@@ -62,7 +62,11 @@ static const struct {
 };
 
 #define EEVDF_FEATURE_BIT(n, d, c) | ((d) ? 1u << EEVDF_F_##n : 0u)
+#ifndef EEVDF_BUG_LEAVE_ORDER
 #define EEVDF_DEFAULT_FEATURES (0u EEVDF_FEATURES(EEVDF_FEATURE_BIT))
+#else /* tests/eevdf_bugs.sh: the seed's ordering bug, always on */
+#define EEVDF_DEFAULT_FEATURES ((0u EEVDF_FEATURES(EEVDF_FEATURE_BIT)) | 1u << EEVDF_F_LAB_LEAVE_BUG)
+#endif
 
 /* Written by the shell on any CPU, read by every queue: one word, relaxed
  * atomics, so a reader sees the old mask or the new one, never a torn one. */
@@ -199,6 +203,9 @@ uint64_t eevdf_base_slice(unsigned ncpus)
 
 uint64_t eevdf_clamp_slice(uint64_t slice_ns)
 {
+#ifdef EEVDF_BUG_SLICE_UNCLAMPED /* tests/eevdf_bugs.sh: any request is taken as asked */
+    return slice_ns;
+#endif
     if (slice_ns == 0)
         return 0;
     if (slice_ns < EEVDF_SLICE_MIN)
@@ -233,6 +240,9 @@ static uint64_t real_for_vdelta(const struct eevdf_entity *e, uint64_t dv)
     /* dv * w / 1024, rounded up; 1024 = 2^10, so a shift, not a division */
     uint64_t t = (uint64_t)(((eevdf_u128)dv * e->weight + SCHED_WEIGHT_NICE_0 - 1) >> 10);
 
+#ifdef EEVDF_BUG_TIMER_ROUND_DOWN /* tests/eevdf_bugs.sh: the timer fires a hair early */
+    return (uint64_t)(((eevdf_u128)dv * e->weight) >> 10);
+#endif
     /* wmult is 2^32/w rounded, so the charge may fall short by a unit. */
     while (vdelta(e, t) < dv)
         t++;
@@ -629,7 +639,11 @@ static void requeue_delayed(struct sched_queue *q, struct sched_entity *se)
     e->delayed = false;
     eq->nr_delayed--;
     q->nr_queued++;
+#ifndef EEVDF_BUG_DELAY_ZERO_IGNORED
     if (eevdf_feature(EEVDF_F_DELAY_ZERO) && (int64_t)(avg_vruntime(eq) - e->vruntime) > 0) {
+#else
+    if (0) {
+#endif
         tree_del(eq, e);
         sum_sub(eq, e);
         update_base(q);
@@ -749,7 +763,9 @@ static void eevdf_charge(struct sched_queue *q, uint64_t delta_ns)
     e = &q->curr->ee;
     dv = vdelta(e, delta_ns);
     e->vruntime += dv;
+#ifndef EEVDF_BUG_CHARGE_FORGETS_V /* tests/eevdf_bugs.sh: V does not see current run */
     q->ee.sum += (eevdf_s128)dv * e->weight;
+#endif
     if (!eevdf_vt_before(e->vruntime, e->deadline))
         e->deadline = e->vruntime + vdelta(e, e->slice); /* a new request */
     update_base(q);

@@ -69,7 +69,8 @@ struct sched_params {
 /* One CPU's queue, as the policy sees it. */
 struct sched_queue {
     struct sched_entity *curr; /* on the CPU, counted in the queue; or NULL */
-    unsigned nr_queued;        /* entities on the list, curr excluded */
+    unsigned nr_queued;        /* runnable entities on the list; curr and
+                                * delayed ones (EEVDF, eevdf.h) excluded */
     unsigned touched;          /* entities the last pick examined (a counter) */
     struct sched_params params;
     struct rr_queue rr;
@@ -84,9 +85,14 @@ struct sched_policy {
     /* Prepare a new entity (nice/slice already set) before its first join. */
     void (*init_entity)(struct sched_queue *q, struct sched_entity *se);
 
-    /* se, not on any queue, becomes runnable here: it goes on the list. */
+    /* se, not on any queue, becomes runnable here: it goes on the list.
+     * Also (WAKE only) se still on q because EEVDF delayed its departure
+     * (se->on_queue true): it just becomes runnable again. */
     void (*join)(struct sched_queue *q, struct sched_entity *se, enum sched_join_reason why);
-    /* se (current or on the list) leaves the queue. */
+    /* se (current or on the list) leaves the queue. EEVDF with
+     * DELAY_DEQUEUE may keep a BLOCKing entity that owes service on the
+     * queue, delayed (se->on_queue stays true, it is no longer current,
+     * never picked); see eevdf.h for when it really leaves. */
     void (*leave)(struct sched_queue *q, struct sched_entity *se, enum sched_leave_reason why);
     /* The current entity, still runnable, goes back onto the list. */
     void (*put_back)(struct sched_queue *q);
@@ -94,10 +100,14 @@ struct sched_policy {
     void (*take)(struct sched_queue *q, struct sched_entity *se);
 
     /* The entity that should run now, among the list and current; NULL if
-     * the queue is empty. Moves nothing. Sets q->touched. */
+     * the queue is empty. Moves nothing, except that EEVDF finishes the
+     * departure of delayed entities it would have picked (their on_queue
+     * becomes false); tick and wakeup_preempt may do the same. Sets
+     * q->touched. */
     struct sched_entity *(*pick)(struct sched_queue *q);
 
-    /* The current entity ran for delta_ns more nanoseconds. */
+    /* The current entity ran for delta_ns more nanoseconds. BUG if none is
+     * current: charge before the current entity leaves. */
     void (*charge)(struct sched_queue *q, uint64_t delta_ns);
     /* A scheduler tick while current ran: true if it should be preempted. */
     bool (*tick)(struct sched_queue *q);
