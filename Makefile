@@ -55,6 +55,17 @@ $(BUILD)/host/%.o: %.c
 $(RUNQ): $(HOST_OBJ)
 	$(CC) -o $@ $(HOST_OBJ)
 
+# ---- host tests: the policies compiled for the host, with sanitizers ----
+TCFLAGS := -std=c11 -Wall -Wextra -Werror -O1 -g -fsanitize=address,undefined -iquote kernel/sched -iquote kernel/lib
+POLICY_SRC := kernel/sched/rr.c kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c
+HOST_TESTS := $(BUILD)/tests/rr_test $(BUILD)/tests/eevdf_test
+$(BUILD)/tests/rr_test: tests/rr_test.c kernel/sched/rr.c $(wildcard kernel/sched/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(TCFLAGS) -o $@ tests/rr_test.c kernel/sched/rr.c
+$(BUILD)/tests/eevdf_test: tests/eevdf_test.c $(POLICY_SRC) $(wildcard kernel/sched/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(TCFLAGS) -o $@ tests/eevdf_test.c kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c
+
 run: all
 	$(RUNQ) run
 
@@ -62,7 +73,7 @@ gdb: all
 	$(RUNQ) boot --gdb --timeout 100000 >/dev/null 2>&1 & \
 	sleep 1; gdb -q $(KERNEL) -ex 'target remote :1234'
 
-test: all
+test: all $(HOST_TESTS)
 	@bash tests/run.sh
 
 prove-bugs: deps-check

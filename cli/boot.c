@@ -36,7 +36,7 @@ static const struct boot_flagdef {
 } boot_flagdefs[] = {
     { BOOT_F_POLICY, "policy", "rr|eevdf", "scheduling policy (default: the kernel's)" },
     { BOOT_F_HZ, "hz", "N", "timer ticks per second: 100, 250 or 1000 (default: the kernel's)" },
-    { BOOT_F_CPUS, "cpus", "N", "number of CPUs, 1..64 (default 1)" },
+    { BOOT_F_CPUS, "cpus", "N", "number of CPUs, 1..64 (default 4)" },
     { BOOT_F_DETERMINISTIC, "deterministic", NULL,
       "count instructions (-icount) so every run is identical; slower" },
     { BOOT_F_CMD, "cmd", "\"CMD\"", "guest shell command; repeat for more, run in order" },

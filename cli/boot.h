@@ -39,7 +39,7 @@ enum boot_flag {
 };
 #define BOOT_F_ALL 0x3ffu
 
-#define BOOT_DEFAULT_CPUS    1
+#define BOOT_DEFAULT_CPUS    4
 #define BOOT_DEFAULT_TIMEOUT 600   /* seconds; a guard against hangs only */
 
 struct boot_opts {

@@ -120,6 +120,15 @@ static unsigned drain_wakes(struct rq *rq)
             sleep_remove(rq, t);
         t->sleep_deadline = 0;
         __atomic_store_n(&t->state, RUN_QUEUED, __ATOMIC_RELEASE);
+#ifdef RUNQ_BUG_IDLE_LAST_RESORT
+        /* Test-proving bug, the seed's boot stall: the idle task is the
+         * last resort whatever it runs, so a woken boot waits until nothing
+         * else can run. TestIdleTakesTurns must fail. */
+        if (t->is_idle) {
+            rq->idle_idling = true;
+            continue;
+        }
+#endif
         pol()->join(&rq->q, &t->se, SCHED_JOIN_WAKE);
     }
     return n;
@@ -255,8 +264,16 @@ static void arm_timer(struct rq *rq, u64 now)
         rq->next_tick = 0;
         rq->slice_end = 0;
     }
-    if (rq->sleep_head && rq->sleep_head->sleep_deadline < when)
-        when = rq->sleep_head->sleep_deadline;
+    if (rq->sleep_head) {
+        u64 wake_at = rq->sleep_head->sleep_deadline;
+#ifdef RUNQ_BUG_SLEEP_AT_TICK
+        /* Test-proving bug: sleepers are noticed only at tick boundaries.
+         * TestSleepAccuracy must fail. */
+        wake_at = (wake_at / sched_tick_ns + 1) * sched_tick_ns;
+#endif
+        if (wake_at < when)
+            when = wake_at;
+    }
     if (when == UINT64_MAX)
         lapic_timer_stop();
     else
@@ -381,7 +398,12 @@ static void schedule(enum sched_why why)
      * finishes blocking when it runs again (its deadline is not set yet). */
     if (why == WHY_BLOCK && prev->state == RUN_BLOCKING && state_cas(prev, RUN_BLOCKING, RUN_SLEEPING)) {
         prev_blocks = true;
-        pol()->leave(&rq->q, &prev->se, SCHED_LEAVE_BLOCK);
+        if (prev->se.on_queue) /* only not when the idle task idles */
+            pol()->leave(&rq->q, &prev->se, SCHED_LEAVE_BLOCK);
+#ifdef RUNQ_BUG_IDLE_LAST_RESORT
+        if (prev->is_idle)
+            rq->idle_idling = false;
+#endif
         if (prev->sleep_deadline)
             sleep_insert(rq, prev);
     } else if (prev->state == RUN_DEAD) {
@@ -465,7 +487,8 @@ void idle_enter(void)
     u64 flags = spin_lock_irqsave(&rq->lock);
     BUG_ON(rq->curr != rq->idle);
     account_curr(rq, clock_ns());
-    pol()->leave(&rq->q, &rq->idle->se, SCHED_LEAVE_BLOCK);
+    if (rq->idle->se.on_queue)
+        pol()->leave(&rq->q, &rq->idle->se, SCHED_LEAVE_BLOCK);
     rq->idle_idling = true;
     spin_unlock_irqrestore(&rq->lock, flags);
     for (;;) {

@@ -21,7 +21,7 @@
 #include "../sched/event.h"
 #include "../sched/sched.h"
 
-#define PASSES 3000
+#define PASSES 20000
 #define STALL_NS (2 * NSEC_PER_SEC)
 
 struct ring_member {

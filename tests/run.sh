@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The whole test suite (make test). Every suite prints "PASS name" or
+# "FAIL name: why" lines; a suite that exits non-zero without a FAIL line
+# counts as one failure. Logs go to build/test-logs/. Ends with the line
+# "N passed, N failed" and exits non-zero if anything failed.
+set -u
+cd "$(dirname "$0")/.."
+RUNQ=${RUNQ:-build/runq}
+LOGS=build/test-logs
+mkdir -p "$LOGS"
+passed=0
+failed=0
+
+suite() {
+    local name=$1
+    shift
+    local log=$LOGS/$name.log start=$SECONDS
+    "$@" >"$log" 2>&1
+    local rc=$?
+    local p f
+    p=$(grep -c '^PASS ' "$log")
+    f=$(grep -c '^FAIL ' "$log")
+    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+        echo "FAIL $name: exited with status $rc" >>"$log"
+        f=1
+    fi
+    printf '%-28s %3d passed %3d failed  (%ds)\n' "$name" "$p" "$f" $((SECONDS - start))
+    grep '^FAIL ' "$log" | sed 's/^/    /'
+    if [ "$f" -ne 0 ]; then
+        echo "    --- last lines of $log ---"
+        tail -n 15 "$log" | sed 's/^/    /'
+    fi
+    passed=$((passed + p))
+    failed=$((failed + f))
+}
+
+boot() { "$RUNQ" boot --deterministic --timeout 600 "$@"; }
+
+# host
+suite cli bash tests/cli_test.sh "$RUNQ"
+suite rr_policy build/tests/rr_test
+suite eevdf_policy build/tests/eevdf_test
+[ -x build/tests/eevdf_fuzz ] && suite eevdf_fuzz bash tests/eevdf_fuzz.sh
+
+# kernel: boot self-tests, on the default 4 CPUs and on 8
+suite boot_selftests_rr_100hz boot --policy rr --hz 100 --test all
+suite boot_selftests_rr_250hz boot --policy rr --test all
+suite boot_wakestorm_8cpu boot --policy rr --cpus 8 --test TestWakeStorm
+suite boot_smp bash tests/boot_smp.sh "$RUNQ"
+suite shell bash tests/shell_test.sh "$RUNQ"
+suite probe_rr bash tests/probe_rr.sh "$RUNQ"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

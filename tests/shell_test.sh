@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The kernel shell, through runq boot: commands work, bad input gets a clear
+# error, and a failed command makes the boot fail.
+set -u
+RUNQ=${1:-build/runq}
+check() { # name, expected regex, runq boot args...
+    local name=$1 want=$2
+    shift 2
+    local out
+    out=$("$RUNQ" boot --deterministic "$@" 2>&1)
+    if grep -Eq -- "$want" <<<"$out"; then echo "PASS $name"; else
+        echo "FAIL $name: output lacks /$want/"; echo "$out" | tail -5; fi
+}
+fails() { # name, expected regex, runq boot args...: the boot must fail too
+    local name=$1 want=$2
+    shift 2
+    local out rc
+    out=$("$RUNQ" boot --deterministic "$@" 2>&1)
+    rc=$?
+    if [ $rc -ne 0 ] && grep -Eq -- "$want" <<<"$out"; then echo "PASS $name"; else
+        echo "FAIL $name: status $rc, output lacks /$want/"; echo "$out" | tail -5; fi
+}
+check help_lists_commands 'sched probe N' --cmd help
+check ps_lists_shell '^ +[0-9]+ shell +0 ' --cmd ps
+check sched_window_line_per_cpu '^cpu3 decisions=' --cmd "sched 50"
+check share_line 'share policy=rr nices=0,5 window_ms=1000 permille=[0-9]+,[0-9]+$' --policy rr --cmd "sched share 0 5"
+check nice_sets '  +[0-9]+ shell +[0-9]+ +queued +-?[0-9.]+$|nice id=5 nice=3' --cmd "sched nice 5 3" --cmd ps
+check queue_shows_cpu 'queue cpu=0 policy=rr' --policy rr --cmd "sched queue 0"
+fails unknown_command_fails 'frobnicate: unknown command' --cmd frobnicate
+fails probe_bad_count_fails 'SPINNERS must be 0..16' --cmd "sched probe 99"
+fails nice_bad_value_fails 'NICE must be -20..19' --cmd "sched nice 5 40"
+fails nice_no_task_fails 'no task 999' --cmd "sched nice 999 1"
+fails queue_bad_cpu_fails 'CPU must be 0..3' --cmd "sched queue 9"
+fails bad_hz_is_a_clear_panic 'hz=33: expected 100, 250 or 1000' --append "hz=33"
+fails unknown_test_fails 'FAIL NoSuchTest: no such test' --test NoSuchTest
