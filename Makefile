@@ -22,9 +22,13 @@ KCFLAGS := -std=gnu11 -ffreestanding -fno-pic -fno-pie -mno-red-zone -mgeneral-r
 
 # ---- host ----
 RUNQ := $(BUILD)/runq
-HOST_SRC := $(sort $(wildcard cli/*.c))
+# The host binary holds the CLI, the trace decoder and recorder, the database
+# layer, the TUI, the labs, and the policies themselves (for runq sim).
+HOST_SRC := $(sort $(wildcard cli/*.c trace/*.c db/*.c tui/*.c labs/*.c)) \
+	kernel/sched/rr.c kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c
 HOST_OBJ := $(patsubst %.c,$(BUILD)/host/%.o,$(HOST_SRC))
-HCFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -iquote kernel/sched -iquote kernel/lib -MMD -MP
+HOST_LIBS := -lsqlite3 -lncursesw -lm
+HCFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -iquote . -iquote kernel/sched -iquote kernel/lib -MMD -MP
 
 .PHONY: all run test gdb deps clean kernel prove-bugs
 all: deps-check $(KERNEL) $(RUNQ)
@@ -53,7 +57,7 @@ $(BUILD)/host/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(HCFLAGS) -c $< -o $@
 $(RUNQ): $(HOST_OBJ)
-	$(CC) -o $@ $(HOST_OBJ)
+	$(CC) -o $@ $(HOST_OBJ) $(HOST_LIBS)
 
 # ---- host tests: the policies compiled for the host, with sanitizers ----
 TCFLAGS := -std=c11 -Wall -Wextra -Werror -O1 -g -fsanitize=address,undefined -iquote kernel/sched -iquote kernel/lib
