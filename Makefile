@@ -27,6 +27,9 @@ RUNQ := $(BUILD)/runq
 HOST_SRC := $(sort $(wildcard cli/*.c trace/*.c db/*.c tui/*.c labs/*.c)) \
 	kernel/sched/rr.c kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c
 HOST_OBJ := $(patsubst %.c,$(BUILD)/host/%.o,$(HOST_SRC))
+# SQL files in db/ are embedded as C strings (scripts/embed.sh FILE NAME).
+HOST_SQL := $(sort $(wildcard db/*.sql))
+HOST_OBJ += $(patsubst db/%.sql,$(BUILD)/gen/%_sql.o,$(HOST_SQL))
 HOST_LIBS := -lsqlite3 -lncursesw -lm
 HCFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -iquote . -iquote kernel/sched -iquote kernel/lib -MMD -MP
 
@@ -55,6 +58,11 @@ $(KERNEL): $(KOBJ) kernel/kernel.ld
 
 $(BUILD)/host/%.o: %.c
 	@mkdir -p $(dir $@)
+	$(CC) $(HCFLAGS) -c $< -o $@
+$(BUILD)/gen/%_sql.c: db/%.sql scripts/embed.sh
+	@mkdir -p $(dir $@)
+	sh scripts/embed.sh $< db_$*_sql > $@
+$(BUILD)/gen/%_sql.o: $(BUILD)/gen/%_sql.c
 	$(CC) $(HCFLAGS) -c $< -o $@
 $(RUNQ): $(HOST_OBJ)
 	$(CC) -o $@ $(HOST_OBJ) $(HOST_LIBS)
