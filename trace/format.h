@@ -1,0 +1,463 @@
+/*
+ * The runq trace wire format: the one source of truth, included by the
+ * freestanding kernel (producer) and by the host decoder (consumer).
+ * docs/trace-format.md describes it byte by byte; a change here changes
+ * TRACE_FORMAT_VERSION and that document in the same commit.
+ *
+ * Everything is little-endian and packed: a struct below is exactly its
+ * bytes on the wire. Only <stdint.h>, <stddef.h> and <stdbool.h>; no
+ * floating point; every helper is integer-only and safe in the kernel.
+ *
+ * ---- The stream --------------------------------------------------------
+ *
+ * The stream is a sequence of packets. Nothing else: no bytes between them
+ * (a reader that meets any skips them and counts them). A packet is
+ *
+ *     struct trace_pkt_hdr   24 bytes: sync magic, payload length, CPU,
+ *                            per-CPU sequence number, dropped-records
+ *                            counter, payload CRC, header CRC
+ *     payload                len bytes: whole records, back to back
+ *
+ * and a record is a struct trace_rec_hdr {type, flags, size, ts_ns}
+ * followed by its type's fields; `size` counts the whole record, header
+ * included, so a reader skips types it does not know. A record never
+ * straddles two packets.
+ *
+ * ---- How a producer frames a packet -------------------------------------
+ *
+ * Each CPU owns one ring and one packet sequence (cpu = its number). The
+ * stream-wide packets (the STREAM header, END, host marks) use
+ * cpu = TRACE_CPU_GLOBAL and a sequence of their own.
+ *
+ *   1. The very first packet on the wire is a TRACE_CPU_GLOBAL packet,
+ *      seq 0, whose first record is TRACE_REC_STREAM (stream header).
+ *      Emit it again from time to time (with the keyframes is fine) so a
+ *      reader that joins late learns the CPU count, policy and rates.
+ *   2. Fill the payload with whole records (trace_rec_init() fills the
+ *      common header; one struct per type below), at most
+ *      TRACE_PKT_MAX_PAYLOAD bytes.
+ *   3. Fill the header:
+ *          magic   = TRACE_PKT_MAGIC
+ *          len     = payload bytes
+ *          cpu     = the ring's CPU
+ *          seq     = this CPU's packet count so far (0, 1, 2, ...; wraps)
+ *          dropped = records this CPU could not put in its ring since boot
+ *                    (free-running, wraps; never reset)
+ *          crc     = trace_crc32c(payload, len)
+ *          hcrc    = trace_pkt_hdr_crc(&hdr)   (covers the 20 bytes above)
+ *      trace_pkt_seal() does steps 3's last four lines.
+ *   4. Write header then payload, contiguous, to the port. Packets from
+ *      different CPUs may interleave on the wire only as whole packets.
+ *   5. Every TRACE_KEYFRAME_PERIOD_NS (or after the ring dropped records)
+ *      each CPU emits a TRACE_REC_KEYFRAME: its current task and every
+ *      queued task, so a reader can rebuild the queue after a gap.
+ *   6. At a clean end (poweroff) emit TRACE_REC_END in a global packet;
+ *      a reader that never sees it marks the trace incomplete.
+ *
+ * Timestamps are ns since the kernel's clock started, the same clock on
+ * every CPU. Task ids are the kernel's task ids (int32); TRACE_TASK_NONE
+ * (-1) means "no task" (an interrupt waking a task, no previous task).
+ *
+ * Round robin emits the same records as EEVDF; it sets TRACE_RF_NO_EEVDF in
+ * the record flags and leaves the EEVDF fields (V, vruntime, deadline, lag,
+ * eligible count) zero. The host stores them as NULL.
+ */
+#ifndef RUNQ_TRACE_FORMAT_H
+#define RUNQ_TRACE_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "trace/format.h: the wire format is little-endian and so must the host be"
+#endif
+
+/* may_alias: a record is read straight out of a byte buffer. */
+#define TRACE_PACKED __attribute__((packed, may_alias))
+
+#define TRACE_FORMAT_VERSION 1
+
+/* ---- packets ------------------------------------------------------------ */
+
+/* "RQTP" on the wire: bytes 52 51 54 50. */
+#define TRACE_PKT_MAGIC 0x50545152u
+#define TRACE_PKT_MAX_PAYLOAD 65535u
+#define TRACE_CPU_GLOBAL 0xffffu /* stream-wide packets: header, end, marks */
+#define TRACE_MAX_CPUS 256u      /* CPU numbers 0..255 in packets */
+
+struct TRACE_PACKED trace_pkt_hdr {
+    uint32_t magic;   /* TRACE_PKT_MAGIC */
+    uint16_t len;     /* payload bytes that follow the header */
+    uint16_t cpu;     /* producing CPU, or TRACE_CPU_GLOBAL */
+    uint32_t seq;     /* per-CPU packet sequence number, +1 a packet, wraps */
+    uint32_t dropped; /* free-running count of records this CPU dropped */
+    uint32_t crc;     /* CRC-32C of the payload */
+    uint32_t hcrc;    /* CRC-32C of the 20 bytes before this field */
+};
+_Static_assert(sizeof(struct trace_pkt_hdr) == 24, "packet header is 24 bytes");
+
+/* ---- records ------------------------------------------------------------ */
+
+/* Every record starts with this. size: whole record in bytes, >= 12. */
+struct TRACE_PACKED trace_rec_hdr {
+    uint8_t type;   /* enum trace_rec_type */
+    uint8_t flags;  /* TRACE_RF_* */
+    uint16_t size;  /* bytes of the record, this header included */
+    uint64_t ts_ns; /* when it happened, ns */
+};
+_Static_assert(sizeof(struct trace_rec_hdr) == 12, "record header is 12 bytes");
+
+/* Record flags. */
+#define TRACE_RF_NO_EEVDF 0x01u /* round robin: EEVDF fields are empty (zero) */
+
+#define TRACE_RECORD_TYPES(X)                                                 \
+    X(STREAM, 1, "stream header: version, CPUs, rates, policy, features")    \
+    X(END, 2, "clean end of the stream")                                     \
+    X(TASK_NEW, 3, "a task was created")                                     \
+    X(TASK_EXIT, 4, "a task exited")                                         \
+    X(TASK_RENAME, 5, "a task changed its name")                             \
+    X(WAKE, 6, "a task was woken")                                           \
+    X(JOIN, 7, "a task joined a run queue (placement)")                      \
+    X(PICK, 8, "a scheduling decision")                                      \
+    X(LEAVE, 9, "a task left the CPU (end of a stint)")                      \
+    X(TICK, 10, "a scheduler tick")                                          \
+    X(SET, 11, "nice, slice, feature or policy changed")                     \
+    X(MARK, 12, "a named phase marker")                                      \
+    X(COUNTERS, 13, "periodic per-CPU counters")                             \
+    X(KEYFRAME, 14, "a CPU's whole queue: current and queued tasks")
+
+enum trace_rec_type {
+#define TRACE_REC_ENUM(name, val, what) TRACE_REC_##name = val,
+    TRACE_RECORD_TYPES(TRACE_REC_ENUM)
+#undef TRACE_REC_ENUM
+    TRACE_REC_NR_TYPES
+};
+
+#define TRACE_TASK_NONE (-1)
+#define TRACE_NAME_LEN 16 /* task names: NUL-padded, not always terminated */
+
+/* STREAM. Fixed part, then feature_names_len bytes of feature names (comma
+ * separated, in bit order: name i is bit i of `features`), then
+ * cmdline_len bytes of the kernel command line. Neither is terminated. */
+#define TRACE_STREAM_MAGIC "RUNQTRC" /* 8 bytes with its NUL */
+#define TRACE_POLICY_LEN 8
+struct TRACE_PACKED trace_rec_stream {
+    struct trace_rec_hdr h;
+    char magic[8];            /* TRACE_STREAM_MAGIC, NUL included */
+    uint16_t version;         /* TRACE_FORMAT_VERSION */
+    uint16_t ncpus;           /* CPUs online */
+    uint32_t tick_hz;         /* scheduler ticks per second */
+    uint64_t tsc_hz;          /* TSC rate the kernel calibrated (info) */
+    uint64_t keyframe_ns;     /* keyframe period */
+    char policy[TRACE_POLICY_LEN]; /* "rr", "eevdf": NUL-padded */
+    uint32_t features;        /* EEVDF feature switches, bit per feature */
+    uint16_t feature_names_len;
+    uint16_t cmdline_len;
+    /* char feature_names[feature_names_len]; char cmdline[cmdline_len]; */
+};
+_Static_assert(sizeof(struct trace_rec_stream) == 60, "stream record fixed part");
+
+/* END: no fields. */
+struct TRACE_PACKED trace_rec_end {
+    struct trace_rec_hdr h;
+};
+
+/* TASK_NEW, TASK_EXIT, TASK_RENAME: the task as it is now. */
+#define TRACE_TF_IDLE 0x01u   /* a CPU's idle task */
+#define TRACE_TF_PINNED 0x02u /* pinned to its home CPU */
+struct TRACE_PACKED trace_rec_task {
+    struct trace_rec_hdr h;
+    int32_t task;
+    int32_t parent;    /* creator, or TRACE_TASK_NONE */
+    int8_t nice;
+    uint8_t tflags;    /* TRACE_TF_* */
+    uint16_t cpu;      /* home CPU (its affinity: a task has one for life) */
+    uint64_t slice_ns; /* requested slice, 0 = the policy's default */
+    char name[TRACE_NAME_LEN];
+};
+_Static_assert(sizeof(struct trace_rec_task) == 48, "task record");
+
+/* WAKE: emitted by the waker's CPU when the wake wins. */
+#define TRACE_WF_TIMER 0x01u /* a sleep deadline expired (no waker task) */
+struct TRACE_PACKED trace_rec_wake {
+    struct trace_rec_hdr h;
+    int32_t waker;       /* waking task, or TRACE_TASK_NONE (interrupt, timer) */
+    int32_t wakee;
+    uint16_t waker_cpu;
+    uint16_t target_cpu; /* the wakee's queue */
+    uint8_t wflags;      /* TRACE_WF_* */
+    uint8_t pad[3];
+};
+_Static_assert(sizeof(struct trace_rec_wake) == 28, "wake record");
+
+enum trace_join_reason {
+    TRACE_JOIN_NEW,     /* first join of a new task */
+    TRACE_JOIN_WAKE,    /* woken */
+    TRACE_JOIN_MIGRATE, /* moved from another queue */
+    TRACE_JOIN_REQUEUE, /* re-placed while queued (nice/slice change, delayed wake) */
+    TRACE_JOIN_NR
+};
+
+/* JOIN: placement. lag_before is the lag the task brought (vlag);
+ * lag_after is V - vruntime right after placement (PLACE_LAG scales it by
+ * (W + w) / W). V is the queue's V after the join. */
+struct TRACE_PACKED trace_rec_join {
+    struct trace_rec_hdr h;
+    int32_t task;
+    uint16_t cpu;
+    uint8_t reason; /* enum trace_join_reason */
+    uint8_t pad;
+    uint64_t vruntime;
+    uint64_t deadline;
+    int64_t lag_before;
+    int64_t lag_after;
+    uint64_t V;
+    uint32_t weight;
+    uint16_t nr_runnable; /* runnable on the queue after the join, current included */
+    uint16_t pad2;
+};
+_Static_assert(sizeof(struct trace_rec_join) == 68, "join record");
+
+enum trace_pick_why {
+    TRACE_WHY_TICK,          /* tick said current's slice is used up */
+    TRACE_WHY_IPI,           /* a reschedule IPI from a remote wake */
+    TRACE_WHY_YIELD,         /* current yielded */
+    TRACE_WHY_BLOCK,         /* current blocked or slept */
+    TRACE_WHY_SLICE,         /* slice-end timer (HRTICK) */
+    TRACE_WHY_PREEMPT,       /* local wakeup / preempt_enable */
+    TRACE_WHY_PREEMPT_SHORT, /* a waking task with a shorter slice cut in */
+    TRACE_WHY_IDLE,          /* the idle task looked for work */
+    TRACE_WHY_EXIT,          /* current exited */
+    TRACE_WHY_NR
+};
+
+/* PICK: one decision on cpu. prev may equal next (current kept). The
+ * next_* fields describe next at the moment of the pick. */
+struct TRACE_PACKED trace_rec_pick {
+    struct trace_rec_hdr h;
+    int32_t prev;
+    int32_t next;
+    uint16_t cpu;
+    uint8_t why; /* enum trace_pick_why */
+    uint8_t pad;
+    uint64_t V;
+    uint64_t next_vruntime;
+    uint64_t next_deadline;
+    int64_t next_lag;
+    uint16_t nr_eligible; /* eligible entities seen by the pick */
+    uint16_t nr_runnable; /* runnable on the queue, current included */
+    uint16_t touched;     /* entities the pick examined */
+    uint16_t pad2;
+    uint32_t cost_ns;     /* time the decision took */
+};
+_Static_assert(sizeof(struct trace_rec_pick) == 68, "pick record");
+
+enum trace_leave_reason {
+    TRACE_LEAVE_BLOCK,   /* blocked on an event */
+    TRACE_LEAVE_SLEEP,   /* asleep until a deadline */
+    TRACE_LEAVE_YIELD,   /* yielded: back on the queue */
+    TRACE_LEAVE_PREEMPT, /* preempted: back on the queue */
+    TRACE_LEAVE_EXIT,    /* exited */
+    TRACE_LEAVE_MIGRATE, /* moved to another CPU */
+    TRACE_LEAVE_DELAYED, /* blocked, but stays queued until its lag is paid */
+    TRACE_LEAVE_NR
+};
+
+/* LEAVE: a task stops running on cpu. run_ns is the stint just ended. */
+struct TRACE_PACKED trace_rec_leave {
+    struct trace_rec_hdr h;
+    int32_t task;
+    uint16_t cpu;
+    uint8_t reason; /* enum trace_leave_reason */
+    uint8_t pad;
+    uint64_t vruntime;
+    int64_t lag;
+    uint64_t V;
+    uint64_t run_ns;
+};
+_Static_assert(sizeof(struct trace_rec_leave) == 52, "leave record");
+
+/* TICK. */
+struct TRACE_PACKED trace_rec_tick {
+    struct trace_rec_hdr h;
+    int32_t curr;
+    uint16_t cpu;
+    uint16_t nr_runnable;
+    uint64_t V;
+};
+_Static_assert(sizeof(struct trace_rec_tick) == 28, "tick record");
+
+enum trace_set_what {
+    TRACE_SET_NICE,    /* task's nice: old, new */
+    TRACE_SET_SLICE,   /* task's requested slice, ns: old, new */
+    TRACE_SET_FEATURE, /* feature `name`: old, new = 0/1 */
+    TRACE_SET_POLICY,  /* policy: name = new policy's name */
+    TRACE_SET_HZ,      /* tick rate: old, new */
+    TRACE_SET_NR
+};
+
+/* SET: a setting changed. task is TRACE_TASK_NONE for global ones. */
+#define TRACE_SET_NAME_LEN 24
+struct TRACE_PACKED trace_rec_set {
+    struct trace_rec_hdr h;
+    int32_t task;
+    uint8_t what; /* enum trace_set_what */
+    uint8_t pad[3];
+    int64_t old_value;
+    int64_t new_value;
+    char name[TRACE_SET_NAME_LEN]; /* feature or policy name, NUL-padded */
+};
+_Static_assert(sizeof(struct trace_rec_set) == 60, "set record");
+
+/* MARK: name is the rest of the record (size - 16 bytes), not terminated. */
+enum trace_mark_source { TRACE_MARK_SHELL, TRACE_MARK_HOST, TRACE_MARK_KERNEL };
+#define TRACE_MARK_NAME_MAX 64
+struct TRACE_PACKED trace_rec_mark {
+    struct trace_rec_hdr h;
+    uint16_t cpu;
+    uint8_t source; /* enum trace_mark_source */
+    uint8_t pad;
+    /* char name[]; */
+};
+_Static_assert(sizeof(struct trace_rec_mark) == 16, "mark record");
+
+/* COUNTERS: cumulative since boot, one u64 per counter below, in this
+ * order; a reader takes as many as the size holds (a newer producer may
+ * append more). */
+#define TRACE_COUNTER_NAMES(X)                                                \
+    X(DECISIONS, "decisions", "scheduling decisions")                        \
+    X(DECISION_NS, "decision_ns", "time spent deciding, ns")                 \
+    X(SWITCHES, "switches", "context switches (next != prev)")               \
+    X(WAKES, "wakes", "tasks joined by waking")                              \
+    X(TICKS, "ticks", "scheduler ticks")                                     \
+    X(IDLE_NS, "idle_ns", "time the idle task ran, ns")                      \
+    X(BUSY_NS, "busy_ns", "time other tasks ran, ns")                        \
+    X(RING_USED, "ring_used", "bytes in the trace ring when sampled")
+
+enum trace_counter {
+#define TRACE_COUNTER_ENUM(id, name, what) TRACE_CTR_##id,
+    TRACE_COUNTER_NAMES(TRACE_COUNTER_ENUM)
+#undef TRACE_COUNTER_ENUM
+    TRACE_CTR_NR
+};
+
+struct TRACE_PACKED trace_rec_counters {
+    struct trace_rec_hdr h;
+    uint16_t cpu;
+    uint16_t pad;
+    uint64_t value[TRACE_CTR_NR];
+};
+_Static_assert(sizeof(struct trace_rec_counters) == 16 + 8 * TRACE_CTR_NR, "counters record");
+
+/* KEYFRAME: nr entries follow the fixed part; the current task, if any,
+ * comes first with TRACE_KF_CURRENT. */
+#define TRACE_KF_CURRENT 0x01u  /* on the CPU */
+#define TRACE_KF_ELIGIBLE 0x02u /* lag >= 0 */
+#define TRACE_KF_DELAYED 0x04u  /* blocked, kept queued (DELAY_DEQUEUE) */
+struct TRACE_PACKED trace_kf_entry {
+    int32_t task;
+    uint8_t kflags; /* TRACE_KF_* */
+    int8_t nice;
+    uint16_t pad;
+    uint32_t weight;
+    uint64_t vruntime;
+    uint64_t deadline;
+    int64_t lag;
+    uint64_t slice_ns;
+};
+_Static_assert(sizeof(struct trace_kf_entry) == 44, "keyframe entry");
+
+struct TRACE_PACKED trace_rec_keyframe {
+    struct trace_rec_hdr h;
+    uint16_t cpu;
+    uint16_t nr; /* entries that follow */
+    int32_t curr; /* the task on the CPU (maybe its idle task) */
+    uint64_t V;
+    /* struct trace_kf_entry entry[nr]; */
+};
+_Static_assert(sizeof(struct trace_rec_keyframe) == 28, "keyframe record");
+#define TRACE_KF_MAX_ENTRIES \
+    ((TRACE_PKT_MAX_PAYLOAD - sizeof(struct trace_rec_keyframe)) / sizeof(struct trace_kf_entry))
+
+#define TRACE_KEYFRAME_PERIOD_NS 100000000ull /* 100 ms */
+
+/* Smallest valid size of each record type (its fixed part); 0: unknown. */
+static inline uint16_t trace_rec_min_size(uint8_t type)
+{
+    switch (type) {
+    case TRACE_REC_STREAM: return sizeof(struct trace_rec_stream);
+    case TRACE_REC_END: return sizeof(struct trace_rec_end);
+    case TRACE_REC_TASK_NEW:
+    case TRACE_REC_TASK_EXIT:
+    case TRACE_REC_TASK_RENAME: return sizeof(struct trace_rec_task);
+    case TRACE_REC_WAKE: return sizeof(struct trace_rec_wake);
+    case TRACE_REC_JOIN: return sizeof(struct trace_rec_join);
+    case TRACE_REC_PICK: return sizeof(struct trace_rec_pick);
+    case TRACE_REC_LEAVE: return sizeof(struct trace_rec_leave);
+    case TRACE_REC_TICK: return sizeof(struct trace_rec_tick);
+    case TRACE_REC_SET: return sizeof(struct trace_rec_set);
+    case TRACE_REC_MARK: return sizeof(struct trace_rec_mark);
+    case TRACE_REC_COUNTERS: return sizeof(struct trace_rec_counters) - 8 * TRACE_CTR_NR;
+    case TRACE_REC_KEYFRAME: return sizeof(struct trace_rec_keyframe);
+    default: return 0;
+    }
+}
+
+/* Fills a record's common header. */
+static inline void trace_rec_init(struct trace_rec_hdr *h, enum trace_rec_type type, uint16_t size,
+                                  uint64_t ts_ns)
+{
+    h->type = (uint8_t)type;
+    h->flags = 0;
+    h->size = size;
+    h->ts_ns = ts_ns;
+}
+
+/* ---- CRC-32C (Castagnoli, reflected polynomial 0x82F63B78) ------------ */
+/* Nibble table: 64 bytes, two lookups a byte, no floating point. Check
+ * value: trace_crc32c("123456789", 9) == 0xE3069283. */
+static const uint32_t trace_crc32c_nibble[16] = {
+    0x00000000u, 0x105ec76fu, 0x20bd8edeu, 0x30e349b1u, 0x417b1dbcu, 0x5125dad3u,
+    0x61c69362u, 0x7198540du, 0x82f63b78u, 0x92a8fc17u, 0xa24bb5a6u, 0xb21572c9u,
+    0xc38d26c4u, 0xd3d3e1abu, 0xe330a81au, 0xf36e6f75u,
+};
+
+/* Continues a CRC: start from crc = 0, feed pieces in order. */
+static inline uint32_t trace_crc32c_update(uint32_t crc, const void *buf, size_t len)
+{
+    const uint8_t *p = (const uint8_t *)buf;
+    crc = ~crc;
+    while (len--) {
+        crc ^= *p++;
+        crc = (crc >> 4) ^ trace_crc32c_nibble[crc & 15];
+        crc = (crc >> 4) ^ trace_crc32c_nibble[crc & 15];
+    }
+    return ~crc;
+}
+
+static inline uint32_t trace_crc32c(const void *buf, size_t len)
+{
+    return trace_crc32c_update(0, buf, len);
+}
+
+/* CRC of a packet header: its first 20 bytes (everything before hcrc). */
+static inline uint32_t trace_pkt_hdr_crc(const struct trace_pkt_hdr *h)
+{
+    return trace_crc32c(h, offsetof(struct trace_pkt_hdr, hcrc));
+}
+
+/* Fills a packet header for `len` payload bytes at `payload`. */
+static inline void trace_pkt_seal(struct trace_pkt_hdr *h, uint16_t cpu, uint32_t seq,
+                                  uint32_t dropped, const void *payload, uint16_t len)
+{
+    h->magic = TRACE_PKT_MAGIC;
+    h->len = len;
+    h->cpu = cpu;
+    h->seq = seq;
+    h->dropped = dropped;
+    h->crc = trace_crc32c(payload, len);
+    h->hcrc = trace_pkt_hdr_crc(h);
+}
+
+#endif
