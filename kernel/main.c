@@ -14,6 +14,7 @@
 #include "arch/x86_64/smp.h"
 #include "arch/x86_64/trap.h"
 #include "drivers/uart.h"
+#include "drivers/virtio_serial.h"
 #include "lib/alloc.h"
 #include "lib/panic.h"
 #include "lib/printf.h"
@@ -75,6 +76,7 @@ void kmain(u32 start_info_paddr)
     bool tests_ok = true;
     if (cfg.test[0])
         tests_ok = selftest_run(cfg.test);
+    vser_init(); /* optional: the kernel runs on without the trace port */
     shell_start(cfg.script, tests_ok);
     idle_enter();
 }

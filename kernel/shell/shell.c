@@ -78,6 +78,7 @@ static const struct shell_cmd commands[] = {
     { "help", "help", "list the commands", cmd_help },
     { "ps", "ps", "tasks: id, name, cpu, state, nice, runtime", cmd_ps },
     { "sched", "sched ...", "scheduler counters, probes and settings (sched help)", cmd_sched },
+    { "vser", "vser ...", "virtio-serial trace port: status, send N, echo TEXT, recv [MS]", vser_cmd },
     { "test", "test all|NAME", "run boot self-tests now", cmd_test },
     { "echo", "echo WORDS", "print the words (marks a point in the console log)", cmd_echo },
     { "poweroff", "poweroff", "power off (QEMU exits; failure status if a test failed)", cmd_poweroff },

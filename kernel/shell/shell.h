@@ -23,6 +23,7 @@ struct shell_cmd {
 
 bool sched_cmd(int argc, char **argv); /* sched_cmd.c */
 void sched_cmd_help(void);
+bool vser_cmd(int argc, char **argv); /* vser_cmd.c */
 
 /* Any command's failure after boot makes poweroff report failure too. */
 extern bool shell_failed;
