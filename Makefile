@@ -33,7 +33,7 @@ HOST_OBJ += $(patsubst db/%.sql,$(BUILD)/gen/%_sql.o,$(HOST_SQL))
 HOST_LIBS := -lsqlite3 -lncursesw -lm
 HCFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -iquote . -iquote kernel/sched -iquote kernel/lib -MMD -MP
 
-.PHONY: all run test gdb deps clean kernel prove-bugs
+.PHONY: all run test gdb deps clean kernel prove-bugs fuzz
 all: deps-check $(KERNEL) $(RUNQ)
 kernel: $(KERNEL)
 
@@ -70,7 +70,11 @@ $(RUNQ): $(HOST_OBJ)
 # ---- host tests: the policies compiled for the host, with sanitizers ----
 TCFLAGS := -std=c11 -Wall -Wextra -Werror -O1 -g -fsanitize=address,undefined -iquote kernel/sched -iquote kernel/lib
 POLICY_SRC := kernel/sched/rr.c kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c
-HOST_TESTS := $(BUILD)/tests/rr_test $(BUILD)/tests/eevdf_test
+HOST_TESTS := $(BUILD)/tests/rr_test $(BUILD)/tests/eevdf_test $(BUILD)/tests/eevdf_fuzz
+FUZZFLAGS := -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -iquote kernel/sched -iquote kernel/lib
+$(BUILD)/tests/eevdf_fuzz: tests/eevdf_fuzz.c $(POLICY_SRC) $(wildcard kernel/sched/*.h)
+	@mkdir -p $(dir $@)
+	clang $(FUZZFLAGS) -o $@ tests/eevdf_fuzz.c kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c
 $(BUILD)/tests/rr_test: tests/rr_test.c kernel/sched/rr.c $(wildcard kernel/sched/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(TCFLAGS) -o $@ tests/rr_test.c kernel/sched/rr.c
@@ -87,6 +91,9 @@ gdb: all
 
 test: all $(HOST_TESTS)
 	@bash tests/run.sh
+
+fuzz: $(BUILD)/tests/eevdf_fuzz
+	@bash tests/eevdf_fuzz.sh $${FUZZ_SECONDS:-600}
 
 prove-bugs: deps-check
 	@bash tests/prove_bugs.sh

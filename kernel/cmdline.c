@@ -6,14 +6,12 @@
 
 struct boot_config boot_config;
 
-/* Weak until every policy is linked in: a missing one is an error at boot. */
-extern const struct sched_policy eevdf_policy __attribute__((weak));
 
 static const struct sched_policy *policy_by_name(const char *name)
 {
     if (strcmp(name, "rr") == 0)
         return &rr_policy;
-    if (strcmp(name, "eevdf") == 0 && &eevdf_policy)
+    if (strcmp(name, "eevdf") == 0)
         return &eevdf_policy;
     return NULL;
 }
@@ -22,7 +20,7 @@ void cmdline_parse(const char *line, struct boot_config *out)
 {
     struct boot_config *cfg = &boot_config;
     memset(cfg, 0, sizeof *cfg);
-    cfg->policy = &rr_policy;
+    cfg->policy = &eevdf_policy;
     cfg->hz = 250;
     cfg->max_cpus = MAX_CPUS;
 

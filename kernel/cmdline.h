@@ -1,7 +1,10 @@
 /*
  * The kernel command line (from hvm_start_info):
  *
- *     sched=rr|eevdf  hz=100|250|1000  test=all|NAME  cpus=N  -- cmd; cmd; ...
+ *     sched=rr|eevdf  hz=100|250|1000  test=all|NAME  cpus=N  lab_bugs=1  -- cmd; cmd; ...
+ *
+ * Defaults: sched=eevdf hz=250, every CPU the firmware lists. lab_bugs=1
+ * allows the lab-only switches that put known bugs back (LAB_LEAVE_BUG).
  *
  * Everything after " -- " is shell commands, separated by ';', run in order
  * by the shell before it reads the console. A bad option stops the boot

@@ -19,6 +19,7 @@
 #include "lib/panic.h"
 #include "lib/printf.h"
 #include "lib/string.h"
+#include "sched/eevdf_features.h"
 #include "sched/sched.h"
 #include "shell/shell.h"
 #include "tests/selftest.h"
@@ -61,6 +62,11 @@ void kmain(u32 start_info_paddr)
     lapic_calibrate();
     apic_ready = true;
 
+#ifdef RUNQ_BUG_EEVDF_LEAVE_ORDER
+    /* Test-proving bug: the seed's ordering bug, on from boot. TestEevdf
+     * must fail. */
+    eevdf_feature_set("LAB_LEAVE_BUG", true);
+#endif
     ncpus = acpi.ncpus > cfg.max_cpus ? cfg.max_cpus : acpi.ncpus;
     sched_init(cfg.policy, cfg.hz);
     sched_init_cpu(0);

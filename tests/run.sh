@@ -43,12 +43,14 @@ suite eevdf_policy build/tests/eevdf_test
 [ -x build/tests/eevdf_fuzz ] && suite eevdf_fuzz bash tests/eevdf_fuzz.sh
 
 # kernel: boot self-tests, on the default 4 CPUs and on 8
+suite boot_selftests_eevdf boot --test all
 suite boot_selftests_rr_100hz boot --policy rr --hz 100 --test all
 suite boot_selftests_rr_250hz boot --policy rr --test all
 suite boot_wakestorm_8cpu boot --policy rr --cpus 8 --test TestWakeStorm
 suite boot_smp bash tests/boot_smp.sh "$RUNQ"
 suite shell bash tests/shell_test.sh "$RUNQ"
 suite probe_rr bash tests/probe_rr.sh "$RUNQ"
+suite probe_eevdf bash tests/probe_eevdf.sh "$RUNQ"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -26,6 +26,15 @@ check sched_window_line_per_cpu '^cpu3 decisions=' --cmd "sched 50"
 check share_line 'share policy=rr nices=0,5 window_ms=1000 permille=[0-9]+,[0-9]+$' --policy rr --cmd "sched share 0 5"
 check nice_sets '  +[0-9]+ shell +[0-9]+ +queued +-?[0-9.]+$|nice id=5 nice=3' --cmd "sched nice 5 3" --cmd ps
 check queue_shows_cpu 'queue cpu=0 policy=rr' --policy rr --cmd "sched queue 0"
+check ps_after_probe_lists_every_task '^ +1 idle/0 .*' --cmd "sched probe 1 3" --cmd ps
+check queue_shows_eevdf_columns ' +[0-9]+ shell +0 +1024 +2100 running .* yes$' --policy eevdf --cmd "sched queue 0"
+check slice_sets 'slice id=5 slice_us=300' --policy eevdf --cmd "sched slice 5 300"
+check feature_lists_switches 'RUN_TO_PARITY +on' --cmd "sched feature"
+check feature_flips 'feature HRTICK=off' --cmd "sched feature HRTICK off"
+fails lab_bug_refused_without_lab_bugs 'boot with lab_bugs=1' --cmd "sched feature LAB_LEAVE_BUG on"
+check lab_bug_allowed_with_lab_bugs 'feature LAB_LEAVE_BUG=on' --append "lab_bugs=1" --cmd "sched feature LAB_LEAVE_BUG on"
+fails slice_out_of_range_fails 'US must be 100..100000' --cmd "sched slice 5 50"
+fails feature_unknown_fails "no feature 'NOPE'" --cmd "sched feature NOPE on"
 fails unknown_command_fails 'frobnicate: unknown command' --cmd frobnicate
 fails probe_bad_count_fails 'SPINNERS must be 0..16' --cmd "sched probe 99"
 fails nice_bad_value_fails 'NICE must be -20..19' --cmd "sched nice 5 40"

@@ -130,6 +130,11 @@ static unsigned drain_wakes(struct rq *rq)
         }
 #endif
         pol()->join(&rq->q, &t->se, SCHED_JOIN_WAKE);
+        /* The decision follows anyway; this lets the policy settle whether
+         * the wakeup cuts the current task's protected stretch short
+         * (EEVDF's PREEMPT_SHORT) before it picks. */
+        if (rq->q.curr)
+            pol()->wakeup_preempt(&rq->q, &t->se);
     }
     return n;
 }

@@ -35,7 +35,7 @@ void task_reap_later(struct task *t)
 {
     struct task *old = __atomic_load_n(&zombies, __ATOMIC_RELAXED);
     do
-        t->all_next = old; /* reused as the zombie link once off the list */
+        t->zombie_next = old;
     while (!__atomic_compare_exchange_n(&zombies, &old, t, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
 }
 
@@ -44,7 +44,7 @@ static void reap_zombies(void)
 {
     struct task *z = __atomic_exchange_n(&zombies, NULL, __ATOMIC_ACQUIRE);
     while (z) {
-        struct task *next = z->all_next;
+        struct task *next = z->zombie_next;
         for (struct task **pp = &all_tasks; *pp; pp = &(*pp)->all_next) {
             if (*pp == z) {
                 *pp = z->all_next;

@@ -58,7 +58,8 @@ struct task {
 
     void (*fn)(void *);
     void *arg;
-    struct task *all_next; /* list of all tasks (ps) */
+    struct task *all_next;    /* list of all tasks (ps) */
+    struct task *zombie_next; /* exited, waiting to be recycled (task.c) */
 };
 
 #endif

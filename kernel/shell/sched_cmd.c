@@ -8,6 +8,9 @@
 #include "../arch/x86_64/percpu.h"
 #include "../lib/printf.h"
 #include "../lib/string.h"
+#include "../cmdline.h"
+#include "../sched/eevdf.h"
+#include "../sched/eevdf_features.h"
 #include "../sched/probe.h"
 #include "../sched/rq.h"
 #include "../sched/sched.h"
@@ -139,7 +142,15 @@ static bool sched_nice(int argc, char **argv)
 
 struct queue_ctx {
     unsigned cpu;
+    bool eevdf;
 };
+
+/* Virtual times are printed relative to V, in virtual microseconds. */
+static void fmt_vus(char *buf, size_t size, s64 vns)
+{
+    u64 a = vns < 0 ? -(u64)vns : (u64)vns;
+    snprintf(buf, size, "%s%lu.%03lu", vns < 0 ? "-" : "", a / 1000, a % 1000);
+}
 
 static void queue_line(struct task *t, void *arg)
 {
@@ -147,23 +158,97 @@ static void queue_line(struct task *t, void *arg)
     if (t->cpu != ctx->cpu || !t->se.on_queue)
         return;
     struct rq *rq = &cpus[t->cpu].rq;
-    kprintf("  %4d %-15s %4d %s\n", t->id, t->name, t->se.nice, rq->q.curr == &t->se ? "running" : "queued");
+    const char *state = rq->q.curr == &t->se ? "running" : "queued";
+    if (!ctx->eevdf) {
+        kprintf("  %4d %-15s %4d %-8s\n", t->id, t->name, t->se.nice, state);
+        return;
+    }
+    const struct sched_queue *q = &rq->q;
+    u64 V = eevdf_V(q);
+    char vr[24], dl[24], lag[24];
+    fmt_vus(vr, sizeof vr, (s64)(eevdf_vruntime(&t->se) - V));
+    fmt_vus(dl, sizeof dl, (s64)(eevdf_deadline(&t->se) - V));
+    fmt_vus(lag, sizeof lag, eevdf_lag(q, &t->se));
+    if (eevdf_delayed(&t->se))
+        state = "delayed";
+    kprintf("  %4d %-15s %4d %6u %8lu %-8s %12s %12s %12s %s\n", t->id, t->name, t->se.nice, eevdf_weight(&t->se),
+            eevdf_slice(&t->se) / 1000, state, vr, dl, lag, eevdf_eligible(q, &t->se) ? "yes" : "no");
 }
 
 static bool sched_queue(int argc, char **argv)
 {
     long cpu = 0;
-    if (argc > 3 || (argc == 3 && !parse_range(argv[2], 0, ncpus - 1, &cpu, "CPU"))) {
-        if (argc > 3)
-            kprintf("usage: sched queue [CPU]\n");
+    if (argc > 3) {
+        kprintf("usage: sched queue [CPU]\n");
         return false;
     }
+    if (argc == 3 && !parse_range(argv[2], 0, ncpus - 1, &cpu, "CPU"))
+        return false;
     struct rq *rq = &cpus[cpu].rq;
-    kprintf("queue cpu=%ld policy=%s runnable=%u%s\n", cpu, sched_policy_current->name,
-            rq->q.nr_queued + (rq->q.curr ? 1 : 0), rq->idle_idling ? " idle-idling" : "");
-    kprintf("    ID NAME            NICE STATE\n");
-    struct queue_ctx ctx = { (unsigned)cpu };
+    struct queue_ctx ctx = { (unsigned)cpu, sched_policy_current == &eevdf_policy };
+    u64 flags = spin_lock_irqsave(&rq->lock);
+    /* One consistent picture: the queue cannot change while we print it
+     * (the console lock is taken inside; no queue lock is taken there). */
+    kprintf("queue cpu=%ld policy=%s runnable=%u%s", cpu, sched_policy_current->name,
+            rq->q.nr_queued + (rq->q.curr ? 1 : 0), rq->idle_idling && !rq->q.curr ? " (idle)" : "");
+    if (ctx.eevdf)
+        kprintf(" V=%lu.%03lu base_slice_us=%lu\n", eevdf_V(&rq->q) / 1000, eevdf_V(&rq->q) % 1000,
+                rq->q.ee.base_slice / 1000);
+    else
+        kprintf("\n");
+    if (ctx.eevdf)
+        kprintf("    ID NAME            NICE WEIGHT SLICE_US STATE     VRUNTIME-V   DEADLINE-V          LAG ELIGIBLE\n");
+    else
+        kprintf("    ID NAME            NICE STATE\n");
+    spin_unlock_irqrestore(&rq->lock, flags);
     tasks_for_each(queue_line, &ctx);
+    return true;
+}
+
+static bool sched_slice(int argc, char **argv)
+{
+    long id, us;
+    if (argc != 4) {
+        kprintf("usage: sched slice ID US\n");
+        return false;
+    }
+    if (!parse_range(argv[2], 1, 0x7fffffff, &id, "ID") || !parse_range(argv[3], 100, 100000, &us, "US"))
+        return false;
+    struct task *t = task_find((int)id);
+    if (!t) {
+        kprintf("sched slice: no task %ld\n", id);
+        return false;
+    }
+    task_set_slice(t, (u64)us * NSEC_PER_USEC);
+    kprintf("slice id=%ld slice_us=%ld\n", id, us);
+    return true;
+}
+
+static bool sched_feature(int argc, char **argv)
+{
+    if (argc == 2) {
+        for (int f = 0; f < EEVDF_NR_FEATURES; f++)
+            kprintf("  %-24s %-3s (default %s)  %s\n", eevdf_feature_name(f), eevdf_feature(f) ? "on" : "off",
+                    eevdf_feature_default(f) ? "on" : "off", eevdf_feature_comment(f));
+        return true;
+    }
+    bool on;
+    if (argc != 4 || (strcmp(argv[3], "on") != 0 && strcmp(argv[3], "off") != 0)) {
+        kprintf("usage: sched feature [NAME on|off]\n");
+        return false;
+    }
+    on = strcmp(argv[3], "on") == 0;
+    int f = eevdf_feature_lookup(argv[2]);
+    if (f < 0) {
+        kprintf("sched feature: no feature '%s' (sched feature lists them)\n", argv[2]);
+        return false;
+    }
+    if (f == EEVDF_F_LAB_LEAVE_BUG && on && !boot_config.lab_bugs) {
+        kprintf("sched feature: LAB_LEAVE_BUG puts a known bug back; boot with lab_bugs=1 to allow it\n");
+        return false;
+    }
+    eevdf_feature_set(argv[2], on);
+    kprintf("feature %s=%s\n", eevdf_feature_name(f), on ? "on" : "off");
     return true;
 }
 
@@ -175,7 +260,10 @@ void sched_cmd_help(void)
             DEFAULT_PROBE_SAMPLES);
     kprintf("  sched share NICE...      CPU shares of spinners with these nice values\n");
     kprintf("  sched nice ID NICE       set a task's nice (-20..19)\n");
-    kprintf("  sched queue [CPU]        what the policy has on a CPU's queue\n");
+    kprintf("  sched queue [CPU]        what the policy has on a CPU's queue (EEVDF: V, vruntime,\n"
+            "                           deadline, lag, eligibility)\n");
+    kprintf("  sched slice ID US        request a slice (100..100000 us; EEVDF)\n");
+    kprintf("  sched feature [NAME on|off]  list or flip EEVDF's feature switches\n");
 }
 
 bool sched_cmd(int argc, char **argv)
@@ -198,6 +286,10 @@ bool sched_cmd(int argc, char **argv)
         return sched_nice(argc, argv);
     if (strcmp(argv[1], "queue") == 0)
         return sched_queue(argc, argv);
+    if (strcmp(argv[1], "slice") == 0)
+        return sched_slice(argc, argv);
+    if (strcmp(argv[1], "feature") == 0)
+        return sched_feature(argc, argv);
     if (strcmp(argv[1], "help") == 0) {
         sched_cmd_help();
         return true;

@@ -6,12 +6,14 @@ bool test_idle_takes_turns(char *why, size_t size);
 bool test_sleep_accuracy(char *why, size_t size);
 bool test_wake_storm(char *why, size_t size);
 bool test_rr_probe(char *why, size_t size);
+bool test_eevdf(char *why, size_t size);
 
 static const struct selftest tests[] = {
     { "TestIdleTakesTurns", test_idle_takes_turns },
     { "TestSleepAccuracy", test_sleep_accuracy },
     { "TestWakeStorm", test_wake_storm },
     { "TestRrProbe", test_rr_probe },
+    { "TestEevdf", test_eevdf },
 };
 
 void selftest_list(void)

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Proves the boot self-tests: for each test-proving bug switch (kernel
+# built with make BUG=name), the test named beside it must FAIL, and the
+# clean kernel must pass it. Run: make prove-bugs. Not part of make test
+# (it builds four kernels); docs/testing.md shows its output.
+set -u
+cd "$(dirname "$0")/.."
+RUNQ=build/runq
+make -s all >/dev/null || exit 1
+status=0
+# bug                test                 boot flags
+cases="
+idle_last_resort     TestIdleTakesTurns   --policy rr
+sleep_at_tick        TestSleepAccuracy    --policy rr
+lost_wakeup          TestWakeStorm        --policy rr
+rr_wake_first        TestRrProbe          --policy rr --hz 100
+eevdf_leave_order    TestEevdf            --policy eevdf
+"
+while read -r bug test flags; do
+    [ -n "$bug" ] || continue
+    dir=build/bug-$bug
+    make -s BUILD="$dir" BUG="$bug" "$dir/kernel.elf" >/dev/null || { echo "FAIL $bug: build"; status=1; continue; }
+    # shellcheck disable=SC2086
+    clean=$("$RUNQ" boot --deterministic $flags --test "$test" 2>&1)
+    clean_rc=$?
+    # shellcheck disable=SC2086
+    buggy=$("$RUNQ" boot --deterministic $flags --kernel "$dir/kernel.elf" --test "$test" 2>&1)
+    buggy_rc=$?
+    why=$(grep -m1 "^FAIL $test" <<<"$buggy")
+    if [ $clean_rc -eq 0 ] && [ $buggy_rc -ne 0 ] && [ -n "$why" ]; then
+        echo "PASS $bug: clean kernel passes $test; with the bug: $why"
+    else
+        echo "FAIL $bug: clean status $clean_rc, buggy status $buggy_rc ($why)"
+        status=1
+    fi
+done <<<"$cases"
+exit $status
