@@ -15,7 +15,8 @@ KERNEL := $(BUILD)/kernel.elf
 KSRC_C := $(shell find kernel -name '*.c' | sort)
 KSRC_S := $(shell find kernel -name '*.S' | sort)
 KOBJ := $(patsubst %.c,$(BUILD)/%.o,$(KSRC_C)) $(patsubst %.S,$(BUILD)/%.o,$(KSRC_S))
-KBUG := $(if $(BUG),-DRUNQ_BUG_$(shell echo $(BUG) | tr a-z A-Z))
+# BUG=name defines RUNQ_BUG_NAME (kernel core) and EEVDF_BUG_NAME (the policy's own switches).
+KBUG := $(if $(BUG),-DRUNQ_BUG_$(shell echo $(BUG) | tr a-z A-Z) -DEEVDF_BUG_$(shell echo $(BUG) | tr a-z A-Z))
 KCFLAGS := -std=gnu11 -ffreestanding -fno-pic -fno-pie -mno-red-zone -mgeneral-regs-only \
 	-fno-stack-protector -fno-omit-frame-pointer -fno-builtin -O2 -g \
 	-Wall -Wextra -Werror -DRUNQ_KERNEL $(KBUG) -Ikernel/lib -Ikernel/sched -MMD -MP

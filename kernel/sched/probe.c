@@ -1,5 +1,6 @@
 #include "probe.h"
 #include "event.h"
+#include "rq.h"
 #include "sched.h"
 #include "../arch/x86_64/clock.h"
 #include "../arch/x86_64/cpu.h"
@@ -145,6 +146,11 @@ bool probe_run(unsigned nspin, unsigned samples, struct probe_result *r)
 
 bool share_run(const int *nices, unsigned n, u64 window_ns, unsigned *out)
 {
+    return share_run_counted(nices, n, window_ns, out, NULL);
+}
+
+bool share_run_counted(const int *nices, unsigned n, u64 window_ns, unsigned *out, u64 *decisions)
+{
     if (n < 1 || n > PROBE_MAX_SPINNERS) {
         kprintf("share: 1..%d nice values\n", PROBE_MAX_SPINNERS);
         return false;
@@ -161,9 +167,13 @@ bool share_run(const int *nices, unsigned n, u64 window_ns, unsigned *out)
     u64 rt0[PROBE_MAX_SPINNERS];
     for (unsigned i = 0; i < n; i++)
         rt0[i] = task_runtime_ns(spin[i]);
+    const struct sched_stats *stats = &cpus[cpu].rq.stats;
+    u64 decided = READ_ONCE(stats->decisions);
     u64 start = clock_ns();
     task_sleep_ns(window_ns);
     u64 window = clock_ns() - start;
+    if (decisions)
+        *decisions = READ_ONCE(stats->decisions) - decided;
     for (unsigned i = 0; i < n; i++)
         out[i] = permille(task_runtime_ns(spin[i]) - rt0[i], window);
     stop_all(p);

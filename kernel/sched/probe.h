@@ -34,5 +34,7 @@ bool probe_run(unsigned spinners, unsigned samples, struct probe_result *r);
 
 /* Runs n spinners with the given nice values for window_ns. */
 bool share_run(const int *nices, unsigned n, u64 window_ns, unsigned *permille);
+/* The same, and counts the decisions probe_cpu() made in the window. */
+bool share_run_counted(const int *nices, unsigned n, u64 window_ns, unsigned *permille, u64 *decisions);
 
 #endif

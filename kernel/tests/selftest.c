@@ -7,6 +7,7 @@ bool test_sleep_accuracy(char *why, size_t size);
 bool test_wake_storm(char *why, size_t size);
 bool test_rr_probe(char *why, size_t size);
 bool test_eevdf(char *why, size_t size);
+bool test_hrtick(char *why, size_t size);
 
 static const struct selftest tests[] = {
     { "TestIdleTakesTurns", test_idle_takes_turns },
@@ -14,6 +15,7 @@ static const struct selftest tests[] = {
     { "TestWakeStorm", test_wake_storm },
     { "TestRrProbe", test_rr_probe },
     { "TestEevdf", test_eevdf },
+    { "TestHrtick", test_hrtick },
 };
 
 void selftest_list(void)
