@@ -86,9 +86,12 @@ $(BUILD)/tests/eevdf_test: tests/eevdf_test.c $(POLICY_SRC) $(wildcard kernel/sc
 run: all
 	$(RUNQ) run
 
+# QEMU waits for gdb on :1234 with the console in build/gdb-console.log;
+# each vCPU is a gdb thread (info threads; thread N; bt).
 gdb: all
-	$(RUNQ) boot --gdb --timeout 100000 >/dev/null 2>&1 & \
-	sleep 1; gdb -q $(KERNEL) -ex 'target remote :1234'
+	$(RUNQ) boot --gdb --timeout 100000 $(GDB_BOOT_FLAGS) > $(BUILD)/gdb-console.log 2>&1 & \
+	sleep 1; gdb -q $(KERNEL) -ex 'target remote :1234' $(GDB_FLAGS); \
+	kill $$! 2>/dev/null; true
 
 test: all $(HOST_TESTS)
 	@bash tests/run.sh

@@ -245,7 +245,8 @@ static void account_curr(struct rq *rq, u64 now)
     struct task *t = rq->curr;
     u64 delta = now > t->exec_start ? now - t->exec_start : 0;
     t->exec_start = now;
-    t->runtime_ns += delta;
+    if (!(t == rq->idle && rq->idle_idling)) /* halted time is not run time */
+        t->runtime_ns += delta;
     if (t->se.on_queue && rq->q.curr == &t->se)
         pol()->charge(&rq->q, delta);
 }
