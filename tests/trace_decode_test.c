@@ -1,0 +1,346 @@
+/*
+ * Unit tests for the trace decoder (trace/decode.c): framing, CRCs, resync,
+ * sequence numbers and the loss it counts. Prints "PASS name" or
+ * "FAIL name: why" per test; exits 1 if any failed.
+ *
+ * Build:
+ *   cc -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
+ *      -iquote . -o build/tests/trace_decode_test tests/trace_decode_test.c trace/decode.c
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/decode.h"
+
+static const char *test_name;
+static int test_failed, any_failed;
+
+static void fail(const char *fmt, ...)
+{
+    va_list ap;
+    if (test_failed)
+        return;
+    test_failed = any_failed = 1;
+    printf("FAIL %s: ", test_name);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf("\n");
+}
+
+#define CHECK(cond, ...)       \
+    do {                       \
+        if (!(cond)) {         \
+            fail(__VA_ARGS__); \
+            return;            \
+        }                      \
+    } while (0)
+
+/* ---- a stream builder ---- */
+
+static uint8_t stream[1 << 20];
+static size_t slen;
+static uint32_t seqs[TRACE_DEC_NCPU], drops[TRACE_DEC_NCPU];
+static uint8_t payload[TRACE_PKT_MAX_PAYLOAD];
+static size_t plen;
+
+static void reset(void)
+{
+    slen = plen = 0;
+    memset(seqs, 0, sizeof seqs);
+    memset(drops, 0, sizeof drops);
+}
+
+/* A tick record with ts and curr = marker, so tests can see which arrived. */
+static void add_tick(uint64_t ts, int32_t marker)
+{
+    struct trace_rec_tick r = { 0 };
+    trace_rec_init(&r.h, TRACE_REC_TICK, sizeof r, ts);
+    r.curr = marker;
+    memcpy(payload + plen, &r, sizeof r);
+    plen += sizeof r;
+}
+
+static void add_raw(const void *p, size_t n)
+{
+    memcpy(payload + plen, p, n);
+    plen += n;
+}
+
+/* Frames the pending payload as the next packet of cpu; returns its offset. */
+static size_t packet(uint16_t cpu)
+{
+    unsigned ci = trace_dec_cpu_index(cpu);
+    struct trace_pkt_hdr h;
+    trace_pkt_seal(&h, cpu, seqs[ci]++, drops[ci], payload, (uint16_t)plen);
+    size_t at = slen;
+    memcpy(stream + slen, &h, sizeof h);
+    memcpy(stream + slen + sizeof h, payload, plen);
+    slen += sizeof h + plen;
+    plen = 0;
+    return at;
+}
+
+static void garbage(size_t n, uint8_t seed)
+{
+    for (size_t i = 0; i < n; i++)
+        stream[slen++] = (uint8_t)(seed + i * 7);
+}
+
+/* ---- a decoding harness ---- */
+
+static struct trace_decoder D;
+static int32_t seen[4096];
+static size_t nseen;
+static uint64_t resync_bytes;
+
+static void on_record(void *ctx, const struct trace_pkt_hdr *h, const struct trace_rec_hdr *r)
+{
+    (void)ctx;
+    (void)h;
+    if (r->type == TRACE_REC_TICK && nseen < 4096)
+        seen[nseen++] = ((const struct trace_rec_tick *)r)->curr;
+}
+
+static void on_resync(void *ctx, uint64_t n)
+{
+    (void)ctx;
+    resync_bytes += n;
+}
+
+/* Decodes stream[0..slen) in chunks of `chunk` bytes (0: all at once). */
+static void decode(size_t chunk)
+{
+    static const struct trace_dec_ops ops = { .record = on_record, .resync = on_resync };
+    nseen = 0;
+    resync_bytes = 0;
+    trace_decoder_free(&D);
+    if (trace_decoder_init(&D, &ops, NULL) != 0)
+        abort();
+    if (!chunk)
+        chunk = slen ? slen : 1;
+    for (size_t o = 0; o < slen; o += chunk)
+        trace_decoder_feed(&D, stream + o, slen - o < chunk ? slen - o : chunk);
+    trace_decoder_finish(&D);
+}
+
+static int seen_is(const int32_t *want, size_t n)
+{
+    if (nseen != n)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (seen[i] != want[i])
+            return 0;
+    return 1;
+}
+
+/* ---- tests ---- */
+
+static void crc32c_matches_the_check_value(void)
+{
+    CHECK(trace_crc32c("123456789", 9) == 0xE3069283u, "crc %08x", trace_crc32c("123456789", 9));
+    uint32_t c = trace_crc32c_update(0, "1234", 4);
+    c = trace_crc32c_update(c, "56789", 5);
+    CHECK(c == 0xE3069283u, "incremental crc %08x", c);
+}
+
+static void records_arrive_in_order_whatever_the_chunk_size(void)
+{
+    reset();
+    for (int p = 0; p < 20; p++) {
+        for (int k = 0; k < 5; k++)
+            add_tick((uint64_t)(p * 5 + k), p * 5 + k);
+        packet((uint16_t)(p % 3));
+    }
+    static const size_t chunks[] = { 0, 1, 2, 3, 23, 24, 25, 97, 4096 };
+    for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
+        decode(chunks[c]);
+        CHECK(nseen == 100, "chunk %zu: %zu records", chunks[c], nseen);
+        for (size_t i = 0; i < nseen; i++)
+            CHECK(seen[i] == (int32_t)i, "chunk %zu: record %zu is %d", chunks[c], i, seen[i]);
+        CHECK(D.c.packets == 20 && D.c.bytes_skipped == 0 && D.c.packets_lost == 0 &&
+                  D.c.bytes_truncated == 0 && D.c.crc_errors == 0,
+              "chunk %zu: unexpected loss counted", chunks[c]);
+    }
+}
+
+static void garbage_between_packets_is_skipped_and_counted(void)
+{
+    reset();
+    garbage(13, 1);
+    add_tick(1, 1);
+    packet(0);
+    garbage(100, 0x52); /* bytes equal to the magic's first byte tempt the scan */
+    add_tick(2, 2);
+    packet(0);
+    stream[slen++] = 'R';
+    stream[slen++] = 'Q';
+    add_tick(3, 3);
+    packet(1);
+    decode(7);
+    int32_t want[] = { 1, 2, 3 };
+    CHECK(seen_is(want, 3), "records %zu", nseen);
+    CHECK(D.c.bytes_skipped == 115, "skipped %llu", (unsigned long long)D.c.bytes_skipped);
+    CHECK(D.c.resyncs == 3, "resyncs %llu", (unsigned long long)D.c.resyncs);
+    CHECK(resync_bytes == 115, "resync callback saw %llu", (unsigned long long)resync_bytes);
+    CHECK(D.c.packets_lost == 0, "no packet was lost");
+}
+
+static void a_flipped_payload_bit_loses_only_that_packet(void)
+{
+    reset();
+    add_tick(1, 1);
+    packet(0);
+    add_tick(2, 2);
+    add_tick(3, 3);
+    size_t at = packet(0);
+    add_tick(4, 4);
+    packet(0);
+    stream[at + sizeof(struct trace_pkt_hdr) + 30] ^= 0x10;
+    decode(0);
+    int32_t want[] = { 1, 4 };
+    CHECK(seen_is(want, 2), "records %zu", nseen);
+    CHECK(D.c.crc_errors == 1, "crc errors %llu", (unsigned long long)D.c.crc_errors);
+    CHECK(D.c.bytes_skipped == sizeof(struct trace_pkt_hdr) + 2 * sizeof(struct trace_rec_tick),
+          "skipped %llu", (unsigned long long)D.c.bytes_skipped);
+    CHECK(D.c.packets_lost == 1 && D.cpu[0].packets_lost == 1 && D.c.gaps == 1,
+          "the sequence gap shows the lost packet: lost %llu", (unsigned long long)D.c.packets_lost);
+}
+
+static void a_flipped_header_bit_is_caught_by_the_header_crc(void)
+{
+    reset();
+    add_tick(1, 1);
+    packet(0);
+    add_tick(2, 2);
+    size_t at = packet(0);
+    add_tick(3, 3);
+    packet(0);
+    stream[at + 5] ^= 0x01; /* len: would swallow the next packet if trusted */
+    decode(0);
+    int32_t want[] = { 1, 3 };
+    CHECK(seen_is(want, 2), "records %zu", nseen);
+    CHECK(D.c.crc_errors == 0 && D.c.resyncs == 1, "header errors are resyncs, not crc errors");
+    CHECK(D.c.packets_lost == 1, "lost %llu", (unsigned long long)D.c.packets_lost);
+}
+
+static void sequence_gaps_and_ring_drops_are_counted_per_cpu(void)
+{
+    reset();
+    add_tick(1, 1);
+    packet(2);
+    seqs[2] += 3; /* three packets of CPU 2 never arrive */
+    drops[2] += 7;
+    add_tick(2, 2);
+    packet(2);
+    add_tick(3, 3);
+    packet(0);
+    drops[0] += 5; /* CPU 0's ring overflowed */
+    add_tick(4, 4);
+    packet(0);
+    decode(0);
+    CHECK(nseen == 4, "records %zu", nseen);
+    CHECK(D.cpu[2].packets_lost == 3 && D.cpu[2].records_dropped == 7, "cpu 2: lost %llu dropped %llu",
+          (unsigned long long)D.cpu[2].packets_lost, (unsigned long long)D.cpu[2].records_dropped);
+    CHECK(D.cpu[0].packets_lost == 0 && D.cpu[0].records_dropped == 5, "cpu 0");
+    CHECK(D.c.gaps == 2, "gaps %llu", (unsigned long long)D.c.gaps);
+}
+
+static void a_late_reader_does_not_call_earlier_packets_lost(void)
+{
+    reset();
+    seqs[1] = 1000;
+    drops[1] = 50;
+    add_tick(1, 1);
+    packet(1);
+    add_tick(2, 2);
+    packet(1);
+    decode(0);
+    CHECK(nseen == 2 && D.c.packets_lost == 0 && D.c.records_dropped == 0 && D.c.gaps == 0,
+          "lost %llu dropped %llu", (unsigned long long)D.c.packets_lost,
+          (unsigned long long)D.c.records_dropped);
+}
+
+static void a_cut_stream_counts_the_truncated_bytes(void)
+{
+    reset();
+    add_tick(1, 1);
+    packet(0);
+    add_tick(2, 2);
+    add_tick(3, 3);
+    packet(0);
+    slen -= 10;
+    for (size_t chunk = 0; chunk < 3; chunk++) {
+        decode(chunk);
+        int32_t want[] = { 1 };
+        CHECK(seen_is(want, 1), "records %zu", nseen);
+        CHECK(D.c.bytes_truncated == sizeof(struct trace_pkt_hdr) + 2 * sizeof(struct trace_rec_tick) - 10,
+              "truncated %llu", (unsigned long long)D.c.bytes_truncated);
+        CHECK(D.c.bytes_skipped == 0, "skipped %llu", (unsigned long long)D.c.bytes_skipped);
+    }
+    /* Cut inside the header. */
+    reset();
+    add_tick(1, 1);
+    packet(0);
+    add_tick(2, 2);
+    packet(0);
+    slen -= sizeof(struct trace_rec_tick) + 10;
+    decode(0);
+    CHECK(nseen == 1 && D.c.bytes_truncated == 14, "header cut: truncated %llu",
+          (unsigned long long)D.c.bytes_truncated);
+}
+
+static void malformed_records_stop_the_packet_not_the_stream(void)
+{
+    reset();
+    add_tick(1, 1);
+    struct trace_rec_hdr bad;
+    trace_rec_init(&bad, TRACE_REC_PICK, sizeof bad, 2); /* smaller than a PICK */
+    add_raw(&bad, sizeof bad);
+    add_tick(3, 3);
+    packet(0);
+    struct trace_rec_hdr unknown;
+    trace_rec_init(&unknown, (enum trace_rec_type)200, sizeof unknown + 4, 4);
+    add_raw(&unknown, sizeof unknown);
+    add_raw("\0\0\0\0", 4);
+    add_tick(5, 5);
+    struct trace_rec_keyframe kf = { 0 };
+    trace_rec_init(&kf.h, TRACE_REC_KEYFRAME, sizeof kf, 6);
+    kf.nr = 3; /* claims entries it does not have */
+    add_raw(&kf, sizeof kf);
+    packet(0);
+    decode(0);
+    int32_t want[] = { 1, 5 };
+    CHECK(seen_is(want, 2), "records %zu", nseen);
+    CHECK(D.c.bad_records == 2 && D.c.unknown_records == 1, "bad %llu unknown %llu",
+          (unsigned long long)D.c.bad_records, (unsigned long long)D.c.unknown_records);
+}
+
+static void names_cover_every_enum_value(void)
+{
+    for (unsigned t = 1; t < TRACE_REC_NR_TYPES; t++)
+        CHECK(strcmp(trace_rec_type_name(t), "?") != 0, "type %u", t);
+    CHECK(strcmp(trace_why_name(TRACE_WHY_PREEMPT_SHORT), "preempt_short") == 0, "why");
+    CHECK(strcmp(trace_leave_reason_name(TRACE_LEAVE_DELAYED), "delayed") == 0, "leave");
+    CHECK(strcmp(trace_why_name(99), "?") == 0, "out of range");
+    CHECK(strcmp(trace_counter_name(TRACE_CTR_RING_USED), "ring_used") == 0, "counter");
+}
+
+int main(void)
+{
+#define RUN(fn) (test_name = #fn, test_failed = 0, fn(), test_failed ? 0 : printf("PASS %s\n", #fn))
+    RUN(crc32c_matches_the_check_value);
+    RUN(records_arrive_in_order_whatever_the_chunk_size);
+    RUN(garbage_between_packets_is_skipped_and_counted);
+    RUN(a_flipped_payload_bit_loses_only_that_packet);
+    RUN(a_flipped_header_bit_is_caught_by_the_header_crc);
+    RUN(sequence_gaps_and_ring_drops_are_counted_per_cpu);
+    RUN(a_late_reader_does_not_call_earlier_packets_lost);
+    RUN(a_cut_stream_counts_the_truncated_bytes);
+    RUN(malformed_records_stop_the_packet_not_the_stream);
+    RUN(names_cover_every_enum_value);
+    trace_decoder_free(&D);
+    return any_failed;
+}

@@ -1,0 +1,289 @@
+/*
+ * The incremental trace decoder (contract in decode.h).
+ *
+ * The window holds bytes not yet consumed. parse() looks at its start: a
+ * good header whose payload is complete and matches its CRC is a packet;
+ * a good header whose payload has not arrived yet means "wait"; anything
+ * else is one garbage byte, skipped. A bad payload CRC skips one byte too,
+ * not the packet's length: a length read from a packet whose payload is
+ * wrong may itself be right, but a cut inside the payload would then make
+ * the reader swallow the next good packet.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/decode.h"
+
+#define HDR_SIZE sizeof(struct trace_pkt_hdr)
+#define WINDOW (2 * (HDR_SIZE + TRACE_PKT_MAX_PAYLOAD))
+
+int trace_decoder_init(struct trace_decoder *d, const struct trace_dec_ops *ops, void *ctx)
+{
+    memset(d, 0, sizeof *d);
+    if (ops)
+        d->ops = *ops;
+    d->ctx = ctx;
+    d->cap = WINDOW;
+    d->buf = malloc(d->cap);
+    return d->buf ? 0 : -1;
+}
+
+void trace_decoder_free(struct trace_decoder *d)
+{
+    free(d->buf);
+    d->buf = NULL;
+}
+
+/* Is there a plausible header at p (n >= HDR_SIZE bytes)? */
+static int header_ok(const uint8_t *p)
+{
+    const struct trace_pkt_hdr *h = (const struct trace_pkt_hdr *)p;
+    if (h->magic != TRACE_PKT_MAGIC)
+        return 0;
+    if (h->cpu >= TRACE_MAX_CPUS && h->cpu != TRACE_CPU_GLOBAL)
+        return 0;
+    return trace_pkt_hdr_crc(h) == h->hcrc;
+}
+
+/* Checks the variable part of a record whose size is >= its fixed size. */
+static int record_ok(const struct trace_rec_hdr *r)
+{
+    switch (r->type) {
+    case TRACE_REC_STREAM: {
+        const struct trace_rec_stream *s = (const struct trace_rec_stream *)r;
+        return (size_t)sizeof *s + s->feature_names_len + s->cmdline_len <= r->size;
+    }
+    case TRACE_REC_KEYFRAME: {
+        const struct trace_rec_keyframe *k = (const struct trace_rec_keyframe *)r;
+        return sizeof *k + (size_t)k->nr * sizeof(struct trace_kf_entry) <= r->size;
+    }
+    default:
+        return 1;
+    }
+}
+
+static void end_skip_run(struct trace_decoder *d)
+{
+    if (d->skip_run && d->ops.resync)
+        d->ops.resync(d->ctx, d->skip_run);
+    d->skip_run = 0;
+}
+
+static void skip_bytes(struct trace_decoder *d, size_t n)
+{
+    if (!n)
+        return;
+    if (!d->skip_run)
+        d->c.resyncs++;
+    d->skip_run += n;
+    d->c.bytes_skipped += n;
+}
+
+static void deliver(struct trace_decoder *d, const struct trace_pkt_hdr *h, const uint8_t *payload)
+{
+    unsigned ci = trace_dec_cpu_index(h->cpu);
+    struct trace_cpu_seq *s = &d->seq[ci];
+    struct trace_dec_counts *pc = &d->cpu[ci];
+    uint32_t lost = 0, dropped = 0;
+
+    end_skip_run(d);
+    if (s->seen) {
+        uint32_t step = h->seq - s->seq;
+        if (step == 0 || step > 0x80000000u) {
+            d->c.seq_resets++;
+            pc->seq_resets++;
+        } else {
+            lost = step - 1;
+        }
+        dropped = h->dropped - s->dropped;
+        if (dropped > 0x80000000u) /* counter went backwards: a restart */
+            dropped = 0;
+    } else if (h->seq == 0) {
+        /* We saw this CPU from its first packet: all its drops count. */
+        dropped = h->dropped;
+    }
+    s->seen = 1;
+    s->seq = h->seq;
+    s->dropped = h->dropped;
+    if (lost || dropped) {
+        d->c.gaps++;
+        pc->gaps++;
+    }
+    d->c.packets_lost += lost;
+    pc->packets_lost += lost;
+    d->c.records_dropped += dropped;
+    pc->records_dropped += dropped;
+    d->c.packets++;
+    pc->packets++;
+    if (d->ops.packet)
+        d->ops.packet(d->ctx, h, payload, lost, dropped);
+
+    size_t off = 0, len = h->len;
+    while (off < len) {
+        const struct trace_rec_hdr *r = (const struct trace_rec_hdr *)(payload + off);
+        if (len - off < sizeof *r || r->size < sizeof *r || r->size > len - off) {
+            d->c.bad_records++;
+            pc->bad_records++;
+            break;
+        }
+        uint16_t min = trace_rec_min_size(r->type);
+        if (min == 0) {
+            d->c.unknown_records++;
+            pc->unknown_records++;
+        } else if (r->size < min || !record_ok(r)) {
+            d->c.bad_records++;
+            pc->bad_records++;
+            break;
+        } else {
+            d->c.records++;
+            pc->records++;
+            if (d->ops.record)
+                d->ops.record(d->ctx, h, r);
+        }
+        off += r->size;
+    }
+}
+
+/* Consumes what it can from the window; returns bytes consumed. At the
+ * end (final), an incomplete packet is truncated rather than awaited. */
+static size_t parse(struct trace_decoder *d, int final)
+{
+    const uint8_t *b = d->buf;
+    size_t pos = 0, n = d->len;
+
+    while (n - pos >= HDR_SIZE) {
+        if (!header_ok(b + pos)) {
+            /* Scan for the next magic's first byte. */
+            const uint8_t *m = memchr(b + pos + 1, TRACE_PKT_MAGIC & 0xff, n - pos - 1);
+            size_t next = m ? (size_t)(m - b) : n;
+            skip_bytes(d, next - pos);
+            pos = next;
+            continue;
+        }
+        const struct trace_pkt_hdr *h = (const struct trace_pkt_hdr *)(b + pos);
+        size_t total = HDR_SIZE + h->len;
+        if (n - pos < total) {
+            if (!final)
+                break;
+            d->c.bytes_truncated += n - pos;
+            pos = n;
+            break;
+        }
+        if (trace_crc32c(b + pos + HDR_SIZE, h->len) != h->crc) {
+            d->c.crc_errors++;
+            d->cpu[trace_dec_cpu_index(h->cpu)].crc_errors++;
+            skip_bytes(d, 1);
+            pos += 1;
+            continue;
+        }
+        deliver(d, h, b + pos + HDR_SIZE);
+        pos += total;
+    }
+    if (final && pos < n) {
+        /* Fewer bytes than a header: a cut header if they start like one. */
+        size_t k = n - pos, mlen = k < 4 ? k : 4;
+        uint32_t magic = TRACE_PKT_MAGIC;
+        if (memcmp(b + pos, &magic, mlen) == 0)
+            d->c.bytes_truncated += k;
+        else
+            skip_bytes(d, k);
+        pos = n;
+    }
+    return pos;
+}
+
+void trace_decoder_feed(struct trace_decoder *d, const void *buf, size_t n)
+{
+    const uint8_t *p = buf;
+    d->c.bytes += n;
+    while (n) {
+        size_t room = d->cap - d->len, k = n < room ? n : room;
+        memcpy(d->buf + d->len, p, k);
+        d->len += k;
+        p += k;
+        n -= k;
+        size_t used = parse(d, 0);
+        d->len -= used;
+        if (d->len)
+            memmove(d->buf, d->buf + used, d->len);
+    }
+}
+
+void trace_decoder_finish(struct trace_decoder *d)
+{
+    if (d->finished)
+        return;
+    d->finished = 1;
+    parse(d, 1);
+    d->len = 0;
+    end_skip_run(d);
+}
+
+/* ---- names ---- */
+
+#define NAME_OF(table, i) ((i) < sizeof table / sizeof table[0] && table[i] ? table[i] : "?")
+
+const char *trace_rec_type_name(unsigned type)
+{
+    static const char *const names[] = {
+#define TRACE_REC_NAME(name, val, what) [val] = #name,
+        TRACE_RECORD_TYPES(TRACE_REC_NAME)
+#undef TRACE_REC_NAME
+    };
+    return NAME_OF(names, type);
+}
+
+const char *trace_why_name(unsigned why)
+{
+    static const char *const names[] = { "tick", "ipi", "yield", "block", "slice",
+                                         "preempt", "preempt_short", "idle", "exit" };
+    _Static_assert(sizeof names / sizeof names[0] == TRACE_WHY_NR, "why names");
+    return NAME_OF(names, why);
+}
+
+const char *trace_join_reason_name(unsigned reason)
+{
+    static const char *const names[] = { "new", "wake", "migrate", "requeue" };
+    _Static_assert(sizeof names / sizeof names[0] == TRACE_JOIN_NR, "join names");
+    return NAME_OF(names, reason);
+}
+
+const char *trace_leave_reason_name(unsigned reason)
+{
+    static const char *const names[] = { "block", "sleep", "yield", "preempt",
+                                         "exit", "migrate", "delayed" };
+    _Static_assert(sizeof names / sizeof names[0] == TRACE_LEAVE_NR, "leave names");
+    return NAME_OF(names, reason);
+}
+
+const char *trace_set_what_name(unsigned what)
+{
+    static const char *const names[] = { "nice", "slice", "feature", "policy", "hz" };
+    _Static_assert(sizeof names / sizeof names[0] == TRACE_SET_NR, "set names");
+    return NAME_OF(names, what);
+}
+
+const char *trace_mark_source_name(unsigned source)
+{
+    static const char *const names[] = { "shell", "host", "kernel" };
+    return NAME_OF(names, source);
+}
+
+const char *trace_counter_name(unsigned counter)
+{
+    static const char *const names[] = {
+#define TRACE_CTR_NAME(id, name, what) name,
+        TRACE_COUNTER_NAMES(TRACE_CTR_NAME)
+#undef TRACE_CTR_NAME
+    };
+    return NAME_OF(names, counter);
+}
+
+void trace_copy_str(char *out, const char *field, size_t n)
+{
+    size_t k = 0;
+    while (k < n && field[k])
+        k++;
+    memcpy(out, field, k);
+    out[k] = '\0';
+}
