@@ -13,10 +13,14 @@ n=${1:-100}
 shift || true
 extra=("$@")
 [ ${#extra[@]} -eq 0 ] && extra=(--test TestIdleTakesTurns --cpus 4)
+# Boot a snapshot, so that a rebuild meanwhile cannot change what is tested.
+snap=$(mktemp -d)
+trap 'rm -rf "$snap"' EXIT
+cp build/runq build/kernel.elf "$snap/" || exit 1
 stalls=0 panics=0 testfails=0
 t0=$(date +%s)
 for i in $(seq 1 "$n"); do
-    out=$(build/runq boot --timeout 120 "${extra[@]}" 2>&1) && continue
+    out=$("$snap/runq" boot --kernel "$snap/kernel.elf" --timeout 120 "${extra[@]}" 2>&1) && continue
     reason=$(grep '^runq boot:' <<<"$out" | tail -1)
     case "$reason" in
     *timeout*) stalls=$((stalls + 1)); echo "boot $i STALLED:"; tail -8 <<<"$out" ;;
