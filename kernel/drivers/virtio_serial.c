@@ -110,8 +110,9 @@ static struct {
     .rx_lock = SPINLOCK_INIT("vser_rx"),
 };
 
-/* rep movsq/movsb: a few instructions per call instead of a few per byte,
- * which under icount is what the copy costs in virtual time. */
+/* rep movsq: icount counts it once per 8 bytes, where the byte loop of
+ * memcpy costs a few instructions per byte, and under icount instructions
+ * are virtual time. */
 static void copy_fast(void *dst, const void *src, size_t n)
 {
     size_t q = n / 8, r = n % 8;
@@ -326,21 +327,38 @@ bool vser_ready(void)
 
 /* ---- transmit (one caller at a time) ---- */
 
+static unsigned tx_harvest(void)
+{
+    struct txbuf *t;
+    while ((t = vq_pop_used(&vs.tx, NULL)))
+        t->busy = false;
+    unsigned busy = 0;
+    for (int i = 0; i < TX_BUFS; i++)
+        busy += vs.txbufs[i].busy;
+    return busy;
+}
+
+bool vser_flushed(void)
+{
+    if (!vs.device)
+        return true;
+    vser_poll();
+    return tx_harvest() == 0;
+}
+
 size_t vser_send(const void *buf, size_t len)
 {
     if (!vs.device)
         return 0;
     vser_poll();
-    struct txbuf *t;
-    while ((t = vq_pop_used(&vs.tx, NULL)))
-        t->busy = false;
+    tx_harvest();
     if (!vser_ready() || !len)
         return 0;
 
     size_t done = 0;
     u64 posted = 0;
     for (int i = 0; i < TX_BUFS && done < len; i++) {
-        t = &vs.txbufs[i];
+        struct txbuf *t = &vs.txbufs[i];
         if (t->busy)
             continue;
         size_t n = MIN(len - done, (size_t)TX_BUF_SIZE);

@@ -10,8 +10,9 @@
  *
  * Who may call what:
  *   vser_init       once, at boot, before any other vser_ call.
- *   vser_send       one task at a time: the caller serialises (the trace
- *                   has a single drain task). It never blocks.
+ *   vser_send, vser_flushed
+ *                   one task at a time: the caller serialises (the trace
+ *                   has a single drain task). They never block.
  *   vser_recv_line, vser_poll
  *                   any task; a call that finds another CPU inside returns
  *                   at once (they take a lock with trylock).
@@ -44,6 +45,13 @@ bool vser_ready(void);
  * Each call posts whole buffers, so callers should send large chunks (a
  * drain task gathering many packets), not one small packet at a time. */
 size_t vser_send(const void *buf, size_t len);
+
+/* Harvests finished transmit buffers; true when none is left with the
+ * host, i.e. everything accepted so far has been written to the chardev
+ * (QEMU returns a buffer only once its last byte is written). Data still
+ * in flight at power-off is lost, so a sender flushes before it stops.
+ * The sender's call, like vser_send. Never blocks. */
+bool vser_flushed(void);
 
 /* The next complete line the host sent on the port, without its newline
  * ("\r\n" is accepted too), NUL-terminated in buf (size > 1). Longer lines
