@@ -35,6 +35,10 @@ fails lab_bug_refused_without_lab_bugs 'boot with lab_bugs=1' --cmd "sched featu
 check lab_bug_allowed_with_lab_bugs 'feature LAB_LEAVE_BUG=on' --append "lab_bugs=1" --cmd "sched feature LAB_LEAVE_BUG on"
 fails slice_out_of_range_fails 'US must be 100..100000' --cmd "sched slice 5 50"
 fails feature_unknown_fails "no feature 'NOPE'" --cmd "sched feature NOPE on"
+fails crash_fault_panics_with_registers 'PANIC: cpu0: exception 14 \(page fault\).*|cr2=0*7ff0000000' --cmd "crash fault"
+fails crash_fault_prints_backtrace '^bt: [0-9a-f]+ [0-9a-f]+' --cmd "crash fault"
+fails crash_bug_names_the_line 'BUG_ON\(argc == 2\) at kernel/shell/shell.c:[0-9]+' --cmd "crash bug"
+fails crash_reported_by_runq 'runq boot: kernel panic: PANIC' --cmd "crash fault"
 fails unknown_command_fails 'frobnicate: unknown command' --cmd frobnicate
 fails probe_bad_count_fails 'SPINNERS must be 0..16' --cmd "sched probe 99"
 fails nice_bad_value_fails 'NICE must be -20..19' --cmd "sched nice 5 40"

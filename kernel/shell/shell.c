@@ -2,6 +2,7 @@
 #include "../arch/x86_64/clock.h"
 #include "../arch/x86_64/percpu.h"
 #include "../drivers/uart.h"
+#include "../lib/bug.h"
 #include "../lib/panic.h"
 #include "../lib/printf.h"
 #include "../lib/string.h"
@@ -74,6 +75,22 @@ static bool cmd_sched(int argc, char **argv)
     return sched_cmd(argc, argv);
 }
 
+/* Exercises the panic path on purpose, so tests can check what a crash
+ * prints and how runq boot reports it. */
+static bool cmd_crash(int argc, char **argv)
+{
+    if (argc == 2 && strcmp(argv[1], "fault") == 0) {
+        volatile u64 *bad = (volatile u64 *)0x7ff0000000ull; /* beyond the 4 GiB identity map */
+        return *bad == 0;
+    }
+    if (argc == 2 && strcmp(argv[1], "bug") == 0) {
+        BUG_ON(argc == 2);
+        return false;
+    }
+    kprintf("usage: crash fault|bug\n");
+    return false;
+}
+
 static const struct shell_cmd commands[] = {
     { "help", "help", "list the commands", cmd_help },
     { "ps", "ps", "tasks: id, name, cpu, state, nice, runtime", cmd_ps },
@@ -81,6 +98,7 @@ static const struct shell_cmd commands[] = {
     { "vser", "vser ...", "virtio-serial trace port: status, send N, echo TEXT, recv [MS]", vser_cmd },
     { "test", "test all|NAME", "run boot self-tests now", cmd_test },
     { "echo", "echo WORDS", "print the words (marks a point in the console log)", cmd_echo },
+    { "crash", "crash fault|bug", "panic on purpose: a page fault or a failed BUG_ON (for tests)", cmd_crash },
     { "poweroff", "poweroff", "power off (QEMU exits; failure status if a test failed)", cmd_poweroff },
 };
 
