@@ -21,7 +21,8 @@
 
 #define RUNQ_COMMANDS(X)                                                        \
     X(boot, "boot the kernel in QEMU, run commands or tests, exit with the verdict") \
-    X(run,  "boot the kernel to its interactive shell")
+    X(run,  "boot the kernel to its interactive shell") \
+    X(sim,  "run a policy on the host on a workload file and print the schedule")
 
 #define RUNQ_DECLARE_CMD(name, summary) int cmd_##name(int argc, char **argv);
 RUNQ_COMMANDS(RUNQ_DECLARE_CMD)

@@ -1,0 +1,735 @@
+/*
+ * `runq sim`: runs a policy (kernel/sched/rr.c or eevdf.c, the same source
+ * the kernel runs) on a workload, one quantum at a time, and prints the
+ * schedule, one letter per quantum, and with -v or --numberline the state
+ * of the queue at every decision. docs/sim.md describes the format and the
+ * output; sim.h says which file does what.
+ *
+ * The loop plays the core (kernel/sched/core.c) with every event moved to a
+ * quantum boundary. At each boundary t, in this order:
+ *
+ *   1. the current task is charged the quantum it just ran;
+ *   2. if that finished a run step of its pattern it blocks or exits:
+ *      leave() now, before the pick, as the core does;
+ *      otherwise, on a tick boundary, tick() may ask for a decision, and so
+ *      may the policy's timer (timer_ns(), HRTICK) if it ran out within
+ *      the quantum;
+ *   3. tasks arriving or waking at t join, in file order (NEW or WAKE), and
+ *      each is offered to wakeup_preempt() while a task is current;
+ *   4. if anything asked for a decision, or nothing is current and someone
+ *      joined: next = pick(); put_back() the current one if it is still
+ *      runnable and not next; take(next). Then the quantum [t, t+q) is run.
+ *
+ * Nothing happens inside a quantum: a timer due in the middle of one fires
+ * at its end. One exception: a timer due less than a microsecond after a
+ * boundary fires at it, and current is charged that sliver first. The
+ * fixed-point vruntime arithmetic charged a quantum at a time can leave a
+ * protected stretch a few ns short of the boundary that ends it exactly;
+ * without this, such a task would keep the CPU a whole quantum more.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "eevdf.h"
+#include "eevdf_features.h"
+#include "policy.h"
+#include "sim.h"
+#include "weights.h"
+
+/* ---- flags ---- */
+
+enum sim_flag {
+    SIM_F_DECISIONS,
+    SIM_F_NUMBERLINE,
+    SIM_F_SEED,
+    SIM_F_CHECK,
+    SIM_F_POLICY,
+    SIM_F_FEATURE,
+    SIM_F_RUN,
+    SIM_F_HELP,
+};
+
+/* One table drives both parsing and --help. */
+static const struct sim_flagdef {
+    enum sim_flag flag;
+    char short_name; /* 0: none */
+    const char *name;
+    const char *arg; /* NULL: takes no value */
+    const char *help;
+} sim_flagdefs[] = {
+    { SIM_F_DECISIONS, 'v', "decisions", NULL,
+      "at every decision print V and each task's vruntime, deadline, lag, eligibility" },
+    { SIM_F_NUMBERLINE, 0, "numberline", NULL,
+      "at every decision draw V (*) and each task's vruntime (|) to deadline (<)" },
+    { SIM_F_SEED, 's', "seed", "SEED", "make up a random problem from SEED and print it" },
+    { SIM_F_CHECK, 'c', "check", NULL, "with -s: print the answer too (schedule and decisions)" },
+    { SIM_F_POLICY, 'p', "policy", "rr|eevdf", "run this policy, whatever the workload says" },
+    { SIM_F_FEATURE, 'f', "feature", "NAME=on|off", "set an EEVDF feature switch after the workload's; repeatable" },
+    { SIM_F_RUN, 'r', "run", "DURATION", "simulate this long (e.g. 3.2ms), whatever the workload says" },
+    { SIM_F_HELP, 'h', "help", NULL, "this help" },
+};
+#define SIM_NFLAGS (sizeof sim_flagdefs / sizeof sim_flagdefs[0])
+
+struct sim_opts {
+    bool decisions, numberline, check, seeded;
+    uint64_t seed;
+    uint64_t run_ns; /* 0: the workload's */
+    const char *policy;
+    const char *file;
+    int nfeatures;
+    const char *features[SIM_MAX_FEATURES];
+};
+
+static void sim_help(FILE *f)
+{
+    fprintf(f, "usage: runq sim [flags] FILE     run the workload in FILE ('-': stdin)\n"
+               "       runq sim -s SEED [-c]     make up a problem; -c shows its answer\n\n"
+               "Runs the rr or eevdf policy on the host, a quantum at a time, and prints\n"
+               "the schedule: who ran each quantum ('.': nobody). docs/sim.md describes\n"
+               "the workload format.\n\nflags:\n");
+    for (size_t k = 0; k < SIM_NFLAGS; k++) {
+        const struct sim_flagdef *d = &sim_flagdefs[k];
+        char left[48], shrt[8] = "";
+
+        if (d->short_name)
+            snprintf(shrt, sizeof shrt, "-%c, ", d->short_name);
+        snprintf(left, sizeof left, "%s--%s%s%s", shrt, d->name, d->arg ? " " : "", d->arg ? d->arg : "");
+        fprintf(f, "  %-28s %s\n", left, d->help);
+    }
+}
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* One line on stderr, "runq sim: ...", and the usage-error status. */
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, "runq sim: ");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n");
+    return 2;
+}
+
+static bool parse_u64(const char *s, uint64_t *out)
+{
+    char *end;
+
+    if (!*s || strspn(s, "0123456789") != strlen(s))
+        return false;
+    errno = 0;
+    *out = strtoull(s, &end, 10);
+    return errno == 0 && *end == '\0';
+}
+
+static int flag_value(struct sim_opts *o, const struct sim_flagdef *d, const char *v)
+{
+    switch (d->flag) {
+    case SIM_F_SEED:
+        if (!parse_u64(v, &o->seed))
+            return usage_error("bad --seed '%s': want a whole number 0..18446744073709551615", v);
+        o->seeded = true;
+        return 0;
+    case SIM_F_POLICY:
+        if (strcmp(v, "rr") != 0 && strcmp(v, "eevdf") != 0)
+            return usage_error("bad --policy '%s': want rr or eevdf", v);
+        o->policy = v;
+        return 0;
+    case SIM_F_RUN:
+        if (!sim_parse_duration(v, &o->run_ns) || o->run_ns == 0)
+            return usage_error("bad --run '%s': want a duration such as 20ms", v);
+        return 0;
+    case SIM_F_FEATURE: {
+        const char *eq = strchr(v, '=');
+        char name[64];
+
+        if (!eq || (strcmp(eq + 1, "on") != 0 && strcmp(eq + 1, "off") != 0) || (size_t)(eq - v) >= sizeof name)
+            return usage_error("bad --feature '%s': want NAME=on or NAME=off", v);
+        memcpy(name, v, (size_t)(eq - v));
+        name[eq - v] = '\0';
+        if (eevdf_feature_lookup(name) < 0)
+            return usage_error("bad --feature '%s': no feature '%s'", v, name);
+        if (o->nfeatures == SIM_MAX_FEATURES)
+            return usage_error("more than %d --feature flags", SIM_MAX_FEATURES);
+        o->features[o->nfeatures++] = v;
+        return 0;
+    }
+    default:
+        return 0;
+    }
+}
+
+static void flag_switch(struct sim_opts *o, enum sim_flag f)
+{
+    if (f == SIM_F_DECISIONS)
+        o->decisions = true;
+    else if (f == SIM_F_NUMBERLINE)
+        o->numberline = true;
+    else if (f == SIM_F_CHECK)
+        o->check = true;
+}
+
+/* Returns -1 for --help (printed), 0 to go on, 2 on a usage error
+ * (printed). */
+static int parse_args(int argc, char **argv, struct sim_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        const struct sim_flagdef *d = NULL;
+
+        if (a[0] != '-' || strcmp(a, "-") == 0) {
+            if (o->file)
+                return usage_error("one workload file only: '%s' and '%s'", o->file, a);
+            o->file = a;
+            continue;
+        }
+        if (a[1] == '-') {
+            const char *eq = strchr(a + 2, '=');
+            size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+            for (size_t k = 0; k < SIM_NFLAGS && !d; k++)
+                if (strlen(sim_flagdefs[k].name) == len && strncmp(a + 2, sim_flagdefs[k].name, len) == 0)
+                    d = &sim_flagdefs[k];
+            if (d && eq) {
+                if (!d->arg)
+                    return usage_error("--%s takes no value", d->name);
+                v = eq + 1;
+            }
+        } else {
+            for (size_t k = 0; k < SIM_NFLAGS && !d; k++)
+                if (sim_flagdefs[k].short_name == a[1])
+                    d = &sim_flagdefs[k];
+            if (d && a[2]) {
+                if (!d->arg)
+                    d = NULL; /* no bundling of switches: -vc is unknown */
+                else
+                    v = a + 2;
+            }
+        }
+        if (!d)
+            return usage_error("unknown option '%s'; see 'runq sim --help'", a);
+        if (d->flag == SIM_F_HELP) {
+            sim_help(stdout);
+            return -1;
+        }
+        if (!d->arg) {
+            flag_switch(o, d->flag);
+            continue;
+        }
+        if (!v) {
+            if (i + 1 >= argc)
+                return usage_error("--%s needs a value (%s)", d->name, d->arg);
+            v = argv[++i];
+        }
+        if (flag_value(o, d, v) != 0)
+            return 2;
+    }
+    if (o->seeded && o->file)
+        return usage_error("give a workload FILE or -s SEED, not both");
+    if (!o->seeded && !o->file)
+        return usage_error("need a workload FILE or -s SEED; see 'runq sim --help'");
+    if (o->check && !o->seeded)
+        return usage_error("-c shows the answer to a -s problem; with a FILE the schedule is always printed");
+    return 0;
+}
+
+/* ---- the simulation ---- */
+
+enum sim_state {
+    SIM_T_NEW,     /* has not arrived yet */
+    SIM_T_QUEUED,  /* runnable: current or waiting */
+    SIM_T_ASLEEP,  /* off the CPU until wake_at (EEVDF may still keep it queued, delayed) */
+    SIM_T_EXITED,
+};
+
+struct sim_task {
+    const struct sim_task_spec *spec;
+    struct sched_entity se;
+    enum sim_state state;
+    int seg;          /* the pattern step it is in */
+    uint64_t left;    /* CPU time left in this run step */
+    uint64_t wake_at; /* while asleep */
+    unsigned quanta;  /* quanta it ran */
+};
+
+struct sim {
+    const struct sim_workload *w;
+    const struct sched_policy *P;
+    bool eevdf;
+    struct sched_queue q;
+    struct sim_task t[SIM_MAX_TASKS];
+    uint64_t quantum, tick, now;
+    unsigned nquanta;
+    bool one_char_names;
+    FILE *log;             /* decisions go here, printed after the schedule */
+    bool table, numberline;
+    int *sched;            /* one entry per quantum: task index, or -1 idle */
+};
+
+static struct sim_task *task_of(struct sim *s, const struct sched_entity *se)
+{
+    return se ? &s->t[se->id] : NULL;
+}
+
+/* Virtual or real ns as microseconds: "1600", "-533.333", exact. */
+static void fmt_us(char *buf, size_t len, int64_t ns)
+{
+    uint64_t a = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
+    int n = snprintf(buf, len, "%s%" PRIu64, ns < 0 ? "-" : "", a / 1000);
+
+    if (a % 1000 && n > 0 && (size_t)n < len) {
+        char frac[8];
+        snprintf(frac, sizeof frac, ".%03u", (unsigned)(a % 1000));
+        for (size_t k = strlen(frac) - 1; frac[k] == '0'; k--)
+            frac[k] = '\0';
+        snprintf(buf + n, len - (size_t)n, "%s", frac);
+    }
+}
+
+static const char *state_name(const struct sim *s, const struct sim_task *t)
+{
+    switch (t->state) {
+    case SIM_T_NEW:
+        return "new";
+    case SIM_T_QUEUED:
+        return s->q.curr == &t->se ? "run" : "queued";
+    case SIM_T_ASLEEP:
+        return s->eevdf && t->se.on_queue && eevdf_delayed(&t->se) ? "delayed" : "asleep";
+    case SIM_T_EXITED:
+        return "exited";
+    }
+    return "?";
+}
+
+static void log_table(struct sim *s)
+{
+    FILE *f = s->log;
+
+    fprintf(f, "  task  state      vruntime    deadline         lag  elig\n");
+    for (int i = 0; i < s->w->ntasks; i++) {
+        struct sim_task *t = &s->t[i];
+        bool on = t->se.on_queue && s->eevdf;
+        char v[32] = "-", d[32] = "-", l[32] = "-";
+        const char *e = "-";
+
+        if (on) {
+            fmt_us(v, sizeof v, (int64_t)eevdf_vruntime(&t->se));
+            fmt_us(d, sizeof d, (int64_t)eevdf_deadline(&t->se));
+            fmt_us(l, sizeof l, eevdf_lag(&s->q, &t->se));
+            e = eevdf_eligible(&s->q, &t->se) ? "yes" : "no";
+        } else if (s->eevdf && t->state == SIM_T_ASLEEP) {
+            fmt_us(l, sizeof l, eevdf_lag(&s->q, &t->se)); /* the lag it left with */
+        }
+        fprintf(f, "%c %-5s %-7s %11s %11s %11s  %s\n", s->q.curr == &t->se ? '*' : ' ', t->spec->name,
+                state_name(s, t), v, d, l, e);
+    }
+}
+
+/* Zijlstra's picture (857b158dc5e8): for each task on the queue, '|' at its
+ * vruntime and '<' at its deadline; below, an axis with a '+' every eight
+ * columns and '*' at V. A column is an eighth of a quantum of virtual time,
+ * or a power of two times that if the picture would be wider than
+ * SIM_LINE_COLS (light tasks run far ahead in virtual time). */
+#define SIM_LINE_COLS 64
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+    return a / b - (a % b != 0 && (a < 0) != (b < 0));
+}
+
+static void log_numberline(struct sim *s)
+{
+    FILE *f = s->log;
+    int64_t V = (int64_t)eevdf_V(&s->q), lo = V, hi = V, origin, cols;
+    int64_t unit = (int64_t)s->quantum / 8; /* virtual ns a column */
+    char row[SIM_LINE_COLS + 1], o[32], span[32];
+
+    if (unit == 0)
+        unit = 1;
+    for (int i = 0; i < s->w->ntasks; i++) {
+        const struct sched_entity *se = &s->t[i].se;
+        if (!se->on_queue)
+            continue;
+        if ((int64_t)eevdf_vruntime(se) < lo)
+            lo = (int64_t)eevdf_vruntime(se);
+        if ((int64_t)eevdf_deadline(se) > hi)
+            hi = (int64_t)eevdf_deadline(se);
+    }
+    for (;;) {
+        origin = floor_div(lo, 8 * unit) * 8 * unit;
+        if (floor_div(hi - origin, unit) < SIM_LINE_COLS)
+            break;
+        unit *= 2;
+    }
+#define COL(x) floor_div((int64_t)(x) - origin, unit)
+    for (int i = 0; i < s->w->ntasks; i++) {
+        const struct sched_entity *se = &s->t[i].se;
+        int64_t cv, cd;
+        int end = SIM_LINE_COLS;
+
+        if (!se->on_queue)
+            continue;
+        cv = COL(eevdf_vruntime(se));
+        cd = COL(eevdf_deadline(se));
+        memset(row, ' ', sizeof row);
+        for (int64_t c = cv; c <= cd; c++)
+            row[c] = c == cv ? '|' : c == cd ? '<' : '-';
+        while (end > 0 && row[end - 1] == ' ')
+            end--;
+        row[end] = '\0';
+        fprintf(f, "%c %-5s %s\n", s->q.curr == se ? '*' : ' ', s->t[i].spec->name, row);
+    }
+    cols = COL(hi) + 1;
+    for (int64_t c = 0; c < cols; c++)
+        row[c] = c % 8 == 0 ? '+' : '-';
+    row[cols] = '\0';
+    row[COL(V)] = '*';
+#undef COL
+    fmt_us(o, sizeof o, origin);
+    fmt_us(span, sizeof span, 8 * unit);
+    fprintf(f, "        %s   + every %s virtual us from %s, * V\n", row, span, o);
+}
+
+static void log_decision(struct sim *s, const char *why)
+{
+    FILE *f = s->log;
+    char t[32], V[32];
+    struct sim_task *c = task_of(s, s->q.curr);
+
+    fmt_us(t, sizeof t, (int64_t)s->now);
+    fprintf(f, "\nt=%s %s: ", t, why);
+    if (s->eevdf) {
+        fmt_us(V, sizeof V, (int64_t)eevdf_V(&s->q));
+        fprintf(f, "V=%s, ", V);
+    } else {
+        fprintf(f, "list");
+        for (const struct sched_entity *e = s->q.rr.head; e; e = e->rr.next)
+            fprintf(f, " %s", task_of(s, e)->spec->name);
+        fprintf(f, "%s, ", s->q.rr.head ? "" : " empty");
+    }
+    fprintf(f, "picked %s\n", c ? c->spec->name : "nobody");
+    if (s->table)
+        log_table(s);
+    if (s->numberline && s->eevdf && s->q.curr)
+        log_numberline(s);
+}
+
+/* One decision in the core's order; the leaving task, if any, has left. */
+static void decide(struct sim *s, const char *why)
+{
+    struct sched_entity *next = s->P->pick(&s->q);
+
+    if (next != s->q.curr) {
+        if (s->q.curr)
+            s->P->put_back(&s->q);
+        if (next)
+            s->P->take(&s->q, next);
+    }
+    if (s->eevdf)
+        eevdf_check(&s->q);
+    if (s->log)
+        log_decision(s, why);
+}
+
+static void add_reason(char *buf, size_t len, const char *name, const char *what)
+{
+    size_t n = strlen(buf);
+    snprintf(buf + n, len - n, "%s%s%s%s", n ? ", " : "", name, *name ? " " : "", what);
+}
+
+/* The current task has run a quantum of its step: it goes on, blocks or
+ * exits. Returns what happened for the log, or NULL if it goes on. */
+static const char *finish_quantum(struct sim *s, struct sim_task *t)
+{
+    const struct sim_task_spec *sp = t->spec;
+
+    t->quanta++;
+    if (t->left == UINT64_MAX)
+        return NULL;
+    t->left -= s->quantum;
+    if (t->left)
+        return NULL;
+    for (;;) {
+        t->seg = (t->seg + 1) % sp->nsegs;
+        const struct sim_seg *g = &sp->segs[t->seg];
+        switch (g->kind) {
+        case SIM_SEG_RUN: /* a run straight after a run: no break in between */
+            t->left = g->ns;
+            return NULL;
+        case SIM_SEG_SLEEP:
+            s->P->leave(&s->q, &t->se, SCHED_LEAVE_BLOCK);
+            t->state = SIM_T_ASLEEP;
+            t->wake_at = s->now + g->ns;
+            return "blocks";
+        case SIM_SEG_EXIT:
+            s->P->leave(&s->q, &t->se, SCHED_LEAVE_EXIT);
+            t->state = SIM_T_EXITED;
+            return "exits";
+        }
+    }
+}
+
+/* A timer due this little after a boundary fires at it (see sim_run). */
+#define SIM_TIMER_SLACK_NS 1000ull
+
+static void sim_run(struct sim *s)
+{
+    const struct sim_workload *w = s->w;
+    struct sched_params params = { w->cpus, s->tick };
+    uint64_t timer_left = UINT64_MAX;
+
+    s->P->init(&s->q, &params);
+    for (int i = 0; i < w->ntasks; i++) {
+        struct sim_task *t = &s->t[i];
+        memset(t, 0, sizeof *t);
+        t->spec = &w->tasks[i];
+        t->se.id = i;
+        t->se.nice = t->spec->nice;
+        t->se.slice_ns = t->spec->slice_ns;
+    }
+    for (unsigned k = 0; k <= s->nquanta; k++) {
+        struct sim_task *c = task_of(s, s->q.curr);
+        char why[256] = "";
+        bool need = false, joined = false;
+        uint64_t left_now;
+
+        s->now = (uint64_t)k * s->quantum;
+        /* 1-2: the quantum just run, and what it ends */
+        if (c) {
+            const char *ended;
+            s->P->charge(&s->q, s->quantum);
+            ended = finish_quantum(s, c);
+            if (ended) {
+                add_reason(why, sizeof why, c->spec->name, ended);
+                need = true;
+            } else if (s->now % s->tick == 0 && s->P->tick(&s->q)) {
+                add_reason(why, sizeof why, "", "tick");
+                need = true;
+            } else if (timer_left <= s->quantum) {
+                add_reason(why, sizeof why, "", "timer");
+                need = true;
+            } else if ((left_now = s->P->timer_ns(&s->q)) <= SIM_TIMER_SLACK_NS) {
+                /* Charged in pieces, a stretch can end a few ns after the
+                 * boundary that ends it in exact arithmetic: charge the
+                 * sliver now rather than run a whole extra quantum. */
+                if (left_now)
+                    s->P->charge(&s->q, left_now);
+                add_reason(why, sizeof why, "", "timer");
+                need = true;
+            }
+        }
+        if (k == s->nquanta)
+            break;
+        /* 3: arrivals and wakeups */
+        for (int i = 0; i < w->ntasks; i++) {
+            struct sim_task *t = &s->t[i];
+            bool new = t->state == SIM_T_NEW && t->spec->arrive_ns == s->now;
+
+            if (!new && !(t->state == SIM_T_ASLEEP && t->wake_at == s->now))
+                continue;
+            if (new) {
+                s->P->init_entity(&s->q, &t->se);
+                t->left = t->spec->nsegs ? t->spec->segs[0].ns : UINT64_MAX;
+            } else {
+                t->seg = (t->seg + 1) % t->spec->nsegs; /* the run after the sleep */
+                t->left = t->spec->segs[t->seg].ns;
+            }
+            s->P->join(&s->q, &t->se, new ? SCHED_JOIN_NEW : SCHED_JOIN_WAKE);
+            t->state = SIM_T_QUEUED;
+            joined = true;
+            if (s->q.curr && s->P->wakeup_preempt(&s->q, &t->se)) {
+                add_reason(why, sizeof why, t->spec->name, new ? "arrives and preempts" : "wakes and preempts");
+                need = true;
+            } else {
+                add_reason(why, sizeof why, t->spec->name, new ? "arrives" : "wakes");
+            }
+        }
+        /* 4: the decision, and the quantum */
+        if (need || (!s->q.curr && joined))
+            decide(s, why);
+        c = task_of(s, s->q.curr);
+        timer_left = c ? s->P->timer_ns(&s->q) : UINT64_MAX;
+        s->sched[k] = c ? (int)(c - s->t) : -1;
+    }
+}
+
+/* ---- output ---- */
+
+static void print_schedule(FILE *f, const struct sim *s)
+{
+    for (unsigned k = 0; k < s->nquanta; k++) {
+        int i = s->sched[k];
+        if (s->one_char_names)
+            fputc(i < 0 ? '.' : s->t[i].spec->name[0], f);
+        else
+            fprintf(f, "%s%s", k ? " " : "", i < 0 ? "." : s->t[i].spec->name);
+    }
+    fputc('\n', f);
+}
+
+static void print_header(FILE *f, const struct sim *s)
+{
+    char q[32], tick[32], b[32];
+
+    sim_format_duration(q, sizeof q, s->quantum);
+    sim_format_duration(tick, sizeof tick, s->tick);
+    fprintf(f, "\n%s, quantum %s, tick %s", s->w->policy, q, tick);
+    if (s->eevdf) {
+        sim_format_duration(b, sizeof b, eevdf_base_slice(s->w->cpus));
+        fprintf(f, ", base slice %s", b);
+        for (int i = 0; i < EEVDF_NR_FEATURES; i++)
+            if (eevdf_feature((enum eevdf_feature)i) != eevdf_feature_default((enum eevdf_feature)i))
+                fprintf(f, ", %s%s", eevdf_feature((enum eevdf_feature)i) ? "" : "NO_",
+                        eevdf_feature_name((enum eevdf_feature)i));
+    }
+    fprintf(f, "\n  task  nice  weight  slice    quanta\n");
+    for (int i = 0; i < s->w->ntasks; i++) {
+        const struct sim_task *t = &s->t[i];
+
+        if (s->eevdf)
+            sim_format_duration(b, sizeof b, t->spec->slice_ns ? t->spec->slice_ns : eevdf_base_slice(s->w->cpus));
+        if (s->eevdf)
+            fprintf(f, "  %-5s %4d  %6u  %-7s  %6u\n", t->spec->name, t->spec->nice,
+                    sched_nice_to_weight(t->spec->nice), b, t->quanta);
+        else
+            fprintf(f, "  %-5s %4d  %6s  %-7s  %6u\n", t->spec->name, t->spec->nice, "-", "-", t->quanta);
+    }
+    if (s->table)
+        fprintf(f, "times in us; V, vruntime, deadline and lag in virtual us\n");
+}
+
+/* Runs w and prints the schedule, then (table or numberline) the decisions.
+ * 0 on success, 1 if out of memory. */
+static int sim_simulate(const struct sim_workload *w, bool table, bool numberline)
+{
+    struct sim s;
+    char *logbuf = NULL;
+    size_t loglen = 0;
+    int rc = 0;
+
+    memset(&s, 0, sizeof s);
+    s.w = w;
+    s.eevdf = strcmp(w->policy, "eevdf") == 0;
+    s.P = s.eevdf ? &eevdf_policy : &rr_policy;
+    s.quantum = w->quantum_ns;
+    s.tick = w->tick_ns ? w->tick_ns : w->quantum_ns;
+    s.nquanta = (unsigned)(w->run_ns / w->quantum_ns);
+    s.table = table;
+    s.numberline = numberline && s.eevdf;
+    s.one_char_names = true;
+    for (int i = 0; i < w->ntasks; i++)
+        if (strlen(w->tasks[i].name) != 1)
+            s.one_char_names = false;
+    s.sched = calloc(s.nquanta, sizeof *s.sched);
+    if (!s.sched)
+        goto oom;
+    eevdf_features_reset();
+    for (int i = 0; i < w->nfeatures; i++)
+        eevdf_feature_set(eevdf_feature_name((enum eevdf_feature)w->features[i].feature), w->features[i].on);
+    if (table || s.numberline) {
+        s.log = open_memstream(&logbuf, &loglen);
+        if (!s.log)
+            goto oom;
+    }
+    sim_run(&s);
+    print_schedule(stdout, &s);
+    if (s.log) {
+        if (fclose(s.log) != 0)
+            goto oom;
+        print_header(stdout, &s);
+        fwrite(logbuf, 1, loglen, stdout);
+    }
+    goto out;
+oom:
+    fprintf(stderr, "runq sim: out of memory\n");
+    rc = 1;
+out:
+    free(logbuf);
+    free(s.sched);
+    return rc;
+}
+
+/* The workload from -s or the file, before the command-line overrides.
+ * 0, or 2 after printing the error. */
+static int load_workload(const struct sim_opts *o, struct sim_workload *w)
+{
+    char err[512];
+    bool is_stdin;
+    FILE *f;
+    int rc;
+
+    if (o->seeded) {
+        sim_generate(o->seed, w);
+        return 0;
+    }
+    is_stdin = strcmp(o->file, "-") == 0;
+    f = is_stdin ? stdin : fopen(o->file, "r");
+    if (!f) {
+        fprintf(stderr, "runq sim: cannot open '%s': %s\n", o->file, strerror(errno));
+        return 2;
+    }
+    rc = sim_parse(f, is_stdin ? "<stdin>" : o->file, w, err, sizeof err);
+    if (!is_stdin)
+        fclose(f);
+    if (rc) {
+        fprintf(stderr, "runq sim: %s\n", err);
+        return 2;
+    }
+    return 0;
+}
+
+/* --policy, --run and --feature win over the workload. 0, or 2 after
+ * printing the error. */
+static int apply_overrides(const struct sim_opts *o, struct sim_workload *w)
+{
+    if (o->policy)
+        strcpy(w->policy, o->policy);
+    if (o->run_ns) {
+        char q[32], r[32];
+        sim_format_duration(q, sizeof q, w->quantum_ns);
+        sim_format_duration(r, sizeof r, o->run_ns);
+        if (o->run_ns % w->quantum_ns || o->run_ns / w->quantum_ns > SIM_MAX_QUANTA)
+            return usage_error("bad --run %s: want a whole number of quanta (%s), at most %d", r, q, SIM_MAX_QUANTA);
+        w->run_ns = o->run_ns;
+    }
+    for (int i = 0; i < o->nfeatures; i++) {
+        const char *eq = strchr(o->features[i], '=');
+        char name[64];
+        memcpy(name, o->features[i], (size_t)(eq - o->features[i])); /* checked by flag_value */
+        name[eq - o->features[i]] = '\0';
+        sim_set_feature(w, name, strcmp(eq + 1, "on") == 0);
+    }
+    return 0;
+}
+
+int cmd_sim(int argc, char **argv)
+{
+    struct sim_opts o;
+    static struct sim_workload w; /* large: keep it off the stack */
+    int rc = parse_args(argc, argv, &o);
+
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    rc = load_workload(&o, &w);
+    if (rc == 0)
+        rc = apply_overrides(&o, &w);
+    if (rc)
+        return rc;
+    if (o.seeded) {
+        /* The problem is printed with the overrides in, so it is the one
+         * the answer solves. */
+        printf("# runq sim -s %" PRIu64 ": what is the schedule? Predict it, then check with -c.\n", o.seed);
+        sim_workload_print(stdout, &w);
+        if (!o.check)
+            return 0;
+        printf("\nanswer:\n");
+        o.decisions = true;
+    }
+    return sim_simulate(&w, o.decisions, o.numberline);
+}

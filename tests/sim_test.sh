@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# Tests of `runq sim`: every example in docs/sim.md, run and compared with
+# the output printed there; every docs/sim/*.sim; -s problems read back as
+# files; and the error cases (file:line messages, exit 2).
+# Usage: tests/sim_test.sh [path/to/runq]   (default build/runq)
+# Prints "PASS name" or "FAIL name: why" per check; exits 1 if any failed.
+# Run from anywhere: it works in the repository root, as the examples do.
+
+RUNQ=$(realpath "${1:-build/runq}") || exit 2
+cd "$(dirname "$0")/.." || exit 2
+DOC=docs/sim.md
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+failed=0
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; failed=1; }
+
+# ---- the examples in docs/sim.md ----
+# An example is a fenced block whose first line is "$ COMMAND" with
+# build/runq in it; the rest of the block is the expected stdout, and the
+# command must exit 0. Each becomes $T/ex.N.cmd and $T/ex.N.want.
+awk -v dir="$T" '
+    /^```/ {
+        if (inblock) { inblock = 0; if (n) close(dir "/ex." n ".want"); next }
+        inblock = 1; first = 1; example = 0; next
+    }
+    inblock && first {
+        first = 0
+        if ($0 ~ /^\$ / && index($0, "build/runq")) {
+            example = 1; n++
+            print substr($0, 3) > (dir "/ex." n ".cmd"); close(dir "/ex." n ".cmd")
+            printf "" > (dir "/ex." n ".want")
+        }
+        next
+    }
+    inblock && example { print > (dir "/ex." n ".want") }
+' "$DOC"
+
+nex=0
+for cmdfile in "$T"/ex.*.cmd; do
+    [ -e "$cmdfile" ] || break
+    nex=$((nex + 1))
+    n=${cmdfile%.cmd}; n=${n##*.}
+    cmd=$(cat "$cmdfile")
+    name="doc_example_$n ($cmd)"
+    # The examples say build/runq; run the runq under test.
+    run=${cmd//build\/runq/\"$RUNQ\"}
+    sh -c "$run" >"$T/got" 2>"$T/err"
+    rc=$?
+    if [ $rc -ne 0 ]; then
+        fail "$name" "exit $rc: $(head -c 300 "$T/err")"
+    elif ! diff -u "$T/ex.$n.want" "$T/got" >"$T/diff"; then
+        fail "$name" "output differs from $DOC:
+$(head -n 30 "$T/diff")"
+    else
+        pass "$name"
+    fi
+done
+if [ "$nex" -ge 4 ]; then pass "doc_has_examples ($nex)"; else fail doc_has_examples "found $nex, want 4 or more"; fi
+
+# ---- the example workloads ----
+for f in docs/sim/*.sim; do
+    if "$RUNQ" sim -v --numberline "$f" >"$T/out" 2>"$T/err" && [ -s "$T/out" ]; then
+        pass "workload_runs $f"
+    else
+        fail "workload_runs $f" "$(head -c 300 "$T/err")"
+    fi
+done
+# The schedules docs/eevdf.md and tests/eevdf_test.c pin, from Zijlstra's commit.
+expect_schedule() {
+    local name=$1 want=$2
+    shift 2
+    local got
+    got=$("$RUNQ" sim "$@" 2>&1 | head -n 1)
+    if [ "$got" = "$want" ]; then pass "$name"; else fail "$name" "got '$got', want '$want'"; fi
+}
+expect_schedule zijlstra_fifo ABCDABCDABCDABCD docs/sim/zijlstra-fifo.sim
+expect_schedule zijlstra_short_no_run_to_parity BAACCDDBBAACCDDBBAACCDDB docs/sim/zijlstra-short.sim
+expect_schedule zijlstra_short_run_to_parity BACDBACDBACDBACDBACDBACD -f RUN_TO_PARITY=on docs/sim/zijlstra-short.sim
+
+# ---- -s: same seed, same problem; the printed problem is a workload ----
+for seed in 0 1 7 42 18446744073709551615; do
+    "$RUNQ" sim -s "$seed" >"$T/p1" 2>&1
+    "$RUNQ" sim -s "$seed" >"$T/p2" 2>&1
+    "$RUNQ" sim -s "$seed" -c >"$T/answer" 2>&1
+    want=$(sed -n '/^answer:$/{n;p;}' "$T/answer")
+    got=$("$RUNQ" sim "$T/p1" 2>&1)
+    if ! cmp -s "$T/p1" "$T/p2"; then
+        fail "seed_repeatable $seed" "two runs printed different problems"
+    elif grep -q '^answer:' "$T/p1"; then
+        fail "seed_no_answer_without_c $seed" "-s alone printed the answer"
+    elif ! cmp -s "$T/p1" <(head -n "$(wc -l <"$T/p1")" "$T/answer"); then
+        fail "seed_check_same_problem $seed" "-c printed a different problem"
+    elif [ -z "$want" ] || [ "$got" != "$want" ]; then
+        fail "seed_reads_back $seed" "file gives '$got', -c says '$want'"
+    else
+        pass "seed_problem $seed"
+    fi
+done
+ntasks=$("$RUNQ" sim -s 3 | grep -c '^task ')
+if [ "$ntasks" -ge 2 ] && [ "$ntasks" -le 5 ]; then pass seed_task_count; else fail seed_task_count "$ntasks tasks"; fi
+
+# ---- errors ----
+runq() { "$RUNQ" "$@" >"$T/out" 2>"$T/err" </dev/null; rc=$?; }
+
+# expect NAME RC STDERR_SUBSTRING ARGS...
+expect() {
+    local name=$1 want=$2 sub=$3
+    shift 3
+    runq "$@"
+    if [ "$rc" != "$want" ]; then
+        fail "$name" "exit $rc, want $want; stderr: $(head -c 300 "$T/err")"
+    elif [ -n "$sub" ] && ! grep -qF -- "$sub" "$T/err"; then
+        fail "$name" "stderr lacks '$sub': $(head -c 300 "$T/err")"
+    elif [ "$want" = 2 ] && [ "$(wc -l <"$T/err")" != 1 ]; then
+        fail "$name" "want one line on stderr, got: $(head -c 300 "$T/err")"
+    else
+        pass "$name"
+    fi
+}
+
+# bad_line NAME "FILE CONTENTS" LINE SUBSTRING: a workload with an error on
+# LINE: exit 2 and one line "runq sim: FILE:LINE: ...SUBSTRING...".
+bad_line() {
+    printf "$2" >"$T/bad.sim"
+    expect "$1" 2 "$4" sim "$T/bad.sim"
+    case $(head -n 1 "$T/err") in
+    "runq sim: $T/bad.sim:$3: "*) ;;
+    *) fail "$1" "want 'runq sim: $T/bad.sim:$3: ...', got: $(head -c 300 "$T/err")" ;;
+    esac
+}
+
+expect help 0 "" sim --help
+grep -q -- "--numberline" "$T/out" && pass help_lists_flags || fail help_lists_flags "no --numberline in --help"
+expect help_via_runq_help 0 "" help sim
+expect missing_file 2 "runq sim: cannot open '$T/nope.sim'" sim "$T/nope.sim"
+expect unknown_flag 2 "runq sim: unknown option '--bogus'" sim --bogus docs/sim/zijlstra-fifo.sim
+expect unknown_short_flag 2 "runq sim: unknown option '-x'" sim -x docs/sim/zijlstra-fifo.sim
+expect no_workload 2 "runq sim: need a workload FILE or -s SEED" sim
+expect file_and_seed 2 "not both" sim -s 1 docs/sim/zijlstra-fifo.sim
+expect check_without_seed 2 "runq sim: -c" sim -c docs/sim/zijlstra-fifo.sim
+expect bad_seed 2 "bad --seed 'x1'" sim -s x1
+expect seed_needs_value 2 "--seed needs a value" sim -s
+expect bad_policy 2 "bad --policy 'cfs'" sim --policy cfs docs/sim/zijlstra-fifo.sim
+expect bad_feature 2 "no feature 'NOPE'" sim --feature NOPE=on docs/sim/zijlstra-fifo.sim
+expect bad_feature_value 2 "bad --feature 'HRTICK=maybe'" sim -f HRTICK=maybe docs/sim/zijlstra-fifo.sim
+expect bad_run 2 "bad --run 1ms: want a whole number of quanta (800us)" sim --run 1ms docs/sim/zijlstra-fifo.sim
+expect switch_takes_no_value 2 "--decisions takes no value" sim --decisions=yes docs/sim/zijlstra-fifo.sim
+
+bad_line bad_directive 'task A\npolcy rr\n' 2 "unknown directive 'polcy'"
+bad_line bad_duration_unit 'quantum 3\ntask A\n' 1 "bad quantum '3'"
+bad_line bad_nice '# comment\n\ntask A nice=20\n' 3 "bad nice '20'"
+bad_line weight_not_in_table 'task A weight=2048\n' 1 "nearest is 1991 (nice -3)"
+bad_line bad_task_option 'task A colour=red\n' 1 "unknown task option 'colour'"
+bad_line pattern_starts_with_sleep 'task A pattern=sleep:1ms,run:1ms\n' 1 "a pattern starts with run:"
+bad_line pattern_after_exit 'task A pattern=run:1ms,exit,run:1ms\n' 1 "nothing may follow exit"
+bad_line slice_out_of_range 'task A slice=200ms\n' 1 "outside 100us..100ms"
+bad_line duplicate_task 'task A\ntask B\ntask A\n' 3 "task A is already declared on line 1"
+bad_line unknown_feature 'feature FOO on\ntask A\n' 1 "no feature 'FOO'"
+bad_line feature_needs_on_off 'feature HRTICK yes\ntask A\n' 1 "want on or off"
+# Checked after the whole file: the line of the task at fault.
+bad_line arrive_off_quantum 'task A\ntask B arrive=1500us\nquantum 1ms\n' 2 "arrive must be a whole number of quanta (1ms)"
+bad_line tick_off_quantum 'quantum 2ms\ntick 3ms\ntask A\n' 2 "the tick must be a whole number of quanta"
+bad_line no_tasks '# nothing\n' 1 "no tasks"
+
+# Standard input is "<stdin>" in messages.
+printf 'task A\nnonsense\n' >"$T/in.sim"
+"$RUNQ" sim - <"$T/in.sim" >"$T/out" 2>"$T/err"
+rc=$?
+if [ $rc = 2 ] && grep -qF "runq sim: <stdin>:2: unknown directive 'nonsense'" "$T/err"; then
+    pass stdin_errors_named
+else
+    fail stdin_errors_named "exit $rc: $(cat "$T/err")"
+fi
+
+exit $failed
