@@ -267,6 +267,7 @@ struct sim {
     uint64_t quantum, tick, now;
     unsigned nquanta;
     bool one_char_names;
+    int name_width;        /* column width for names: the longest, at least 5 */
     FILE *log;             /* decisions go here, printed after the schedule */
     bool table, numberline;
     int *sched;            /* one entry per quantum: task index, or -1 idle */
@@ -311,7 +312,7 @@ static void log_table(struct sim *s)
 {
     FILE *f = s->log;
 
-    fprintf(f, "  task  state      vruntime    deadline         lag  elig\n");
+    fprintf(f, "  %-*s state      vruntime    deadline         lag  elig\n", s->name_width, "task");
     for (int i = 0; i < s->w->ntasks; i++) {
         struct sim_task *t = &s->t[i];
         bool on = t->se.on_queue && s->eevdf;
@@ -326,8 +327,8 @@ static void log_table(struct sim *s)
         } else if (s->eevdf && t->state == SIM_T_ASLEEP) {
             fmt_us(l, sizeof l, eevdf_lag(&s->q, &t->se)); /* the lag it left with */
         }
-        fprintf(f, "%c %-5s %-7s %11s %11s %11s  %s\n", s->q.curr == &t->se ? '*' : ' ', t->spec->name,
-                state_name(s, t), v, d, l, e);
+        fprintf(f, "%c %-*s %-7s %11s %11s %11s  %s\n", s->q.curr == &t->se ? '*' : ' ', s->name_width,
+                t->spec->name, state_name(s, t), v, d, l, e);
     }
 }
 
@@ -383,7 +384,7 @@ static void log_numberline(struct sim *s)
         while (end > 0 && row[end - 1] == ' ')
             end--;
         row[end] = '\0';
-        fprintf(f, "%c %-5s %s\n", s->q.curr == se ? '*' : ' ', s->t[i].spec->name, row);
+        fprintf(f, "%c %-*s %s\n", s->q.curr == se ? '*' : ' ', s->name_width, s->t[i].spec->name, row);
     }
     cols = COL(hi) + 1;
     for (int64_t c = 0; c < cols; c++)
@@ -393,7 +394,7 @@ static void log_numberline(struct sim *s)
 #undef COL
     fmt_us(o, sizeof o, origin);
     fmt_us(span, sizeof span, 8 * unit);
-    fprintf(f, "        %s   + every %s virtual us from %s, * V\n", row, span, o);
+    fprintf(f, "%*s%s   + every %s virtual us from %s, * V\n", s->name_width + 3, "", row, span, o);
 }
 
 static void log_decision(struct sim *s, const char *why)
@@ -588,20 +589,21 @@ static void print_header(FILE *f, const struct sim *s)
                 fprintf(f, ", %s%s", eevdf_feature((enum eevdf_feature)i) ? "" : "NO_",
                         eevdf_feature_name((enum eevdf_feature)i));
     }
-    fprintf(f, "\n  task  nice  weight  slice    quanta\n");
+    fprintf(f, "\n  %-*s nice  weight  slice    quanta\n", s->name_width, "task");
     for (int i = 0; i < s->w->ntasks; i++) {
         const struct sim_task *t = &s->t[i];
 
         if (s->eevdf)
             sim_format_duration(b, sizeof b, t->spec->slice_ns ? t->spec->slice_ns : eevdf_base_slice(s->w->cpus));
         if (s->eevdf)
-            fprintf(f, "  %-5s %4d  %6u  %-7s  %6u\n", t->spec->name, t->spec->nice,
+            fprintf(f, "  %-*s %4d  %6u  %-7s  %6u\n", s->name_width, t->spec->name, t->spec->nice,
                     sched_nice_to_weight(t->spec->nice), b, t->quanta);
         else
-            fprintf(f, "  %-5s %4d  %6s  %-7s  %6u\n", t->spec->name, t->spec->nice, "-", "-", t->quanta);
+            fprintf(f, "  %-*s %4d  %6s  %-7s  %6u\n", s->name_width, t->spec->name, t->spec->nice, "-", "-",
+                    t->quanta);
     }
     if (s->table)
-        fprintf(f, "times in us; V, vruntime, deadline and lag in virtual us\n");
+        fprintf(f, s->eevdf ? "times in us; V, vruntime, deadline and lag in virtual us\n" : "times in us\n");
 }
 
 /* Runs w and prints the schedule, then (table or numberline) the decisions.
@@ -623,9 +625,14 @@ static int sim_simulate(const struct sim_workload *w, bool table, bool numberlin
     s.table = table;
     s.numberline = numberline && s.eevdf;
     s.one_char_names = true;
-    for (int i = 0; i < w->ntasks; i++)
-        if (strlen(w->tasks[i].name) != 1)
+    s.name_width = 5;
+    for (int i = 0; i < w->ntasks; i++) {
+        int len = (int)strlen(w->tasks[i].name);
+        if (len != 1)
             s.one_char_names = false;
+        if (len > s.name_width)
+            s.name_width = len;
+    }
     s.sched = calloc(s.nquanta, sizeof *s.sched);
     if (!s.sched)
         goto oom;
