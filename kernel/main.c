@@ -23,6 +23,7 @@
 #include "sched/sched.h"
 #include "shell/shell.h"
 #include "tests/selftest.h"
+#include "trace/trace.h"
 #include "cmdline.h"
 
 #define HVM_START_MAGIC 0x336ec578
@@ -83,6 +84,7 @@ void kmain(u32 start_info_paddr)
     if (cfg.test[0])
         tests_ok = selftest_run(cfg.test);
     vser_init(); /* optional: the kernel runs on without the trace port */
+    trace_init(si->cmdline_paddr ? (const char *)si->cmdline_paddr : "");
     shell_start(cfg.script, tests_ok);
     idle_enter();
 }

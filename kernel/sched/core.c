@@ -20,6 +20,7 @@
 #include "../arch/x86_64/trap.h"
 #include "../lib/bug.h"
 #include "../lib/printf.h"
+#include "../trace/trace.h"
 
 const struct sched_policy *sched_policy_current;
 u64 sched_tick_ns;
@@ -96,9 +97,11 @@ static void wake_push(struct task *t)
         t->wake_next = old;
     } while (!__atomic_compare_exchange_n(&target->rq.wake_stack, &old, t, true, __ATOMIC_RELEASE,
                                           __ATOMIC_RELAXED));
-    if (target == this_cpu())
+    if (target == this_cpu()) {
+        if (!target->need_resched)
+            target->resched_why = WHY_PREEMPT;
         target->need_resched = true;
-    else if (!old)
+    } else if (!old)
         lapic_send_ipi(target->apic_id, VEC_RESCHED);
 }
 
@@ -129,7 +132,9 @@ static unsigned drain_wakes(struct rq *rq)
             continue;
         }
 #endif
+        s64 lag_before = t->se.ee.vlag;
         pol()->join(&rq->q, &t->se, SCHED_JOIN_WAKE);
+        trace_join(rq, t, TRACE_JOIN_WAKE, lag_before);
         /* The decision follows anyway; this lets the policy settle whether
          * the wakeup cuts the current task's protected stretch short
          * (EEVDF's PREEMPT_SHORT) before it picks. */
@@ -168,6 +173,7 @@ bool task_wake(struct task *t)
     }
 #endif
     t->wake_ts = clock_ns();
+    trace_wake(current(), t, false);
     u64 flags = irq_save();
     wake_push(t);
     irq_restore(flags);
@@ -245,8 +251,12 @@ static void account_curr(struct rq *rq, u64 now)
     struct task *t = rq->curr;
     u64 delta = now > t->exec_start ? now - t->exec_start : 0;
     t->exec_start = now;
-    if (!(t == rq->idle && rq->idle_idling)) /* halted time is not run time */
+    if (t == rq->idle && rq->idle_idling) { /* halted time is not run time */
+        WRITE_ONCE(rq->stats.idle_ns, rq->stats.idle_ns + delta);
+    } else {
         t->runtime_ns += delta;
+        WRITE_ONCE(rq->stats.busy_ns, rq->stats.busy_ns + delta);
+    }
     if (t->se.on_queue && rq->q.curr == &t->se)
         pol()->charge(&rq->q, delta);
 }
@@ -295,6 +305,7 @@ static void expire_sleepers(struct rq *rq, u64 now)
         sleep_remove(rq, t);
         if (state_cas(t, RUN_SLEEPING, RUN_WAKING)) {
             t->wake_ts = t->sleep_deadline; /* the wait starts at the deadline */
+            trace_wake(NULL, t, true);
             wake_push(t);
         }
     }
@@ -313,12 +324,18 @@ void sched_timer_interrupt(void)
         stats_record_tick(&rq->stats, rq->q.nr_queued + (rq->q.curr ? 1 : 0));
         if (rq->q.curr) {
             account_curr(rq, now);
-            if (pol()->tick(&rq->q))
+            if (pol()->tick(&rq->q) && !c->need_resched) {
+                c->resched_why = WHY_TICK;
                 c->need_resched = true;
+            }
         }
+        trace_tick(rq);
+        trace_periodic(rq, now);
     }
     if (rq->slice_end && now >= rq->slice_end) {
         rq->slice_end = 0;
+        if (!c->need_resched)
+            c->resched_why = WHY_SLICE;
         c->need_resched = true;
     }
     expire_sleepers(rq, now);
@@ -329,14 +346,17 @@ void sched_timer_interrupt(void)
 
 void sched_resched_interrupt(void)
 {
-    this_cpu()->need_resched = true;
+    struct cpu *c = this_cpu();
+    if (!c->need_resched)
+        c->resched_why = WHY_IPI;
+    c->need_resched = true;
 }
 
 void sched_irq_exit(void)
 {
     struct cpu *c = this_cpu();
     if (c->need_resched && c->preempt_count == 0 && !c->in_sched)
-        schedule(WHY_IPI);
+        schedule((enum sched_why)c->resched_why);
 }
 
 /* ---- the decision ---- */
@@ -380,6 +400,21 @@ static void halt_in_decision(struct rq *rq)
     spin_lock(&rq->lock);
 }
 
+static enum trace_pick_why trace_why(enum sched_why why)
+{
+    switch (why) {
+    case WHY_TICK: return TRACE_WHY_TICK;
+    case WHY_IPI: return TRACE_WHY_IPI;
+    case WHY_YIELD: return TRACE_WHY_YIELD;
+    case WHY_BLOCK: return TRACE_WHY_BLOCK;
+    case WHY_SLICE: return TRACE_WHY_SLICE;
+    case WHY_PREEMPT: return TRACE_WHY_PREEMPT;
+    case WHY_IDLE: return TRACE_WHY_IDLE;
+    case WHY_EXIT: return TRACE_WHY_EXIT;
+    }
+    return TRACE_WHY_PREEMPT;
+}
+
 static void schedule(enum sched_why why)
 {
     u64 flags = irq_save();
@@ -417,6 +452,10 @@ static void schedule(enum sched_why why)
         pol()->leave(&rq->q, &prev->se, SCHED_LEAVE_EXIT);
         rq->dead = prev;
     }
+    enum trace_leave_reason leave_why = prev->state == RUN_DEAD ? TRACE_LEAVE_EXIT
+                                        : prev->se.on_queue     ? TRACE_LEAVE_DELAYED
+                                        : prev->sleep_deadline  ? TRACE_LEAVE_SLEEP
+                                                                : TRACE_LEAVE_BLOCK;
 
     struct sched_entity *se;
     for (;;) {
@@ -437,6 +476,7 @@ static void schedule(enum sched_why why)
             /* prev, still runnable, is displaced, unless it asked to go */
             BUG_ON(rq->q.curr != &prev->se || prev_blocks);
             pol()->put_back(&rq->q);
+            leave_why = why == WHY_YIELD ? TRACE_LEAVE_YIELD : TRACE_LEAVE_PREEMPT;
             if (why != WHY_YIELD) {
                 prev->displaced_ts = now;
                 prev->nivcsw++;
@@ -462,7 +502,19 @@ static void schedule(enum sched_why why)
     }
     rq->curr = next;
     arm_timer(rq, now);
-    stats_record_decision(&rq->stats, clock_ns() - start, touched);
+    u64 cost = clock_ns() - start;
+    stats_record_decision(&rq->stats, cost, touched);
+
+    /* Tracing comes after the decision is made and counted. */
+    if (next != prev || prev_blocks) {
+        WRITE_ONCE(rq->stats.switches, rq->stats.switches + (next != prev));
+        if (!(prev == rq->idle && rq->idle_idling && !prev_blocks))
+            trace_leave(rq, prev, leave_why, now - prev->stint_start);
+        next->stint_start = now;
+    }
+    if (next != prev || why != WHY_IDLE)
+        trace_pick(rq, prev, next, trace_why(why), cost, touched);
+    trace_periodic(rq, now);
 
     if (next != prev) {
         switch_stack(&prev->rsp, next->rsp);
@@ -478,6 +530,7 @@ void task_exit(void)
     irq_disable();
     struct task *t = current();
     BUG_ON(t->is_idle);
+    trace_task(TRACE_REC_TASK_EXIT, t);
     __atomic_store_n(&t->state, RUN_DEAD, __ATOMIC_SEQ_CST);
     schedule(WHY_EXIT);
     BUG_ON(1);
@@ -545,7 +598,9 @@ void sched_start_task(struct task *t)
     u64 flags = spin_lock_irqsave(&rq->lock);
     pol()->init_entity(&rq->q, &t->se);
     t->state = RUN_QUEUED;
+    trace_task(TRACE_REC_TASK_NEW, t);
     pol()->join(&rq->q, &t->se, SCHED_JOIN_NEW);
+    trace_join(rq, t, TRACE_JOIN_NEW, 0);
     bool kick = !rq->q.curr || pol()->wakeup_preempt(&rq->q, &t->se);
     spin_unlock_irqrestore(&rq->lock, flags);
     if (!kick)
@@ -568,6 +623,7 @@ bool task_set_nice(struct task *t, int nice)
     u64 flags = spin_lock_irqsave(&rq->lock);
     if (rq->curr == t)
         account_curr(rq, clock_ns());
+    trace_set(t, TRACE_SET_NICE, t->se.nice, nice, NULL);
     pol()->set_nice(t->se.on_queue ? &rq->q : NULL, &t->se, nice);
     spin_unlock_irqrestore(&rq->lock, flags);
     return true;
@@ -579,6 +635,7 @@ bool task_set_slice(struct task *t, u64 slice_ns)
     u64 flags = spin_lock_irqsave(&rq->lock);
     if (rq->curr == t)
         account_curr(rq, clock_ns());
+    trace_set(t, TRACE_SET_SLICE, (s64)t->se.slice_ns, (s64)slice_ns, NULL);
     pol()->set_slice(t->se.on_queue ? &rq->q : NULL, &t->se, slice_ns);
     spin_unlock_irqrestore(&rq->lock, flags);
     return true;

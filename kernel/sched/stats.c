@@ -55,6 +55,9 @@ void stats_snapshot(const struct sched_stats *s, struct sched_stats *out)
     out->decision_ns = READ_ONCE(s->decision_ns);
     out->decision_max_ns = READ_ONCE(s->decision_max_ns);
     out->touched = READ_ONCE(s->touched);
+    out->switches = READ_ONCE(s->switches);
+    out->idle_ns = READ_ONCE(s->idle_ns);
+    out->busy_ns = READ_ONCE(s->busy_ns);
     out->ticks = READ_ONCE(s->ticks);
     out->tick_runnable = READ_ONCE(s->tick_runnable);
     for (int i = 0; i < RUNNABLE_BUCKETS; i++)
@@ -78,6 +81,9 @@ void stats_diff(const struct sched_stats *a, const struct sched_stats *b, struct
     out->decision_ns = a->decision_ns - b->decision_ns;
     out->decision_max_ns = a->decision_max_ns;
     out->touched = a->touched - b->touched;
+    out->switches = a->switches - b->switches;
+    out->idle_ns = a->idle_ns - b->idle_ns;
+    out->busy_ns = a->busy_ns - b->busy_ns;
     out->ticks = a->ticks - b->ticks;
     out->tick_runnable = a->tick_runnable - b->tick_runnable;
     for (int i = 0; i < RUNNABLE_BUCKETS; i++)

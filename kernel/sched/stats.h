@@ -1,7 +1,8 @@
 /*
- * Per-CPU scheduler counters (the seed's step 0). Only the owning CPU
- * writes them, under its queue lock, with plain relaxed stores: there is
- * one writer, so no update can be lost, and a reader on another CPU sees
+ * Per-CPU scheduler counters (the seed's step 0). They are written under
+ * the queue's lock (by the owning CPU; run-time charges also by a CPU
+ * renicing a task there), with plain relaxed stores: there is one writer
+ * at a time, so no update can be lost, and a reader on another CPU sees
  * each 64-bit value whole, from before an update or after it. Atomic
  * read-modify-writes would be locked instructions on every decision for
  * nothing.
@@ -27,6 +28,8 @@ struct sched_stats {
     struct wait_hist displaced; /* preempted while runnable -> running again */
     u64 decisions, decision_ns, decision_max_ns;
     u64 touched; /* tasks looked at by decisions: policy pick + wakes drained */
+    u64 switches;          /* decisions that changed the running task */
+    u64 idle_ns, busy_ns;  /* time the idle task idled / anything else ran */
     u64 ticks, tick_runnable;
     u64 tick_runnable_hist[RUNNABLE_BUCKETS];
 };

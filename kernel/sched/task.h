@@ -47,7 +47,8 @@ struct task {
 
     /* accounting, written by the home CPU */
     u64 runtime_ns;
-    u64 exec_start;   /* when it last went on the CPU */
+    u64 exec_start;   /* when its run time was last charged */
+    u64 stint_start;  /* when it last went on the CPU */
     u64 wake_ts;      /* when woken, until it runs (0: not waiting) */
     u64 displaced_ts; /* when preempted, until it runs again */
     u64 nvcsw, nivcsw;

@@ -14,6 +14,7 @@
 #include "../sched/probe.h"
 #include "../sched/rq.h"
 #include "../sched/sched.h"
+#include "../trace/trace.h"
 
 #define DEFAULT_WINDOW_MS 1000
 #define DEFAULT_PROBE_SAMPLES 100
@@ -247,6 +248,7 @@ static bool sched_feature(int argc, char **argv)
         kprintf("sched feature: LAB_LEAVE_BUG puts a known bug back; boot with lab_bugs=1 to allow it\n");
         return false;
     }
+    trace_set(NULL, TRACE_SET_FEATURE, eevdf_feature(f), on, eevdf_feature_name(f));
     eevdf_feature_set(argv[2], on);
     kprintf("feature %s=%s\n", eevdf_feature_name(f), on ? "on" : "off");
     return true;

@@ -8,6 +8,7 @@
 #include "../lib/string.h"
 #include "../sched/sched.h"
 #include "../tests/selftest.h"
+#include "../trace/trace.h"
 
 #define LINE_MAX 256
 #define POLL_NS (10 * NSEC_PER_MSEC)
@@ -23,6 +24,7 @@ static bool cmd_poweroff(int argc, char **argv)
     (void)argc;
     (void)argv;
     bool ok = boot_tests_ok && !shell_failed;
+    trace_shutdown(); /* the host gets every record and the END */
     kprintf("poweroff: %s\n", ok ? "ok" : "with failures");
     qemu_exit(ok ? EXIT_SUCCESS_CODE : EXIT_TEST_FAILED);
 }
@@ -91,12 +93,29 @@ static bool cmd_crash(int argc, char **argv)
     return false;
 }
 
+static bool cmd_mark(int argc, char **argv)
+{
+    if (argc < 2) {
+        kprintf("usage: mark NAME\n");
+        return false;
+    }
+    char name[TRACE_MARK_NAME_MAX + 1];
+    size_t n = 0;
+    for (int i = 1; i < argc; i++)
+        n += snprintf(name + n, sizeof name - n, "%s%s", i > 1 ? " " : "", argv[i]);
+    trace_mark(TRACE_MARK_SHELL, name);
+    kprintf("mark %s\n", name);
+    return true;
+}
+
 static const struct shell_cmd commands[] = {
     { "help", "help", "list the commands", cmd_help },
     { "ps", "ps", "tasks: id, name, cpu, state, nice, runtime", cmd_ps },
     { "sched", "sched ...", "scheduler counters, probes and settings (sched help)", cmd_sched },
     { "vser", "vser ...", "virtio-serial trace port: status, send N, echo TEXT, recv [MS]", vser_cmd },
     { "test", "test all|NAME", "run boot self-tests now", cmd_test },
+    { "trace", "trace [on|off|mask T...]", "trace port status; switch tracing or choose record types", trace_cmd },
+    { "mark", "mark NAME", "put a named phase marker in the trace", cmd_mark },
     { "echo", "echo WORDS", "print the words (marks a point in the console log)", cmd_echo },
     { "crash", "crash fault|bug", "panic on purpose: a page fault or a failed BUG_ON (for tests)", cmd_crash },
     { "poweroff", "poweroff", "power off (QEMU exits; failure status if a test failed)", cmd_poweroff },

@@ -18,6 +18,7 @@ struct cpu {
     bool need_resched;  /* a decision is due at the next chance (any CPU may set it only
                            through an IPI; see rq_kick) */
     bool in_sched;      /* inside schedule(): interrupts must not re-enter it */
+    u8 resched_why;     /* enum sched_why of the decision need_resched asks for */
     struct rq rq;
 };
 

@@ -1,0 +1,324 @@
+/*
+ * The emit points: each builds one record of trace/format.h on the stack
+ * and puts it in this CPU's ring. Policy numbers (V, vruntime, deadline,
+ * lag) come from the EEVDF accessors; under the round robin the record is
+ * flagged TRACE_RF_NO_EEVDF and those fields stay zero.
+ */
+#include "trace.h"
+#include "ring.h"
+#include "../arch/x86_64/clock.h"
+#include "../arch/x86_64/cpu.h"
+#include "../arch/x86_64/percpu.h"
+#include "../lib/string.h"
+#include "../sched/eevdf.h"
+#include "../sched/rq.h"
+#include "../sched/sched.h"
+
+u32 trace_mask;
+struct trace_ring trace_rings[MAX_CPUS];
+
+#define KF_MAX 64 /* keyframe entries: more tasks on one CPU are left out */
+
+static void put(void *rec, u32 size)
+{
+    u64 flags = irq_save();
+    ring_put(&trace_rings[this_cpu()->id], rec, size);
+    irq_restore(flags);
+}
+
+static bool is_eevdf(void)
+{
+    return sched_policy_current == &eevdf_policy;
+}
+
+static void name_copy(char *dst, const char *src, size_t n)
+{
+    size_t i = 0;
+    for (; i < n && src[i]; i++)
+        dst[i] = src[i];
+    for (; i < n; i++)
+        dst[i] = 0;
+}
+
+static int32_t id_of(const struct task *t)
+{
+    return t ? t->id : TRACE_TASK_NONE;
+}
+
+void trace_task(enum trace_rec_type type, const struct task *t)
+{
+    if (!trace_on(type))
+        return;
+    struct trace_rec_task r;
+    trace_rec_init(&r.h, type, sizeof r, clock_ns());
+    r.task = t->id;
+    r.parent = TRACE_TASK_NONE;
+    r.nice = (int8_t)t->se.nice;
+    r.tflags = (t->is_idle ? TRACE_TF_IDLE : 0) | (t->pinned ? TRACE_TF_PINNED : 0);
+    r.cpu = (u16)t->cpu;
+    r.slice_ns = t->se.slice_ns;
+    name_copy(r.name, t->name, TRACE_NAME_LEN);
+    put(&r, sizeof r);
+}
+
+void trace_wake(const struct task *waker, const struct task *wakee, bool timer)
+{
+    if (!trace_on(TRACE_REC_WAKE))
+        return;
+    struct trace_rec_wake r;
+    trace_rec_init(&r.h, TRACE_REC_WAKE, sizeof r, clock_ns());
+    r.waker = timer ? TRACE_TASK_NONE : id_of(waker);
+    r.wakee = wakee->id;
+    r.waker_cpu = (u16)this_cpu()->id;
+    r.target_cpu = (u16)wakee->cpu;
+    r.wflags = timer ? TRACE_WF_TIMER : 0;
+    memset(r.pad, 0, sizeof r.pad);
+    put(&r, sizeof r);
+}
+
+static u16 nr_runnable(const struct rq *rq)
+{
+    return (u16)(rq->q.nr_queued + (rq->q.curr ? 1 : 0));
+}
+
+void trace_join(struct rq *rq, const struct task *t, enum trace_join_reason why, s64 lag_before)
+{
+    if (!trace_on(TRACE_REC_JOIN))
+        return;
+    struct trace_rec_join r;
+    memset(&r, 0, sizeof r);
+    trace_rec_init(&r.h, TRACE_REC_JOIN, sizeof r, clock_ns());
+    r.task = t->id;
+    r.cpu = (u16)t->cpu;
+    r.reason = (u8)why;
+    r.nr_runnable = nr_runnable(rq);
+    if (is_eevdf()) {
+        r.vruntime = eevdf_vruntime(&t->se);
+        r.deadline = eevdf_deadline(&t->se);
+        r.lag_before = lag_before;
+        r.lag_after = eevdf_lag(&rq->q, &t->se);
+        r.V = eevdf_V(&rq->q);
+        r.weight = eevdf_weight(&t->se);
+    } else {
+        r.h.flags = TRACE_RF_NO_EEVDF;
+    }
+    put(&r, sizeof r);
+}
+
+struct eligible_count {
+    const struct sched_queue *q;
+    unsigned n;
+};
+
+static void count_eligible(struct sched_entity *se, void *arg)
+{
+    struct eligible_count *c = arg;
+    if (!eevdf_delayed(se) && eevdf_eligible(c->q, se))
+        c->n++;
+}
+
+void trace_pick(struct rq *rq, const struct task *prev, const struct task *next, enum trace_pick_why why,
+                u64 cost_ns, unsigned touched)
+{
+    if (!trace_on(TRACE_REC_PICK))
+        return;
+    struct trace_rec_pick r;
+    memset(&r, 0, sizeof r);
+    trace_rec_init(&r.h, TRACE_REC_PICK, sizeof r, clock_ns());
+    r.prev = id_of(prev);
+    r.next = id_of(next);
+    r.cpu = (u16)this_cpu()->id;
+    r.why = (u8)why;
+    r.nr_runnable = nr_runnable(rq);
+    r.touched = (u16)(touched > 0xffff ? 0xffff : touched);
+    r.cost_ns = (u32)(cost_ns > 0xffffffffu ? 0xffffffffu : cost_ns);
+    if (is_eevdf()) {
+        r.V = eevdf_V(&rq->q);
+        if (next && next->se.on_queue) {
+            r.next_vruntime = eevdf_vruntime(&next->se);
+            r.next_deadline = eevdf_deadline(&next->se);
+            r.next_lag = eevdf_lag(&rq->q, &next->se);
+        }
+        struct eligible_count c = { &rq->q, 0 };
+        if (rq->q.curr)
+            count_eligible(rq->q.curr, &c);
+        eevdf_for_each_queued(&rq->q, count_eligible, &c);
+        r.nr_eligible = (u16)c.n;
+    } else {
+        r.h.flags = TRACE_RF_NO_EEVDF;
+    }
+    put(&r, sizeof r);
+}
+
+void trace_leave(struct rq *rq, const struct task *t, enum trace_leave_reason why, u64 run_ns)
+{
+    if (!trace_on(TRACE_REC_LEAVE))
+        return;
+    struct trace_rec_leave r;
+    memset(&r, 0, sizeof r);
+    trace_rec_init(&r.h, TRACE_REC_LEAVE, sizeof r, clock_ns());
+    r.task = t->id;
+    r.cpu = (u16)t->cpu;
+    r.reason = (u8)why;
+    r.run_ns = run_ns;
+    if (is_eevdf()) {
+        r.V = eevdf_V(&rq->q);
+        r.vruntime = eevdf_vruntime(&t->se);
+        /* On the queue still (preempted, delayed): its lag now; gone: the
+         * lag it left with. */
+        r.lag = t->se.on_queue ? eevdf_lag(&rq->q, &t->se) : t->se.ee.vlag;
+    } else {
+        r.h.flags = TRACE_RF_NO_EEVDF;
+    }
+    put(&r, sizeof r);
+}
+
+void trace_tick(struct rq *rq)
+{
+    if (!trace_on(TRACE_REC_TICK))
+        return;
+    struct trace_rec_tick r;
+    memset(&r, 0, sizeof r);
+    trace_rec_init(&r.h, TRACE_REC_TICK, sizeof r, clock_ns());
+    r.curr = id_of(rq->curr);
+    r.cpu = (u16)this_cpu()->id;
+    r.nr_runnable = nr_runnable(rq);
+    if (is_eevdf())
+        r.V = eevdf_V(&rq->q);
+    else
+        r.h.flags = TRACE_RF_NO_EEVDF;
+    put(&r, sizeof r);
+}
+
+void trace_set(const struct task *t, enum trace_set_what what, s64 old_value, s64 new_value, const char *name)
+{
+    if (!trace_on(TRACE_REC_SET))
+        return;
+    struct trace_rec_set r;
+    memset(&r, 0, sizeof r);
+    trace_rec_init(&r.h, TRACE_REC_SET, sizeof r, clock_ns());
+    r.task = id_of(t);
+    r.what = (u8)what;
+    r.old_value = old_value;
+    r.new_value = new_value;
+    if (name)
+        name_copy(r.name, name, TRACE_SET_NAME_LEN);
+    put(&r, sizeof r);
+}
+
+void trace_mark(enum trace_mark_source source, const char *name)
+{
+    if (!trace_on(TRACE_REC_MARK))
+        return;
+    struct {
+        struct trace_rec_mark m;
+        char name[TRACE_MARK_NAME_MAX];
+    } __attribute__((packed)) r;
+    u32 len = (u32)strlen(name);
+    if (len > TRACE_MARK_NAME_MAX)
+        len = TRACE_MARK_NAME_MAX;
+    trace_rec_init(&r.m.h, TRACE_REC_MARK, (u16)(sizeof r.m + len), clock_ns());
+    r.m.cpu = (u16)this_cpu()->id;
+    r.m.source = (u8)source;
+    r.m.pad = 0;
+    memcpy(r.name, name, len);
+    put(&r, sizeof r.m + len);
+}
+
+/* ---- keyframes and counters ---- */
+
+struct kf_build {
+    const struct sched_queue *q;
+    struct trace_kf_entry *e;
+    unsigned n;
+};
+
+static void kf_entry(struct sched_entity *se, void *arg)
+{
+    struct kf_build *b = arg;
+    if (b->n == KF_MAX)
+        return;
+    const struct task *t = container_of(se, struct task, se);
+    struct trace_kf_entry *e = &b->e[b->n++];
+    memset(e, 0, sizeof *e);
+    e->task = t->id;
+    e->nice = (int8_t)se->nice;
+    e->kflags = b->q->curr == se ? TRACE_KF_CURRENT : 0;
+    if (sched_policy_current == &eevdf_policy) {
+        e->weight = eevdf_weight(se);
+        e->vruntime = eevdf_vruntime(se);
+        e->deadline = eevdf_deadline(se);
+        e->lag = eevdf_lag(b->q, se);
+        e->slice_ns = eevdf_slice(se);
+        if (eevdf_eligible(b->q, se))
+            e->kflags |= TRACE_KF_ELIGIBLE;
+        if (eevdf_delayed(se))
+            e->kflags |= TRACE_KF_DELAYED;
+    } else {
+        e->slice_ns = se->slice_ns;
+    }
+}
+
+static void rr_for_each(const struct sched_queue *q, void (*fn)(struct sched_entity *, void *), void *arg)
+{
+    for (struct sched_entity *se = q->rr.head; se; se = se->rr.next)
+        fn(se, arg);
+}
+
+static void emit_keyframe(struct rq *rq, u64 now)
+{
+    struct {
+        struct trace_rec_keyframe k;
+        struct trace_kf_entry e[KF_MAX];
+    } __attribute__((packed)) r;
+    struct kf_build b = { &rq->q, r.e, 0 };
+    if (rq->q.curr)
+        kf_entry(rq->q.curr, &b);
+    if (is_eevdf())
+        eevdf_for_each_queued(&rq->q, kf_entry, &b);
+    else
+        rr_for_each(&rq->q, kf_entry, &b);
+    u32 size = (u32)(sizeof r.k + b.n * sizeof(struct trace_kf_entry));
+    trace_rec_init(&r.k.h, TRACE_REC_KEYFRAME, (u16)size, now);
+    r.k.cpu = (u16)this_cpu()->id;
+    r.k.nr = (u16)b.n;
+    r.k.curr = id_of(rq->curr);
+    r.k.V = is_eevdf() ? eevdf_V(&rq->q) : 0;
+    if (!is_eevdf())
+        r.k.h.flags = TRACE_RF_NO_EEVDF;
+    put(&r, size);
+}
+
+static void emit_counters(struct rq *rq, u64 now)
+{
+    struct trace_rec_counters r;
+    struct trace_ring *ring = &trace_rings[this_cpu()->id];
+    trace_rec_init(&r.h, TRACE_REC_COUNTERS, sizeof r, now);
+    r.cpu = (u16)this_cpu()->id;
+    r.pad = 0;
+    r.value[TRACE_CTR_DECISIONS] = rq->stats.decisions;
+    r.value[TRACE_CTR_DECISION_NS] = rq->stats.decision_ns;
+    r.value[TRACE_CTR_SWITCHES] = rq->stats.switches;
+    r.value[TRACE_CTR_WAKES] = rq->stats.wake.n;
+    r.value[TRACE_CTR_TICKS] = rq->stats.ticks;
+    r.value[TRACE_CTR_IDLE_NS] = rq->stats.idle_ns;
+    r.value[TRACE_CTR_BUSY_NS] = rq->stats.busy_ns;
+    r.value[TRACE_CTR_RING_USED] = ring_used(ring);
+    put(&r, sizeof r);
+}
+
+void trace_periodic(struct rq *rq, u64 now)
+{
+    if (!trace_mask)
+        return;
+    struct trace_ring *ring = &trace_rings[this_cpu()->id];
+    u32 dropped = __atomic_load_n(&ring->dropped, __ATOMIC_RELAXED);
+    if (now - ring->last_periodic < TRACE_KEYFRAME_PERIOD_NS && dropped == ring->dropped_at_periodic)
+        return;
+    ring->last_periodic = now;
+    ring->dropped_at_periodic = dropped;
+    if (trace_on(TRACE_REC_KEYFRAME))
+        emit_keyframe(rq, now);
+    if (trace_on(TRACE_REC_COUNTERS))
+        emit_counters(rq, now);
+}

@@ -1,0 +1,60 @@
+#include "ring.h"
+#include "../../trace/format.h"
+
+static void copy_in(struct trace_ring *r, u64 at, const void *src, u32 n)
+{
+    u32 off = (u32)(at & (TRACE_RING_SIZE - 1)), first = TRACE_RING_SIZE - off;
+    const u8 *s = src;
+    if (first > n)
+        first = n;
+    for (u32 i = 0; i < first; i++)
+        r->buf[off + i] = s[i];
+    for (u32 i = first; i < n; i++)
+        r->buf[i - first] = s[i];
+}
+
+static void copy_out(const struct trace_ring *r, u64 at, void *dst, u32 n)
+{
+    u32 off = (u32)(at & (TRACE_RING_SIZE - 1)), first = TRACE_RING_SIZE - off;
+    u8 *d = dst;
+    if (first > n)
+        first = n;
+    for (u32 i = 0; i < first; i++)
+        d[i] = r->buf[off + i];
+    for (u32 i = first; i < n; i++)
+        d[i] = r->buf[i - first];
+}
+
+bool ring_put(struct trace_ring *r, const void *rec, u32 size)
+{
+    u64 head = r->head, tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+    if (!r->buf || TRACE_RING_SIZE - (head - tail) < size) {
+        __atomic_store_n(&r->dropped, r->dropped + 1, __ATOMIC_RELAXED);
+        return false;
+    }
+    copy_in(r, head, rec, size);
+    __atomic_store_n(&r->head, head + size, __ATOMIC_RELEASE);
+    return true;
+}
+
+u32 ring_take(struct trace_ring *r, u8 *out, u32 max)
+{
+    u64 tail = r->tail, head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+    u32 n = 0;
+    while (head - tail >= sizeof(struct trace_rec_hdr)) {
+        struct trace_rec_hdr h;
+        copy_out(r, tail, &h, sizeof h);
+        if (n + h.size > max)
+            break;
+        copy_out(r, tail, out + n, h.size);
+        n += h.size;
+        tail += h.size;
+    }
+    __atomic_store_n(&r->tail, tail, __ATOMIC_RELEASE);
+    return n;
+}
+
+u32 ring_used(const struct trace_ring *r)
+{
+    return (u32)(__atomic_load_n(&r->head, __ATOMIC_ACQUIRE) - __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE));
+}

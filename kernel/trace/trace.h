@@ -1,0 +1,55 @@
+/*
+ * Kernel tracing: every scheduling event, as records of trace/format.h,
+ * into a per-CPU ring; a tracer task frames them into packets and sends
+ * them over the virtio-serial trace port.
+ *
+ * Emitting takes no lock: each CPU writes only its own ring, with its
+ * interrupts off for the few stores a record takes, so task and interrupt
+ * context on one CPU never interleave; the tracer reads the ring from any
+ * CPU (single producer, single consumer, head and tail published with
+ * release/acquire). When a ring is full the record is dropped and counted;
+ * nothing ever waits for the host. With tracing off (or the record type
+ * masked out) an emit point costs one predictable branch on trace_mask.
+ */
+#ifndef RUNQ_KTRACE_H
+#define RUNQ_KTRACE_H
+#include "../lib/types.h"
+#include "../../trace/format.h"
+
+struct task;
+struct rq;
+
+/* Bit (1 << type) set: records of that type are emitted. 0: tracing off. */
+extern u32 trace_mask;
+
+static inline bool trace_on(enum trace_rec_type type)
+{
+    return __builtin_expect((trace_mask >> type) & 1, 0);
+}
+
+/* Boot CPU, after SMP: rings for every CPU, and the tracer task if the
+ * trace port exists. Tracing starts on (all types) when it does. */
+void trace_init(const char *cmdline);
+
+/* The emit points. rq is the CPU's queue, locked by the caller where the
+ * argument is there. */
+void trace_task(enum trace_rec_type type, const struct task *t);
+void trace_wake(const struct task *waker, const struct task *wakee, bool timer);
+void trace_join(struct rq *rq, const struct task *t, enum trace_join_reason why, s64 lag_before);
+void trace_pick(struct rq *rq, const struct task *prev, const struct task *next, enum trace_pick_why why,
+                u64 cost_ns, unsigned touched);
+void trace_leave(struct rq *rq, const struct task *t, enum trace_leave_reason why, u64 run_ns);
+void trace_tick(struct rq *rq);
+void trace_set(const struct task *t, enum trace_set_what what, s64 old_value, s64 new_value, const char *name);
+void trace_mark(enum trace_mark_source source, const char *name);
+/* Keyframe and counters of this CPU's queue, if their period has come (or
+ * the ring dropped records since the last one). rq locked. */
+void trace_periodic(struct rq *rq, u64 now);
+
+/* Shell: trace on|off|status, trace mask TYPE... */
+bool trace_cmd(int argc, char **argv);
+/* Before power-off: stops emitting, sends what the rings hold and an END
+ * record, and waits (bounded) until the host has it all. */
+void trace_shutdown(void);
+
+#endif

@@ -1,0 +1,301 @@
+/*
+ * The tracer task: frames the rings' records into packets and sends them
+ * over the trace port, and runs the commands the host sends back.
+ *
+ * It wakes every TRACER_PERIOD_NS, so it adds one short task to CPU 0's
+ * queue (its events are in the trace like any other task's). While the
+ * port is not open it sends nothing and the rings fill: records that do
+ * not fit are counted as dropped, in every packet header, never waited
+ * for.
+ */
+#include "trace.h"
+#include "ring.h"
+#include "../arch/x86_64/clock.h"
+#include "../arch/x86_64/percpu.h"
+#include "../cmdline.h"
+#include "../drivers/virtio_serial.h"
+#include "../lib/alloc.h"
+#include "../lib/printf.h"
+#include "../lib/string.h"
+#include "../sched/eevdf_features.h"
+#include "../sched/sched.h"
+#include "../shell/shell.h"
+
+#define TRACER_PERIOD_NS (2 * NSEC_PER_MSEC)
+#define OUT_SIZE (512u * 1024u)
+#define SHUTDOWN_LIMIT_NS (5 * NSEC_PER_SEC)
+
+extern struct trace_ring trace_rings[MAX_CPUS];
+
+static u8 *out;             /* framed packets waiting for the port */
+static u32 out_len, out_off;
+static u8 payload[TRACE_PKT_MAX_PAYLOAD];
+static u32 global_seq;
+static bool stream_sent;
+static const char *boot_cmdline = "";
+static volatile bool stopping, stopped;
+static u64 packets_sent;
+
+static u32 all_types_mask(void)
+{
+    return ((1u << TRACE_REC_NR_TYPES) - 1) & ~1u;
+}
+
+/* Appends one framed packet (header + payload) to the out buffer. */
+static void frame(u16 cpu, u32 seq, u32 dropped, const u8 *data, u32 len)
+{
+    struct trace_pkt_hdr h;
+    trace_pkt_seal(&h, cpu, seq, dropped, data, (u16)len);
+    memcpy(out + out_len, &h, sizeof h);
+    memcpy(out + out_len + sizeof h, data, len);
+    out_len += (u32)sizeof h + len;
+    packets_sent++;
+}
+
+static void frame_global(const u8 *data, u32 len)
+{
+    frame(TRACE_CPU_GLOBAL, global_seq++, 0, data, len);
+}
+
+static void frame_stream_header(void)
+{
+    struct trace_rec_stream *s = (struct trace_rec_stream *)payload;
+    char *names = (char *)(s + 1);
+    u32 nlen = 0;
+    for (int f = 0; f < EEVDF_NR_FEATURES; f++) {
+        const char *n = eevdf_feature_name(f);
+        if (f)
+            names[nlen++] = ',';
+        memcpy(names + nlen, n, strlen(n));
+        nlen += (u32)strlen(n);
+    }
+    u32 clen = (u32)strlen(boot_cmdline);
+    if (clen > 1024)
+        clen = 1024;
+    memcpy(names + nlen, boot_cmdline, clen);
+    u32 size = (u32)sizeof *s + nlen + clen;
+    trace_rec_init(&s->h, TRACE_REC_STREAM, (u16)size, clock_ns());
+    memcpy(s->magic, TRACE_STREAM_MAGIC, 8);
+    s->version = TRACE_FORMAT_VERSION;
+    s->ncpus = (u16)ncpus;
+    s->tick_hz = sched_hz;
+    s->tsc_hz = clock_tsc_khz() * 1000;
+    s->keyframe_ns = TRACE_KEYFRAME_PERIOD_NS;
+    memset(s->policy, 0, sizeof s->policy);
+    memcpy(s->policy, sched_policy_current->name, strlen(sched_policy_current->name));
+    s->features = eevdf_features_mask();
+    s->feature_names_len = (u16)nlen;
+    s->cmdline_len = (u16)clen;
+    frame_global(payload, size);
+}
+
+/* Moves whole records from the rings into packets while there is room. */
+static void collect(void)
+{
+    for (unsigned c = 0; c < ncpus; c++) {
+        struct trace_ring *r = &trace_rings[c];
+        while (OUT_SIZE - out_len >= sizeof(struct trace_pkt_hdr) + TRACE_PKT_MAX_PAYLOAD) {
+            u32 n = ring_take(r, payload, TRACE_PKT_MAX_PAYLOAD);
+            if (!n)
+                break;
+            frame((u16)c, r->seq++, __atomic_load_n(&r->dropped, __ATOMIC_RELAXED), payload, n);
+        }
+    }
+}
+
+static void send_some(void)
+{
+    if (out_off < out_len)
+        out_off += (u32)vser_send(out + out_off, out_len - out_off);
+    if (out_off == out_len) {
+        out_off = out_len = 0;
+    } else if (out_off > OUT_SIZE / 2) {
+        memmove(out, out + out_off, out_len - out_off);
+        out_len -= out_off;
+        out_off = 0;
+    }
+}
+
+static bool rings_empty(void)
+{
+    for (unsigned c = 0; c < ncpus; c++)
+        if (ring_used(&trace_rings[c]))
+            return false;
+    return true;
+}
+
+/* One command line from the host: nice, slice, feature, mark, run. */
+static void host_command(char *line)
+{
+    char *argv[8], buf[200];
+    char copy[200];
+    strncpy_z(copy, line, sizeof copy);
+    int argc = split_words(copy, argv, 8);
+    bool ok = false;
+    if (argc == 3 && strcmp(argv[0], "nice") == 0) {
+        snprintf(buf, sizeof buf, "sched nice %s %s", argv[1], argv[2]);
+        ok = shell_exec(buf);
+    } else if (argc == 3 && strcmp(argv[0], "slice") == 0) {
+        snprintf(buf, sizeof buf, "sched slice %s %s", argv[1], argv[2]);
+        ok = shell_exec(buf);
+    } else if (argc == 3 && strcmp(argv[0], "feature") == 0) {
+        snprintf(buf, sizeof buf, "sched feature %s %s", argv[1], argv[2]);
+        ok = shell_exec(buf);
+    } else if (argc >= 2 && strcmp(argv[0], "mark") == 0) {
+        trace_mark(TRACE_MARK_HOST, line + 5);
+        ok = true;
+    } else if (argc >= 2 && strcmp(argv[0], "run") == 0) {
+        strncpy_z(buf, line + 4, sizeof buf);
+        ok = shell_exec(buf);
+    }
+    if (!ok) {
+        snprintf(buf, sizeof buf, "error: %s", line);
+        trace_mark(TRACE_MARK_KERNEL, buf);
+        kprintf("trace: host command failed: %s\n", line);
+    }
+}
+
+static void tracer_main(void *arg)
+{
+    (void)arg;
+    char line[200];
+    for (;;) {
+        vser_poll();
+        while (vser_recv_line(line, sizeof line))
+            host_command(line);
+        if (vser_ready()) {
+            if (!stream_sent) {
+                frame_stream_header();
+                stream_sent = true;
+            }
+            collect();
+            send_some();
+        }
+        if (stopping && (!vser_ready() || (rings_empty() && out_len == 0)))
+            break;
+        task_sleep_ns(TRACER_PERIOD_NS);
+    }
+    if (vser_ready()) {
+        static const u8 end_rec[sizeof(struct trace_rec_end)];
+        struct trace_rec_end e;
+        memcpy(&e, end_rec, sizeof e);
+        trace_rec_init(&e.h, TRACE_REC_END, sizeof e, clock_ns());
+        frame_global((const u8 *)&e, sizeof e);
+        u64 give_up = clock_ns() + SHUTDOWN_LIMIT_NS;
+        while ((out_len || !vser_flushed()) && clock_ns() < give_up) {
+            send_some();
+            task_sleep_ns(NSEC_PER_MSEC);
+        }
+    }
+    stopped = true;
+}
+
+static void announce(struct task *t, void *arg)
+{
+    (void)arg;
+    if (t->state != RUN_DEAD)
+        trace_task(TRACE_REC_TASK_NEW, t);
+}
+
+void trace_init(const char *cmdline)
+{
+    boot_cmdline = cmdline;
+    struct vser_stats st;
+    vser_get_stats(&st);
+    if (!st.port) {
+        kprintf("trace: no trace port, tracing off\n");
+        return;
+    }
+    for (unsigned c = 0; c < ncpus; c++)
+        trace_rings[c].buf = kalloc(TRACE_RING_SIZE, 4096);
+    out = kalloc(OUT_SIZE, 16);
+    trace_mask = all_types_mask();
+    tasks_for_each(announce, NULL); /* the tasks that exist already */
+    task_create("tracer", tracer_main, NULL, 0, 0);
+}
+
+void trace_shutdown(void)
+{
+    if (!out || stopped)
+        return;
+    stopping = true;
+    u64 give_up = clock_ns() + 2 * SHUTDOWN_LIMIT_NS;
+    while (!stopped && clock_ns() < give_up)
+        task_sleep_ns(NSEC_PER_MSEC);
+    trace_mask = 0;
+}
+
+static const char *const type_names[] = {
+#define TRACE_TYPE_NAME(name, val, what) [val] = #name,
+    TRACE_RECORD_TYPES(TRACE_TYPE_NAME)
+#undef TRACE_TYPE_NAME
+};
+
+static int type_by_name(const char *name)
+{
+    for (int t = 1; t < TRACE_REC_NR_TYPES; t++) {
+        const char *n = type_names[t];
+        size_t i = 0;
+        /* case-insensitive: pick, PICK */
+        while (n[i] && name[i] && (n[i] == name[i] || n[i] == name[i] - 32))
+            i++;
+        if (!n[i] && !name[i])
+            return t;
+    }
+    return -1;
+}
+
+static void trace_status(void)
+{
+    struct vser_stats st;
+    vser_get_stats(&st);
+    kprintf("trace %s port=%s packets=%lu bytes_sent=%lu mask=", trace_mask ? "on" : "off",
+            !st.port ? "none" : st.open ? "open" : "closed", packets_sent, st.bytes_sent);
+    bool first = true;
+    for (int t = 1; t < TRACE_REC_NR_TYPES; t++)
+        if ((trace_mask >> t) & 1) {
+            kprintf("%s%s", first ? "" : ",", type_names[t]);
+            first = false;
+        }
+    kprintf("%s\n", first ? "-" : "");
+    for (unsigned c = 0; c < ncpus; c++)
+        kprintf("  cpu%u ring_used=%u dropped=%u packets=%u\n", c, ring_used(&trace_rings[c]),
+                trace_rings[c].dropped, trace_rings[c].seq);
+}
+
+bool trace_cmd(int argc, char **argv)
+{
+    if (argc == 1 || (argc == 2 && strcmp(argv[1], "status") == 0)) {
+        trace_status();
+        return true;
+    }
+    if (!out) {
+        kprintf("trace: no trace port (boot with the virtio-serial port org.runq.trace.0)\n");
+        return false;
+    }
+    if (argc == 2 && strcmp(argv[1], "on") == 0) {
+        trace_mask = all_types_mask();
+    } else if (argc == 2 && strcmp(argv[1], "off") == 0) {
+        trace_mask = 0;
+    } else if (argc >= 3 && strcmp(argv[1], "mask") == 0) {
+        u32 mask = 0;
+        for (int i = 2; i < argc; i++) {
+            if (strcmp(argv[i], "all") == 0) {
+                mask = all_types_mask();
+                continue;
+            }
+            int t = type_by_name(argv[i]);
+            if (t < 0 || t == TRACE_REC_STREAM || t == TRACE_REC_END) {
+                kprintf("trace mask: unknown record type '%s'\n", argv[i]);
+                return false;
+            }
+            mask |= 1u << t;
+        }
+        trace_mask = mask;
+    } else {
+        kprintf("usage: trace [status|on|off|mask TYPE...]\n");
+        return false;
+    }
+    trace_status();
+    return true;
+}
