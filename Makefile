@@ -34,7 +34,7 @@ HOST_OBJ += $(patsubst db/%.sql,$(BUILD)/gen/%_sql.o,$(HOST_SQL))
 HOST_LIBS := -lsqlite3 -lncursesw -lm
 HCFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -iquote . -iquote kernel/sched -iquote kernel/lib -MMD -MP
 
-.PHONY: all run test gdb deps clean kernel prove-bugs fuzz
+.PHONY: all run test gdb deps clean kernel prove-bugs fuzz bench
 all: deps-check $(KERNEL) $(RUNQ)
 kernel: $(KERNEL)
 
@@ -95,6 +95,14 @@ gdb: all
 
 test: all $(HOST_TESTS)
 	@bash tests/run.sh
+
+BENCHES := $(BUILD)/bench/bench_pick
+$(BUILD)/bench/bench_pick: tests/bench_pick.c $(POLICY_SRC) $(wildcard kernel/sched/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -iquote kernel/sched -iquote kernel/lib -o $@ \
+		tests/bench_pick.c kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c
+bench: all $(BENCHES)
+	@bash tests/bench.sh
 
 fuzz: $(BUILD)/tests/eevdf_fuzz
 	@bash tests/eevdf_fuzz.sh $${FUZZ_SECONDS:-600}

@@ -38,6 +38,7 @@ boot() { "$RUNQ" boot --deterministic --timeout 600 "$@"; }
 
 # host
 suite cli bash tests/cli_test.sh "$RUNQ"
+suite sim bash tests/sim_test.sh "$RUNQ"
 suite rr_policy build/tests/rr_test
 suite eevdf_policy build/tests/eevdf_test
 [ -x build/tests/eevdf_fuzz ] && suite eevdf_fuzz bash tests/eevdf_fuzz.sh
@@ -49,6 +50,7 @@ suite boot_selftests_rr_250hz boot --policy rr --test all
 suite boot_wakestorm_8cpu boot --policy rr --cpus 8 --test TestWakeStorm
 suite boot_smp bash tests/boot_smp.sh "$RUNQ"
 suite shell bash tests/shell_test.sh "$RUNQ"
+suite vser bash tests/vser_test.sh build/kernel.elf
 suite probe_rr bash tests/probe_rr.sh "$RUNQ"
 suite probe_eevdf bash tests/probe_eevdf.sh "$RUNQ"
 

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# make bench: speed and size targets, printed as tables. Nothing here fails
+# because the machine is slow; tests never time the host.
+set -u
+cd "$(dirname "$0")/.."
+echo "== EEVDF pick cost on the host (the kernel's module), by runnable tasks"
+build/bench/bench_pick
+for b in tests/bench_*.sh; do
+    [ -e "$b" ] || continue
+    echo
+    echo "== $(basename "$b" .sh)"
+    bash "$b"
+done
