@@ -22,7 +22,8 @@
 #define RUNQ_COMMANDS(X)                                                        \
     X(boot, "boot the kernel in QEMU, run commands or tests, exit with the verdict") \
     X(run,  "boot the kernel to its interactive shell") \
-    X(sim,  "run a policy on the host on a workload file and print the schedule")
+    X(sim,  "run a policy on the host on a workload file and print the schedule") \
+    X(record, "store a trace stream from QEMU's socket or a file in an SQLite database")
 
 #define RUNQ_DECLARE_CMD(name, summary) int cmd_##name(int argc, char **argv);
 RUNQ_COMMANDS(RUNQ_DECLARE_CMD)

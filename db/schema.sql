@@ -1,0 +1,213 @@
+-- The runq trace database (docs/sql.md documents every table and column).
+-- One database holds many traces; every row carries trace_id. Names follow
+-- Perfetto's where the idea is the same (thread, sched_slice, thread_state,
+-- stats) so that SQL written for Perfetto carries over. Times are ns since
+-- the kernel's clock started; virtual times are EEVDF's virtual ns.
+-- EEVDF-only columns are NULL in round-robin traces.
+
+CREATE TABLE IF NOT EXISTS trace (
+    trace_id       INTEGER PRIMARY KEY,
+    created        TEXT NOT NULL,     -- wall-clock UTC time the recording began
+    source         TEXT,              -- socket path or file name
+    status         TEXT NOT NULL,     -- recording | complete | incomplete
+    end_reason     TEXT,              -- end | eof | truncated | interrupted
+    format_version INTEGER,
+    ncpus          INTEGER,
+    tick_hz        INTEGER,
+    tsc_hz         INTEGER,
+    keyframe_ns    INTEGER,
+    policy         TEXT,              -- rr | eevdf
+    features       INTEGER,           -- EEVDF feature bit mask
+    feature_names  TEXT,              -- comma-separated, bit order
+    cmdline        TEXT,
+    start_ts       INTEGER,           -- first record
+    end_ts         INTEGER,           -- last record
+    records        INTEGER            -- records stored so far
+);
+
+CREATE TABLE IF NOT EXISTS cpu (
+    trace_id INTEGER NOT NULL,
+    cpu      INTEGER NOT NULL,
+    packets  INTEGER,
+    records  INTEGER,
+    first_ts INTEGER,
+    last_ts  INTEGER,
+    PRIMARY KEY (trace_id, cpu)
+);
+
+CREATE TABLE IF NOT EXISTS thread (
+    utid      INTEGER PRIMARY KEY,    -- unique in the whole database
+    trace_id  INTEGER NOT NULL,
+    tid       INTEGER NOT NULL,       -- the kernel's task id
+    name      TEXT,
+    nice      INTEGER,
+    slice_ns  INTEGER,                -- requested slice (0: policy default)
+    cpu       INTEGER,                -- home CPU
+    is_idle   INTEGER NOT NULL DEFAULT 0,
+    pinned    INTEGER,
+    parent_utid INTEGER,
+    start_ts  INTEGER,                -- TASK_NEW, or first seen
+    end_ts    INTEGER                 -- TASK_EXIT
+);
+CREATE INDEX IF NOT EXISTS thread_by_tid ON thread (trace_id, tid);
+
+CREATE TABLE IF NOT EXISTS sched_slice (
+    id         INTEGER PRIMARY KEY,
+    trace_id   INTEGER NOT NULL,
+    ts         INTEGER NOT NULL,
+    dur        INTEGER NOT NULL,
+    cpu        INTEGER NOT NULL,
+    utid       INTEGER NOT NULL,
+    end_state  TEXT,                  -- R, R+, S, X; NULL: unknown (gap, trace end)
+    end_reason TEXT,                  -- LEAVE reason, or gap / trace_end / switch
+    priority   INTEGER                -- 120 + nice, as Linux reports it
+);
+CREATE INDEX IF NOT EXISTS sched_slice_by_cpu ON sched_slice (trace_id, cpu, ts);
+CREATE INDEX IF NOT EXISTS sched_slice_by_utid ON sched_slice (utid, ts);
+
+CREATE TABLE IF NOT EXISTS thread_state (
+    id         INTEGER PRIMARY KEY,
+    trace_id   INTEGER NOT NULL,
+    ts         INTEGER NOT NULL,
+    dur        INTEGER NOT NULL,
+    utid       INTEGER NOT NULL,
+    state      TEXT NOT NULL,         -- Running, R, R+, S, X, ? (unknown: a gap)
+    cpu        INTEGER,               -- where it ran or is queued
+    waker_utid INTEGER                -- for R after a wakeup: who woke it
+);
+CREATE INDEX IF NOT EXISTS thread_state_by_utid ON thread_state (utid, ts);
+
+CREATE TABLE IF NOT EXISTS wakeup (
+    id        INTEGER PRIMARY KEY,
+    trace_id  INTEGER NOT NULL,
+    utid      INTEGER NOT NULL,       -- the task woken
+    ts_wake   INTEGER NOT NULL,
+    ts_run    INTEGER,                -- when it next ran; NULL: never seen (gap, end)
+    latency   INTEGER,                -- ts_run - ts_wake
+    waker     INTEGER,                -- utid of the waker; NULL: timer or interrupt
+    cpu       INTEGER,                -- the wakee's CPU
+    waker_cpu INTEGER
+);
+CREATE INDEX IF NOT EXISTS wakeup_by_utid ON wakeup (utid, ts_wake);
+
+CREATE TABLE IF NOT EXISTS eevdf_pick (
+    id          INTEGER PRIMARY KEY,
+    trace_id    INTEGER NOT NULL,
+    ts          INTEGER NOT NULL,
+    cpu         INTEGER NOT NULL,
+    prev_utid   INTEGER,
+    next_utid   INTEGER,
+    why         TEXT,                 -- tick ipi yield block slice preempt preempt_short idle exit
+    v           INTEGER,              -- V at the pick
+    vruntime    INTEGER,              -- next's
+    deadline    INTEGER,              -- next's
+    lag         INTEGER,              -- next's: V - vruntime
+    nr_eligible INTEGER,
+    nr_runnable INTEGER,
+    touched     INTEGER,
+    cost_ns     INTEGER
+);
+CREATE INDEX IF NOT EXISTS eevdf_pick_by_cpu ON eevdf_pick (trace_id, cpu, ts);
+
+CREATE TABLE IF NOT EXISTS eevdf_place (
+    id          INTEGER PRIMARY KEY,
+    trace_id    INTEGER NOT NULL,
+    ts          INTEGER NOT NULL,
+    cpu         INTEGER NOT NULL,
+    utid        INTEGER NOT NULL,
+    reason      TEXT,                 -- new wake migrate requeue
+    vruntime    INTEGER,
+    deadline    INTEGER,
+    lag_before  INTEGER,
+    lag_after   INTEGER,
+    v           INTEGER,
+    weight      INTEGER,
+    nr_runnable INTEGER
+);
+CREATE INDEX IF NOT EXISTS eevdf_place_by_utid ON eevdf_place (utid, ts);
+
+CREATE TABLE IF NOT EXISTS eevdf_leave (
+    id       INTEGER PRIMARY KEY,
+    trace_id INTEGER NOT NULL,
+    ts       INTEGER NOT NULL,
+    cpu      INTEGER NOT NULL,
+    utid     INTEGER NOT NULL,
+    reason   TEXT,                    -- block sleep yield preempt exit migrate delayed
+    vruntime INTEGER,
+    lag      INTEGER,
+    v        INTEGER,
+    run_ns   INTEGER                  -- the stint that ended
+);
+CREATE INDEX IF NOT EXISTS eevdf_leave_by_utid ON eevdf_leave (utid, ts);
+
+CREATE TABLE IF NOT EXISTS sched_tick (
+    trace_id    INTEGER NOT NULL,
+    ts          INTEGER NOT NULL,
+    cpu         INTEGER NOT NULL,
+    utid        INTEGER,
+    v           INTEGER,
+    nr_runnable INTEGER
+);
+
+CREATE TABLE IF NOT EXISTS queue_snapshot (
+    trace_id   INTEGER NOT NULL,
+    ts         INTEGER NOT NULL,
+    cpu        INTEGER NOT NULL,
+    v          INTEGER,
+    utid       INTEGER NOT NULL,
+    is_current INTEGER NOT NULL,
+    eligible   INTEGER,
+    delayed    INTEGER,
+    nice       INTEGER,
+    weight     INTEGER,
+    vruntime   INTEGER,
+    deadline   INTEGER,
+    lag        INTEGER,
+    slice_ns   INTEGER
+);
+CREATE INDEX IF NOT EXISTS queue_snapshot_by_cpu ON queue_snapshot (trace_id, cpu, ts);
+
+CREATE TABLE IF NOT EXISTS counter (
+    trace_id INTEGER NOT NULL,
+    ts       INTEGER NOT NULL,
+    cpu      INTEGER NOT NULL,
+    name     TEXT NOT NULL,           -- decisions decision_ns switches wakes ticks idle_ns busy_ns ring_used
+    value    INTEGER NOT NULL         -- cumulative since boot
+);
+
+CREATE TABLE IF NOT EXISTS sched_set (
+    trace_id  INTEGER NOT NULL,
+    ts        INTEGER NOT NULL,
+    utid      INTEGER,                -- NULL for global settings
+    what      TEXT NOT NULL,          -- nice slice feature policy hz
+    name      TEXT,                   -- feature or policy name
+    old_value INTEGER,
+    new_value INTEGER
+);
+
+CREATE TABLE IF NOT EXISTS mark (
+    trace_id INTEGER NOT NULL,
+    ts       INTEGER NOT NULL,
+    cpu      INTEGER,                 -- NULL: stream-wide
+    source   TEXT,                    -- shell host kernel
+    name     TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS data_gap (
+    trace_id        INTEGER NOT NULL,
+    cpu             INTEGER NOT NULL,
+    ts_start        INTEGER,          -- last record before the gap
+    ts_end          INTEGER,          -- first record after it
+    packets_lost    INTEGER,
+    records_dropped INTEGER
+);
+
+CREATE TABLE IF NOT EXISTS stats (
+    trace_id    INTEGER NOT NULL,
+    name        TEXT NOT NULL,
+    idx         INTEGER,              -- CPU for per-CPU rows; NULL: whole stream
+    severity    TEXT NOT NULL,        -- info | data_loss | error
+    value       INTEGER NOT NULL,
+    description TEXT
+);
+CREATE INDEX IF NOT EXISTS stats_by_trace ON stats (trace_id, name);

@@ -1,0 +1,71 @@
+/*
+ * The trace database writer: turns a time-ordered stream of trace records
+ * into rows of db/schema.sql, in batched transactions with prepared
+ * statements, WAL mode. Besides the raw event tables (eevdf_pick,
+ * eevdf_place, eevdf_leave, sched_tick, queue_snapshot, counter, sched_set,
+ * mark) it derives sched_slice, thread_state and wakeup as it goes, with one
+ * state machine per task and per CPU (docs/sql.md says what each state
+ * means).
+ *
+ * Contract:
+ *   - records arrive in timestamp order across CPUs (trace/record.c merges
+ *     the per-CPU packets); a record a little out of order is stored as is
+ *     and the durations it would make negative are clamped to 0;
+ *   - db_writer_gap() says that CPU cpu lost records before the next one:
+ *     every interval open on that CPU ends at the CPU's last record, is
+ *     followed by an unknown ('?') stretch, and is never stretched across;
+ *   - each db_writer_commit() leaves a readable database: the trace row,
+ *     threads and stats so far are written in the same transaction;
+ *   - db_writer_finish() closes what is open at the last timestamp, writes
+ *     the status and commits. After it only db_writer_close() is valid.
+ */
+#ifndef RUNQ_DB_WRITER_H
+#define RUNQ_DB_WRITER_H
+
+#include <stdint.h>
+
+#include "trace/decode.h"
+#include "trace/format.h"
+
+struct db_writer;
+
+/* Opens (creating if needed) the database at path, applies the schema,
+ * and starts a trace with status 'recording'. Returns NULL with a message
+ * in err on failure. */
+struct db_writer *db_writer_open(const char *path, const char *source, char *err, size_t errlen);
+
+/* The trace's id (a row of table trace). */
+int64_t db_writer_trace_id(const struct db_writer *w);
+
+/* Where loss counts come from (written to stats at each commit); may be NULL. */
+void db_writer_set_decoder(struct db_writer *w, const struct trace_decoder *d);
+
+/* One record produced by ring `cpu` (0..255 or TRACE_CPU_GLOBAL). */
+void db_writer_record(struct db_writer *w, unsigned cpu, const struct trace_rec_hdr *r);
+
+/* CPU cpu lost packets/records between its last record and one at ts_next. */
+void db_writer_gap(struct db_writer *w, unsigned cpu, uint64_t ts_next, uint32_t packets_lost,
+                   uint32_t records_dropped);
+
+/* Extra stats row kept by the caller (e.g. the merge's late records). */
+void db_writer_set_stat(struct db_writer *w, const char *name, const char *severity, uint64_t value,
+                        const char *description);
+
+/* Did the stream say it ended cleanly (END record)? */
+int db_writer_saw_end(const struct db_writer *w);
+/* Records stored so far. */
+uint64_t db_writer_records(const struct db_writer *w);
+
+/* Commits the current batch. Returns 0, or -1 after printing an error. */
+int db_writer_commit(struct db_writer *w);
+
+/* Closes open intervals, sets status ('complete' or 'incomplete') and
+ * end_reason, commits. Returns 0 or -1. */
+int db_writer_finish(struct db_writer *w, const char *status, const char *end_reason);
+
+void db_writer_close(struct db_writer *w);
+
+/* The schema, embedded from db/schema.sql by scripts/embed.sh. */
+extern const char db_schema_sql[];
+
+#endif

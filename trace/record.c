@@ -1,0 +1,406 @@
+/*
+ * `runq record`: reads a trace stream from QEMU's socket or a file, decodes
+ * it (trace/decode.c), puts the CPUs' packets back into one time order, and
+ * stores it (db/writer.c).
+ *
+ * Why a merge: each CPU drains its own ring, so a CPU's packet may reach
+ * the wire after a later packet of another CPU (a WAKE on CPU 0 after the
+ * PICK on CPU 1 that ran the woken task). Each CPU's records are in time
+ * order, so a k-way merge suffices: a record is released once every CPU has
+ * sent something at least as late — or has been silent for longer than two
+ * keyframe periods, since every CPU sends a keyframe each period even when
+ * idle. Records that still arrive behind the merge are stored as they come
+ * and counted (stats 'records_late').
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "db/writer.h"
+#include "trace/decode.h"
+
+#define REC_GAP 0xf0 /* merge-internal pseudo-record: loss before the next record */
+#define DEFAULT_DB "runq.db"
+#define COMMIT_MS 250
+#define CONNECT_WAIT_MS 10000
+#define MAX_QUEUED (256u << 20)
+
+struct TRACE_PACKED rec_gap {
+    struct trace_rec_hdr h;
+    uint32_t lost, dropped;
+};
+
+struct fifo {
+    uint8_t *buf;
+    size_t head, len, cap;
+    uint64_t progress; /* latest ts queued */
+    int seen;
+    int gap_pending;
+    uint32_t gap_lost, gap_dropped;
+};
+
+struct recorder {
+    struct trace_decoder dec;
+    struct db_writer *w;
+    struct fifo q[TRACE_DEC_NCPU];
+    uint64_t window_ns, max_progress, last_released, late;
+    size_t queued;
+    int released_any;
+};
+
+static volatile sig_atomic_t rec_signal;
+
+static void rec_on_signal(int sig)
+{
+    rec_signal = sig;
+}
+
+static void fifo_push(struct fifo *f, const void *rec, size_t n)
+{
+    if (f->head + f->len + n > f->cap) {
+        if (f->head) {
+            memmove(f->buf, f->buf + f->head, f->len);
+            f->head = 0;
+        }
+        if (f->len + n > f->cap) {
+            size_t cap = f->cap ? f->cap : 65536;
+            while (cap < f->len + n)
+                cap *= 2;
+            uint8_t *b = realloc(f->buf, cap);
+            if (!b) {
+                fprintf(stderr, "runq record: out of memory\n");
+                exit(1);
+            }
+            f->buf = b;
+            f->cap = cap;
+        }
+    }
+    memcpy(f->buf + f->head + f->len, rec, n);
+    f->len += n;
+}
+
+static const struct trace_rec_hdr *fifo_head(const struct fifo *f)
+{
+    return f->len ? (const struct trace_rec_hdr *)(f->buf + f->head) : NULL;
+}
+
+static void on_packet(void *ctx, const struct trace_pkt_hdr *h, const uint8_t *payload, uint32_t lost,
+                      uint32_t dropped)
+{
+    struct recorder *r = ctx;
+    (void)payload;
+    if (lost || dropped) {
+        struct fifo *f = &r->q[trace_dec_cpu_index(h->cpu)];
+        f->gap_pending = 1;
+        f->gap_lost += lost;
+        f->gap_dropped += dropped;
+    }
+}
+
+static void on_record(void *ctx, const struct trace_pkt_hdr *h, const struct trace_rec_hdr *rec)
+{
+    struct recorder *r = ctx;
+    unsigned ci = trace_dec_cpu_index(h->cpu);
+    struct fifo *f = &r->q[ci];
+    if (rec->type == TRACE_REC_STREAM) {
+        const struct trace_rec_stream *s = (const void *)rec;
+        r->window_ns = 2 * (s->keyframe_ns ? s->keyframe_ns : TRACE_KEYFRAME_PERIOD_NS);
+        db_writer_record(r->w, h->cpu, rec); /* metadata: no need to wait */
+        return;
+    }
+    if (f->gap_pending) {
+        struct rec_gap g = { .lost = f->gap_lost, .dropped = f->gap_dropped };
+        g.h.type = REC_GAP;
+        g.h.size = sizeof g;
+        g.h.ts_ns = rec->ts_ns;
+        fifo_push(f, &g, sizeof g);
+        r->queued += sizeof g;
+        f->gap_pending = 0;
+        f->gap_lost = f->gap_dropped = 0;
+    }
+    fifo_push(f, rec, rec->size);
+    r->queued += rec->size;
+    f->seen = 1;
+    if (rec->ts_ns > f->progress)
+        f->progress = rec->ts_ns;
+    if (rec->ts_ns > r->max_progress)
+        r->max_progress = rec->ts_ns;
+}
+
+/* Releases, in time order, every record no CPU can still precede. */
+static void release(struct recorder *r, int final)
+{
+    uint64_t W = UINT64_MAX;
+    if (!final && r->queued < MAX_QUEUED) {
+        for (unsigned c = 0; c < TRACE_MAX_CPUS; c++) {
+            struct fifo *f = &r->q[c];
+            if (!f->seen)
+                continue;
+            if (!f->len && f->progress + r->window_ns < r->max_progress)
+                continue; /* silent for too long: do not wait for it */
+            if (f->progress < W)
+                W = f->progress;
+        }
+    }
+    for (;;) {
+        const struct trace_rec_hdr *best = NULL;
+        unsigned bc = 0;
+        for (unsigned c = 0; c < TRACE_DEC_NCPU; c++) {
+            const struct trace_rec_hdr *h = fifo_head(&r->q[c]);
+            if (h && (!best || h->ts_ns < best->ts_ns)) {
+                best = h;
+                bc = c;
+            }
+        }
+        if (!best || best->ts_ns > W)
+            break;
+        uint16_t cpu = bc == TRACE_DEC_GLOBAL ? TRACE_CPU_GLOBAL : (uint16_t)bc;
+        if (r->released_any && best->ts_ns < r->last_released)
+            r->late++;
+        else
+            r->last_released = best->ts_ns;
+        r->released_any = 1;
+        if (best->type == REC_GAP) {
+            const struct rec_gap *g = (const void *)best;
+            db_writer_gap(r->w, cpu, g->h.ts_ns, g->lost, g->dropped);
+        } else {
+            db_writer_record(r->w, cpu, best);
+        }
+        struct fifo *f = &r->q[bc];
+        f->head += best->size;
+        f->len -= best->size;
+        r->queued -= best->size;
+        if (!f->len)
+            f->head = 0;
+    }
+    db_writer_set_stat(r->w, "records_late", "info", r->late,
+                       "records that reached the host behind the time-order merge");
+}
+
+/* ---- input ---- */
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int open_socket(const char *path)
+{
+    struct sockaddr_un a = { .sun_family = AF_UNIX };
+    if (strlen(path) >= sizeof a.sun_path) {
+        fprintf(stderr, "runq record: socket path too long: %s\n", path);
+        return -1;
+    }
+    strcpy(a.sun_path, path);
+    int64_t give_up = now_ms() + CONNECT_WAIT_MS;
+    for (;;) {
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0) {
+            fprintf(stderr, "runq record: socket: %s\n", strerror(errno));
+            return -1;
+        }
+        if (connect(fd, (struct sockaddr *)&a, sizeof a) == 0)
+            return fd;
+        int e = errno;
+        close(fd);
+        /* QEMU may still be starting: wait for its listening socket. */
+        if ((e != ENOENT && e != ECONNREFUSED) || now_ms() > give_up || rec_signal) {
+            fprintf(stderr, "runq record: cannot connect to %s: %s\n", path, strerror(e));
+            return -1;
+        }
+        usleep(100 * 1000);
+    }
+}
+
+static void record_help(void)
+{
+    printf("usage: runq record [--db FILE] [--socket PATH | --file PATH] [--follow]\n\n"
+           "Reads the kernel's trace stream, checks its framing, CRCs and sequence numbers,\n"
+           "and stores it as a new trace in an SQLite database (WAL mode, so runq sql and\n"
+           "runq top can read it while it grows). Lost data is counted in the stats and\n"
+           "data_gap tables, never hidden. The trace is marked complete when the stream's\n"
+           "END record arrives, incomplete when it stops early (SIGINT, a cut stream, QEMU\n"
+           "gone); either way everything read is committed.\n\n"
+           "flags:\n"
+           "  --db FILE        database to add the trace to (default %s)\n"
+           "  --socket PATH    connect to QEMU's chardev socket (waits up to %d s for it)\n"
+           "  --file PATH      read a file ('-' for stdin), e.g. from -chardev file\n"
+           "  --follow         at the end of the file wait for more, like tail -f, until\n"
+           "                   the END record or SIGINT\n"
+           "  --help           show this help\n\n"
+           "The trace id is printed on stdout; a summary goes to stderr.\n",
+           DEFAULT_DB, CONNECT_WAIT_MS / 1000);
+}
+
+/* "--name value" or "--name=value"; returns the value or NULL (no match). */
+static const char *flag_arg(const char *name, int argc, char **argv, int *i, int *err)
+{
+    size_t n = strlen(name);
+    const char *a = argv[*i];
+    if (strncmp(a, name, n) != 0)
+        return NULL;
+    if (a[n] == '=')
+        return a + n + 1;
+    if (a[n] != '\0')
+        return NULL;
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "runq %s: %s needs a value\n", argv[0], name);
+        *err = 1;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+int cmd_record(int argc, char **argv)
+{
+    const char *db = DEFAULT_DB, *sock = NULL, *file = NULL, *v;
+    int follow = 0, err = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            record_help();
+            return 0;
+        } else if ((v = flag_arg("--db", argc, argv, &i, &err))) {
+            db = v;
+        } else if ((v = flag_arg("--socket", argc, argv, &i, &err))) {
+            sock = v;
+        } else if ((v = flag_arg("--file", argc, argv, &i, &err))) {
+            file = v;
+        } else if (strcmp(argv[i], "--follow") == 0) {
+            follow = 1;
+        } else if (!err) {
+            fprintf(stderr, "runq record: unknown %s '%s'; see 'runq record --help'\n",
+                    argv[i][0] == '-' ? "flag" : "argument", argv[i]);
+            return 2;
+        }
+        if (err)
+            return 2;
+    }
+    if (!sock == !file) {
+        fprintf(stderr, "runq record: give exactly one of --socket PATH or --file PATH\n");
+        return 2;
+    }
+    if (!*db) {
+        fprintf(stderr, "runq record: --db needs a file name\n");
+        return 2;
+    }
+
+    struct sigaction sa = { .sa_handler = rec_on_signal }, old_int, old_term;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    rec_signal = 0;
+
+    int rc = 1, fd = -1;
+    struct recorder *r = calloc(1, sizeof *r);
+    char msg[512];
+    const char *source = sock ? sock : file;
+    if (!r) {
+        fprintf(stderr, "runq record: out of memory\n");
+        goto out;
+    }
+    r->window_ns = 2 * TRACE_KEYFRAME_PERIOD_NS;
+    if (sock)
+        fd = open_socket(sock);
+    else if (strcmp(file, "-") == 0)
+        fd = 0;
+    else if ((fd = open(file, O_RDONLY | O_CLOEXEC)) < 0)
+        fprintf(stderr, "runq record: %s: %s\n", file, strerror(errno));
+    if (fd < 0)
+        goto out;
+    r->w = db_writer_open(db, source, msg, sizeof msg);
+    if (!r->w) {
+        fprintf(stderr, "runq record: %s\n", msg);
+        goto out;
+    }
+    static const struct trace_dec_ops ops = { .packet = on_packet, .record = on_record };
+    if (trace_decoder_init(&r->dec, &ops, r) != 0) {
+        fprintf(stderr, "runq record: out of memory\n");
+        goto out;
+    }
+    db_writer_set_decoder(r->w, &r->dec);
+    printf("%lld\n", (long long)db_writer_trace_id(r->w));
+    fflush(stdout);
+
+    static uint8_t buf[1 << 16];
+    int64_t last_commit = now_ms();
+    int io_error = 0;
+    while (!rec_signal) {
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        int pr = poll(&p, 1, COMMIT_MS);
+        ssize_t n = 0;
+        if (pr > 0) {
+            n = read(fd, buf, sizeof buf);
+            if (n < 0 && errno != EINTR && errno != EAGAIN) {
+                fprintf(stderr, "runq record: reading %s: %s\n", source, strerror(errno));
+                io_error = 1;
+                break;
+            }
+            if (n == 0) {
+                if (!follow || sock || db_writer_saw_end(r->w))
+                    break;
+                usleep(100 * 1000); /* a file that may still grow */
+            }
+            if (n > 0) {
+                trace_decoder_feed(&r->dec, buf, (size_t)n);
+                release(r, 0);
+            }
+        }
+        if (follow && db_writer_saw_end(r->w))
+            break;
+        if (now_ms() - last_commit >= COMMIT_MS) {
+            if (db_writer_commit(r->w) != 0)
+                goto out;
+            last_commit = now_ms();
+        }
+    }
+    trace_decoder_finish(&r->dec);
+    release(r, 1);
+
+    const struct trace_dec_counts *c = &r->dec.c;
+    const char *status = "incomplete", *why;
+    if (rec_signal) {
+        why = "interrupted";
+    } else if (io_error) {
+        why = "read_error";
+    } else if (c->bytes_truncated) {
+        why = "truncated";
+    } else if (db_writer_saw_end(r->w)) {
+        status = "complete";
+        why = "end";
+    } else {
+        why = "eof";
+    }
+    if (db_writer_finish(r->w, status, why) != 0)
+        goto out;
+    fprintf(stderr,
+            "runq record: trace %lld in %s: %llu records, %llu packets lost, %llu records "
+            "dropped, %llu bytes skipped, %llu CRC errors; %s (%s)\n",
+            (long long)db_writer_trace_id(r->w), db, (unsigned long long)db_writer_records(r->w),
+            (unsigned long long)c->packets_lost, (unsigned long long)c->records_dropped,
+            (unsigned long long)c->bytes_skipped, (unsigned long long)c->crc_errors, status, why);
+    rc = rec_signal ? 128 + rec_signal : io_error ? 1 : 0;
+out:
+    if (r) {
+        db_writer_close(r->w);
+        trace_decoder_free(&r->dec);
+        for (unsigned k = 0; k < TRACE_DEC_NCPU; k++)
+            free(r->q[k].buf);
+        free(r);
+    }
+    if (fd > 0)
+        close(fd);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    return rc;
+}
