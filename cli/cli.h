@@ -23,7 +23,9 @@
     X(boot, "boot the kernel in QEMU, run commands or tests, exit with the verdict") \
     X(run,  "boot the kernel to its interactive shell") \
     X(sim,  "run a policy on the host on a workload file and print the schedule") \
-    X(record, "store a trace stream from QEMU's socket or a file in an SQLite database")
+    X(record, "store a trace stream from QEMU's socket or a file in an SQLite database") \
+    X(sql,    "run read-only SQL on a trace database") \
+    X(report, "canned reports on a trace: latency, share, decisions, loss")
 
 #define RUNQ_DECLARE_CMD(name, summary) int cmd_##name(int argc, char **argv);
 RUNQ_COMMANDS(RUNQ_DECLARE_CMD)

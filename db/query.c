@@ -1,0 +1,400 @@
+/*
+ * Reading the trace database (contracts in query.h), and `runq sql`.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "db/query.h"
+
+#define DEFAULT_DB "runq.db"
+
+sqlite3 *dbq_open(const char *prog, const char *path)
+{
+    sqlite3 *db = NULL;
+    if (access(path, R_OK) != 0) {
+        fprintf(stderr, "runq %s: %s: no such database (record one with runq record --db %s)\n", prog,
+                path, path);
+        return NULL;
+    }
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        fprintf(stderr, "runq %s: %s: %s\n", prog, path, db ? sqlite3_errmsg(db) : "cannot open");
+        sqlite3_close(db);
+        return NULL;
+    }
+    sqlite3_busy_timeout(db, 5000);
+    return db;
+}
+
+int64_t dbq_latest_trace(sqlite3 *db)
+{
+    sqlite3_stmt *s;
+    int64_t id = 0;
+    if (sqlite3_prepare_v2(db, "SELECT MAX(trace_id) FROM main.trace", -1, &s, NULL) != SQLITE_OK)
+        return 0;
+    if (sqlite3_step(s) == SQLITE_ROW)
+        id = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    return id;
+}
+
+int dbq_scope_trace(sqlite3 *db, const char *prog, int64_t trace_id)
+{
+    sqlite3_stmt *s;
+    int found = 0;
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM main.trace WHERE trace_id=?", -1, &s, NULL) != SQLITE_OK) {
+        fprintf(stderr, "runq %s: %s (is it a runq database?)\n", prog, sqlite3_errmsg(db));
+        return -1;
+    }
+    sqlite3_bind_int64(s, 1, trace_id);
+    found = sqlite3_step(s) == SQLITE_ROW;
+    sqlite3_finalize(s);
+    if (!found) {
+        fprintf(stderr, "runq %s: no trace %lld in this database\n", prog, (long long)trace_id);
+        return -1;
+    }
+    if (sqlite3_prepare_v2(db,
+                           "SELECT m.name FROM main.sqlite_master m WHERE m.type='table' AND EXISTS "
+                           "(SELECT 1 FROM pragma_table_info(m.name) WHERE name='trace_id')",
+                           -1, &s, NULL) != SQLITE_OK) {
+        fprintf(stderr, "runq %s: %s\n", prog, sqlite3_errmsg(db));
+        return -1;
+    }
+    int rc = 0;
+    while (rc == 0 && sqlite3_step(s) == SQLITE_ROW) {
+        const char *t = (const char *)sqlite3_column_text(s, 0);
+        char *sql = sqlite3_mprintf("CREATE TEMP VIEW \"%w\" AS SELECT * FROM main.\"%w\" WHERE trace_id=%lld",
+                                    t, t, (long long)trace_id);
+        char *msg = NULL;
+        if (!sql || sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+            fprintf(stderr, "runq %s: %s\n", prog, msg ? msg : "out of memory");
+            rc = -1;
+        }
+        sqlite3_free(msg);
+        sqlite3_free(sql);
+    }
+    sqlite3_finalize(s);
+    return rc;
+}
+
+/* ---- output ---- */
+
+static void csv_field(FILE *out, const char *v)
+{
+    if (!strpbrk(v, ",\"\n\r")) {
+        fputs(v, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *v; v++) {
+        if (*v == '"')
+            fputc('"', out);
+        fputc(*v, out);
+    }
+    fputc('"', out);
+}
+
+static void json_string(FILE *out, const char *v)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p == '\n')
+            fputs("\\n", out);
+        else if (*p == '\t')
+            fputs("\\t", out);
+        else if (*p < 0x20)
+            fprintf(out, "\\u%04x", *p);
+        else
+            fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
+/* A value as text; blobs as hex. Returns a malloc'd string or NULL (NULL value). */
+static char *value_text(sqlite3_stmt *s, int i)
+{
+    int type = sqlite3_column_type(s, i);
+    if (type == SQLITE_NULL)
+        return NULL;
+    if (type == SQLITE_BLOB) {
+        int n = sqlite3_column_bytes(s, i);
+        const unsigned char *b = sqlite3_column_blob(s, i);
+        char *h = malloc((size_t)n * 2 + 3);
+        if (!h)
+            return NULL;
+        strcpy(h, "x'");
+        for (int k = 0; k < n; k++)
+            sprintf(h + 2 + 2 * k, "%02x", b[k]);
+        strcat(h, "'");
+        return h;
+    }
+    return strdup((const char *)sqlite3_column_text(s, i));
+}
+
+struct table {
+    char **cell; /* rows x cols, NULL = SQL NULL */
+    size_t rows, cap;
+    int cols;
+};
+
+static void print_table(FILE *out, sqlite3_stmt *s, struct table *t)
+{
+    size_t *w = calloc((size_t)t->cols, sizeof *w);
+    int *num = calloc((size_t)t->cols, sizeof *num);
+    if (!w || !num) {
+        free(w);
+        free(num);
+        return;
+    }
+    for (int c = 0; c < t->cols; c++) {
+        w[c] = strlen(sqlite3_column_name(s, c));
+        num[c] = 1;
+        for (size_t r = 0; r < t->rows; r++) {
+            const char *v = t->cell[r * (size_t)t->cols + (size_t)c];
+            size_t n = v ? strlen(v) : 4;
+            if (n > w[c])
+                w[c] = n;
+            if (v && strspn(v, "-0123456789.e+") != strlen(v))
+                num[c] = 0;
+        }
+    }
+    for (int c = 0; c < t->cols; c++)
+        fprintf(out, "%s%-*s", c ? "  " : "", c == t->cols - 1 ? 0 : (int)w[c], sqlite3_column_name(s, c));
+    fputc('\n', out);
+    for (int c = 0; c < t->cols; c++) {
+        fprintf(out, "%s", c ? "  " : "");
+        for (size_t k = 0; k < w[c]; k++)
+            fputc('-', out);
+    }
+    fputc('\n', out);
+    for (size_t r = 0; r < t->rows; r++) {
+        for (int c = 0; c < t->cols; c++) {
+            const char *v = t->cell[r * (size_t)t->cols + (size_t)c];
+            if (!v)
+                v = "NULL";
+            if (num[c])
+                fprintf(out, "%s%*s", c ? "  " : "", (int)w[c], v);
+            else
+                fprintf(out, "%s%-*s", c ? "  " : "", c == t->cols - 1 ? 0 : (int)w[c], v);
+        }
+        fputc('\n', out);
+    }
+    if (!t->rows)
+        fprintf(out, "(no rows)\n");
+    free(w);
+    free(num);
+}
+
+/* Runs one prepared statement to the end, printing its rows. */
+static int print_stmt(sqlite3 *db, const char *prog, sqlite3_stmt *s, enum dbq_format fmt, FILE *out)
+{
+    int cols = sqlite3_column_count(s), rc;
+    struct table t = { .cols = cols };
+    size_t nrow = 0;
+    if (fmt == DBQ_CSV && cols) {
+        for (int c = 0; c < cols; c++) {
+            if (c)
+                fputc(',', out);
+            csv_field(out, sqlite3_column_name(s, c));
+        }
+        fputc('\n', out);
+    }
+    if (fmt == DBQ_JSON && cols)
+        fputc('[', out);
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        if (fmt == DBQ_TABLE) {
+            if (t.rows == t.cap) {
+                t.cap = t.cap ? t.cap * 2 : 64;
+                char **n = realloc(t.cell, t.cap * (size_t)cols * sizeof *n);
+                if (!n) {
+                    fprintf(stderr, "runq %s: out of memory\n", prog);
+                    rc = SQLITE_NOMEM;
+                    break;
+                }
+                t.cell = n;
+            }
+            for (int c = 0; c < cols; c++)
+                t.cell[t.rows * (size_t)cols + (size_t)c] = value_text(s, c);
+            t.rows++;
+            continue;
+        }
+        if (fmt == DBQ_JSON)
+            fputs(nrow ? ",{" : "{", out);
+        for (int c = 0; c < cols; c++) {
+            char *v = value_text(s, c);
+            int type = sqlite3_column_type(s, c);
+            if (fmt == DBQ_CSV) {
+                if (c)
+                    fputc(',', out);
+                if (v)
+                    csv_field(out, v);
+            } else {
+                if (c)
+                    fputc(',', out);
+                json_string(out, sqlite3_column_name(s, c));
+                fputc(':', out);
+                if (!v)
+                    fputs("null", out);
+                else if (type == SQLITE_INTEGER || type == SQLITE_FLOAT)
+                    fputs(v, out);
+                else
+                    json_string(out, v);
+            }
+            free(v);
+        }
+        fputs(fmt == DBQ_JSON ? "}" : "\n", out);
+        nrow++;
+    }
+    if (fmt == DBQ_JSON && cols)
+        fputs("]\n", out);
+    if (fmt == DBQ_TABLE && cols && rc == SQLITE_DONE)
+        print_table(out, s, &t);
+    for (size_t k = 0; k < t.rows * (size_t)cols; k++)
+        free(t.cell[k]);
+    free(t.cell);
+    if (rc != SQLITE_DONE) {
+        if (rc != SQLITE_NOMEM)
+            fprintf(stderr, "runq %s: %s\n", prog, sqlite3_errmsg(db));
+        return 1;
+    }
+    return 0;
+}
+
+int dbq_run(sqlite3 *db, const char *prog, const char *sql, enum dbq_format fmt, FILE *out)
+{
+    const char *tail = sql;
+    int n = 0;
+    while (tail && *tail) {
+        sqlite3_stmt *s = NULL;
+        const char *next;
+        if (sqlite3_prepare_v2(db, tail, -1, &s, &next) != SQLITE_OK) {
+            fprintf(stderr, "runq %s: %s\n", prog, sqlite3_errmsg(db));
+            return 1;
+        }
+        tail = next;
+        if (!s)
+            continue; /* whitespace or a comment */
+        if (!sqlite3_stmt_readonly(s)) {
+            fprintf(stderr, "runq %s: only read-only statements are allowed: %.60s\n", prog,
+                    sqlite3_sql(s));
+            sqlite3_finalize(s);
+            return 2;
+        }
+        if (n++ && fmt == DBQ_TABLE)
+            fputc('\n', out);
+        int rc = print_stmt(db, prog, s, fmt, out);
+        sqlite3_finalize(s);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* ---- runq sql ---- */
+
+static void sql_help(void)
+{
+    printf("usage: runq sql [--db FILE] [--trace ID] [--csv | --json] \"SELECT ...\"\n\n"
+           "Runs read-only SQL on a trace database and prints the result: an aligned table,\n"
+           "CSV, or JSON (an array of objects per statement, one line each). Several\n"
+           "statements separated by ';' run in order. docs/sql.md documents every table.\n\n"
+           "flags:\n"
+           "  --db FILE    database (default %s)\n"
+           "  --trace ID   see only trace ID: every table name means that trace's rows\n"
+           "               (main.TABLE still reaches all of them); default: all traces\n"
+           "  --csv        CSV with a header line\n"
+           "  --json       JSON\n"
+           "  --help       show this help\n",
+           DEFAULT_DB);
+}
+
+int dbq_parse_common(const char *prog, int argc, char **argv, const char **db, int64_t *trace,
+                     enum dbq_format *fmt, const char **pos, int maxpos, int *npos, void (*help)(void))
+{
+    *npos = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            help();
+            return 0;
+        }
+        if (strcmp(a, "--csv") == 0) {
+            *fmt = DBQ_CSV;
+            continue;
+        }
+        if (strcmp(a, "--json") == 0) {
+            *fmt = DBQ_JSON;
+            continue;
+        }
+        const char *names[] = { "--db", "--trace" };
+        int which = -1;
+        for (int k = 0; k < 2; k++) {
+            size_t n = strlen(names[k]);
+            if (strncmp(a, names[k], n) == 0 && (a[n] == '\0' || a[n] == '=')) {
+                which = k;
+                if (a[n] == '=')
+                    v = a + n + 1;
+                else if (i + 1 < argc)
+                    v = argv[++i];
+                else {
+                    fprintf(stderr, "runq %s: %s needs a value\n", prog, names[k]);
+                    return 2;
+                }
+            }
+        }
+        if (which == 0) {
+            if (!*v) {
+                fprintf(stderr, "runq %s: --db needs a file name\n", prog);
+                return 2;
+            }
+            *db = v;
+        } else if (which == 1) {
+            char *end;
+            long long id = strtoll(v, &end, 10);
+            if (!*v || *end || id <= 0) {
+                fprintf(stderr, "runq %s: bad --trace '%s': want a trace id (a positive number)\n",
+                        prog, v);
+                return 2;
+            }
+            *trace = id;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "runq %s: unknown flag '%s'; see 'runq %s --help'\n", prog, a, prog);
+            return 2;
+        } else {
+            if (*npos == maxpos) {
+                fprintf(stderr, "runq %s: unexpected argument '%s'; see 'runq %s --help'\n", prog, a,
+                        prog);
+                return 2;
+            }
+            pos[(*npos)++] = a;
+        }
+    }
+    return -1;
+}
+
+int cmd_sql(int argc, char **argv)
+{
+    const char *db_path = DEFAULT_DB, *pos[1];
+    int64_t trace = 0;
+    enum dbq_format fmt = DBQ_TABLE;
+    int npos, rc = dbq_parse_common("sql", argc, argv, &db_path, &trace, &fmt, pos, 1, &npos, sql_help);
+    if (rc >= 0)
+        return rc;
+    if (npos != 1) {
+        fprintf(stderr, "runq sql: give one SQL string; see 'runq sql --help'\n");
+        return 2;
+    }
+    sqlite3 *db = dbq_open("sql", db_path);
+    if (!db)
+        return 1;
+    rc = 0;
+    if (trace && dbq_scope_trace(db, "sql", trace) != 0)
+        rc = 1;
+    if (!rc)
+        rc = dbq_run(db, "sql", pos[0], fmt, stdout);
+    sqlite3_close(db);
+    return rc;
+}
