@@ -650,8 +650,17 @@ void db_writer_gap(struct db_writer *w, unsigned cpu, uint64_t ts_next, uint32_t
             continue;
         if (t->wake_pending)
             wakeup_write(w, t, 0, 0);
-        if (t->st != TS_NONE)
+        if (t->st == TS_NONE)
+            continue;
+        if (t->st_ts > from) {
+            /* It changed state during the gap (woken from another CPU):
+             * true then, but whether it ran since is unknown. */
+            t->st = TS_UNKNOWN;
+            t->st_cpu = (int)ci;
+            t->st_waker = 0;
+        } else {
             state_set(w, t, TS_UNKNOWN, from, (int)ci, 0);
+        }
     }
 }
 
