@@ -107,7 +107,7 @@ static void wake_push(struct task *t)
 
 /* Joins every task woken since the last decision, in the order they were
  * woken. Returns how many. Queue lock held. */
-static unsigned drain_wakes(struct rq *rq)
+static unsigned drain_wakes(struct rq *rq, struct task **joined)
 {
     struct task *t = __atomic_exchange_n(&rq->wake_stack, NULL, __ATOMIC_ACQUIRE), *fifo = NULL;
     unsigned n = 0;
@@ -116,6 +116,15 @@ static unsigned drain_wakes(struct rq *rq)
         t->wake_next = fifo;
         fifo = t;
         t = next;
+    }
+    /* The woken tasks stay linked by wake_next until the decision ends: a
+     * task is pushed again only once it has run and blocked again. */
+    if (fifo) {
+        struct task *last = fifo;
+        while (last->wake_next)
+            last = last->wake_next;
+        last->wake_next = *joined;
+        *joined = fifo;
     }
     for (t = fifo; t; t = t->wake_next, n++) {
         BUG_ON(t->state != RUN_WAKING);
@@ -132,9 +141,8 @@ static unsigned drain_wakes(struct rq *rq)
             continue;
         }
 #endif
-        s64 lag_before = t->se.ee.vlag;
+        t->join_lag_before = t->se.ee.vlag; /* traced after the decision */
         pol()->join(&rq->q, &t->se, SCHED_JOIN_WAKE);
-        trace_join(rq, t, TRACE_JOIN_WAKE, lag_before);
         /* The decision follows anyway; this lets the policy settle whether
          * the wakeup cuts the current task's protected stretch short
          * (EEVDF's PREEMPT_SHORT) before it picks. */
@@ -429,7 +437,8 @@ static void schedule(enum sched_why why)
     struct task *prev = rq->curr;
     u64 start = clock_ns();
     account_curr(rq, start);
-    unsigned touched = drain_wakes(rq);
+    struct task *joined = NULL;
+    unsigned touched = drain_wakes(rq, &joined);
 
     /* The current task leaves first if it blocks or exits, so the pick
      * chooses among the others. */
@@ -466,7 +475,7 @@ static void schedule(enum sched_why why)
         halt_in_decision(rq);
         start = clock_ns(); /* the wait is not the decision's cost */
         expire_sleepers(rq, start);
-        touched += drain_wakes(rq);
+        touched += drain_wakes(rq, &joined);
     }
 
     struct task *next = se ? task_of(se) : rq->idle;
@@ -506,6 +515,8 @@ static void schedule(enum sched_why why)
     stats_record_decision(&rq->stats, cost, touched);
 
     /* Tracing comes after the decision is made and counted. */
+    for (struct task *t = joined; t; t = t->wake_next)
+        trace_join(rq, t, TRACE_JOIN_WAKE, t->join_lag_before);
     if (next != prev || prev_blocks) {
         WRITE_ONCE(rq->stats.switches, rq->stats.switches + (next != prev));
         if (!(prev == rq->idle && rq->idle_idling && !prev_blocks))

@@ -44,6 +44,7 @@ struct task {
     bool on_sleep_list;
     struct task *sleep_next, *sleep_prev;
     struct task *wake_next; /* wake stack link */
+    s64 join_lag_before;    /* lag it brought to its last join (for the trace) */
 
     /* accounting, written by the home CPU */
     u64 runtime_ns;

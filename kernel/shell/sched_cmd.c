@@ -30,13 +30,23 @@ static void fmt_ratio(char *buf, size_t size, u64 x, u64 y)
     snprintf(buf, size, "%lu.%02lu", hundredths / 100, hundredths % 100);
 }
 
+/* The counters over the next ms milliseconds; ms = 0: since boot. */
 static bool sched_window(u64 ms)
 {
     static struct sched_stats before[MAX_CPUS];
-    for (unsigned i = 0; i < ncpus; i++)
-        stats_snapshot(&cpus[i].rq.stats, &before[i]);
-    task_sleep_ns(ms * NSEC_PER_MSEC);
-    kprintf("sched window_ms=%lu policy=%s hz=%u\n", ms, sched_policy_current->name, sched_hz);
+    for (unsigned i = 0; i < ncpus; i++) {
+        if (ms)
+            stats_snapshot(&cpus[i].rq.stats, &before[i]);
+        else
+            memset(&before[i], 0, sizeof before[i]);
+    }
+    if (ms)
+        task_sleep_ns(ms * NSEC_PER_MSEC);
+    if (ms)
+        kprintf("sched window_ms=%lu policy=%s hz=%u\n", ms, sched_policy_current->name, sched_hz);
+    else
+        kprintf("sched since_boot_ms=%lu policy=%s hz=%u\n", clock_ns() / NSEC_PER_MSEC, sched_policy_current->name,
+                sched_hz);
     for (unsigned i = 0; i < ncpus; i++) {
         struct sched_stats now, d;
         stats_snapshot(&cpus[i].rq.stats, &now);
@@ -258,6 +268,7 @@ void sched_cmd_help(void)
 {
     kprintf("  sched [MS]               counters over a window (default %d ms), a line per CPU\n",
             DEFAULT_WINDOW_MS);
+    kprintf("  sched total              the same counters since boot\n");
     kprintf("  sched probe N [SAMPLES]  wake latency beside N spinners (default %d samples)\n",
             DEFAULT_PROBE_SAMPLES);
     kprintf("  sched share NICE...      CPU shares of spinners with these nice values\n");
@@ -280,6 +291,8 @@ bool sched_cmd(int argc, char **argv)
         }
         return sched_window((u64)ms);
     }
+    if (strcmp(argv[1], "total") == 0)
+        return sched_window(0);
     if (strcmp(argv[1], "probe") == 0)
         return sched_probe(argc, argv);
     if (strcmp(argv[1], "share") == 0)

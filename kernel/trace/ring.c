@@ -1,28 +1,23 @@
 #include "ring.h"
 #include "../../trace/format.h"
+#include "../lib/string.h"
 
 static void copy_in(struct trace_ring *r, u64 at, const void *src, u32 n)
 {
     u32 off = (u32)(at & (TRACE_RING_SIZE - 1)), first = TRACE_RING_SIZE - off;
-    const u8 *s = src;
     if (first > n)
         first = n;
-    for (u32 i = 0; i < first; i++)
-        r->buf[off + i] = s[i];
-    for (u32 i = first; i < n; i++)
-        r->buf[i - first] = s[i];
+    memcpy(r->buf + off, src, first);
+    memcpy(r->buf, (const u8 *)src + first, n - first);
 }
 
 static void copy_out(const struct trace_ring *r, u64 at, void *dst, u32 n)
 {
     u32 off = (u32)(at & (TRACE_RING_SIZE - 1)), first = TRACE_RING_SIZE - off;
-    u8 *d = dst;
     if (first > n)
         first = n;
-    for (u32 i = 0; i < first; i++)
-        d[i] = r->buf[off + i];
-    for (u32 i = first; i < n; i++)
-        d[i] = r->buf[i - first];
+    memcpy(dst, r->buf + off, first);
+    memcpy((u8 *)dst + first, r->buf, n - first);
 }
 
 bool ring_put(struct trace_ring *r, const void *rec, u32 size)
