@@ -46,6 +46,8 @@ static const struct boot_flagdef {
       "kernel ELF (default $RUNQ_KERNEL, else kernel.elf beside runq)" },
     { BOOT_F_APPEND, "append", "\"ARGS\"", "extra kernel command-line arguments" },
     { BOOT_F_GDB, "gdb", NULL, "start paused, with a gdb stub on localhost:1234" },
+    { BOOT_F_RECORD, "record", "FILE.db", "record the scheduler trace into this SQLite file" },
+    { BOOT_F_DB, "db", "FILE.db", "database the live trace is recorded into (default runq.db)" },
 };
 #define BOOT_NFLAGS (sizeof boot_flagdefs / sizeof boot_flagdefs[0])
 
@@ -125,6 +127,12 @@ static int flag_value(struct boot_opts *w, unsigned bit, const char *prog, const
         if (!*v)
             goto bad;
         w->kernel = v;
+        return 0;
+    case BOOT_F_RECORD:
+    case BOOT_F_DB:
+        if (!*v)
+            goto bad;
+        w->record = v;
         return 0;
     case BOOT_F_APPEND:
         if (!printable(v) || has_dashdash_word(v)) {
@@ -322,6 +330,25 @@ int boot_qemu_argv(const struct boot_opts *o, enum boot_mode mode,
         err |= boot_argv_push(out, "-s");
         err |= boot_argv_push(out, "-S");
     }
+    return err ? -1 : 0;
+}
+
+int boot_argv_trace_port(struct boot_argv *a, const char *file, const char *socket)
+{
+    char *chardev;
+    int n = file ? asprintf(&chardev, "file,id=trace,path=%s", file)
+                 : asprintf(&chardev, "socket,id=trace,path=%s,server=on,wait=on", socket);
+    if (n < 0)
+        return -1;
+    /* ioeventfd=off: the guest's notify is handled in its own instruction,
+     * so icount stays deterministic; vectors=0: the driver polls. The
+     * string lives as long as the argv (freed at exit). */
+    int err = boot_argv_push(a, "-device");
+    err |= boot_argv_push(a, "virtio-serial-pci,ioeventfd=off,vectors=0");
+    err |= boot_argv_push(a, "-chardev");
+    err |= boot_argv_push(a, chardev);
+    err |= boot_argv_push(a, "-device");
+    err |= boot_argv_push(a, "virtserialport,chardev=trace,name=org.runq.trace.0");
     return err ? -1 : 0;
 }
 
@@ -638,7 +665,8 @@ int boot_run_interactive(const struct boot_argv *a, struct boot_result *res)
 
 /* ---- the boot and run subcommands ---- */
 
-#define RUN_FLAGS (BOOT_F_ALL & ~(BOOT_F_TEST | BOOT_F_TIMEOUT))
+#define RUN_FLAGS (BOOT_F_ALL & ~(BOOT_F_TEST | BOOT_F_TIMEOUT | BOOT_F_RECORD))
+#define BOOT_FLAGS (BOOT_F_ALL & ~BOOT_F_DB)
 
 static void boot_help(const char *name)
 {
@@ -646,14 +674,15 @@ static void boot_help(const char *name)
     if (run)
         printf("usage: runq run [flags]\n\n"
                "Boots the kernel to its shell on this terminal; Ctrl-A x quits QEMU.\n"
-               "The --cmd commands run first; nothing powers the guest off.\n\n");
+               "The --cmd commands run first; nothing powers the guest off. The trace is\n"
+               "recorded live into --db (default runq.db); watch it with runq top.\n\n");
     else
         printf("usage: runq boot [flags]\n\n"
                "Boots the kernel in QEMU, runs each --cmd (then poweroff) or --test,\n"
                "copies the guest console to stdout, and exits 0 only if the guest\n"
                "reported success; otherwise 1 with the reason on stderr.\n\n");
     printf("flags:\n");
-    boot_print_flags(stdout, run ? RUN_FLAGS : BOOT_F_ALL);
+    boot_print_flags(stdout, run ? RUN_FLAGS : BOOT_FLAGS);
     printf("  %-26s %s\n\n", "--help", "show this help");
     printf("environment:\n"
            "  QEMU         QEMU binary (default qemu-system-x86_64)\n"
@@ -673,7 +702,7 @@ static int boot_prepare(int argc, char **argv, bool run, struct boot_opts *o, ch
             boot_help(prog);
             return -1;
         }
-        int r = boot_parse_flag(o, run ? RUN_FLAGS : BOOT_F_ALL, prog, argc, argv, &i);
+        int r = boot_parse_flag(o, run ? RUN_FLAGS : BOOT_FLAGS, prog, argc, argv, &i);
         if (r < 0)
             return 2;
         if (r == 0) {
@@ -703,6 +732,29 @@ static int boot_prepare(int argc, char **argv, bool run, struct boot_opts *o, ch
     return 0;
 }
 
+/* Starts `runq record` (this binary) on the trace socket in the background. */
+static pid_t start_recorder(const char *socket, const char *db)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return -1;
+    self[n] = 0;
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl(self, "runq", "record", "--socket", socket, "--db", db, (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+/* Records a finished run's trace file into the database, in this process. */
+static int record_file(const char *file, const char *db)
+{
+    char *argv[] = { "record", "--file", (char *)file, "--db", (char *)db, NULL };
+    return cmd_record(5, argv);
+}
+
 static int boot_main(int argc, char **argv, bool run)
 {
     struct boot_opts o;
@@ -710,14 +762,56 @@ static int boot_main(int argc, char **argv, bool run)
     struct boot_result res;
     char kernel[PATH_MAX];
     char *cmdline = NULL;
+    char tmpdir[] = "/tmp/runq-trace-XXXXXX", port[PATH_MAX] = "";
+    pid_t recorder = -1;
     boot_opts_init(&o);
     int rc = boot_prepare(argc, argv, run, &o, kernel, sizeof kernel, &cmdline, &qa);
+    if (run && !o.record)
+        o.record = "runq.db"; /* a live run always records */
+    if (rc == 0 && o.record) {
+        if (!mkdtemp(tmpdir)) {
+            fprintf(stderr, "runq %s: cannot make a temporary directory: %s\n", run ? "run" : "boot",
+                    strerror(errno));
+            rc = 1;
+        } else {
+            /* A deterministic run writes the port to a file, recorded once
+             * QEMU is done; a live one streams through a socket to a
+             * recorder running beside it. */
+            bool live = run || !o.deterministic;
+            snprintf(port, sizeof port, "%s/%s", tmpdir, live ? "trace.sock" : "trace.bin");
+            if (boot_argv_trace_port(&qa, live ? NULL : port, live ? port : NULL) < 0) {
+                fprintf(stderr, "runq %s: out of memory\n", run ? "run" : "boot");
+                rc = 1;
+            } else if (live) {
+                recorder = start_recorder(port, o.record);
+                if (recorder < 0) {
+                    fprintf(stderr, "runq %s: cannot start the recorder\n", run ? "run" : "boot");
+                    rc = 1;
+                }
+            }
+        }
+    }
     if (rc == 0) {
         rc = run ? boot_run_interactive(&qa, &res) : boot_run(&qa, o.timeout_s, NULL, NULL, &res);
         if (rc != 0)
             fprintf(stderr, "runq %s: %s\n", run ? "run" : "boot", res.reason);
+        if (recorder > 0) {
+            int st;
+            waitpid(recorder, &st, 0); /* it stops at the end of the stream */
+            if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+                rc = rc ? rc : 1;
+        } else if (o.record && port[0]) {
+            /* Even a failed run's trace is worth keeping: it is marked
+             * incomplete if the stream did not end cleanly. */
+            if (record_file(port, o.record) != 0)
+                rc = rc ? rc : 1;
+        }
     } else if (rc < 0) {
         rc = 0;
+    }
+    if (port[0]) {
+        unlink(port);
+        rmdir(tmpdir);
     }
     free(cmdline);
     boot_opts_free(&o);

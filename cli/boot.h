@@ -36,8 +36,10 @@ enum boot_flag {
     BOOT_F_KERNEL        = 1u << 7,
     BOOT_F_APPEND        = 1u << 8,
     BOOT_F_GDB           = 1u << 9,
+    BOOT_F_RECORD        = 1u << 10,
+    BOOT_F_DB            = 1u << 11, /* run: the database it records into */
 };
-#define BOOT_F_ALL 0x3ffu
+#define BOOT_F_ALL 0xfffu
 
 #define BOOT_DEFAULT_CPUS    4
 #define BOOT_DEFAULT_TIMEOUT 600   /* seconds; a guard against hangs only */
@@ -54,6 +56,7 @@ struct boot_opts {
     const char *kernel;     /* NULL: $RUNQ_KERNEL, else beside the binary */
     const char *append;     /* extra kernel args; NULL: none */
     bool gdb;               /* -s -S: paused, gdb stub on :1234 */
+    const char *record;     /* SQLite file to record the trace into; NULL: none */
 };
 
 /* Fills *o with the defaults above. */
@@ -115,6 +118,13 @@ struct boot_argv {
  * does not fit in BOOT_ARGV_MAX (a bug: the fixed part is far smaller).
  * `kernel` and `cmdline` must outlive *out.
  */
+/* Adds the virtio-serial trace port to a QEMU argv: its host side is the
+ * file `file` (deterministic runs: a file is never full, so no host
+ * timing leaks into the guest) or, when file is NULL, a listening Unix
+ * socket at `socket` that QEMU waits on until the recorder connects, so
+ * nothing early is lost. */
+int boot_argv_trace_port(struct boot_argv *a, const char *file, const char *socket);
+
 int boot_qemu_argv(const struct boot_opts *o, enum boot_mode mode,
                    const char *kernel, const char *cmdline, struct boot_argv *out);
 
