@@ -51,6 +51,7 @@ suite boot_wakestorm_8cpu boot --policy rr --cpus 8 --test TestWakeStorm
 suite boot_smp bash tests/boot_smp.sh "$RUNQ"
 suite shell bash tests/shell_test.sh "$RUNQ"
 suite vser bash tests/vser_test.sh build/kernel.elf
+suite trace_kernel bash tests/trace_kernel.sh "$RUNQ"
 suite probe_rr bash tests/probe_rr.sh "$RUNQ"
 suite probe_eevdf bash tests/probe_eevdf.sh "$RUNQ"
 
