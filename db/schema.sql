@@ -3,7 +3,9 @@
 -- Perfetto's where the idea is the same (thread, sched_slice, thread_state,
 -- stats) so that SQL written for Perfetto carries over. Times are ns since
 -- the kernel's clock started; virtual times are EEVDF's virtual ns.
--- EEVDF-only columns are NULL in round-robin traces.
+-- EEVDF-only columns are NULL in round-robin traces. The indexes are in
+-- db/indexes.sql: the writer builds them when a trace is finished, which
+-- is several times faster than keeping them up to date row by row.
 
 CREATE TABLE IF NOT EXISTS trace (
     trace_id       INTEGER PRIMARY KEY,
@@ -49,7 +51,6 @@ CREATE TABLE IF NOT EXISTS thread (
     start_ts  INTEGER,                -- TASK_NEW, or first seen
     end_ts    INTEGER                 -- TASK_EXIT
 );
-CREATE INDEX IF NOT EXISTS thread_by_tid ON thread (trace_id, tid);
 
 CREATE TABLE IF NOT EXISTS sched_slice (
     id         INTEGER PRIMARY KEY,
@@ -62,8 +63,6 @@ CREATE TABLE IF NOT EXISTS sched_slice (
     end_reason TEXT,                  -- LEAVE reason, or gap / trace_end / switch
     priority   INTEGER                -- 120 + nice, as Linux reports it
 );
-CREATE INDEX IF NOT EXISTS sched_slice_by_cpu ON sched_slice (trace_id, cpu, ts);
-CREATE INDEX IF NOT EXISTS sched_slice_by_utid ON sched_slice (utid, ts);
 
 CREATE TABLE IF NOT EXISTS thread_state (
     id         INTEGER PRIMARY KEY,
@@ -75,7 +74,6 @@ CREATE TABLE IF NOT EXISTS thread_state (
     cpu        INTEGER,               -- where it ran or is queued
     waker_utid INTEGER                -- for R after a wakeup: who woke it
 );
-CREATE INDEX IF NOT EXISTS thread_state_by_utid ON thread_state (utid, ts);
 
 CREATE TABLE IF NOT EXISTS wakeup (
     id        INTEGER PRIMARY KEY,
@@ -88,7 +86,6 @@ CREATE TABLE IF NOT EXISTS wakeup (
     cpu       INTEGER,                -- the wakee's CPU
     waker_cpu INTEGER
 );
-CREATE INDEX IF NOT EXISTS wakeup_by_utid ON wakeup (utid, ts_wake);
 
 CREATE TABLE IF NOT EXISTS eevdf_pick (
     id          INTEGER PRIMARY KEY,
@@ -107,7 +104,6 @@ CREATE TABLE IF NOT EXISTS eevdf_pick (
     touched     INTEGER,
     cost_ns     INTEGER
 );
-CREATE INDEX IF NOT EXISTS eevdf_pick_by_cpu ON eevdf_pick (trace_id, cpu, ts);
 
 CREATE TABLE IF NOT EXISTS eevdf_place (
     id          INTEGER PRIMARY KEY,
@@ -124,7 +120,6 @@ CREATE TABLE IF NOT EXISTS eevdf_place (
     weight      INTEGER,
     nr_runnable INTEGER
 );
-CREATE INDEX IF NOT EXISTS eevdf_place_by_utid ON eevdf_place (utid, ts);
 
 CREATE TABLE IF NOT EXISTS eevdf_leave (
     id       INTEGER PRIMARY KEY,
@@ -138,7 +133,6 @@ CREATE TABLE IF NOT EXISTS eevdf_leave (
     v        INTEGER,
     run_ns   INTEGER                  -- the stint that ended
 );
-CREATE INDEX IF NOT EXISTS eevdf_leave_by_utid ON eevdf_leave (utid, ts);
 
 CREATE TABLE IF NOT EXISTS sched_tick (
     trace_id    INTEGER NOT NULL,
@@ -165,7 +159,6 @@ CREATE TABLE IF NOT EXISTS queue_snapshot (
     lag        INTEGER,
     slice_ns   INTEGER
 );
-CREATE INDEX IF NOT EXISTS queue_snapshot_by_cpu ON queue_snapshot (trace_id, cpu, ts);
 
 CREATE TABLE IF NOT EXISTS counter (
     trace_id INTEGER NOT NULL,
@@ -210,4 +203,3 @@ CREATE TABLE IF NOT EXISTS stats (
     value       INTEGER NOT NULL,
     description TEXT
 );
-CREATE INDEX IF NOT EXISTS stats_by_trace ON stats (trace_id, name);

@@ -815,7 +815,12 @@ int db_writer_finish(struct db_writer *w, const char *status, const char *end_re
         if (t->st != TS_NONE && t->st != TS_DEAD)
             state_set(w, t, TS_NONE, end, t->st_cpu, 0);
     }
-    return commit_with(w, status, end_reason);
+    if (commit_with(w, status, end_reason) != 0)
+        return -1;
+    /* Building an index once, sorted, is much cheaper than keeping it up
+     * to date during ingest; later traces of the same database do pay
+     * for keeping them. */
+    return exec(w, db_indexes_sql);
 }
 
 /* ---- open, close ---- */
@@ -827,7 +832,7 @@ struct db_writer *db_writer_open(const char *path, const char *source, char *err
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    if (sqlite3_open_v2(path, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+    if (sqlite3_open_v2(path, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "%s: %s", path, w->db ? sqlite3_errmsg(w->db) : "cannot open");
         goto fail;
     }

@@ -17,7 +17,8 @@
  *   - each db_writer_commit() leaves a readable database: the trace row,
  *     threads and stats so far are written in the same transaction;
  *   - db_writer_finish() closes what is open at the last timestamp, writes
- *     the status and commits. After it only db_writer_close() is valid.
+ *     the status, commits, and then creates the indexes of db/indexes.sql
+ *     if they do not exist yet. After it only db_writer_close() is valid.
  */
 #ifndef RUNQ_DB_WRITER_H
 #define RUNQ_DB_WRITER_H
@@ -67,5 +68,6 @@ void db_writer_close(struct db_writer *w);
 
 /* The schema, embedded from db/schema.sql by scripts/embed.sh. */
 extern const char db_schema_sql[];
+extern const char db_indexes_sql[];
 
 #endif

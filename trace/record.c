@@ -55,6 +55,8 @@ struct recorder {
     uint64_t window_ns, max_progress, last_released, late;
     size_t queued;
     int released_any;
+    uint16_t active[TRACE_DEC_NCPU]; /* queues that have ever held a record */
+    unsigned nactive;
 };
 
 static volatile sig_atomic_t rec_signal;
@@ -129,6 +131,8 @@ static void on_record(void *ctx, const struct trace_pkt_hdr *h, const struct tra
     }
     fifo_push(f, rec, rec->size);
     r->queued += rec->size;
+    if (!f->seen)
+        r->active[r->nactive++] = (uint16_t)ci;
     f->seen = 1;
     if (rec->ts_ns > f->progress)
         f->progress = rec->ts_ns;
@@ -141,10 +145,10 @@ static void release(struct recorder *r, int final)
 {
     uint64_t W = UINT64_MAX;
     if (!final && r->queued < MAX_QUEUED) {
-        for (unsigned c = 0; c < TRACE_MAX_CPUS; c++) {
-            struct fifo *f = &r->q[c];
-            if (!f->seen)
-                continue;
+        for (unsigned k = 0; k < r->nactive; k++) {
+            struct fifo *f = &r->q[r->active[k]];
+            if (r->active[k] == TRACE_DEC_GLOBAL)
+                continue; /* stream-wide records do not hold the CPUs back */
             if (!f->len && f->progress + r->window_ns < r->max_progress)
                 continue; /* silent for too long: do not wait for it */
             if (f->progress < W)
@@ -154,7 +158,8 @@ static void release(struct recorder *r, int final)
     for (;;) {
         const struct trace_rec_hdr *best = NULL;
         unsigned bc = 0;
-        for (unsigned c = 0; c < TRACE_DEC_NCPU; c++) {
+        for (unsigned k = 0; k < r->nactive; k++) {
+            unsigned c = r->active[k];
             const struct trace_rec_hdr *h = fifo_head(&r->q[c]);
             if (h && (!best || h->ts_ns < best->ts_ns)) {
                 best = h;
