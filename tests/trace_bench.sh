@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Ingest bench (make bench): runq record storing a generated stream into a
+# fresh SQLite file, side by side with the plain sqlite3 shell importing the
+# same events (pick, place, leave, wake, tick) from CSV into bare tables.
+# runq record does more per event (CRCs, merge, derived sched_slice,
+# thread_state and wakeup, indexes), so the ratio is the price of that.
+#
+# usage: tests/trace_bench.sh [RUNQ] [TRACE_GEN] [RECORDS]
+set -eu
+RUNQ=${1:-build/runq}
+GEN=${2:-build/tests/trace_gen}
+N=${3:-2000000}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+now() { date +%s.%N; }
+
+"$GEN" --records "$N" --ms 100000000 --cpus 4 --tasks 16 --out "$T/s.bin" --csv-dir "$T" --verbose 2>"$T/gen.log"
+recs=$(sed -n 's/^trace_gen: \([0-9]*\) records.*/\1/p' "$T/gen.log")
+csv_rows=$(( $(cat "$T"/pick.csv "$T"/place.csv "$T"/leave.csv "$T"/wake.csv "$T"/tick.csv | wc -l) - 5 ))
+bytes=$(wc -c <"$T/s.bin")
+
+t0=$(now)
+"$RUNQ" record --db "$T/r.db" --file "$T/s.bin" >/dev/null 2>"$T/rec.log"
+t1=$(now)
+
+cat >"$T/import.sql" <<SQL
+PRAGMA journal_mode=WAL;
+PRAGMA synchronous=NORMAL;
+CREATE TABLE pick(ts INTEGER, cpu INTEGER, prev INTEGER, next INTEGER, why TEXT, v INTEGER, vruntime INTEGER,
+  deadline INTEGER, lag INTEGER, nr_eligible INTEGER, nr_runnable INTEGER, cost_ns INTEGER);
+CREATE TABLE place(ts INTEGER, cpu INTEGER, task INTEGER, reason TEXT, vruntime INTEGER, deadline INTEGER,
+  lag_before INTEGER, lag_after INTEGER, v INTEGER, weight INTEGER);
+CREATE TABLE leave(ts INTEGER, cpu INTEGER, task INTEGER, reason INTEGER, vruntime INTEGER, lag INTEGER,
+  v INTEGER, run_ns INTEGER);
+CREATE TABLE wake(ts INTEGER, waker INTEGER, wakee INTEGER, waker_cpu INTEGER, target_cpu INTEGER);
+CREATE TABLE tick(ts INTEGER, cpu INTEGER, curr INTEGER, nr_runnable INTEGER, v INTEGER);
+.mode csv
+.import --skip 1 $T/pick.csv pick
+.import --skip 1 $T/place.csv place
+.import --skip 1 $T/leave.csv leave
+.import --skip 1 $T/wake.csv wake
+.import --skip 1 $T/tick.csv tick
+SQL
+t2=$(now)
+sqlite3 "$T/c.db" <"$T/import.sql" >/dev/null
+t3=$(now)
+
+awk -v recs="$recs" -v rows="$csv_rows" -v bytes="$bytes" -v a="$t0" -v b="$t1" -v c="$t2" -v d="$t3" 'BEGIN {
+    r = b - a; s = d - c
+    printf "stream: %d records, %.1f MB; CSV: %d rows of the same events\n", recs, bytes / 1e6, rows
+    printf "runq record (decode, CRC, merge, derive, index): %6.2f s  %9.0f events/s\n", r, recs / r
+    printf "sqlite3 .import from CSV (bare tables):         %6.2f s  %9.0f events/s\n", s, rows / s
+    printf "ratio runq/sqlite3 (events/s): %.2f\n", (recs / r) / (rows / s)
+}'
