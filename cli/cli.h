@@ -25,7 +25,8 @@
     X(sim,  "run a policy on the host on a workload file and print the schedule") \
     X(record, "store a trace stream from QEMU's socket or a file in an SQLite database") \
     X(sql,    "run read-only SQL on a trace database") \
-    X(report, "canned reports on a trace: latency, share, decisions, loss")
+    X(report, "canned reports on a trace: latency, share, decisions, loss") \
+    X(step,   "step through a recorded trace decision by decision, with why each task won")
 
 #define RUNQ_DECLARE_CMD(name, summary) int cmd_##name(int argc, char **argv);
 RUNQ_COMMANDS(RUNQ_DECLARE_CMD)

@@ -1,0 +1,562 @@
+/*
+ * The `runq step` model: cursor, commands, the view as lines, and the
+ * explanation of a pick. Contract in step.h.
+ */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <sqlite3.h>
+
+#include "tui/step.h"
+
+void step_text_add(struct step_text *t, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (t->n == t->cap) {
+        t->cap = t->cap ? t->cap * 2 : 64;
+        t->line = realloc(t->line, (size_t)t->cap * sizeof *t->line);
+        if (!t->line) {
+            fprintf(stderr, "runq: out of memory\n");
+            exit(1);
+        }
+    }
+    t->line[t->n++] = strdup(buf);
+}
+
+void step_text_free(struct step_text *t)
+{
+    for (int i = 0; i < t->n; i++)
+        free(t->line[i]);
+    free(t->line);
+    memset(t, 0, sizeof *t);
+}
+
+/* ns (real or virtual) as µs with three decimals, signed; rotating buffers. */
+static const char *us(int64_t ns)
+{
+    static char buf[16][32];
+    static int k;
+    char *b = buf[k++ % 16];
+    uint64_t a = ns < 0 ? (uint64_t)(-(ns + 1)) + 1 : (uint64_t)ns;
+    snprintf(b, sizeof buf[0], "%s%llu.%03llu", ns < 0 ? "-" : "", (unsigned long long)(a / 1000),
+             (unsigned long long)(a % 1000));
+    return b;
+}
+
+static const char *sus(int64_t ns) /* with a sign always */
+{
+    static char buf[8][34];
+    static int k;
+    char *b = buf[k++ % 8];
+    snprintf(b, sizeof buf[0], "%s%s", ns >= 0 ? "+" : "", us(ns));
+    return b;
+}
+
+static int open_view(struct step_view *v, const char *path, int64_t id)
+{
+    sqlite3 *db;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        fprintf(stderr, "runq step: %s: %s\n", path, db ? sqlite3_errmsg(db) : "cannot open");
+        sqlite3_close(db);
+        return -1;
+    }
+    char err[256];
+    int rc = replay_load(&v->rp, db, id, err, sizeof err);
+    sqlite3_close(db);
+    if (rc) {
+        fprintf(stderr, "runq step: %s: %s\n", path, err);
+        return -1;
+    }
+    replay_state_init(&v->rp, &v->st);
+    v->cur = -1;
+    snprintf(v->label, sizeof v->label, "trace %lld (%s)", (long long)v->rp.trace_id, v->rp.policy);
+    return 0;
+}
+
+int step_open(struct step *s, const char *db, int64_t a_id, const char *b_db, int64_t b_id)
+{
+    memset(s, 0, sizeof *s);
+    s->focus_cpu = -1;
+    for (int i = 0; i < STEP_MARKS; i++)
+        s->marks[i] = -1;
+    if (open_view(&s->v[0], db, a_id))
+        return -1;
+    s->nviews = 1;
+    if (b_id >= 0) {
+        if (open_view(&s->v[1], b_db ? b_db : db, b_id)) {
+            step_close(s);
+            return -1;
+        }
+        s->nviews = 2;
+    }
+    step_goto(s, s->v[0].rp.nev ? 0 : -1);
+    return 0;
+}
+
+void step_close(struct step *s)
+{
+    for (int k = 0; k < s->nviews; k++) {
+        replay_state_free(&s->v[k].st);
+        replay_free(&s->v[k].rp);
+    }
+    s->nviews = 0;
+}
+
+static void view_goto(struct step_view *v, int i)
+{
+    if (i >= v->rp.nev)
+        i = v->rp.nev - 1;
+    if (i < -1)
+        i = -1;
+    v->cur = i;
+    replay_seek(&v->rp, &v->st, i + 1);
+}
+
+void step_goto(struct step *s, int i)
+{
+    view_goto(&s->v[0], i);
+    if (s->nviews == 2) {
+        struct step_view *a = &s->v[0], *b = &s->v[1];
+        int64_t t = a->cur >= 0 ? a->rp.ev[a->cur].ts - a->rp.start_ts : -1;
+        /* the last event of b at or before the same guest time */
+        int j = t < 0 ? -1 : replay_find_ts(&b->rp, b->rp.start_ts + t + 1) - 1;
+        view_goto(b, j);
+    }
+}
+
+static int focus_of(const struct step *s, const struct step_view *v)
+{
+    if (s->focus_cpu >= 0)
+        return s->focus_cpu;
+    if (v->cur >= 0 && v->rp.ev[v->cur].cpu >= 0)
+        return v->rp.ev[v->cur].cpu;
+    return 0;
+}
+
+/* Parses "123", "123us", "12.5ms", "1.5s", "800ns" into ns. */
+static int parse_time(const char *str, int64_t *ns)
+{
+    char *end;
+    double x = strtod(str, &end);
+    if (end == str)
+        return -1;
+    while (isspace((unsigned char)*end))
+        end++;
+    double mul = 1e3;
+    if (!strcmp(end, "ns"))
+        mul = 1;
+    else if (!strcmp(end, "us") || !*end)
+        mul = 1e3;
+    else if (!strcmp(end, "ms"))
+        mul = 1e6;
+    else if (!strcmp(end, "s"))
+        mul = 1e9;
+    else
+        return -1;
+    *ns = (int64_t)(x * mul + 0.5);
+    return 0;
+}
+
+static int search(struct step *s, const char *text, int dir)
+{
+    struct step_view *v = &s->v[0];
+    char line[512];
+    for (int i = v->cur + dir; i >= 0 && i < v->rp.nev; i += dir) {
+        replay_describe(&v->rp, i, line, sizeof line);
+        if (strcasestr(line, text))
+            return i;
+    }
+    return -2;
+}
+
+static int next_pick(const struct step *s, int dir)
+{
+    const struct step_view *v = &s->v[0];
+    int cpu = focus_of(s, v);
+    for (int i = v->cur + dir; i >= 0 && i < v->rp.nev; i += dir)
+        if (v->rp.ev[i].kind == RP_PICK && v->rp.ev[i].cpu == cpu)
+            return i;
+    return -2;
+}
+
+int step_command(struct step *s, const char *cmd, char *msg, size_t msglen)
+{
+    struct step_view *v = &s->v[0];
+    while (isspace((unsigned char)*cmd))
+        cmd++;
+    char c = *cmd;
+    const char *arg = c ? cmd + 1 : cmd;
+    while (isspace((unsigned char)*arg))
+        arg++;
+    msg[0] = 0;
+    int to = -2;
+    switch (c) {
+    case 0:
+        return 0;
+    case 'n':
+    case 'p': {
+        long k = *arg ? strtol(arg, NULL, 10) : 1;
+        if (k < 1)
+            k = 1;
+        to = v->cur + (c == 'n' ? k : -k);
+        if (to >= v->rp.nev)
+            to = v->rp.nev - 1;
+        if (to < 0)
+            to = 0;
+        if (to == v->cur) {
+            snprintf(msg, msglen, c == 'n' ? "at the last event" : "at the first event");
+            return -1;
+        }
+        break;
+    }
+    case 'N':
+    case 'P':
+        to = next_pick(s, c == 'N' ? 1 : -1);
+        if (to < 0) {
+            snprintf(msg, msglen, "no %s pick on cpu%d", c == 'N' ? "later" : "earlier", focus_of(s, v));
+            return -1;
+        }
+        break;
+    case 'b': {
+        int64_t ns;
+        if (parse_time(arg, &ns)) {
+            snprintf(msg, msglen, "b TIME: a time like 1500, 1500us, 12.5ms or 1s, not '%s'", arg);
+            return -1;
+        }
+        to = replay_find_ts(&v->rp, v->rp.start_ts + ns + 1) - 1;
+        if (to < 0)
+            to = 0;
+        break;
+    }
+    case 'g': {
+        char *end;
+        long k = strtol(arg, &end, 10);
+        if (end == arg || k < 0 || k >= v->rp.nev) {
+            snprintf(msg, msglen, "g N: an event number 0..%d", v->rp.nev - 1);
+            return -1;
+        }
+        to = (int)k;
+        break;
+    }
+    case '/':
+    case '?':
+        if (*arg)
+            snprintf(s->last_search, sizeof s->last_search, "%s", arg);
+        if (!s->last_search[0]) {
+            snprintf(msg, msglen, "/ TEXT: search for a task or an event type");
+            return -1;
+        }
+        to = search(s, s->last_search, c == '/' ? 1 : -1);
+        if (to < 0) {
+            snprintf(msg, msglen, "'%s' not found", s->last_search);
+            return -1;
+        }
+        break;
+    case 'm':
+    case '\'': {
+        int m = *arg ? tolower((unsigned char)*arg) - 'a' : 0;
+        if (m < 0 || m >= STEP_MARKS) {
+            snprintf(msg, msglen, "marks are a..z");
+            return -1;
+        }
+        if (c == 'm') {
+            s->marks[m] = v->cur;
+            snprintf(msg, msglen, "mark %c at event %d", 'a' + m, v->cur);
+            return 0;
+        }
+        if (s->marks[m] < 0) {
+            snprintf(msg, msglen, "mark %c is not set", 'a' + m);
+            return -1;
+        }
+        to = s->marks[m];
+        break;
+    }
+    case 'c':
+        if (*arg == '-') {
+            s->focus_cpu = -1;
+            return 0;
+        } else {
+            char *end;
+            long k = strtol(arg, &end, 10);
+            if (end == arg || k < 0 || k >= v->rp.ncpus) {
+                snprintf(msg, msglen, "c N: a CPU 0..%d, or c - to follow the events", v->rp.ncpus - 1);
+                return -1;
+            }
+            s->focus_cpu = (int)k;
+            return 0;
+        }
+    case 'r':
+        to = 0;
+        break;
+    case 'q':
+        s->quit = true;
+        return 0;
+    default:
+        snprintf(msg, msglen, "unknown command '%c' (n p N P b g / ? m ' c r q)", c);
+        return -1;
+    }
+    step_goto(s, to);
+    return 0;
+}
+
+/* ---- the pick explained ---- */
+
+static bool idle_utid(const struct replay *rp, int utid)
+{
+    const struct rp_thread *t = replay_thread(rp, utid);
+    return t && t->is_idle;
+}
+
+static const char *slice_str(int64_t ns)
+{
+    return ns ? us(ns) : "default";
+}
+
+void step_explain_pick(const struct step_view *v, int i, struct step_text *t)
+{
+    const struct replay *rp = &v->rp;
+    if (i < 0 || i >= rp->nev || rp->ev[i].kind != RP_PICK)
+        return;
+    const struct rp_event *e = &rp->ev[i];
+    struct rp_state st;
+    replay_state_init(rp, &st);
+    replay_seek(rp, &st, i);
+    struct rp_cpu *c = &st.cpu[e->cpu];
+    int64_t V = e->has_v ? e->v : c->v;
+    const char *next = replay_name(rp, e->utid);
+    const char *prev = replay_name(rp, e->utid2);
+
+    step_text_add(t, "why %s runs (pick #%d on cpu%d, asked for by: %s):", next, i, e->cpu, e->what);
+    /* when was the winner woken? */
+    for (int j = i - 1; j >= 0 && rp->ev[j].ts >= e->ts - 1000000000LL; j--) {
+        const struct rp_event *w = &rp->ev[j];
+        if (w->kind == RP_PICK && w->cpu == e->cpu && w->utid == e->utid)
+            break;
+        if (w->kind == RP_WAKE && w->utid == e->utid) {
+            step_text_add(t, "  %s was woken %sus ago (#%d) by %s", next, us(e->ts - w->ts), j,
+                          w->utid2 ? replay_name(rp, w->utid2) : "a timer or interrupt");
+            break;
+        }
+    }
+    if (idle_utid(rp, e->utid)) {
+        step_text_add(t, "  nothing else can run on cpu%d: its idle task runs", e->cpu);
+        replay_state_free(&st);
+        return;
+    }
+
+    struct rp_ent q[RP_MAX_ENT];
+    int n = 0;
+    for (int k = 0; k < c->n; k++)
+        if (!idle_utid(rp, c->e[k].utid))
+            q[n++] = c->e[k];
+    struct rp_ent *win = NULL;
+    for (int k = 0; k < n; k++)
+        if (q[k].utid == e->utid) {
+            win = &q[k];
+            if (e->has_v) {
+                win->vruntime = e->vruntime;
+                win->deadline = e->deadline;
+            }
+        }
+
+    if (!rp->eevdf) {
+        /* round robin: the head of the list */
+        int nq = 0;
+        for (int k = 0; k < n; k++)
+            nq += q[k].utid != e->utid;
+        if (e->utid == e->utid2)
+            step_text_add(t, "  kept: no other task is waiting in the list, so the current one goes on");
+        else
+            step_text_add(t, "  first runnable task in the list: the round robin takes the head, whoever it is");
+        if (!strcmp(e->what, "ipi"))
+            step_text_add(t, "  (a wakeup's IPI asked for this decision; the task just woken is at the tail, "
+                             "not the head)");
+        if (nq) {
+            step_text_add(t, "  passed over:");
+            int pos = 1;
+            for (int k = 0; k < n; k++) {
+                const struct rp_ent *x = &q[k];
+                if (x->utid == e->utid)
+                    continue;
+                if (x->utid == e->utid2 && e->utid != e->utid2)
+                    step_text_add(t, "    %-16s displaced: back to the tail of the list", replay_name(rp, x->utid));
+                else
+                    step_text_add(t, "    %-16s behind it in the list (place %d): waits for a tick per task ahead",
+                                  replay_name(rp, x->utid), ++pos);
+            }
+        }
+        replay_state_free(&st);
+        return;
+    }
+
+    /* EEVDF: the eligible entity with the earliest deadline */
+    struct rp_ent *best = NULL;
+    int nelig = 0;
+    for (int k = 0; k < n; k++) {
+        struct rp_ent *x = &q[k];
+        if (x->delayed || x->vruntime > V)
+            continue;
+        nelig++;
+        if (!best || x->deadline < best->deadline || (x->deadline == best->deadline && x->seq < best->seq))
+            best = x;
+    }
+    step_text_add(t, "  V = %s (virtual us); %d of the %d on the queue eligible", us(V), nelig, n);
+    bool kept = e->utid == e->utid2;
+    if (!win) {
+        step_text_add(t, "  (%s was not on the rebuilt queue: the trace has a gap before this pick)", next);
+    } else if (!strcmp(e->what, "preempt_short")) {
+        step_text_add(t, "  cut in by PREEMPT_SHORT: it woke with a shorter slice (%s us) than %s's and is eligible "
+                         "with an earlier deadline, so %s's protected stretch was ignored",
+                      slice_str(win->slice_ns), prev, prev);
+    } else if (kept && best && best != win && win->vruntime <= V) {
+        step_text_add(t, "  kept by RUN_TO_PARITY: %s is still inside its protected stretch (until its deadline "
+                         "or the shortest slice queued), so %s, eligible with the earlier deadline %s, waits",
+                      next, replay_name(rp, best->utid), us(best->deadline));
+    } else if (best == win) {
+        step_text_add(t, "  %s: eligible (lag %s >= 0) with the earliest deadline (%s) of the %d eligible",
+                      kept ? "kept, still" : "won", sus(V - win->vruntime), us(win->deadline), nelig);
+    } else {
+        step_text_add(t, "  won, though the rebuilt queue has %s (lag %s) with deadline %s: the queue between "
+                         "keyframes is approximate for the task on the CPU",
+                      next, sus(V - win->vruntime), us(win->deadline));
+    }
+    if (n > 1)
+        step_text_add(t, "  passed over:");
+    for (int k = 0; k < n; k++) {
+        const struct rp_ent *x = &q[k];
+        if (x == win)
+            continue;
+        const char *nm = replay_name(rp, x->utid);
+        int64_t lag = V - x->vruntime;
+        if (x->delayed)
+            step_text_add(t, "    %-16s delayed: blocked while owing (lag %s); stays queued until that is paid "
+                             "(DELAY_DEQUEUE), never picked",
+                          nm, sus(lag));
+        else if (lag < 0)
+            step_text_add(t, "    %-16s not eligible: lag %s < 0, it has had more than its share", nm, sus(lag));
+        else if (!win)
+            step_text_add(t, "    %-16s eligible, lag %s, deadline %s", nm, sus(lag), us(x->deadline));
+        else if (!strcmp(e->what, "preempt_short") && x->utid == e->utid2)
+            step_text_add(t, "    %-16s eligible, but its protected stretch was cut short (PREEMPT_SHORT)", nm);
+        else if (x->deadline > win->deadline)
+            step_text_add(t, "    %-16s eligible (lag %s), but its deadline %s is later than %s", nm, sus(lag),
+                          us(x->deadline), us(win->deadline));
+        else if (x->deadline == win->deadline)
+            step_text_add(t, "    %-16s eligible, same deadline; the one queued first runs first", nm);
+        else
+            step_text_add(t, "    %-16s eligible with an earlier deadline %s, but the current task is protected "
+                             "(RUN_TO_PARITY)",
+                          nm, us(x->deadline));
+    }
+    replay_state_free(&st);
+}
+
+/* ---- the view ---- */
+
+static void numberline(const struct replay *rp, const struct rp_cpu *c, const struct rp_ent *q, int n, int width,
+                       struct step_text *t)
+{
+    int cols = width - 22;
+    if (cols < 16 || n == 0)
+        return;
+    int64_t lo = c->v, hi = c->v;
+    for (int k = 0; k < n; k++) {
+        if (q[k].vruntime < lo)
+            lo = q[k].vruntime;
+        if (q[k].deadline > hi)
+            hi = q[k].deadline;
+    }
+    if (hi <= lo)
+        hi = lo + 1;
+    int64_t span = hi - lo;
+#define COL(x) ((int)(((x) - lo) * (int64_t)(cols - 1) / span))
+    char row[512];
+    for (int k = 0; k < n; k++) {
+        int a = COL(q[k].vruntime), b = COL(q[k].deadline);
+        memset(row, ' ', (size_t)cols);
+        row[cols] = 0;
+        for (int x = a; x <= b && x < cols; x++)
+            row[x] = '-';
+        if (a >= 0 && a < cols)
+            row[a] = '|';
+        if (b >= 0 && b < cols && b != a)
+            row[b] = '<';
+        while (cols > 0 && row[strlen(row) - 1] == ' ')
+            row[strlen(row) - 1] = 0;
+        step_text_add(t, "  %c %-16s %s", q[k].current ? '*' : ' ', replay_name(rp, q[k].utid), row);
+    }
+    memset(row, '.', (size_t)cols);
+    row[cols] = 0;
+    int vc = COL(c->v);
+    if (vc >= 0 && vc < cols)
+        row[vc] = 'V';
+    step_text_add(t, "    %-16s %s", "", row);
+    step_text_add(t, "    %-16s | vruntime, < deadline, V the queue's V; %s virtual us across", "", us(span));
+#undef COL
+}
+
+static void render_cpu(const struct step *s, const struct step_view *v, int cpu, bool detail, int width,
+                       struct step_text *t)
+{
+    (void)s;
+    const struct replay *rp = &v->rp;
+    const struct rp_cpu *c = &v->st.cpu[cpu];
+    struct rp_ent q[RP_MAX_ENT];
+    int n = replay_queue_sorted(rp, c, q);
+    if (rp->eevdf)
+        step_text_add(t, "cpu%d  V=%s  on the CPU: %s%s", cpu, c->has_v ? us(c->v) : "?", replay_name(rp, c->curr),
+                      c->known ? "" : "  (not yet known: no keyframe or pick seen)");
+    else
+        step_text_add(t, "cpu%d  on the CPU: %s%s", cpu, replay_name(rp, c->curr),
+                      c->known ? "" : "  (not yet known: no keyframe or pick seen)");
+    if (!n) {
+        step_text_add(t, "  (nothing queued)");
+        return;
+    }
+    if (rp->eevdf) {
+        step_text_add(t, "    %-16s %-8s %12s %12s %11s %4s %6s", "task (by deadline)", "state", "vruntime", "deadline",
+                      "lag", "elig", "weight");
+        for (int k = 0; k < n; k++) {
+            const struct rp_ent *x = &q[k];
+            int64_t lag = c->v - x->vruntime;
+            step_text_add(t, "  %c %-16s %-8s %12s %12s %11s %4s %6lld", x->current ? '*' : ' ',
+                          replay_name(rp, x->utid), x->current ? "run" : x->delayed ? "delayed" : "queued",
+                          us(x->vruntime), us(x->deadline), sus(lag), x->delayed ? "-" : lag >= 0 ? "yes" : "no",
+                          (long long)x->weight);
+        }
+        if (detail)
+            numberline(rp, c, q, n, width, t);
+    } else {
+        step_text_add(t, "    %-16s %s", "task (list order)", "state");
+        for (int k = 0; k < n; k++)
+            step_text_add(t, "  %c %-16s %s", q[k].current ? '*' : ' ', replay_name(rp, q[k].utid),
+                          q[k].current ? "run" : k == (q[0].current ? 1 : 0) ? "queued (head)" : "queued");
+    }
+}
+
+void step_render(const struct step *s, int k, int width, struct step_text *t)
+{
+    const struct step_view *v = &s->v[k];
+    const struct replay *rp = &v->rp;
+    int64_t now = v->cur >= 0 ? rp->ev[v->cur].ts - rp->start_ts : 0;
+    step_text_add(t, "%s, %d cpus, %d Hz: event %d of %d, t=%sus", v->label, rp->ncpus, rp->tick_hz, v->cur,
+                  rp->nev, us(now));
+    char line[512];
+    for (int i = v->cur - 2; i <= v->cur + 2; i++) {
+        if (i < 0 || i >= rp->nev)
+            continue;
+        replay_describe(rp, i, line, sizeof line);
+        step_text_add(t, "%s %s", i == v->cur ? ">" : " ", line);
+    }
+    int focus = focus_of(s, v);
+    for (int cpu = 0; cpu < rp->ncpus; cpu++)
+        render_cpu(s, v, cpu, cpu == focus, width, t);
+    step_explain_pick(v, v->cur, t);
+}
