@@ -404,6 +404,52 @@ static void claim(const struct replay *rp, struct rp_state *s, int cpu, int utid
         }
 }
 
+/* EEVDF's base slice for ncpus, as kernel/sched/eevdf.c computes it. */
+static int64_t base_slice_ns(int ncpus)
+{
+    int n = ncpus < 8 ? ncpus : 8, lg = 0;
+    while (n > 1) {
+        n >>= 1;
+        lg++;
+    }
+    return 700000LL * (1 + lg);
+}
+
+/*
+ * The records do not carry current's vruntime between its events, nor a
+ * deadline renewed while it ran, but both follow from what is known:
+ * V = sum(w*v) / sum(w) over the queue, current included, and every other
+ * vruntime on the queue is exact, so current's is V*W minus the others',
+ * over its weight. A deadline behind its vruntime was renewed, a slice at
+ * a time.
+ */
+static void fix_current(const struct replay *rp, struct rp_cpu *c)
+{
+    if (!rp->eevdf || !c->has_v)
+        return;
+    __int128 sumw = 0, sumwv = 0;
+    struct rp_ent *cur = NULL;
+    for (int i = 0; i < c->n; i++) {
+        struct rp_ent *x = &c->e[i];
+        sumw += x->weight;
+        if (x->current && !cur)
+            cur = x;
+        else
+            sumwv += (__int128)x->weight * x->vruntime;
+    }
+    if (cur && cur->weight > 0)
+        cur->vruntime = (int64_t)(((__int128)c->v * sumw - sumwv) / cur->weight);
+    for (int i = 0; i < c->n; i++) {
+        struct rp_ent *x = &c->e[i];
+        int64_t slice = x->slice_ns ? x->slice_ns : base_slice_ns(rp->ncpus);
+        int64_t sv = x->weight > 0 ? slice * 1024 / x->weight : slice;
+        if (sv <= 0 || x->deadline > x->vruntime)
+            continue;
+        x->deadline += ((x->vruntime - x->deadline) / sv + 1) * sv;
+        x->dl_estimated = true;
+    }
+}
+
 void replay_apply(const struct replay *rp, struct rp_state *s, const struct rp_event *e)
 {
     s->pos++;
@@ -431,6 +477,7 @@ void replay_apply(const struct replay *rp, struct rp_state *s, const struct rp_e
             x->delayed = k->delayed;
             x->vruntime = k->vruntime;
             x->deadline = k->deadline;
+            x->dl_estimated = false;
             x->weight = k->weight;
             x->slice_ns = k->slice_ns;
             x->seq = ++s->seq;
@@ -446,6 +493,7 @@ void replay_apply(const struct replay *rp, struct rp_state *s, const struct rp_e
         x->delayed = false;
         x->vruntime = e->vruntime;
         x->deadline = e->deadline;
+        x->dl_estimated = false;
         x->weight = e->weight ? e->weight : 1024;
         if (e->has_v) {
             c->v = e->v;
@@ -498,6 +546,7 @@ void replay_apply(const struct replay *rp, struct rp_state *s, const struct rp_e
         if (e->has_v) {
             x->vruntime = e->vruntime;
             x->deadline = e->deadline;
+            x->dl_estimated = false;
         }
         break;
     case RP_TICK:
@@ -507,8 +556,9 @@ void replay_apply(const struct replay *rp, struct rp_state *s, const struct rp_e
         }
         break;
     default:
-        break;
+        return;
     }
+    fix_current(rp, c);
 }
 
 void replay_seek(const struct replay *rp, struct rp_state *s, int pos)

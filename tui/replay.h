@@ -16,8 +16,10 @@
  *   TICK   V
  *
  * A queued task's vruntime does not move until it runs again, so between
- * events the rebuilt queue is exact for every queued task; only current's
- * vruntime is as of its last event (its pick or the last LEAVE). Records
+ * events the rebuilt queue is exact for every queued task. Current's
+ * vruntime is solved from V (V = sum(w*v)/sum(w), everything else known),
+ * and a deadline renewed while the task ran is estimated a slice at a time
+ * (dl_estimated). Records
  * that share a timestamp are applied in the kernel's order: keyframe, wake,
  * join, tick, leave, pick, set, mark.
  *
@@ -67,6 +69,7 @@ struct rp_thread {
 struct rp_ent {
     int utid;
     bool current, delayed;
+    bool dl_estimated;  /* deadline renewed since the last record that had it */
     int64_t vruntime, deadline, weight, slice_ns;
     uint64_t seq;       /* list order: smaller is nearer the head */
 };

@@ -521,14 +521,14 @@ static void render_cpu(const struct step *s, const struct step_view *v, int cpu,
         return;
     }
     if (rp->eevdf) {
-        step_text_add(t, "    %-16s %-8s %12s %12s %11s %4s %6s", "task (by deadline)", "state", "vruntime", "deadline",
+        step_text_add(t, "    %-16s %-8s %12s %13s %11s %4s %6s", "task (by deadline)", "state", "vruntime", "deadline",
                       "lag", "elig", "weight");
         for (int k = 0; k < n; k++) {
             const struct rp_ent *x = &q[k];
             int64_t lag = c->v - x->vruntime;
-            step_text_add(t, "  %c %-16s %-8s %12s %12s %11s %4s %6lld", x->current ? '*' : ' ',
+            step_text_add(t, "  %c %-16s %-8s %12s %1s%11s %11s %4s %6lld", x->current ? '*' : ' ',
                           replay_name(rp, x->utid), x->current ? "run" : x->delayed ? "delayed" : "queued",
-                          us(x->vruntime), us(x->deadline), sus(lag), x->delayed ? "-" : lag >= 0 ? "yes" : "no",
+                          us(x->vruntime), x->dl_estimated ? "~" : "", us(x->deadline), sus(lag), x->delayed ? "-" : lag >= 0 ? "yes" : "no",
                           (long long)x->weight);
         }
         if (detail)
