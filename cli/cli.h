@@ -26,7 +26,8 @@
     X(record, "store a trace stream from QEMU's socket or a file in an SQLite database") \
     X(sql,    "run read-only SQL on a trace database") \
     X(report, "canned reports on a trace: latency, share, decisions, loss") \
-    X(step,   "step through a recorded trace decision by decision, with why each task won")
+    X(step,   "step through a recorded trace decision by decision, with why each task won") \
+    X(lab,    "scheduler labs: predict, run deterministically, compare, step through; check answers")
 
 #define RUNQ_DECLARE_CMD(name, summary) int cmd_##name(int argc, char **argv);
 RUNQ_COMMANDS(RUNQ_DECLARE_CMD)

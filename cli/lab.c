@@ -1,0 +1,612 @@
+/*
+ * runq lab list | show N | run N | check N --answers FILE
+ *
+ * A lab's scenarios are `runq boot --deterministic` runs (the same numbers
+ * on every machine), two at a time, each console kept in the output folder
+ * and each recorded trace in its own database there. The format of a lab
+ * is in cli/lab.h and docs/labs.md.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "cli/cli.h"
+#include "cli/lab.h"
+#include "tui/replay.h"
+#include "tui/step.h"
+
+#define LAB_JOBS 2
+#define LAB_BOOT_TIMEOUT "120"
+
+static void lab_help(FILE *f)
+{
+    fprintf(f, "usage: runq lab list\n"
+               "       runq lab show N\n"
+               "       runq lab run N [--out DIR] [--seed S]\n"
+               "       runq lab check N --answers FILE [--out DIR] [--seed S]\n"
+               "\n"
+               "Labs about who runs next, under the round robin and EEVDF. N is the lab's\n"
+               "number or folder name (labs/NN-name, or $RUNQ_LABS).\n"
+               "\n"
+               "  list    the labs, with their titles and the time they take\n"
+               "  show    the lab's story and questions\n"
+               "  run     asks for your predictions (one line each, from the terminal or\n"
+               "          stdin), stores them with the time, runs the scenarios\n"
+               "          deterministically, shows predicted against measured and the\n"
+               "          explanation, and offers runq step at the lab's moments\n"
+               "  check   for graders: judges an answers file (\"ID = VALUE\" lines),\n"
+               "          prints PASS/FAIL per question and the score; exit 0 only when\n"
+               "          all pass; on a failure the transcript is kept in DIR\n"
+               "\n"
+               "flags:\n"
+               "  --out DIR        where predictions, consoles, traces and transcripts go\n"
+               "                   (default runq-lab/NN-name)\n"
+               "  --seed S         the variant of runq sim questions (default: the answers\n"
+               "                   file's seed, else $RUNQ_SEED, else 1)\n"
+               "  --answers FILE   check: the answers to judge\n"
+               "  --help           show this help\n");
+}
+
+static int find_lab(const char *which, char *dir, size_t len)
+{
+    char root[512];
+    lab_root(root, sizeof root);
+    DIR *d = opendir(root);
+    if (!d) {
+        fprintf(stderr, "runq lab: %s: %s\n", root, strerror(errno));
+        return -1;
+    }
+    char *endp;
+    long n = strtol(which, &endp, 10);
+    bool numeric = endp != which && !*endp;
+    struct dirent *e;
+    int found = -1;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        if ((numeric && atol(e->d_name) == n && strchr(e->d_name, '-')) || !strcmp(e->d_name, which)) {
+            snprintf(dir, len, "%.380s/%.200s", root, e->d_name);
+            found = 0;
+            break;
+        }
+    }
+    closedir(d);
+    if (found)
+        fprintf(stderr, "runq lab: no lab '%s' in %s; see runq lab list\n", which, root);
+    return found;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int lab_list(void)
+{
+    char root[512];
+    lab_root(root, sizeof root);
+    DIR *d = opendir(root);
+    if (!d) {
+        fprintf(stderr, "runq lab: %s: %s\n", root, strerror(errno));
+        return 1;
+    }
+    char *names[64];
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < 64)
+        if (e->d_name[0] >= '0' && e->d_name[0] <= '9' && strchr(e->d_name, '-'))
+            names[n++] = strdup(e->d_name);
+    closedir(d);
+    qsort(names, (size_t)n, sizeof *names, name_cmp);
+    int rc = 0;
+    for (int i = 0; i < n; i++) {
+        char dir[600];
+        snprintf(dir, sizeof dir, "%s/%s", root, names[i]);
+        struct lab lab;
+        if (lab_load(&lab, dir) == 0) {
+            printf("%2d  %-22s %-30s %2d questions, about %d min\n", lab.number, lab.name, lab.title, lab.nq,
+                   lab.minutes);
+            lab_free(&lab);
+        } else {
+            rc = 1;
+        }
+        free(names[i]);
+    }
+    return rc;
+}
+
+static int cat_file(const char *dir, const char *name, FILE *out)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        fwrite(buf, 1, n, out);
+    fclose(f);
+    return 0;
+}
+
+static const char *type_name(enum lab_qtype t)
+{
+    return t == LAB_Q_NUMBER ? "number" : t == LAB_Q_CHOICE ? "choice" : "order";
+}
+
+static void print_question(const struct lab *lab, const struct lab_question *q, long seed, FILE *out)
+{
+    fprintf(out, "\n[%s] (%s%s%s)\n%s\n", q->id, type_name(q->type), q->unit[0] ? ", in " : "", q->unit,
+            q->prompt);
+    if (q->type == LAB_Q_CHOICE && q->choices[0])
+        fprintf(out, "  choices: %s\n", q->choices);
+    if (q->show) {
+        char *s = lab_self(lab, q->show, seed);
+        if (s) {
+            fprintf(out, "%s", s);
+            free(s);
+        }
+    }
+}
+
+static int lab_show(struct lab *lab, long seed)
+{
+    if (cat_file(lab->dir, "README.md", stdout))
+        printf("%s\n", lab->title);
+    printf("\n---- questions ----\n");
+    for (int i = 0; i < lab->nq; i++)
+        print_question(lab, &lab->q[i], seed, stdout);
+    return 0;
+}
+
+/* ---- running the scenarios ---- */
+
+static int mkdirs(const char *path)
+{
+    char buf[600];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            mkdir(buf, 0755);
+            *p = '/';
+        }
+    if (mkdir(buf, 0755) && errno != EEXIST) {
+        fprintf(stderr, "runq lab: %s: %s\n", buf, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static pid_t start_scenario(struct lab_scenario *c, const char *outdir)
+{
+    const char *argv[16 + 2 * LAB_MAX_CMDS];
+    int n = 0;
+    char cpus[16], hz[16];
+    argv[n++] = "runq";
+    argv[n++] = "boot";
+    argv[n++] = "--deterministic";
+    argv[n++] = "--timeout";
+    argv[n++] = LAB_BOOT_TIMEOUT;
+    if (c->policy[0]) {
+        argv[n++] = "--policy";
+        argv[n++] = c->policy;
+    }
+    if (c->hz) {
+        snprintf(hz, sizeof hz, "%d", c->hz);
+        argv[n++] = "--hz";
+        argv[n++] = hz;
+    }
+    if (c->cpus) {
+        snprintf(cpus, sizeof cpus, "%d", c->cpus);
+        argv[n++] = "--cpus";
+        argv[n++] = cpus;
+    }
+    if (c->append[0]) {
+        argv[n++] = "--append";
+        argv[n++] = c->append;
+    }
+    snprintf(c->console, sizeof c->console, "%s/%s.console", outdir, c->name);
+    c->db[0] = 0;
+    if (c->record) {
+        snprintf(c->db, sizeof c->db, "%s/%s.db", outdir, c->name);
+        unlink(c->db);
+        char side[600];
+        snprintf(side, sizeof side, "%s-wal", c->db);
+        unlink(side);
+        snprintf(side, sizeof side, "%s-shm", c->db);
+        unlink(side);
+        argv[n++] = "--record";
+        argv[n++] = c->db;
+    }
+    for (int i = 0; i < c->ncmd; i++) {
+        argv[n++] = "--cmd";
+        argv[n++] = c->cmd[i];
+    }
+    argv[n] = NULL;
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open(c->console, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0)
+            _exit(127);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        close(fd);
+        int nul = open("/dev/null", O_RDONLY);
+        if (nul >= 0) {
+            dup2(nul, 0);
+            close(nul);
+        }
+        execv("/proc/self/exe", (char *const *)argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    if (s) {
+        size_t r = fread(s, 1, (size_t)n, f);
+        s[r] = 0;
+    }
+    fclose(f);
+    return s;
+}
+
+/* Runs every scenario, LAB_JOBS at a time. Returns 0 when all succeeded. */
+static int run_scenarios(struct lab *lab, const char *outdir, FILE *log)
+{
+    pid_t pids[LAB_MAX_SCEN];
+    int next = 0, running = 0, failed = 0;
+    time_t t0 = time(NULL);
+    while (next < lab->nsc || running) {
+        while (running < LAB_JOBS && next < lab->nsc) {
+            struct lab_scenario *c = &lab->sc[next];
+            if (log)
+                fprintf(log, "  running scenario %-10s (%s%s%s, %d commands)\n", c->name,
+                        c->policy[0] ? c->policy : "default policy", c->append[0] ? ", " : "", c->append, c->ncmd);
+            pids[next] = start_scenario(c, outdir);
+            if (pids[next] < 0) {
+                fprintf(stderr, "runq lab: fork: %s\n", strerror(errno));
+                return -1;
+            }
+            next++;
+            running++;
+        }
+        int st;
+        pid_t p = wait(&st);
+        if (p < 0)
+            break;
+        for (int i = 0; i < next; i++)
+            if (pids[i] == p) {
+                struct lab_scenario *c = &lab->sc[i];
+                c->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+                free(c->out);
+                c->out = slurp(c->console);
+                if (c->status) {
+                    failed++;
+                    fprintf(stderr, "runq lab: scenario %s failed (runq boot exited %d); console in %s\n", c->name,
+                            c->status, c->console);
+                }
+                running--;
+            }
+    }
+    if (log)
+        fprintf(log, "  %d scenarios in %ld s\n", lab->nsc, (long)(time(NULL) - t0));
+    return failed ? -1 : 0;
+}
+
+static long default_seed(long from_answers)
+{
+    if (from_answers >= 0)
+        return from_answers;
+    const char *e = getenv("RUNQ_SEED");
+    return e && *e ? atol(e) : 1;
+}
+
+static void utc_now(char *buf, size_t len)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* Measured values: every question's truth. */
+static void measure(struct lab *lab, long seed, char truth[][256], bool *ok, const char *outdir)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/measured.txt", outdir);
+    FILE *f = fopen(path, "w");
+    for (int i = 0; i < lab->nq; i++) {
+        ok[i] = lab_truth(lab, &lab->q[i], seed, truth[i], 256) == 0;
+        if (f)
+            fprintf(f, "%s = %s%s\n", lab->q[i].id, ok[i] ? "" : "ERROR ", truth[i]);
+    }
+    if (f)
+        fclose(f);
+}
+
+/* The event of a moment: the first event matching m->find in its trace. */
+static int moment_event(const struct lab *lab, const struct lab_moment *m, const char **db)
+{
+    for (int i = 0; i < lab->nsc; i++) {
+        const struct lab_scenario *c = &lab->sc[i];
+        if (strcmp(c->name, m->scenario) || !c->db[0])
+            continue;
+        *db = c->db;
+        sqlite3 *h;
+        if (sqlite3_open_v2(c->db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+            sqlite3_close(h);
+            return -1;
+        }
+        struct replay rp;
+        char err[256], line[512];
+        int at = -1;
+        if (replay_load(&rp, h, 0, err, sizeof err) == 0) {
+            int k = 0;
+            if (m->after[0]) {
+                char mk[80];
+                snprintf(mk, sizeof mk, "mark \"%s\"", m->after);
+                for (; k < rp.nev; k++) {
+                    replay_describe(&rp, k, line, sizeof line);
+                    if (strstr(line, mk))
+                        break;
+                }
+            }
+            for (; k < rp.nev && at < 0; k++) {
+                replay_describe(&rp, k, line, sizeof line);
+                if (strstr(line, m->find))
+                    at = k;
+            }
+            replay_free(&rp);
+        }
+        sqlite3_close(h);
+        return at;
+    }
+    return -1;
+}
+
+static void show_moments(const struct lab *lab, bool offer)
+{
+    if (!lab->nmo)
+        return;
+    printf("\n---- step through it ----\n");
+    for (int i = 0; i < lab->nmo; i++) {
+        const struct lab_moment *m = &lab->mo[i];
+        const char *db = NULL;
+        int at = moment_event(lab, m, &db);
+        printf("\n%d. %s\n", i + 1, m->text ? m->text : "");
+        if (at < 0) {
+            printf("   (no event matching '%s' in scenario %s's trace)\n", m->find, m->scenario);
+            continue;
+        }
+        printf("   runq step --db %s 1 --at %d\n", db, at);
+        if (!offer)
+            continue;
+        printf("   step through it now? [y/N] ");
+        fflush(stdout);
+        char yn[16];
+        if (!fgets(yn, sizeof yn, stdin) || (yn[0] != 'y' && yn[0] != 'Y'))
+            continue;
+        struct step s;
+        if (step_open(&s, db, 0, NULL, -1) == 0) {
+            step_goto(&s, at);
+            step_curses_main(&s);
+            step_close(&s);
+        }
+    }
+}
+
+static int lab_run(struct lab *lab, const char *outdir, long seed)
+{
+    cat_file(lab->dir, "README.md", stdout);
+    printf("\n---- your predictions ----\n"
+           "Answer each question before anything runs: a number, a choice or an order.\n");
+    char (*pred)[256] = calloc(LAB_MAX_Q, 256);
+    for (int i = 0; i < lab->nq; i++) {
+        print_question(lab, &lab->q[i], seed, stdout);
+        printf("your prediction> ");
+        fflush(stdout);
+        if (!fgets(pred[i], 256, stdin))
+            pred[i][0] = 0;
+        pred[i][strcspn(pred[i], "\r\n")] = 0;
+        if (!isatty(0))
+            printf("%s\n", pred[i]);
+    }
+    char path[1200], when[32];
+    snprintf(path, sizeof path, "%s/predictions.txt", outdir);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "runq lab: %s: %s\n", path, strerror(errno));
+        free(pred);
+        return 1;
+    }
+    utc_now(when, sizeof when);
+    fprintf(f, "# runq lab %s: predictions made at %s, before the scenarios ran\nseed = %ld\n", lab->name, when,
+            seed);
+    for (int i = 0; i < lab->nq; i++)
+        fprintf(f, "%s = %s\n", lab->q[i].id, pred[i]);
+    fflush(f);
+    fsync(fileno(f));
+    fclose(f);
+    printf("\nPredictions stored in %s (%s).\n\n---- running ----\n", path, when);
+
+    int rc = run_scenarios(lab, outdir, stdout);
+    char truth[LAB_MAX_Q][256];
+    bool ok[LAB_MAX_Q];
+    measure(lab, seed, truth, ok, outdir);
+    printf("\n---- predicted against measured ----\n");
+    printf("  %-14s %-26s %-26s %s\n", "question", "predicted", "measured", "");
+    int right = 0;
+    for (int i = 0; i < lab->nq; i++) {
+        char why[300];
+        bool pass = ok[i] && lab_judge(&lab->q[i], pred[i], truth[i], why, sizeof why);
+        right += pass;
+        char meas[300];
+        snprintf(meas, sizeof meas, "%s%s%s", truth[i], lab->q[i].unit[0] ? " " : "", lab->q[i].unit);
+        printf("  %-14s %-26.26s %-26.26s %s\n", lab->q[i].id, pred[i][0] ? pred[i] : "(none)", meas,
+               !ok[i] ? "could not measure" : pass ? "close enough" : "off");
+    }
+    printf("  %d of %d predictions within the tolerance\n", right, lab->nq);
+    printf("\n---- explanation ----\n");
+    cat_file(lab->dir, "explanation.md", stdout);
+    for (int i = 0; i < lab->nq; i++)
+        if (lab->q[i].explain)
+            printf("\n[%s] %s\n", lab->q[i].id, lab->q[i].explain);
+    show_moments(lab, isatty(0) && isatty(1));
+    printf("\nConsoles, traces and your predictions are in %s.\n", outdir);
+    free(pred);
+    return rc ? 1 : 0;
+}
+
+static int lab_check(struct lab *lab, const char *outdir, const char *answers, long seed_flag)
+{
+    struct lab_answers a;
+    if (lab_answers_load(&a, answers)) {
+        fprintf(stderr, "runq lab: %s: %s\n", answers, strerror(errno));
+        return 1;
+    }
+    long seed = seed_flag >= 0 ? seed_flag : default_seed(a.seed);
+    int rc = run_scenarios(lab, outdir, NULL);
+    char truth[LAB_MAX_Q][256];
+    bool ok[LAB_MAX_Q];
+    measure(lab, seed, truth, ok, outdir);
+    int pass = 0;
+    char path[1200];
+    snprintf(path, sizeof path, "%s/transcript.txt", outdir);
+    FILE *t = fopen(path, "w");
+    char when[32];
+    utc_now(when, sizeof when);
+    if (t)
+        fprintf(t, "runq lab check %s --answers %s (seed %ld) at %s\n\n", lab->name, answers, seed, when);
+    for (int i = 0; i < lab->nq; i++) {
+        const struct lab_question *q = &lab->q[i];
+        const char *ans = lab_answer(&a, q->id);
+        char why[300], line[800];
+        bool good = ok[i] && lab_judge(q, ans, truth[i], why, sizeof why);
+        if (!ok[i])
+            snprintf(why, sizeof why, "could not measure: %s", truth[i]);
+        snprintf(line, sizeof line, "%s %s: answered %s; %s", good ? "PASS" : "FAIL", q->id,
+                 ans && *ans ? ans : "nothing", why);
+        printf("%s\n", line);
+        if (t)
+            fprintf(t, "%s\n   truth: %s -> %s\n", line, q->truth, truth[i]);
+        pass += good;
+    }
+    printf("score %d/%d\n", pass, lab->nq);
+    bool all = pass == lab->nq && rc == 0;
+    if (t) {
+        fprintf(t, "score %d/%d\n", pass, lab->nq);
+        for (int i = 0; i < lab->nsc; i++)
+            fprintf(t, "\n==== scenario %s (exit %d) ====\n%s", lab->sc[i].name, lab->sc[i].status,
+                    lab->sc[i].out ? lab->sc[i].out : "(no console)\n");
+        fclose(t);
+        if (all)
+            unlink(path);
+        else
+            printf("transcript: %s\n", path);
+    }
+    return all ? 0 : 1;
+}
+
+int cmd_lab(int argc, char **argv)
+{
+    const char *sub = NULL, *which = NULL, *out = NULL, *answers = NULL;
+    long seed = -1;
+    for (int i = 1; i < argc; i++) {
+        const char *x = argv[i];
+        if (!strcmp(x, "--help") || !strcmp(x, "-h")) {
+            lab_help(stdout);
+            return 0;
+        } else if (!strcmp(x, "--out") || !strcmp(x, "--answers") || !strcmp(x, "--seed")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "runq lab: %s needs a value\n", x);
+                return 2;
+            }
+            const char *v = argv[++i];
+            if (!strcmp(x, "--out"))
+                out = v;
+            else if (!strcmp(x, "--answers"))
+                answers = v;
+            else {
+                char *end;
+                seed = strtol(v, &end, 10);
+                if (end == v || *end || seed < 0) {
+                    fprintf(stderr, "runq lab: --seed takes a whole number, not '%s'\n", v);
+                    return 2;
+                }
+            }
+        } else if (x[0] == '-') {
+            fprintf(stderr, "runq lab: unknown flag '%s'; see runq lab --help\n", x);
+            return 2;
+        } else if (!sub) {
+            sub = x;
+        } else if (!which) {
+            which = x;
+        } else {
+            fprintf(stderr, "runq lab: unexpected '%s'\n", x);
+            return 2;
+        }
+    }
+    if (!sub) {
+        fprintf(stderr, "runq lab: list, show N, run N or check N --answers FILE; see runq lab --help\n");
+        return 2;
+    }
+    if (!strcmp(sub, "list"))
+        return lab_list();
+    if (strcmp(sub, "show") && strcmp(sub, "run") && strcmp(sub, "check")) {
+        fprintf(stderr, "runq lab: '%s' is not list, show, run or check\n", sub);
+        return 2;
+    }
+    if (!which) {
+        fprintf(stderr, "runq lab: %s needs a lab number\n", sub);
+        return 2;
+    }
+    if (!strcmp(sub, "check") && !answers) {
+        fprintf(stderr, "runq lab: check needs --answers FILE\n");
+        return 2;
+    }
+    char dir[600];
+    if (find_lab(which, dir, sizeof dir))
+        return 2;
+    struct lab lab;
+    if (lab_load(&lab, dir))
+        return 1;
+    int rc;
+    if (!strcmp(sub, "show")) {
+        rc = lab_show(&lab, default_seed(seed));
+    } else {
+        char outdir[600];
+        snprintf(outdir, sizeof outdir, "%s", out ? out : "runq-lab");
+        if (!out)
+            snprintf(outdir, sizeof outdir, "runq-lab/%s", lab.name);
+        if (mkdirs(outdir)) {
+            lab_free(&lab);
+            return 1;
+        }
+        rc = !strcmp(sub, "run") ? lab_run(&lab, outdir, default_seed(seed))
+                                 : lab_check(&lab, outdir, answers, seed);
+    }
+    lab_free(&lab);
+    return rc;
+}

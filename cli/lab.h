@@ -1,0 +1,110 @@
+/*
+ * runq lab: a lab is a folder labs/NN-name/ with
+ *
+ *   README.md        the story and the questions, for the student
+ *   lab.conf         scenarios, questions and moments (docs/labs.md)
+ *   explanation.md   shown after the measured values
+ *   answers.ref      a reference answers file (passes `check`)
+ *   answers.wrong    a wrong one (fails it)
+ *
+ * lab_conf.c reads lab.conf, lab_eval.c turns a question's `truth` into a
+ * value (console lines, SQL on the recorded trace, runq sim) and judges an
+ * answer, lab.c is the subcommand.
+ */
+#ifndef RUNQ_CLI_LAB_H
+#define RUNQ_CLI_LAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define LAB_MAX_SCEN 8
+#define LAB_MAX_CMDS 32
+#define LAB_MAX_Q 16
+#define LAB_MAX_MOMENTS 8
+
+struct lab_scenario {
+    char name[32];
+    char policy[8];     /* "" kernel default */
+    int hz, cpus;       /* 0: default */
+    char append[128];   /* extra kernel args, e.g. lab_bugs=1 */
+    char *cmd[LAB_MAX_CMDS];
+    int ncmd;
+    bool record;        /* record the trace (runq boot --record) */
+    /* filled by a run */
+    char console[512];  /* path of the console log */
+    char db[512];       /* path of the trace database, when recorded */
+    char *out;          /* console text (heap) */
+    int status;         /* runq boot's exit status */
+};
+
+enum lab_qtype { LAB_Q_NUMBER, LAB_Q_CHOICE, LAB_Q_ORDER };
+
+struct lab_question {
+    char id[32];
+    enum lab_qtype type;
+    char *prompt;       /* may span lines */
+    char *show;         /* a command whose output is shown with the prompt ("sim -s {seed}") */
+    char *truth;        /* how the true answer is computed */
+    char *explain;      /* shown after, may be NULL */
+    char choices[256];  /* choice: comma-separated */
+    double tol;         /* number: tolerance */
+    bool tol_rel;       /* tol is a fraction of the truth */
+    int length;         /* order: compare the first N items (0: all) */
+    char unit[16];
+};
+
+struct lab_moment {
+    char scenario[32];
+    char after[64];     /* start looking after the mark of this name ("" the start) */
+    char find[128];     /* runq step search text */
+    char *text;
+};
+
+struct lab {
+    char dir[512];
+    char name[64];      /* "01-who-runs-next" */
+    int number;
+    char title[128];
+    int minutes;
+    struct lab_scenario sc[LAB_MAX_SCEN];
+    int nsc;
+    struct lab_question q[LAB_MAX_Q];
+    int nq;
+    struct lab_moment mo[LAB_MAX_MOMENTS];
+    int nmo;
+};
+
+/* Reads dir/lab.conf. Returns 0, or -1 after printing "runq lab: FILE:LINE: ...". */
+int lab_load(struct lab *lab, const char *dir);
+void lab_free(struct lab *lab);
+
+/* The labs folder: $RUNQ_LABS, else labs/ beside the binary's folder
+ * (build/runq -> labs/), else ./labs. */
+const char *lab_root(char *buf, size_t len);
+
+/* Answers file: "ID = VALUE" lines, '#' comments, "seed = N" optional.
+ * Returns the value for id (static storage until the next load), or NULL. */
+struct lab_answers {
+    char id[LAB_MAX_Q + 1][32];
+    char val[LAB_MAX_Q + 1][256];
+    int n;
+    long seed;          /* -1 when not given */
+};
+int lab_answers_load(struct lab_answers *a, const char *path);
+const char *lab_answer(const struct lab_answers *a, const char *id);
+
+/* Computes question q's true answer into buf, after the scenarios have run.
+ * `seed` is substituted for {seed}. Returns 0, or -1 with the reason in buf. */
+int lab_truth(const struct lab *lab, const struct lab_question *q, long seed, char *buf, size_t len);
+
+/* Runs `runq ARGS` (ARGS split on spaces; {seed} becomes seed and {lab} the
+ * lab's folder) and returns its stdout (heap), or NULL. */
+char *lab_self(const struct lab *lab, const char *args, long seed);
+
+/* Does `answer` pass against `truth`? why gets a short reason. */
+bool lab_judge(const struct lab_question *q, const char *answer, const char *truth, char *why, size_t len);
+
+/* "12%" or "500" as text. */
+void lab_tol_str(const struct lab_question *q, char *buf, size_t len);
+
+#endif

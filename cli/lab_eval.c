@@ -1,0 +1,403 @@
+/*
+ * A question's truth, and the verdict on an answer.
+ *
+ * truth forms (docs/labs.md):
+ *   metric REF [/ REF]     a field of a shell summary line in the consoles:
+ *                          REF = LINE.FIELD[key=value,...][#INDEX], e.g.
+ *                          probe.wake_p50_us[policy=rr,spinners=2] or
+ *                          share.permille[nices=0,5]#1; the filter
+ *                          scenario=NAME picks one scenario's console.
+ *                          "A / B" is a ratio, printed with two decimals.
+ *   regex SCEN: PATTERN    group 1 of the first console line matching PATTERN
+ *   sql SCEN: SELECT ...   first column of the first row, on SCEN's trace
+ *   sim ARGS               first line of `runq sim ARGS` (the schedule)
+ *   sim-answer ARGS        the line after "answer:" (with -s SEED -c)
+ *   value X                a fixed answer
+ */
+#include <ctype.h>
+#include <math.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "cli/lab.h"
+
+static void subst(char *out, size_t len, const char *in, const struct lab *lab, long seed)
+{
+    size_t o = 0;
+    while (*in && o + 1 < len) {
+        if (!strncmp(in, "{seed}", 6)) {
+            o += (size_t)snprintf(out + o, len - o, "%ld", seed);
+            in += 6;
+        } else if (!strncmp(in, "{lab}", 5)) {
+            o += (size_t)snprintf(out + o, len - o, "%s", lab->dir);
+            in += 5;
+        } else {
+            out[o++] = *in++;
+        }
+        if (o >= len)
+            o = len - 1;
+    }
+    out[o] = 0;
+}
+
+char *lab_self(const struct lab *lab, const char *args, long seed)
+{
+    char buf[1024];
+    subst(buf, sizeof buf, args, lab, seed);
+    char *argv[64];
+    int argc = 0;
+    argv[argc++] = "runq";
+    for (char *tok = strtok(buf, " \t"); tok && argc < 63; tok = strtok(NULL, " \t"))
+        argv[argc++] = tok;
+    argv[argc] = NULL;
+    int fd[2];
+    if (pipe(fd))
+        return NULL;
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0)
+        return NULL;
+    if (pid == 0) {
+        dup2(fd[1], 1);
+        close(fd[0]);
+        close(fd[1]);
+        execv("/proc/self/exe", argv);
+        _exit(127);
+    }
+    close(fd[1]);
+    size_t cap = 4096, n = 0;
+    char *out = malloc(cap);
+    ssize_t r;
+    while (out && (r = read(fd[0], out + n, cap - n - 1)) > 0) {
+        n += (size_t)r;
+        if (cap - n < 2) {
+            cap *= 2;
+            out = realloc(out, cap);
+        }
+    }
+    close(fd[0]);
+    int st;
+    waitpid(pid, &st, 0);
+    if (!out)
+        return NULL;
+    out[n] = 0;
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+static const struct lab_scenario *scen(const struct lab *lab, const char *name)
+{
+    for (int i = 0; i < lab->nsc; i++)
+        if (!strcmp(lab->sc[i].name, name))
+            return &lab->sc[i];
+    return NULL;
+}
+
+/* The value of key in a "word k=v k=v" line, into val; 0 if found. */
+static int line_field(const char *line, const char *key, char *val, size_t len)
+{
+    size_t kl = strlen(key);
+    for (const char *p = line; (p = strstr(p, key)); p++) {
+        if ((p == line || p[-1] == ' ') && p[kl] == '=') {
+            const char *v = p + kl + 1;
+            size_t n = strcspn(v, " ");
+            snprintf(val, len, "%.*s", (int)(n < len ? n : len - 1), v);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* Evaluates one REF; returns 0 with the value in val. */
+static int metric_ref(const struct lab *lab, const char *ref, char *val, size_t len, char *why, size_t wlen)
+{
+    char r[256];
+    snprintf(r, sizeof r, "%s", ref);
+    char *p = r;
+    while (isspace((unsigned char)*p))
+        p++;
+    char *e = p + strlen(p);
+    while (e > p && isspace((unsigned char)e[-1]))
+        *--e = 0;
+    int index = -1;
+    char *hash = strrchr(p, '#');
+    if (hash && (!strchr(p, ']') || hash > strchr(p, ']'))) {
+        index = atoi(hash + 1);
+        *hash = 0;
+    }
+    char filt[200] = "";
+    char *br = strchr(p, '[');
+    if (br) {
+        char *close = strchr(br, ']');
+        if (!close) {
+            snprintf(why, wlen, "metric %s: no ']'", ref);
+            return -1;
+        }
+        *close = 0;
+        snprintf(filt, sizeof filt, "%s", br + 1);
+        *br = 0;
+    }
+    char *dot = strchr(p, '.');
+    if (!dot) {
+        snprintf(why, wlen, "metric %s: expected LINE.FIELD", ref);
+        return -1;
+    }
+    *dot = 0;
+    const char *word = p, *field = dot + 1;
+    /* filters: key=value pairs split on commas that start a new key= */
+    char keys[8][32], vals[8][64];
+    int nf = 0;
+    for (char *s = filt; *s && nf < 8;) {
+        char *eq = strchr(s, '=');
+        if (!eq)
+            break;
+        snprintf(keys[nf], sizeof keys[0], "%.*s", (int)(eq - s), s);
+        char *v = eq + 1, *end = v;
+        for (;;) {
+            char *comma = strchr(end, ',');
+            if (!comma) {
+                end = v + strlen(v);
+                break;
+            }
+            char *nx = comma + 1;
+            size_t k = strcspn(nx, "=,");
+            if (nx[k] == '=') {
+                end = comma;
+                break;
+            }
+            end = comma + 1;
+        }
+        snprintf(vals[nf], sizeof vals[0], "%.*s", (int)(end - v), v);
+        nf++;
+        s = *end ? end + 1 : end;
+    }
+    for (int i = 0; i < lab->nsc; i++) {
+        const struct lab_scenario *c = &lab->sc[i];
+        bool skip = false;
+        for (int f = 0; f < nf; f++)
+            if (!strcmp(keys[f], "scenario") && strcmp(vals[f], c->name))
+                skip = true;
+        if (skip || !c->out)
+            continue;
+        for (const char *l = c->out; *l;) {
+            const char *nl = strchr(l, '\n');
+            size_t n = nl ? (size_t)(nl - l) : strlen(l);
+            char line[1024];
+            snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), l);
+            l = nl ? nl + 1 : l + n;
+            size_t wl = strlen(word);
+            if (strncmp(line, word, wl) || line[wl] != ' ')
+                continue;
+            bool ok = true;
+            char v[256];
+            for (int f = 0; f < nf && ok; f++)
+                if (strcmp(keys[f], "scenario"))
+                    ok = !line_field(line, keys[f], v, sizeof v) && !strcmp(v, vals[f]);
+            if (!ok || line_field(line, field, v, sizeof v))
+                continue;
+            if (index >= 0) {
+                char *s = v;
+                for (int k = 0; k < index && s; k++) {
+                    s = strchr(s, ',');
+                    if (s)
+                        s++;
+                }
+                if (!s) {
+                    snprintf(why, wlen, "metric %s: %s has no item %d", ref, field, index);
+                    return -1;
+                }
+                s[strcspn(s, ",")] = 0;
+                snprintf(val, len, "%.*s", (int)(len - 1), s);
+            } else {
+                snprintf(val, len, "%.*s", (int)(len - 1), v);
+            }
+            return 0;
+        }
+    }
+    snprintf(why, wlen, "metric %s: no matching '%s' line in the consoles", ref, word);
+    return -1;
+}
+
+static int sql_first(const struct lab_scenario *c, const char *sql, char *buf, size_t len)
+{
+    sqlite3 *db;
+    if (!c->db[0] || sqlite3_open_v2(c->db, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        snprintf(buf, len, "scenario %s has no trace database", c->name);
+        return -1;
+    }
+    sqlite3_stmt *st;
+    int rc = -1;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+        snprintf(buf, len, "sql: %s", sqlite3_errmsg(db));
+    } else {
+        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+            snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st, 0));
+            rc = 0;
+        } else {
+            snprintf(buf, len, "sql: no row");
+        }
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
+    return rc;
+}
+
+int lab_truth(const struct lab *lab, const struct lab_question *q, long seed, char *buf, size_t len)
+{
+    const char *t = q->truth;
+    char why[256] = "";
+    if (!strncmp(t, "value ", 6)) {
+        snprintf(buf, len, "%s", t + 6);
+        return 0;
+    }
+    if (!strncmp(t, "metric ", 7)) {
+        char a[128], b[128], expr[512];
+        snprintf(expr, sizeof expr, "%s", t + 7);
+        char *slash = strstr(expr, " / ");
+        if (slash)
+            *slash = 0;
+        if (metric_ref(lab, expr, a, sizeof a, why, sizeof why))
+            goto fail;
+        if (!slash) {
+            snprintf(buf, len, "%s", a);
+            return 0;
+        }
+        if (metric_ref(lab, slash + 3, b, sizeof b, why, sizeof why))
+            goto fail;
+        double x = atof(a), y = atof(b);
+        if (y == 0) {
+            snprintf(why, sizeof why, "ratio: division by zero");
+            goto fail;
+        }
+        snprintf(buf, len, "%.2f", x / y);
+        return 0;
+    }
+    if (!strncmp(t, "sql ", 4) || !strncmp(t, "regex ", 6)) {
+        bool sql = t[0] == 's';
+        const char *rest = t + (sql ? 4 : 6);
+        const char *colon = strchr(rest, ':');
+        if (!colon) {
+            snprintf(why, sizeof why, "%s SCENARIO: ...", sql ? "sql" : "regex");
+            goto fail;
+        }
+        char name[32];
+        snprintf(name, sizeof name, "%.*s", (int)(colon - rest), rest);
+        const struct lab_scenario *c = scen(lab, name);
+        if (!c) {
+            snprintf(why, sizeof why, "no scenario '%s'", name);
+            goto fail;
+        }
+        const char *body = colon + 1;
+        while (isspace((unsigned char)*body))
+            body++;
+        if (sql) {
+            if (sql_first(c, body, buf, len))
+                return -1;
+            return 0;
+        }
+        regex_t re;
+        if (regcomp(&re, body, REG_EXTENDED | REG_NEWLINE)) {
+            snprintf(why, sizeof why, "bad regex");
+            goto fail;
+        }
+        regmatch_t m[2];
+        int rc = c->out ? regexec(&re, c->out, 2, m, 0) : 1;
+        regfree(&re);
+        if (rc || m[1].rm_so < 0) {
+            snprintf(why, sizeof why, "regex: no match in %s's console", name);
+            goto fail;
+        }
+        snprintf(buf, len, "%.*s", (int)(m[1].rm_eo - m[1].rm_so), c->out + m[1].rm_so);
+        return 0;
+    }
+    if (!strncmp(t, "sim ", 4) || !strncmp(t, "sim-answer ", 11)) {
+        bool ans = t[3] == '-';
+        char args[512];
+        snprintf(args, sizeof args, "sim %s", t + (ans ? 11 : 4));
+        char *out = lab_self(lab, args, seed);
+        if (!out) {
+            snprintf(why, sizeof why, "runq %.200s failed", args);
+            goto fail;
+        }
+        const char *l = out;
+        if (ans) {
+            l = strstr(out, "answer:\n");
+            l = l ? l + 8 : NULL;
+        }
+        if (!l) {
+            free(out);
+            snprintf(why, sizeof why, "runq %.200s: no answer line", args);
+            goto fail;
+        }
+        snprintf(buf, len, "%.*s", (int)strcspn(l, "\n"), l);
+        free(out);
+        return 0;
+    }
+    snprintf(why, sizeof why, "unknown truth '%s'", t);
+fail:
+    snprintf(buf, len, "%s", why);
+    return -1;
+}
+
+static void norm_order(const char *in, char *out, size_t len)
+{
+    size_t o = 0;
+    for (; *in && o + 1 < len; in++)
+        if (isalnum((unsigned char)*in) || *in == '_' || *in == '.')
+            out[o++] = (char)toupper((unsigned char)*in);
+    out[o] = 0;
+}
+
+void lab_tol_str(const struct lab_question *q, char *buf, size_t len)
+{
+    if (q->tol_rel)
+        snprintf(buf, len, "%g%%", q->tol * 100);
+    else
+        snprintf(buf, len, "%g", q->tol);
+}
+
+bool lab_judge(const struct lab_question *q, const char *answer, const char *truth, char *why, size_t len)
+{
+    why[0] = 0;
+    if (!answer || !*answer) {
+        snprintf(why, len, "no answer");
+        return false;
+    }
+    if (q->type == LAB_Q_NUMBER) {
+        char *end;
+        double a = strtod(answer, &end), t = atof(truth);
+        while (isspace((unsigned char)*end))
+            end++;
+        if (end == answer || (*end && strcmp(end, q->unit))) {
+            snprintf(why, len, "'%s' is not a number", answer);
+            return false;
+        }
+        double tol = q->tol_rel ? q->tol * fabs(t) : q->tol;
+        char ts[32];
+        lab_tol_str(q, ts, sizeof ts);
+        bool ok = fabs(a - t) <= tol + 1e-9;
+        snprintf(why, len, "%s within ±%s of %s", ok ? "is" : "is not", ts, truth);
+        return ok;
+    }
+    if (q->type == LAB_Q_CHOICE) {
+        bool ok = !strcasecmp(answer, truth);
+        snprintf(why, len, ok ? "right" : "the answer is %s", truth);
+        return ok;
+    }
+    char a[512], t[512];
+    norm_order(answer, a, sizeof a);
+    norm_order(truth, t, sizeof t);
+    size_t n = q->length > 0 ? (size_t)q->length : strlen(t);
+    bool ok = strlen(a) >= n && strlen(t) >= n && !strncmp(a, t, n) && (q->length > 0 || strlen(a) == strlen(t));
+    snprintf(why, len, ok ? "right" : "the order is %.*s", (int)n, t);
+    return ok;
+}
