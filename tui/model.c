@@ -1,0 +1,996 @@
+/*
+ * The `runq top` model (contract and data sources in model.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "tui/model.h"
+#include "weights.h"
+
+#define LIVE_HISTORY_NS 2000000000ull
+#define NSAMPLES 128
+
+/* Ties at one timestamp: the record applied last in the kernel wins. */
+enum { RANK_LEAVE, RANK_PLACE, RANK_PICK, RANK_KEYFRAME };
+
+/* Rows are merged in time order across tables; at one timestamp, in this
+ * order (the kernel's: keyframe, wake, join, tick, leave, pick, set, mark;
+ * a slice ends at the pick that ends it). */
+enum tbl { T_SNAP, T_WAKE, T_PLACE, T_TICK, T_LEAVE, T_SLICE, T_PICK, T_SET, T_MARK, T_NR };
+
+/* Column 0 is the rowid, column 1 the time the row became true (its
+ * "arrival": a slice when it ended, a wakeup when the task ran). */
+static const struct tbl_def {
+    const char *name, *time, *cols;
+} tbl_defs[T_NR] = {
+    [T_SNAP] = { "queue_snapshot", "ts",
+                 "cpu, v, utid, is_current, eligible, delayed, nice, weight, vruntime, deadline, lag, slice_ns" },
+    [T_PLACE] = { "eevdf_place", "ts", "cpu, utid, vruntime, deadline, lag_after, v, weight, nr_runnable" },
+    [T_LEAVE] = { "eevdf_leave", "ts", "cpu, utid, reason, vruntime, lag, v" },
+    [T_PICK] = { "eevdf_pick", "ts", "cpu, prev_utid, next_utid, v, vruntime, deadline, lag, nr_runnable" },
+    [T_TICK] = { "sched_tick", "ts", "cpu, v, nr_runnable" },
+    [T_SLICE] = { "sched_slice", "ts + dur", "cpu, utid, dur, end_state" },
+    [T_WAKE] = { "wakeup", "COALESCE(ts_run, ts_wake)", "utid, latency" },
+    [T_SET] = { "sched_set", "ts", "utid, what, name, new_value" },
+    [T_MARK] = { "mark", "ts", "name" },
+};
+
+struct sample {
+    uint64_t t, events;
+    size_t ntask, ncpu;
+    uint64_t *run, *busy, *sw;
+};
+
+struct top_model {
+    sqlite3 *db;
+    struct top_snapshot s;
+    size_t task_cap;
+    /* utid -> task index, open addressing */
+    int64_t *hkey;
+    int *hval;
+    size_t hcap;
+
+    sqlite3_stmt *st[T_NR], *st_trace, *st_thread, *st_stats;
+    int64_t cur[T_NR];
+    uint64_t events;
+    bool started;
+
+    /* timeline ring */
+    uint64_t map_ts[TOP_MAP_ROWS];
+    int map_cpu[TOP_MAP_ROWS];
+    int *map_curr; /* TOP_MAP_ROWS x TOP_MAX_CPUS */
+    size_t map_head, map_n;
+    unsigned ncodes;
+
+    struct sample smp[NSAMPLES];
+    size_t smp_head, smp_n;
+};
+
+static void set_err(char *err, size_t errlen, const char *fmt, const char *a, const char *b)
+{
+    if (err && errlen)
+        snprintf(err, errlen, fmt, a, b);
+}
+
+const char *top_state_name(enum top_state s)
+{
+    static const char *const n[TOP_ST_NR] = { "?", "run", "R", "R+", "S", "D", "X" };
+    return s < TOP_ST_NR ? n[s] : "?";
+}
+
+/* ---- latency histogram ---- */
+
+unsigned top_lat_slot(uint64_t ns)
+{
+    if (ns < 8)
+        return (unsigned)ns;
+    unsigned b = 63u - (unsigned)__builtin_clzll(ns);
+    if (b > TOP_LAT_MAX_LOG2)
+        return TOP_LAT_SLOTS - 1;
+    unsigned sub = (unsigned)(ns >> (b - TOP_LAT_SUB_BITS)) & 7u;
+    unsigned slot = (b - 2) * 8 + sub;
+    return slot < TOP_LAT_SLOTS ? slot : TOP_LAT_SLOTS - 1;
+}
+
+uint64_t top_lat_slot_value(unsigned slot)
+{
+    if (slot < 8)
+        return slot;
+    unsigned b = slot / 8 + 2, sub = slot % 8;
+    uint64_t low = (uint64_t)(8 + sub) << (b - 3), width = 1ull << (b - 3);
+    return low + width / 2;
+}
+
+uint64_t top_lat_percentile(const uint32_t *hist, uint64_t n, double p)
+{
+    if (!n)
+        return 0;
+    uint64_t rank = (uint64_t)(p / 100.0 * (double)n + 0.999999);
+    if (rank < 1)
+        rank = 1;
+    if (rank > n)
+        rank = n;
+    uint64_t seen = 0;
+    for (unsigned s = 0; s < TOP_LAT_SLOTS; s++) {
+        seen += hist[s];
+        if (seen >= rank)
+            return top_lat_slot_value(s);
+    }
+    return top_lat_slot_value(TOP_LAT_SLOTS - 1);
+}
+
+void top_lat_log2(const uint32_t *hist, uint64_t out[TOP_LAT_LOG2])
+{
+    memset(out, 0, sizeof(uint64_t) * TOP_LAT_LOG2);
+    for (unsigned s = 0; s < TOP_LAT_SLOTS; s++) {
+        unsigned k = s < 2 ? 0 : s < 4 ? 1 : s < 8 ? 2 : s / 8 + 2;
+        if (k >= TOP_LAT_LOG2)
+            k = TOP_LAT_LOG2 - 1;
+        out[k] += hist[s];
+    }
+}
+
+/* ---- tasks ---- */
+
+static size_t hslot(int64_t utid, size_t cap)
+{
+    uint64_t x = (uint64_t)utid * 0x9e3779b97f4a7c15ull;
+    return (size_t)(x >> 20) & (cap - 1);
+}
+
+int top_model_find(const struct top_model *m, int64_t utid)
+{
+    if (!m->hcap || utid <= 0)
+        return -1;
+    for (size_t i = hslot(utid, m->hcap);; i = (i + 1) & (m->hcap - 1)) {
+        if (m->hkey[i] == utid)
+            return m->hval[i];
+        if (m->hkey[i] == 0)
+            return -1;
+    }
+}
+
+static int hash_put(struct top_model *m, int64_t utid, int idx)
+{
+    if ((m->s.ntasks + 1) * 2 > m->hcap) {
+        size_t ncap = m->hcap ? m->hcap * 2 : 256;
+        int64_t *k = calloc(ncap, sizeof *k);
+        int *v = calloc(ncap, sizeof *v);
+        if (!k || !v) {
+            free(k);
+            free(v);
+            return -1;
+        }
+        for (size_t i = 0; i < m->hcap; i++)
+            if (m->hkey[i]) {
+                size_t j = hslot(m->hkey[i], ncap);
+                while (k[j])
+                    j = (j + 1) & (ncap - 1);
+                k[j] = m->hkey[i];
+                v[j] = m->hval[i];
+            }
+        free(m->hkey);
+        free(m->hval);
+        m->hkey = k;
+        m->hval = v;
+        m->hcap = ncap;
+    }
+    size_t j = hslot(utid, m->hcap);
+    while (m->hkey[j])
+        j = (j + 1) & (m->hcap - 1);
+    m->hkey[j] = utid;
+    m->hval[j] = idx;
+    return 0;
+}
+
+static struct top_task *task_add(struct top_model *m, int64_t utid)
+{
+    if (m->s.ntasks == m->task_cap) {
+        size_t ncap = m->task_cap ? m->task_cap * 2 : 64;
+        struct top_task *t = realloc(m->s.tasks, ncap * sizeof *t);
+        if (!t)
+            return NULL;
+        m->s.tasks = t;
+        m->task_cap = ncap;
+    }
+    if (hash_put(m, utid, (int)m->s.ntasks) != 0)
+        return NULL;
+    struct top_task *t = &m->s.tasks[m->s.ntasks++];
+    memset(t, 0, sizeof *t);
+    t->utid = utid;
+    t->weight = SCHED_WEIGHT_NICE_0;
+    t->st_rank = -1;
+    t->ev_rank = -1;
+    return t;
+}
+
+static struct top_task *task_of(struct top_model *m, int64_t utid)
+{
+    int i = top_model_find(m, utid);
+    return i < 0 ? NULL : &m->s.tasks[i];
+}
+
+static int task_index(const struct top_model *m, const struct top_task *t)
+{
+    return t ? (int)(t - m->s.tasks) : -1;
+}
+
+/* Does an event at (ts, rank) supersede what was last seen at (ts0, rank0)? */
+static bool newer(uint64_t ts, int rank, uint64_t ts0, int rank0)
+{
+    return ts > ts0 || (ts == ts0 && rank >= rank0);
+}
+
+static void task_set_state(struct top_task *t, enum top_state st, uint64_t ts, int rank, int cpu)
+{
+    if (!newer(ts, rank, t->st_ts, t->st_rank) || t->state == TOP_ST_DEAD)
+        return;
+    t->state = st;
+    t->st_ts = ts;
+    t->st_rank = rank;
+    if (cpu >= 0)
+        t->cpu = cpu;
+}
+
+/* EEVDF numbers from an event; vruntime/deadline/lag may be absent (NULL). */
+static void task_set_eevdf(struct top_task *t, sqlite3_stmt *s, int c_vr, int c_dl, int c_lag,
+                           uint64_t ts, int rank)
+{
+    if (sqlite3_column_type(s, c_vr) == SQLITE_NULL || !newer(ts, rank, t->ev_ts, t->ev_rank))
+        return;
+    t->has_eevdf = true;
+    t->vruntime = sqlite3_column_int64(s, c_vr);
+    if (c_dl >= 0 && sqlite3_column_type(s, c_dl) != SQLITE_NULL)
+        t->deadline = sqlite3_column_int64(s, c_dl);
+    if (c_lag >= 0 && sqlite3_column_type(s, c_lag) != SQLITE_NULL)
+        t->lag_ev = sqlite3_column_int64(s, c_lag);
+    t->ev_ts = ts;
+    t->ev_rank = rank;
+}
+
+static struct top_cpu *cpu_of(struct top_model *m, int64_t cpu)
+{
+    if (cpu < 0 || cpu >= TOP_MAX_CPUS)
+        return NULL;
+    if (cpu >= m->s.h.ncpus)
+        m->s.h.ncpus = (int)cpu + 1;
+    return &m->s.cpus[cpu];
+}
+
+static void cpu_set_v(struct top_cpu *c, sqlite3_stmt *s, int col, uint64_t ts)
+{
+    if (!c || sqlite3_column_type(s, col) == SQLITE_NULL || ts < c->v_ts)
+        return;
+    c->has_v = true;
+    c->v = sqlite3_column_int64(s, col);
+    c->v_ts = ts;
+}
+
+static void cpu_set_nr(struct top_cpu *c, sqlite3_stmt *s, int col, uint64_t ts)
+{
+    if (!c || sqlite3_column_type(s, col) == SQLITE_NULL || ts < c->nr_ts)
+        return;
+    c->nr_runnable = sqlite3_column_int(s, col);
+    c->nr_ts = ts;
+}
+
+/* ---- the timeline ---- */
+
+static void map_push(struct top_model *m, uint64_t ts, int cpu)
+{
+    size_t slot = (m->map_head + m->map_n) % TOP_MAP_ROWS;
+    if (m->map_n == TOP_MAP_ROWS)
+        m->map_head = (m->map_head + 1) % TOP_MAP_ROWS;
+    else
+        m->map_n++;
+    m->map_ts[slot] = ts;
+    m->map_cpu[slot] = cpu;
+    int *row = m->map_curr + slot * TOP_MAX_CPUS;
+    for (int c = 0; c < m->s.h.ncpus; c++) {
+        int i = m->s.cpus[c].curr;
+        row[c] = i >= 0 && !m->s.tasks[i].is_idle ? i : -1;
+    }
+    int i = m->s.cpus[cpu].curr;
+    if (i >= 0 && !m->s.tasks[i].is_idle && !m->s.tasks[i].code[0]) {
+        /* perf sched map's codes: A0..Z0, A1..Z1, ... */
+        unsigned n = m->ncodes++;
+        snprintf(m->s.tasks[i].code, sizeof m->s.tasks[i].code, "%c%u", 'A' + n % 26, (n / 26) % 100);
+    }
+}
+
+struct top_map_row top_model_map_row(const struct top_model *m, size_t i)
+{
+    size_t slot = (m->map_head + i) % TOP_MAP_ROWS;
+    return (struct top_map_row){ m->map_ts[slot], m->map_cpu[slot], m->map_curr + slot * TOP_MAX_CPUS };
+}
+
+/* ---- reading the tables ---- */
+
+static int64_t col_i64(sqlite3_stmt *s, int c)
+{
+    return sqlite3_column_int64(s, c);
+}
+
+static enum top_state leave_state(const char *reason)
+{
+    if (!reason)
+        return TOP_ST_UNKNOWN;
+    if (!strcmp(reason, "preempt"))
+        return TOP_ST_PREEMPTED;
+    if (!strcmp(reason, "yield") || !strcmp(reason, "migrate"))
+        return TOP_ST_RUNNABLE;
+    if (!strcmp(reason, "exit"))
+        return TOP_ST_DEAD;
+    if (!strcmp(reason, "delayed"))
+        return TOP_ST_DELAYED;
+    return TOP_ST_SLEEPING;
+}
+
+static void on_row(struct top_model *m, enum tbl k, sqlite3_stmt *s, uint64_t ts)
+{
+    struct top_task *t;
+    struct top_cpu *c;
+    switch (k) {
+    case T_SNAP: /* cpu, v, utid, is_current, eligible, delayed, nice, weight, vruntime, deadline, lag, slice_ns */
+        c = cpu_of(m, col_i64(s, 2));
+        if (!c)
+            return;
+        cpu_set_v(c, s, 3, ts);
+        if (ts != c->kf_ts) {
+            c->kf_ts = ts;
+            c->kf_n = 0;
+        }
+        c->kf_n++;
+        if (ts >= c->nr_ts) {
+            c->nr_runnable = c->kf_n;
+            c->nr_ts = ts;
+        }
+        t = task_of(m, col_i64(s, 4));
+        if (!t)
+            return;
+        if (col_i64(s, 5)) {
+            task_set_state(t, TOP_ST_RUNNING, ts, RANK_KEYFRAME, c->cpu);
+            if (ts > c->pick_ts) { /* after a gap: the keyframe says who runs */
+                int i = task_index(m, t);
+                if (c->curr != i) {
+                    c->curr = i;
+                    c->curr_since = ts;
+                }
+                c->pick_ts = ts;
+            }
+        } else {
+            task_set_state(t, col_i64(s, 7) ? TOP_ST_DELAYED : TOP_ST_RUNNABLE, ts, RANK_KEYFRAME,
+                           c->cpu);
+        }
+        if (sqlite3_column_type(s, 9) != SQLITE_NULL && col_i64(s, 9) > 0)
+            t->weight = col_i64(s, 9);
+        task_set_eevdf(t, s, 10, 11, 12, ts, RANK_KEYFRAME);
+        return;
+    case T_PLACE: /* cpu, utid, vruntime, deadline, lag_after, v, weight, nr_runnable */
+        c = cpu_of(m, col_i64(s, 2));
+        t = task_of(m, col_i64(s, 3));
+        cpu_set_v(c, s, 7, ts);
+        cpu_set_nr(c, s, 9, ts);
+        if (!t || !c)
+            return;
+        task_set_state(t, TOP_ST_RUNNABLE, ts, RANK_PLACE, c->cpu);
+        if (col_i64(s, 8) > 0)
+            t->weight = col_i64(s, 8);
+        task_set_eevdf(t, s, 4, 5, 6, ts, RANK_PLACE);
+        return;
+    case T_LEAVE: /* cpu, utid, reason, vruntime, lag, v */
+        c = cpu_of(m, col_i64(s, 2));
+        t = task_of(m, col_i64(s, 3));
+        cpu_set_v(c, s, 7, ts);
+        if (!t || !c)
+            return;
+        task_set_state(t, leave_state((const char *)sqlite3_column_text(s, 4)), ts, RANK_LEAVE, c->cpu);
+        task_set_eevdf(t, s, 5, -1, 6, ts, RANK_LEAVE);
+        if (t->state == TOP_ST_DEAD && !t->end_ts)
+            t->end_ts = ts;
+        return;
+    case T_PICK: { /* cpu, prev_utid, next_utid, v, vruntime, deadline, lag, nr_runnable */
+        c = cpu_of(m, col_i64(s, 2));
+        if (!c)
+            return;
+        cpu_set_v(c, s, 5, ts);
+        cpu_set_nr(c, s, 9, ts);
+        struct top_task *prev = task_of(m, col_i64(s, 3)), *next = task_of(m, col_i64(s, 4));
+        if (prev && prev != next && prev->state == TOP_ST_RUNNING && prev->cpu == c->cpu)
+            task_set_state(prev, TOP_ST_RUNNABLE, ts, RANK_LEAVE, c->cpu);
+        if (!next)
+            return;
+        task_set_state(next, TOP_ST_RUNNING, ts, RANK_PICK, c->cpu);
+        task_set_eevdf(next, s, 6, 7, 8, ts, RANK_PICK);
+        int i = task_index(m, next);
+        if (ts >= c->pick_ts) {
+            c->pick_ts = ts;
+            if (c->curr != i) {
+                c->curr = i;
+                c->curr_since = ts;
+                map_push(m, ts, c->cpu);
+            }
+        }
+        return;
+    }
+    case T_TICK: /* cpu, v, nr_runnable */
+        c = cpu_of(m, col_i64(s, 2));
+        cpu_set_v(c, s, 3, ts);
+        cpu_set_nr(c, s, 4, ts);
+        return;
+    case T_SLICE: { /* cpu, utid, dur, end_state */
+        c = cpu_of(m, col_i64(s, 2));
+        t = task_of(m, col_i64(s, 3));
+        if (!t || !c)
+            return;
+        uint64_t d = (uint64_t)col_i64(s, 4);
+        t->run_ns += d;
+        if (ts > t->slice_end)
+            t->slice_end = ts;
+        if (!t->is_idle) {
+            c->busy_ns += d;
+        }
+        c->switches++;
+        const char *es = (const char *)sqlite3_column_text(s, 5);
+        if (es && (es[0] == 'S' || es[0] == 'X'))
+            t->vol++;
+        else if (es && es[0] == 'R')
+            t->invol++;
+        return;
+    }
+    case T_WAKE: /* utid, latency */
+        t = task_of(m, col_i64(s, 2));
+        if (!t || sqlite3_column_type(s, 3) == SQLITE_NULL)
+            return;
+        {
+            int64_t l = col_i64(s, 3);
+            uint64_t lat = l > 0 ? (uint64_t)l : 0;
+            t->lat_hist[top_lat_slot(lat)]++;
+            t->lat_n++;
+            if (lat > t->lat_max)
+                t->lat_max = lat;
+        }
+        return;
+    case T_SET: { /* utid, what, name, new_value */
+        const char *what = (const char *)sqlite3_column_text(s, 3);
+        const char *name = (const char *)sqlite3_column_text(s, 4);
+        int64_t v = col_i64(s, 5);
+        struct top_header *h = &m->s.h;
+        if (!what)
+            return;
+        t = task_of(m, col_i64(s, 2));
+        if (t && !strcmp(what, "nice") && ts >= t->set_ts)
+            t->nice = (int)v;
+        else if (t && !strcmp(what, "slice") && ts >= t->set_ts)
+            t->slice_ns = v;
+        else if (!strcmp(what, "hz"))
+            h->tick_hz = (int)v;
+        else if (!strcmp(what, "policy") && name) {
+            snprintf(h->policy, sizeof h->policy, "%s", name);
+            h->eevdf = !strcmp(name, "eevdf");
+        } else if (!strcmp(what, "feature") && name) {
+            for (int f = 0; f < h->nfeatures; f++)
+                if (!strcmp(h->feature[f], name))
+                    h->features = v ? h->features | (1u << f) : h->features & ~(1u << f);
+        }
+        if (t)
+            t->set_ts = ts;
+        return;
+    }
+    case T_MARK: {
+        const char *n = (const char *)sqlite3_column_text(s, 2);
+        snprintf(m->s.h.last_mark, sizeof m->s.h.last_mark, "%s", n ? n : "");
+        return;
+    }
+    case T_NR:
+        return;
+    }
+}
+
+/* Consumes every table's new rows up to time t, merged in time order. */
+static int read_tables(struct top_model *m, uint64_t t, char *err, size_t errlen)
+{
+    int rc[T_NR];
+    for (int k = 0; k < T_NR; k++) {
+        sqlite3_bind_int64(m->st[k], 1, m->cur[k]);
+        sqlite3_bind_int64(m->st[k], 2, m->s.h.trace_id);
+        rc[k] = sqlite3_step(m->st[k]);
+    }
+    for (;;) {
+        int best = -1;
+        uint64_t bts = 0;
+        for (int k = 0; k < T_NR; k++) {
+            if (rc[k] != SQLITE_ROW)
+                continue;
+            uint64_t ts = (uint64_t)col_i64(m->st[k], 1);
+            if (best < 0 || ts < bts) {
+                best = k;
+                bts = ts;
+            }
+        }
+        if (best < 0 || bts > t)
+            break;
+        sqlite3_stmt *s = m->st[best];
+        m->cur[best] = col_i64(s, 0);
+        m->events++;
+        on_row(m, (enum tbl)best, s, bts);
+        rc[best] = sqlite3_step(s);
+    }
+    int bad = -1;
+    for (int k = 0; k < T_NR; k++) {
+        if (rc[k] != SQLITE_ROW && rc[k] != SQLITE_DONE && bad < 0)
+            bad = k;
+        sqlite3_reset(m->st[k]);
+    }
+    if (bad >= 0) {
+        set_err(err, errlen, "reading %s: %s", tbl_defs[bad].name, sqlite3_errmsg(m->db));
+        return -1;
+    }
+    return 0;
+}
+
+/* The cursor before the first row of this trace at or after time `from`:
+ * a binary search over rowids, which the recorder assigns in time order. */
+static int64_t seek_table(sqlite3 *db, enum tbl k, int64_t trace_id, uint64_t from)
+{
+    char sql[256];
+    sqlite3_stmt *s;
+    int64_t hi = 0, lo = 0;
+    snprintf(sql, sizeof sql, "SELECT MAX(rowid) FROM main.%s", tbl_defs[k].name);
+    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+        return 0;
+    if (sqlite3_step(s) == SQLITE_ROW)
+        hi = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    snprintf(sql, sizeof sql, "SELECT trace_id, %s FROM main.%s WHERE rowid >= ? ORDER BY rowid LIMIT 1",
+             tbl_defs[k].time, tbl_defs[k].name);
+    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+        return 0;
+    /* smallest rowid r in (lo, hi] whose row is at or past (trace_id, from) */
+    hi += 1;
+    lo = 0;
+    while (hi - lo > 1) {
+        int64_t mid = lo + (hi - lo) / 2;
+        sqlite3_bind_int64(s, 1, mid);
+        bool before = false;
+        if (sqlite3_step(s) == SQLITE_ROW) {
+            int64_t tid = sqlite3_column_int64(s, 0);
+            uint64_t ts = (uint64_t)sqlite3_column_int64(s, 1);
+            before = tid < trace_id || (tid == trace_id && ts < from);
+        }
+        sqlite3_reset(s);
+        if (before)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    sqlite3_finalize(s);
+    return lo;
+}
+
+/* Re-reads the trace row and the loss counters. */
+static int read_trace(struct top_model *m, char *err, size_t errlen)
+{
+    struct top_header *h = &m->s.h;
+    sqlite3_stmt *s = m->st_trace;
+    sqlite3_bind_int64(s, 1, h->trace_id);
+    int rc = sqlite3_step(s);
+    if (rc != SQLITE_ROW) {
+        sqlite3_reset(s);
+        set_err(err, errlen, "trace %s: %s", "", rc == SQLITE_DONE ? "gone" : sqlite3_errmsg(m->db));
+        return -1;
+    }
+    const char *st = (const char *)sqlite3_column_text(s, 0);
+    const char *er = (const char *)sqlite3_column_text(s, 1);
+    snprintf(h->status, sizeof h->status, "%s", st ? st : "?");
+    snprintf(h->end_reason, sizeof h->end_reason, "%s", er ? er : "");
+    int ncpus = sqlite3_column_int(s, 2);
+    if (ncpus > TOP_MAX_CPUS)
+        ncpus = TOP_MAX_CPUS;
+    if (ncpus > h->ncpus)
+        h->ncpus = ncpus;
+    if (!m->started) {
+        h->tick_hz = sqlite3_column_int(s, 3);
+        const char *p = (const char *)sqlite3_column_text(s, 4);
+        snprintf(h->policy, sizeof h->policy, "%s", p ? p : "?");
+        h->eevdf = p && !strcmp(p, "eevdf");
+        h->features = (uint32_t)sqlite3_column_int64(s, 5);
+        const char *fn = (const char *)sqlite3_column_text(s, 6);
+        h->nfeatures = 0;
+        while (fn && *fn && h->nfeatures < 32) {
+            size_t n = strcspn(fn, ",");
+            snprintf(h->feature[h->nfeatures++], sizeof h->feature[0], "%.*s", (int)n, fn);
+            fn += n + (fn[n] == ',');
+        }
+    }
+    h->start_ts = (uint64_t)sqlite3_column_int64(s, 7);
+    h->end_ts = (uint64_t)sqlite3_column_int64(s, 8);
+    h->records = (uint64_t)sqlite3_column_int64(s, 9);
+    if (h->has_control_column) {
+        const char *c = (const char *)sqlite3_column_text(s, 10);
+        snprintf(h->control, sizeof h->control, "%s", c ? c : "");
+    }
+    sqlite3_reset(s);
+
+    s = m->st_stats;
+    sqlite3_bind_int64(s, 1, h->trace_id);
+    h->lost_packets = h->dropped_records = h->resyncs = 0;
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        const char *n = (const char *)sqlite3_column_text(s, 0);
+        uint64_t v = (uint64_t)sqlite3_column_int64(s, 1);
+        if (!n)
+            continue;
+        if (!strcmp(n, "packets_lost"))
+            h->lost_packets = v;
+        else if (!strcmp(n, "records_dropped"))
+            h->dropped_records = v;
+        else if (!strcmp(n, "resyncs"))
+            h->resyncs = v;
+    }
+    sqlite3_reset(s);
+    return 0;
+}
+
+/* New threads, renames and exits. Nice and slice come from here only for a
+ * task seen the first time; later changes arrive as sched_set rows. */
+static int read_threads(struct top_model *m)
+{
+    sqlite3_stmt *s = m->st_thread;
+    sqlite3_bind_int64(s, 1, m->s.h.trace_id);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        int64_t utid = col_i64(s, 0);
+        struct top_task *t = task_of(m, utid);
+        if (!t) {
+            if (!(t = task_add(m, utid)))
+                break;
+            t->nice = sqlite3_column_int(s, 3);
+            t->slice_ns = col_i64(s, 4);
+            t->cpu = sqlite3_column_int(s, 5);
+            t->is_idle = sqlite3_column_int(s, 6) != 0;
+            t->start_ts = (uint64_t)col_i64(s, 7);
+        }
+        t->tid = sqlite3_column_int(s, 1);
+        const char *n = (const char *)sqlite3_column_text(s, 2);
+        snprintf(t->name, sizeof t->name, "%s", n ? n : "?");
+        if (sqlite3_column_type(s, 8) != SQLITE_NULL && !t->end_ts)
+            t->end_ts = (uint64_t)col_i64(s, 8);
+    }
+    sqlite3_reset(s);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* For a view that starts before later changes: the values as of `from`
+ * are the old values of the first change after it. */
+static void rewind_settings(struct top_model *m, uint64_t from)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(m->db,
+                           "SELECT utid, what, name, old_value FROM main.sched_set WHERE trace_id=? AND ts>=? "
+                           "ORDER BY ts DESC, rowid DESC",
+                           -1, &s, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_int64(s, 1, m->s.h.trace_id);
+    sqlite3_bind_int64(s, 2, (int64_t)from);
+    struct top_header *h = &m->s.h;
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        const char *what = (const char *)sqlite3_column_text(s, 1);
+        const char *name = (const char *)sqlite3_column_text(s, 2);
+        int64_t v = sqlite3_column_int64(s, 3);
+        struct top_task *t = task_of(m, col_i64(s, 0));
+        if (!what || sqlite3_column_type(s, 3) == SQLITE_NULL)
+            continue;
+        if (t && !strcmp(what, "nice"))
+            t->nice = (int)v;
+        else if (t && !strcmp(what, "slice"))
+            t->slice_ns = v;
+        else if (!strcmp(what, "hz"))
+            h->tick_hz = (int)v;
+        else if (!strcmp(what, "feature") && name)
+            for (int f = 0; f < h->nfeatures; f++)
+                if (!strcmp(h->feature[f], name))
+                    h->features = v ? h->features | (1u << f) : h->features & ~(1u << f);
+    }
+    sqlite3_finalize(s);
+}
+
+/* ---- derived values ---- */
+
+static uint64_t task_run_now(const struct top_model *m, const struct top_task *t)
+{
+    uint64_t r = t->run_ns;
+    if (t->state == TOP_ST_RUNNING && t->cpu >= 0 && t->cpu < m->s.h.ncpus) {
+        const struct top_cpu *c = &m->s.cpus[t->cpu];
+        if (c->curr == task_index(m, t)) {
+            uint64_t since = c->curr_since > t->slice_end ? c->curr_since : t->slice_end;
+            if (m->s.h.now > since)
+                r += m->s.h.now - since;
+        }
+    }
+    return r;
+}
+
+static uint64_t cpu_busy_now(const struct top_model *m, const struct top_cpu *c)
+{
+    uint64_t b = c->busy_ns;
+    if (c->curr >= 0 && !m->s.tasks[c->curr].is_idle) {
+        const struct top_task *t = &m->s.tasks[c->curr];
+        uint64_t since = c->curr_since > t->slice_end ? c->curr_since : t->slice_end;
+        if (m->s.h.now > since)
+            b += m->s.h.now - since;
+    }
+    return b;
+}
+
+static void derive_eevdf(struct top_model *m)
+{
+    for (size_t i = 0; i < m->s.ntasks; i++) {
+        struct top_task *t = &m->s.tasks[i];
+        if (t->end_ts && t->end_ts <= m->s.h.now)
+            t->state = TOP_ST_DEAD;
+        if (!t->has_eevdf)
+            continue;
+        const struct top_cpu *c = t->cpu >= 0 && t->cpu < m->s.h.ncpus ? &m->s.cpus[t->cpu] : NULL;
+        t->lag = t->lag_ev;
+        t->deadline_rel = 0;
+        t->eligible = t->lag_ev >= 0;
+        if (!c || !c->has_v || t->state == TOP_ST_SLEEPING || t->state == TOP_ST_DEAD ||
+            t->state == TOP_ST_UNKNOWN)
+            continue;
+        int64_t v = t->vruntime;
+        if (t->state == TOP_ST_RUNNING && c->v_ts > t->ev_ts && t->weight > 0)
+            v += (int64_t)((c->v_ts - t->ev_ts) * SCHED_WEIGHT_NICE_0 / (uint64_t)t->weight);
+        t->lag = c->v - v;
+        t->deadline_rel = t->deadline - c->v;
+        t->eligible = t->lag >= 0;
+    }
+}
+
+static void sample_free(struct sample *p)
+{
+    free(p->run);
+    free(p->busy);
+    free(p->sw);
+    memset(p, 0, sizeof *p);
+}
+
+static void derive_rates(struct top_model *m)
+{
+    uint64_t now = m->s.h.now;
+    if (m->smp_n && m->smp[(m->smp_head + m->smp_n - 1) % NSAMPLES].t >= now)
+        return; /* time stood still: keep the rates */
+    /* the newest sample at least a window old, else the oldest */
+    const struct sample *base = NULL;
+    for (size_t k = m->smp_n; k-- > 0;) {
+        const struct sample *p = &m->smp[(m->smp_head + k) % NSAMPLES];
+        base = p;
+        if (p->t + TOP_RATE_WINDOW_NS <= now)
+            break;
+    }
+    struct sample cur = { .t = now, .events = m->events, .ntask = m->s.ntasks, .ncpu = (size_t)m->s.h.ncpus };
+    cur.run = malloc((cur.ntask + 1) * sizeof *cur.run);
+    cur.busy = malloc((cur.ncpu + 1) * sizeof *cur.busy);
+    cur.sw = malloc((cur.ncpu + 1) * sizeof *cur.sw);
+    if (!cur.run || !cur.busy || !cur.sw) {
+        sample_free(&cur);
+        return;
+    }
+    for (size_t i = 0; i < cur.ntask; i++)
+        cur.run[i] = task_run_now(m, &m->s.tasks[i]);
+    for (size_t c = 0; c < cur.ncpu; c++) {
+        cur.busy[c] = cpu_busy_now(m, &m->s.cpus[c]);
+        cur.sw[c] = m->s.cpus[c].switches;
+    }
+    if (base && now > base->t) {
+        double dt = (double)(now - base->t);
+        for (size_t i = 0; i < cur.ntask; i++) {
+            uint64_t b = i < base->ntask ? base->run[i] : 0;
+            double pct = cur.run[i] > b ? (double)(cur.run[i] - b) * 100.0 / dt : 0;
+            m->s.tasks[i].cpu_pct = pct > 100 ? 100 : pct;
+        }
+        for (size_t c = 0; c < cur.ncpu; c++) {
+            uint64_t b = c < base->ncpu ? base->busy[c] : 0, w = c < base->ncpu ? base->sw[c] : 0;
+            double u = cur.busy[c] > b ? (double)(cur.busy[c] - b) / dt : 0;
+            m->s.cpus[c].util = u > 1 ? 1 : u;
+            m->s.cpus[c].switches_per_s = (double)(cur.sw[c] - w) * 1e9 / dt;
+        }
+        m->s.h.events_per_s = (double)(cur.events - base->events) * 1e9 / dt;
+    }
+    if (m->smp_n == NSAMPLES) {
+        sample_free(&m->smp[m->smp_head]);
+        m->smp_head = (m->smp_head + 1) % NSAMPLES;
+        m->smp_n--;
+    }
+    m->smp[(m->smp_head + m->smp_n++) % NSAMPLES] = cur;
+}
+
+static void derive_latency(struct top_model *m)
+{
+    for (size_t i = 0; i < m->s.ntasks; i++) {
+        struct top_task *t = &m->s.tasks[i];
+        uint64_t p50 = top_lat_percentile(t->lat_hist, t->lat_n, 50);
+        uint64_t p99 = top_lat_percentile(t->lat_hist, t->lat_n, 99);
+        t->lat_p50 = p50 > t->lat_max ? t->lat_max : p50;
+        t->lat_p99 = p99 > t->lat_max ? t->lat_max : p99;
+    }
+}
+
+/* ---- open, update, close ---- */
+
+static int prepare(struct top_model *m, const char *sql, sqlite3_stmt **s, char *err, size_t errlen)
+{
+    if (sqlite3_prepare_v2(m->db, sql, -1, s, NULL) == SQLITE_OK)
+        return 0;
+    set_err(err, errlen, "not a runq trace database (%s%s)", sqlite3_errmsg(m->db), "");
+    return -1;
+}
+
+struct top_model *top_model_open(const char *path, int64_t trace_id, uint64_t from, char *err,
+                                 size_t errlen)
+{
+    if (access(path, F_OK) != 0) {
+        set_err(err, errlen, "%s: no such database%s", path, "");
+        return NULL;
+    }
+    struct top_model *m = calloc(1, sizeof *m);
+    if (!m || !(m->s.cpus = calloc(TOP_MAX_CPUS, sizeof *m->s.cpus)) ||
+        !(m->map_curr = calloc((size_t)TOP_MAP_ROWS * TOP_MAX_CPUS, sizeof *m->map_curr))) {
+        set_err(err, errlen, "out of memory%s%s", "", "");
+        top_model_close(m);
+        return NULL;
+    }
+    for (int c = 0; c < TOP_MAX_CPUS; c++) {
+        m->s.cpus[c].cpu = c;
+        m->s.cpus[c].curr = -1;
+    }
+    if (sqlite3_open_v2(path, &m->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        set_err(err, errlen, "%s: %s", path, m->db ? sqlite3_errmsg(m->db) : "cannot open");
+        top_model_close(m);
+        return NULL;
+    }
+    sqlite3_busy_timeout(m->db, 2000);
+
+    /* A runq database has every table the model reads. */
+    sqlite3_stmt *s;
+    int ntables = 0;
+    if (prepare(m, "SELECT COUNT(*) FROM main.sqlite_master WHERE type='table' AND name IN "
+                   "('trace','thread','stats','eevdf_pick','eevdf_place','eevdf_leave','sched_tick',"
+                   "'queue_snapshot','sched_slice','wakeup','sched_set','mark')",
+                &s, err, errlen) != 0)
+        goto fail;
+    if (sqlite3_step(s) == SQLITE_ROW)
+        ntables = sqlite3_column_int(s, 0);
+    sqlite3_finalize(s);
+    if (ntables != 12) {
+        set_err(err, errlen, "%s: not a runq trace database%s", path, "");
+        goto fail;
+    }
+    if (prepare(m, "SELECT 1 FROM pragma_table_info('trace') WHERE name='control'", &s, err, errlen) != 0)
+        goto fail;
+    m->s.h.has_control_column = sqlite3_step(s) == SQLITE_ROW;
+    sqlite3_finalize(s);
+
+    if (!trace_id) {
+        if (prepare(m, "SELECT MAX(trace_id) FROM main.trace", &s, err, errlen) != 0)
+            goto fail;
+        if (sqlite3_step(s) == SQLITE_ROW)
+            trace_id = sqlite3_column_int64(s, 0);
+        sqlite3_finalize(s);
+        if (!trace_id) {
+            set_err(err, errlen, "%s: no trace in this database yet%s", path, "");
+            goto fail;
+        }
+    }
+    m->s.h.trace_id = trace_id;
+
+    char sql[512];
+    snprintf(sql, sizeof sql,
+             "SELECT status, end_reason, ncpus, tick_hz, policy, features, feature_names, start_ts, end_ts, "
+             "records%s FROM main.trace WHERE trace_id=?",
+             m->s.h.has_control_column ? ", control" : "");
+    if (prepare(m, sql, &m->st_trace, err, errlen) != 0 ||
+        prepare(m, "SELECT utid, tid, name, nice, slice_ns, cpu, is_idle, start_ts, end_ts FROM main.thread "
+                   "WHERE trace_id=? ORDER BY utid",
+                &m->st_thread, err, errlen) != 0 ||
+        prepare(m, "SELECT name, SUM(value) FROM main.stats WHERE trace_id=? AND idx IS NULL AND name IN "
+                   "('packets_lost','records_dropped','resyncs') GROUP BY name",
+                &m->st_stats, err, errlen) != 0)
+        goto fail;
+    for (int k = 0; k < T_NR; k++) {
+        snprintf(sql, sizeof sql, "SELECT rowid, %s, %s FROM main.%s WHERE rowid > ?1 AND trace_id = ?2 "
+                 "ORDER BY rowid", tbl_defs[k].time, tbl_defs[k].cols, tbl_defs[k].name);
+        if (prepare(m, sql, &m->st[k], err, errlen) != 0)
+            goto fail;
+    }
+
+    sqlite3_exec(m->db, "BEGIN", NULL, NULL, NULL);
+    int rc = read_trace(m, err, errlen);
+    if (rc != 0) {
+        char id[32];
+        snprintf(id, sizeof id, "%lld", (long long)trace_id);
+        set_err(err, errlen, "%s: no trace %s in this database", path, id);
+    } else {
+        rc = read_threads(m);
+        if (rc != 0)
+            set_err(err, errlen, "%s: %s", path, sqlite3_errmsg(m->db));
+    }
+    if (rc == 0) {
+        struct top_header *h = &m->s.h;
+        if (from == TOP_T_LIVE)
+            from = h->end_ts > h->start_ts + LIVE_HISTORY_NS ? h->end_ts - LIVE_HISTORY_NS : h->start_ts;
+        if (from < h->start_ts)
+            from = h->start_ts;
+        for (int k = 0; k < T_NR; k++)
+            m->cur[k] = seek_table(m->db, (enum tbl)k, trace_id, from);
+        rewind_settings(m, from);
+        h->now = from;
+        m->started = true;
+        /* everything counted so far is zero: the first rates run from here */
+        m->smp[0] = (struct sample){ .t = from };
+        m->smp_n = 1;
+    }
+    sqlite3_exec(m->db, "COMMIT", NULL, NULL, NULL);
+    if (rc != 0)
+        goto fail;
+    return m;
+fail:
+    top_model_close(m);
+    return NULL;
+}
+
+int top_model_update(struct top_model *m, uint64_t t, char *err, size_t errlen)
+{
+    int rc = 0;
+    sqlite3_exec(m->db, "BEGIN", NULL, NULL, NULL); /* one snapshot of the WAL for all tables */
+    if (read_trace(m, err, errlen) != 0 || read_threads(m) != 0) {
+        if (err && errlen && !*err)
+            snprintf(err, errlen, "%s", sqlite3_errmsg(m->db));
+        rc = -1;
+        goto out;
+    }
+    if (t == TOP_T_LIVE || t > m->s.h.end_ts)
+        t = m->s.h.end_ts;
+    if (t < m->s.h.now)
+        t = m->s.h.now;
+    if (read_tables(m, t, err, errlen) != 0) {
+        rc = -1;
+        goto out;
+    }
+    m->s.h.now = t;
+    derive_eevdf(m);
+    derive_rates(m);
+    derive_latency(m);
+out:
+    sqlite3_exec(m->db, "COMMIT", NULL, NULL, NULL);
+    m->s.nmap = m->map_n;
+    return rc;
+}
+
+const struct top_snapshot *top_model_snapshot(const struct top_model *m)
+{
+    return &m->s;
+}
+
+void top_model_close(struct top_model *m)
+{
+    if (!m)
+        return;
+    for (int k = 0; k < T_NR; k++)
+        sqlite3_finalize(m->st[k]);
+    sqlite3_finalize(m->st_trace);
+    sqlite3_finalize(m->st_thread);
+    sqlite3_finalize(m->st_stats);
+    sqlite3_close(m->db);
+    for (size_t i = 0; i < NSAMPLES; i++)
+        sample_free(&m->smp[i]);
+    free(m->s.tasks);
+    free(m->s.cpus);
+    free(m->hkey);
+    free(m->hval);
+    free(m->map_curr);
+    free(m);
+}

@@ -1,0 +1,180 @@
+/*
+ * The `runq top` model: what the view shows, computed from the trace
+ * database. No ncurses here; tests/top_model_test.c drives it directly.
+ *
+ * How it reads. The recorder only appends rows (and builds no index until
+ * the trace is finished), so the model keeps one rowid cursor per table and
+ * each update reads only the rows added since, in rowid order, which is the
+ * order the recorder wrote them in: time order. Cost per update is the new
+ * rows, never the size of the database, so following a live recording at
+ * 100k events/s stays cheap and a long trace opens at once.
+ *
+ * Replay is the same loop with a time limit: an update to time t consumes
+ * rows whose time is <= t and stops at the first later one. Going back in
+ * time means reopening (top_model_open with an earlier `from`).
+ *
+ * What comes from where:
+ *   task state, lag, deadline   eevdf_place, eevdf_leave, eevdf_pick,
+ *                               queue_snapshot (keyframes): the latest
+ *                               event wins; ties at one timestamp rank
+ *                               leave < place < pick < keyframe
+ *   %CPU, vol/invol, CPU util   sched_slice (closed stints, gap-aware) plus
+ *                               the stint open since the CPU's last pick
+ *   wake latency                wakeup.latency, into a log-linear histogram
+ *   V, runnable count           the newest of pick, place, leave, tick,
+ *                               keyframe on that CPU
+ *   nice, slice, features       thread rows, then sched_set as it happens
+ * Rates (%CPU, switches/s, events/s, utilisation) are taken over the last
+ * TOP_RATE_WINDOW_NS of trace time.
+ *
+ * Lag for a task on the CPU is extrapolated: its vruntime at the pick plus
+ * the time run since, scaled by 1024/weight, against the CPU's newest V.
+ * Queued tasks' vruntimes do not move, so their lag is exact as of V.
+ */
+#ifndef RUNQ_TUI_MODEL_H
+#define RUNQ_TUI_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TOP_RATE_WINDOW_NS 1000000000ull
+#define TOP_MAP_ROWS 512   /* switch events kept for the timeline strip */
+#define TOP_MAX_CPUS 256
+#define TOP_T_LIVE UINT64_MAX
+
+/* Wake latency histogram: log-linear, 8 sub-buckets per power of two
+ * (values < 8 ns exact), so percentiles are within 1/16 of the value. */
+#define TOP_LAT_SUB_BITS 3
+#define TOP_LAT_MAX_LOG2 44 /* ~4.8 hours; larger values land in the top bucket */
+#define TOP_LAT_SLOTS ((TOP_LAT_MAX_LOG2 - 1) * 8)
+/* The log2 view of it: bucket k holds [2^k, 2^(k+1)) ns (k = 0 holds 0 and 1). */
+#define TOP_LAT_LOG2 TOP_LAT_MAX_LOG2
+
+enum top_state {
+    TOP_ST_UNKNOWN,   /* not seen since the view began, or a gap */
+    TOP_ST_RUNNING,   /* on a CPU */
+    TOP_ST_RUNNABLE,  /* queued */
+    TOP_ST_PREEMPTED, /* queued after a preemption */
+    TOP_ST_SLEEPING,  /* blocked or asleep */
+    TOP_ST_DELAYED,   /* blocked but kept queued until its lag is paid (DELAY_DEQUEUE) */
+    TOP_ST_DEAD,
+    TOP_ST_NR
+};
+/* "run", "R", "R+", "S", "D", "X", "?" */
+const char *top_state_name(enum top_state s);
+
+struct top_task {
+    int64_t utid;
+    int tid;
+    char name[24];
+    char code[4];     /* timeline code, "" until it first appears there */
+    int cpu;          /* where it runs or last ran (home CPU before that) */
+    int nice;
+    int64_t slice_ns; /* requested; 0 = policy default */
+    bool is_idle;
+    uint64_t start_ts, end_ts; /* end_ts 0: alive */
+    enum top_state state;
+
+    /* EEVDF, valid when has_eevdf (never under the round robin) */
+    bool has_eevdf, eligible;
+    int64_t vruntime, deadline, weight;
+    int64_t lag;        /* V - vruntime, virtual ns (positive: owed CPU) */
+    int64_t deadline_rel; /* deadline - V; meaningful unless sleeping */
+
+    /* since the view began */
+    double cpu_pct;     /* over the rate window, 0..100 */
+    uint64_t run_ns;    /* closed stints */
+    uint64_t vol, invol; /* switches out: blocked/slept vs preempted/yielded */
+    uint64_t lat_n, lat_max, lat_p50, lat_p99; /* ns */
+    uint32_t lat_hist[TOP_LAT_SLOTS];
+
+    /* bookkeeping (the model's own) */
+    uint64_t st_ts, ev_ts, slice_end, set_ts;
+    int st_rank, ev_rank;
+    int64_t lag_ev;     /* lag as of the newest event (a sleeper keeps it) */
+};
+
+struct top_cpu {
+    int cpu;
+    int curr;           /* index into tasks, -1 unknown */
+    uint64_t curr_since;
+    int nr_runnable;    /* current included */
+    bool has_v;
+    int64_t v;
+    double util;        /* 0..1 over the rate window */
+    double switches_per_s;
+    uint64_t busy_ns, switches; /* closed, since the view began */
+    /* bookkeeping */
+    uint64_t v_ts, nr_ts, kf_ts, pick_ts;
+    int kf_n;
+};
+
+/* One row of the timeline: after a switch on `cpu` at ts, who runs where. */
+struct top_map_row {
+    uint64_t ts;
+    int cpu;
+    const int *curr; /* ncpus task indexes, -1 idle/unknown */
+};
+
+struct top_header {
+    int64_t trace_id;
+    char policy[16];
+    bool eevdf;
+    uint32_t features;
+    int nfeatures;
+    char feature[32][32]; /* names in bit order */
+    int tick_hz, ncpus;
+    uint64_t start_ts, end_ts; /* of the recording so far */
+    uint64_t now;              /* the time shown: ns since the guest booted */
+    char status[16];           /* recording | complete | incomplete */
+    char end_reason[16];
+    uint64_t records;
+    double events_per_s;       /* trace time */
+    uint64_t lost_packets, dropped_records, resyncs;
+    bool has_control_column;
+    char control[256];         /* the recorder's control socket, "" none */
+    char last_mark[64];
+};
+
+struct top_snapshot {
+    struct top_header h;
+    struct top_task *tasks; /* all tasks seen, idle ones included */
+    size_t ntasks;
+    struct top_cpu *cpus;   /* h.ncpus */
+    size_t nmap;            /* rows in the timeline, oldest first: top_model_map_row() */
+};
+
+struct top_model;
+
+/* Opens path read-only. trace_id 0: the newest trace. The view begins at
+ * trace time `from` (ns; 0: the trace's start; TOP_T_LIVE: two seconds
+ * before its current end). Returns NULL with a one-line reason in err
+ * (missing file, not a runq database, no such trace). */
+struct top_model *top_model_open(const char *path, int64_t trace_id, uint64_t from, char *err,
+                                 size_t errlen);
+
+/* Reads what was added and moves the view to trace time t (TOP_T_LIVE: the
+ * newest record). t before the current time is taken as the current time.
+ * Returns 0, or -1 with the reason in err (the model stays usable). */
+int top_model_update(struct top_model *m, uint64_t t, char *err, size_t errlen);
+
+const struct top_snapshot *top_model_snapshot(const struct top_model *m);
+
+/* Timeline row i (0 = oldest of the nmap kept). */
+struct top_map_row top_model_map_row(const struct top_model *m, size_t i);
+
+/* Index of the task with this utid, or -1. */
+int top_model_find(const struct top_model *m, int64_t utid);
+
+void top_model_close(struct top_model *m);
+
+/* The histogram helpers, exposed for the tests. */
+unsigned top_lat_slot(uint64_t ns);
+uint64_t top_lat_slot_value(unsigned slot); /* a representative value: the slot's middle */
+/* Percentile p (0..100) of a histogram with n values; 0 when n == 0. */
+uint64_t top_lat_percentile(const uint32_t *hist, uint64_t n, double p);
+/* Folds the histogram into log2 buckets: out[k] counts [2^k, 2^(k+1)) ns. */
+void top_lat_log2(const uint32_t *hist, uint64_t out[TOP_LAT_LOG2]);
+
+#endif
