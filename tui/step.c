@@ -352,10 +352,7 @@ void step_explain_pick(const struct step_view *v, int i, struct step_text *t)
     }
 
     struct rp_ent q[RP_MAX_ENT];
-    int n = 0;
-    for (int k = 0; k < c->n; k++)
-        if (!idle_utid(rp, c->e[k].utid))
-            q[n++] = c->e[k];
+    int n = replay_queue_sorted(rp, c, q); /* rr: list order; EEVDF: by deadline */
     struct rp_ent *win = NULL;
     for (int k = 0; k < n; k++)
         if (q[k].utid == e->utid) {
