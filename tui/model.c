@@ -47,6 +47,7 @@ struct sample {
 
 struct top_model {
     sqlite3 *db;
+    const char *path; /* for messages, during top_model_open only */
     struct top_snapshot s;
     size_t task_cap;
     /* utid -> task index, open addressing */
@@ -825,7 +826,7 @@ static int prepare(struct top_model *m, const char *sql, sqlite3_stmt **s, char 
 {
     if (sqlite3_prepare_v2(m->db, sql, -1, s, NULL) == SQLITE_OK)
         return 0;
-    set_err(err, errlen, "not a runq trace database (%s%s)", sqlite3_errmsg(m->db), "");
+    set_err(err, errlen, "%s: not a runq trace database (%s)", m->path, sqlite3_errmsg(m->db));
     return -1;
 }
 
@@ -843,6 +844,7 @@ struct top_model *top_model_open(const char *path, int64_t trace_id, uint64_t fr
         top_model_close(m);
         return NULL;
     }
+    m->path = path;
     for (int c = 0; c < TOP_MAX_CPUS; c++) {
         m->s.cpus[c].cpu = c;
         m->s.cpus[c].curr = -1;

@@ -401,6 +401,8 @@ void step_explain_pick(const struct step_view *v, int i, struct step_text *t)
         if (x->delayed || x->vruntime > V)
             continue;
         nelig++;
+        if (x->dl_estimated && x->utid != e->utid)
+            continue; /* its deadline is not in the trace: it cannot be said to beat anyone */
         if (!best || x->deadline < best->deadline || (x->deadline == best->deadline && x->seq < best->seq))
             best = x;
     }
@@ -433,9 +435,13 @@ void step_explain_pick(const struct step_view *v, int i, struct step_text *t)
         const char *nm = replay_name(rp, x->utid);
         int64_t lag = V - x->vruntime;
         if (x->delayed)
-            step_text_add(t, "    %-16s delayed: blocked while owing (lag %s); stays queued until that is paid "
-                             "(DELAY_DEQUEUE), never picked",
+            step_text_add(t, "    %-16s delayed: it blocked while ineligible and stays queued until its debt is "
+                             "paid (DELAY_DEQUEUE); never picked (lag now %s)",
                           nm, sus(lag));
+        else if (lag >= 0 && x->dl_estimated && win && x->deadline <= win->deadline)
+            step_text_add(t, "    %-16s eligible (lag %s); its deadline was renewed while it ran and the trace "
+                             "does not carry the new one (estimated %s)",
+                          nm, sus(lag), us(x->deadline));
         else if (lag < 0)
             step_text_add(t, "    %-16s not eligible: lag %s < 0, it has had more than its share", nm, sus(lag));
         else if (!win)

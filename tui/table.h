@@ -20,7 +20,7 @@
     X(NAME, "NAME", 9, 0, "task name")                           \
     X(CPU, "CPU", 3, 1, "where it runs or last ran")             \
     X(NICE, "NICE", 4, 1, "nice, -20..19")                       \
-    X(SLICE, "SLICE", 6, 1, "requested slice (base: the policy's)") \
+    X(SLICE, "SLICE", 7, 1, "requested slice (base: the policy's)") \
     X(STATE, "STATE", 5, 0, "run R R+ S D(elayed) X ?")          \
     X(PCPU, "%CPU", 5, 1, "share of a CPU over the last second") \
     X(LAG, "LAG", 8, 1, "V - vruntime: positive is owed CPU")    \

@@ -1,0 +1,550 @@
+/*
+ * `runq top`: the loop. Reads the model at each refresh, keeps the view
+ * state (selection, sort, filter, ...), reads keys, sends actions. The
+ * numbers come from tui/model.c, the panels from tui/draw.c, the terminal
+ * from tui/term.c, the action lines go out through tui/control.c.
+ *
+ * Time: a live trace (status 'recording') is shown at its newest record;
+ * a finished one is replayed from its start (or --at) at --speed trace
+ * seconds a wall second, and stops at its end.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <ncurses.h>
+
+#include "cli/cli.h"
+#include "tui/control.h"
+#include "tui/top.h"
+
+#define DEFAULT_DB "runq.db"
+#define DEFAULT_DELAY_MS 250
+#define MIN_DELAY_MS 50
+#define MAX_DELAY_MS 10000
+
+static void top_help(void)
+{
+    printf("usage: runq top [--db FILE] [--trace ID] [--delay TENTHS] [--speed X] [--at SECONDS]\n\n"
+           "A live, top-like view of the scheduler: each task's lag, virtual deadline and\n"
+           "eligibility, each CPU's V and load, wake latency as it happens, and a timeline\n"
+           "of the last switches. On a trace that is still recording it follows the newest\n"
+           "events; on a finished trace it replays from the start.\n\n"
+           "flags:\n"
+           "  --db FILE         trace database (default %s)\n"
+           "  --trace ID        which trace (default: the newest)\n"
+           "  --delay TENTHS    refresh every TENTHS tenths of a second (default 2.5)\n"
+           "  --speed X         replay X trace seconds a wall second (default 1)\n"
+           "  --at SECONDS      replay from this trace time (seconds since boot)\n"
+           "  --help            show this help\n\n"
+           "keys (h in the view lists them all):\n",
+           DEFAULT_DB);
+    for (size_t k = 0; k < top_nkeys; k++)
+        printf("  %-28s %s\n", top_keys[k].keys, top_keys[k].what);
+    printf("\nActions (n N s f m) go to the kernel through the recorder of a live trace.\n"
+           "docs/top.md describes every column.\n");
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A decimal number in [lo, hi]: digits with at most one '.'. */
+static int parse_dec(const char *s, double lo, double hi, double *out)
+{
+    if (!*s || strspn(s, "0123456789.") != strlen(s) || strchr(s, '.') != strrchr(s, '.') || strlen(s) > 12)
+        return -1;
+    double v = strtod(s, NULL);
+    if (v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* ---- the rows ---- */
+
+static void rebuild_rows(struct top_ui *ui)
+{
+    const struct top_snapshot *s = ui->s;
+    if (ui->rows_cap < s->ntasks + 1) {
+        int *r = realloc(ui->rows, (s->ntasks + 1) * sizeof *r);
+        if (!r)
+            return;
+        ui->rows = r;
+        ui->rows_cap = s->ntasks + 1;
+    }
+    if (ui->tagged_cap < s->ntasks) {
+        bool *t = realloc(ui->tagged, s->ntasks * sizeof *t);
+        if (!t)
+            return;
+        memset(t + ui->tagged_cap, 0, (s->ntasks - ui->tagged_cap) * sizeof *t);
+        ui->tagged = t;
+        ui->tagged_cap = s->ntasks;
+    }
+    ui->nrows = top_visible(s, ui->filter, ui->rows);
+    top_sort(s, ui->rows, ui->nrows, ui->sort, ui->invert);
+    if (ui->follow && ui->sel_utid) {
+        for (size_t i = 0; i < ui->nrows; i++)
+            if (s->tasks[ui->rows[i]].utid == ui->sel_utid)
+                ui->sel = i;
+    }
+    if (ui->sel >= ui->nrows)
+        ui->sel = ui->nrows ? ui->nrows - 1 : 0;
+    ui->sel_utid = ui->nrows ? s->tasks[ui->rows[ui->sel]].utid : 0;
+}
+
+static void select_row(struct top_ui *ui, long r)
+{
+    if (r < 0)
+        r = 0;
+    if (ui->nrows && (size_t)r >= ui->nrows)
+        r = (long)ui->nrows - 1;
+    ui->sel = ui->nrows ? (size_t)r : 0;
+    ui->sel_utid = ui->nrows ? ui->s->tasks[ui->rows[ui->sel]].utid : 0;
+}
+
+/* Next row matching ui->line, starting at start (wrapping); false if none. */
+static bool search_from(struct top_ui *ui, size_t start)
+{
+    for (size_t k = 0; k < ui->nrows; k++) {
+        size_t i = (start + k) % ui->nrows;
+        if (top_match(&ui->s->tasks[ui->rows[i]], ui->line)) {
+            select_row(ui, (long)i);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* ---- actions ---- */
+
+static void send_line(struct top_ui *ui, const char *line)
+{
+    char err[120];
+    const char *path = ui->s->h.control;
+    if (!*path) {
+        snprintf(ui->msg, sizeof ui->msg, "actions need a live recording (%s)",
+                 ui->s->h.has_control_column ? "this trace has no control socket" : "no control socket");
+        return;
+    }
+    if (top_control_send(path, line, err, sizeof err) != 0)
+        snprintf(ui->msg, sizeof ui->msg, "not sent: %.120s", err);
+    else
+        snprintf(ui->msg, sizeof ui->msg, "sent: %s", line);
+}
+
+/* The tasks an action applies to: the tagged ones, else the selected one. */
+static size_t targets(const struct top_ui *ui, int *out, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < ui->nrows && n < max; i++)
+        if ((size_t)ui->rows[i] < ui->tagged_cap && ui->tagged[ui->rows[i]])
+            out[n++] = ui->rows[i];
+    if (!n && ui->nrows && ui->sel < ui->nrows)
+        out[n++] = ui->rows[ui->sel];
+    return n;
+}
+
+static void act_nice(struct top_ui *ui, int delta)
+{
+    int t[64];
+    size_t n = targets(ui, t, 64);
+    if (!n) {
+        snprintf(ui->msg, sizeof ui->msg, "no task selected");
+        return;
+    }
+    for (size_t k = 0; k < n; k++) {
+        const struct top_task *task = &ui->s->tasks[t[k]];
+        int v = task->nice + delta;
+        v = v < -20 ? -20 : v > 19 ? 19 : v;
+        char line[64];
+        snprintf(line, sizeof line, "nice %d %d", task->tid, v);
+        send_line(ui, line);
+    }
+}
+
+static void act_slice(struct top_ui *ui)
+{
+    int t[64];
+    size_t n = targets(ui, t, 64);
+    double us;
+    if (parse_dec(ui->line, 100, 100000, &us) != 0 || strchr(ui->line, '.')) {
+        snprintf(ui->msg, sizeof ui->msg, "slice: want whole microseconds, 100..100000");
+        return;
+    }
+    for (size_t k = 0; k < n; k++) {
+        char line[64];
+        snprintf(line, sizeof line, "slice %d %.0f", ui->s->tasks[t[k]].tid, us);
+        send_line(ui, line);
+    }
+    if (!n)
+        snprintf(ui->msg, sizeof ui->msg, "no task selected");
+}
+
+static void act_mark(struct top_ui *ui)
+{
+    if (!*ui->line || strspn(ui->line, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
+                          strlen(ui->line)) {
+        snprintf(ui->msg, sizeof ui->msg, "mark: a name of letters, digits, _ . -");
+        return;
+    }
+    char line[96];
+    snprintf(line, sizeof line, "mark %s", ui->line);
+    send_line(ui, line);
+}
+
+static void act_feature(struct top_ui *ui)
+{
+    const struct top_header *h = &ui->s->h;
+    if (ui->menu_sel < 0 || ui->menu_sel >= h->nfeatures)
+        return;
+    char line[96];
+    snprintf(line, sizeof line, "feature %s %s", h->feature[ui->menu_sel],
+             h->features & (1u << ui->menu_sel) ? "off" : "on");
+    send_line(ui, line);
+}
+
+/* ---- keys ---- */
+
+static bool is_enter(int ch)
+{
+    return ch == '\n' || ch == '\r' || ch == KEY_ENTER;
+}
+
+/* Keys while a line is being typed. */
+static void key_line(struct top_ui *ui, int ch)
+{
+    size_t len = strlen(ui->line);
+    enum top_input in = ui->input;
+    if (ch == 27) { /* Esc */
+        if (in == IN_FILTER) {
+            ui->filter[0] = 0;
+            rebuild_rows(ui);
+        }
+        ui->input = IN_NONE;
+        return;
+    }
+    if (is_enter(ch)) {
+        ui->input = IN_NONE;
+        if (in == IN_SLICE)
+            act_slice(ui);
+        else if (in == IN_MARK)
+            act_mark(ui);
+        return;
+    }
+    if (in == IN_SEARCH && ch == KEY_F(3)) {
+        search_from(ui, ui->sel + 1);
+        return;
+    }
+    if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
+        if (len)
+            ui->line[len - 1] = 0;
+    } else if (ch >= 0x20 && ch < 0x7f && len + 1 < sizeof ui->line) {
+        ui->line[len] = (char)ch;
+        ui->line[len + 1] = 0;
+    } else {
+        return;
+    }
+    if (in == IN_SEARCH && *ui->line && !search_from(ui, ui->sel))
+        snprintf(ui->msg, sizeof ui->msg, "no match for '%s'", ui->line);
+    if (in == IN_FILTER) {
+        snprintf(ui->filter, sizeof ui->filter, "%s", ui->line);
+        rebuild_rows(ui);
+    }
+}
+
+static void key_menu(struct top_ui *ui, int ch)
+{
+    int n = ui->input == IN_SORT_MENU ? TOP_COL_NR : ui->s->h.nfeatures;
+    if (ch == KEY_UP && ui->menu_sel > 0)
+        ui->menu_sel--;
+    else if (ch == KEY_DOWN && ui->menu_sel + 1 < n)
+        ui->menu_sel++;
+    else if (ch == 27 || ch == 'q')
+        ui->input = IN_NONE;
+    else if (is_enter(ch)) {
+        if (ui->input == IN_SORT_MENU) {
+            ui->sort = (enum top_col)ui->menu_sel;
+            rebuild_rows(ui);
+        } else {
+            act_feature(ui);
+        }
+        ui->input = IN_NONE;
+    }
+}
+
+static void start_input(struct top_ui *ui, enum top_input in)
+{
+    ui->input = in;
+    ui->line[0] = 0;
+    ui->msg[0] = 0;
+    if (in == IN_FILTER)
+        snprintf(ui->line, sizeof ui->line, "%s", ui->filter);
+}
+
+/* Returns 1 to quit. */
+static int key(struct top_ui *ui, int ch)
+{
+    if (ui->help) {
+        ui->help = false;
+        return 0;
+    }
+    if (ui->input == IN_SORT_MENU || ui->input == IN_FEATURE_MENU) {
+        key_menu(ui, ch);
+        return 0;
+    }
+    if (ui->input != IN_NONE) {
+        key_line(ui, ch);
+        return 0;
+    }
+    long page = ui->task_rows > 1 ? ui->task_rows - 1 : 1;
+    ui->msg[0] = 0;
+    switch (ch) {
+    case 'q':
+    case KEY_F(10):
+        return 1;
+    case 'h':
+    case '?':
+    case KEY_F(1):
+        ui->help = true;
+        break;
+    case KEY_UP: select_row(ui, (long)ui->sel - 1); break;
+    case KEY_DOWN: select_row(ui, (long)ui->sel + 1); break;
+    case KEY_PPAGE: select_row(ui, (long)ui->sel - page); break;
+    case KEY_NPAGE: select_row(ui, (long)ui->sel + page); break;
+    case KEY_HOME: select_row(ui, 0); break;
+    case KEY_END: select_row(ui, (long)ui->nrows - 1); break;
+    case KEY_LEFT:
+        if (ui->hscroll > 0)
+            ui->hscroll--;
+        break;
+    case KEY_RIGHT:
+        if (ui->hscroll < TOP_COL_NR - 3)
+            ui->hscroll++;
+        break;
+    case '<':
+        ui->sort = (enum top_col)((ui->sort + TOP_COL_NR - 1) % TOP_COL_NR);
+        rebuild_rows(ui);
+        break;
+    case '>':
+        ui->sort = (enum top_col)((ui->sort + 1) % TOP_COL_NR);
+        rebuild_rows(ui);
+        break;
+    case KEY_F(6):
+        ui->input = IN_SORT_MENU;
+        ui->menu_sel = (int)ui->sort;
+        break;
+    case 'P': ui->sort = TOP_COL_PCPU; ui->invert = false; rebuild_rows(ui); break;
+    case 'L': ui->sort = TOP_COL_P99; ui->invert = false; rebuild_rows(ui); break;
+    case 'I': ui->invert = !ui->invert; rebuild_rows(ui); break;
+    case '/':
+    case KEY_F(3):
+        start_input(ui, IN_SEARCH);
+        break;
+    case '\\':
+    case KEY_F(4):
+        start_input(ui, IN_FILTER);
+        break;
+    case ' ':
+        if (ui->nrows) {
+            int ti = ui->rows[ui->sel];
+            if ((size_t)ti < ui->tagged_cap)
+                ui->tagged[ti] = !ui->tagged[ti];
+            select_row(ui, (long)ui->sel + 1);
+        }
+        break;
+    case 'F':
+        ui->follow = !ui->follow;
+        break;
+    case 'z':
+        ui->paused = !ui->paused;
+        break;
+    case '+':
+    case '=':
+        ui->delay_ms = ui->delay_ms / 2 < MIN_DELAY_MS ? MIN_DELAY_MS : ui->delay_ms / 2;
+        break;
+    case '-':
+        ui->delay_ms = ui->delay_ms * 2 > MAX_DELAY_MS ? MAX_DELAY_MS : ui->delay_ms * 2;
+        break;
+    case '[':
+        if (ui->speed > 0.01)
+            ui->speed /= 2;
+        break;
+    case ']':
+        if (ui->speed < 1000)
+            ui->speed *= 2;
+        break;
+    case '1':
+        ui->show_cpus = !ui->show_cpus;
+        break;
+    case '\t':
+        ui->view = (enum top_view)((ui->view + 1) % VIEW_NR);
+        break;
+    case 'n': act_nice(ui, -1); break;
+    case 'N': act_nice(ui, +1); break;
+    case 's':
+        if (!ui->s->h.eevdf)
+            snprintf(ui->msg, sizeof ui->msg, "slices are EEVDF's: this trace runs %s", ui->s->h.policy);
+        else
+            start_input(ui, IN_SLICE);
+        break;
+    case 'f':
+        if (!ui->s->h.nfeatures) {
+            snprintf(ui->msg, sizeof ui->msg, "this trace names no feature switches");
+        } else {
+            ui->input = IN_FEATURE_MENU;
+            ui->menu_sel = 0;
+        }
+        break;
+    case 'm':
+        start_input(ui, IN_MARK);
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
+/* ---- the command ---- */
+
+int cmd_top(int argc, char **argv)
+{
+    const char *db = DEFAULT_DB;
+    long long trace = 0;
+    double delay = DEFAULT_DELAY_MS / 100.0, speed = 1, at = -1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            top_help();
+            return 0;
+        }
+        static const char *const valued[] = { "--db", "--trace", "--delay", "--speed", "--at" };
+        int which = -1;
+        for (int k = 0; k < 5; k++) {
+            size_t n = strlen(valued[k]);
+            if (!strncmp(a, valued[k], n) && (a[n] == 0 || a[n] == '=')) {
+                which = k;
+                v = a[n] == '=' ? a + n + 1 : NULL;
+            }
+        }
+        if (which < 0) {
+            fprintf(stderr, "runq top: unknown %s '%s'; see 'runq top --help'\n", a[0] == '-' ? "flag" : "argument", a);
+            return 2;
+        }
+        if (!v) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "runq top: %s needs a value\n", valued[which]);
+                return 2;
+            }
+            v = argv[++i];
+        }
+        double d;
+        switch (which) {
+        case 0:
+            if (!*v) {
+                fprintf(stderr, "runq top: --db needs a file name\n");
+                return 2;
+            }
+            db = v;
+            break;
+        case 1:
+            if (parse_dec(v, 1, 1e15, &d) != 0 || strchr(v, '.')) {
+                fprintf(stderr, "runq top: bad --trace '%s': want a trace id (1, 2, ...)\n", v);
+                return 2;
+            }
+            trace = (long long)d;
+            break;
+        case 2:
+            if (parse_dec(v, 0.5, 100, &delay) != 0) {
+                fprintf(stderr, "runq top: bad --delay '%s': want tenths of a second, 0.5..100\n", v);
+                return 2;
+            }
+            break;
+        case 3:
+            if (parse_dec(v, 0.01, 1000, &speed) != 0) {
+                fprintf(stderr, "runq top: bad --speed '%s': want 0.01..1000\n", v);
+                return 2;
+            }
+            break;
+        case 4:
+            if (parse_dec(v, 0, 1e9, &at) != 0) {
+                fprintf(stderr, "runq top: bad --at '%s': want seconds since boot\n", v);
+                return 2;
+            }
+            break;
+        }
+    }
+
+    char err[300] = "";
+    struct top_model *m = top_model_open(db, trace, at >= 0 ? (uint64_t)(at * 1e9) : 0, err, sizeof err);
+    if (!m) {
+        fprintf(stderr, "runq top: %s\n", err);
+        return 1;
+    }
+    bool live = !strcmp(top_model_snapshot(m)->h.status, "recording") && at < 0;
+    if (live) {
+        top_model_close(m);
+        if (!(m = top_model_open(db, trace, TOP_T_LIVE, err, sizeof err))) {
+            fprintf(stderr, "runq top: %s\n", err);
+            return 1;
+        }
+    }
+
+    struct top_ui ui = {
+        .m = m, .s = top_model_snapshot(m), .sort = TOP_COL_PCPU, .show_cpus = true, .live = live,
+        .delay_ms = (int)(delay * 100 + 0.5), .speed = speed,
+    };
+    uint64_t t_view = ui.s->h.now;
+    if (top_model_update(m, live ? TOP_T_LIVE : t_view, err, sizeof err) != 0) {
+        fprintf(stderr, "runq top: %s\n", err);
+        top_model_close(m);
+        return 1;
+    }
+    rebuild_rows(&ui);
+    if (term_start(&ui.caps) != 0) {
+        top_model_close(m);
+        return 1;
+    }
+
+    int64_t last_wall = now_ms(), next_refresh = last_wall + ui.delay_ms;
+    int quit = 0;
+    while (!quit && !term_signalled()) {
+        int64_t now = now_ms();
+        if (now >= next_refresh) {
+            if (!ui.paused) {
+                if (!live)
+                    t_view += (uint64_t)((double)(now - last_wall) * 1e6 * ui.speed);
+                if (top_model_update(m, live ? TOP_T_LIVE : t_view, err, sizeof err) != 0)
+                    snprintf(ui.msg, sizeof ui.msg, "%.150s", err);
+                if (t_view > ui.s->h.now)
+                    t_view = ui.s->h.now; /* replay stops at the end */
+                rebuild_rows(&ui);
+            }
+            last_wall = now;
+            next_refresh = now + ui.delay_ms;
+        }
+        top_draw(&ui);
+        int wait = (int)(next_refresh - now_ms());
+        timeout(wait < 1 ? 1 : wait);
+        int ch = getch();
+        if (ch == ERR || ch == KEY_RESIZE)
+            continue;
+        quit = key(&ui, ch);
+        /* more keys already typed: take them before drawing again */
+        timeout(0);
+        while (!quit && (ch = getch()) != ERR)
+            if (ch != KEY_RESIZE)
+                quit = key(&ui, ch);
+    }
+    int sig = term_signalled();
+    term_stop();
+    top_model_close(m);
+    free(ui.rows);
+    free(ui.tagged);
+    return sig ? 128 + sig : 0;
+}

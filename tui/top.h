@@ -1,0 +1,60 @@
+/*
+ * `runq top`: the view's own state (what is selected, sorted, filtered,
+ * shown), shared by the loop (tui/top.c) and the panels (tui/draw.c). The
+ * numbers themselves come from the model (tui/model.h), which knows nothing
+ * of this.
+ */
+#ifndef RUNQ_TUI_TOP_H
+#define RUNQ_TUI_TOP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tui/model.h"
+#include "tui/table.h"
+#include "tui/term.h"
+
+enum top_view { VIEW_TASKS, VIEW_LATENCY, VIEW_MAP, VIEW_NR };
+
+/* What the footer line is doing: keys, or reading a line or a choice. */
+enum top_input { IN_NONE, IN_SEARCH, IN_FILTER, IN_SLICE, IN_MARK, IN_SORT_MENU, IN_FEATURE_MENU };
+
+struct top_ui {
+    const struct top_model *m;
+    const struct top_snapshot *s;
+    struct term_caps caps;
+
+    int *rows; /* visible tasks, sorted: indexes into s->tasks */
+    size_t nrows, rows_cap;
+    size_t sel, scroll; /* selected row, first row shown */
+    int64_t sel_utid;
+    int hscroll;        /* columns scrolled off after the first two */
+    bool *tagged;       /* by task index */
+    size_t tagged_cap;
+
+    enum top_col sort;
+    bool invert, follow, paused, show_cpus, help, live;
+    enum top_view view;
+    int delay_ms;
+    double speed;       /* replay: trace seconds a wall second */
+
+    enum top_input input;
+    char line[64];      /* what is being typed */
+    char filter[64];
+    int menu_sel;
+    char msg[160];      /* last action's result, shown in the footer */
+    int task_rows;      /* rows the task table had at the last draw (PgUp/PgDn) */
+};
+
+/* Draws the whole screen from ui (one function a panel, in draw.c). */
+void top_draw(struct top_ui *ui);
+
+/* The keys the help screen lists, also used by docs/top.md. */
+struct top_key {
+    const char *keys, *what;
+};
+extern const struct top_key top_keys[];
+extern const size_t top_nkeys;
+
+#endif
