@@ -1,0 +1,79 @@
+#!/bin/sh
+# tests/step_test.sh [runq]: runq step in plain-text mode on fixture traces
+# from tests/trace_gen.c (seed 1, 2 CPUs, 4 tasks, 300 ms; eevdf and rr),
+# recorded with runq record. Prints PASS name / FAIL name: why; exit 1 on any FAIL.
+RUNQ=${1:-build/runq}
+GEN=${TRACE_GEN:-build/tests/trace_gen}
+T=$(mktemp -d /tmp/step_test.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+fail=0
+pass() { echo "PASS $1"; }
+failed() { echo "FAIL $1: $2"; fail=1; }
+
+if [ ! -x "$GEN" ]; then
+    GEN=$T/trace_gen
+    cc -std=c11 -D_GNU_SOURCE -O2 -iquote . -iquote kernel/sched -iquote kernel/lib -o "$GEN" tests/trace_gen.c \
+        kernel/sched/rr.c kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c || exit 1
+fi
+"$GEN" --cpus 2 --tasks 4 --ms 300 --seed 1 --out "$T/e.bin" &&
+"$GEN" --policy rr --cpus 2 --tasks 4 --ms 300 --seed 1 --out "$T/r.bin" &&
+"$RUNQ" record --file "$T/e.bin" --db "$T/f.db" >/dev/null 2>&1 &&
+"$RUNQ" record --file "$T/r.bin" --db "$T/f.db" >/dev/null 2>&1 || { failed fixture "could not record"; exit 1; }
+
+step() { "$RUNQ" step --db "$T/f.db" --plain "$@"; }
+
+# A known EEVDF pick: #10, io2 takes cpu0 from spin0 at the end of its slice.
+printf 'g 10\n' | step 1 > "$T/out" 2>&1
+sed -n '/^why io2\/4 runs/,$p' "$T/out" > "$T/why"
+cat > "$T/want" <<'W'
+why io2/4 runs (pick #10 on cpu0, asked for by: slice):
+  V = 350.425 (virtual us); 1 of the 2 on the queue eligible
+  won: eligible (lag +349.575 >= 0) with the earliest deadline (700.850) of the 1 eligible
+  passed over:
+    spin0/2          not eligible: lag -349.575 < 0, it has had more than its share
+W
+if cmp -s "$T/why" "$T/want"; then pass eevdf_pick_explained; else failed eevdf_pick_explained "$(diff "$T/want" "$T/why" | head -5)"; fi
+
+# The queue at that point, by deadline, with lag and eligibility; spin0's
+# vruntime reached its deadline, so the deadline was renewed (estimated, ~).
+if grep -q '^    spin0/2          queued        700.000 ~   2100.000    -349.575   no   1024$' "$T/out" &&
+   grep -q '^  \* io2/4            run             0.850      700.850    +349.575  yes   1024$' "$T/out"; then
+    pass eevdf_queue_rebuilt
+else
+    failed eevdf_queue_rebuilt "queue rows not as expected"
+fi
+if grep -q '^                     \.*V\.*$' "$T/out"; then pass number_line; else failed number_line "no V axis"; fi
+
+# Decision by decision: N on cpu0 of the rr trace reaches a pick that names the list.
+printf 'c 0\nN\nN\nN\n' | step 2 > "$T/rr" 2>&1
+if grep -q 'first runnable task in the list: the round robin takes the head' "$T/rr" &&
+   grep -q 'displaced: back to the tail of the list' "$T/rr"; then
+    pass rr_pick_explained
+else
+    failed rr_pick_explained "no list explanation"
+fi
+
+# Navigation: b, g, /, marks, p, r.
+printf 'b 100ms\nm a\nr\n'"'"' a\n/PICK\np\ng 999999\nx\n' | step 1 > "$T/nav" 2>&1
+grep -q 'event 377 of 1107, t=100000.000us' "$T/nav" && r1=1 || r1=0
+grep -q '^mark a at event 377' "$T/nav" && r2=1 || r2=0
+grep -q '^! g N: an event number 0..1106' "$T/nav" && r3=1 || r3=0
+grep -q "^! unknown command 'x'" "$T/nav" && r4=1 || r4=0
+if [ $r1$r2$r3$r4 = 1111 ]; then pass navigation; else failed navigation "b/m/g/unknown: $r1$r2$r3$r4"; fi
+
+# --compare keeps the second trace at the same guest time.
+printf 'b 100ms\n' | step 1 --compare 2 > "$T/cmp" 2>&1
+if grep -q '^trace 1 (eevdf), 2 cpus, 250 Hz: event 377 of 1107, t=100000.000us' "$T/cmp" &&
+   grep -q '^trace 2 (rr), 2 cpus, 250 Hz: event 290 of 900, t=100000.000us' "$T/cmp" &&
+   grep -q '^=== B: trace 2 (rr)' "$T/cmp"; then
+    pass compare_in_step
+else
+    failed compare_in_step "$(grep -E '^(trace|===)' "$T/cmp" | tail -4 | tr '\n' '|')"
+fi
+
+# Errors.
+"$RUNQ" step --db "$T/f.db" --plain 9 </dev/null >/dev/null 2>"$T/err"; rc=$?
+if [ $rc = 1 ] && grep -q 'no trace 9' "$T/err"; then pass no_such_trace; else failed no_such_trace "rc=$rc"; fi
+"$RUNQ" step --bogus >/dev/null 2>&1; rc=$?
+if [ $rc = 2 ]; then pass bad_flag; else failed bad_flag "rc=$rc"; fi
+exit $fail
