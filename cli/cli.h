@@ -26,6 +26,7 @@
     X(record, "store a trace stream from QEMU's socket or a file in an SQLite database") \
     X(sql,    "run read-only SQL on a trace database") \
     X(report, "canned reports on a trace: latency, share, decisions, loss") \
+    X(top,    "live top-like view of a trace: lag, deadline, V, wake latency; replays finished ones") \
     X(step,   "step through a recorded trace decision by decision, with why each task won") \
     X(lab,    "scheduler labs: predict, run deterministically, compare, step through; check answers")
 
