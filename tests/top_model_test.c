@@ -1,0 +1,424 @@
+/*
+ * The `runq top` model and table, without a terminal: a small trace written
+ * by hand into a database (the real schema), then what the view would show
+ * at chosen times. Prints "PASS name" / "FAIL name: why".
+ *
+ * Build (from the top of the tree; build/gen/schema_sql.o comes from make):
+ *   cc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -g -fsanitize=address,undefined \
+ *      -iquote . -iquote kernel/sched -iquote kernel/lib -o build/tests/top_model_test \
+ *      tests/top_model_test.c tui/model.c tui/table.c kernel/sched/weights.c \
+ *      build/gen/schema_sql.o -lsqlite3 -lm
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "tui/model.h"
+#include "tui/table.h"
+
+extern const char db_schema_sql[];
+
+static int failures;
+static char why[512];
+
+static void result(const char *name, int ok)
+{
+    if (ok)
+        printf("PASS %s\n", name);
+    else
+        printf("FAIL %s: %s\n", name, why);
+    failures += !ok;
+    why[0] = 0;
+}
+
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            snprintf(why, sizeof why, __VA_ARGS__);                                                \
+            return 0;                                                                              \
+        }                                                                                          \
+    } while (0)
+
+static void exec(sqlite3 *db, const char *fmt, ...)
+{
+    char *sql;
+    va_list ap;
+    va_start(ap, fmt);
+    sql = sqlite3_vmprintf(fmt, ap);
+    va_end(ap);
+    char *msg = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        fprintf(stderr, "top_model_test: SQL failed: %s\n%s\n", msg, sql);
+        exit(1);
+    }
+    sqlite3_free(sql);
+}
+
+#define MS 1000000LL
+#define S 1000000000LL
+
+/* One trace of the shape below; eevdf = 0 writes it as the round robin
+ * would (EEVDF columns NULL). Two CPUs:
+ *   cpu0: a runs 0..1.5 s, is preempted; b runs from 1.5 s
+ *   cpu1: c runs 0..0.5 s and blocks; idle after; c is woken 3 times
+ *   b's nice goes 0 -> 5 at 1.2 s; RUN_TO_PARITY goes off at 1.1 s
+ */
+static void write_trace(sqlite3 *db, int id, int eevdf, const char *status)
+{
+    const char *pol = eevdf ? "eevdf" : "rr";
+    int u = id * 10; /* utids of this trace: u+1.. */
+    exec(db, "INSERT INTO trace(trace_id,created,status,ncpus,tick_hz,policy,features,feature_names,start_ts,"
+             "end_ts,records) VALUES(%d,'now','%s',2,250,'%s',3,'PLACE_LAG,RUN_TO_PARITY',0,%lld,100)",
+         id, status, pol, 2 * S);
+    exec(db, "INSERT INTO thread(utid,trace_id,tid,name,nice,slice_ns,cpu,is_idle,start_ts) VALUES"
+             "(%d,%d,0,'idle/0',0,0,0,1,0),(%d,%d,1,'idle/1',0,0,1,1,0),"
+             "(%d,%d,10,'alpha',0,0,0,0,0),(%d,%d,11,'beta',5,0,0,0,0),(%d,%d,12,'gamma',0,300000,1,0,0)",
+         u + 1, id, u + 2, id, u + 3, id, u + 4, id, u + 5, id);
+    /* v, vruntime, deadline, lag as NULL under rr */
+#define N(x) (eevdf ? sqlite3_mprintf("%lld", (long long)(x)) : sqlite3_mprintf("NULL"))
+    char *v[16];
+    v[0] = N(0), v[1] = N(0), v[2] = N(3 * MS), v[3] = N(0);
+    exec(db, "INSERT INTO eevdf_place(trace_id,ts,cpu,utid,reason,vruntime,deadline,lag_before,lag_after,v,weight,"
+             "nr_runnable) VALUES(%d,0,0,%d,'new',%s,%s,%s,%s,%s,1024,1)", id, u + 3, v[1], v[2], v[3], v[3], v[0]);
+    exec(db, "INSERT INTO eevdf_pick(trace_id,ts,cpu,prev_utid,next_utid,why,v,vruntime,deadline,lag,nr_runnable) "
+             "VALUES(%d,0,0,%d,%d,'idle',%s,%s,%s,%s,1)", id, u + 1, u + 3, v[0], v[1], v[2], v[3]);
+    exec(db, "INSERT INTO eevdf_pick(trace_id,ts,cpu,prev_utid,next_utid,why,v,vruntime,deadline,lag,nr_runnable) "
+             "VALUES(%d,0,1,%d,%d,'idle',%s,%s,%s,%s,1)", id, u + 2, u + 5, v[0], v[1], v[2], v[3]);
+    /* b joins cpu0 at 0.2 s */
+    v[4] = N(4900000), v[5] = N(7900000), v[6] = N(100000), v[7] = N(5000000);
+    exec(db, "INSERT INTO eevdf_place(trace_id,ts,cpu,utid,reason,vruntime,deadline,lag_before,lag_after,v,weight,"
+             "nr_runnable) VALUES(%d,%lld,0,%d,'wake',%s,%s,%s,%s,%s,1024,2)",
+         id, 200 * MS, u + 4, v[4], v[5], v[6], v[6], v[7]);
+    /* c blocks at 0.5 s on cpu1; idle runs there after */
+    v[8] = N(-20000);
+    exec(db, "INSERT INTO eevdf_leave(trace_id,ts,cpu,utid,reason,vruntime,lag,v,run_ns) VALUES"
+             "(%d,%lld,1,%d,'block',%s,%s,%s,%lld)", id, 500 * MS, u + 5, v[4], v[8], v[7], 500 * MS);
+    exec(db, "INSERT INTO sched_slice(trace_id,ts,dur,cpu,utid,end_state,end_reason) VALUES"
+             "(%d,0,%lld,1,%d,'S','block')", id, 500 * MS, u + 5);
+    exec(db, "INSERT INTO eevdf_pick(trace_id,ts,cpu,prev_utid,next_utid,why,v,nr_runnable) VALUES"
+             "(%d,%lld,1,%d,%d,'block',NULL,1)", id, 500 * MS, u + 5, u + 2);
+    /* wakeups of c: 1 us, 2 us, 1 ms */
+    exec(db, "INSERT INTO wakeup(trace_id,utid,ts_wake,ts_run,latency,cpu) VALUES"
+             "(%d,%d,%lld,%lld,1000,1),(%d,%d,%lld,%lld,2000,1),(%d,%d,%lld,%lld,1000000,1)",
+         id, u + 5, 100 * MS, 100 * MS + 1000, id, u + 5, 200 * MS, 200 * MS + 2000, id, u + 5, 300 * MS,
+         301 * MS);
+    exec(db, "INSERT INTO sched_set(trace_id,ts,utid,what,name,old_value,new_value) VALUES"
+             "(%d,%lld,NULL,'feature','RUN_TO_PARITY',1,0),(%d,%lld,%d,'nice',NULL,0,5)",
+         id, 1100 * MS, id, 1200 * MS, u + 4);
+    /* a is preempted by b at 1.5 s */
+    v[9] = N(5100000), v[10] = N(-100000);
+    exec(db, "INSERT INTO eevdf_leave(trace_id,ts,cpu,utid,reason,vruntime,lag,v,run_ns) VALUES"
+             "(%d,%lld,0,%d,'preempt',%s,%s,%s,%lld)", id, 1500 * MS, u + 3, v[9], v[10], v[7], 1500 * MS);
+    exec(db, "INSERT INTO sched_slice(trace_id,ts,dur,cpu,utid,end_state,end_reason) VALUES"
+             "(%d,0,%lld,0,%d,'R+','preempt')", id, 1500 * MS, u + 3);
+    exec(db, "INSERT INTO eevdf_pick(trace_id,ts,cpu,prev_utid,next_utid,why,v,vruntime,deadline,lag,nr_runnable) "
+             "VALUES(%d,%lld,0,%d,%d,'preempt',%s,%s,%s,%s,2)", id, 1500 * MS, u + 3, u + 4, v[7], v[4], v[5], v[6]);
+    v[11] = N(5050000), v[12] = N(5250000);
+    exec(db, "INSERT INTO sched_tick(trace_id,ts,cpu,utid,v,nr_runnable) VALUES(%d,%lld,0,%d,%s,2)", id,
+         1500 * MS + 200000, u + 4, v[11]);
+    exec(db, "INSERT INTO sched_tick(trace_id,ts,cpu,utid,v,nr_runnable) VALUES(%d,%lld,0,%d,%s,2)", id, 2 * S,
+         u + 4, v[12]);
+    exec(db, "INSERT INTO mark(trace_id,ts,cpu,source,name) VALUES(%d,%lld,NULL,'host','phase2')", id, 1 * S);
+    for (int i = 0; i < 13; i++)
+        sqlite3_free(v[i]);
+#undef N
+}
+
+static char dbpath[256];
+
+static sqlite3 *make_db(void)
+{
+    snprintf(dbpath, sizeof dbpath, "/tmp/top_model_test.%d.db", (int)getpid());
+    unlink(dbpath);
+    sqlite3 *db;
+    if (sqlite3_open(dbpath, &db) != SQLITE_OK)
+        exit(1);
+    exec(db, "PRAGMA journal_mode=WAL");
+    exec(db, "%s", db_schema_sql);
+    return db;
+}
+
+static struct top_model *open_at(int64_t id, uint64_t from)
+{
+    char err[256] = "";
+    struct top_model *m = top_model_open(dbpath, id, from, err, sizeof err);
+    if (!m)
+        fprintf(stderr, "open: %s\n", err);
+    return m;
+}
+
+static const struct top_task *task(const struct top_model *m, const char *name)
+{
+    const struct top_snapshot *s = top_model_snapshot(m);
+    for (size_t i = 0; i < s->ntasks; i++)
+        if (!strcmp(s->tasks[i].name, name))
+            return &s->tasks[i];
+    return NULL;
+}
+
+static int update(struct top_model *m, uint64_t t)
+{
+    char err[256] = "";
+    if (top_model_update(m, t, err, sizeof err) != 0) {
+        fprintf(stderr, "update: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- the tests ---- */
+
+static int test_state_and_eevdf(void)
+{
+    struct top_model *m = open_at(1, 0);
+    CHECK(m, "open failed");
+    CHECK(update(m, 1500 * MS + 200000) == 0, "update failed");
+    const struct top_task *a = task(m, "alpha"), *b = task(m, "beta"), *c = task(m, "gamma");
+    CHECK(a && b && c, "tasks missing");
+    CHECK(b->state == TOP_ST_RUNNING, "beta should run, is %s", top_state_name(b->state));
+    CHECK(a->state == TOP_ST_PREEMPTED, "alpha should be R+, is %s", top_state_name(a->state));
+    CHECK(c->state == TOP_ST_SLEEPING, "gamma should sleep, is %s", top_state_name(c->state));
+    /* queued alpha: lag = V - vruntime exactly, deadline relative to V */
+    CHECK(a->lag == 5050000 - 5100000, "alpha lag %lld", (long long)a->lag);
+    CHECK(a->deadline_rel == 3000000 - 5050000, "alpha deadline %lld", (long long)a->deadline_rel);
+    CHECK(!a->eligible, "alpha has negative lag: not eligible");
+    /* running beta: vruntime moved 200 us at weight 1024 since its pick */
+    CHECK(b->lag == 5050000 - (4900000 + 200000), "beta lag %lld", (long long)b->lag);
+    /* a sleeper keeps the lag it left with */
+    CHECK(c->lag == -20000, "gamma lag %lld", (long long)c->lag);
+    const struct top_snapshot *s = top_model_snapshot(m);
+    CHECK(s->cpus[0].curr >= 0 && !strcmp(s->tasks[s->cpus[0].curr].name, "beta"), "cpu0 current");
+    CHECK(s->cpus[1].curr >= 0 && s->tasks[s->cpus[1].curr].is_idle, "cpu1 idle");
+    CHECK(s->cpus[0].has_v && s->cpus[0].v == 5050000, "cpu0 V %lld", (long long)s->cpus[0].v);
+    CHECK(s->cpus[0].nr_runnable == 2, "cpu0 runnable %d", s->cpus[0].nr_runnable);
+    CHECK(a->invol == 1 && a->vol == 0 && c->vol == 1, "switch counts a %llu/%llu c %llu",
+          (unsigned long long)a->vol, (unsigned long long)a->invol, (unsigned long long)c->vol);
+    CHECK(!strcmp(s->h.last_mark, "phase2"), "mark '%s'", s->h.last_mark);
+    top_model_close(m);
+    return 1;
+}
+
+static int test_rates(void)
+{
+    struct top_model *m = open_at(1, 0);
+    CHECK(m, "open failed");
+    CHECK(update(m, 1 * S) == 0 && update(m, 2 * S) == 0, "update failed");
+    const struct top_task *a = task(m, "alpha"), *b = task(m, "beta");
+    /* over 1..2 s: alpha ran 1..1.5, beta 1.5..2 (still running) */
+    CHECK(fabs(a->cpu_pct - 50) < 0.01, "alpha %%CPU %.2f", a->cpu_pct);
+    CHECK(fabs(b->cpu_pct - 50) < 0.01, "beta %%CPU %.2f", b->cpu_pct);
+    const struct top_snapshot *s = top_model_snapshot(m);
+    CHECK(fabs(s->cpus[0].util - 1) < 1e-6, "cpu0 util %.3f", s->cpus[0].util);
+    CHECK(fabs(s->cpus[1].util) < 1e-6, "cpu1 util %.3f", s->cpus[1].util);
+    CHECK(fabs(s->cpus[0].switches_per_s - 1) < 1e-6, "cpu0 switches/s %.3f", s->cpus[0].switches_per_s);
+    /* no time passes: the rates stay */
+    CHECK(update(m, 2 * S) == 0 && fabs(task(m, "alpha")->cpu_pct - 50) < 0.01, "rates kept");
+    top_model_close(m);
+    return 1;
+}
+
+static int test_latency(void)
+{
+    struct top_model *m = open_at(1, 0);
+    CHECK(m && update(m, 2 * S) == 0, "open/update failed");
+    const struct top_task *c = task(m, "gamma");
+    CHECK(c->lat_n == 3 && c->lat_max == 1000000, "n %llu max %llu", (unsigned long long)c->lat_n,
+          (unsigned long long)c->lat_max);
+    CHECK(llabs((long long)c->lat_p50 - 2000) <= 2000 / 16, "p50 %llu", (unsigned long long)c->lat_p50);
+    CHECK(c->lat_p99 == 1000000, "p99 %llu (capped at max)", (unsigned long long)c->lat_p99);
+    uint64_t b[TOP_LAT_LOG2];
+    top_lat_log2(c->lat_hist, b);
+    CHECK(b[9] == 1 && b[10] == 1 && b[19] == 1, "log2 buckets %llu %llu %llu", (unsigned long long)b[9],
+          (unsigned long long)b[10], (unsigned long long)b[19]);
+    top_model_close(m);
+    return 1;
+}
+
+static int test_hist_accuracy(void)
+{
+    for (uint64_t v = 0; v < (1ull << 40); v = v * 3 / 2 + 1) {
+        uint64_t r = top_lat_slot_value(top_lat_slot(v));
+        uint64_t d = r > v ? r - v : v - r;
+        CHECK(d * 16 <= v + 16, "value %llu reads back as %llu", (unsigned long long)v, (unsigned long long)r);
+    }
+    static uint32_t h[TOP_LAT_SLOTS];
+    for (uint64_t i = 1; i <= 1000; i++)
+        h[top_lat_slot(i * 1000)]++;
+    uint64_t p50 = top_lat_percentile(h, 1000, 50), p99 = top_lat_percentile(h, 1000, 99);
+    CHECK(llabs((long long)p50 - 500000) <= 500000 / 16, "p50 of 1..1000 us: %llu", (unsigned long long)p50);
+    CHECK(llabs((long long)p99 - 990000) <= 990000 / 16, "p99 of 1..1000 us: %llu", (unsigned long long)p99);
+    return 1;
+}
+
+static int test_settings_replay(void)
+{
+    /* the thread row says nice 5 (the latest); a replay from 0 starts at 0 */
+    struct top_model *m = open_at(1, 0);
+    CHECK(m && update(m, 1 * S) == 0, "open/update failed");
+    const struct top_snapshot *s = top_model_snapshot(m);
+    CHECK(task(m, "beta")->nice == 0, "beta nice at 1 s: %d", task(m, "beta")->nice);
+    CHECK(s->h.features == 3, "features at 1 s: %u", s->h.features);
+    CHECK(update(m, 1300 * MS) == 0, "update failed");
+    CHECK(task(m, "beta")->nice == 5, "beta nice at 1.3 s: %d", task(m, "beta")->nice);
+    CHECK(s->h.features == 1, "RUN_TO_PARITY off at 1.3 s: %u", s->h.features);
+    top_model_close(m);
+    return 1;
+}
+
+static int test_timeline(void)
+{
+    struct top_model *m = open_at(1, 0);
+    CHECK(m && update(m, 2 * S) == 0, "open/update failed");
+    const struct top_snapshot *s = top_model_snapshot(m);
+    CHECK(s->nmap == 4, "%zu switches, want 4", s->nmap);
+    struct top_map_row r0 = top_model_map_row(m, 0), r3 = top_model_map_row(m, 3);
+    const struct top_task *a = task(m, "alpha"), *b = task(m, "beta");
+    CHECK(!strcmp(a->code, "A0"), "alpha's code '%s'", a->code);
+    CHECK(r0.cpu == 0 && r0.curr[0] == (int)(a - s->tasks) && r0.curr[1] == -1, "first row");
+    CHECK(r3.ts == (uint64_t)(1500 * MS) && r3.cpu == 0 && r3.curr[0] == (int)(b - s->tasks) && r3.curr[1] == -1,
+          "last row: beta on cpu0, cpu1 idle");
+    top_model_close(m);
+    return 1;
+}
+
+static int test_columns_eevdf_and_rr(void)
+{
+    char cell[64];
+    struct top_model *m = open_at(1, 0), *r = open_at(2, 0);
+    CHECK(m && r && update(m, 1500 * MS + 200000) == 0 && update(r, 1500 * MS + 200000) == 0, "open failed");
+    const struct top_snapshot *s = top_model_snapshot(m), *rs = top_model_snapshot(r);
+    top_cell(s, task(m, "alpha"), TOP_COL_LAG, cell, sizeof cell);
+    CHECK(!strcmp(cell, "-50.0us"), "eevdf LAG '%s'", cell);
+    top_cell(s, task(m, "alpha"), TOP_COL_ELIG, cell, sizeof cell);
+    CHECK(!strcmp(cell, "no"), "eevdf ELIG '%s'", cell);
+    top_cell(s, task(m, "gamma"), TOP_COL_DEADLINE, cell, sizeof cell);
+    CHECK(!strcmp(cell, "-"), "a sleeper's DEADLINE '%s'", cell);
+    top_cell(s, task(m, "gamma"), TOP_COL_SLICE, cell, sizeof cell);
+    CHECK(!strcmp(cell, "300.0us"), "eevdf SLICE '%s'", cell);
+    CHECK(!strcmp(rs->h.policy, "rr") && !rs->h.eevdf, "trace 2 is rr");
+    static const enum top_col dash[] = { TOP_COL_LAG, TOP_COL_DEADLINE, TOP_COL_ELIG, TOP_COL_SLICE };
+    for (size_t k = 0; k < 4; k++) {
+        top_cell(rs, task(r, "alpha"), dash[k], cell, sizeof cell);
+        CHECK(!strcmp(cell, "-"), "rr %s shows '%s', want '-'", top_cols[dash[k]].header, cell);
+    }
+    CHECK(rs->cpus[0].curr >= 0 && !strcmp(rs->tasks[rs->cpus[0].curr].name, "beta"), "rr state still tracked");
+    top_cell(rs, task(r, "gamma"), TOP_COL_P50, cell, sizeof cell);
+    CHECK(strcmp(cell, "-") != 0, "rr latency shows");
+    top_model_close(m);
+    top_model_close(r);
+    return 1;
+}
+
+static int test_sort_filter(void)
+{
+    struct top_model *m = open_at(1, 0);
+    CHECK(m && update(m, 1 * S) == 0 && update(m, 2 * S) == 0, "open/update failed");
+    const struct top_snapshot *s = top_model_snapshot(m);
+    int idx[16];
+    size_t n = top_visible(s, NULL, idx);
+    CHECK(n == 3, "%zu visible, want 3 (idle tasks hidden)", n);
+    top_sort(s, idx, n, TOP_COL_TID, false);
+    CHECK(s->tasks[idx[0]].tid == 10 && s->tasks[idx[2]].tid == 12, "TID ascending");
+    top_sort(s, idx, n, TOP_COL_TID, true);
+    CHECK(s->tasks[idx[0]].tid == 12, "TID inverted");
+    top_sort(s, idx, n, TOP_COL_PCPU, false);
+    CHECK(s->tasks[idx[2]].tid == 12, "gamma (0%%) last by %%CPU");
+    top_sort(s, idx, n, TOP_COL_P99, false);
+    CHECK(s->tasks[idx[0]].tid == 12, "gamma first by latency");
+    n = top_visible(s, "ALP", idx);
+    CHECK(n == 1 && s->tasks[idx[0]].tid == 10, "filter by name, any case");
+    n = top_visible(s, "11", idx);
+    CHECK(n == 1 && s->tasks[idx[0]].tid == 11, "filter by TID");
+    n = top_visible(s, "zzz", idx);
+    CHECK(n == 0, "filter with no match");
+    top_model_close(m);
+    return 1;
+}
+
+static int test_follow_live(void)
+{
+    /* A recording that grows after the view opened. */
+    sqlite3 *w;
+    CHECK(sqlite3_open(dbpath, &w) == SQLITE_OK, "writer");
+    exec(w, "INSERT INTO trace(trace_id,created,status,ncpus,tick_hz,policy,features,feature_names,start_ts,end_ts,"
+            "records) VALUES(3,'now','recording',1,250,'eevdf',0,'',0,%lld,1)", 10 * MS);
+    exec(w, "INSERT INTO thread(utid,trace_id,tid,name,nice,slice_ns,cpu,is_idle,start_ts) VALUES"
+            "(31,3,0,'idle/0',0,0,0,1,0),(32,3,5,'late',0,0,0,0,0)");
+    struct top_model *m = open_at(0, TOP_T_LIVE);
+    CHECK(m, "open newest failed");
+    CHECK(top_model_snapshot(m)->h.trace_id == 3, "trace 0 means the newest");
+    CHECK(update(m, TOP_T_LIVE) == 0, "update");
+    CHECK(task(m, "late")->state == TOP_ST_UNKNOWN, "nothing known yet");
+    exec(w, "INSERT INTO eevdf_pick(trace_id,ts,cpu,prev_utid,next_utid,why,v,vruntime,deadline,lag,nr_runnable) "
+            "VALUES(3,%lld,0,31,32,'idle',0,0,100,0,1)", 20 * MS);
+    exec(w, "INSERT INTO thread(utid,trace_id,tid,name,nice,slice_ns,cpu,is_idle,start_ts) VALUES"
+            "(33,3,6,'newer',0,0,0,0,%lld)", 20 * MS);
+    exec(w, "UPDATE trace SET end_ts=%lld WHERE trace_id=3", 20 * MS);
+    CHECK(update(m, TOP_T_LIVE) == 0, "update");
+    CHECK(task(m, "late")->state == TOP_ST_RUNNING, "the new pick is seen");
+    CHECK(task(m, "newer") != NULL, "the new thread is seen");
+    CHECK(top_model_snapshot(m)->h.now == (uint64_t)(20 * MS), "shown at the newest record");
+    CHECK(!strcmp(top_model_snapshot(m)->h.status, "recording"), "status");
+    top_model_close(m);
+    sqlite3_close(w);
+    return 1;
+}
+
+static int test_errors(void)
+{
+    char err[256] = "";
+    CHECK(!top_model_open("/nonexistent/x.db", 0, 0, err, sizeof err) && strstr(err, "no such database"),
+          "missing file: '%s'", err);
+    char p[300];
+    snprintf(p, sizeof p, "%s.other", dbpath);
+    sqlite3 *o;
+    sqlite3_open(p, &o);
+    exec(o, "CREATE TABLE t(x)");
+    sqlite3_close(o);
+    err[0] = 0;
+    CHECK(!top_model_open(p, 0, 0, err, sizeof err) && strstr(err, "not a runq trace database"),
+          "other database: '%s'", err);
+    FILE *f = fopen(p, "w");
+    fputs("this is not sqlite at all, not even close................................................", f);
+    fclose(f);
+    err[0] = 0;
+    CHECK(!top_model_open(p, 0, 0, err, sizeof err) && strstr(err, "not a runq trace database"),
+          "garbage file: '%s'", err);
+    CHECK(!strchr(err, '\n'), "one line");
+    unlink(p);
+    err[0] = 0;
+    CHECK(!top_model_open(dbpath, 99, 0, err, sizeof err) && strstr(err, "no trace 99"), "no trace: '%s'", err);
+    return 1;
+}
+
+int main(void)
+{
+    sqlite3 *db = make_db();
+    write_trace(db, 1, 1, "complete");
+    write_trace(db, 2, 0, "complete");
+    exec(db, "UPDATE thread SET nice=5 WHERE name='beta'");
+    sqlite3_close(db);
+
+    result("top_model_state_lag_deadline_eligibility", test_state_and_eevdf());
+    result("top_model_cpu_share_util_switch_rates", test_rates());
+    result("top_model_wake_latency_percentiles", test_latency());
+    result("top_model_histogram_within_1_16", test_hist_accuracy());
+    result("top_model_replay_nice_and_features_as_of_time", test_settings_replay());
+    result("top_model_timeline_codes_and_idle", test_timeline());
+    result("top_table_eevdf_cells_and_rr_dashes", test_columns_eevdf_and_rr());
+    result("top_table_sort_and_filter", test_sort_filter());
+    result("top_model_follows_a_growing_recording", test_follow_live());
+    result("top_model_one_line_errors", test_errors());
+    unlink(dbpath);
+    char p[300];
+    snprintf(p, sizeof p, "%s-wal", dbpath);
+    unlink(p);
+    snprintf(p, sizeof p, "%s-shm", dbpath);
+    unlink(p);
+    return failures ? 1 : 0;
+}
