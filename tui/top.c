@@ -481,7 +481,10 @@ int cmd_top(int argc, char **argv)
     }
 
     char err[300] = "";
-    struct top_model *m = top_model_open(db, trace, at >= 0 ? (uint64_t)(at * 1e9) : 0, err, sizeof err);
+    /* a replay from --at starts reading a second earlier, so rates have a past */
+    uint64_t at_ns = at >= 0 ? (uint64_t)(at * 1e9) : 0;
+    uint64_t from = at_ns > TOP_RATE_WINDOW_NS ? at_ns - TOP_RATE_WINDOW_NS : 0;
+    struct top_model *m = top_model_open(db, trace, from, err, sizeof err);
     if (!m) {
         fprintf(stderr, "runq top: %s\n", err);
         return 1;
@@ -499,7 +502,7 @@ int cmd_top(int argc, char **argv)
         .m = m, .s = top_model_snapshot(m), .sort = TOP_COL_PCPU, .show_cpus = true, .live = live,
         .delay_ms = (int)(delay * 100 + 0.5), .speed = speed,
     };
-    uint64_t t_view = ui.s->h.now;
+    uint64_t t_view = at_ns > ui.s->h.now ? at_ns : ui.s->h.now;
     if (top_model_update(m, live ? TOP_T_LIVE : t_view, err, sizeof err) != 0) {
         fprintf(stderr, "runq top: %s\n", err);
         top_model_close(m);

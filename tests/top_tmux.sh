@@ -1,0 +1,205 @@
+#!/bin/sh
+# tests/top_tmux.sh [runq]: runq top in a detached tmux session, driven by
+# keys, its screen read with capture-pane: on a recorded fixture trace
+# (tests/trace_gen.c), on a recording that grows while it is watched, and,
+# when the recorder offers a control socket, on a live kernel (a renice
+# from the view must change the task's nice in the kernel and its share).
+# Prints PASS name / FAIL name: why / SKIP name: why; exits 1 on a FAIL.
+RUNQ=$(cd "$(dirname "${1:-build/runq}")" && pwd)/$(basename "${1:-build/runq}")
+GEN=${TRACE_GEN:-build/tests/trace_gen}
+command -v tmux >/dev/null || { echo "SKIP top_tmux: no tmux"; exit 0; }
+T=$(mktemp -d /tmp/top_tmux.XXXXXX)
+S=runq_top_test_$$
+REC=
+trap 'tmux kill-session -t $S 2>/dev/null; [ -n "$REC" ] && kill $REC 2>/dev/null; rm -rf "$T"' EXIT
+fail=0
+pass() { echo "PASS $1"; }
+failed() { echo "FAIL $1: $2"; fail=1; }
+if [ ! -x "$GEN" ]; then
+    GEN=$T/trace_gen
+    cc -std=c11 -D_GNU_SOURCE -O2 -iquote . -iquote kernel/sched -iquote kernel/lib -o "$GEN" tests/trace_gen.c \
+        kernel/sched/rr.c kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c || exit 1
+fi
+"$GEN" --ms 2000 --seed 3 --out "$T/e.bin" &&
+"$GEN" --policy rr --ms 1000 --seed 3 --out "$T/r.bin" &&
+"$RUNQ" record --file "$T/e.bin" --db "$T/f.db" >/dev/null 2>&1 &&
+"$RUNQ" record --file "$T/r.bin" --db "$T/f.db" >/dev/null 2>&1 || { failed fixture "could not record"; exit 1; }
+
+screen() { tmux capture-pane -p -t $S; }
+# waits up to 5 s for text on the screen
+wait_for() {
+    i=0
+    while [ $i -lt 50 ]; do
+        screen | grep -q -- "$1" && return 0
+        sleep 0.1
+        i=$((i + 1))
+    done
+    return 1
+}
+# the task table's rows: the lines after the header row that starts "  TID" or "   TID"
+rows() { screen | sed -n '/^ *TID NAME/,$p' | sed 1d | grep -E '^[ *] *[0-9]+ '; }
+first_name() { rows | head -1 | awk '{print ($1=="*") ? $3 : $2}'; }
+start() { # size, then runq top's arguments
+    tmux kill-session -t $S 2>/dev/null
+    size=$1
+    shift
+    tmux new-session -d -s $S -x ${size%x*} -y ${size#*x} \
+        "TERM=xterm-256color $RUNQ top $*; echo TOP-EXITED=\$?; sleep 30"
+}
+
+# ---- a finished trace, replayed slowly from 1.5 s ----
+start 100x30 --db "$T/f.db" --trace 1 --at 1.5 --speed 0.01
+if wait_for 'TID NAME'; then pass top_starts; else failed top_starts "$(screen | head -5)"; fi
+h=$(screen | head -4)
+case $h in
+*"trace 1  eevdf  250 Hz  4 CPUs"*"lost 0  resyncs 0"*"features PLACE_LAG"*"replay x0.01"*complete*)
+    pass top_header ;;
+*) failed top_header "$h" ;;
+esac
+if [ "$(screen | grep -c '^ *[0-3] [a-z]')" -ge 4 ]; then pass top_cpu_rows; else failed top_cpu_rows "$(screen | sed -n 5,10p)"; fi
+
+# sort: P (by %CPU) puts a spinner first; I inverts; < and > walk the columns
+tmux send-keys -t $S P
+sleep 0.4
+case $(first_name) in spin*) pass top_sort_cpu ;; *) failed top_sort_cpu "first row $(rows | head -1)" ;; esac
+tmux send-keys -t $S I
+wait_for 'sort %CPU (inverted)' >/dev/null
+case $(first_name) in io*) pass top_sort_invert ;; *) failed top_sort_invert "first row $(rows | head -1)" ;; esac
+tmux send-keys -t $S I
+for k in 1 2 3 4 5 6; do tmux send-keys -t $S '<'; done
+if wait_for 'sort TID ' && [ "$(rows | head -1 | awk '{print $1}')" = 4 ]; then pass top_sort_column_keys
+else failed top_sort_column_keys "$(screen | sed -n 4p) / $(rows | head -1)"; fi
+
+# filter: only io1, io10, io11 stay; Esc brings everyone back
+tmux send-keys -t $S '\' i o 1
+sleep 0.4
+tmux send-keys -t $S Enter
+sleep 0.4
+names=$(rows | awk '{print $2}' | sort | tr '\n' ' ')
+if [ "$names" = "io1 io10 io11 " ]; then pass top_filter; else failed top_filter "rows: $names"; fi
+tmux send-keys -t $S '\' Escape
+sleep 0.4
+if rows | grep -q spin0; then pass top_filter_clear; else failed top_filter_clear "$(rows | head -3)"; fi
+
+# search: the selection moves to the match; the histogram view names it
+tmux send-keys -t $S / s p i n 6 Enter Tab
+if wait_for 'wake latency of spin6'; then pass top_search_and_histogram_view
+else failed top_search_and_histogram_view "$(screen | grep 'wake latency' || screen | tail -3)"; fi
+tmux send-keys -t $S / i o 4 Enter
+if wait_for 'wake latency of io4 (tid' && screen | grep -Eq '^ *[0-9]+(ns|us|ms)- *[0-9]+(ns|us|ms) +\|'; then
+    pass top_histogram_buckets
+else failed top_histogram_buckets "$(screen | tail -12)"; fi
+tmux send-keys -t $S Tab
+if wait_for 'timeline: a row a switch' && screen | grep -Eq '^ +[0-9]+\.[0-9]{6} +[ *][A-Z][0-9]'; then pass top_timeline_view
+else failed top_timeline_view "$(screen | tail -6)"; fi
+tmux send-keys -t $S Tab
+
+# pause: the time shown stops, and goes on after z again
+tmux send-keys -t $S z
+wait_for PAUSED >/dev/null
+a=$(screen | head -1 | grep -o 'up [0-9.]*s')
+sleep 1.2
+b=$(screen | head -1 | grep -o 'up [0-9.]*s')
+tmux send-keys -t $S z
+sleep 1.2
+c=$(screen | head -1 | grep -o 'up [0-9.]*s')
+if [ -n "$a" ] && [ "$a" = "$b" ] && [ "$b" != "$c" ]; then pass top_pause; else failed top_pause "$a / $b / $c"; fi
+
+# help lists every key; any key returns
+tmux send-keys -t $S h
+if wait_for 'runq top: keys' && screen | grep -q 'nice down / up' && screen | grep -q 'drop a named marker'; then
+    pass top_help
+else failed top_help "$(screen | head -5)"; fi
+tmux send-keys -t $S x
+if wait_for 'TID NAME'; then pass top_help_returns; else failed top_help_returns "$(screen | head -3)"; fi
+
+# an action on a finished trace says why it cannot be done
+tmux send-keys -t $S n
+if wait_for 'actions need a live recording'; then pass top_action_needs_live; else failed top_action_needs_live "$(screen | tail -1)"; fi
+
+# resize, then quit: the terminal is restored and the exit status is 0
+tmux resize-window -t $S -x 140 -y 45 2>/dev/null
+sleep 0.5
+if screen | grep -q 'WAKEMAX'; then pass top_resize_wider; else failed top_resize_wider "$(screen | grep 'TID NAME')"; fi
+tmux send-keys -t $S q
+if wait_for 'TOP-EXITED=0' && ! screen | grep -q 'TID NAME'; then pass top_quit_restores
+else failed top_quit_restores "$(screen | tail -3)"; fi
+
+# ---- round robin: the EEVDF columns are dashes ----
+start 100x30 --db "$T/f.db" --trace 2 --at 0.8 --speed 0.01
+wait_for 'TID NAME' >/dev/null
+bad=$(rows | awk '$8 != "-" || $9 != "-" || $10 != "-" || $5 != "-"' | head -2)
+if [ -n "$(rows)" ] && [ -z "$bad" ] && screen | grep -q 'round robin'; then pass top_rr_dashes
+else failed top_rr_dashes "${bad:-no rows}"; fi
+
+# ---- 80x24, ASCII bars, no colour; SIGTERM restores the terminal ----
+tmux kill-session -t $S 2>/dev/null
+tmux new-session -d -s $S -x 80 -y 24 \
+    "RUNQ_ASCII=1 NO_COLOR=1 TERM=xterm $RUNQ top --db $T/f.db --trace 1 --at 1; echo TOP-EXITED=\$?; sleep 30"
+if wait_for 'TID NAME' && screen | grep -q '\[|||' && screen | grep -q 'F10Quit'; then pass top_80x24_ascii
+else failed top_80x24_ascii "$(screen | sed -n 5,8p)"; fi
+# the pane's shell runs runq top as its only child
+top_pid=$(pgrep -P "$(tmux list-panes -t $S -F '#{pane_pid}')" | head -1)
+[ -n "$top_pid" ] && kill -TERM "$top_pid"
+if wait_for 'TOP-EXITED=143' && ! screen | grep -q 'TID NAME'; then pass top_sigterm_restores
+else failed top_sigterm_restores "$(screen | tail -3)"; fi
+
+# ---- errors: one line, before any terminal change ----
+out=$("$RUNQ" top --db "$T/none.db" 2>&1); rc=$?
+if [ $rc -eq 1 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ]; then pass top_missing_db; else failed top_missing_db "$rc: $out"; fi
+echo "not a database at all, just some text to fill more than a header's worth of bytes........" >"$T/junk.db"
+out=$("$RUNQ" top --db "$T/junk.db" 2>&1); rc=$?
+case $rc:$out in "1:runq top: "*"not a runq trace database"*) pass top_not_a_trace ;; *) failed top_not_a_trace "$rc: $out" ;; esac
+out=$("$RUNQ" top --delay 0 2>&1); rc=$?
+if [ $rc -eq 2 ]; then pass top_usage_error; else failed top_usage_error "$rc: $out"; fi
+
+# ---- a recording that grows while it is watched ----
+"$GEN" --ms 3000 --seed 5 --out "$T/g.bin"
+half=$(($(wc -c <"$T/g.bin") / 3))
+head -c $half "$T/g.bin" >"$T/grow.bin"
+"$RUNQ" record --file "$T/grow.bin" --follow --db "$T/g.db" >/dev/null 2>&1 &
+REC=$!
+sleep 1
+start 100x30 --db "$T/g.db"
+if wait_for 'live  recording'; then pass top_live_follows; else failed top_live_follows "$(screen | sed -n 4p)"; fi
+a=$(screen | head -1 | grep -o 'up [0-9.]*s')
+tail -c +$((half + 1)) "$T/g.bin" >>"$T/grow.bin"
+wait $REC
+REC=
+sleep 1
+b=$(screen | head -1 | grep -o 'up [0-9.]*s')
+if [ -n "$a" ] && [ "$a" != "$b" ] && [ "$b" = "up 3.000s" ] && screen | grep -q 'live  complete'; then
+    pass top_live_grows_to_the_end
+else failed top_live_grows_to_the_end "$a then $b; $(screen | sed -n 4p)"; fi
+tmux send-keys -t $S q
+
+# ---- a live kernel: renice from the view ----
+if ! "$RUNQ" boot --help 2>/dev/null | grep -q -- '--record'; then
+    echo "SKIP top_live_renice: runq boot has no --record"
+elif ! sqlite3 "$T/f.db" "SELECT control FROM trace LIMIT 1" >/dev/null 2>&1; then
+    echo "SKIP top_live_renice: the recorder offers no control socket yet (trace.control)"
+else
+    # two spinners on one CPU; renice one from the view, then compare shares
+    "$RUNQ" boot --record "$T/live.db" --cpus 1 --timeout 120 \
+        --cmd "spin a 8000" --cmd "spin b 8000" --cmd "sleep 8000" >/dev/null 2>&1 &
+    BOOT=$!
+    i=0
+    while [ $i -lt 100 ] && ! sqlite3 "$T/live.db" "SELECT 1 FROM thread WHERE name='b'" 2>/dev/null | grep -q 1; do
+        sleep 0.2; i=$((i + 1))
+    done
+    start 100x30 --db "$T/live.db"
+    wait_for 'live  recording' >/dev/null
+    tmux send-keys -t $S / b Enter F
+    for k in 1 2 3 4 5; do tmux send-keys -t $S N; sleep 0.3; done
+    sleep 3
+    nice=$(sqlite3 "$T/live.db" "SELECT new_value FROM sched_set s JOIN thread t USING(utid) WHERE t.name='b' AND what='nice' ORDER BY ts DESC LIMIT 1")
+    row=$(rows | awk '$2 == "b"')
+    if [ "$nice" = 5 ] && [ "$(echo "$row" | awk '{print $4}')" = 5 ]; then pass top_live_renice
+    else failed top_live_renice "kernel nice '$nice', row '$row'"; fi
+    ratio=$(sqlite3 "$T/live.db" "SELECT ROUND(1.0*SUM(CASE WHEN t.name='a' THEN dur END)/SUM(CASE WHEN t.name='b' THEN dur END),2) FROM sched_slice s JOIN thread t USING(utid) WHERE s.ts > (SELECT MAX(ts) FROM sched_set WHERE what='nice')")
+    case $ratio in 2.[5-9]*|3.[0-5]*) pass top_live_renice_share ;; *) failed top_live_renice_share "a/b share $ratio, want ~3.06" ;; esac
+    tmux send-keys -t $S q
+    kill $BOOT 2>/dev/null
+    wait $BOOT 2>/dev/null
+fi
+exit $fail
