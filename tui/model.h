@@ -92,6 +92,7 @@ struct top_task {
     /* bookkeeping (the model's own) */
     uint64_t st_ts, ev_ts, slice_end, set_ts;
     int st_rank, ev_rank;
+    bool lat_dirty;     /* percentiles to recompute */
     int64_t lag_ev;     /* lag as of the newest event (a sleeper keeps it) */
 };
 
