@@ -6,7 +6,7 @@
  * Build (from the top of the tree; build/gen/schema_sql.o comes from make):
  *   cc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -g -fsanitize=address,undefined \
  *      -iquote . -iquote kernel/sched -iquote kernel/lib -o build/tests/top_model_test \
- *      tests/top_model_test.c tui/model.c tui/table.c kernel/sched/weights.c \
+ *      tests/top_model_test.c tui/model.c tui/table.c tui/control.c kernel/sched/weights.c \
  *      build/gen/schema_sql.o -lsqlite3 -lm
  */
 #include <math.h>
@@ -16,8 +16,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sys/socket.h>
+#include <sys/un.h>
+
 #include <sqlite3.h>
 
+#include "tui/control.h"
 #include "tui/model.h"
 #include "tui/table.h"
 
@@ -396,6 +400,29 @@ static int test_errors(void)
     return 1;
 }
 
+/* An action is one line on the recorder's socket. */
+static int test_control_line(void)
+{
+    char path[108], err[160] = "", buf[64] = "";
+    snprintf(path, sizeof path, "/tmp/top_model_test.%d.sock", (int)getpid());
+    unlink(path);
+    int l = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un a = { .sun_family = AF_UNIX };
+    strcpy(a.sun_path, path);
+    CHECK(l >= 0 && bind(l, (struct sockaddr *)&a, sizeof a) == 0 && listen(l, 4) == 0, "listen");
+    CHECK(top_control_send(path, "nice 8 3", err, sizeof err) == 0, "send: %s", err);
+    int c = accept(l, NULL, NULL);
+    ssize_t n = c >= 0 ? read(c, buf, sizeof buf - 1) : -1;
+    CHECK(n == 9 && !strcmp(buf, "nice 8 3\n"), "got '%s'", buf);
+    close(c);
+    close(l);
+    unlink(path);
+    CHECK(top_control_send(path, "mark x", err, sizeof err) != 0 && *err, "no listener: an error");
+    CHECK(top_control_send("", "mark x", err, sizeof err) != 0 && strstr(err, "live recording"), "no socket: '%s'", err);
+    CHECK(top_control_send(path, "mark \x01", err, sizeof err) != 0, "control characters refused");
+    return 1;
+}
+
 int main(void)
 {
     sqlite3 *db = make_db();
@@ -414,6 +441,7 @@ int main(void)
     result("top_table_sort_and_filter", test_sort_filter());
     result("top_model_follows_a_growing_recording", test_follow_live());
     result("top_model_one_line_errors", test_errors());
+    result("top_control_sends_one_line", test_control_line());
     unlink(dbpath);
     char p[300];
     snprintf(p, sizeof p, "%s-wal", dbpath);
