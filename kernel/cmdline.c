@@ -23,6 +23,7 @@ void cmdline_parse(const char *line, struct boot_config *out)
     cfg->policy = &eevdf_policy;
     cfg->hz = 250;
     cfg->max_cpus = MAX_CPUS;
+    cfg->trace = true;
 
     static char buf[CMDLINE_MAX];
     if (strlen(line) >= sizeof buf)
@@ -65,6 +66,10 @@ void cmdline_parse(const char *line, struct boot_config *out)
             cfg->max_cpus = (unsigned)num;
         } else if (strcmp(w, "test") == 0) {
             strncpy_z(cfg->test, v, sizeof cfg->test);
+        } else if (strcmp(w, "trace") == 0) {
+            if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
+                panic("cmdline: trace=%s: expected on or off", v);
+            cfg->trace = strcmp(v, "on") == 0;
         } else if (strcmp(w, "lab_bugs") == 0) {
             cfg->lab_bugs = strcmp(v, "1") == 0;
         } else if (strcmp(w, "console") == 0 || strcmp(w, "earlyprintk") == 0) {

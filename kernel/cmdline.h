@@ -1,7 +1,8 @@
 /*
  * The kernel command line (from hvm_start_info):
  *
- *     sched=rr|eevdf  hz=100|250|1000  test=all|NAME  cpus=N  lab_bugs=1  -- cmd; cmd; ...
+ *     sched=rr|eevdf  hz=100|250|1000  test=all|NAME  cpus=N  lab_bugs=1  trace=on|off
+ *     -- cmd; cmd; ...
  *
  * Defaults: sched=eevdf hz=250, every CPU the firmware lists. lab_bugs=1
  * allows the lab-only switches that put known bugs back (LAB_LEAVE_BUG).
@@ -22,6 +23,7 @@ struct boot_config {
     unsigned hz;
     unsigned max_cpus;
     bool lab_bugs;
+    bool trace;      /* trace=off: leave the trace port to the vser command */
     char test[64];
     char script[CMDLINE_MAX]; /* commands after "--" */
 };

@@ -84,7 +84,8 @@ void kmain(u32 start_info_paddr)
     if (cfg.test[0])
         tests_ok = selftest_run(cfg.test);
     vser_init(); /* optional: the kernel runs on without the trace port */
-    trace_init(si->cmdline_paddr ? (const char *)si->cmdline_paddr : "");
+    if (cfg.trace)
+        trace_init(si->cmdline_paddr ? (const char *)si->cmdline_paddr : "");
     shell_start(cfg.script, tests_ok);
     idle_enter();
 }

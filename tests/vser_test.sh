@@ -22,7 +22,8 @@ fail() { echo "FAIL $1: $2"; [ -n "${3:-}" ] && tail -n 8 "$3" | sed 's/^/    /'
 boot() {
     local name=$1 script=$2
     shift 2
-    timeout 120 "${QEMU_BASE[@]}" "$@" -append "-- $script" >"$TMP/$name.out" 2>&1
+    # trace=off: the port carries only what vser sends (no tracer on it)
+    timeout 120 "${QEMU_BASE[@]}" "$@" -append "trace=off -- $script" >"$TMP/$name.out" 2>&1
     rc=$?
 }
 
