@@ -71,7 +71,22 @@ $(RUNQ): $(HOST_OBJ)
 # ---- host tests: the policies compiled for the host, with sanitizers ----
 TCFLAGS := -std=c11 -Wall -Wextra -Werror -O1 -g -fsanitize=address,undefined -iquote kernel/sched -iquote kernel/lib
 POLICY_SRC := kernel/sched/rr.c kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c
-HOST_TESTS := $(BUILD)/tests/rr_test $(BUILD)/tests/eevdf_test $(BUILD)/tests/eevdf_fuzz
+HOST_TESTS := $(BUILD)/tests/rr_test $(BUILD)/tests/eevdf_test $(BUILD)/tests/eevdf_fuzz \
+	$(BUILD)/tests/trace_gen $(BUILD)/tests/trace_decode_test $(BUILD)/tests/trace_fuzz $(BUILD)/tests/top_model_test
+$(BUILD)/tests/trace_gen: tests/trace_gen.c trace/format.h $(POLICY_SRC)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -iquote . -iquote kernel/sched -iquote kernel/lib \
+		-o $@ tests/trace_gen.c $(POLICY_SRC)
+$(BUILD)/tests/trace_decode_test: tests/trace_decode_test.c trace/decode.c trace/decode.h trace/format.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TCFLAGS) -D_GNU_SOURCE -iquote . -o $@ tests/trace_decode_test.c trace/decode.c
+$(BUILD)/tests/trace_fuzz: tests/trace_fuzz.c trace/decode.c trace/decode.h trace/format.h
+	@mkdir -p $(dir $@)
+	clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -iquote . -o $@ tests/trace_fuzz.c trace/decode.c
+$(BUILD)/tests/top_model_test: tests/top_model_test.c tui/model.c tui/table.c tui/control.c $(BUILD)/gen/schema_sql.o
+	@mkdir -p $(dir $@)
+	$(CC) $(TCFLAGS) -D_GNU_SOURCE -iquote . -o $@ tests/top_model_test.c tui/model.c tui/table.c tui/control.c \
+		kernel/sched/weights.c $(BUILD)/gen/schema_sql.o -lsqlite3 -lm
 FUZZFLAGS := -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -iquote kernel/sched -iquote kernel/lib
 $(BUILD)/tests/eevdf_fuzz: tests/eevdf_fuzz.c $(POLICY_SRC) $(wildcard kernel/sched/*.h)
 	@mkdir -p $(dir $@)
@@ -101,7 +116,7 @@ $(BUILD)/bench/bench_pick: tests/bench_pick.c $(POLICY_SRC) $(wildcard kernel/sc
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -iquote kernel/sched -iquote kernel/lib -o $@ \
 		tests/bench_pick.c kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c
-bench: all $(BENCHES)
+bench: all $(BENCHES) $(BUILD)/tests/trace_gen
 	@bash tests/bench.sh
 
 fuzz: $(BUILD)/tests/eevdf_fuzz

@@ -41,7 +41,16 @@ suite cli bash tests/cli_test.sh "$RUNQ"
 suite sim bash tests/sim_test.sh "$RUNQ"
 suite rr_policy build/tests/rr_test
 suite eevdf_policy build/tests/eevdf_test
-[ -x build/tests/eevdf_fuzz ] && suite eevdf_fuzz bash tests/eevdf_fuzz.sh
+suite eevdf_fuzz bash tests/eevdf_fuzz.sh 20
+suite trace_decode build/tests/trace_decode_test
+suite trace_fuzz bash tests/trace_fuzz.sh 20
+suite trace_corrupt bash tests/trace_corrupt.sh "$RUNQ" build/tests/trace_gen
+suite trace_sql bash tests/trace_sql_test.sh "$RUNQ" build/tests/trace_gen
+suite top_model build/tests/top_model_test
+suite top_tmux bash tests/top_tmux.sh "$RUNQ"
+suite step bash tests/step_test.sh "$RUNQ"
+suite step_tmux bash tests/step_tmux.sh "$RUNQ"
+suite lab bash tests/lab_test.sh "$RUNQ"
 
 # kernel: boot self-tests, on the default 4 CPUs and on 8
 suite boot_selftests_eevdf boot --test all
