@@ -24,7 +24,8 @@ CREATE TABLE IF NOT EXISTS trace (
     cmdline        TEXT,
     start_ts       INTEGER,           -- first record
     end_ts         INTEGER,           -- last record
-    records        INTEGER            -- records stored so far
+    records        INTEGER,           -- records stored so far
+    control        TEXT               -- live only: Unix socket taking command lines for the kernel
 );
 
 CREATE TABLE IF NOT EXISTS cpu (

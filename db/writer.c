@@ -823,6 +823,23 @@ int db_writer_finish(struct db_writer *w, const char *status, const char *end_re
     return exec(w, db_indexes_sql);
 }
 
+int db_writer_set_control(struct db_writer *w, const char *path)
+{
+    /* Databases made before the column existed get it now. */
+    sqlite3_exec(w->db, "ALTER TABLE trace ADD COLUMN control TEXT", NULL, NULL, NULL);
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(w->db, "UPDATE trace SET control = ? WHERE trace_id = ?", -1, &s, NULL) != SQLITE_OK)
+        return -1;
+    if (path)
+        sqlite3_bind_text(s, 1, path, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(s, 1);
+    sqlite3_bind_int64(s, 2, w->trace_id);
+    int rc = sqlite3_step(s) == SQLITE_DONE ? 0 : -1;
+    sqlite3_finalize(s);
+    return rc;
+}
+
 /* ---- open, close ---- */
 
 struct db_writer *db_writer_open(const char *path, const char *source, char *err, size_t errlen)

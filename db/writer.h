@@ -62,6 +62,12 @@ int db_writer_commit(struct db_writer *w);
 
 /* Closes open intervals, sets status ('complete' or 'incomplete') and
  * end_reason, commits. Returns 0 or -1. */
+/* Publishes (path) or withdraws (NULL) the Unix socket on which the
+ * recorder takes command lines for the kernel while this trace is live
+ * (trace.control; runq top sends its actions there). Outside a batch
+ * transaction. */
+int db_writer_set_control(struct db_writer *w, const char *path);
+
 int db_writer_finish(struct db_writer *w, const char *status, const char *end_reason);
 
 void db_writer_close(struct db_writer *w);

@@ -228,6 +228,48 @@ static int open_socket(const char *path)
     }
 }
 
+static int listen_control(const char *path)
+{
+    struct sockaddr_un a = { .sun_family = AF_UNIX };
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+    int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    unlink(path);
+    if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof a) != 0 || listen(s, 8) != 0) {
+        fprintf(stderr, "runq record: control socket %s: %s (live actions off)\n", path, strerror(errno));
+        if (s >= 0)
+            close(s);
+        return -1;
+    }
+    return s;
+}
+
+/* Takes one client's lines (it writes and closes) and passes the
+ * printable, newline-terminated ones to the kernel. */
+static void forward_control(int ctl, int out)
+{
+    int c = accept(ctl, NULL, NULL);
+    if (c < 0)
+        return;
+    char line[512];
+    size_t len = 0;
+    struct pollfd p = { .fd = c, .events = POLLIN };
+    while (len < sizeof line - 1 && poll(&p, 1, 200) > 0) {
+        ssize_t n = read(c, line + len, sizeof line - 1 - len);
+        if (n <= 0)
+            break;
+        len += (size_t)n;
+    }
+    close(c);
+    size_t start = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (line[i] != '\n')
+            continue;
+        if (i > start && write(out, line + start, i + 1 - start) < 0)
+            fprintf(stderr, "runq record: sending a command to the kernel: %s\n", strerror(errno));
+        start = i + 1;
+    }
+}
+
 static void record_help(void)
 {
     printf("usage: runq record [--db FILE] [--socket PATH | --file PATH] [--follow]\n\n"
@@ -337,14 +379,29 @@ int cmd_record(int argc, char **argv)
     printf("%lld\n", (long long)db_writer_trace_id(r->w));
     fflush(stdout);
 
+    /* Live: command lines for the kernel (nice, slice, feature, mark, run)
+     * come in on a control socket beside the trace socket and go out on the
+     * trace socket, which carries both directions. */
+    char ctl_path[sizeof(((struct sockaddr_un *)0)->sun_path)] = "";
+    int ctl = -1;
+    if (sock && (size_t)snprintf(ctl_path, sizeof ctl_path, "%s.ctl", sock) < sizeof ctl_path) {
+        ctl = listen_control(ctl_path);
+        if (ctl >= 0 && db_writer_set_control(r->w, ctl_path) != 0) {
+            close(ctl);
+            ctl = -1;
+        }
+    }
+
     static uint8_t buf[1 << 16];
     int64_t last_commit = now_ms();
     int io_error = 0;
     while (!rec_signal) {
-        struct pollfd p = { .fd = fd, .events = POLLIN };
-        int pr = poll(&p, 1, COMMIT_MS);
+        struct pollfd p[2] = { { .fd = fd, .events = POLLIN }, { .fd = ctl, .events = POLLIN } };
+        int pr = poll(p, ctl >= 0 ? 2 : 1, COMMIT_MS);
         ssize_t n = 0;
-        if (pr > 0) {
+        if (pr > 0 && ctl >= 0 && (p[1].revents & POLLIN))
+            forward_control(ctl, fd);
+        if (pr > 0 && p[0].revents) {
             n = read(fd, buf, sizeof buf);
             if (n < 0 && errno != EINTR && errno != EAGAIN) {
                 fprintf(stderr, "runq record: reading %s: %s\n", source, strerror(errno));
@@ -368,6 +425,11 @@ int cmd_record(int argc, char **argv)
                 goto out;
             last_commit = now_ms();
         }
+    }
+    if (ctl >= 0) {
+        close(ctl);
+        unlink(ctl_path);
+        db_writer_set_control(r->w, NULL);
     }
     trace_decoder_finish(&r->dec);
     release(r, 1);

@@ -1,5 +1,6 @@
 #include "shell.h"
 #include "../arch/x86_64/clock.h"
+#include "../arch/x86_64/cpu.h"
 #include "../arch/x86_64/percpu.h"
 #include "../drivers/uart.h"
 #include "../lib/bug.h"
@@ -93,6 +94,51 @@ static bool cmd_crash(int argc, char **argv)
     return false;
 }
 
+struct spin_args {
+    u64 until;
+};
+
+static void spin_main(void *arg)
+{
+    struct spin_args *a = arg;
+    while (clock_ns() < a->until) {
+        for (int i = 0; i < 256; i++) /* pause now and then: see sched/probe.c */
+            __asm__ volatile("");
+        cpu_relax();
+    }
+}
+
+/* A named spinner that runs in the background for MS ms (workloads for the
+ * live view and the labs). */
+static bool cmd_spin(int argc, char **argv)
+{
+    static struct spin_args args[64];
+    static unsigned next;
+    long ms, cpu = -1, nice = 0;
+    if (argc < 3 || argc > 5 || !parse_long(argv[2], &ms) || ms < 1 || ms > 3600000 ||
+        (argc >= 4 && (!parse_long(argv[3], &cpu) || cpu < 0 || cpu >= (long)ncpus)) ||
+        (argc == 5 && (!parse_long(argv[4], &nice) || nice < -20 || nice > 19))) {
+        kprintf("usage: spin NAME MS [CPU [NICE]]  (MS 1..3600000, CPU 0..%u, NICE -20..19)\n", ncpus - 1);
+        return false;
+    }
+    struct spin_args *a = &args[next++ % 64];
+    a->until = clock_ns() + (u64)ms * NSEC_PER_MSEC;
+    struct task *t = task_create(argv[1], spin_main, a, (int)cpu, (int)nice);
+    kprintf("spin id=%d name=%s ms=%ld cpu=%u\n", t->id, t->name, ms, t->cpu);
+    return true;
+}
+
+static bool cmd_sleep(int argc, char **argv)
+{
+    long ms;
+    if (argc != 2 || !parse_long(argv[1], &ms) || ms < 0 || ms > 3600000) {
+        kprintf("usage: sleep MS\n");
+        return false;
+    }
+    task_sleep_ns((u64)ms * NSEC_PER_MSEC);
+    return true;
+}
+
 static bool cmd_mark(int argc, char **argv)
 {
     if (argc < 2) {
@@ -116,6 +162,8 @@ static const struct shell_cmd commands[] = {
     { "test", "test all|NAME", "run boot self-tests now", cmd_test },
     { "trace", "trace [on|off|mask T...]", "trace port status; switch tracing or choose record types", trace_cmd },
     { "mark", "mark NAME", "put a named phase marker in the trace", cmd_mark },
+    { "spin", "spin NAME MS [CPU [NICE]]", "start a named spinner for MS ms in the background", cmd_spin },
+    { "sleep", "sleep MS", "the shell sleeps (lets background tasks run)", cmd_sleep },
     { "echo", "echo WORDS", "print the words (marks a point in the console log)", cmd_echo },
     { "crash", "crash fault|bug", "panic on purpose: a page fault or a failed BUG_ON (for tests)", cmd_crash },
     { "poweroff", "poweroff", "power off (QEMU exits; failure status if a test failed)", cmd_poweroff },
