@@ -675,7 +675,8 @@ static void boot_help(const char *name)
         printf("usage: runq run [flags]\n\n"
                "Boots the kernel to its shell on this terminal; Ctrl-A x quits QEMU.\n"
                "The --cmd commands run first; nothing powers the guest off. The trace is\n"
-               "recorded live into --db (default runq.db); watch it with runq top.\n\n");
+               "recorded live into --db (default runq.db). On a terminal with tmux, the live\n"
+               "view (runq top) opens beside the shell; RUNQ_NO_TOP=1 leaves it out.\n\n");
     else
         printf("usage: runq boot [flags]\n\n"
                "Boots the kernel in QEMU, runs each --cmd (then poweroff) or --test,\n"
@@ -823,7 +824,72 @@ int cmd_boot(int argc, char **argv)
     return boot_main(argc, argv, false);
 }
 
+/* Appends s to buf, single-quoted for sh. */
+static void sh_quote(char *buf, size_t size, const char *s)
+{
+    size_t n = strlen(buf);
+    if (n + 3 >= size)
+        return;
+    buf[n++] = '\'';
+    for (; *s && n + 5 < size; s++) {
+        if (*s == '\'') {
+            memcpy(buf + n, "'\\''", 4);
+            n += 4;
+        } else {
+            buf[n++] = *s;
+        }
+    }
+    buf[n++] = '\'';
+    buf[n++] = ' ';
+    buf[n] = 0;
+}
+
+/* runq run opens the live view beside the shell: inside tmux in a split
+ * pane; on a terminal outside tmux, in a new tmux session holding both. */
+static void open_live_view(int argc, char **argv)
+{
+    if (getenv("RUNQ_NO_TOP") || !isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
+        return;
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--gdb") == 0)
+            return;
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0 || system("command -v tmux >/dev/null 2>&1") != 0)
+        return;
+    self[n] = 0;
+    const char *db = "runq.db";
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--db") == 0 && i + 1 < argc)
+            db = argv[i + 1];
+        else if (strncmp(argv[i], "--db=", 5) == 0)
+            db = argv[i] + 5;
+    }
+    char top[PATH_MAX * 2 + 64] = "sleep 1; ";
+    sh_quote(top, sizeof top, self);
+    strncat(top, "top --db ", sizeof top - strlen(top) - 1);
+    sh_quote(top, sizeof top, db);
+    if (getenv("TMUX")) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            execlp("tmux", "tmux", "split-window", "-h", "-d", top, (char *)NULL);
+            _exit(127);
+        }
+        if (pid > 0)
+            waitpid(pid, NULL, 0);
+        return;
+    }
+    /* Not in tmux: start a session running this same command (it then
+     * takes the branch above), and leave when it ends. */
+    char cmd[8192] = "";
+    sh_quote(cmd, sizeof cmd, self);
+    for (int i = 0; i < argc; i++)
+        sh_quote(cmd, sizeof cmd, argv[i]);
+    execlp("tmux", "tmux", "new-session", cmd, (char *)NULL);
+}
+
 int cmd_run(int argc, char **argv)
 {
+    open_live_view(argc, argv);
     return boot_main(argc, argv, true);
 }
