@@ -799,7 +799,10 @@ static int boot_main(int argc, char **argv, bool run)
         if (recorder > 0) {
             int st;
             waitpid(recorder, &st, 0); /* it stops at the end of the stream */
-            if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+            /* A batch run that was asked to record fails without its
+             * record; an interactive one keeps QEMU's verdict (the
+             * recorder has said what went wrong). */
+            if ((!WIFEXITED(st) || WEXITSTATUS(st) != 0) && !run)
                 rc = rc ? rc : 1;
         } else if (o.record && port[0]) {
             /* Even a failed run's trace is worth keeping: it is marked

@@ -190,6 +190,7 @@ FAKE_MODE=ok runq boot "${K[@]}" --gdb
 argv_line | grep -qF -- " -s -S " && grep -q "attach with: gdb" "$T/err" && pass gdb_flags || fail gdb_flags "$(argv_line)"
 FAKE_MODE=reset runq run "${K[@]}" --cmd "echo hi" --policy rr
 [ $rc = 0 ] && [ "$(cmdline)" = "sched=rr -- echo hi" ] && argv_line | grep -qF -- "-serial mon:stdio " \
+    && argv_line | grep -qF -- "name=org.runq.trace.0" \
     && pass run_interactive_argv || fail run_interactive_argv "exit $rc, argv $(argv_line)"
 FAKE_MODE=panic runq run "${K[@]}"
 [ $rc = 1 ] && grep -q "runq run: kernel panic" "$T/err" && pass run_maps_panic || fail run_maps_panic "exit $rc"
