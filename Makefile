@@ -34,7 +34,7 @@ HOST_OBJ += $(patsubst db/%.sql,$(BUILD)/gen/%_sql.o,$(HOST_SQL))
 HOST_LIBS := -lsqlite3 -lncursesw -lm
 HCFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -iquote . -iquote kernel/sched -iquote kernel/lib -MMD -MP
 
-.PHONY: all run test gdb deps clean kernel prove-bugs fuzz bench
+.PHONY: all run test gdb deps clean kernel prove-bugs fuzz fuzz-leave-bug bench
 all: deps-check $(KERNEL) $(RUNQ)
 kernel: $(KERNEL)
 
@@ -121,6 +121,13 @@ bench: all $(BENCHES) $(BUILD)/tests/trace_gen
 
 fuzz: $(BUILD)/tests/eevdf_fuzz
 	@bash tests/eevdf_fuzz.sh $${FUZZ_SECONDS:-600}
+
+# The fuzzer with the seed's ordering bug forced on: it must fail, fast.
+fuzz-leave-bug:
+	@mkdir -p $(BUILD)/fuzz-leave-bug/corpus
+	clang $(FUZZFLAGS) -DEEVDF_FUZZ_LAB_LEAVE_BUG -o $(BUILD)/fuzz-leave-bug/eevdf_fuzz \
+		tests/eevdf_fuzz.c kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c
+	cd $(BUILD)/fuzz-leave-bug && ! ./eevdf_fuzz -seed=1 -max_total_time=120 corpus
 
 prove-bugs: deps-check
 	@bash tests/prove_bugs.sh
