@@ -63,6 +63,7 @@ suite vser bash tests/vser_test.sh build/kernel.elf
 suite trace_kernel bash tests/trace_kernel.sh "$RUNQ"
 suite probe_rr bash tests/probe_rr.sh "$RUNQ"
 suite probe_eevdf bash tests/probe_eevdf.sh "$RUNQ"
+suite doc_examples bash tests/doc_examples.sh "$RUNQ"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
