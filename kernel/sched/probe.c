@@ -96,6 +96,11 @@ static struct probe probe_state; /* one experiment at a time (the shell is one t
 
 bool probe_run(unsigned nspin, unsigned samples, struct probe_result *r)
 {
+    return probe_run_slice(nspin, samples, 0, r);
+}
+
+bool probe_run_slice(unsigned nspin, unsigned samples, u64 waiter_slice_ns, struct probe_result *r)
+{
     if (nspin > PROBE_MAX_SPINNERS || samples < 1 || samples > PROBE_MAX_SAMPLES) {
         kprintf("probe: spinners 0..%d, samples 1..%d\n", PROBE_MAX_SPINNERS, PROBE_MAX_SAMPLES);
         return false;
@@ -109,7 +114,9 @@ bool probe_run(unsigned nspin, unsigned samples, struct probe_result *r)
     p->alive = (int)nspin + 1;
     for (unsigned i = 0; i < nspin; i++)
         spin[i] = task_create("spinner", spinner, p, (int)cpu, 0);
-    task_create("waiter", waiter, p, (int)cpu, 0);
+    struct task *w = task_create("waiter", waiter, p, (int)cpu, 0);
+    if (waiter_slice_ns)
+        task_set_slice(w, waiter_slice_ns);
 
     task_sleep_ns(2 * sched_tick_ns); /* let everybody have run once */
     u64 rt0[PROBE_MAX_SPINNERS];

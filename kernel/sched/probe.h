@@ -31,6 +31,8 @@ unsigned probe_cpu(void);
 /* Runs the probe from the calling task (which must not be on probe_cpu()
  * unless there is only one CPU). False with a message if it cannot. */
 bool probe_run(unsigned spinners, unsigned samples, struct probe_result *r);
+/* The same with the waiter asking for its own slice (0: the default). */
+bool probe_run_slice(unsigned spinners, unsigned samples, u64 waiter_slice_ns, struct probe_result *r);
 
 /* Runs n spinners with the given nice values for window_ns. */
 bool share_run(const int *nices, unsigned n, u64 window_ns, unsigned *permille);

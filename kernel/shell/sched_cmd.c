@@ -76,17 +76,19 @@ static bool parse_range(const char *s, long lo, long hi, long *out, const char *
 
 static bool sched_probe(int argc, char **argv)
 {
-    long n, samples = DEFAULT_PROBE_SAMPLES;
-    if (argc < 3 || argc > 4) {
-        kprintf("usage: sched probe SPINNERS [SAMPLES]\n");
+    long n, samples = DEFAULT_PROBE_SAMPLES, slice_us = 0;
+    if (argc < 3 || argc > 5) {
+        kprintf("usage: sched probe SPINNERS [SAMPLES [WAITER_SLICE_US]]\n");
         return false;
     }
     if (!parse_range(argv[2], 0, PROBE_MAX_SPINNERS, &n, "SPINNERS"))
         return false;
-    if (argc == 4 && !parse_range(argv[3], 1, PROBE_MAX_SAMPLES, &samples, "SAMPLES"))
+    if (argc >= 4 && !parse_range(argv[3], 1, PROBE_MAX_SAMPLES, &samples, "SAMPLES"))
+        return false;
+    if (argc == 5 && !parse_range(argv[4], 100, 100000, &slice_us, "WAITER_SLICE_US"))
         return false;
     struct probe_result r;
-    bool ok = probe_run((unsigned)n, (unsigned)samples, &r);
+    bool ok = probe_run_slice((unsigned)n, (unsigned)samples, (u64)slice_us * NSEC_PER_USEC, &r);
     char shares[PROBE_MAX_SPINNERS * 6 + 2] = "";
     size_t len = 0;
     for (unsigned i = 0; i < r.spinners; i++)
@@ -269,7 +271,8 @@ void sched_cmd_help(void)
     kprintf("  sched [MS]               counters over a window (default %d ms), a line per CPU\n",
             DEFAULT_WINDOW_MS);
     kprintf("  sched total              the same counters since boot\n");
-    kprintf("  sched probe N [SAMPLES]  wake latency beside N spinners (default %d samples)\n",
+    kprintf("  sched probe N [SAMPLES [WAITER_SLICE_US]]  wake latency beside N spinners (default %d\n"
+            "                           samples); the waiter may ask for its own slice\n",
             DEFAULT_PROBE_SAMPLES);
     kprintf("  sched share NICE...      CPU shares of spinners with these nice values\n");
     kprintf("  sched nice ID NICE       set a task's nice (-20..19)\n");
