@@ -190,7 +190,13 @@ else
     start 100x30 --db "$T/live.db"
     wait_for 'live  recording' >/dev/null
     tmux send-keys -t $S / b Enter F
-    for k in 1 2 3 4 5; do tmux send-keys -t $S N; sleep 0.3; done
+    # one step at a time: each N renices from the nice on screen, so the
+    # next press waits until the kernel's answer has come back through the trace
+    for k in 1 2 3 4 5; do
+        tmux send-keys -t $S N
+        j=0
+        while [ $j -lt 40 ] && [ "$(rows | awk '$2 == "b" { print $4 }')" != "$k" ]; do sleep 0.25; j=$((j + 1)); done
+    done
     sleep 3
     nice=$(sqlite3 "$T/live.db" "SELECT new_value FROM sched_set s JOIN thread t USING(utid) WHERE t.name='b' AND what='nice' ORDER BY ts DESC LIMIT 1")
     row=$(rows | awk '$2 == "b"')
