@@ -78,6 +78,18 @@ static struct rp_event *new_event(struct loader *L, enum rp_kind kind)
     return e;
 }
 
+/* A new event from a row whose first columns are its id and time, and,
+ * with_cpu, its CPU: every event query starts that way. */
+static struct rp_event *row_event(struct loader *L, enum rp_kind kind, sqlite3_stmt *st, bool with_cpu)
+{
+    struct rp_event *e = new_event(L, kind);
+    e->rowid = sqlite3_column_int64(st, 0);
+    e->ts = sqlite3_column_int64(st, 1);
+    if (with_cpu)
+        e->cpu = (int)sqlite3_column_int64(st, 2);
+    return e;
+}
+
 static int prep(sqlite3 *db, const char *sql, int64_t tid, sqlite3_stmt **st, char *err, size_t errlen)
 {
     if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK) {
@@ -144,11 +156,8 @@ int replay_load(struct replay *rp, sqlite3 *db, int64_t trace_id, char *err, siz
              tid, &st, err, errlen))
         return -1;
     while (sqlite3_step(st) == SQLITE_ROW) {
-        struct rp_event *e = new_event(&L, RP_PICK);
+        struct rp_event *e = row_event(&L, RP_PICK, st, true);
         bool null = false;
-        e->rowid = sqlite3_column_int64(st, 0);
-        e->ts = sqlite3_column_int64(st, 1);
-        e->cpu = (int)sqlite3_column_int64(st, 2);
         e->utid2 = (int)sqlite3_column_int64(st, 3);
         e->utid = (int)sqlite3_column_int64(st, 4);
         col_str(st, 5, e->what, sizeof e->what);
@@ -168,11 +177,8 @@ int replay_load(struct replay *rp, sqlite3 *db, int64_t trace_id, char *err, siz
              tid, &st, err, errlen))
         return -1;
     while (sqlite3_step(st) == SQLITE_ROW) {
-        struct rp_event *e = new_event(&L, RP_JOIN);
+        struct rp_event *e = row_event(&L, RP_JOIN, st, true);
         bool null = false;
-        e->rowid = sqlite3_column_int64(st, 0);
-        e->ts = sqlite3_column_int64(st, 1);
-        e->cpu = (int)sqlite3_column_int64(st, 2);
         e->utid = (int)sqlite3_column_int64(st, 3);
         col_str(st, 4, e->what, sizeof e->what);
         e->v = col_i64(st, 5, &null);
@@ -192,11 +198,8 @@ int replay_load(struct replay *rp, sqlite3 *db, int64_t trace_id, char *err, siz
              tid, &st, err, errlen))
         return -1;
     while (sqlite3_step(st) == SQLITE_ROW) {
-        struct rp_event *e = new_event(&L, RP_LEAVE);
+        struct rp_event *e = row_event(&L, RP_LEAVE, st, true);
         bool null = false;
-        e->rowid = sqlite3_column_int64(st, 0);
-        e->ts = sqlite3_column_int64(st, 1);
-        e->cpu = (int)sqlite3_column_int64(st, 2);
         e->utid = (int)sqlite3_column_int64(st, 3);
         col_str(st, 4, e->what, sizeof e->what);
         e->v = col_i64(st, 5, &null);
@@ -213,10 +216,7 @@ int replay_load(struct replay *rp, sqlite3 *db, int64_t trace_id, char *err, siz
              tid, &st, err, errlen))
         return -1;
     while (sqlite3_step(st) == SQLITE_ROW) {
-        struct rp_event *e = new_event(&L, RP_WAKE);
-        e->rowid = sqlite3_column_int64(st, 0);
-        e->ts = sqlite3_column_int64(st, 1);
-        e->cpu = (int)sqlite3_column_int64(st, 2);
+        struct rp_event *e = row_event(&L, RP_WAKE, st, true);
         e->utid = (int)sqlite3_column_int64(st, 3);
         e->utid2 = (int)sqlite3_column_int64(st, 4);
         e->n1 = sqlite3_column_int64(st, 5);
@@ -229,11 +229,8 @@ int replay_load(struct replay *rp, sqlite3 *db, int64_t trace_id, char *err, siz
              tid, &st, err, errlen))
         return -1;
     while (sqlite3_step(st) == SQLITE_ROW) {
-        struct rp_event *e = new_event(&L, RP_TICK);
+        struct rp_event *e = row_event(&L, RP_TICK, st, true);
         bool null = false;
-        e->rowid = sqlite3_column_int64(st, 0);
-        e->ts = sqlite3_column_int64(st, 1);
-        e->cpu = (int)sqlite3_column_int64(st, 2);
         e->utid = (int)sqlite3_column_int64(st, 3);
         e->v = col_i64(st, 4, &null);
         e->has_v = !null;
@@ -247,9 +244,7 @@ int replay_load(struct replay *rp, sqlite3 *db, int64_t trace_id, char *err, siz
              tid, &st, err, errlen))
         return -1;
     while (sqlite3_step(st) == SQLITE_ROW) {
-        struct rp_event *e = new_event(&L, RP_SET);
-        e->rowid = sqlite3_column_int64(st, 0);
-        e->ts = sqlite3_column_int64(st, 1);
+        struct rp_event *e = row_event(&L, RP_SET, st, false);
         e->utid = (int)sqlite3_column_int64(st, 2);
         col_str(st, 3, e->what, sizeof e->what);
         e->text = strdup((const char *)sqlite3_column_text(st, 4));
@@ -260,10 +255,7 @@ int replay_load(struct replay *rp, sqlite3 *db, int64_t trace_id, char *err, siz
     if (prep(db, "SELECT rowid, ts, coalesce(cpu,-1), name FROM mark WHERE trace_id = ?1", tid, &st, err, errlen))
         return -1;
     while (sqlite3_step(st) == SQLITE_ROW) {
-        struct rp_event *e = new_event(&L, RP_MARK);
-        e->rowid = sqlite3_column_int64(st, 0);
-        e->ts = sqlite3_column_int64(st, 1);
-        e->cpu = (int)sqlite3_column_int64(st, 2);
+        struct rp_event *e = row_event(&L, RP_MARK, st, true);
         e->text = strdup((const char *)sqlite3_column_text(st, 3));
     }
     sqlite3_finalize(st);

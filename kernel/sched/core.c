@@ -110,6 +110,7 @@ static void wake_push(struct task *t)
 static unsigned drain_wakes(struct rq *rq, struct task **joined)
 {
     struct task *t = __atomic_exchange_n(&rq->wake_stack, NULL, __ATOMIC_ACQUIRE), *fifo = NULL;
+    struct task *last = t; /* the newest, last once reversed */
     unsigned n = 0;
     while (t) { /* the stack is newest first: reverse it */
         struct task *next = t->wake_next;
@@ -120,9 +121,6 @@ static unsigned drain_wakes(struct rq *rq, struct task **joined)
     /* The woken tasks stay linked by wake_next until the decision ends: a
      * task is pushed again only once it has run and blocked again. */
     if (fifo) {
-        struct task *last = fifo;
-        while (last->wake_next)
-            last = last->wake_next;
         last->wake_next = *joined;
         *joined = fifo;
     }

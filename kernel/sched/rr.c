@@ -31,15 +31,20 @@ static void rr_init_entity(struct sched_queue *q, struct sched_entity *se)
     se->on_queue = false;
 }
 
-static void list_append(struct sched_queue *q, struct sched_entity *se)
+/* Puts se on the list after pos (NULL: at the head). */
+static void list_insert_after(struct sched_queue *q, struct sched_entity *pos, struct sched_entity *se)
 {
-    se->rr.next = NULL;
-    se->rr.prev = q->rr.tail;
-    if (q->rr.tail)
-        q->rr.tail->rr.next = se;
+    struct sched_entity *next = pos ? pos->rr.next : q->rr.head;
+    se->rr.prev = pos;
+    se->rr.next = next;
+    if (pos)
+        pos->rr.next = se;
     else
         q->rr.head = se;
-    q->rr.tail = se;
+    if (next)
+        next->rr.prev = se;
+    else
+        q->rr.tail = se;
     q->nr_queued++;
 }
 
@@ -65,19 +70,12 @@ static void rr_join(struct sched_queue *q, struct sched_entity *se, enum sched_j
     /* Test-proving bug: a woken task goes to the head, as if the round
      * robin favoured wakeups. TestRrProbe must fail. */
     if (why == SCHED_JOIN_WAKE) {
-        se->rr.prev = NULL;
-        se->rr.next = q->rr.head;
-        if (q->rr.head)
-            q->rr.head->rr.prev = se;
-        else
-            q->rr.tail = se;
-        q->rr.head = se;
-        q->nr_queued++;
+        list_insert_after(q, NULL, se);
         se->on_queue = true;
         return;
     }
 #endif
-    list_append(q, se);
+    list_insert_after(q, q->rr.tail, se);
     se->on_queue = true;
 }
 
@@ -97,7 +95,7 @@ static void rr_put_back(struct sched_queue *q)
     struct sched_entity *se = q->curr;
     BUG_ON(!se);
     q->curr = NULL;
-    list_append(q, se);
+    list_insert_after(q, q->rr.tail, se);
 }
 
 static void rr_take(struct sched_queue *q, struct sched_entity *se)
