@@ -226,6 +226,31 @@ static int test_rates(void)
     return 1;
 }
 
+/* Trace 3: a runs on cpu0 from 0; the CPU's records stop at 100 ms and
+ * resume at 300 ms with b. The stint ends where the records stopped: a ran
+ * 100 ms, not 300, and the gap is not a switch. (Ignoring data_gap rows
+ * makes this fail with 300 ms and one switch.) */
+static int test_gap_cuts_stint(sqlite3 *db)
+{
+    exec(db, "INSERT INTO trace(trace_id,created,status,ncpus,tick_hz,policy,start_ts,end_ts,records) "
+             "VALUES(7,'now','complete',1,250,'rr',0,%lld,5)", 400 * MS);
+    exec(db, "INSERT INTO thread(utid,trace_id,tid,name,nice,slice_ns,cpu,is_idle,start_ts) VALUES"
+             "(71,7,0,'idle/0',0,0,0,1,0),(72,7,5,'a',0,0,0,0,0),(73,7,6,'b',0,0,0,0,0)");
+    exec(db, "INSERT INTO eevdf_pick(trace_id,ts,cpu,prev_utid,next_utid,why,nr_runnable) VALUES"
+             "(7,0,0,71,72,'idle',1),(7,%lld,0,NULL,73,'tick',1)", 300 * MS);
+    exec(db, "INSERT INTO data_gap(trace_id,cpu,ts_start,ts_end,packets_lost,records_dropped) VALUES"
+             "(7,0,%lld,%lld,2,0)", 100 * MS, 300 * MS);
+    struct top_model *m = open_at(7, 0);
+    CHECK(m && update(m, 400 * MS) == 0, "open/update failed");
+    const struct top_task *a = task(m, "a");
+    const struct top_snapshot *s = top_model_snapshot(m);
+    CHECK(a && a->run_ns == 100 * MS, "a ran %llu ns", a ? (unsigned long long)a->run_ns : 0ull);
+    CHECK(s->cpus[0].switches == 0 && a->invol == 0, "cpu0 switches %llu", (unsigned long long)s->cpus[0].switches);
+    CHECK(s->cpus[0].curr >= 0 && !strcmp(s->tasks[s->cpus[0].curr].name, "b"), "b runs after the gap");
+    top_model_close(m);
+    return 1;
+}
+
 static int test_latency(void)
 {
     struct top_model *m = open_at(1, 0);
@@ -429,10 +454,10 @@ int main(void)
     write_trace(db, 1, 1, "complete");
     write_trace(db, 2, 0, "complete");
     exec(db, "UPDATE thread SET nice=5 WHERE name='beta'");
-    sqlite3_close(db);
 
     result("top_model_state_lag_deadline_eligibility", test_state_and_eevdf());
     result("top_model_cpu_share_util_switch_rates", test_rates());
+    sqlite3_close(db);
     result("top_model_wake_latency_percentiles", test_latency());
     result("top_model_histogram_within_1_16", test_hist_accuracy());
     result("top_model_replay_nice_and_features_as_of_time", test_settings_replay());
@@ -442,6 +467,10 @@ int main(void)
     result("top_model_follows_a_growing_recording", test_follow_live());
     result("top_model_one_line_errors", test_errors());
     result("top_control_sends_one_line", test_control_line());
+    if (sqlite3_open(dbpath, &db) != SQLITE_OK)
+        return 1;
+    result("top_model_gap_ends_the_stint", test_gap_cuts_stint(db)); /* last: it adds the newest trace */
+    sqlite3_close(db);
     unlink(dbpath);
     char p[300];
     snprintf(p, sizeof p, "%s-wal", dbpath);

@@ -18,25 +18,40 @@
 enum { RANK_LEAVE, RANK_PLACE, RANK_PICK, RANK_KEYFRAME };
 
 /* Rows are merged in time order across tables; at one timestamp, in this
- * order (the kernel's: keyframe, wake, join, tick, leave, pick, set, mark;
- * a slice ends at the pick that ends it). */
-enum tbl { T_SNAP, T_WAKE, T_PLACE, T_TICK, T_LEAVE, T_SLICE, T_PICK, T_SET, T_MARK, T_NR };
+ * order (a gap first: it happened before the record that revealed it; then
+ * the kernel's: keyframe, wake, join, tick, leave, pick, set, mark). */
+enum tbl { T_GAP, T_SNAP, T_WAKE, T_PLACE, T_TICK, T_LEAVE, T_PICK, T_SET, T_MARK, T_NR };
 
 /* Column 0 is the rowid, column 1 the time the row became true (its
- * "arrival": a slice when it ended, a wakeup when the task ran). */
+ * "arrival": a gap when the first record after it came, a wakeup when the
+ * task ran). Each column read costs (make bench: a live view is mostly
+ * SQLite stepping rows), so what can be had otherwise is not read:
+ * sched_slice (every slice begins and ends at a pick, a keyframe or a gap,
+ * which the model reads anyway), the lag of a pick or a place (V - vruntime,
+ * both in the row), a pick's prev (the CPU's current task) and a leave's V
+ * (the pick at the same instant carries it). */
 static const struct tbl_def {
     const char *name, *time, *cols;
 } tbl_defs[T_NR] = {
+    [T_GAP] = { "data_gap", "ts_end", "cpu, ts_start" },
     [T_SNAP] = { "queue_snapshot", "ts",
                  "cpu, v, utid, is_current, eligible, delayed, nice, weight, vruntime, deadline, lag, slice_ns" },
-    [T_PLACE] = { "eevdf_place", "ts", "cpu, utid, vruntime, deadline, lag_after, v, weight, nr_runnable" },
-    [T_LEAVE] = { "eevdf_leave", "ts", "cpu, utid, reason, vruntime, lag, v" },
-    [T_PICK] = { "eevdf_pick", "ts", "cpu, prev_utid, next_utid, v, vruntime, deadline, lag, nr_runnable" },
+    [T_PLACE] = { "eevdf_place", "ts", "cpu, utid, vruntime, deadline, v, weight, nr_runnable" },
+    [T_LEAVE] = { "eevdf_leave", "ts", "cpu, utid, reason, vruntime, lag" },
+    [T_PICK] = { "eevdf_pick", "ts", "cpu, next_utid, v, vruntime, deadline, nr_runnable" },
     [T_TICK] = { "sched_tick", "ts", "cpu, v, nr_runnable" },
-    [T_SLICE] = { "sched_slice", "ts + dur", "cpu, utid, dur, end_state" },
     [T_WAKE] = { "wakeup", "COALESCE(ts_run, ts_wake)", "utid, latency" },
     [T_SET] = { "sched_set", "ts", "utid, what, name, new_value" },
     [T_MARK] = { "mark", "ts", "name" },
+};
+
+#define TOP_MAX_COLS 16
+
+/* Tables read in one pass each, out of time order with the others (see
+ * read_tables): every effect of their rows is a newer-wins update or a
+ * count. */
+static const bool tbl_order_free[T_NR] = {
+    [T_WAKE] = true, [T_PLACE] = true, [T_TICK] = true, [T_LEAVE] = true,
 };
 
 struct sample {
@@ -55,7 +70,8 @@ struct top_model {
     int *hval;
     size_t hcap;
 
-    sqlite3_stmt *st[T_NR], *st_trace, *st_thread, *st_stats;
+    sqlite3_stmt *st[T_NR], *st_max[T_NR], *st_probe[T_NR], *st_trace, *st_thread, *st_stats;
+    int ncols[T_NR];
     int64_t cur[T_NR];
     uint64_t events;
     bool started;
@@ -237,18 +253,32 @@ static void task_set_state(struct top_task *t, enum top_state st, uint64_t ts, i
         t->cpu = cpu;
 }
 
+/* A row's values: v[0] is the first column after rowid and time, whether
+ * the row was stepped (merge) or handed to top_row() (the SQL function
+ * the order-free tables are read through). */
+static int64_t vi(sqlite3_value *x)
+{
+    return sqlite3_value_int64(x);
+}
+
+/* x into *out unless it is NULL (or absent). */
+static bool vopt(sqlite3_value *x, int64_t *out)
+{
+    if (!x || sqlite3_value_type(x) == SQLITE_NULL)
+        return false;
+    *out = sqlite3_value_int64(x);
+    return true;
+}
+
 /* EEVDF numbers from an event; vruntime/deadline/lag may be absent (NULL). */
-static void task_set_eevdf(struct top_task *t, sqlite3_stmt *s, int c_vr, int c_dl, int c_lag,
+static void task_set_eevdf(struct top_task *t, sqlite3_value *vr, sqlite3_value *dl, sqlite3_value *lag,
                            uint64_t ts, int rank)
 {
-    if (sqlite3_column_type(s, c_vr) == SQLITE_NULL || !newer(ts, rank, t->ev_ts, t->ev_rank))
+    if (!newer(ts, rank, t->ev_ts, t->ev_rank) || !vopt(vr, &t->vruntime))
         return;
     t->has_eevdf = true;
-    t->vruntime = sqlite3_column_int64(s, c_vr);
-    if (c_dl >= 0 && sqlite3_column_type(s, c_dl) != SQLITE_NULL)
-        t->deadline = sqlite3_column_int64(s, c_dl);
-    if (c_lag >= 0 && sqlite3_column_type(s, c_lag) != SQLITE_NULL)
-        t->lag_ev = sqlite3_column_int64(s, c_lag);
+    vopt(dl, &t->deadline);
+    vopt(lag, &t->lag_ev);
     t->ev_ts = ts;
     t->ev_rank = rank;
 }
@@ -262,21 +292,38 @@ static struct top_cpu *cpu_of(struct top_model *m, int64_t cpu)
     return &m->s.cpus[cpu];
 }
 
-static void cpu_set_v(struct top_cpu *c, sqlite3_stmt *s, int col, uint64_t ts)
+static void cpu_set_v(struct top_cpu *c, sqlite3_value *x, uint64_t ts)
 {
-    if (!c || sqlite3_column_type(s, col) == SQLITE_NULL || ts < c->v_ts)
+    if (!c || ts < c->v_ts || !vopt(x, &c->v))
         return;
     c->has_v = true;
-    c->v = sqlite3_column_int64(s, col);
     c->v_ts = ts;
 }
 
-static void cpu_set_nr(struct top_cpu *c, sqlite3_stmt *s, int col, uint64_t ts)
+static void cpu_set_nr(struct top_cpu *c, sqlite3_value *x, uint64_t ts)
 {
-    if (!c || sqlite3_column_type(s, col) == SQLITE_NULL || ts < c->nr_ts)
+    int64_t nr;
+    if (!c || ts < c->nr_ts || !vopt(x, &nr))
         return;
-    c->nr_runnable = sqlite3_column_int(s, col);
+    c->nr_runnable = (int)nr;
     c->nr_ts = ts;
+}
+
+/* The stint of the CPU's current task ends at ts: its run time, the CPU's
+ * busy time and, for a switch, the switch counts. */
+static void stint_end(struct top_model *m, struct top_cpu *c, uint64_t ts, bool switched)
+{
+    struct top_task *t = &m->s.tasks[c->curr];
+    uint64_t d = ts > c->curr_since ? ts - c->curr_since : 0;
+    t->run_ns += d;
+    if (ts > t->slice_end)
+        t->slice_end = ts;
+    if (!t->is_idle)
+        c->busy_ns += d;
+    if (!switched)
+        return;
+    c->switches++;
+    t->nout++;
 }
 
 /* ---- the timeline ---- */
@@ -320,27 +367,27 @@ static enum top_state leave_state(const char *reason)
 {
     if (!reason)
         return TOP_ST_UNKNOWN;
-    if (!strcmp(reason, "preempt"))
-        return TOP_ST_PREEMPTED;
-    if (!strcmp(reason, "yield") || !strcmp(reason, "migrate"))
-        return TOP_ST_RUNNABLE;
-    if (!strcmp(reason, "exit"))
-        return TOP_ST_DEAD;
-    if (!strcmp(reason, "delayed"))
-        return TOP_ST_DELAYED;
-    return TOP_ST_SLEEPING;
+    /* The reasons' first letters differ (trace_leave_reason_name). */
+    switch (reason[0]) {
+    case 'p': return TOP_ST_PREEMPTED;
+    case 'y':
+    case 'm': return TOP_ST_RUNNABLE;
+    case 'e': return TOP_ST_DEAD;
+    case 'd': return TOP_ST_DELAYED;
+    default: return TOP_ST_SLEEPING; /* block, sleep */
+    }
 }
 
-static void on_row(struct top_model *m, enum tbl k, sqlite3_stmt *s, uint64_t ts)
+static void on_row(struct top_model *m, enum tbl k, sqlite3_value **v, uint64_t ts)
 {
     struct top_task *t;
     struct top_cpu *c;
     switch (k) {
     case T_SNAP: /* cpu, v, utid, is_current, eligible, delayed, nice, weight, vruntime, deadline, lag, slice_ns */
-        c = cpu_of(m, col_i64(s, 2));
+        c = cpu_of(m, vi(v[0]));
         if (!c)
             return;
-        cpu_set_v(c, s, 3, ts);
+        cpu_set_v(c, v[1], ts);
         if (ts != c->kf_ts) {
             c->kf_ts = ts;
             c->kf_n = 0;
@@ -350,67 +397,92 @@ static void on_row(struct top_model *m, enum tbl k, sqlite3_stmt *s, uint64_t ts
             c->nr_runnable = c->kf_n;
             c->nr_ts = ts;
         }
-        t = task_of(m, col_i64(s, 4));
+        t = task_of(m, vi(v[2]));
         if (!t)
             return;
-        if (col_i64(s, 5)) {
+        if (vi(v[3])) {
             task_set_state(t, TOP_ST_RUNNING, ts, RANK_KEYFRAME, c->cpu);
             if (ts > c->pick_ts) { /* after a gap: the keyframe says who runs */
                 int i = task_index(m, t);
                 if (c->curr != i) {
+                    if (c->curr >= 0)
+                        stint_end(m, c, ts, true);
                     c->curr = i;
                     c->curr_since = ts;
                 }
                 c->pick_ts = ts;
             }
         } else {
-            task_set_state(t, col_i64(s, 7) ? TOP_ST_DELAYED : TOP_ST_RUNNABLE, ts, RANK_KEYFRAME,
+            task_set_state(t, vi(v[5]) ? TOP_ST_DELAYED : TOP_ST_RUNNABLE, ts, RANK_KEYFRAME,
                            c->cpu);
         }
-        if (sqlite3_column_type(s, 9) != SQLITE_NULL && col_i64(s, 9) > 0)
-            t->weight = col_i64(s, 9);
-        task_set_eevdf(t, s, 10, 11, 12, ts, RANK_KEYFRAME);
+        int64_t wt;
+        if (vopt(v[7], &wt) && wt > 0)
+            t->weight = wt;
+        task_set_eevdf(t, v[8], v[9], v[10], ts, RANK_KEYFRAME);
         return;
-    case T_PLACE: /* cpu, utid, vruntime, deadline, lag_after, v, weight, nr_runnable */
-        c = cpu_of(m, col_i64(s, 2));
-        t = task_of(m, col_i64(s, 3));
-        cpu_set_v(c, s, 7, ts);
-        cpu_set_nr(c, s, 9, ts);
+    case T_PLACE: /* cpu, utid, vruntime, deadline, v, weight, nr_runnable */
+        c = cpu_of(m, vi(v[0]));
+        t = task_of(m, vi(v[1]));
+        cpu_set_v(c, v[4], ts);
+        cpu_set_nr(c, v[6], ts);
         if (!t || !c)
             return;
         task_set_state(t, TOP_ST_RUNNABLE, ts, RANK_PLACE, c->cpu);
-        if (col_i64(s, 8) > 0)
-            t->weight = col_i64(s, 8);
-        task_set_eevdf(t, s, 4, 5, 6, ts, RANK_PLACE);
+        task_set_eevdf(t, v[2], v[3], NULL, ts, RANK_PLACE);
+        if (t->ev_ts == ts && t->ev_rank == RANK_PLACE) { /* the newest: its weight and lag */
+            int64_t pv, wt;
+            if (vopt(v[5], &wt) && wt > 0)
+                t->weight = wt;
+            if (vopt(v[4], &pv))
+                t->lag_ev = pv - t->vruntime; /* the kernel's lag after placing */
+        }
         return;
-    case T_LEAVE: /* cpu, utid, reason, vruntime, lag, v */
-        c = cpu_of(m, col_i64(s, 2));
-        t = task_of(m, col_i64(s, 3));
-        cpu_set_v(c, s, 7, ts);
+    case T_LEAVE: /* cpu, utid, reason, vruntime, lag */
+        c = cpu_of(m, vi(v[0]));
+        t = task_of(m, vi(v[1]));
         if (!t || !c)
             return;
-        task_set_state(t, leave_state((const char *)sqlite3_column_text(s, 4)), ts, RANK_LEAVE, c->cpu);
-        task_set_eevdf(t, s, 5, -1, 6, ts, RANK_LEAVE);
+        enum top_state ls = leave_state((const char *)sqlite3_value_text(v[2]));
+        task_set_state(t, ls, ts, RANK_LEAVE, c->cpu);
+        /* Every such leave ends a stint; the others (INVOL) are the rest
+         * of the task's switches out, so the count needs no order. */
+        if (ls == TOP_ST_SLEEPING || ls == TOP_ST_DELAYED || ls == TOP_ST_DEAD)
+            t->vol++;
+        task_set_eevdf(t, v[3], NULL, v[4], ts, RANK_LEAVE);
         if (t->state == TOP_ST_DEAD && !t->end_ts)
             t->end_ts = ts;
         return;
-    case T_PICK: { /* cpu, prev_utid, next_utid, v, vruntime, deadline, lag, nr_runnable */
-        c = cpu_of(m, col_i64(s, 2));
+    case T_PICK: { /* cpu, next_utid, v, vruntime, deadline, nr_runnable */
+        c = cpu_of(m, vi(v[0]));
         if (!c)
             return;
-        cpu_set_v(c, s, 5, ts);
-        cpu_set_nr(c, s, 9, ts);
-        struct top_task *prev = task_of(m, col_i64(s, 3)), *next = task_of(m, col_i64(s, 4));
+        int64_t pv;
+        bool has_v = vopt(v[2], &pv);
+        if (has_v && ts >= c->v_ts) {
+            c->has_v = true;
+            c->v = pv;
+            c->v_ts = ts;
+        }
+        cpu_set_nr(c, v[5], ts);
+        struct top_task *next = task_of(m, vi(v[1]));
+        /* prev: the CPU's current task, when known (after a gap or at the
+         * view's start it is not, and a keyframe settles it) */
+        struct top_task *prev = c->curr >= 0 ? &m->s.tasks[c->curr] : NULL;
         if (prev && prev != next && prev->state == TOP_ST_RUNNING && prev->cpu == c->cpu)
             task_set_state(prev, TOP_ST_RUNNABLE, ts, RANK_LEAVE, c->cpu);
         if (!next)
             return;
         task_set_state(next, TOP_ST_RUNNING, ts, RANK_PICK, c->cpu);
-        task_set_eevdf(next, s, 6, 7, 8, ts, RANK_PICK);
+        task_set_eevdf(next, v[3], v[4], NULL, ts, RANK_PICK);
+        if (has_v && next->ev_ts == ts && next->ev_rank == RANK_PICK)
+            next->lag_ev = pv - next->vruntime; /* as the kernel's lag at a pick */
         int i = task_index(m, next);
         if (ts >= c->pick_ts) {
             c->pick_ts = ts;
             if (c->curr != i) {
+                if (c->curr >= 0)
+                    stint_end(m, c, ts, true);
                 c->curr = i;
                 c->curr_since = ts;
                 map_push(m, ts, c->cpu);
@@ -419,36 +491,26 @@ static void on_row(struct top_model *m, enum tbl k, sqlite3_stmt *s, uint64_t ts
         return;
     }
     case T_TICK: /* cpu, v, nr_runnable */
-        c = cpu_of(m, col_i64(s, 2));
-        cpu_set_v(c, s, 3, ts);
-        cpu_set_nr(c, s, 4, ts);
+        c = cpu_of(m, vi(v[0]));
+        cpu_set_v(c, v[1], ts);
+        cpu_set_nr(c, v[2], ts);
         return;
-    case T_SLICE: { /* cpu, utid, dur, end_state */
-        c = cpu_of(m, col_i64(s, 2));
-        t = task_of(m, col_i64(s, 3));
-        if (!t || !c)
+    case T_GAP: /* cpu, ts_start */
+        c = cpu_of(m, vi(v[0]));
+        if (!c || c->curr < 0)
             return;
-        uint64_t d = (uint64_t)col_i64(s, 4);
-        t->run_ns += d;
-        if (ts > t->slice_end)
-            t->slice_end = ts;
-        if (!t->is_idle) {
-            c->busy_ns += d;
-        }
-        c->switches++;
-        const char *es = (const char *)sqlite3_column_text(s, 5);
-        if (es && (es[0] == 'S' || es[0] == 'X'))
-            t->vol++;
-        else if (es && es[0] == 'R')
-            t->invol++;
+        /* As the recorder's sched_slice: the stint ends at the CPU's last
+         * record before the gap, neither voluntary nor not, and who runs
+         * is unknown until a pick or keyframe says. */
+        stint_end(m, c, (uint64_t)vi(v[1]), false);
+        c->curr = -1;
         return;
-    }
     case T_WAKE: /* utid, latency */
-        t = task_of(m, col_i64(s, 2));
-        if (!t || sqlite3_column_type(s, 3) == SQLITE_NULL)
+        t = task_of(m, vi(v[0]));
+        if (!t || sqlite3_value_type(v[1]) == SQLITE_NULL)
             return;
         {
-            int64_t l = col_i64(s, 3);
+            int64_t l = vi(v[1]);
             uint64_t lat = l > 0 ? (uint64_t)l : 0;
             t->lat_hist[top_lat_slot(lat)]++;
             t->lat_n++;
@@ -458,33 +520,33 @@ static void on_row(struct top_model *m, enum tbl k, sqlite3_stmt *s, uint64_t ts
         }
         return;
     case T_SET: { /* utid, what, name, new_value */
-        const char *what = (const char *)sqlite3_column_text(s, 3);
-        const char *name = (const char *)sqlite3_column_text(s, 4);
-        int64_t v = col_i64(s, 5);
+        const char *what = (const char *)sqlite3_value_text(v[1]);
+        const char *name = (const char *)sqlite3_value_text(v[2]);
+        int64_t nv = vi(v[3]);
         struct top_header *h = &m->s.h;
         if (!what)
             return;
-        t = task_of(m, col_i64(s, 2));
+        t = task_of(m, vi(v[0]));
         if (t && !strcmp(what, "nice") && ts >= t->set_ts)
-            t->nice = (int)v;
+            t->nice = (int)nv;
         else if (t && !strcmp(what, "slice") && ts >= t->set_ts)
-            t->slice_ns = v;
+            t->slice_ns = nv;
         else if (!strcmp(what, "hz"))
-            h->tick_hz = (int)v;
+            h->tick_hz = (int)nv;
         else if (!strcmp(what, "policy") && name) {
             snprintf(h->policy, sizeof h->policy, "%s", name);
             h->eevdf = !strcmp(name, "eevdf");
         } else if (!strcmp(what, "feature") && name) {
             for (int f = 0; f < h->nfeatures; f++)
                 if (!strcmp(h->feature[f], name))
-                    h->features = v ? h->features | (1u << f) : h->features & ~(1u << f);
+                    h->features = nv ? h->features | (1u << f) : h->features & ~(1u << f);
         }
         if (t)
             t->set_ts = ts;
         return;
     }
     case T_MARK: {
-        const char *n = (const char *)sqlite3_column_text(s, 2);
+        const char *n = (const char *)sqlite3_value_text(v[0]);
         snprintf(m->s.h.last_mark, sizeof m->s.h.last_mark, "%s", n ? n : "");
         return;
     }
@@ -493,40 +555,121 @@ static void on_row(struct top_model *m, enum tbl k, sqlite3_stmt *s, uint64_t ts
     }
 }
 
-/* Consumes every table's new rows up to time t, merged in time order. */
+static int64_t seek_table(struct top_model *m, enum tbl k, int64_t lo, uint64_t from);
+
+/* runq_top_row(k, time, columns...): one row of an order-free table,
+ * called by SQLite as it scans (see read_tables). */
+static void top_row_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    struct top_model *m = sqlite3_user_data(ctx);
+    int k = sqlite3_value_int(argv[0]);
+    if (argc < 2 || k < 0 || k >= T_NR)
+        return;
+    m->events++;
+    on_row(m, (enum tbl)k, argv + 2, (uint64_t)sqlite3_value_int64(argv[1]));
+}
+
+/*
+ * Consumes every table's new rows up to time t.
+ *
+ * The tables whose rows only ever make a newer (time, rank) win, or add to
+ * a count (wakeups, places, ticks, leaves: tbl_order_free), are read first,
+ * each in one sqlite3_step: SQLite hands every row to runq_top_row(), which
+ * skips the per-row return to C and the column calls (a third of what a
+ * live view cost). The rest (picks, keyframes, gaps, settings, marks) need
+ * time order among themselves and are merged row by row after. At one
+ * timestamp this keeps the order of enum tbl.
+ */
 static int read_tables(struct top_model *m, uint64_t t, char *err, size_t errlen)
 {
-    int rc[T_NR];
-    uint64_t head[T_NR]; /* each table's next row's time, read once */
+    bool live = t >= m->s.h.end_ts; /* every row in this snapshot is <= t */
     for (int k = 0; k < T_NR; k++) {
+        if (!tbl_order_free[k])
+            continue;
+        /* the last rowid to read: all, or up to the first row past t */
+        int64_t bound = -1;
+        if (!live) /* a binary search, as at open: rows are in time order */
+            bound = seek_table(m, (enum tbl)k, m->cur[k], t + 1);
+        if (bound < 0 || live) {
+            sqlite3_step(m->st_max[k]);
+            bound = sqlite3_column_int64(m->st_max[k], 0);
+            sqlite3_reset(m->st_max[k]);
+        }
+        if (bound <= m->cur[k])
+            continue;
+        sqlite3_stmt *s = m->st[k];
+        sqlite3_bind_int64(s, 1, m->cur[k]);
+        sqlite3_bind_int64(s, 2, m->s.h.trace_id);
+        sqlite3_bind_int64(s, 3, bound);
+        int rc = sqlite3_step(s);
+        sqlite3_reset(s);
+        if (rc != SQLITE_ROW) {
+            set_err(err, errlen, "reading %s: %s", tbl_defs[k].name, sqlite3_errmsg(m->db));
+            return -1;
+        }
+        m->cur[k] = bound;
+    }
+
+    int rc[T_NR];
+    bool used[T_NR] = { false };
+    uint64_t head[T_NR]; /* each table's next row's time, read once */
+    sqlite3_value *val[T_NR][TOP_MAX_COLS];
+    for (int k = 0; k < T_NR; k++) {
+        if (tbl_order_free[k]) {
+            rc[k] = SQLITE_DONE;
+            continue;
+        }
         sqlite3_bind_int64(m->st[k], 1, m->cur[k]);
         sqlite3_bind_int64(m->st[k], 2, m->s.h.trace_id);
         rc[k] = sqlite3_step(m->st[k]);
         head[k] = rc[k] == SQLITE_ROW ? (uint64_t)col_i64(m->st[k], 1) : 0;
     }
     for (;;) {
-        int best = -1;
-        uint64_t bts = 0;
+        /* the earliest head (ties: the lower table) and the runner-up */
+        int best = -1, next = -1;
         for (int k = 0; k < T_NR; k++) {
             if (rc[k] != SQLITE_ROW)
                 continue;
-            if (best < 0 || head[k] < bts) {
+            if (best < 0 || head[k] < head[best]) {
+                next = best;
                 best = k;
-                bts = head[k];
+            } else if (next < 0 || head[k] < head[next]) {
+                next = k;
             }
         }
-        if (best < 0 || bts > t)
+        if (best < 0 || head[best] > t)
             break;
+        /* Consume `best` while it stays ahead of the runner-up: runs of
+         * one table need no new search. */
         sqlite3_stmt *s = m->st[best];
-        m->cur[best] = col_i64(s, 0);
-        m->events++;
-        on_row(m, (enum tbl)best, s, bts);
-        rc[best] = sqlite3_step(s);
-        if (rc[best] == SQLITE_ROW)
+        used[best] = true;
+        do {
+            m->events++;
+            for (int i = 0; i < m->ncols[best]; i++)
+                val[best][i] = sqlite3_column_value(s, 2 + i);
+            on_row(m, (enum tbl)best, val[best], head[best]);
+            rc[best] = sqlite3_step(s);
+            if (rc[best] != SQLITE_ROW)
+                break;
             head[best] = (uint64_t)col_i64(s, 1);
+        } while (head[best] <= t &&
+                 (next < 0 || head[best] < head[next] || (head[best] == head[next] && best < next)));
     }
+    /* The cursors move once per update, not once per row: to just before
+     * the first row left unread (rows of other traces in between are
+     * skipped anyway), or, all read, to the table's last row in this
+     * snapshot. */
     int bad = -1;
     for (int k = 0; k < T_NR; k++) {
+        if (tbl_order_free[k])
+            continue;
+        if (rc[k] == SQLITE_ROW && used[k]) {
+            m->cur[k] = col_i64(m->st[k], 0) - 1;
+        } else if (rc[k] == SQLITE_DONE && used[k]) {
+            if (sqlite3_step(m->st_max[k]) == SQLITE_ROW)
+                m->cur[k] = col_i64(m->st_max[k], 0);
+            sqlite3_reset(m->st_max[k]);
+        }
         if (rc[k] != SQLITE_ROW && rc[k] != SQLITE_DONE && bad < 0)
             bad = k;
         sqlite3_reset(m->st[k]);
@@ -535,29 +678,26 @@ static int read_tables(struct top_model *m, uint64_t t, char *err, size_t errlen
         set_err(err, errlen, "reading %s: %s", tbl_defs[bad].name, sqlite3_errmsg(m->db));
         return -1;
     }
+    for (size_t i = 0; i < m->s.ntasks; i++) {
+        struct top_task *tk = &m->s.tasks[i];
+        tk->invol = tk->nout > tk->vol ? tk->nout - tk->vol : 0;
+    }
     return 0;
 }
 
-/* The cursor before the first row of this trace at or after time `from`:
- * a binary search over rowids, which the recorder assigns in time order. */
-static int64_t seek_table(sqlite3 *db, enum tbl k, int64_t trace_id, uint64_t from)
+/* The cursor (a rowid after lo) before the first row of this trace at or
+ * after time `from`: a binary search over rowids, which the recorder
+ * assigns in time order. */
+static int64_t seek_table(struct top_model *m, enum tbl k, int64_t lo, uint64_t from)
 {
-    char sql[256];
-    sqlite3_stmt *s;
-    int64_t hi = 0, lo = 0;
-    snprintf(sql, sizeof sql, "SELECT MAX(rowid) FROM main.%s", tbl_defs[k].name);
-    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-        return 0;
+    int64_t hi = lo;
+    sqlite3_stmt *s = m->st_max[k];
     if (sqlite3_step(s) == SQLITE_ROW)
         hi = sqlite3_column_int64(s, 0);
-    sqlite3_finalize(s);
-    snprintf(sql, sizeof sql, "SELECT trace_id, %s FROM main.%s WHERE rowid >= ? ORDER BY rowid LIMIT 1",
-             tbl_defs[k].time, tbl_defs[k].name);
-    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-        return 0;
+    sqlite3_reset(s);
     /* smallest rowid r in (lo, hi] whose row is at or past (trace_id, from) */
     hi += 1;
-    lo = 0;
+    s = m->st_probe[k];
     while (hi - lo > 1) {
         int64_t mid = lo + (hi - lo) / 2;
         sqlite3_bind_int64(s, 1, mid);
@@ -565,7 +705,7 @@ static int64_t seek_table(sqlite3 *db, enum tbl k, int64_t trace_id, uint64_t fr
         if (sqlite3_step(s) == SQLITE_ROW) {
             int64_t tid = sqlite3_column_int64(s, 0);
             uint64_t ts = (uint64_t)sqlite3_column_int64(s, 1);
-            before = tid < trace_id || (tid == trace_id && ts < from);
+            before = tid < m->s.h.trace_id || (tid == m->s.h.trace_id && ts < from);
         }
         sqlite3_reset(s);
         if (before)
@@ -573,7 +713,6 @@ static int64_t seek_table(sqlite3 *db, enum tbl k, int64_t trace_id, uint64_t fr
         else
             hi = mid;
     }
-    sqlite3_finalize(s);
     return lo;
 }
 
@@ -864,13 +1003,19 @@ struct top_model *top_model_open(const char *path, int64_t trace_id, uint64_t fr
         return NULL;
     }
     sqlite3_busy_timeout(m->db, 2000);
+    if (sqlite3_create_function(m->db, "runq_top_row", -1, SQLITE_UTF8 | SQLITE_DIRECTONLY, m, top_row_fn,
+                                NULL, NULL) != SQLITE_OK) {
+        set_err(err, errlen, "%s: %s", path, sqlite3_errmsg(m->db));
+        top_model_close(m);
+        return NULL;
+    }
 
     /* A runq database has every table the model reads. */
     sqlite3_stmt *s;
     int ntables = 0;
     if (prepare(m, "SELECT COUNT(*) FROM main.sqlite_master WHERE type='table' AND name IN "
                    "('trace','thread','stats','eevdf_pick','eevdf_place','eevdf_leave','sched_tick',"
-                   "'queue_snapshot','sched_slice','wakeup','sched_set','mark')",
+                   "'queue_snapshot','data_gap','wakeup','sched_set','mark')",
                 &s, err, errlen) != 0)
         goto fail;
     if (sqlite3_step(s) == SQLITE_ROW)
@@ -912,9 +1057,26 @@ struct top_model *top_model_open(const char *path, int64_t trace_id, uint64_t fr
                 &m->st_stats, err, errlen) != 0)
         goto fail;
     for (int k = 0; k < T_NR; k++) {
-        snprintf(sql, sizeof sql, "SELECT rowid, %s, %s FROM main.%s WHERE rowid > ?1 AND trace_id = ?2 "
-                 "ORDER BY rowid", tbl_defs[k].time, tbl_defs[k].cols, tbl_defs[k].name);
+        /* +trace_id: never the (trace_id, ...) indexes a finished trace
+         * has, which would sort the whole trace by rowid every update. */
+        if (tbl_order_free[k])
+            snprintf(sql, sizeof sql, "SELECT count(runq_top_row(%d, %s, %s)) FROM main.%s "
+                     "WHERE rowid > ?1 AND rowid <= ?3 AND +trace_id = ?2",
+                     k, tbl_defs[k].time, tbl_defs[k].cols, tbl_defs[k].name);
+        else
+            snprintf(sql, sizeof sql, "SELECT rowid, %s, %s FROM main.%s WHERE rowid > ?1 AND +trace_id = ?2 "
+                     "ORDER BY rowid", tbl_defs[k].time, tbl_defs[k].cols, tbl_defs[k].name);
         if (prepare(m, sql, &m->st[k], err, errlen) != 0)
+            goto fail;
+        if (!tbl_order_free[k])
+            m->ncols[k] = sqlite3_column_count(m->st[k]) - 2;
+
+        snprintf(sql, sizeof sql, "SELECT MAX(rowid) FROM main.%s", tbl_defs[k].name);
+        if (prepare(m, sql, &m->st_max[k], err, errlen) != 0)
+            goto fail;
+        snprintf(sql, sizeof sql, "SELECT trace_id, %s FROM main.%s WHERE rowid >= ? ORDER BY rowid LIMIT 1",
+                 tbl_defs[k].time, tbl_defs[k].name);
+        if (prepare(m, sql, &m->st_probe[k], err, errlen) != 0)
             goto fail;
     }
 
@@ -936,7 +1098,7 @@ struct top_model *top_model_open(const char *path, int64_t trace_id, uint64_t fr
         if (from < h->start_ts)
             from = h->start_ts;
         for (int k = 0; k < T_NR; k++)
-            m->cur[k] = seek_table(m->db, (enum tbl)k, trace_id, from);
+            m->cur[k] = seek_table(m, (enum tbl)k, 0, from);
         rewind_settings(m, from);
         h->now = from;
         m->started = true;
@@ -990,8 +1152,11 @@ void top_model_close(struct top_model *m)
 {
     if (!m)
         return;
-    for (int k = 0; k < T_NR; k++)
+    for (int k = 0; k < T_NR; k++) {
         sqlite3_finalize(m->st[k]);
+        sqlite3_finalize(m->st_max[k]);
+        sqlite3_finalize(m->st_probe[k]);
+    }
     sqlite3_finalize(m->st_trace);
     sqlite3_finalize(m->st_thread);
     sqlite3_finalize(m->st_stats);

@@ -9,17 +9,26 @@
  * rows, never the size of the database, so following a live recording at
  * 100k events/s stays cheap and a long trace opens at once.
  *
- * Replay is the same loop with a time limit: an update to time t consumes
- * rows whose time is <= t and stops at the first later one. Going back in
- * time means reopening (top_model_open with an earlier `from`).
+ * Tables whose rows only make a newer (time, rank) win or add to a count
+ * are read in one pass each; the rest are merged row by row in time order
+ * (model.c, read_tables). Every update therefore leaves the same state as
+ * applying all rows up to t in time order.
+ *
+ * Replay is the same with a time limit: an update to time t consumes rows
+ * whose time is <= t and stops at the first later one. Going back in time
+ * means reopening (top_model_open with an earlier `from`).
  *
  * What comes from where:
  *   task state, lag, deadline   eevdf_place, eevdf_leave, eevdf_pick,
  *                               queue_snapshot (keyframes): the latest
  *                               event wins; ties at one timestamp rank
  *                               leave < place < pick < keyframe
- *   %CPU, vol/invol, CPU util   sched_slice (closed stints, gap-aware) plus
- *                               the stint open since the CPU's last pick
+ *   %CPU, CPU util, switches    stints between the picks that change a
+ *                               CPU's task (sched_slice without reading
+ *                               it), cut at data_gap rows, plus the stint
+ *                               open since the CPU's last switch
+ *   vol / invol                 leaves that block, sleep or exit / the
+ *                               task's other switches out
  *   wake latency                wakeup.latency, into a log-linear histogram
  *   V, runnable count           the newest of pick, place, leave, tick,
  *                               keyframe on that CPU
@@ -93,6 +102,7 @@ struct top_task {
     uint64_t st_ts, ev_ts, slice_end, set_ts;
     int st_rank, ev_rank;
     bool lat_dirty;     /* percentiles to recompute */
+    uint64_t nout;      /* switches out (vol + invol) */
     int64_t lag_ev;     /* lag as of the newest event (a sleeper keeps it) */
 };
 
