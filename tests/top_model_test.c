@@ -251,6 +251,34 @@ static int test_gap_cuts_stint(sqlite3 *db)
     return 1;
 }
 
+/* Trace 8: a is placed (deadline 1 ms), picked (deadline 2 ms: the pick
+ * says its new one) and preempted (a leave carries no deadline), all in
+ * one update. The queued task shows the pick's deadline. (Reading the
+ * leave first, as the model does, and letting it guard the deadline too
+ * shows 1 ms.) */
+static int test_deadline_after_leave(sqlite3 *db)
+{
+    exec(db, "INSERT INTO trace(trace_id,created,status,ncpus,tick_hz,policy,start_ts,end_ts,records) "
+             "VALUES(8,'now','complete',1,250,'eevdf',0,%lld,5)", 30 * MS);
+    exec(db, "INSERT INTO thread(utid,trace_id,tid,name,nice,slice_ns,cpu,is_idle,start_ts) VALUES"
+             "(81,8,0,'idle/0',0,0,0,1,0),(82,8,5,'a',0,0,0,0,0),(83,8,6,'b',0,0,0,0,0)");
+    exec(db, "INSERT INTO eevdf_place(trace_id,ts,cpu,utid,reason,vruntime,deadline,lag_before,lag_after,v,weight,"
+             "nr_runnable) VALUES(8,0,0,82,'new',0,%lld,0,0,0,1024,1)", 1 * MS);
+    exec(db, "INSERT INTO eevdf_pick(trace_id,ts,cpu,prev_utid,next_utid,why,v,vruntime,deadline,lag,nr_runnable) "
+             "VALUES(8,%lld,0,81,82,'idle',0,0,%lld,0,1),(8,%lld,0,82,83,'preempt',0,0,%lld,0,2)",
+             10 * MS, 2 * MS, 20 * MS, 5 * MS);
+    exec(db, "INSERT INTO eevdf_leave(trace_id,ts,cpu,utid,reason,vruntime,lag,v,run_ns) VALUES"
+             "(8,%lld,0,82,'preempt',%lld,0,%lld,%lld)", 20 * MS, 10 * MS, 10 * MS, 10 * MS);
+    struct top_model *m = open_at(8, 0);
+    CHECK(m && update(m, 30 * MS) == 0, "open/update failed");
+    const struct top_task *a = task(m, "a");
+    CHECK(a && a->state == TOP_ST_PREEMPTED, "a should be R+");
+    CHECK(a->deadline == 2 * MS, "a's deadline %lld, want the pick's 2 ms", (long long)a->deadline);
+    CHECK(a->vruntime == 10 * MS, "a's vruntime %lld, want the leave's", (long long)a->vruntime);
+    top_model_close(m);
+    return 1;
+}
+
 static int test_latency(void)
 {
     struct top_model *m = open_at(1, 0);
@@ -469,7 +497,8 @@ int main(void)
     result("top_control_sends_one_line", test_control_line());
     if (sqlite3_open(dbpath, &db) != SQLITE_OK)
         return 1;
-    result("top_model_gap_ends_the_stint", test_gap_cuts_stint(db)); /* last: it adds the newest trace */
+    result("top_model_gap_ends_the_stint", test_gap_cuts_stint(db)); /* last: these add the newest traces */
+    result("top_model_deadline_survives_a_later_leave", test_deadline_after_leave(db));
     sqlite3_close(db);
     unlink(dbpath);
     char p[300];

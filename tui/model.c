@@ -222,6 +222,7 @@ static struct top_task *task_add(struct top_model *m, int64_t utid)
     t->weight = SCHED_WEIGHT_NICE_0;
     t->st_rank = -1;
     t->ev_rank = -1;
+    t->dl_rank = -1;
     return t;
 }
 
@@ -274,10 +275,17 @@ static bool vopt(sqlite3_value *x, int64_t *out)
 static void task_set_eevdf(struct top_task *t, sqlite3_value *vr, sqlite3_value *dl, sqlite3_value *lag,
                            uint64_t ts, int rank)
 {
+    /* The deadline has its own time: a leave carries none, and rows can
+     * arrive out of time order (read_tables), so a leave read before an
+     * earlier pick must not keep that pick's deadline out. */
+    if (dl && sqlite3_value_type(dl) != SQLITE_NULL && newer(ts, rank, t->dl_ts, t->dl_rank)) {
+        t->deadline = sqlite3_value_int64(dl);
+        t->dl_ts = ts;
+        t->dl_rank = rank;
+    }
     if (!newer(ts, rank, t->ev_ts, t->ev_rank) || !vopt(vr, &t->vruntime))
         return;
     t->has_eevdf = true;
-    vopt(dl, &t->deadline);
     vopt(lag, &t->lag_ev);
     t->ev_ts = ts;
     t->ev_rank = rank;

@@ -99,8 +99,8 @@ struct top_task {
     uint32_t lat_hist[TOP_LAT_SLOTS];
 
     /* bookkeeping (the model's own) */
-    uint64_t st_ts, ev_ts, slice_end, set_ts;
-    int st_rank, ev_rank;
+    uint64_t st_ts, ev_ts, dl_ts, slice_end, set_ts;
+    int st_rank, ev_rank, dl_rank;
     bool lat_dirty;     /* percentiles to recompute */
     uint64_t nout;      /* switches out (vol + invol) */
     int64_t lag_ev;     /* lag as of the newest event (a sleeper keeps it) */
