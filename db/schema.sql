@@ -132,7 +132,8 @@ CREATE TABLE IF NOT EXISTS eevdf_leave (
     vruntime INTEGER,
     lag      INTEGER,
     v        INTEGER,
-    run_ns   INTEGER                  -- the stint that ended
+    run_ns   INTEGER,                 -- the stint that ended
+    deadline INTEGER                  -- virtual deadline now (the stint may have renewed it)
 );
 
 CREATE TABLE IF NOT EXISTS sched_tick (

@@ -70,8 +70,8 @@ static const char *const stmt_sql[S_NR] = {
                "lag,nr_eligible,nr_runnable,touched,cost_ns) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [S_PLACE] = "INSERT INTO eevdf_place(trace_id,ts,cpu,utid,reason,vruntime,deadline,lag_before,"
                 "lag_after,v,weight,nr_runnable) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
-    [S_LEAVE] = "INSERT INTO eevdf_leave(trace_id,ts,cpu,utid,reason,vruntime,lag,v,run_ns) "
-                "VALUES(?,?,?,?,?,?,?,?,?)",
+    [S_LEAVE] = "INSERT INTO eevdf_leave(trace_id,ts,cpu,utid,reason,vruntime,lag,v,run_ns,deadline) "
+                "VALUES(?,?,?,?,?,?,?,?,?,?)",
     [S_TICK] = "INSERT INTO sched_tick(trace_id,ts,cpu,utid,v,nr_runnable) VALUES(?,?,?,?,?,?)",
     [S_SNAP] = "INSERT INTO queue_snapshot(trace_id,ts,cpu,v,utid,is_current,eligible,delayed,nice,"
                "weight,vruntime,deadline,lag,slice_ns) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -381,6 +381,7 @@ static void on_leave(struct db_writer *w, const struct trace_rec_leave *r)
     B_OPT(s, 7, ee, r->lag);
     B_OPT(s, 8, ee, r->V);
     B_INT(s, 9, r->run_ns);
+    B_OPT(s, 10, ee && r->h.size >= sizeof *r, r->deadline); /* version 1 had none */
     run(w, s, "eevdf_leave");
 
     enum tstate st;
@@ -864,6 +865,9 @@ struct db_writer *db_writer_open(const char *path, const char *source, char *err
         sqlite3_free(msg);
         goto fail;
     }
+    /* Databases made before the column existed get it (NULL in their
+     * traces; the error when it is there already is the expected one). */
+    sqlite3_exec(w->db, "ALTER TABLE eevdf_leave ADD COLUMN deadline INTEGER", NULL, NULL, NULL);
     for (int i = 0; i < S_NR; i++)
         if (sqlite3_prepare_v3(w->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &w->st[i], NULL) !=
             SQLITE_OK) {

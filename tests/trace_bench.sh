@@ -31,7 +31,7 @@ CREATE TABLE pick(ts INTEGER, cpu INTEGER, prev INTEGER, next INTEGER, why TEXT,
 CREATE TABLE place(ts INTEGER, cpu INTEGER, task INTEGER, reason TEXT, vruntime INTEGER, deadline INTEGER,
   lag_before INTEGER, lag_after INTEGER, v INTEGER, weight INTEGER);
 CREATE TABLE leave(ts INTEGER, cpu INTEGER, task INTEGER, reason INTEGER, vruntime INTEGER, lag INTEGER,
-  v INTEGER, run_ns INTEGER);
+  v INTEGER, run_ns INTEGER, deadline INTEGER);
 CREATE TABLE wake(ts INTEGER, waker INTEGER, wakee INTEGER, waker_cpu INTEGER, target_cpu INTEGER);
 CREATE TABLE tick(ts INTEGER, cpu INTEGER, curr INTEGER, nr_runnable INTEGER, v INTEGER);
 .mode csv

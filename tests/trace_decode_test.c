@@ -318,6 +318,27 @@ static void malformed_records_stop_the_packet_not_the_stream(void)
           (unsigned long long)D.c.bad_records, (unsigned long long)D.c.unknown_records);
 }
 
+/* A version-1 LEAVE (52 bytes, no deadline) is still a good record; one
+ * shorter than that is not. */
+static void a_version_1_leave_is_still_read(void)
+{
+    reset();
+    add_tick(1, 1);
+    struct trace_rec_leave l = { 0 };
+    trace_rec_init(&l.h, TRACE_REC_LEAVE, TRACE_LEAVE_V1_SIZE, 2);
+    add_raw(&l, TRACE_LEAVE_V1_SIZE);
+    add_tick(3, 3);
+    packet(0);
+    trace_rec_init(&l.h, TRACE_REC_LEAVE, TRACE_LEAVE_V1_SIZE - 8, 4);
+    add_raw(&l, TRACE_LEAVE_V1_SIZE - 8);
+    packet(0);
+    decode(0);
+    int32_t want[] = { 1, 3 };
+    CHECK(seen_is(want, 2), "records %zu", nseen);
+    CHECK(D.c.records == 3 && D.c.bad_records == 1, "records %llu bad %llu", (unsigned long long)D.c.records,
+          (unsigned long long)D.c.bad_records);
+}
+
 static void names_cover_every_enum_value(void)
 {
     for (unsigned t = 1; t < TRACE_REC_NR_TYPES; t++)
@@ -340,6 +361,7 @@ int main(void)
     RUN(a_late_reader_does_not_call_earlier_packets_lost);
     RUN(a_cut_stream_counts_the_truncated_bytes);
     RUN(malformed_records_stop_the_packet_not_the_stream);
+    RUN(a_version_1_leave_is_still_read);
     RUN(names_cover_every_enum_value);
     trace_decoder_free(&D);
     return any_failed;

@@ -256,7 +256,7 @@ static void emit_join(struct gcpu *c, struct gtask *t, uint8_t reason, int64_t l
 }
 
 static void emit_leave(struct gcpu *c, struct gtask *t, uint8_t reason, uint64_t vr, int64_t lag,
-                       uint64_t V)
+                       uint64_t V, uint64_t deadline)
 {
     struct trace_rec_leave r = { 0 };
     trace_rec_init(&r.h, TRACE_REC_LEAVE, sizeof r, now);
@@ -268,11 +268,12 @@ static void emit_leave(struct gcpu *c, struct gtask *t, uint8_t reason, uint64_t
     r.lag = lag;
     r.V = V;
     r.run_ns = now - t->stint_start;
+    r.deadline = deadline;
     emit(c, &r);
     if (csv_leave)
-        fprintf(csv_leave, "%llu,%u,%d,%u,%llu,%lld,%llu,%llu\n", (unsigned long long)now, r.cpu,
+        fprintf(csv_leave, "%llu,%u,%d,%u,%llu,%lld,%llu,%llu,%llu\n", (unsigned long long)now, r.cpu,
                 t->id, reason, (unsigned long long)vr, (long long)lag, (unsigned long long)V,
-                (unsigned long long)r.run_ns);
+                (unsigned long long)r.run_ns, (unsigned long long)deadline);
 }
 
 static void emit_keyframe(struct gcpu *c)
@@ -354,7 +355,8 @@ static void decide(struct gcpu *c, uint8_t why)
     if (prev != c->idle && q->curr == &prev->se && next != prev) {
         uint64_t V = V_of(q);
         emit_leave(c, prev, why == TRACE_WHY_YIELD ? TRACE_LEAVE_YIELD : TRACE_LEAVE_PREEMPT,
-                   is_eevdf ? eevdf_vruntime(&prev->se) : 0, is_eevdf ? eevdf_lag(q, &prev->se) : 0, V);
+                   is_eevdf ? eevdf_vruntime(&prev->se) : 0, is_eevdf ? eevdf_lag(q, &prev->se) : 0, V,
+                   is_eevdf ? eevdf_deadline(&prev->se) : 0);
         P->put_back(q);
     }
     if (se && next != prev)
@@ -432,7 +434,8 @@ static void burst_end(struct gcpu *c)
     int64_t lag = is_eevdf ? eevdf_lag(q, &t->se) : 0;
     P->leave(q, &t->se, SCHED_LEAVE_BLOCK);
     bool delayed = is_eevdf && t->se.on_queue && eevdf_delayed(&t->se);
-    emit_leave(c, t, delayed ? TRACE_LEAVE_DELAYED : TRACE_LEAVE_SLEEP, vr, lag, V);
+    emit_leave(c, t, delayed ? TRACE_LEAVE_DELAYED : TRACE_LEAVE_SLEEP, vr, lag, V,
+               is_eevdf ? eevdf_deadline(&t->se) : 0);
     t->state = T_SLEEPING;
     t->wake_at = now + rnd_range(100 * US, 6 * MS);
     decide(c, TRACE_WHY_BLOCK);
@@ -787,7 +790,7 @@ int main(int argc, char **argv)
     if (opt.csv_dir) {
         csv_pick = csv_open("pick", "ts,cpu,prev,next,why,v,vruntime,deadline,lag,nr_eligible,nr_runnable,cost_ns");
         csv_place = csv_open("place", "ts,cpu,task,reason,vruntime,deadline,lag_before,lag_after,v,weight");
-        csv_leave = csv_open("leave", "ts,cpu,task,reason,vruntime,lag,v,run_ns");
+        csv_leave = csv_open("leave", "ts,cpu,task,reason,vruntime,lag,v,run_ns,deadline");
         csv_wake = csv_open("wake", "ts,waker,wakee,waker_cpu,target_cpu");
         csv_tick = csv_open("tick", "ts,cpu,curr,nr_runnable,v");
     }

@@ -38,6 +38,20 @@ for policy in eevdf rr; do
     n=$(q "SELECT count(*) FROM stats WHERE trace_id = $id AND severity IN ('data_loss', 'error') AND value > 0")
     [ "$n" = 0 ] && pass "${policy}_stats_show_zero_loss" || fail "${policy}_stats_show_zero_loss" "$(q "SELECT name, value FROM stats WHERE trace_id = $id AND severity IN ('data_loss','error') AND value > 0")"
 
+    # A task preempted off the CPU is still queued: its deadline, as the
+    # leave reports it, lies ahead of its vruntime (the stint renews it when
+    # vruntime reaches it). Round robin has no deadlines at all.
+    if [ "$policy" = eevdf ]; then
+        n=$(q "SELECT count(*) FROM eevdf_leave WHERE trace_id = $id AND reason = 'preempt'")
+        bad=$(q "SELECT count(*) FROM eevdf_leave WHERE trace_id = $id AND reason = 'preempt'
+                 AND (deadline IS NULL OR deadline <= vruntime)")
+        [ "$n" -gt 0 ] && [ "$bad" = 0 ] && pass "eevdf_leave_deadline_ahead_of_vruntime ($n preemptions)" ||
+            fail "eevdf_leave_deadline_ahead_of_vruntime" "$bad of $n preemptions without a deadline past vruntime"
+    else
+        n=$(q "SELECT count(*) FROM eevdf_leave WHERE trace_id = $id AND deadline IS NOT NULL")
+        [ "$n" = 0 ] && pass "rr_leave_has_no_deadline" || fail "rr_leave_has_no_deadline" "$n leaves with one"
+    fi
+
     # the share the kernel measured (sched share 0 5) against the slices stored
     kernel=$(sed -n 's/^share policy=.* permille=\([0-9]*\),\([0-9]*\)$/\1 \2/p' <<<"$out")
     read -r k0 k1 <<<"$kernel"

@@ -76,7 +76,9 @@
 /* may_alias: a record is read straight out of a byte buffer. */
 #define TRACE_PACKED __attribute__((packed, may_alias))
 
-#define TRACE_FORMAT_VERSION 1
+/* 2: LEAVE carries the task's deadline (a 52-byte version-1 LEAVE is
+ * still read, with the deadline unknown). */
+#define TRACE_FORMAT_VERSION 2
 
 /* ---- packets ------------------------------------------------------------ */
 
@@ -264,7 +266,9 @@ enum trace_leave_reason {
     TRACE_LEAVE_NR
 };
 
-/* LEAVE: a task stops running on cpu. run_ns is the stint just ended. */
+/* LEAVE: a task stops running on cpu. run_ns is the stint just ended.
+ * deadline: its virtual deadline now, which the stint may have renewed
+ * (the pick that started it carried the old one). */
 struct TRACE_PACKED trace_rec_leave {
     struct trace_rec_hdr h;
     int32_t task;
@@ -275,8 +279,10 @@ struct TRACE_PACKED trace_rec_leave {
     int64_t lag;
     uint64_t V;
     uint64_t run_ns;
+    uint64_t deadline; /* version 2 */
 };
-_Static_assert(sizeof(struct trace_rec_leave) == 52, "leave record");
+_Static_assert(sizeof(struct trace_rec_leave) == 60, "leave record");
+#define TRACE_LEAVE_V1_SIZE 52
 
 /* TICK. */
 struct TRACE_PACKED trace_rec_tick {
@@ -394,7 +400,7 @@ static inline uint16_t trace_rec_min_size(uint8_t type)
     case TRACE_REC_WAKE: return sizeof(struct trace_rec_wake);
     case TRACE_REC_JOIN: return sizeof(struct trace_rec_join);
     case TRACE_REC_PICK: return sizeof(struct trace_rec_pick);
-    case TRACE_REC_LEAVE: return sizeof(struct trace_rec_leave);
+    case TRACE_REC_LEAVE: return TRACE_LEAVE_V1_SIZE; /* deadline optional */
     case TRACE_REC_TICK: return sizeof(struct trace_rec_tick);
     case TRACE_REC_SET: return sizeof(struct trace_rec_set);
     case TRACE_REC_MARK: return sizeof(struct trace_rec_mark);

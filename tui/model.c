@@ -37,7 +37,7 @@ static const struct tbl_def {
     [T_SNAP] = { "queue_snapshot", "ts",
                  "cpu, v, utid, is_current, eligible, delayed, nice, weight, vruntime, deadline, lag, slice_ns" },
     [T_PLACE] = { "eevdf_place", "ts", "cpu, utid, vruntime, deadline, v, weight, nr_runnable" },
-    [T_LEAVE] = { "eevdf_leave", "ts", "cpu, utid, reason, vruntime, lag" },
+    [T_LEAVE] = { "eevdf_leave", "ts", "cpu, utid, reason, vruntime, lag, deadline" },
     [T_PICK] = { "eevdf_pick", "ts", "cpu, next_utid, v, vruntime, deadline, nr_runnable" },
     [T_TICK] = { "sched_tick", "ts", "cpu, v, nr_runnable" },
     [T_WAKE] = { "wakeup", "COALESCE(ts_run, ts_wake)", "utid, latency" },
@@ -446,7 +446,7 @@ static void on_row(struct top_model *m, enum tbl k, sqlite3_value **v, uint64_t 
                 t->lag_ev = pv - t->vruntime; /* the kernel's lag after placing */
         }
         return;
-    case T_LEAVE: /* cpu, utid, reason, vruntime, lag */
+    case T_LEAVE: /* cpu, utid, reason, vruntime, lag, deadline (NULL before format 2) */
         c = cpu_of(m, vi(v[0]));
         t = task_of(m, vi(v[1]));
         if (!t || !c)
@@ -457,7 +457,7 @@ static void on_row(struct top_model *m, enum tbl k, sqlite3_value **v, uint64_t 
          * of the task's switches out, so the count needs no order. */
         if (ls == TOP_ST_SLEEPING || ls == TOP_ST_DELAYED || ls == TOP_ST_DEAD)
             t->vol++;
-        task_set_eevdf(t, v[3], NULL, v[4], ts, RANK_LEAVE);
+        task_set_eevdf(t, v[3], v[5], v[4], ts, RANK_LEAVE);
         if (t->state == TOP_ST_DEAD && !t->end_ts)
             t->end_ts = ts;
         return;
@@ -1037,6 +1037,11 @@ struct top_model *top_model_open(const char *path, int64_t trace_id, uint64_t fr
         goto fail;
     m->s.h.has_control_column = sqlite3_step(s) == SQLITE_ROW;
     sqlite3_finalize(s);
+    bool leave_deadline = false; /* not in databases older than trace format 2 */
+    if (prepare(m, "SELECT 1 FROM pragma_table_info('eevdf_leave') WHERE name='deadline'", &s, err, errlen) != 0)
+        goto fail;
+    leave_deadline = sqlite3_step(s) == SQLITE_ROW;
+    sqlite3_finalize(s);
 
     if (!trace_id) {
         if (prepare(m, "SELECT MAX(trace_id) FROM main.trace", &s, err, errlen) != 0)
@@ -1070,7 +1075,9 @@ struct top_model *top_model_open(const char *path, int64_t trace_id, uint64_t fr
         if (tbl_order_free[k])
             snprintf(sql, sizeof sql, "SELECT count(runq_top_row(%d, %s, %s)) FROM main.%s "
                      "WHERE rowid > ?1 AND rowid <= ?3 AND +trace_id = ?2",
-                     k, tbl_defs[k].time, tbl_defs[k].cols, tbl_defs[k].name);
+                     k, tbl_defs[k].time,
+                     k == T_LEAVE && !leave_deadline ? "cpu, utid, reason, vruntime, lag, NULL" : tbl_defs[k].cols,
+                     tbl_defs[k].name);
         else
             snprintf(sql, sizeof sql, "SELECT rowid, %s, %s FROM main.%s WHERE rowid > ?1 AND +trace_id = ?2 "
                      "ORDER BY rowid", tbl_defs[k].time, tbl_defs[k].cols, tbl_defs[k].name);

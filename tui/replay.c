@@ -193,8 +193,17 @@ int replay_load(struct replay *rp, sqlite3 *db, int64_t trace_id, char *err, siz
     sqlite3_finalize(st);
 
     /* leaves */
-    if (prep(db, "SELECT id, ts, cpu, utid, coalesce(reason,''), v, vruntime, lag, coalesce(run_ns,0) "
-                 "FROM eevdf_leave WHERE trace_id = ?1",
+    /* Databases older than trace format 2 have no leave deadline. */
+    bool leave_dl = false;
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info('eevdf_leave') WHERE name='deadline'", -1, &st,
+                           NULL) == SQLITE_OK) {
+        leave_dl = sqlite3_step(st) == SQLITE_ROW;
+        sqlite3_finalize(st);
+    }
+    if (prep(db, leave_dl ? "SELECT id, ts, cpu, utid, coalesce(reason,''), v, vruntime, lag, coalesce(run_ns,0), "
+                            "deadline FROM eevdf_leave WHERE trace_id = ?1"
+                          : "SELECT id, ts, cpu, utid, coalesce(reason,''), v, vruntime, lag, coalesce(run_ns,0), "
+                            "NULL FROM eevdf_leave WHERE trace_id = ?1",
              tid, &st, err, errlen))
         return -1;
     while (sqlite3_step(st) == SQLITE_ROW) {
@@ -207,6 +216,9 @@ int replay_load(struct replay *rp, sqlite3 *db, int64_t trace_id, char *err, siz
         e->lag = col_i64(st, 7, &null);
         e->has_v = !null;
         e->n1 = sqlite3_column_int64(st, 8);
+        bool no_dl = false; /* traces of format version 1 have none */
+        e->deadline = col_i64(st, 9, &no_dl);
+        e->n2 = !no_dl;
     }
     sqlite3_finalize(st);
 
@@ -505,6 +517,8 @@ void replay_apply(const struct replay *rp, struct rp_state *s, const struct rp_e
             if (x) {
                 x->current = false;
                 x->vruntime = e->vruntime;
+                if (e->n2) /* the stint may have renewed it */
+                    x->deadline = e->deadline;
                 x->seq = ++s->seq; /* rr: the displaced task goes to the tail */
             }
         } else if (!strcmp(e->what, "delayed")) {
@@ -512,6 +526,8 @@ void replay_apply(const struct replay *rp, struct rp_state *s, const struct rp_e
                 x->current = false;
                 x->delayed = true;
                 x->vruntime = e->vruntime;
+                if (e->n2)
+                    x->deadline = e->deadline;
             }
         } else {
             drop_ent(c, e->utid);

@@ -53,7 +53,8 @@ struct rp_event {
     char what[16];      /* PICK why, LEAVE/JOIN reason, SET what */
     bool has_v;         /* EEVDF fields present */
     int64_t v, vruntime, deadline, lag, lag2, weight;
-    int64_t n1, n2;     /* PICK: nr_eligible, nr_runnable; JOIN: nr_runnable; WAKE: latency (-1 unknown) */
+    int64_t n1, n2;     /* PICK: nr_eligible, nr_runnable; JOIN: nr_runnable; WAKE: latency (-1 unknown);
+                           LEAVE: run_ns, deadline known (0: a version-1 trace) */
     char *text;         /* MARK name, SET name (heap, may be NULL) */
     int kf_first, kf_n; /* KEYFRAME: entries in replay.kf */
 };

@@ -167,6 +167,7 @@ void trace_leave(struct rq *rq, const struct task *t, enum trace_leave_reason wh
         /* On the queue still (preempted, delayed): its lag now; gone: the
          * lag it left with. */
         r.lag = t->se.on_queue ? eevdf_lag(&rq->q, &t->se) : t->se.ee.vlag;
+        r.deadline = eevdf_deadline(&t->se);
     } else {
         r.h.flags = TRACE_RF_NO_EEVDF;
     }
