@@ -29,6 +29,10 @@ check queue_shows_cpu 'queue cpu=0 policy=rr' --policy rr --cmd "sched queue 0"
 check ps_after_probe_lists_every_task '^ +1 idle/0 .*' --cmd "sched probe 1 3" --cmd ps
 check queue_shows_eevdf_columns ' +[0-9]+ shell +0 +1024 +2100 running .* yes$' --policy eevdf --cmd "sched queue 0"
 check slice_sets 'slice id=5 slice_us=300' --policy eevdf --cmd "sched slice 5 300"
+# churn: its tasks run, sleep and wake for MS ms, then exit (ps lists none)
+check churn_runs_and_ends 'churn tasks=3 period_us=500 ms=20 cpu=1' --cmd "churn 3 500 20 1"
+check churn_tasks_are_there_while_they_run '^ +[0-9]+ churn/2 +1 ' --cmd "churn 3 500 50 1" --cmd ps
+fails churn_bad_arguments_fail 'usage: churn TASKS PERIOD_US MS' --cmd "churn 65 100 10"
 check feature_lists_switches 'RUN_TO_PARITY +on' --cmd "sched feature"
 check feature_flips 'feature HRTICK=off' --cmd "sched feature HRTICK off"
 fails lab_bug_refused_without_lab_bugs 'boot with lab_bugs=1' --cmd "sched feature LAB_LEAVE_BUG on"

@@ -128,6 +128,60 @@ static bool cmd_spin(int argc, char **argv)
     return true;
 }
 
+/* A little work per wakeup so every stint has a run time, short enough
+ * that the sleep sets the period and the record rate follows
+ * TASKS / PERIOD_US. */
+#define CHURN_SPIN_NS (2 * NSEC_PER_USEC)
+
+struct churn_args {
+    u64 until, period_ns;
+};
+
+static void churn_main(void *arg)
+{
+    const struct churn_args *a = arg;
+    /* Copied at once: a later churn may reuse the slot while we run. */
+    u64 until = a->until, period_ns = a->period_ns;
+    while (clock_ns() < until) {
+        task_sleep_ns(period_ns);
+        u64 end = clock_ns() + CHURN_SPIN_NS;
+        while (clock_ns() < end)
+            cpu_relax(); /* pause: see sched/probe.c */
+    }
+}
+
+/* Background tasks that sleep and wake at a fixed period: each cycle is a
+ * timer wakeup, a placement, a pick, a leave and the next pick, about five
+ * trace records, so the trace rate is set from the shell (the end-to-end
+ * trace bench, tests/bench_trace_e2e.sh). */
+static bool cmd_churn(int argc, char **argv)
+{
+    static struct churn_args args[16]; /* the tasks outlive the command */
+    static unsigned next;
+    long tasks, period_us, ms, cpu = -1;
+    if (argc < 4 || argc > 5 || !parse_long(argv[1], &tasks) || tasks < 1 || tasks > 64 ||
+        !parse_long(argv[2], &period_us) || period_us < 1 || period_us > 1000000 || !parse_long(argv[3], &ms) ||
+        ms < 1 || ms > 3600000 || (argc == 5 && (!parse_long(argv[4], &cpu) || cpu < 0 || cpu >= (long)ncpus))) {
+        kprintf("usage: churn TASKS PERIOD_US MS [CPU]  (TASKS 1..64, PERIOD_US 1..1000000, MS 1..3600000, "
+                "CPU 0..%u)\n",
+                ncpus - 1);
+        return false;
+    }
+    struct churn_args *a = &args[next++ % 16];
+    a->until = clock_ns() + (u64)ms * NSEC_PER_MSEC;
+    a->period_ns = (u64)period_us * NSEC_PER_USEC;
+    for (long i = 0; i < tasks; i++) {
+        char name[TASK_NAME_LEN];
+        snprintf(name, sizeof name, "churn/%ld", i);
+        task_create(name, churn_main, a, (int)cpu, 0);
+    }
+    if (cpu < 0)
+        kprintf("churn tasks=%ld period_us=%ld ms=%ld\n", tasks, period_us, ms);
+    else
+        kprintf("churn tasks=%ld period_us=%ld ms=%ld cpu=%ld\n", tasks, period_us, ms, cpu);
+    return true;
+}
+
 static bool cmd_sleep(int argc, char **argv)
 {
     long ms;
@@ -163,6 +217,8 @@ static const struct shell_cmd commands[] = {
     { "trace", "trace [on|off|mask T...]", "trace port status; switch tracing or choose record types", trace_cmd },
     { "mark", "mark NAME", "put a named phase marker in the trace", cmd_mark },
     { "spin", "spin NAME MS [CPU [NICE]]", "start a named spinner for MS ms in the background", cmd_spin },
+    { "churn", "churn TASKS PERIOD_US MS [CPU]", "TASKS tasks sleeping PERIOD_US us and waking, for MS ms (trace load)",
+      cmd_churn },
     { "sleep", "sleep MS", "the shell sleeps (lets background tasks run)", cmd_sleep },
     { "echo", "echo WORDS", "print the words (marks a point in the console log)", cmd_echo },
     { "crash", "crash fault|bug", "panic on purpose: a page fault or a failed BUG_ON (for tests)", cmd_crash },
