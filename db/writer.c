@@ -95,6 +95,27 @@ static const char *const stmt_sql[S_NR] = {
                  "features=?,feature_names=?,cmdline=? WHERE trace_id=?",
 };
 
+#define BATCH_ROWS 32
+#define BATCH_COLS 14 /* the widest batched statement */
+
+/* Statements written BATCH_ROWS rows at a time, and their names for errors. */
+static const bool stmt_batched[S_NR] = {
+    [S_PICK] = true, [S_PLACE] = true, [S_LEAVE] = true, [S_TICK] = true, [S_SNAP] = true,
+    [S_COUNTER] = true, [S_SLICE] = true, [S_STATE] = true, [S_WAKEUP] = true,
+};
+static const char *const stmt_what[S_NR] = {
+    [S_PICK] = "eevdf_pick", [S_PLACE] = "eevdf_place", [S_LEAVE] = "eevdf_leave", [S_TICK] = "sched_tick",
+    [S_SNAP] = "queue_snapshot", [S_COUNTER] = "counter", [S_SLICE] = "sched_slice",
+    [S_STATE] = "thread_state", [S_WAKEUP] = "wakeup",
+};
+
+struct brow;
+struct batch {
+    sqlite3_stmt *many; /* BATCH_ROWS rows of VALUES; NULL: not batched */
+    int ncols, n;
+    struct brow *row;   /* BATCH_ROWS held rows */
+};
+
 #define MAX_EXTRA_STATS 16
 struct extra_stat {
     char name[48], severity[16], description[96];
@@ -115,6 +136,8 @@ struct db_writer {
     struct wcpu cpu[TRACE_DEC_NCPU];
     const struct trace_decoder *dec;
     struct extra_stat extra[MAX_EXTRA_STATS];
+    struct batch batch_of[S_NR];
+    int open_batch;
     int nextra;
     uint64_t bad_tid, wakeups_unmatched;
 };
@@ -148,25 +171,123 @@ static void begin(struct db_writer *w)
 }
 
 /* Binders. Text is bound SQLITE_STATIC: run() steps and resets the
- * statement before the caller's buffer goes away. u64 values are stored
- * as their int64 bit pattern (virtual times may exceed INT64_MAX only
- * after wrapping, which docs/sql.md notes). */
-#define B_INT(s, i, v) sqlite3_bind_int64(s, i, (sqlite3_int64)(v))
-static void B_TXT(sqlite3_stmt *s, int i, const char *v)
+ * statement before the caller's buffer goes away, and the batched tables
+ * only ever get static strings (names of enum values). u64 values are
+ * stored as their int64 bit pattern (virtual times may exceed INT64_MAX
+ * only after wrapping, which docs/sql.md notes).
+ *
+ * The busy tables are written BATCH_ROWS rows a statement
+ * (INSERT ... VALUES (...), (...), ...): per row, binding into a held row
+ * and one step for many rows cost much less than a step each (make bench,
+ * tests/trace_bench.sh). The same binders take a statement or a held row
+ * (struct brow); run() sends the statement or holds the row. */
+struct bval {
+    enum { BV_NULL, BV_INT, BV_TEXT } kind;
+    int64_t i;
+    const char *t;
+};
+struct brow {
+    struct bval v[BATCH_COLS];
+};
+
+static void bind_i64(sqlite3_stmt *s, int i, int64_t v)
+{
+    sqlite3_bind_int64(s, i, v);
+}
+static void bind_txt(sqlite3_stmt *s, int i, const char *v)
 {
     if (v)
         sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
     else
         sqlite3_bind_null(s, i);
 }
-#define B_OPT(s, i, ok, v) ((ok) ? B_INT(s, i, v) : sqlite3_bind_null(s, i))
+static void bind_null(sqlite3_stmt *s, int i)
+{
+    sqlite3_bind_null(s, i);
+}
+static void row_i64(struct brow *r, int i, int64_t v)
+{
+    r->v[i - 1] = (struct bval){ .kind = BV_INT, .i = v };
+}
+static void row_txt(struct brow *r, int i, const char *v)
+{
+    r->v[i - 1] = (struct bval){ .kind = v ? BV_TEXT : BV_NULL, .t = v };
+}
+static void row_null(struct brow *r, int i)
+{
+    r->v[i - 1] = (struct bval){ .kind = BV_NULL };
+}
+#define B_INT(s, i, v) _Generic((s), struct brow *: row_i64, default: bind_i64)(s, i, (int64_t)(v))
+#define B_TXT(s, i, v) _Generic((s), struct brow *: row_txt, default: bind_txt)(s, i, v)
+#define B_NULL(s, i) _Generic((s), struct brow *: row_null, default: bind_null)(s, i)
+#define B_OPT(s, i, ok, v) ((ok) ? B_INT(s, i, v) : B_NULL(s, i))
 
-static void run(struct db_writer *w, sqlite3_stmt *s, const char *what)
+static void step_stmt(struct db_writer *w, sqlite3_stmt *s, const char *what)
 {
     if (sqlite3_step(s) != SQLITE_DONE)
         db_fail(w, what);
     sqlite3_reset(s);
 }
+
+static void bind_row(sqlite3_stmt *s, int first, const struct brow *r, int ncols)
+{
+    for (int c = 0; c < ncols; c++) {
+        const struct bval *v = &r->v[c];
+        if (v->kind == BV_INT)
+            sqlite3_bind_int64(s, first + c, v->i);
+        else if (v->kind == BV_TEXT)
+            sqlite3_bind_text(s, first + c, v->t, -1, SQLITE_STATIC);
+        else
+            sqlite3_bind_null(s, first + c);
+    }
+}
+
+/* Sends the rows held for statement id: BATCH_ROWS in one statement, fewer
+ * (at a commit) one by one. */
+static void batch_flush(struct db_writer *w, int id)
+{
+    struct batch *b = &w->batch_of[id];
+    if (b->n == BATCH_ROWS) {
+        for (int r = 0; r < b->n; r++)
+            bind_row(b->many, 1 + r * b->ncols, &b->row[r], b->ncols);
+        step_stmt(w, b->many, stmt_what[id]);
+    } else {
+        for (int r = 0; r < b->n; r++) {
+            bind_row(w->st[id], 1, &b->row[r], b->ncols);
+            step_stmt(w, w->st[id], stmt_what[id]);
+        }
+    }
+    b->n = 0;
+}
+
+static void batch_flush_all(struct db_writer *w)
+{
+    for (int id = 0; id < S_NR; id++)
+        if (w->batch_of[id].many)
+            batch_flush(w, id);
+}
+
+/* The next row of statement id to fill; run() holds it. */
+static struct brow *row_begin(struct db_writer *w, int id)
+{
+    struct batch *b = &w->batch_of[id];
+    w->open_batch = id;
+    return &b->row[b->n];
+}
+
+static void run_stmt(struct db_writer *w, sqlite3_stmt *s, const char *what)
+{
+    step_stmt(w, s, what);
+}
+static void run_row(struct db_writer *w, struct brow *r, const char *what)
+{
+    (void)r;
+    (void)what;
+    struct batch *b = &w->batch_of[w->open_batch];
+    if (++b->n == BATCH_ROWS)
+        batch_flush(w, w->open_batch);
+}
+#define run(w, s, what) _Generic((s), struct brow *: run_row, default: run_stmt)(w, s, what)
 
 /* ---- tasks ---- */
 
@@ -239,12 +360,12 @@ static void state_set(struct db_writer *w, struct wtask *t, enum tstate st, uint
     if (t->st == st && st != TS_RUNNING && st != TS_UNKNOWN)
         return;
     if (t->st != TS_NONE && t->st != TS_DEAD && !t->idle) {
-        sqlite3_stmt *s = w->st[S_STATE];
+        struct brow *s = row_begin(w, S_STATE);
         B_INT(s, 1, w->trace_id);
         B_INT(s, 2, t->st_ts);
         B_INT(s, 3, dur(t->st_ts, ts));
         B_INT(s, 4, t->utid);
-        sqlite3_bind_text(s, 5, tstate_name[t->st], -1, SQLITE_STATIC);
+        B_TXT(s, 5, tstate_name[t->st]);
         B_OPT(s, 6, t->st_cpu >= 0, t->st_cpu);
         B_OPT(s, 7, t->st_waker > 0, t->st_waker);
         run(w, s, "thread_state");
@@ -257,7 +378,7 @@ static void state_set(struct db_writer *w, struct wtask *t, enum tstate st, uint
 
 static void wakeup_write(struct db_writer *w, struct wtask *t, int ran, uint64_t ts_run)
 {
-    sqlite3_stmt *s = w->st[S_WAKEUP];
+    struct brow *s = row_begin(w, S_WAKEUP);
     B_INT(s, 1, w->trace_id);
     B_INT(s, 2, t->utid);
     B_INT(s, 3, t->wake_ts);
@@ -282,7 +403,7 @@ static void slice_close(struct db_writer *w, unsigned ci, uint64_t ts, const cha
         return;
     struct wtask *t = task_get(w, c->curr, ts);
     if (t) {
-        sqlite3_stmt *s = w->st[S_SLICE];
+        struct brow *s = row_begin(w, S_SLICE);
         B_INT(s, 1, w->trace_id);
         B_INT(s, 2, c->slice_start);
         B_INT(s, 3, dur(c->slice_start, ts));
@@ -327,13 +448,13 @@ static void on_pick(struct db_writer *w, unsigned ci, const struct trace_rec_pic
     bool ee = !(r->h.flags & TRACE_RF_NO_EEVDF);
     uint64_t ts = r->h.ts_ns;
     struct wtask *prev = task_get(w, r->prev, ts), *next = task_get(w, r->next, ts);
-    sqlite3_stmt *s = w->st[S_PICK];
+    struct brow *s = row_begin(w, S_PICK);
     B_INT(s, 1, w->trace_id);
     B_INT(s, 2, ts);
     B_INT(s, 3, r->cpu);
     B_OPT(s, 4, prev, prev ? prev->utid : 0);
     B_OPT(s, 5, next, next ? next->utid : 0);
-    sqlite3_bind_text(s, 6, trace_why_name(r->why), -1, SQLITE_STATIC);
+    B_TXT(s, 6, trace_why_name(r->why));
     B_OPT(s, 7, ee, r->V);
     B_OPT(s, 8, ee, r->next_vruntime);
     B_OPT(s, 9, ee, r->next_deadline);
@@ -371,12 +492,12 @@ static void on_leave(struct db_writer *w, const struct trace_rec_leave *r)
     struct wtask *t = task_get(w, r->task, ts);
     if (!t)
         return;
-    sqlite3_stmt *s = w->st[S_LEAVE];
+    struct brow *s = row_begin(w, S_LEAVE);
     B_INT(s, 1, w->trace_id);
     B_INT(s, 2, ts);
     B_INT(s, 3, r->cpu);
     B_INT(s, 4, t->utid);
-    sqlite3_bind_text(s, 5, trace_leave_reason_name(r->reason), -1, SQLITE_STATIC);
+    B_TXT(s, 5, trace_leave_reason_name(r->reason));
     B_OPT(s, 6, ee, r->vruntime);
     B_OPT(s, 7, ee, r->lag);
     B_OPT(s, 8, ee, r->V);
@@ -401,12 +522,12 @@ static void on_join(struct db_writer *w, const struct trace_rec_join *r)
     struct wtask *t = task_get(w, r->task, ts);
     if (!t)
         return;
-    sqlite3_stmt *s = w->st[S_PLACE];
+    struct brow *s = row_begin(w, S_PLACE);
     B_INT(s, 1, w->trace_id);
     B_INT(s, 2, ts);
     B_INT(s, 3, r->cpu);
     B_INT(s, 4, t->utid);
-    sqlite3_bind_text(s, 5, trace_join_reason_name(r->reason), -1, SQLITE_STATIC);
+    B_TXT(s, 5, trace_join_reason_name(r->reason));
     B_OPT(s, 6, ee, r->vruntime);
     B_OPT(s, 7, ee, r->deadline);
     B_OPT(s, 8, ee, r->lag_before);
@@ -465,11 +586,11 @@ static void on_keyframe(struct db_writer *w, const struct trace_rec_keyframe *k)
     uint64_t ts = k->h.ts_ns;
     unsigned ci = k->cpu < TRACE_MAX_CPUS ? k->cpu : 0;
     const struct trace_kf_entry *e = (const struct trace_kf_entry *)(k + 1);
-    sqlite3_stmt *s = w->st[S_SNAP];
     for (unsigned i = 0; i < k->nr; i++) {
         struct wtask *t = task_get(w, e[i].task, ts);
         if (!t)
             continue;
+        struct brow *s = row_begin(w, S_SNAP);
         B_INT(s, 1, w->trace_id);
         B_INT(s, 2, ts);
         B_INT(s, 3, k->cpu);
@@ -553,7 +674,7 @@ void db_writer_record(struct db_writer *w, unsigned cpu, const struct trace_rec_
     case TRACE_REC_LEAVE: on_leave(w, (const void *)r); break;
     case TRACE_REC_TICK: {
         const struct trace_rec_tick *k = (const void *)r;
-        sqlite3_stmt *s = w->st[S_TICK];
+        struct brow *s = row_begin(w, S_TICK);
         int64_t u = utid_of(w, k->curr, ts);
         B_INT(s, 1, w->trace_id);
         B_INT(s, 2, ts);
@@ -600,15 +721,15 @@ void db_writer_record(struct db_writer *w, unsigned cpu, const struct trace_rec_
     case TRACE_REC_COUNTERS: {
         const struct trace_rec_counters *k = (const void *)r;
         size_t n = (r->size - (sizeof *k - sizeof k->value)) / 8;
-        sqlite3_stmt *s = w->st[S_COUNTER];
         const uint8_t *v = (const uint8_t *)k->value;
         for (size_t i = 0; i < n && i < TRACE_CTR_NR; i++) {
             uint64_t x;
             memcpy(&x, v + 8 * i, 8);
+            struct brow *s = row_begin(w, S_COUNTER);
             B_INT(s, 1, w->trace_id);
             B_INT(s, 2, ts);
             B_INT(s, 3, k->cpu);
-            sqlite3_bind_text(s, 4, trace_counter_name((unsigned)i), -1, SQLITE_STATIC);
+            B_TXT(s, 4, trace_counter_name((unsigned)i));
             B_INT(s, 5, x);
             run(w, s, "counter");
         }
@@ -782,6 +903,7 @@ static int commit_with(struct db_writer *w, const char *status, const char *end_
     if (w->failed)
         return -1;
     begin(w);
+    batch_flush_all(w);
     write_threads(w);
     write_stats(w);
     write_trace_row(w, status, end_reason);
@@ -843,6 +965,42 @@ int db_writer_set_control(struct db_writer *w, const char *path)
 
 /* ---- open, close ---- */
 
+/* The BATCH_ROWS-row form of statement id: its VALUES group repeated. */
+static int batch_open(struct db_writer *w, int id, char *err, size_t errlen)
+{
+    struct batch *b = &w->batch_of[id];
+    const char *sql = stmt_sql[id], *values = strstr(sql, "VALUES(");
+    b->ncols = sqlite3_bind_parameter_count(w->st[id]);
+    if (!values || b->ncols > BATCH_COLS) {
+        snprintf(err, errlen, "internal: cannot batch %s", stmt_what[id]);
+        return -1;
+    }
+    size_t head = (size_t)(values - sql) + 6, group = strlen(values + 6);
+    char *many = malloc(head + BATCH_ROWS * (group + 1) + 1), *p = many;
+    b->row = calloc(BATCH_ROWS, sizeof *b->row);
+    if (!many || !b->row) {
+        free(many);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    memcpy(p, sql, head);
+    p += head;
+    for (int r = 0; r < BATCH_ROWS; r++) {
+        if (r)
+            *p++ = ',';
+        memcpy(p, values + 6, group);
+        p += group;
+    }
+    *p = 0;
+    int rc = sqlite3_prepare_v3(w->db, many, -1, SQLITE_PREPARE_PERSISTENT, &b->many, NULL);
+    free(many);
+    if (rc != SQLITE_OK) {
+        snprintf(err, errlen, "%s", sqlite3_errmsg(w->db));
+        return -1;
+    }
+    return 0;
+}
+
 struct db_writer *db_writer_open(const char *path, const char *source, char *err, size_t errlen)
 {
     struct db_writer *w = calloc(1, sizeof *w);
@@ -874,6 +1032,9 @@ struct db_writer *db_writer_open(const char *path, const char *source, char *err
             snprintf(err, errlen, "%s: %s (is it a runq database?)", path, sqlite3_errmsg(w->db));
             goto fail;
         }
+    for (int i = 0; i < S_NR; i++)
+        if (stmt_batched[i] && batch_open(w, i, err, errlen) != 0)
+            goto fail;
     sqlite3_stmt *s;
     time_t now = time(NULL);
     struct tm tm;
@@ -914,8 +1075,11 @@ void db_writer_close(struct db_writer *w)
         return;
     if (w->in_txn)
         sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
-    for (int i = 0; i < S_NR; i++)
+    for (int i = 0; i < S_NR; i++) {
         sqlite3_finalize(w->st[i]);
+        sqlite3_finalize(w->batch_of[i].many);
+        free(w->batch_of[i].row);
+    }
     sqlite3_close(w->db);
     for (size_t i = 0; i < w->ntasks; i++)
         free(w->tasks[i]);
