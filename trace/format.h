@@ -421,12 +421,18 @@ static inline void trace_rec_init(struct trace_rec_hdr *h, enum trace_rec_type t
 }
 
 /* ---- CRC-32C (Castagnoli, reflected polynomial 0x82F63B78) ------------ */
-/* Nibble table: 64 bytes, two lookups a byte, no floating point. Check
+/* A byte table, one lookup a byte (the nibble table's two lookups a byte
+ * were 5 % of runq record's time and the tracer's biggest cost), built by
+ * the compiler: entry n is n shifted through the polynomial 8 times. Check
  * value: trace_crc32c("123456789", 9) == 0xE3069283. */
-static const uint32_t trace_crc32c_nibble[16] = {
-    0x00000000u, 0x105ec76fu, 0x20bd8edeu, 0x30e349b1u, 0x417b1dbcu, 0x5125dad3u,
-    0x61c69362u, 0x7198540du, 0x82f63b78u, 0x92a8fc17u, 0xa24bb5a6u, 0xb21572c9u,
-    0xc38d26c4u, 0xd3d3e1abu, 0xe330a81au, 0xf36e6f75u,
+#define TRACE_CRC_BIT(c) (((c) >> 1) ^ (0x82F63B78u & (0u - ((c) & 1u))))
+#define TRACE_CRC_2(c) TRACE_CRC_BIT(TRACE_CRC_BIT(c))
+#define TRACE_CRC_8(c) TRACE_CRC_2(TRACE_CRC_2(TRACE_CRC_2(TRACE_CRC_2((uint32_t)(c)))))
+#define TRACE_CRC_4E(n) TRACE_CRC_8(n), TRACE_CRC_8((n) + 1), TRACE_CRC_8((n) + 2), TRACE_CRC_8((n) + 3)
+#define TRACE_CRC_16E(n) TRACE_CRC_4E(n), TRACE_CRC_4E((n) + 4), TRACE_CRC_4E((n) + 8), TRACE_CRC_4E((n) + 12)
+#define TRACE_CRC_64E(n) TRACE_CRC_16E(n), TRACE_CRC_16E((n) + 16), TRACE_CRC_16E((n) + 32), TRACE_CRC_16E((n) + 48)
+static const uint32_t trace_crc32c_table[256] = {
+    TRACE_CRC_64E(0), TRACE_CRC_64E(64), TRACE_CRC_64E(128), TRACE_CRC_64E(192),
 };
 
 /* Continues a CRC: start from crc = 0, feed pieces in order. */
@@ -434,11 +440,8 @@ static inline uint32_t trace_crc32c_update(uint32_t crc, const void *buf, size_t
 {
     const uint8_t *p = (const uint8_t *)buf;
     crc = ~crc;
-    while (len--) {
-        crc ^= *p++;
-        crc = (crc >> 4) ^ trace_crc32c_nibble[crc & 15];
-        crc = (crc >> 4) ^ trace_crc32c_nibble[crc & 15];
-    }
+    while (len--)
+        crc = (crc >> 8) ^ trace_crc32c_table[(crc ^ *p++) & 0xffu];
     return ~crc;
 }
 
