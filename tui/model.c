@@ -70,7 +70,7 @@ struct top_model {
     int *hval;
     size_t hcap;
 
-    sqlite3_stmt *st[T_NR], *st_max[T_NR], *st_probe[T_NR], *st_trace, *st_thread, *st_stats;
+    sqlite3_stmt *st[T_NR], *st_sink[T_NR], *st_max[T_NR], *st_probe[T_NR], *st_gap_ahead, *st_trace, *st_thread, *st_stats;
     int ncols[T_NR];
     int64_t cur[T_NR];
     uint64_t events;
@@ -588,34 +588,56 @@ static void top_row_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
  * time order among themselves and are merged row by row after. At one
  * timestamp this keeps the order of enum tbl.
  */
+/* Hands table k's rows up to time t to runq_top_row in one step. */
+static int sink_table(struct top_model *m, enum tbl k, uint64_t t, bool live, char *err, size_t errlen)
+{
+    /* the last rowid to read: all, or up to the first row past t */
+    int64_t bound = -1;
+    if (!live) /* a binary search, as at open: rows are in time order */
+        bound = seek_table(m, k, m->cur[k], t + 1);
+    if (bound < 0 || live) {
+        sqlite3_step(m->st_max[k]);
+        bound = sqlite3_column_int64(m->st_max[k], 0);
+        sqlite3_reset(m->st_max[k]);
+    }
+    if (bound <= m->cur[k])
+        return 0;
+    sqlite3_stmt *s = m->st_sink[k];
+    sqlite3_bind_int64(s, 1, m->cur[k]);
+    sqlite3_bind_int64(s, 2, m->s.h.trace_id);
+    sqlite3_bind_int64(s, 3, bound);
+    int rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    if (rc != SQLITE_ROW) {
+        set_err(err, errlen, "reading %s: %s", tbl_defs[k].name, sqlite3_errmsg(m->db));
+        return -1;
+    }
+    m->cur[k] = bound;
+    return 0;
+}
+
 static int read_tables(struct top_model *m, uint64_t t, char *err, size_t errlen)
 {
     bool live = t >= m->s.h.end_ts; /* every row in this snapshot is <= t */
-    for (int k = 0; k < T_NR; k++) {
-        if (!tbl_order_free[k])
+    /* With no gap ahead, picks, keyframes, settings and marks need order
+     * only among themselves too (a keyframe names the current task only
+     * where no later pick has), so every table is read in one step; the
+     * order below keeps ties as enum tbl has them, keyframes after picks.
+     * A gap must cut a CPU's stint between the picks around it: then those
+     * four tables are merged row by row with the gaps. */
+    sqlite3_bind_int64(m->st_gap_ahead, 1, m->cur[T_GAP]);
+    sqlite3_bind_int64(m->st_gap_ahead, 2, m->s.h.trace_id);
+    bool gap = sqlite3_step(m->st_gap_ahead) == SQLITE_ROW;
+    sqlite3_reset(m->st_gap_ahead);
+    static const enum tbl sink_order[] = { T_WAKE, T_PLACE, T_TICK, T_LEAVE, T_PICK, T_SNAP, T_SET, T_MARK };
+    bool sunk[T_NR] = { false };
+    for (size_t i = 0; i < sizeof sink_order / sizeof sink_order[0]; i++) {
+        enum tbl k = sink_order[i];
+        if (!tbl_order_free[k] && gap)
             continue;
-        /* the last rowid to read: all, or up to the first row past t */
-        int64_t bound = -1;
-        if (!live) /* a binary search, as at open: rows are in time order */
-            bound = seek_table(m, (enum tbl)k, m->cur[k], t + 1);
-        if (bound < 0 || live) {
-            sqlite3_step(m->st_max[k]);
-            bound = sqlite3_column_int64(m->st_max[k], 0);
-            sqlite3_reset(m->st_max[k]);
-        }
-        if (bound <= m->cur[k])
-            continue;
-        sqlite3_stmt *s = m->st[k];
-        sqlite3_bind_int64(s, 1, m->cur[k]);
-        sqlite3_bind_int64(s, 2, m->s.h.trace_id);
-        sqlite3_bind_int64(s, 3, bound);
-        int rc = sqlite3_step(s);
-        sqlite3_reset(s);
-        if (rc != SQLITE_ROW) {
-            set_err(err, errlen, "reading %s: %s", tbl_defs[k].name, sqlite3_errmsg(m->db));
+        if (sink_table(m, k, t, live, err, errlen) != 0)
             return -1;
-        }
-        m->cur[k] = bound;
+        sunk[k] = true;
     }
 
     int rc[T_NR];
@@ -623,7 +645,7 @@ static int read_tables(struct top_model *m, uint64_t t, char *err, size_t errlen
     uint64_t head[T_NR]; /* each table's next row's time, read once */
     sqlite3_value *val[T_NR][TOP_MAX_COLS];
     for (int k = 0; k < T_NR; k++) {
-        if (tbl_order_free[k]) {
+        if (sunk[k]) {
             rc[k] = SQLITE_DONE;
             continue;
         }
@@ -669,7 +691,7 @@ static int read_tables(struct top_model *m, uint64_t t, char *err, size_t errlen
      * snapshot. */
     int bad = -1;
     for (int k = 0; k < T_NR; k++) {
-        if (tbl_order_free[k])
+        if (sunk[k])
             continue;
         if (rc[k] == SQLITE_ROW && used[k]) {
             m->cur[k] = col_i64(m->st[k], 0) - 1;
@@ -1072,19 +1094,22 @@ struct top_model *top_model_open(const char *path, int64_t trace_id, uint64_t fr
     for (int k = 0; k < T_NR; k++) {
         /* +trace_id: never the (trace_id, ...) indexes a finished trace
          * has, which would sort the whole trace by rowid every update. */
-        if (tbl_order_free[k])
+        const char *cols =
+            k == T_LEAVE && !leave_deadline ? "cpu, utid, reason, vruntime, lag, NULL" : tbl_defs[k].cols;
+        if (k != T_GAP) { /* read in one step (read_tables) */
             snprintf(sql, sizeof sql, "SELECT count(runq_top_row(%d, %s, %s)) FROM main.%s "
                      "WHERE rowid > ?1 AND rowid <= ?3 AND +trace_id = ?2",
-                     k, tbl_defs[k].time,
-                     k == T_LEAVE && !leave_deadline ? "cpu, utid, reason, vruntime, lag, NULL" : tbl_defs[k].cols,
-                     tbl_defs[k].name);
-        else
+                     k, tbl_defs[k].time, cols, tbl_defs[k].name);
+            if (prepare(m, sql, &m->st_sink[k], err, errlen) != 0)
+                goto fail;
+        }
+        if (!tbl_order_free[k]) { /* or merged row by row */
             snprintf(sql, sizeof sql, "SELECT rowid, %s, %s FROM main.%s WHERE rowid > ?1 AND +trace_id = ?2 "
-                     "ORDER BY rowid", tbl_defs[k].time, tbl_defs[k].cols, tbl_defs[k].name);
-        if (prepare(m, sql, &m->st[k], err, errlen) != 0)
-            goto fail;
-        if (!tbl_order_free[k])
+                     "ORDER BY rowid", tbl_defs[k].time, cols, tbl_defs[k].name);
+            if (prepare(m, sql, &m->st[k], err, errlen) != 0)
+                goto fail;
             m->ncols[k] = sqlite3_column_count(m->st[k]) - 2;
+        }
 
         snprintf(sql, sizeof sql, "SELECT MAX(rowid) FROM main.%s", tbl_defs[k].name);
         if (prepare(m, sql, &m->st_max[k], err, errlen) != 0)
@@ -1094,6 +1119,10 @@ struct top_model *top_model_open(const char *path, int64_t trace_id, uint64_t fr
         if (prepare(m, sql, &m->st_probe[k], err, errlen) != 0)
             goto fail;
     }
+
+    if (prepare(m, "SELECT 1 FROM main.data_gap WHERE rowid > ?1 AND +trace_id = ?2 LIMIT 1", &m->st_gap_ahead,
+                err, errlen) != 0)
+        goto fail;
 
     sqlite3_exec(m->db, "BEGIN", NULL, NULL, NULL);
     int rc = read_trace(m, err, errlen);
@@ -1171,8 +1200,10 @@ void top_model_close(struct top_model *m)
         sqlite3_finalize(m->st[k]);
         sqlite3_finalize(m->st_max[k]);
         sqlite3_finalize(m->st_probe[k]);
+        sqlite3_finalize(m->st_sink[k]);
     }
     sqlite3_finalize(m->st_trace);
+    sqlite3_finalize(m->st_gap_ahead);
     sqlite3_finalize(m->st_thread);
     sqlite3_finalize(m->st_stats);
     sqlite3_close(m->db);

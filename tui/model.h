@@ -9,10 +9,13 @@
  * rows, never the size of the database, so following a live recording at
  * 100k events/s stays cheap and a long trace opens at once.
  *
- * Tables whose rows only make a newer (time, rank) win or add to a count
- * are read in one pass each; the rest are merged row by row in time order
- * (model.c, read_tables). Every update therefore leaves the same state as
- * applying all rows up to t in time order.
+ * Each table is read in one pass: its rows only make a newer (time, rank)
+ * win or add to a count, or need order only among themselves. While a gap
+ * row is ahead, picks, keyframes, settings and marks are merged with the
+ * gaps row by row in time order (model.c, read_tables). An update leaves
+ * the state that applying every row up to t in time order would, except
+ * that a keyframe names a CPU's current task only where no later pick of
+ * the same update has.
  *
  * Replay is the same with a time limit: an update to time t consumes rows
  * whose time is <= t and stops at the first later one. Going back in time
