@@ -85,3 +85,28 @@ if [ "${p50_rr:-0}" -gt 2000 ] && [ "${p50_eevdf:-99999}" -lt 500 ]; then
 else
     fail "report_latency_contrast" "rr ${p50_rr:-?} us, eevdf ${p50_eevdf:-?} us"
 fi
+
+# EEVDF's delayed dequeue: tasks that run 700 us every 20 ms beside a
+# spinner often block owing service, so they stay queued ('delayed') until
+# a pick finds their lag paid and they leave ('dequeued'), unless a wakeup
+# comes first (a place). Every delayed leave is resolved one of those two
+# ways, and a dequeued leave only ever follows a delayed one. (Without the
+# kernel's dequeued records, the first check fails: no dequeued leaves.)
+out=$("$RUNQ" boot --deterministic --cpus 2 --record "$db" --cmd "spin s 300 1" \
+    --cmd "churn 2 20000 300 1 700" --cmd "sleep 350" 2>&1) || { fail record_delayed_dequeue "runq boot failed"; echo "$out" | tail -5; }
+id=$(q "SELECT max(trace_id) FROM trace")
+nd=$(q "SELECT count(*) FROM eevdf_leave WHERE trace_id = $id AND reason = 'delayed'")
+nq=$(q "SELECT count(*) FROM eevdf_leave WHERE trace_id = $id AND reason = 'dequeued'")
+open=$(q "SELECT count(*) FROM eevdf_leave d WHERE d.trace_id = $id AND d.reason = 'delayed' AND NOT EXISTS (
+          SELECT 1 FROM eevdf_leave l WHERE l.trace_id = $id AND l.utid = d.utid AND l.reason = 'dequeued'
+            AND l.ts >= d.ts AND l.rowid > d.rowid
+          UNION ALL
+          SELECT 1 FROM eevdf_place p WHERE p.trace_id = $id AND p.utid = d.utid AND p.ts >= d.ts)")
+orphan=$(q "SELECT count(*) FROM eevdf_leave d WHERE d.trace_id = $id AND d.reason = 'dequeued'
+            AND NOT EXISTS (SELECT 1 FROM eevdf_leave l WHERE l.trace_id = $id AND l.utid = d.utid
+                            AND l.reason = 'delayed' AND l.rowid < d.rowid)")
+[ "$nd" -gt 0 ] && [ "$nq" -gt 0 ] && [ "$open" = 0 ] &&
+    pass "eevdf_delayed_tasks_leave_when_paid ($nd delayed, $nq dequeued)" ||
+    fail "eevdf_delayed_tasks_leave_when_paid" "$nd delayed, $nq dequeued, $open never resolved"
+[ "$orphan" = 0 ] && pass "eevdf_dequeued_follows_delayed" ||
+    fail "eevdf_dequeued_follows_delayed" "$orphan dequeued leaves without a delayed one before"

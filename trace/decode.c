@@ -251,7 +251,7 @@ const char *trace_join_reason_name(unsigned reason)
 const char *trace_leave_reason_name(unsigned reason)
 {
     static const char *const names[] = { "block", "sleep", "yield", "preempt",
-                                         "exit", "migrate", "delayed" };
+                                         "exit", "migrate", "delayed", "dequeued" };
     _Static_assert(sizeof names / sizeof names[0] == TRACE_LEAVE_NR, "leave names");
     return NAME_OF(names, reason);
 }

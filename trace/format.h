@@ -263,6 +263,8 @@ enum trace_leave_reason {
     TRACE_LEAVE_EXIT,    /* exited */
     TRACE_LEAVE_MIGRATE, /* moved to another CPU */
     TRACE_LEAVE_DELAYED, /* blocked, but stays queued until its lag is paid */
+    TRACE_LEAVE_DEQUEUED, /* a DELAYED task's lag is paid: it leaves the queue
+                           * now (not a switch: it was not running) */
     TRACE_LEAVE_NR
 };
 

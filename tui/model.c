@@ -375,13 +375,14 @@ static enum top_state leave_state(const char *reason)
 {
     if (!reason)
         return TOP_ST_UNKNOWN;
-    /* The reasons' first letters differ (trace_leave_reason_name). */
+    /* By first letter (trace_leave_reason_name); only "delayed" and
+     * "dequeued" share theirs. */
     switch (reason[0]) {
     case 'p': return TOP_ST_PREEMPTED;
     case 'y':
     case 'm': return TOP_ST_RUNNABLE;
     case 'e': return TOP_ST_DEAD;
-    case 'd': return TOP_ST_DELAYED;
+    case 'd': return reason[2] == 'l' ? TOP_ST_DELAYED : TOP_ST_SLEEPING;
     default: return TOP_ST_SLEEPING; /* block, sleep */
     }
 }
@@ -454,8 +455,11 @@ static void on_row(struct top_model *m, enum tbl k, sqlite3_value **v, uint64_t 
         enum top_state ls = leave_state((const char *)sqlite3_value_text(v[2]));
         task_set_state(t, ls, ts, RANK_LEAVE, c->cpu);
         /* Every such leave ends a stint; the others (INVOL) are the rest
-         * of the task's switches out, so the count needs no order. */
-        if (ls == TOP_ST_SLEEPING || ls == TOP_ST_DELAYED || ls == TOP_ST_DEAD)
+         * of the task's switches out, so the count needs no order. A
+         * dequeued task (a delayed one leaving) was not running. */
+        const char *why = (const char *)sqlite3_value_text(v[2]);
+        bool dequeued = why && !strcmp(why, "dequeued");
+        if ((ls == TOP_ST_SLEEPING || ls == TOP_ST_DELAYED || ls == TOP_ST_DEAD) && !dequeued)
             t->vol++;
         task_set_eevdf(t, v[3], v[5], v[4], ts, RANK_LEAVE);
         if (t->state == TOP_ST_DEAD && !t->end_ts)

@@ -521,6 +521,16 @@ static void schedule(enum sched_why why)
             trace_leave(rq, prev, leave_why, now - prev->stint_start);
         next->stint_start = now;
     }
+    /* Delayed tasks whose lag a pick (this one, or a tick's since) found
+     * paid have left the queue: not a switch, but the trace must say so,
+     * after the LEAVE that may have delayed them. The idle task's turns
+     * during boot are not traced, nor is its departure. */
+    for (unsigned i = 0; i < rq->q.nr_departed; i++) {
+        struct task *t = task_of(rq->q.departed[i]);
+        if (!t->is_idle)
+            trace_leave(rq, t, TRACE_LEAVE_DEQUEUED, 0);
+    }
+    rq->q.nr_departed = 0;
     if (next != prev || why != WHY_IDLE)
         trace_pick(rq, prev, next, trace_why(why), cost, touched);
     trace_periodic(rq, now);

@@ -626,6 +626,10 @@ static struct sched_entity *pick_runnable(struct sched_queue *q, bool protect)
         if (!se || !se->ee.delayed)
             return se;
         finish_delayed(q, se, SCHED_LEAVE_BLOCK);
+        if (q->nr_departed < SCHED_DEPARTED_MAX)
+            q->departed[q->nr_departed++] = se;
+        else
+            q->departed_unreported++;
     }
 }
 
@@ -664,6 +668,7 @@ static void eevdf_init(struct sched_queue *q, const struct sched_params *p)
     q->nr_queued = 0;
     q->touched = 0;
     q->params = *p;
+    q->nr_departed = q->departed_unreported = 0;
     q->ee = (struct eevdf_queue){0};
     q->ee.base_slice = eevdf_base_slice(p->ncpus);
 }

@@ -35,6 +35,7 @@
 
 #define SCHED_NICE_MIN (-20)
 #define SCHED_NICE_MAX 19
+#define SCHED_DEPARTED_MAX 8
 
 /* Why an entity joins a queue. */
 enum sched_join_reason {
@@ -75,6 +76,12 @@ struct sched_queue {
     struct sched_params params;
     struct rr_queue rr;
     struct eevdf_queue ee;
+    /* Delayed entities whose departure the policy finished on its own (a
+     * pick reached them with their lag paid): the policy appends, the core
+     * reports them (a LEAVE in the trace) and empties the list. Beyond
+     * SCHED_DEPARTED_MAX they are only counted. */
+    struct sched_entity *departed[SCHED_DEPARTED_MAX];
+    unsigned nr_departed, departed_unreported;
 };
 
 struct sched_policy {

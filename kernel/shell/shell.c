@@ -128,23 +128,24 @@ static bool cmd_spin(int argc, char **argv)
     return true;
 }
 
-/* A little work per wakeup so every stint has a run time, short enough
- * that the sleep sets the period and the record rate follows
- * TASKS / PERIOD_US. */
+/* By default a little work per wakeup so every stint has a run time,
+ * short enough that the sleep sets the period and the record rate follows
+ * TASKS / PERIOD_US. A longer RUN_US makes tasks that block owing service
+ * beside a spinner: EEVDF's delayed dequeue. */
 #define CHURN_SPIN_NS (2 * NSEC_PER_USEC)
 
 struct churn_args {
-    u64 until, period_ns;
+    u64 until, period_ns, run_ns;
 };
 
 static void churn_main(void *arg)
 {
     const struct churn_args *a = arg;
     /* Copied at once: a later churn may reuse the slot while we run. */
-    u64 until = a->until, period_ns = a->period_ns;
+    u64 until = a->until, period_ns = a->period_ns, run_ns = a->run_ns;
     while (clock_ns() < until) {
         task_sleep_ns(period_ns);
-        u64 end = clock_ns() + CHURN_SPIN_NS;
+        u64 end = clock_ns() + run_ns;
         while (clock_ns() < end)
             cpu_relax(); /* pause: see sched/probe.c */
     }
@@ -158,18 +159,20 @@ static bool cmd_churn(int argc, char **argv)
 {
     static struct churn_args args[16]; /* the tasks outlive the command */
     static unsigned next;
-    long tasks, period_us, ms, cpu = -1;
-    if (argc < 4 || argc > 5 || !parse_long(argv[1], &tasks) || tasks < 1 || tasks > 64 ||
+    long tasks, period_us, ms, cpu = -1, run_us = -1;
+    if (argc < 4 || argc > 6 || !parse_long(argv[1], &tasks) || tasks < 1 || tasks > 64 ||
         !parse_long(argv[2], &period_us) || period_us < 1 || period_us > 1000000 || !parse_long(argv[3], &ms) ||
-        ms < 1 || ms > 3600000 || (argc == 5 && (!parse_long(argv[4], &cpu) || cpu < 0 || cpu >= (long)ncpus))) {
-        kprintf("usage: churn TASKS PERIOD_US MS [CPU]  (TASKS 1..64, PERIOD_US 1..1000000, MS 1..3600000, "
-                "CPU 0..%u)\n",
+        ms < 1 || ms > 3600000 || (argc >= 5 && (!parse_long(argv[4], &cpu) || cpu < 0 || cpu >= (long)ncpus)) ||
+        (argc == 6 && (!parse_long(argv[5], &run_us) || run_us < 1 || run_us > 1000000))) {
+        kprintf("usage: churn TASKS PERIOD_US MS [CPU [RUN_US]]  (TASKS 1..64, PERIOD_US 1..1000000, "
+                "MS 1..3600000, CPU 0..%u, RUN_US 1..1000000, default 2)\n",
                 ncpus - 1);
         return false;
     }
     struct churn_args *a = &args[next++ % 16];
     a->until = clock_ns() + (u64)ms * NSEC_PER_MSEC;
     a->period_ns = (u64)period_us * NSEC_PER_USEC;
+    a->run_ns = run_us > 0 ? (u64)run_us * NSEC_PER_USEC : CHURN_SPIN_NS;
     for (long i = 0; i < tasks; i++) {
         char name[TASK_NAME_LEN];
         snprintf(name, sizeof name, "churn/%ld", i);
@@ -217,7 +220,7 @@ static const struct shell_cmd commands[] = {
     { "trace", "trace [on|off|mask T...]", "trace port status; switch tracing or choose record types", trace_cmd },
     { "mark", "mark NAME", "put a named phase marker in the trace", cmd_mark },
     { "spin", "spin NAME MS [CPU [NICE]]", "start a named spinner for MS ms in the background", cmd_spin },
-    { "churn", "churn TASKS PERIOD_US MS [CPU]", "TASKS tasks sleeping PERIOD_US us and waking, for MS ms (trace load)",
+    { "churn", "churn TASKS PERIOD_US MS [CPU [RUN_US]]", "tasks sleeping PERIOD_US us, running RUN_US, for MS ms",
       cmd_churn },
     { "sleep", "sleep MS", "the shell sleeps (lets background tasks run)", cmd_sleep },
     { "echo", "echo WORDS", "print the words (marks a point in the console log)", cmd_echo },
