@@ -47,9 +47,8 @@ static const struct tbl_def {
 
 #define TOP_MAX_COLS 16
 
-/* Tables read in one pass each, out of time order with the others (see
- * read_tables): every effect of their rows is a newer-wins update or a
- * count. */
+/* Tables read in one pass each even when a gap is ahead (read_tables):
+ * every effect of their rows is a newer-wins update or a count. */
 static const bool tbl_order_free[T_NR] = {
     [T_WAKE] = true, [T_PLACE] = true, [T_TICK] = true, [T_LEAVE] = true,
 };
@@ -581,18 +580,9 @@ static void top_row_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     on_row(m, (enum tbl)k, argv + 2, (uint64_t)sqlite3_value_int64(argv[1]));
 }
 
-/*
- * Consumes every table's new rows up to time t.
- *
- * The tables whose rows only ever make a newer (time, rank) win, or add to
- * a count (wakeups, places, ticks, leaves: tbl_order_free), are read first,
- * each in one sqlite3_step: SQLite hands every row to runq_top_row(), which
- * skips the per-row return to C and the column calls (a third of what a
- * live view cost). The rest (picks, keyframes, gaps, settings, marks) need
- * time order among themselves and are merged row by row after. At one
- * timestamp this keeps the order of enum tbl.
- */
-/* Hands table k's rows up to time t to runq_top_row in one step. */
+/* Hands table k's rows up to time t to runq_top_row in one step: SQLite
+ * calls it for every row, which skips the per-row return to C and the
+ * column calls (a third of what a live view cost). */
 static int sink_table(struct top_model *m, enum tbl k, uint64_t t, bool live, char *err, size_t errlen)
 {
     /* the last rowid to read: all, or up to the first row past t */
@@ -620,15 +610,21 @@ static int sink_table(struct top_model *m, enum tbl k, uint64_t t, bool live, ch
     return 0;
 }
 
+/*
+ * Consumes every table's new rows up to time t.
+ *
+ * The rows of wakeups, places, ticks and leaves (tbl_order_free) only ever
+ * make a newer (time, rank) win or add to a count; those of picks,
+ * keyframes, settings and marks need order only among themselves (a
+ * keyframe names a CPU's current task only where no later pick has). So
+ * each table is read in one step, in the order below, which keeps ties as
+ * enum tbl has them, keyframes after picks. A gap must cut a CPU's stint
+ * between the picks around it: while one is ahead, picks, keyframes,
+ * settings and marks are merged with the gaps row by row in time order.
+ */
 static int read_tables(struct top_model *m, uint64_t t, char *err, size_t errlen)
 {
     bool live = t >= m->s.h.end_ts; /* every row in this snapshot is <= t */
-    /* With no gap ahead, picks, keyframes, settings and marks need order
-     * only among themselves too (a keyframe names the current task only
-     * where no later pick has), so every table is read in one step; the
-     * order below keeps ties as enum tbl has them, keyframes after picks.
-     * A gap must cut a CPU's stint between the picks around it: then those
-     * four tables are merged row by row with the gaps. */
     sqlite3_bind_int64(m->st_gap_ahead, 1, m->cur[T_GAP]);
     sqlite3_bind_int64(m->st_gap_ahead, 2, m->s.h.trace_id);
     bool gap = sqlite3_step(m->st_gap_ahead) == SQLITE_ROW;
