@@ -22,8 +22,7 @@ cc $CFLAGS -o build/bench/bench_top tests/bench_top.c tui/model.c tui/table.c ke
     build/gen/schema_sql.o -lsqlite3 -lm || exit 1
 build/bench/bench_top
 
-[ -x "$GEN" ] || { GEN=$T/trace_gen; cc $CFLAGS -o "$GEN" tests/trace_gen.c kernel/sched/rr.c kernel/sched/eevdf.c \
-    kernel/sched/eevdf_tree.c kernel/sched/weights.c || exit 1; }
+[ -x "$GEN" ] || make -s "$GEN" || exit 1
 command -v tmux >/dev/null || { echo "(no tmux: live measurement skipped)"; exit 0; }
 records=$((RATE * (SECS + 2)))
 "$GEN" --cpus 8 --tasks 64 --ms 1000000 --records $records --out "$T/s.bin" 2>/dev/null

@@ -3,22 +3,10 @@
 # from tests/trace_gen.c (seed 1, 2 CPUs, 4 tasks, 300 ms; eevdf and rr),
 # recorded with runq record. Prints PASS name / FAIL name: why; exit 1 on any FAIL.
 RUNQ=${1:-build/runq}
-GEN=${TRACE_GEN:-build/tests/trace_gen}
 T=$(mktemp -d /tmp/step_test.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-fail=0
-pass() { echo "PASS $1"; }
-failed() { echo "FAIL $1: $2"; fail=1; }
-
-if [ ! -x "$GEN" ]; then
-    GEN=$T/trace_gen
-    cc -std=c11 -D_GNU_SOURCE -O2 -iquote . -iquote kernel/sched -iquote kernel/lib -o "$GEN" tests/trace_gen.c \
-        kernel/sched/rr.c kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c || exit 1
-fi
-"$GEN" --cpus 2 --tasks 4 --ms 300 --seed 1 --out "$T/e.bin" &&
-"$GEN" --policy rr --cpus 2 --tasks 4 --ms 300 --seed 1 --out "$T/r.bin" &&
-"$RUNQ" record --file "$T/e.bin" --db "$T/f.db" >/dev/null 2>&1 &&
-"$RUNQ" record --file "$T/r.bin" --db "$T/f.db" >/dev/null 2>&1 || { failed fixture "could not record"; exit 1; }
+. tests/lib.sh
+record_fixtures --cpus 2 --tasks 4 --ms 300 --seed 1
 
 step() { "$RUNQ" step --db "$T/f.db" --plain "$@"; }
 

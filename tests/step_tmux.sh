@@ -4,35 +4,12 @@
 # Prints PASS name / FAIL name: why; exit 1 on any FAIL (0 with SKIP when
 # tmux is missing).
 RUNQ=$(cd "$(dirname "${1:-build/runq}")" && pwd)/$(basename "${1:-build/runq}")
-GEN=${TRACE_GEN:-build/tests/trace_gen}
 command -v tmux >/dev/null || { echo "SKIP step_tmux: no tmux"; exit 0; }
 T=$(mktemp -d /tmp/step_tmux.XXXXXX)
 S=runq_step_test_$$
 trap 'tmux kill-session -t $S 2>/dev/null; rm -rf "$T"' EXIT
-fail=0
-pass() { echo "PASS $1"; }
-failed() { echo "FAIL $1: $2"; fail=1; }
-if [ ! -x "$GEN" ]; then
-    GEN=$T/trace_gen
-    cc -std=c11 -D_GNU_SOURCE -O2 -iquote . -iquote kernel/sched -iquote kernel/lib -o "$GEN" tests/trace_gen.c \
-        kernel/sched/rr.c kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c || exit 1
-fi
-"$GEN" --cpus 2 --tasks 4 --ms 300 --seed 1 --out "$T/e.bin" &&
-"$GEN" --policy rr --cpus 2 --tasks 4 --ms 300 --seed 1 --out "$T/r.bin" &&
-"$RUNQ" record --file "$T/e.bin" --db "$T/f.db" >/dev/null 2>&1 &&
-"$RUNQ" record --file "$T/r.bin" --db "$T/f.db" >/dev/null 2>&1 || { failed fixture "could not record"; exit 1; }
-
-screen() { tmux capture-pane -p -t $S; }
-# waits up to 5 s for text on the screen
-wait_for() {
-    i=0
-    while [ $i -lt 50 ]; do
-        screen | grep -q -- "$1" && return 0
-        sleep 0.1
-        i=$((i + 1))
-    done
-    return 1
-}
+. tests/lib.sh
+record_fixtures --cpus 2 --tasks 4 --ms 300 --seed 1
 
 tmux new-session -d -s $S -x 160 -y 50 "TERM=xterm-256color $RUNQ step --db $T/f.db 1; echo STEP-EXITED; sleep 5"
 if wait_for 'event 0 of 1107'; then pass starts; else failed starts "$(screen | head -3)"; fi

@@ -6,36 +6,13 @@
 # from the view must change the task's nice in the kernel and its share).
 # Prints PASS name / FAIL name: why / SKIP name: why; exits 1 on a FAIL.
 RUNQ=$(cd "$(dirname "${1:-build/runq}")" && pwd)/$(basename "${1:-build/runq}")
-GEN=${TRACE_GEN:-build/tests/trace_gen}
 command -v tmux >/dev/null || { echo "SKIP top_tmux: no tmux"; exit 0; }
 T=$(mktemp -d /tmp/top_tmux.XXXXXX)
 S=runq_top_test_$$
 REC=
 trap 'tmux kill-session -t $S 2>/dev/null; [ -n "$REC" ] && kill $REC 2>/dev/null; rm -rf "$T"' EXIT
-fail=0
-pass() { echo "PASS $1"; }
-failed() { echo "FAIL $1: $2"; fail=1; }
-if [ ! -x "$GEN" ]; then
-    GEN=$T/trace_gen
-    cc -std=c11 -D_GNU_SOURCE -O2 -iquote . -iquote kernel/sched -iquote kernel/lib -o "$GEN" tests/trace_gen.c \
-        kernel/sched/rr.c kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c || exit 1
-fi
-"$GEN" --ms 2000 --seed 3 --out "$T/e.bin" &&
-"$GEN" --policy rr --ms 1000 --seed 3 --out "$T/r.bin" &&
-"$RUNQ" record --file "$T/e.bin" --db "$T/f.db" >/dev/null 2>&1 &&
-"$RUNQ" record --file "$T/r.bin" --db "$T/f.db" >/dev/null 2>&1 || { failed fixture "could not record"; exit 1; }
-
-screen() { tmux capture-pane -p -t $S; }
-# waits up to 5 s for text on the screen
-wait_for() {
-    i=0
-    while [ $i -lt 50 ]; do
-        screen | grep -q -- "$1" && return 0
-        sleep 0.1
-        i=$((i + 1))
-    done
-    return 1
-}
+. tests/lib.sh
+record_fixtures --ms 2000 --seed 3
 # the task table's rows: the lines after the header row that starts "  TID" or "   TID"
 rows() { screen | sed -n '/^ *TID NAME/,$p' | sed 1d | grep -E '^[ *] *[0-9]+ '; }
 first_name() { rows | head -1 | awk '{print ($1=="*") ? $3 : $2}'; }
