@@ -275,10 +275,6 @@ static struct brow *row_begin(struct db_writer *w, int id)
     return &b->row[b->n];
 }
 
-static void run_stmt(struct db_writer *w, sqlite3_stmt *s, const char *what)
-{
-    step_stmt(w, s, what);
-}
 static void run_row(struct db_writer *w, struct brow *r, const char *what)
 {
     (void)r;
@@ -287,7 +283,7 @@ static void run_row(struct db_writer *w, struct brow *r, const char *what)
     if (++b->n == BATCH_ROWS)
         batch_flush(w, w->open_batch);
 }
-#define run(w, s, what) _Generic((s), struct brow *: run_row, default: run_stmt)(w, s, what)
+#define run(w, s, what) _Generic((s), struct brow *: run_row, default: step_stmt)(w, s, what)
 
 /* ---- tasks ---- */
 

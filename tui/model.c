@@ -451,12 +451,12 @@ static void on_row(struct top_model *m, enum tbl k, sqlite3_value **v, uint64_t 
         t = task_of(m, vi(v[1]));
         if (!t || !c)
             return;
-        enum top_state ls = leave_state((const char *)sqlite3_value_text(v[2]));
+        const char *why = (const char *)sqlite3_value_text(v[2]);
+        enum top_state ls = leave_state(why);
         task_set_state(t, ls, ts, RANK_LEAVE, c->cpu);
         /* Every such leave ends a stint; the others (INVOL) are the rest
          * of the task's switches out, so the count needs no order. A
          * dequeued task (a delayed one leaving) was not running. */
-        const char *why = (const char *)sqlite3_value_text(v[2]);
         bool dequeued = why && !strcmp(why, "dequeued");
         if ((ls == TOP_ST_SLEEPING || ls == TOP_ST_DELAYED || ls == TOP_ST_DEAD) && !dequeued)
             t->vol++;
@@ -468,13 +468,7 @@ static void on_row(struct top_model *m, enum tbl k, sqlite3_value **v, uint64_t 
         c = cpu_of(m, vi(v[0]));
         if (!c)
             return;
-        int64_t pv;
-        bool has_v = vopt(v[2], &pv);
-        if (has_v && ts >= c->v_ts) {
-            c->has_v = true;
-            c->v = pv;
-            c->v_ts = ts;
-        }
+        cpu_set_v(c, v[2], ts);
         cpu_set_nr(c, v[5], ts);
         struct top_task *next = task_of(m, vi(v[1]));
         /* prev: the CPU's current task, when known (after a gap or at the
@@ -486,7 +480,8 @@ static void on_row(struct top_model *m, enum tbl k, sqlite3_value **v, uint64_t 
             return;
         task_set_state(next, TOP_ST_RUNNING, ts, RANK_PICK, c->cpu);
         task_set_eevdf(next, v[3], v[4], NULL, ts, RANK_PICK);
-        if (has_v && next->ev_ts == ts && next->ev_rank == RANK_PICK)
+        int64_t pv;
+        if (next->ev_ts == ts && next->ev_rank == RANK_PICK && vopt(v[2], &pv))
             next->lag_ev = pv - next->vruntime; /* as the kernel's lag at a pick */
         int i = task_index(m, next);
         if (ts >= c->pick_ts) {

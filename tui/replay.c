@@ -200,11 +200,12 @@ int replay_load(struct replay *rp, sqlite3 *db, int64_t trace_id, char *err, siz
         leave_dl = sqlite3_step(st) == SQLITE_ROW;
         sqlite3_finalize(st);
     }
-    if (prep(db, leave_dl ? "SELECT id, ts, cpu, utid, coalesce(reason,''), v, vruntime, lag, coalesce(run_ns,0), "
-                            "deadline FROM eevdf_leave WHERE trace_id = ?1"
-                          : "SELECT id, ts, cpu, utid, coalesce(reason,''), v, vruntime, lag, coalesce(run_ns,0), "
-                            "NULL FROM eevdf_leave WHERE trace_id = ?1",
-             tid, &st, err, errlen))
+    char leave_sql[200];
+    snprintf(leave_sql, sizeof leave_sql,
+             "SELECT id, ts, cpu, utid, coalesce(reason,''), v, vruntime, lag, coalesce(run_ns,0), %s "
+             "FROM eevdf_leave WHERE trace_id = ?1",
+             leave_dl ? "deadline" : "NULL");
+    if (prep(db, leave_sql, tid, &st, err, errlen))
         return -1;
     while (sqlite3_step(st) == SQLITE_ROW) {
         struct rp_event *e = row_event(&L, RP_LEAVE, st, true);

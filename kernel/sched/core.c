@@ -531,6 +531,10 @@ static void schedule(enum sched_why why)
             trace_leave(rq, t, TRACE_LEAVE_DEQUEUED, 0);
     }
     rq->q.nr_departed = 0;
+    if (rq->q.departed_unreported) { /* more than the list holds: counted */
+        trace_dropped(rq->q.departed_unreported);
+        rq->q.departed_unreported = 0;
+    }
     if (next != prev || why != WHY_IDLE)
         trace_pick(rq, prev, next, trace_why(why), cost, touched);
     trace_periodic(rq, now);

@@ -79,7 +79,8 @@ struct sched_queue {
     /* Delayed entities whose departure the policy finished on its own (a
      * pick reached them with their lag paid): the policy appends, the core
      * reports them (a LEAVE in the trace) and empties the list. Beyond
-     * SCHED_DEPARTED_MAX they are only counted. */
+     * SCHED_DEPARTED_MAX they are only counted, and the core reports the
+     * count as dropped trace records. */
     struct sched_entity *departed[SCHED_DEPARTED_MAX];
     unsigned nr_departed, departed_unreported;
 };

@@ -26,6 +26,12 @@ static void put(void *rec, u32 size)
     irq_restore(flags);
 }
 
+void trace_dropped(u32 n)
+{
+    struct trace_ring *r = &trace_rings[this_cpu()->id];
+    __atomic_store_n(&r->dropped, r->dropped + n, __ATOMIC_RELAXED);
+}
+
 static bool is_eevdf(void)
 {
     return sched_policy_current == &eevdf_policy;

@@ -39,6 +39,9 @@ void trace_join(struct rq *rq, const struct task *t, enum trace_join_reason why,
 void trace_pick(struct rq *rq, const struct task *prev, const struct task *next, enum trace_pick_why why,
                 u64 cost_ns, unsigned touched);
 void trace_leave(struct rq *rq, const struct task *t, enum trace_leave_reason why, u64 run_ns);
+/* n records this CPU could not write: counted as the ring's drops, so the
+ * host sees the loss (and a keyframe follows). Interrupts off. */
+void trace_dropped(u32 n);
 void trace_tick(struct rq *rq);
 void trace_set(const struct task *t, enum trace_set_what what, s64 old_value, s64 new_value, const char *name);
 void trace_mark(enum trace_mark_source source, const char *name);
