@@ -16,10 +16,12 @@ KSRC_C := $(shell find kernel -name '*.c' | sort)
 KSRC_S := $(shell find kernel -name '*.S' | sort)
 KOBJ := $(patsubst %.c,$(BUILD)/%.o,$(KSRC_C)) $(patsubst %.S,$(BUILD)/%.o,$(KSRC_S))
 # BUG=name defines RUNQ_BUG_NAME (kernel core) and EEVDF_BUG_NAME (the policy's own switches).
+# KEXTRA: more kernel flags, for a variant built in its own BUILD directory
+# (tests/bench_trace_emit.sh: BUILD=build/selfcost KEXTRA=-DRUNQ_TRACE_SELFCOST).
 KBUG := $(if $(BUG),-DRUNQ_BUG_$(shell echo $(BUG) | tr a-z A-Z) -DEEVDF_BUG_$(shell echo $(BUG) | tr a-z A-Z))
 KCFLAGS := -std=gnu11 -ffreestanding -fno-pic -fno-pie -mno-red-zone -mgeneral-regs-only \
 	-fno-stack-protector -fno-omit-frame-pointer -fno-builtin -O2 -g \
-	-Wall -Wextra -Werror -DRUNQ_KERNEL $(KBUG) -Ikernel/lib -Ikernel/sched -MMD -MP
+	-Wall -Wextra -Werror -DRUNQ_KERNEL $(KBUG) $(KEXTRA) -Ikernel/lib -Ikernel/sched -MMD -MP
 
 # ---- host ----
 RUNQ := $(BUILD)/runq

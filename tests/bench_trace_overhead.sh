@@ -18,7 +18,7 @@ trap 'rm -f "$f"' EXIT
 run() { # trace on|off
     timeout 300 qemu-system-x86_64 -machine pc -m 256M -smp 4 -kernel "$KERNEL" -display none -no-reboot \
         -serial stdio -monitor none -device isa-debug-exit,iobase=0xf4,iosize=4 \
-        -icount shift=3,sleep=off,align=off -accel tcg \
+        -icount shift=3,sleep=off,align=off -accel tcg -cpu qemu64,+sse4.2 \
         -device virtio-serial-pci,ioeventfd=off,vectors=0 -chardev file,id=trace,path="$f" \
         -device virtserialport,chardev=trace,name=org.runq.trace.0 \
         -append "-- $1 sched probe 2 200; sched total; poweroff" 2>/dev/null

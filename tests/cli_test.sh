@@ -174,7 +174,7 @@ FAKE_MODE=ok runq boot "${K[@]}" --policy eevdf --hz 250 --test all --append "ex
     --cmd "echo hi" --cmd "ls /" --cpus 4
 want='sched=eevdf hz=250 test=all extra=1 x -- echo hi; ls /; poweroff'
 [ "$(cmdline)" = "$want" ] && pass cmdline_full || fail cmdline_full "got '$(cmdline)'"
-want="-machine pc -m 256M -smp 4 -kernel $T/kernel.elf -append $want -display none -no-reboot -serial stdio -monitor none -device isa-debug-exit,iobase=0xf4,iosize=4 -accel tcg "
+want="-machine pc -m 256M -smp 4 -kernel $T/kernel.elf -append $want -display none -no-reboot -serial stdio -monitor none -device isa-debug-exit,iobase=0xf4,iosize=4 -accel tcg -cpu qemu64,+sse4.2 "
 [ "$(argv_line)" = "$want" ] && pass qemu_argv_exact || fail qemu_argv_exact "got '$(argv_line)'"
 FAKE_MODE=ok runq boot "${K[@]}" --policy=rr --hz=100 --cmd=echo\ x --cpus=2
 [ "$(cmdline)" = "sched=rr hz=100 -- echo x; poweroff" ] && grep -qx 2 "$T/argv" \
@@ -182,7 +182,7 @@ FAKE_MODE=ok runq boot "${K[@]}" --policy=rr --hz=100 --cmd=echo\ x --cpus=2
 FAKE_MODE=ok runq boot "${K[@]}"
 [ "$(cmdline)" = "-- poweroff" ] && pass cmdline_defaults_poweroff_only || fail cmdline_defaults_poweroff_only "got '$(cmdline)'"
 FAKE_MODE=ok ACCEL=kvm runq boot "${K[@]}" --deterministic
-argv_line | grep -qF -- "-icount shift=3,sleep=off,align=off -accel tcg " && ! grep -qx kvm "$T/argv" \
+argv_line | grep -qF -- "-icount shift=3,sleep=off,align=off -accel tcg -cpu qemu64,+sse4.2 " && ! grep -qx kvm "$T/argv" \
     && pass deterministic_forces_tcg_icount || fail deterministic_forces_tcg_icount "$(argv_line)"
 FAKE_MODE=ok ACCEL=kvm runq boot "${K[@]}"
 argv_line | grep -qF -- "-accel kvm -cpu host " && pass accel_kvm_cpu_host || fail accel_kvm_cpu_host "$(argv_line)"

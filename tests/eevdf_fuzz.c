@@ -191,6 +191,15 @@ static void check_queue(int qi)
     if (wlag > 0 || -wlag >= (s128)m.load)
         die("sum of w*lag is not zero", qi, (long long)wlag, (long long)m.load);
 
+    /* The tracer's count (it prunes subtrees by min_vruntime) against the
+     * model's eligibility, entity by entity. */
+    unsigned nelig = 0;
+    for (int i = 0; i < NENT; i++)
+        if (where[i] == qi && !eevdf_delayed(&ent[i]) && model_eligible(&m, ent[i].ee.vruntime))
+            nelig++;
+    if (eevdf_nr_eligible(q) != nelig)
+        die("eligible count differs from the model", qi, eevdf_nr_eligible(q), nelig);
+
     fast = eevdf_pick_fast(q);
     ref = eevdf_pick_reference(q);
     if (fast != ref)

@@ -20,6 +20,16 @@ record_fixtures() {
         { failed fixture "could not record"; exit 1; }
 }
 
+# tmux on a server of the test's own (its socket in $T). Sessions come and go in a test;
+# on a shared default server, closing the last one shut the server down
+# under the next new-session ("server exited unexpectedly": top_tmux, once
+# in a full make test). A keeper session holds this server up until the
+# test ends: tmux_start after checking that tmux exists, tmux_stop in the
+# EXIT trap.
+tmux() { command tmux -S "$T/tmux.sock" "$@"; }
+tmux_start() { tmux new-session -d -s keeper "sleep 86400"; }
+tmux_stop() { tmux kill-server 2>/dev/null; }
+
 # tmux helpers for the session $S.
 screen() { tmux capture-pane -p -t "$S"; }
 # waits up to 5 s for text on the screen

@@ -7,8 +7,9 @@ RUNQ=$(cd "$(dirname "${1:-build/runq}")" && pwd)/$(basename "${1:-build/runq}")
 command -v tmux >/dev/null || { echo "SKIP step_tmux: no tmux"; exit 0; }
 T=$(mktemp -d /tmp/step_tmux.XXXXXX)
 S=runq_step_test_$$
-trap 'tmux kill-session -t $S 2>/dev/null; rm -rf "$T"' EXIT
+trap 'tmux_stop; rm -rf "$T"' EXIT
 . tests/lib.sh
+tmux_start
 record_fixtures --cpus 2 --tasks 4 --ms 300 --seed 1
 
 tmux new-session -d -s $S -x 160 -y 50 "TERM=xterm-256color $RUNQ step --db $T/f.db 1; echo STEP-EXITED; sleep 5"

@@ -10,8 +10,9 @@ command -v tmux >/dev/null || { echo "SKIP top_tmux: no tmux"; exit 0; }
 T=$(mktemp -d /tmp/top_tmux.XXXXXX)
 S=runq_top_test_$$
 REC=
-trap 'tmux kill-session -t $S 2>/dev/null; [ -n "$REC" ] && kill $REC 2>/dev/null; rm -rf "$T"' EXIT
+trap 'tmux_stop; [ -n "$REC" ] && kill $REC 2>/dev/null; rm -rf "$T"' EXIT
 . tests/lib.sh
+tmux_start
 record_fixtures --ms 2000 --seed 3
 # the task table's rows: the lines after the header row that starts "  TID" or "   TID"
 rows() { screen | sed -n '/^ *TID NAME/,$p' | sed 1d | grep -E '^[ *] *[0-9]+ '; }

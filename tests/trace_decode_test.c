@@ -146,6 +146,24 @@ static void crc32c_matches_the_check_value(void)
     CHECK(c == 0xE3069283u, "incremental crc %08x", c);
 }
 
+/* The decoder's fast CRC (the crc32 instruction) against the table, at
+ * every length and alignment of a block of varied bytes. */
+static void the_fast_crc_agrees_with_the_table(void)
+{
+    static uint8_t buf[600];
+    uint32_t x = 12345;
+    for (size_t i = 0; i < sizeof buf; i++) {
+        x = x * 1103515245u + 12345u;
+        buf[i] = (uint8_t)(x >> 16);
+    }
+    CHECK(trace_dec_crc32c("123456789", 9) == 0xE3069283u, "fast crc %08x", trace_dec_crc32c("123456789", 9));
+    unsigned bad = 0;
+    for (size_t off = 0; off < 8; off++)
+        for (size_t len = 0; len + off <= sizeof buf; len++)
+            bad += trace_dec_crc32c(buf + off, len) != trace_crc32c(buf + off, len);
+    CHECK(bad == 0, "%u lengths differ", bad);
+}
+
 static void records_arrive_in_order_whatever_the_chunk_size(void)
 {
     reset();
@@ -353,6 +371,7 @@ int main(void)
 {
 #define RUN(fn) (test_name = #fn, test_failed = 0, fn(), test_failed ? 0 : printf("PASS %s\n", #fn))
     RUN(crc32c_matches_the_check_value);
+    RUN(the_fast_crc_agrees_with_the_table);
     RUN(records_arrive_in_order_whatever_the_chunk_size);
     RUN(garbage_between_packets_is_skipped_and_counted);
     RUN(a_flipped_payload_bit_loses_only_that_packet);

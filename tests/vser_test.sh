@@ -10,7 +10,7 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
 QEMU_BASE=(qemu-system-x86_64 -machine pc -m 256M -smp 4 -kernel "$KERNEL" -display none -no-reboot
-    -serial stdio -monitor none -device isa-debug-exit,iobase=0xf4,iosize=4)
+    -serial stdio -monitor none -device isa-debug-exit,iobase=0xf4,iosize=4 -cpu qemu64,+sse4.2)
 ICOUNT=(-icount shift=3,sleep=off,align=off)
 VSER_DEV=(-device virtio-serial-pci,ioeventfd=off,vectors=0)
 PORT=(-device virtserialport,chardev=trace,name=org.runq.trace.0)

@@ -85,6 +85,10 @@ void trace_decoder_feed(struct trace_decoder *d, const void *buf, size_t n);
 /* End of stream: what is left is counted as truncated (or skipped). */
 void trace_decoder_finish(struct trace_decoder *d);
 
+/* trace_crc32c() of format.h, computed with the CPU's crc32 instruction
+ * when it has one (RUNQ_NO_HW_CRC in the environment forces the table). */
+uint32_t trace_dec_crc32c(const void *buf, size_t len);
+
 /* Index into d->cpu for a packet's cpu field. */
 static inline unsigned trace_dec_cpu_index(uint16_t cpu)
 {

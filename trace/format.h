@@ -458,17 +458,25 @@ static inline uint32_t trace_pkt_hdr_crc(const struct trace_pkt_hdr *h)
     return trace_crc32c(h, offsetof(struct trace_pkt_hdr, hcrc));
 }
 
-/* Fills a packet header for `len` payload bytes at `payload`. */
-static inline void trace_pkt_seal(struct trace_pkt_hdr *h, uint16_t cpu, uint32_t seq,
-                                  uint32_t dropped, const void *payload, uint16_t len)
+/* Fills a packet header for `len` payload bytes at `payload`, its CRCs
+ * computed by crc (trace_crc32c or a faster equal one). */
+static inline void trace_pkt_seal_with(struct trace_pkt_hdr *h, uint16_t cpu, uint32_t seq,
+                                       uint32_t dropped, const void *payload, uint16_t len,
+                                       uint32_t (*crc)(const void *, size_t))
 {
     h->magic = TRACE_PKT_MAGIC;
     h->len = len;
     h->cpu = cpu;
     h->seq = seq;
     h->dropped = dropped;
-    h->crc = trace_crc32c(payload, len);
-    h->hcrc = trace_pkt_hdr_crc(h);
+    h->crc = crc(payload, len);
+    h->hcrc = crc(h, offsetof(struct trace_pkt_hdr, hcrc));
+}
+
+static inline void trace_pkt_seal(struct trace_pkt_hdr *h, uint16_t cpu, uint32_t seq,
+                                  uint32_t dropped, const void *payload, uint16_t len)
+{
+    trace_pkt_seal_with(h, cpu, seq, dropped, payload, len, trace_crc32c);
 }
 
 #endif

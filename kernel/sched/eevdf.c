@@ -1005,6 +1005,22 @@ void eevdf_for_each_queued(const struct sched_queue *q, void (*fn)(struct sched_
     for_each(q->ee.root, fn, arg);
 }
 
+/* A subtree whose smallest vruntime is not eligible holds nothing that is:
+ * the walk skips it (the tracer counts at every pick). */
+static unsigned count_eligible(const struct eevdf_queue *eq, const struct eevdf_entity *n)
+{
+    if (!n || !vt_eligible(eq, n->min_vruntime))
+        return 0;
+    return count_eligible(eq, n->left) + (!n->delayed && vt_eligible(eq, n->vruntime)) +
+           count_eligible(eq, n->right);
+}
+
+unsigned eevdf_nr_eligible(const struct sched_queue *q)
+{
+    const struct sched_entity *c = q->curr;
+    return count_eligible(&q->ee, q->ee.root) + (c && !c->ee.delayed && vt_eligible(&q->ee, c->ee.vruntime));
+}
+
 /* ---------------------------------------------------------------- */
 /* Invariants                                                       */
 

@@ -94,6 +94,7 @@ uint32_t eevdf_weight(const struct sched_entity *se);
 uint64_t eevdf_slice(const struct sched_entity *se);
 bool eevdf_delayed(const struct sched_entity *se);
 unsigned eevdf_nr_delayed(const struct sched_queue *q);
+unsigned eevdf_nr_eligible(const struct sched_queue *q); /* current and queued, not delayed, v ≤ avg */
 
 /*
  * The pick without side effects, two ways. Both return the entity EEVDF

@@ -8,6 +8,7 @@ bool test_wake_storm(char *why, size_t size);
 bool test_rr_probe(char *why, size_t size);
 bool test_eevdf(char *why, size_t size);
 bool test_hrtick(char *why, size_t size);
+bool test_crc32c(char *why, size_t size);
 
 static const struct selftest tests[] = {
     { "TestIdleTakesTurns", test_idle_takes_turns },
@@ -16,6 +17,7 @@ static const struct selftest tests[] = {
     { "TestRrProbe", test_rr_probe },
     { "TestEevdf", test_eevdf },
     { "TestHrtick", test_hrtick },
+    { "TestCrc32c", test_crc32c },
 };
 
 void selftest_list(void)

@@ -32,20 +32,43 @@ bool ring_put(struct trace_ring *r, const void *rec, u32 size)
     return true;
 }
 
+/* A reserved record that would have wrapped, built in the caller's spare
+ * buffer: copied in now (the room was checked at reserve). */
+void ring_commit_spare(struct trace_ring *r, const void *rec, u32 size)
+{
+    copy_in(r, r->head, rec, size);
+    __atomic_store_n(&r->head, r->head + size, __ATOMIC_RELEASE);
+}
+
+/* The size field of the record at byte `at` (its header may wrap). */
+static u16 size_at(const struct trace_ring *r, u64 at)
+{
+    u32 off = (u32)(at & (TRACE_RING_SIZE - 1)) + (u32)offsetof(struct trace_rec_hdr, size);
+    u16 size;
+    if (off + sizeof size <= TRACE_RING_SIZE) {
+        memcpy(&size, r->buf + off, sizeof size);
+        return size;
+    }
+    struct trace_rec_hdr h;
+    copy_out(r, at, &h, sizeof h);
+    return h.size;
+}
+
+/* Finds how many whole records fit, reading only their sizes, and copies
+ * them in one go: per record, a copy is several instructions of setup,
+ * and the tracer's instructions are guest time under icount. */
 u32 ring_take(struct trace_ring *r, u8 *out, u32 max)
 {
     u64 tail = r->tail, head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
     u32 n = 0;
-    while (head - tail >= sizeof(struct trace_rec_hdr)) {
-        struct trace_rec_hdr h;
-        copy_out(r, tail, &h, sizeof h);
-        if (n + h.size > max)
+    while (head - (tail + n) >= sizeof(struct trace_rec_hdr)) {
+        u16 size = size_at(r, tail + n);
+        if (n + size > max)
             break;
-        copy_out(r, tail, out + n, h.size);
-        n += h.size;
-        tail += h.size;
+        n += size;
     }
-    __atomic_store_n(&r->tail, tail, __ATOMIC_RELEASE);
+    copy_out(r, tail, out, n);
+    __atomic_store_n(&r->tail, tail + n, __ATOMIC_RELEASE);
     return n;
 }
 

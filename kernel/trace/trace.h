@@ -27,6 +27,17 @@ static inline bool trace_on(enum trace_rec_type type)
     return __builtin_expect((trace_mask >> type) & 1, 0);
 }
 
+#ifdef RUNQ_TRACE_SELFCOST
+#include "../arch/x86_64/layout.h"
+/* What emitting and draining cost, in guest ns (a variant build only: see
+ * tests/bench_trace_emit.sh). [cpu][type]: records built in place; the
+ * tracer's rounds are counted under type 0. */
+struct trace_selfcost {
+    u64 n, ns, bytes;
+};
+extern struct trace_selfcost trace_selfcost[MAX_CPUS][TRACE_REC_NR_TYPES];
+#endif
+
 /* Boot CPU, after SMP: rings for every CPU, and the tracer task if the
  * trace port exists. Tracing starts on (all types) when it does. */
 void trace_init(const char *cmdline);

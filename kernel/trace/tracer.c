@@ -15,6 +15,7 @@
 #include "../cmdline.h"
 #include "../drivers/virtio_serial.h"
 #include "../lib/alloc.h"
+#include "../lib/crc32c.h"
 #include "../lib/printf.h"
 #include "../lib/string.h"
 #include "../sched/eevdf_features.h"
@@ -34,22 +35,26 @@ static u32 global_seq;
 static bool stream_sent;
 static const char *boot_cmdline = "";
 static volatile bool stopping, stopped;
-static u64 packets_sent;
+static u64 packets_sent, bytes_framed;
 
 static u32 all_types_mask(void)
 {
     return ((1u << TRACE_REC_NR_TYPES) - 1) & ~1u;
 }
 
-/* Appends one framed packet (header + payload) to the out buffer. */
+/* Appends one framed packet (header + payload) to the out buffer. The
+ * payload may already be in place, right after the header's room. */
 static void frame(u16 cpu, u32 seq, u32 dropped, const u8 *data, u32 len)
 {
     struct trace_pkt_hdr h;
-    trace_pkt_seal(&h, cpu, seq, dropped, data, (u16)len);
+    u8 *at = out + out_len + sizeof h;
+    if (data != at)
+        memcpy(at, data, len);
+    trace_pkt_seal_with(&h, cpu, seq, dropped, at, (u16)len, crc32c);
     memcpy(out + out_len, &h, sizeof h);
-    memcpy(out + out_len + sizeof h, data, len);
     out_len += (u32)sizeof h + len;
     packets_sent++;
+    bytes_framed += sizeof h + len;
 }
 
 static void frame_global(const u8 *data, u32 len)
@@ -107,10 +112,11 @@ static void collect(void)
                 return;
             unsigned c = (first + i) % ncpus;
             struct trace_ring *r = &trace_rings[c];
-            u32 n = ring_take(r, payload, TRACE_PKT_MAX_PAYLOAD);
+            u8 *at = out + out_len + sizeof(struct trace_pkt_hdr); /* taken straight into place */
+            u32 n = ring_take(r, at, TRACE_PKT_MAX_PAYLOAD);
             if (!n)
                 continue;
-            frame((u16)c, r->seq++, __atomic_load_n(&r->dropped, __ATOMIC_RELAXED), payload, n);
+            frame((u16)c, r->seq++, __atomic_load_n(&r->dropped, __ATOMIC_RELAXED), at, n);
             took = true;
         }
     }
@@ -181,8 +187,19 @@ static void tracer_main(void *arg)
                 frame_stream_header();
                 stream_sent = true;
             }
+#ifdef RUNQ_TRACE_SELFCOST
+            u64 t0 = clock_ns(), framed = bytes_framed;
+#endif
             collect();
             send_some();
+#ifdef RUNQ_TRACE_SELFCOST
+            if (bytes_framed != framed) {
+                struct trace_selfcost *sc = &trace_selfcost[this_cpu()->id][0];
+                sc->ns += clock_ns() - t0;
+                sc->n++;
+                sc->bytes += bytes_framed - framed;
+            }
+#endif
         }
         if (stopping && (!vser_ready() || (rings_empty() && out_len == 0)))
             break;
@@ -271,6 +288,15 @@ static void trace_status(void)
             first = false;
         }
     kprintf("%s\n", first ? "-" : "");
+#ifdef RUNQ_TRACE_SELFCOST
+    for (unsigned c = 0; c < ncpus; c++)
+        for (unsigned t = 0; t < TRACE_REC_NR_TYPES; t++) {
+            const struct trace_selfcost *sc = &trace_selfcost[c][t];
+            if (sc->n)
+                kprintf("  selfcost cpu%u %s n=%lu ns=%lu bytes=%lu\n", c, t ? type_names[t] : "tracer_round",
+                        sc->n, sc->ns, sc->bytes);
+        }
+#endif
     for (unsigned c = 0; c < ncpus; c++)
         kprintf("  cpu%u ring_used=%u dropped=%u packets=%u\n", c, ring_used(&trace_rings[c]),
                 trace_rings[c].dropped, trace_rings[c].seq);
