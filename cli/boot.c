@@ -686,7 +686,8 @@ static void boot_help(const char *name)
     printf("  %-26s %s\n\n", "--help", "show this help");
     printf("environment:\n"
            "  QEMU         QEMU binary (default qemu-system-x86_64)\n"
-           "  ACCEL        accelerator without --deterministic (default tcg; kvm adds -cpu host)\n"
+           "  ACCEL        accelerator without --deterministic (default tcg, with -cpu\n"
+           "               qemu64,+sse4.2 for the tracer's crc32; kvm: -cpu host)\n"
            "  RUNQ_KERNEL  kernel ELF when --kernel is not given\n");
 }
 
