@@ -74,7 +74,8 @@ $(RUNQ): $(HOST_OBJ)
 TCFLAGS := -std=c11 -Wall -Wextra -Werror -O1 -g -fsanitize=address,undefined -iquote kernel/sched -iquote kernel/lib
 POLICY_SRC := kernel/sched/rr.c kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c
 HOST_TESTS := $(BUILD)/tests/rr_test $(BUILD)/tests/eevdf_test $(BUILD)/tests/eevdf_fuzz \
-	$(BUILD)/tests/trace_gen $(BUILD)/tests/trace_decode_test $(BUILD)/tests/trace_fuzz $(BUILD)/tests/top_model_test
+	$(BUILD)/tests/trace_gen $(BUILD)/tests/trace_decode_test $(BUILD)/tests/trace_fuzz $(BUILD)/tests/top_model_test \
+	$(BUILD)/tests/ring_test
 $(BUILD)/tests/trace_gen: tests/trace_gen.c trace/format.h $(POLICY_SRC)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -iquote . -iquote kernel/sched -iquote kernel/lib \
@@ -82,6 +83,10 @@ $(BUILD)/tests/trace_gen: tests/trace_gen.c trace/format.h $(POLICY_SRC)
 $(BUILD)/tests/trace_decode_test: tests/trace_decode_test.c trace/decode.c trace/decode.h trace/format.h
 	@mkdir -p $(dir $@)
 	$(CC) $(TCFLAGS) -D_GNU_SOURCE -iquote . -o $@ tests/trace_decode_test.c trace/decode.c
+# The kernel's trace ring, compiled for the host against libc's memcpy.
+$(BUILD)/tests/ring_test: tests/ring_test.c kernel/trace/ring.c kernel/trace/ring.h trace/format.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TCFLAGS) -D_GNU_SOURCE -iquote . -o $@ tests/ring_test.c kernel/trace/ring.c
 $(BUILD)/tests/trace_fuzz: tests/trace_fuzz.c trace/decode.c trace/decode.h trace/format.h
 	@mkdir -p $(dir $@)
 	clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -iquote . -o $@ tests/trace_fuzz.c trace/decode.c

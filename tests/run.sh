@@ -43,6 +43,7 @@ suite rr_policy build/tests/rr_test
 suite eevdf_policy build/tests/eevdf_test
 suite eevdf_fuzz bash tests/eevdf_fuzz.sh 20
 suite trace_decode build/tests/trace_decode_test
+suite trace_ring build/tests/ring_test
 suite trace_fuzz bash tests/trace_fuzz.sh 20
 suite trace_corrupt bash tests/trace_corrupt.sh "$RUNQ" build/tests/trace_gen
 suite trace_sql bash tests/trace_sql_test.sh "$RUNQ" build/tests/trace_gen

@@ -1,5 +1,6 @@
 #include "ring.h"
 #include "../../trace/format.h"
+#include "../lib/bug.h"
 #include "../lib/string.h"
 
 static void copy_in(struct trace_ring *r, u64 at, const void *src, u32 n)
@@ -63,6 +64,9 @@ u32 ring_take(struct trace_ring *r, u8 *out, u32 max)
     u32 n = 0;
     while (head - (tail + n) >= sizeof(struct trace_rec_hdr)) {
         u16 size = size_at(r, tail + n);
+        /* Only this ring's CPU writes it, whole records: a size smaller
+         * than a header is a kernel bug (and would loop here forever). */
+        BUG_ON(size < sizeof(struct trace_rec_hdr));
         if (n + size > max)
             break;
         n += size;
