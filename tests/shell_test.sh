@@ -33,6 +33,9 @@ check slice_sets 'slice id=5 slice_us=300' --policy eevdf --cmd "sched slice 5 3
 check churn_runs_and_ends 'churn tasks=3 period_us=500 ms=20 cpu=1' --cmd "churn 3 500 20 1"
 check churn_tasks_are_there_while_they_run '^ +[0-9]+ churn/2 +1 ' --cmd "churn 3 500 50 1" --cmd ps
 fails churn_bad_arguments_fail 'usage: churn TASKS PERIOD_US MS' --cmd "churn 65 100 10"
+# runq boot gives TCG a CPU with SSE4.2, so the tracer's CRC takes the
+# crc32 instruction (without -cpu qemu64,+sse4.2 this says "table")
+check trace_crc_uses_the_instruction '^  crc32c=instruction$' --cmd trace
 check feature_lists_switches 'RUN_TO_PARITY +on' --cmd "sched feature"
 check feature_flips 'feature HRTICK=off' --cmd "sched feature HRTICK off"
 fails lab_bug_refused_without_lab_bugs 'boot with lab_bugs=1' --cmd "sched feature LAB_LEAVE_BUG on"

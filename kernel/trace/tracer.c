@@ -288,6 +288,7 @@ static void trace_status(void)
             first = false;
         }
     kprintf("%s\n", first ? "-" : "");
+    kprintf("  crc32c=%s\n", crc32c_hw() ? "instruction" : "table (no SSE4.2; under TCG: -cpu qemu64,+sse4.2)");
 #ifdef RUNQ_TRACE_SELFCOST
     for (unsigned c = 0; c < ncpus; c++)
         for (unsigned t = 0; t < TRACE_REC_NR_TYPES; t++) {
