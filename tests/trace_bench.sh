@@ -78,8 +78,9 @@ t6=$(now)
 sqlite3 "$T/f1.db" <"$T/floor1.sql" >/dev/null
 t7=$(now)
 
-# How much of runq record's time the finishing index build takes: the
-# same CREATE INDEXes again, on a copy whose indexes are dropped.
+# What the finishing index build costs, about: the same CREATE INDEXes
+# again, by the sqlite3 shell on a copy whose indexes are dropped (perf
+# puts runq's own at about half of its time).
 cp "$T/r.db" "$T/i.db"
 sqlite3 "$T/i.db" "$(sqlite3 "$T/i.db" "SELECT 'DROP INDEX ' || name || ';' FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")"
 t8=$(now)
@@ -91,7 +92,7 @@ awk -v recs="$recs" -v rows="$csv_rows" -v bytes="$bytes" -v stored="$rows_store
     r = b - a; s = d - c; fl = f - e; f1 = h - g; ix = j - i
     printf "stream: %d records, %.1f MB; CSV: %d rows of the same events\n", recs, bytes / 1e6, rows
     printf "runq record (decode, CRC, merge, derive, index): %6.2f s  %9.0f events/s\n", r, recs / r
-    printf "  of which building the indexes (again, on a copy): %6.2f s\n", ix
+    printf "the same indexes built again, on a copy, by sqlite3: %6.2f s\n", ix
     printf "sqlite3 .import from CSV (bare tables):         %6.2f s  %9.0f events/s\n", s, rows / s
     printf "ratio runq/sqlite3 (events/s): %.2f\n", (recs / r) / (rows / s)
     printf "floor: SQLite inserting the %d rows runq stores (%.2f a record), INSERT ... SELECT, no index:\n", stored, stored / recs
