@@ -19,15 +19,6 @@ struct trace_ring trace_rings[MAX_CPUS];
 
 #define KF_MAX 64 /* keyframe entries: more tasks on one CPU are left out */
 
-/*
- * The scheduler's records (wake, join, pick, leave, tick) are built in
- * place: EMIT_BEGIN points r at this CPU's ring (at a spare on the stack
- * when the record would wrap) with interrupts off, EMIT_END publishes it.
- * No room: the record is counted dropped and the emit point returns.
- * Every byte of *r must be written. Against the record built on the
- * stack, zeroed and copied in, this saves about 80 instructions a record
- * (tests/bench_trace_emit.sh measures what each type costs).
- */
 #ifdef RUNQ_TRACE_SELFCOST
 /* A variant build for tests/bench_trace_emit.sh: each in-place record's
  * guest time, from before its clock read to its publication, by type and
@@ -46,6 +37,15 @@ struct trace_selfcost trace_selfcost[MAX_CPUS][TRACE_REC_NR_TYPES];
 #define SELFCOST_END(r) do { } while (0)
 #endif
 
+/*
+ * The scheduler's records (wake, join, pick, leave, tick) are built in
+ * place: EMIT_BEGIN points r at this CPU's ring (at a spare on the stack
+ * when the record would wrap) with interrupts off, EMIT_END publishes it.
+ * No room: the record is counted dropped and the emit point returns.
+ * Every byte of *r must be written. Against the record built on the
+ * stack, zeroed and copied in, this saves about 80 instructions a record
+ * (tests/bench_trace_emit.sh measures what each type costs).
+ */
 #define EMIT_BEGIN(T, r)                                                                                    \
     SELFCOST_BEGIN(r)                                                                                       \
     T r##_spare;                                                                                            \
