@@ -19,9 +19,10 @@
 
 /* ---- payload CRC ----
  * The same CRC-32C as format.h's table, eight bytes an instruction where
- * the host has SSE4.2's crc32 (x86 computes exactly this polynomial). The
- * table did one byte a lookup and was a fifth of runq record's decoding
- * time (tests/trace_bench.sh). trace_decode_test checks both agree. */
+ * the host has SSE4.2's crc32 (x86 computes exactly this polynomial). On
+ * tests/trace_bench.sh's stream the table was 2.9 % of runq record's
+ * profile, the instruction 0.2 % (perf). trace_decode_test checks both
+ * agree. */
 #if defined(__x86_64__)
 __attribute__((target("sse4.2"))) static uint32_t crc32c_sse42(const void *buf, size_t len)
 {
