@@ -686,6 +686,7 @@ static void test_protected_current_not_preempted_by_wakeup(void)
     CHECK(eevdf_deadline(w) < eevdf_deadline(q.curr), "setup: w's deadline should be earlier");
     CHECK(eevdf_pick_reference(&q) == q.curr, "setup: protection does not hold");
     CHECK(!P->wakeup_preempt(&q, w), "w preempted a protected current");
+    CHECK(q.cut_in == NULL, "a wakeup that waits was reported as cutting in");
     CHECK(!P->tick(&q), "the tick preempted a protected current");
     /* RUN_TO_PARITY: the stretch is now at most w's 1 ms slice. */
     CHECK(P->timer_ns(&q) <= 1 * MS, "stretch still %" PRIu64 " ns after a 1 ms slice queued", P->timer_ns(&q));
@@ -698,6 +699,21 @@ static void test_preempt_short_cuts_protection(void)
     w = protected_setup();
     CHECK(P->wakeup_preempt(&q, w), "a shorter-slice, earlier-deadline wakee did not preempt");
     CHECK(!eevdf_protected(q.curr), "the preempted current is still protected");
+    /* The core reports this decision as PREEMPT_SHORT's (trace why). */
+    CHECK(q.cut_in == w, "the cut was not reported (cut_in %p, want %p)", (const void *)q.cut_in, (void *)w);
+}
+
+/* A wakee that wins without cutting anything (current has run past its
+ * protected stretch) is a plain preemption, not PREEMPT_SHORT's. */
+static void test_plain_wakeup_preemption_is_not_a_cut(void)
+{
+    struct sched_entity *w;
+
+    w = protected_setup();
+    P->charge(&q, 3 * MS);
+    CHECK(!eevdf_protected(q.curr), "setup: current should be past its stretch");
+    CHECK(P->wakeup_preempt(&q, w), "the earlier-deadline wakee did not preempt");
+    CHECK(q.cut_in == NULL, "a plain preemption was reported as PREEMPT_SHORT's");
 }
 
 static void test_hrtick_timer_only_when_contended(void)
@@ -886,6 +902,7 @@ static const struct {
     T(yield_bounded),
     T(protected_current_not_preempted_by_wakeup),
     T(preempt_short_cuts_protection),
+    T(plain_wakeup_preemption_is_not_a_cut),
     T(hrtick_timer_only_when_contended),
     T(hrtick_timer_ends_stretch_exactly),
     T(delay_dequeue_keeps_ineligible_sleeper),

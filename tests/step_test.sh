@@ -60,6 +60,23 @@ else
     failed compare_in_step "$(grep -E '^(trace|===)' "$T/cmp" | tail -4 | tr '\n' '|')"
 fi
 
+# PREEMPT_SHORT, from a real kernel: a waiter with a 100 us slice beside two
+# spinners cuts a spinner's protected stretch. The explanation names the
+# cut and the waiter's slice, which reaches the rebuilt queue through the
+# SET of its slice (before the JOINs carried it, it read "default").
+if "$RUNQ" boot --deterministic --cpus 2 --record "$T/k.db" --cmd "sched probe 2 20 100" >/dev/null 2>&1; then
+    printf '/ preempt_short\n' | "$RUNQ" step --db "$T/k.db" --plain 1 > "$T/ps" 2>&1
+    if grep -q '^why waiter/[0-9]* runs (pick #[0-9]* on cpu1, asked for by: preempt_short):$' "$T/ps" &&
+       grep -q '^  cut in by PREEMPT_SHORT: it woke with a shorter slice (100.000 us) than spinner/[0-9]*.s' "$T/ps" &&
+       grep -q '^    spinner/[0-9]* *eligible, but its protected stretch was cut short (PREEMPT_SHORT)$' "$T/ps"; then
+        pass preempt_short_explained
+    else
+        failed preempt_short_explained "$(grep -A4 '^why' "$T/ps" | head -5 | tr '\n' '|')"
+    fi
+else
+    failed preempt_short_explained "runq boot failed"
+fi
+
 # Errors.
 "$RUNQ" step --db "$T/f.db" --plain 9 </dev/null >/dev/null 2>"$T/err"; rc=$?
 if [ $rc = 1 ] && grep -q 'no trace 9' "$T/err"; then pass no_such_trace; else failed no_such_trace "rc=$rc"; fi

@@ -368,7 +368,10 @@ static void decide(struct gcpu *c, uint8_t why)
     r.prev = prev->id;
     r.next = next->id;
     r.cpu = cpu_no(c);
-    r.why = why;
+    /* As the kernel's core: a pick of the entity whose wakeup cut the
+     * current's protected stretch (the policy's q->cut_in) is PREEMPT_SHORT's. */
+    r.why = se && se == q->cut_in ? TRACE_WHY_PREEMPT_SHORT : why;
+    q->cut_in = NULL;
     r.nr_runnable = (uint16_t)nr_runnable(q);
     r.touched = (uint16_t)vis;
     r.cost_ns = (uint32_t)(250 + 40 * vis + rnd() % 400 + (rnd() % 100 == 0 ? rnd() % 5000 : 0));
@@ -474,8 +477,7 @@ static void wake(struct gtask *t)
     if (c->curr == c->idle) {
         decide(c, TRACE_WHY_IDLE);
     } else if (P->wakeup_preempt(&c->q, &t->se)) {
-        bool shorter = is_eevdf && eevdf_slice(&t->se) < eevdf_slice(&c->curr->se);
-        decide(c, wc != c ? TRACE_WHY_IPI : shorter ? TRACE_WHY_PREEMPT_SHORT : TRACE_WHY_PREEMPT);
+        decide(c, wc != c ? TRACE_WHY_IPI : TRACE_WHY_PREEMPT);
     }
 }
 

@@ -111,6 +111,26 @@ orphan=$(q "SELECT count(*) FROM eevdf_leave d WHERE d.trace_id = $id AND d.reas
 [ "$orphan" = 0 ] && pass "eevdf_dequeued_follows_delayed" ||
     fail "eevdf_dequeued_follows_delayed" "$orphan dequeued leaves without a delayed one before"
 
+# PREEMPT_SHORT: a waiter with a 100 us slice beside two spinners wakes
+# into their protected stretch; with the feature on, the picks it wins by
+# cutting that stretch say why = preempt_short, each the waiter taking a
+# spinner's place (default slice, 3 ms); with it off there are none. (Without the policy reporting
+# the cut, q->cut_in, the first check fails: 0 such picks.)
+short_picks() { # feature on|off -> "picks bad" for the waiter
+    "$RUNQ" boot --deterministic --cpus 2 --record "$db" --cmd "sched feature PREEMPT_SHORT $1" \
+        --cmd "sched probe 2 100 100" >/dev/null 2>&1 || { echo "boot failed"; return; }
+    local id
+    id=$(q "SELECT max(trace_id) FROM trace")
+    q "SELECT count(*), coalesce(sum(n.name != 'waiter' OR p.name != 'spinner'), 0) FROM eevdf_pick k
+         JOIN thread n ON n.utid = k.next_utid JOIN thread p ON p.utid = k.prev_utid
+        WHERE k.trace_id = $id AND k.why = 'preempt_short'" | tr ',|' '  '
+}
+read -r n bad <<<"$(short_picks on)"
+[ "${n:-0}" -gt 0 ] && [ "$bad" = 0 ] && pass "eevdf_preempt_short_picks_traced ($n picks)" ||
+    fail "eevdf_preempt_short_picks_traced" "$n picks, $bad of them not the waiter replacing a spinner"
+read -r n bad <<<"$(short_picks off)"
+[ "$n" = 0 ] && pass "eevdf_no_preempt_short_when_off" || fail "eevdf_no_preempt_short_when_off" "$n picks"
+
 # Forty churn tasks on one CPU: a single pick can pass many delayed tasks
 # whose lag is paid, and each departure must still reach the trace. (With
 # the policy's departure list at its old size of 8 it fails: "9 records

@@ -100,6 +100,46 @@ static int prep(sqlite3 *db, const char *sql, int64_t tid, sqlite3_stmt **st, ch
     return 0;
 }
 
+static int thread_index(const struct replay *rp, int utid);
+
+/* Gives each JOIN and PICK its task's requested slice at that moment: a
+ * queue rebuilt from the records knows it otherwise only from keyframes,
+ * and a task that joins by a JOIN (every wakeup) would show the default.
+ * The thread table has a task's last slice; the first SET of its slice
+ * says what it was before. */
+static void stamp_slices(struct replay *rp)
+{
+    int64_t *cur = calloc((size_t)rp->nth + 1, sizeof *cur);
+    bool *set = calloc((size_t)rp->nth + 1, sizeof *set);
+    if (!cur || !set) {
+        free(cur);
+        free(set);
+        return; /* the default is shown: a display detail, not worth failing for */
+    }
+    for (int i = 0; i < rp->nth; i++)
+        cur[i] = rp->th[i].slice_ns;
+    for (int i = 0; i < rp->nev; i++) {
+        const struct rp_event *e = &rp->ev[i];
+        int k = e->kind == RP_SET && !strcmp(e->what, "slice") ? thread_index(rp, e->utid) : -1;
+        if (k >= 0 && !set[k]) {
+            cur[k] = e->lag; /* old value */
+            set[k] = true;
+        }
+    }
+    for (int i = 0; i < rp->nev; i++) {
+        struct rp_event *e = &rp->ev[i];
+        int k = thread_index(rp, e->utid);
+        if (k < 0)
+            continue;
+        if (e->kind == RP_SET && !strcmp(e->what, "slice"))
+            cur[k] = e->lag2; /* new value */
+        else if (e->kind == RP_JOIN || e->kind == RP_PICK)
+            e->slice_ns = cur[k];
+    }
+    free(cur);
+    free(set);
+}
+
 int replay_load(struct replay *rp, sqlite3 *db, int64_t trace_id, char *err, size_t errlen)
 {
     memset(rp, 0, sizeof *rp);
@@ -313,6 +353,7 @@ int replay_load(struct replay *rp, sqlite3 *db, int64_t trace_id, char *err, siz
     if (rp->ncpus < 1)
         rp->ncpus = 1;
     qsort(rp->ev, (size_t)rp->nev, sizeof *rp->ev, ev_cmp);
+    stamp_slices(rp);
 
     /* checkpoints */
     rp->nckpt = rp->nev / RP_CKPT + 1;
@@ -500,6 +541,7 @@ void replay_apply(const struct replay *rp, struct rp_state *s, const struct rp_e
         x->deadline = e->deadline;
         x->dl_estimated = false;
         x->weight = e->weight ? e->weight : 1024;
+        x->slice_ns = e->slice_ns;
         if (e->has_v) {
             c->v = e->v;
             c->has_v = true;
@@ -552,6 +594,7 @@ void replay_apply(const struct replay *rp, struct rp_state *s, const struct rp_e
             break;
         x->current = true;
         x->delayed = false;
+        x->slice_ns = e->slice_ns;
         if (e->has_v) {
             x->vruntime = e->vruntime;
             x->deadline = e->deadline;
@@ -586,6 +629,13 @@ void replay_seek(const struct replay *rp, struct rp_state *s, int pos)
     }
     while (s->pos < pos)
         replay_apply(rp, s, &rp->ev[s->pos]);
+}
+
+/* The index of utid in rp->th (sorted by utid), or -1. */
+static int thread_index(const struct replay *rp, int utid)
+{
+    const struct rp_thread *t = replay_thread(rp, utid);
+    return t ? (int)(t - rp->th) : -1;
 }
 
 const struct rp_thread *replay_thread(const struct replay *rp, int utid)

@@ -56,6 +56,7 @@ struct rp_event {
     int64_t n1, n2;     /* PICK: nr_eligible, nr_runnable; JOIN: nr_runnable; WAKE: latency (-1 unknown);
                            LEAVE: run_ns, deadline known (0: a version-1 trace) */
     char *text;         /* MARK name, SET name (heap, may be NULL) */
+    int64_t slice_ns;   /* JOIN, PICK: the task's requested slice then (0: the policy's default) */
     int kf_first, kf_n; /* KEYFRAME: entries in replay.kf */
 };
 

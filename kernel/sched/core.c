@@ -535,8 +535,10 @@ static void schedule(enum sched_why why)
         trace_dropped(rq->q.departed_unreported);
         rq->q.departed_unreported = 0;
     }
+    enum trace_pick_why twhy = se && se == rq->q.cut_in ? TRACE_WHY_PREEMPT_SHORT : trace_why(why);
+    rq->q.cut_in = NULL;
     if (next != prev || why != WHY_IDLE)
-        trace_pick(rq, prev, next, trace_why(why), cost, touched);
+        trace_pick(rq, prev, next, twhy, cost, touched);
     trace_periodic(rq, now);
 
     if (next != prev) {

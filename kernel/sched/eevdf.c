@@ -669,6 +669,7 @@ static void eevdf_init(struct sched_queue *q, const struct sched_params *p)
     q->touched = 0;
     q->params = *p;
     q->nr_departed = q->departed_unreported = 0;
+    q->cut_in = NULL;
     q->ee = (struct eevdf_queue){0};
     q->ee.base_slice = eevdf_base_slice(p->ncpus);
 }
@@ -820,6 +821,10 @@ static bool eevdf_wakeup_preempt(struct sched_queue *q, struct sched_entity *se)
           (eevdf_tree_before(e, c) || !vt_eligible(eq, c->vruntime));
 #endif
     if (pick_runnable(q, !cut) == se) {
+        /* PREEMPT_SHORT made the difference if current, protected, would
+         * otherwise have stayed: the trace says so (q->cut_in). */
+        if (cut && pick_runnable(q, true) != se)
+            q->cut_in = se;
         c->vprot = c->vruntime;
         return true;
     }

@@ -87,6 +87,12 @@ struct sched_queue {
      * count as dropped trace records. */
     struct sched_entity *departed[SCHED_DEPARTED_MAX];
     unsigned nr_departed, departed_unreported;
+    /* A waking entity that wakeup_preempt let preempt only because
+     * PREEMPT_SHORT cut current's protected stretch (protected, current
+     * would have stayed): the policy sets it, the core reports the
+     * decision that picks it (a PICK 'preempt_short') and clears it after
+     * every decision. Compared, never dereferenced. */
+    const struct sched_entity *cut_in;
 };
 
 struct sched_policy {

@@ -22,6 +22,7 @@ static void rr_init(struct sched_queue *q, const struct sched_params *p)
     q->touched = 0;
     q->params = *p;
     q->rr.head = q->rr.tail = NULL;
+    q->cut_in = NULL; /* never set: the round robin has no protected stretch */
 }
 
 static void rr_init_entity(struct sched_queue *q, struct sched_entity *se)
