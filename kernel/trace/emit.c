@@ -37,12 +37,28 @@ struct trace_selfcost trace_selfcost[MAX_CPUS][TRACE_REC_NR_TYPES];
 #define SELFCOST_END(r) do { } while (0)
 #endif
 
+#ifdef RUNQ_TRACE_POISON
+/* A variant build for tests/trace_fields.sh: the bytes reserved for a
+ * record are first set to RUNQ_TRACE_POISON, so that a field an emit point
+ * forgets shows up as a different value between two poisons. */
+static inline void poison(void *p, size_t n)
+{
+    /* One rep stosb whatever the fill: the same instructions for every
+     * variant, so the runs compared schedule alike under icount. */
+    __asm__ volatile("rep stosb" : "+D"(p), "+c"(n) : "a"(RUNQ_TRACE_POISON) : "memory");
+}
+#define POISON(r) poison(r, sizeof *r)
+#else
+#define POISON(r) do { } while (0)
+#endif
+
 /*
  * The scheduler's records (wake, join, pick, leave, tick) are built in
  * place: EMIT_BEGIN points r at this CPU's ring (at a spare on the stack
  * when the record would wrap) with interrupts off, EMIT_END publishes it.
  * No room: the record is counted dropped and the emit point returns.
- * Every byte of *r must be written. Against the record built on the
+ * Every byte of *r must be written (tests/trace_fields.sh checks the
+ * stored fields). Against the record built on the
  * stack, zeroed and copied in, this saves about 80 instructions a record
  * (tests/bench_trace_emit.sh measures what each type costs).
  */
@@ -55,7 +71,8 @@ struct trace_selfcost trace_selfcost[MAX_CPUS][TRACE_REC_NR_TYPES];
     if (!r) {                                                                                               \
         irq_restore(r##_flags);                                                                             \
         return;                                                                                             \
-    }
+    }                                                                                                       \
+    POISON(r);
 #define EMIT_END(r)                                                                                         \
     do {                                                                                                    \
         ring_commit(r##_ring, r, sizeof *r);                                                                \
