@@ -60,11 +60,22 @@ else
     failed compare_in_step "$(grep -E '^(trace|===)' "$T/cmp" | tail -4 | tr '\n' '|')"
 fi
 
-# PREEMPT_SHORT, from a real kernel: a waiter with a 100 us slice beside two
-# spinners cuts a spinner's protected stretch. The explanation names the
-# cut and the waiter's slice, which reaches the rebuilt queue through the
+# From a real kernel: beside two spinners, a waiter with the default slice
+# (first probe) is kept waiting by RUN_TO_PARITY when it wakes into a
+# spinner's protected stretch; one with a 100 us slice (second probe) cuts
+# that stretch by PREEMPT_SHORT. The explanations name both, and the
+# second the waiter's slice, which reaches the rebuilt queue through the
 # SET of its slice (before the JOINs carried it, it read "default").
-if "$RUNQ" boot --deterministic --cpus 2 --record "$T/k.db" --cmd "sched probe 2 20 100" >/dev/null 2>&1; then
+if "$RUNQ" boot --deterministic --cpus 2 --record "$T/k.db" --cmd "sched probe 2 20" \
+    --cmd "sched probe 2 20 100" >/dev/null 2>&1; then
+    { echo "c 1"; i=0; while [ $i -lt 200 ]; do echo N; i=$((i + 1)); done; } |
+        "$RUNQ" step --db "$T/k.db" --plain 1 > "$T/rtp" 2>&1
+    if grep -q '^  kept by RUN_TO_PARITY: spinner/[0-9]* is still inside its protected stretch' "$T/rtp" &&
+       grep -q '^    waiter/[0-9]* *eligible with an earlier deadline [0-9.]*, but the current task is protected (RUN_TO_PARITY)$' "$T/rtp"; then
+        pass run_to_parity_explained
+    else
+        failed run_to_parity_explained "no kept-by-RUN_TO_PARITY pick among cpu1's first 200"
+    fi
     printf '/ preempt_short\n' | "$RUNQ" step --db "$T/k.db" --plain 1 > "$T/ps" 2>&1
     if grep -q '^why waiter/[0-9]* runs (pick #[0-9]* on cpu1, asked for by: preempt_short):$' "$T/ps" &&
        grep -q '^  cut in by PREEMPT_SHORT: it woke with a shorter slice (100.000 us) than spinner/[0-9]*.s' "$T/ps" &&
