@@ -98,11 +98,8 @@ static const char *const stmt_sql[S_NR] = {
 #define BATCH_ROWS 32
 #define BATCH_COLS 14 /* the widest batched statement */
 
-/* Statements written BATCH_ROWS rows at a time, and their names for errors. */
-static const bool stmt_batched[S_NR] = {
-    [S_PICK] = true, [S_PLACE] = true, [S_LEAVE] = true, [S_TICK] = true, [S_SNAP] = true,
-    [S_COUNTER] = true, [S_SLICE] = true, [S_STATE] = true, [S_WAKEUP] = true,
-};
+/* The statements written BATCH_ROWS rows at a time (NULL: one at a time),
+ * by the table's name for errors. */
 static const char *const stmt_what[S_NR] = {
     [S_PICK] = "eevdf_pick", [S_PLACE] = "eevdf_place", [S_LEAVE] = "eevdf_leave", [S_TICK] = "sched_tick",
     [S_SNAP] = "queue_snapshot", [S_COUNTER] = "counter", [S_SLICE] = "sched_slice",
@@ -1037,7 +1034,7 @@ struct db_writer *db_writer_open(const char *path, const char *source, char *err
             goto fail;
         }
     for (int i = 0; i < S_NR; i++)
-        if (stmt_batched[i] && batch_open(w, i, err, errlen) != 0)
+        if (stmt_what[i] && batch_open(w, i, err, errlen) != 0)
             goto fail;
     sqlite3_stmt *s;
     time_t now = time(NULL);

@@ -23,21 +23,5 @@ bool crc32c_hw(void)
 
 u32 crc32c(const void *buf, size_t len)
 {
-    if (!crc32c_hw())
-        return trace_crc32c(buf, len);
-    const u8 *p = buf;
-#ifdef RUNQ_BUG_CRC_SEED /* test-proving bug: TestCrc32c must fail */
-    u64 crc = 0xfffffffeu;
-#else
-    u64 crc = 0xffffffffu;
-#endif
-    for (; len >= 8; p += 8, len -= 8) {
-        u64 q;
-        __builtin_memcpy(&q, p, 8);
-        __asm__("crc32q %1, %0" : "+r"(crc) : "rm"(q));
-    }
-    u32 c = (u32)crc;
-    for (; len; p++, len--)
-        __asm__("crc32b %1, %0" : "+r"(c) : "rm"(*p));
-    return ~c;
+    return crc32c_hw() ? trace_crc32c_x86(buf, len) : trace_crc32c(buf, len);
 }

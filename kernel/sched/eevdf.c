@@ -821,9 +821,10 @@ static bool eevdf_wakeup_preempt(struct sched_queue *q, struct sched_entity *se)
           (eevdf_tree_before(e, c) || !vt_eligible(eq, c->vruntime));
 #endif
     if (pick_runnable(q, !cut) == se) {
-        /* PREEMPT_SHORT made the difference if current, protected, would
-         * otherwise have stayed: the trace says so (q->cut_in). */
-        if (cut && pick_runnable(q, true) != se)
+        /* PREEMPT_SHORT made the difference if the protected pick would
+         * have kept current: current eligible and inside its stretch (see
+         * pick()). The trace says so (q->cut_in). */
+        if (cut && vt_eligible(eq, c->vruntime) && eevdf_protected(q->curr))
             q->cut_in = se;
         c->vprot = c->vruntime;
         return true;

@@ -90,8 +90,7 @@ static void put(void *rec, u32 size)
 
 void trace_dropped(u32 n)
 {
-    struct trace_ring *r = &trace_rings[this_cpu()->id];
-    __atomic_store_n(&r->dropped, r->dropped + n, __ATOMIC_RELAXED);
+    ring_count_dropped(&trace_rings[this_cpu()->id], n);
 }
 
 static bool is_eevdf(void)

@@ -23,13 +23,13 @@ static void copy_out(const struct trace_ring *r, u64 at, void *dst, u32 n)
 
 bool ring_put(struct trace_ring *r, const void *rec, u32 size)
 {
-    u64 head = r->head, tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
-    if (!r->buf || TRACE_RING_SIZE - (head - tail) < size) {
-        __atomic_store_n(&r->dropped, r->dropped + 1, __ATOMIC_RELAXED);
+    /* rec itself is the spare: where it would wrap, commit copies it in. */
+    void *p = ring_reserve(r, size, (void *)rec);
+    if (!p)
         return false;
-    }
-    copy_in(r, head, rec, size);
-    __atomic_store_n(&r->head, head + size, __ATOMIC_RELEASE);
+    if (p != rec)
+        memcpy(p, rec, size);
+    ring_commit(r, p, size);
     return true;
 }
 

@@ -37,11 +37,18 @@ bool ring_put(struct trace_ring *r, const void *rec, u32 size);
  * scheduler's path pays no call and no copy (under icount, every
  * instruction is guest time).
  */
+/* Producer: n records that were not written, counted (the count travels
+ * in every packet header). */
+static inline void ring_count_dropped(struct trace_ring *r, u32 n)
+{
+    __atomic_store_n(&r->dropped, r->dropped + n, __ATOMIC_RELAXED);
+}
+
 static inline void *ring_reserve(struct trace_ring *r, u32 size, void *spare)
 {
     u64 head = r->head, tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
     if (__builtin_expect(!r->buf || TRACE_RING_SIZE - (head - tail) < size, 0)) {
-        __atomic_store_n(&r->dropped, r->dropped + 1, __ATOMIC_RELAXED);
+        ring_count_dropped(r, 1);
         return NULL;
     }
     u32 off = (u32)(head & (TRACE_RING_SIZE - 1));
