@@ -4,6 +4,9 @@
 # same events (pick, place, leave, wake, tick) from CSV into bare tables.
 # runq record does more per event (CRCs, merge, derived sched_slice,
 # thread_state and wakeup, indexes), so the ratio is the price of that.
+# Then SQLite's own limits for what runq stores: floors without indexes,
+# and the ceiling with them (in memory, no journal), which no writer of
+# this schema can beat here.
 #
 # usage: tests/trace_bench.sh [RUNQ] [TRACE_GEN] [RECORDS]
 set -eu
@@ -87,8 +90,30 @@ t8=$(now)
 sqlite3 "$T/i.db" "PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY; $(grep -v '^--' db/indexes.sql)"
 t9=$(now)
 
+# The ceiling: SQLite alone doing everything runq's database holds, the
+# rows and then the indexes, with every cost it can shed shed: the target
+# database in memory (no file, no WAL, no journal), rows copied by
+# INSERT ... SELECT (no decoding, no API calls). No writer of this schema
+# into SQLite, runq or any other, can beat it on this machine.
+{
+    echo "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-2000000; PRAGMA temp_store=MEMORY;"
+    cat db/schema.sql
+    echo "ATTACH '$T/r.db' AS src;"
+    echo ".timer on"
+    for tbl in $(sqlite3 "$T/r.db" "SELECT name FROM sqlite_master WHERE type = 'table'"); do
+        echo "INSERT INTO main.$tbl SELECT * FROM src.$tbl;"
+    done
+    echo "SELECT 'rows done';"
+    grep '^CREATE' db/indexes.sql
+} >"$T/ceiling.sql"
+sqlite3 :memory: <"$T/ceiling.sql" >"$T/ceiling.log" 2>&1
+# .timer prints "Run Time: real S user U sys Y" after every statement.
+read -r ceil_rows ceil_idx < <(awk '/^rows done/ { idx = 1; next }
+    /^Run Time:/ { if (idx) i += $4; else r += $4 } END { printf "%.3f %.3f\n", r, i }' "$T/ceiling.log")
+
 awk -v recs="$recs" -v rows="$csv_rows" -v bytes="$bytes" -v stored="$rows_stored" -v a="$t0" -v b="$t1" \
-    -v c="$t2" -v d="$t3" -v e="$t4" -v f="$t5" -v g="$t6" -v h="$t7" -v i="$t8" -v j="$t9" 'BEGIN {
+    -v c="$t2" -v d="$t3" -v e="$t4" -v f="$t5" -v g="$t6" -v h="$t7" -v i="$t8" -v j="$t9" \
+    -v cr="$ceil_rows" -v ci="$ceil_idx" 'BEGIN {
     r = b - a; s = d - c; fl = f - e; f1 = h - g; ix = j - i
     printf "stream: %d records, %.1f MB; CSV: %d rows of the same events\n", recs, bytes / 1e6, rows
     printf "runq record (decode, CRC, merge, derive, index): %6.2f s  %9.0f events/s\n", r, recs / r
@@ -99,5 +124,8 @@ awk -v recs="$recs" -v rows="$csv_rows" -v bytes="$bytes" -v stored="$rows_store
     printf "                                                 %6.2f s  %9.0f events/s\n", fl, recs / fl
     printf "floor for the one-row-per-event tables only (no sched_slice, thread_state), no index:\n"
     printf "                                                 %6.2f s  %9.0f events/s\n", f1, recs / f1
+    printf "ceiling: SQLite alone, in memory, no journal, no decoding: the rows, then the indexes:\n"
+    printf "                                                 %6.2f s  %9.0f events/s  (rows %.2f s, indexes %.2f s)\n", cr + ci, recs / (cr + ci), cr, ci
+    printf "runq record reaches %.0f %% of the ceiling\n", 100 * (recs / r) / (recs / (cr + ci))
     printf "target: 1000000 events/s\n"
 }'
