@@ -765,6 +765,7 @@ static int boot_main(int argc, char **argv, bool run)
     char *cmdline = NULL;
     char tmpdir[] = "/tmp/runq-trace-XXXXXX", port[PATH_MAX] = "";
     pid_t recorder = -1;
+    bool keep = false; /* the stream file outlives a failed recording */
     boot_opts_init(&o);
     int rc = boot_prepare(argc, argv, run, &o, kernel, sizeof kernel, &cmdline, &qa);
     if (run && !o.record)
@@ -807,13 +808,20 @@ static int boot_main(int argc, char **argv, bool run)
         } else if (o.record && port[0]) {
             /* Even a failed run's trace is worth keeping: it is marked
              * incomplete if the stream did not end cleanly. */
-            if (record_file(port, o.record) != 0)
+            if (record_file(port, o.record) != 0) {
                 rc = rc ? rc : 1;
+                keep = true;
+            }
         }
     } else if (rc < 0) {
         rc = 0;
     }
-    if (port[0]) {
+    if (keep) {
+        /* The recording failed (a full disk, say): the stream is all
+         * there is of this run, so it stays. */
+        fprintf(stderr, "runq %s: the trace stream is kept in %s; record it with: runq record --file %s --db FILE.db\n",
+                run ? "run" : "boot", port, port);
+    } else if (port[0]) {
         unlink(port);
         rmdir(tmpdir);
     }

@@ -18,10 +18,12 @@
  *             A WAKE opens a pending wakeup, written when the task next
  *             runs (ts_run) or, with ts_run NULL, at a gap or the end.
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -124,7 +126,11 @@ struct db_writer {
     sqlite3_stmt *st[S_NR];
     int64_t trace_id, next_utid;
     int in_txn, saw_end, failed;
+    int quiet;                 /* db_writer_abandon: its own failures are expected */
+    char *reserve;             /* the room kept for db_writer_abandon (NULL: none) */
+    int fail_code;             /* SQLite's primary result code of the first failure */
     uint64_t records, batch, start_ts, end_ts;
+    uint64_t records_committed; /* records at the last successful commit */
     int have_ts;
     struct wtask **tasks; /* by tid; allocated lazily */
     size_t ntasks;
@@ -143,8 +149,10 @@ struct db_writer {
 
 static void db_fail(struct db_writer *w, const char *what)
 {
-    if (!w->failed)
+    if (!w->failed && !w->quiet) {
         fprintf(stderr, "runq record: database: %s: %s\n", what, sqlite3_errmsg(w->db));
+        w->fail_code = sqlite3_errcode(w->db) & 0xff;
+    }
     w->failed = 1;
 }
 
@@ -152,8 +160,10 @@ static int exec(struct db_writer *w, const char *sql)
 {
     char *msg = NULL;
     if (sqlite3_exec(w->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        if (!w->failed)
+        if (!w->failed && !w->quiet) {
             fprintf(stderr, "runq record: database: %s\n", msg ? msg : sqlite3_errmsg(w->db));
+            w->fail_code = sqlite3_errcode(w->db) & 0xff;
+        }
         sqlite3_free(msg);
         w->failed = 1;
         return -1;
@@ -637,8 +647,11 @@ void db_writer_record(struct db_writer *w, unsigned cpu, const struct trace_rec_
 {
     uint64_t ts = r->ts_ns;
     unsigned ci = trace_dec_cpu_index((uint16_t)cpu);
-    if (w->failed)
+    if (w->failed) {
+        if (r->type == TRACE_REC_END)
+            w->saw_end = 1; /* the recorder reads on to the end, storing nothing */
         return;
+    }
     begin(w);
     if (r->type != TRACE_REC_STREAM) {
         if (!w->have_ts || ts < w->start_ts)
@@ -906,6 +919,7 @@ static int commit_with(struct db_writer *w, const char *status, const char *end_
         return -1;
     w->in_txn = 0;
     w->batch = 0;
+    w->records_committed = w->records;
     return 0;
 }
 
@@ -945,6 +959,97 @@ int db_writer_finish(struct db_writer *w, const char *status, const char *end_re
         return -1;
     }
     return exec(w, "COMMIT");
+}
+
+int db_writer_failed(const struct db_writer *w)
+{
+    return w->failed ? (w->fail_code ? w->fail_code : SQLITE_ERROR) : 0;
+}
+
+uint64_t db_writer_records_committed(const struct db_writer *w)
+{
+    return w->records_committed;
+}
+
+/* A full disk leaves no room even for the few pages that mark the trace
+ * incomplete: the WAL cannot start over while its last frames wait for a
+ * checkpoint, and a checkpoint needs room in the database file. So the
+ * writer holds RESERVE_BYTES of the disk in a file beside the database
+ * ("<db>-reserve-<trace id>") while it records, and gives them back for
+ * that last transaction. Without the file (no room even for it), the mark
+ * may not fit; the recorder says so. */
+#define RESERVE_BYTES (1 << 20)
+
+static void reserve_room(struct db_writer *w, const char *path)
+{
+    if (asprintf(&w->reserve, "%s-reserve-%lld", path, (long long)w->trace_id) < 0) {
+        w->reserve = NULL;
+        return;
+    }
+    int fd = open(w->reserve, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd >= 0 && posix_fallocate(fd, 0, RESERVE_BYTES) == 0) {
+        close(fd);
+        return;
+    }
+    if (fd >= 0) {
+        close(fd);
+        unlink(w->reserve);
+    }
+    free(w->reserve);
+    w->reserve = NULL;
+}
+
+static void release_room(struct db_writer *w)
+{
+    if (w->reserve)
+        unlink(w->reserve);
+    free(w->reserve);
+    w->reserve = NULL;
+}
+
+static int mark_incomplete(struct db_writer *w, const char *end_reason)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(w->db, "UPDATE trace SET status = 'incomplete', end_reason = ? WHERE trace_id = ?",
+                           -1, &s, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_text(s, 1, end_reason, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 2, w->trace_id);
+    int rc = sqlite3_step(s) == SQLITE_DONE ? 0 : -1;
+    sqlite3_finalize(s);
+    return rc;
+}
+
+int db_writer_abandon(struct db_writer *w, const char *end_reason, uint64_t not_stored)
+{
+    /* SQLite may have rolled the transaction back itself (a full disk
+     * usually does); then there is nothing to roll back. */
+    if (!sqlite3_get_autocommit(w->db))
+        sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
+    w->in_txn = 0;
+    release_room(w);
+    /* First the whole story: the loss counts of the whole stream, the
+     * records not stored among them, and the status. */
+    int failed = w->failed;
+    w->failed = 0;
+    w->quiet = 1;
+    if (exec(w, "BEGIN") == 0) {
+        write_stats(w);
+        stat_row(w, "records_not_stored", -1, "data_loss", not_stored,
+                 "records read after the database stopped taking them (a full disk, an I/O error)");
+        if (!w->failed && mark_incomplete(w, end_reason) == 0 && exec(w, "COMMIT") == 0) {
+            w->quiet = 0;
+            w->failed = failed;
+            return 0;
+        }
+        if (!sqlite3_get_autocommit(w->db))
+            sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
+    }
+    /* Then the least: the status alone, a few bytes. */
+    int rc = mark_incomplete(w, end_reason);
+    w->quiet = 0;
+    w->failed = failed;
+    return rc == 0 ? 1 : -1;
 }
 
 int db_writer_set_control(struct db_writer *w, const char *path)
@@ -1064,6 +1169,7 @@ struct db_writer *db_writer_open(const char *path, const char *source, char *err
     }
     if (w->next_utid < 1)
         w->next_utid = 1;
+    reserve_room(w, path);
     return w;
 fail:
     db_writer_close(w);
@@ -1074,6 +1180,7 @@ void db_writer_close(struct db_writer *w)
 {
     if (!w)
         return;
+    release_room(w);
     if (w->in_txn)
         sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
     for (int i = 0; i < S_NR; i++) {

@@ -60,15 +60,31 @@ uint64_t db_writer_records(const struct db_writer *w);
 /* Commits the current batch. Returns 0, or -1 after printing an error. */
 int db_writer_commit(struct db_writer *w);
 
-/* Closes open intervals, sets status ('complete' or 'incomplete') and
- * end_reason, commits. Returns 0 or -1. */
 /* Publishes (path) or withdraws (NULL) the Unix socket on which the
  * recorder takes command lines for the kernel while this trace is live
  * (trace.control; runq top sends its actions there). Outside a batch
  * transaction. */
 int db_writer_set_control(struct db_writer *w, const char *path);
 
+/* Closes open intervals, sets status ('complete' or 'incomplete') and
+ * end_reason, commits. Returns 0 or -1. */
 int db_writer_finish(struct db_writer *w, const char *status, const char *end_reason);
+
+/* After a failure every call above does nothing. db_writer_failed() says
+ * whether one happened: 0, or SQLite's primary result code (SQLITE_FULL:
+ * the disk is full). The database keeps what the last successful commit
+ * wrote, db_writer_records_committed() records. */
+int db_writer_failed(const struct db_writer *w);
+uint64_t db_writer_records_committed(const struct db_writer *w);
+
+/* After a failure: drops the open transaction and, in one of its own,
+ * marks the trace 'incomplete' with end_reason and stores the stream's
+ * final loss counts with not_stored (records read but not stored) as the
+ * data_loss row records_not_stored. On a full disk that often still fits;
+ * when it does not, it marks the trace alone (a few bytes). Returns 0 when
+ * all is stored, 1 when only the mark is, -1 when the trace row still says
+ * 'recording'. */
+int db_writer_abandon(struct db_writer *w, const char *end_reason, uint64_t not_stored);
 
 void db_writer_close(struct db_writer *w);
 

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sqlite3.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -53,6 +54,7 @@ struct recorder {
     struct db_writer *w;
     struct fifo q[TRACE_DEC_NCPU];
     uint64_t window_ns, max_progress, last_released, late;
+    uint64_t released; /* records handed to the writer, stored or not */
     size_t queued;
     int released_any;
     uint16_t active[TRACE_DEC_NCPU]; /* queues that have ever held a record */
@@ -117,6 +119,7 @@ static void on_record(void *ctx, const struct trace_pkt_hdr *h, const struct tra
         const struct trace_rec_stream *s = (const void *)rec;
         r->window_ns = 2 * (s->keyframe_ns ? s->keyframe_ns : TRACE_KEYFRAME_PERIOD_NS);
         db_writer_record(r->w, h->cpu, rec); /* metadata: no need to wait */
+        r->released++;
         return;
     }
     if (f->gap_pending) {
@@ -179,6 +182,7 @@ static void release(struct recorder *r, int final)
             db_writer_gap(r->w, cpu, g->h.ts_ns, g->lost, g->dropped);
         } else {
             db_writer_record(r->w, cpu, best);
+            r->released++;
         }
         struct fifo *f = &r->q[bc];
         f->head += best->size;
@@ -288,6 +292,34 @@ static void record_help(void)
            "  --help           show this help\n\n"
            "The trace id is printed on stdout; a summary goes to stderr.\n",
            DEFAULT_DB, CONNECT_WAIT_MS / 1000);
+}
+
+/* The writer failed (a full disk, an I/O error): the database keeps what
+ * its last commit wrote. Marks the trace incomplete if that still fits and
+ * says what was kept and what was not. Returns the exit status, 1. */
+static int store_failed(struct recorder *r, const char *db, const char *file)
+{
+    int code = db_writer_failed(r->w);
+    int full = code == SQLITE_FULL;
+    const char *reason = full ? "disk_full" : "db_error";
+    uint64_t kept = db_writer_records_committed(r->w);
+    int marked = db_writer_abandon(r->w, reason, r->released - kept);
+    fprintf(stderr,
+            "runq record: trace %lld in %s: stopped storing: %s. It keeps %llu records, up to its "
+            "last commit; %llu records read after that were not stored.\n",
+            (long long)db_writer_trace_id(r->w), db, full ? "the disk is full" : sqlite3_errstr(code),
+            (unsigned long long)kept, (unsigned long long)(r->released - kept));
+    if (marked >= 0)
+        fprintf(stderr, "runq record: trace %lld is marked incomplete (%s)%s\n",
+                (long long)db_writer_trace_id(r->w), reason,
+                marked == 0 ? "; stats counts the records not stored (runq report loss)" : "");
+    else
+        fprintf(stderr, "runq record: trace %lld could not be marked incomplete; its status still says "
+                        "'recording'\n", (long long)db_writer_trace_id(r->w));
+    if (file && strcmp(file, "-") != 0)
+        fprintf(stderr, "runq record: %s is untouched: record it again into a database with room: "
+                        "runq record --file %s --db OTHER.db\n", file, file);
+    return 1;
 }
 
 /* "--name value" or "--name=value"; returns the value or NULL (no match). */
@@ -421,8 +453,10 @@ int cmd_record(int argc, char **argv)
         if (follow && db_writer_saw_end(r->w))
             break;
         if (now_ms() - last_commit >= COMMIT_MS) {
-            if (db_writer_commit(r->w) != 0)
-                goto out;
+            /* A failure (a full disk) stops the storing, not the reading:
+             * the rest of the stream is still read, so QEMU is never held
+             * up, and counted, so the summary can say what was not kept. */
+            db_writer_commit(r->w);
             last_commit = now_ms();
         }
     }
@@ -448,8 +482,10 @@ int cmd_record(int argc, char **argv)
     } else {
         why = "eof";
     }
-    if (db_writer_finish(r->w, status, why) != 0)
+    if (db_writer_failed(r->w) || db_writer_finish(r->w, status, why) != 0) {
+        rc = store_failed(r, db, file);
         goto out;
+    }
     fprintf(stderr,
             "runq record: trace %lld in %s: %llu records, %llu packets lost, %llu records "
             "dropped, %llu bytes skipped, %llu CRC errors; %s (%s)\n",
