@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "db/query.h"
+#include "db/recorder_lock.h"
 
 #define DEFAULT_DB "runq.db"
 
@@ -18,7 +19,9 @@ sqlite3 *dbq_open(const char *prog, const char *path)
                 path, path);
         return NULL;
     }
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+    int probe = recorder_probe_fd(path); /* before SQLite opens it: recorder_lock.h */
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
+        recorder_alive_sql(db, probe) != SQLITE_OK) {
         fprintf(stderr, "runq %s: %s: %s\n", prog, path, db ? sqlite3_errmsg(db) : "cannot open");
         sqlite3_close(db);
         return NULL;
@@ -301,6 +304,9 @@ static void sql_help(void)
            "Runs read-only SQL on a trace database and prints the result: an aligned table,\n"
            "CSV, or JSON (an array of objects per statement, one line each). Several\n"
            "statements separated by ';' run in order. docs/sql.md documents every table.\n\n"
+           "One function beside SQLite's: runq_recorder_alive(trace_id), 1 while that\n"
+           "trace's recorder runs, 0 when it is finished or gone (its status may still say\n"
+           "'recording'), NULL when it cannot tell.\n\n"
            "flags:\n"
            "  --db FILE    database (default %s)\n"
            "  --trace ID   see only trace ID: every table name means that trace's rows\n"

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "db/recorder_lock.h"
 #include "db/query.h"
 
 #define DEFAULT_DB "runq.db"
@@ -46,7 +47,8 @@ static const char report_decisions[] =
     " ROUND(AVG(touched), 2) AS mean_touched FROM eevdf_pick";
 
 static const char report_loss[] =
-    "SELECT trace_id, policy, status, end_reason, records FROM trace;\n"
+    "SELECT trace_id, policy, " RECORDER_STATUS_SQL " AS status,\n"
+    "  " RECORDER_END_REASON_SQL " AS end_reason, records FROM trace;\n"
     "SELECT name, idx AS cpu, severity, value, description FROM stats\n"
     "WHERE severity <> 'info' AND value > 0 ORDER BY severity, name, idx;\n"
     "SELECT cpu, ts_start, ts_end, ts_end - ts_start AS dur_ns, packets_lost, records_dropped\n"

@@ -27,6 +27,7 @@
 
 #include <sqlite3.h>
 
+#include "db/recorder_lock.h"
 #include "db/writer.h"
 
 #define MAX_TID (1 << 22)
@@ -128,6 +129,7 @@ struct db_writer {
     int in_txn, saw_end, failed;
     int quiet;                 /* db_writer_abandon: its own failures are expected */
     char *reserve;             /* the room kept for db_writer_abandon (NULL: none) */
+    int lock_fd;               /* holds this trace's recorder lock (recorder_lock.h); -1: none */
     int fail_code;             /* SQLite's primary result code of the first failure */
     uint64_t records, batch, start_ts, end_ts;
     uint64_t records_committed; /* records at the last successful commit */
@@ -1071,6 +1073,44 @@ int db_writer_set_control(struct db_writer *w, const char *path)
 
 /* ---- open, close ---- */
 
+/* Traces left 'recording' by a recorder that is gone (its lock byte free)
+ * become 'incomplete', end_reason 'recorder_gone', and its reserve file
+ * goes. Inside the opening transaction. 0, or -1 on an SQLite error. */
+static int sweep_gone_recorders(struct db_writer *w, const char *path)
+{
+    if (w->lock_fd < 0)
+        return 0;
+    sqlite3_stmt *q, *u;
+    if (sqlite3_prepare_v2(w->db, "SELECT trace_id FROM trace WHERE status = 'recording'", -1, &q, NULL) !=
+        SQLITE_OK)
+        return -1;
+    if (sqlite3_prepare_v2(w->db,
+                           "UPDATE trace SET status = 'incomplete', end_reason = 'recorder_gone', control = NULL "
+                           "WHERE trace_id = ?",
+                           -1, &u, NULL) != SQLITE_OK) {
+        sqlite3_finalize(q);
+        return -1;
+    }
+    int rc = 0;
+    while (rc == 0 && sqlite3_step(q) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(q, 0);
+        if (recorder_lock_held(w->lock_fd, id) != 0)
+            continue; /* running, or cannot tell: leave it */
+        sqlite3_bind_int64(u, 1, id);
+        if (sqlite3_step(u) != SQLITE_DONE)
+            rc = -1;
+        sqlite3_reset(u);
+        char *reserve;
+        if (asprintf(&reserve, "%s-reserve-%lld", path, (long long)id) >= 0) {
+            unlink(reserve);
+            free(reserve);
+        }
+    }
+    sqlite3_finalize(q);
+    sqlite3_finalize(u);
+    return rc;
+}
+
 /* The BATCH_ROWS-row form of statement id: its VALUES group repeated. */
 static int batch_open(struct db_writer *w, int id, char *err, size_t errlen)
 {
@@ -1114,6 +1154,10 @@ struct db_writer *db_writer_open(const char *path, const char *source, char *err
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
+    /* Before SQLite opens the file, and closed after it (recorder_lock.h).
+     * Without it (a file system without such locks) all still works but
+     * a recorder that dies leaves its trace 'recording'. */
+    w->lock_fd = recorder_lock_open(path, 1);
     if (sqlite3_open_v2(path, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "%s: %s", path, w->db ? sqlite3_errmsg(w->db) : "cannot open");
         goto fail;
@@ -1147,7 +1191,12 @@ struct db_writer *db_writer_open(const char *path, const char *source, char *err
     char created[32];
     gmtime_r(&now, &tm);
     strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    if (sqlite3_prepare_v2(w->db, "INSERT INTO trace(created,source,status,records) VALUES(?,?,'recording',0)",
+    /* One write transaction for the sweep, the new row and its lock: no
+     * other recorder can sweep the new trace before its lock is held. */
+    sqlite3_exec(w->db, "ALTER TABLE trace ADD COLUMN control TEXT", NULL, NULL, NULL);
+    if (sqlite3_exec(w->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK ||
+        sweep_gone_recorders(w, path) != 0 ||
+        sqlite3_prepare_v2(w->db, "INSERT INTO trace(created,source,status,records) VALUES(?,?,'recording',0)",
                            -1, &s, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "%s: %s", path, sqlite3_errmsg(w->db));
         goto fail;
@@ -1161,6 +1210,15 @@ struct db_writer *db_writer_open(const char *path, const char *source, char *err
         goto fail;
     }
     w->trace_id = sqlite3_last_insert_rowid(w->db);
+    /* A lock that cannot be taken leaves the trace unguarded, as on a file
+     * system without such locks; the descriptor stays open all the same:
+     * closing it now would drop SQLite's locks. */
+    if (w->lock_fd >= 0)
+        (void)recorder_lock_take(w->lock_fd, w->trace_id);
+    if (sqlite3_exec(w->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s: %s", path, sqlite3_errmsg(w->db));
+        goto fail;
+    }
     /* utids are unique across the database, so joins need no trace_id. */
     if (sqlite3_prepare_v2(w->db, "SELECT COALESCE(MAX(utid),0)+1 FROM thread", -1, &s, NULL) == SQLITE_OK) {
         if (sqlite3_step(s) == SQLITE_ROW)
@@ -1189,6 +1247,8 @@ void db_writer_close(struct db_writer *w)
         free(w->batch_of[i].row);
     }
     sqlite3_close(w->db);
+    if (w->lock_fd >= 0)
+        close(w->lock_fd); /* after SQLite's: recorder_lock.h */
     for (size_t i = 0; i < w->ntasks; i++)
         free(w->tasks[i]);
     free(w->tasks);

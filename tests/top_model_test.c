@@ -21,6 +21,7 @@
 
 #include <sqlite3.h>
 
+#include "db/recorder_lock.h"
 #include "tui/control.h"
 #include "tui/model.h"
 #include "tui/table.h"
@@ -399,9 +400,14 @@ static int test_sort_filter(void)
 
 static int test_follow_live(void)
 {
-    /* A recording that grows after the view opened. */
+    /* A recording that grows after the view opened. Its recorder holds
+     * the trace's lock, as runq record does (the descriptor before SQLite's
+     * and closed after it: db/recorder_lock.h). */
+    int lock = recorder_lock_open(dbpath, 1);
+    CHECK(lock >= 0, "lock file");
     sqlite3 *w;
     CHECK(sqlite3_open(dbpath, &w) == SQLITE_OK, "writer");
+    CHECK(recorder_lock_take(lock, 3) == 0, "recorder lock");
     exec(w, "INSERT INTO trace(trace_id,created,status,ncpus,tick_hz,policy,features,feature_names,start_ts,end_ts,"
             "records) VALUES(3,'now','recording',1,250,'eevdf',0,'',0,%lld,1)", 10 * MS);
     exec(w, "INSERT INTO thread(utid,trace_id,tid,name,nice,slice_ns,cpu,is_idle,start_ts) VALUES"
@@ -423,6 +429,16 @@ static int test_follow_live(void)
     CHECK(!strcmp(top_model_snapshot(m)->h.status, "recording"), "status");
     top_model_close(m);
     sqlite3_close(w);
+    /* The recorder dies without a word: the row still says 'recording',
+     * the view says what the next recorder will store. */
+    close(lock);
+    CHECK((m = open_at(3, TOP_T_LIVE)), "reopen");
+    CHECK(update(m, TOP_T_LIVE) == 0, "update");
+    CHECK(!strcmp(top_model_snapshot(m)->h.status, "incomplete") &&
+              !strcmp(top_model_snapshot(m)->h.end_reason, "recorder_gone"),
+          "a trace whose recorder is gone shown as %s (%s)", top_model_snapshot(m)->h.status,
+          top_model_snapshot(m)->h.end_reason);
+    top_model_close(m);
     return 1;
 }
 

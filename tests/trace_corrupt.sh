@@ -156,4 +156,31 @@ end=$(q "$T/live.db" "SELECT status||' '||end_reason FROM trace")
 [ "$mid" = "recording 1" ] && [ "$rc" = 130 ] && [ "$end" = "incomplete interrupted" ] &&
     pass a_live_trace_is_readable_and_sigint_commits || fail a_live_trace_is_readable_and_sigint_commits "while recording '$mid', rc $rc, after '$end'"
 
+# a recorder killed without a word (kill -9): its row still says
+# 'recording', but nobody holds its lock any more (db/recorder_lock.h), so
+# readers show it incomplete (recorder_gone) and the next recording into the
+# database stores that and deletes its reserve file
+"$RUNQ" record --db "$T/dead.db" --file "$T/grow.bin" --follow >/dev/null 2>&1 &
+pid=$!
+sleep 1
+alive=$("$RUNQ" sql --db "$T/dead.db" --csv "SELECT runq_recorder_alive(1)" | tail -n +2)
+shown=$("$RUNQ" report loss --db "$T/dead.db" --csv | sed -n 2p)
+kill -KILL $pid
+wait $pid 2>/dev/null
+row=$(q "$T/dead.db" "SELECT status FROM trace")
+gone=$("$RUNQ" sql --db "$T/dead.db" --csv "SELECT runq_recorder_alive(1)" | tail -n +2)
+shown_gone=$("$RUNQ" report loss --db "$T/dead.db" --csv | sed -n 2p)
+reserve_left=$(ls "$T" | grep -c '^dead.db-reserve-1$')
+"$RUNQ" record --db "$T/dead.db" --file "$T/long.bin" >/dev/null 2>&1
+after=$(q "$T/dead.db" "SELECT group_concat(trace_id||':'||status||':'||end_reason, ' ') FROM trace")
+reserve_after=$(ls "$T" | grep -c '^dead.db-reserve-')
+if [ "$alive" = 1 ] && [ "${shown%,*}" = "1,eevdf,recording," ] && [ "$row" = recording ] && [ "$gone" = 0 ] &&
+    [ "${shown_gone%,*}" = "1,eevdf,incomplete,recorder_gone" ] && [ "$reserve_left" = 1 ] &&
+    [ "$after" = "1:incomplete:recorder_gone 2:complete:end" ] && [ "$reserve_after" = 0 ]; then
+    pass a_killed_recorders_trace_is_shown_and_stored_incomplete
+else
+    fail a_killed_recorders_trace_is_shown_and_stored_incomplete \
+        "alive '$alive' shown '$shown'; killed: row '$row' alive '$gone' shown '$shown_gone' reserve $reserve_left; next recording: '$after' reserve $reserve_after"
+fi
+
 exit $failed

@@ -8,6 +8,7 @@
 
 #include <sqlite3.h>
 
+#include "db/recorder_lock.h"
 #include "tui/model.h"
 #include "weights.h"
 
@@ -1022,6 +1023,7 @@ struct top_model *top_model_open(const char *path, int64_t trace_id, uint64_t fr
     }
     /* NOMUTEX: one thread uses the connection; a mutex per column read
      * was a tenth of the cost of following a busy recording. */
+    int probe = recorder_probe_fd(path); /* before SQLite opens it: recorder_lock.h */
     if (sqlite3_open_v2(path, &m->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
         set_err(err, errlen, "%s: %s", path, m->db ? sqlite3_errmsg(m->db) : "cannot open");
         top_model_close(m);
@@ -1029,7 +1031,8 @@ struct top_model *top_model_open(const char *path, int64_t trace_id, uint64_t fr
     }
     sqlite3_busy_timeout(m->db, 2000);
     if (sqlite3_create_function(m->db, "runq_top_row", -1, SQLITE_UTF8 | SQLITE_DIRECTONLY, m, top_row_fn,
-                                NULL, NULL) != SQLITE_OK) {
+                                NULL, NULL) != SQLITE_OK ||
+        recorder_alive_sql(m->db, probe) != SQLITE_OK) {
         set_err(err, errlen, "%s: %s", path, sqlite3_errmsg(m->db));
         top_model_close(m);
         return NULL;
@@ -1073,11 +1076,15 @@ struct top_model *top_model_open(const char *path, int64_t trace_id, uint64_t fr
     }
     m->s.h.trace_id = trace_id;
 
-    char sql[512];
+    char sql[1024];
+    /* A trace whose recorder is gone is no longer live, and its control
+     * socket has nobody behind it (db/recorder_lock.h). */
     snprintf(sql, sizeof sql,
-             "SELECT status, end_reason, ncpus, tick_hz, policy, features, feature_names, start_ts, end_ts, "
-             "records%s FROM main.trace WHERE trace_id=?",
-             m->s.h.has_control_column ? ", control" : "");
+             "SELECT " RECORDER_STATUS_SQL ", " RECORDER_END_REASON_SQL ", ncpus, tick_hz, policy, features, "
+             "feature_names, start_ts, end_ts, records%s FROM main.trace WHERE trace_id=?",
+             m->s.h.has_control_column
+                 ? ", CASE WHEN status = 'recording' AND runq_recorder_alive(trace_id) = 0 THEN NULL ELSE control END"
+                 : "");
     if (prepare(m, sql, &m->st_trace, err, errlen) != 0 ||
         prepare(m, "SELECT utid, tid, name, nice, slice_ns, cpu, is_idle, start_ts, end_ts FROM main.thread "
                    "WHERE trace_id=? ORDER BY utid",
