@@ -955,12 +955,12 @@ int db_writer_finish(struct db_writer *w, const char *status, const char *end_re
      * All in one transaction, so a reader sees all the indexes or none
      * (no faster than one each: measured, within this machine's noise). */
     if (exec(w, "BEGIN") != 0)
-        return -1;
+        return 1;
     if (exec(w, db_indexes_sql) != 0) {
         sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
-        return -1;
+        return 1;
     }
-    return exec(w, "COMMIT");
+    return exec(w, "COMMIT") == 0 ? 0 : 1;
 }
 
 int db_writer_failed(const struct db_writer *w)

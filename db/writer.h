@@ -67,7 +67,10 @@ int db_writer_commit(struct db_writer *w);
 int db_writer_set_control(struct db_writer *w, const char *path);
 
 /* Closes open intervals, sets status ('complete' or 'incomplete') and
- * end_reason, commits. Returns 0 or -1. */
+ * end_reason, commits, then builds the indexes. Returns 0; -1 when the
+ * trace could not be stored (db_writer_failed says why); 1 when it is
+ * stored but the indexes are not (queries work, slower; the next
+ * recording into the database builds them). */
 int db_writer_finish(struct db_writer *w, const char *status, const char *end_reason);
 
 /* After a failure every call above does nothing. db_writer_failed() says

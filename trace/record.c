@@ -482,7 +482,8 @@ int cmd_record(int argc, char **argv)
     } else {
         why = "eof";
     }
-    if (db_writer_failed(r->w) || db_writer_finish(r->w, status, why) != 0) {
+    int stored = db_writer_failed(r->w) ? -1 : db_writer_finish(r->w, status, why);
+    if (stored < 0) {
         rc = store_failed(r, db, file);
         goto out;
     }
@@ -493,6 +494,15 @@ int cmd_record(int argc, char **argv)
             (unsigned long long)c->packets_lost, (unsigned long long)c->records_dropped,
             (unsigned long long)c->bytes_skipped, (unsigned long long)c->crc_errors, status, why);
     rc = rec_signal ? 128 + rec_signal : io_error ? 1 : 0;
+    if (stored > 0) {
+        int code = db_writer_failed(r->w);
+        fprintf(stderr,
+                "runq record: trace %lld is stored, but the indexes are not: %s. Queries work, slower; "
+                "the next recording into %s builds them.\n",
+                (long long)db_writer_trace_id(r->w), code == SQLITE_FULL ? "the disk is full" : sqlite3_errstr(code),
+                db);
+        rc = rc ? rc : 1;
+    }
 out:
     if (r) {
         db_writer_close(r->w);
