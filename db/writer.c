@@ -591,6 +591,26 @@ static void on_keyframe(struct db_writer *w, const struct trace_rec_keyframe *k)
     uint64_t ts = k->h.ts_ns;
     unsigned ci = k->cpu < TRACE_MAX_CPUS ? k->cpu : 0;
     const struct trace_kf_entry *e = (const struct trace_kf_entry *)(k + 1);
+    bool have_current = false;
+    for (unsigned i = 0; i < k->nr; i++)
+        have_current |= (e[i].kflags & TRACE_KF_CURRENT) != 0;
+    /* The kernel lists the tasks its policy holds; the idle task is not
+     * one, so a keyframe of an idle CPU names it only as curr. It gets its
+     * row all the same (is_current, no scheduling numbers): every keyframe
+     * says who runs, even on a CPU that only idles. */
+    struct wtask *idle = have_current ? NULL : task_get(w, k->curr, ts);
+    if (idle) {
+        struct brow *s = row_begin(w, S_SNAP);
+        B_INT(s, 1, w->trace_id);
+        B_INT(s, 2, ts);
+        B_INT(s, 3, k->cpu);
+        B_OPT(s, 4, ee, k->V);
+        B_INT(s, 5, idle->utid);
+        B_INT(s, 6, 1);
+        for (int col = 7; col <= 14; col++)
+            B_NULL(s, col);
+        run(w, s, "queue_snapshot");
+    }
     for (unsigned i = 0; i < k->nr; i++) {
         struct wtask *t = task_get(w, e[i].task, ts);
         if (!t)

@@ -186,4 +186,27 @@ else
     kill $BOOT 2>/dev/null
     wait $BOOT 2>/dev/null
 fi
+
+# ---- a live kernel whose CPUs 2 and 3 only idle: they show "idle" ----
+# (they halted before tracing began; without the keyframe each CPU writes
+# when tracing starts, the view could only show '?' for them)
+tmux kill-session -t $S 2>/dev/null
+"$RUNQ" boot --record "$T/idle.db" --timeout 120 --cmd "spin a 6000 1" --cmd "sleep 6000" >/dev/null 2>&1 &
+BOOT=$!
+i=0
+while [ $i -lt 100 ] && ! sqlite3 "$T/idle.db" "SELECT 1 FROM thread WHERE name='a'" 2>/dev/null | grep -q 1; do
+    sleep 0.2; i=$((i + 1))
+done
+start 100x30 --db "$T/idle.db"
+wait_for 'live  recording' >/dev/null
+cpus() { screen | sed -n '/^CPU CURRENT/,/TID NAME/p' | awk '$1 ~ /^[0-9]+$/ { print $1 "=" $2 }' | tr '\n' ' '; }
+j=0
+while [ $j -lt 20 ] && case "$(cpus)" in *"1=a 2=idle 3=idle ") false ;; *) true ;; esac do
+    sleep 0.25; j=$((j + 1))
+done
+case "$(cpus)" in *"1=a 2=idle 3=idle ") pass top_live_idle_cpus_show_their_idle_task ;;
+*) failed top_live_idle_cpus_show_their_idle_task "CPU column: $(cpus)" ;; esac
+tmux send-keys -t $S q
+kill $BOOT 2>/dev/null
+wait $BOOT 2>/dev/null
 exit $fail

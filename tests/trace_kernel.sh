@@ -39,6 +39,18 @@ for policy in eevdf rr; do
     [ "$n" = 0 ] && [ "$w" -gt 40 ] && pass "${policy}_every_wakeup_has_a_run ($w wakeups)" ||
         fail "${policy}_every_wakeup_has_a_run" "$n of $w without a run"
 
+    # Tracing starts after the other CPUs went idle, and an idle CPU halts
+    # without ticks: every CPU, asked by an IPI, still says at once what it
+    # runs, CPUs 2 and 3 their idle tasks. (Without the IPI they say
+    # nothing for the whole trace, and runq top shows '?' for them.)
+    kf=$(q "SELECT count(*), coalesce(sum(t.is_idle AND q.cpu IN (2, 3)), 0) FROM queue_snapshot q
+            JOIN thread t USING (utid) JOIN trace r ON r.trace_id = q.trace_id
+           WHERE q.trace_id = $id AND q.is_current
+             AND q.ts = (SELECT min(ts) FROM queue_snapshot WHERE trace_id = $id AND cpu = q.cpu)
+             AND q.ts < r.start_ts + 1000000" | tr ',' ' ')
+    [ "$kf" = "4 2" ] && pass "${policy}_every_cpu_says_what_it_runs_when_tracing_starts" ||
+        fail "${policy}_every_cpu_says_what_it_runs_when_tracing_starts" "CPUs with a keyframe in the first ms, of them idle CPUs 2 and 3: $kf, want 4 2"
+
     n=$(q "SELECT count(*) FROM stats WHERE trace_id = $id AND severity IN ('data_loss', 'error') AND value > 0")
     [ "$n" = 0 ] && pass "${policy}_stats_show_zero_loss" || fail "${policy}_stats_show_zero_loss" "$(q "SELECT name, value FROM stats WHERE trace_id = $id AND severity IN ('data_loss','error') AND value > 0")"
 

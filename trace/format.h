@@ -48,9 +48,10 @@
  *      trace_pkt_seal() does steps 3's last four lines.
  *   4. Write header then payload, contiguous, to the port. Packets from
  *      different CPUs may interleave on the wire only as whole packets.
- *   5. Every TRACE_KEYFRAME_PERIOD_NS (or after the ring dropped records)
- *      each CPU emits a TRACE_REC_KEYFRAME: its current task and every
- *      queued task, so a reader can rebuild the queue after a gap.
+ *   5. Every TRACE_KEYFRAME_PERIOD_NS (or after the ring dropped records,
+ *      or when tracing starts) each CPU emits a TRACE_REC_KEYFRAME: its
+ *      current task and every queued task, so a reader can rebuild the
+ *      queue after a gap.
  *   6. At a clean end (poweroff) emit TRACE_REC_END in a global packet;
  *      a reader that never sees it marks the trace incomplete.
  *

@@ -401,12 +401,13 @@ static void on_row(struct top_model *m, enum tbl k, sqlite3_value **v, uint64_t 
             c->kf_ts = ts;
             c->kf_n = 0;
         }
-        c->kf_n++;
+        t = task_of(m, vi(v[2]));
+        if (!t || !t->is_idle) /* an idle CPU's keyframe names its idle task: not runnable */
+            c->kf_n++;
         if (ts >= c->nr_ts) {
             c->nr_runnable = c->kf_n;
             c->nr_ts = ts;
         }
-        t = task_of(m, vi(v[2]));
         if (!t)
             return;
         if (vi(v[3])) {

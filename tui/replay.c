@@ -313,10 +313,13 @@ int replay_load(struct replay *rp, sqlite3 *db, int64_t trace_id, char *err, siz
     }
     sqlite3_finalize(st);
 
-    /* keyframes: one event per (ts, cpu), entries in row order (current first) */
+    /* keyframes: one event per (ts, cpu), entries in row order (current
+     * first); the queue is the policy's, so an idle CPU's idle task row is
+     * left out (the CPU then runs nothing of the queue's) */
     if (prep(db, "SELECT rowid, ts, cpu, v, utid, is_current, coalesce(delayed,0), coalesce(nice,0), "
                  "coalesce(weight,1024), vruntime, deadline, coalesce(slice_ns,0) FROM queue_snapshot "
-                 "WHERE trace_id = ?1 ORDER BY ts, cpu, rowid",
+                 "WHERE trace_id = ?1 AND utid NOT IN (SELECT utid FROM thread WHERE trace_id = ?1 AND is_idle) "
+                 "ORDER BY ts, cpu, rowid",
              tid, &st, err, errlen))
         return -1;
     struct rp_event *kfe = NULL;

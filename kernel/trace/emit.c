@@ -379,8 +379,11 @@ void trace_periodic(struct rq *rq, u64 now)
         return;
     struct trace_ring *ring = &trace_rings[this_cpu()->id];
     u32 dropped = __atomic_load_n(&ring->dropped, __ATOMIC_RELAXED);
-    if (now - ring->last_periodic < TRACE_KEYFRAME_PERIOD_NS && dropped == ring->dropped_at_periodic)
+    bool asked = __atomic_load_n(&ring->keyframe_asked, __ATOMIC_RELAXED);
+    if (now - ring->last_periodic < TRACE_KEYFRAME_PERIOD_NS && dropped == ring->dropped_at_periodic && !asked)
         return;
+    if (asked)
+        __atomic_store_n(&ring->keyframe_asked, 0, __ATOMIC_RELAXED);
     ring->last_periodic = now;
     ring->dropped_at_periodic = dropped;
     if (trace_on(TRACE_REC_KEYFRAME))

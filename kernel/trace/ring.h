@@ -22,6 +22,7 @@ struct trace_ring {
     /* producer's own bookkeeping for keyframes and counters */
     u64 last_periodic;
     u32 dropped_at_periodic;
+    u32 keyframe_asked; /* any CPU sets it (trace_ask_keyframes), the producer clears it */
 };
 
 /* Producer: appends one record, or counts it dropped. Caller has

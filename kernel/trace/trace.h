@@ -57,8 +57,14 @@ void trace_tick(struct rq *rq);
 void trace_set(const struct task *t, enum trace_set_what what, s64 old_value, s64 new_value, const char *name);
 void trace_mark(enum trace_mark_source source, const char *name);
 /* Keyframe and counters of this CPU's queue, if their period has come (or
- * the ring dropped records since the last one). rq locked. */
+ * the ring dropped records since the last one, or trace_ask_keyframes
+ * asked). rq locked. */
 void trace_periodic(struct rq *rq, u64 now);
+/* Every CPU writes a keyframe at its next decision, and the others are
+ * sent an IPI so that one comes now: an idle CPU halts without ticks and
+ * would otherwise say nothing, and a reader must know what each CPU runs
+ * from the moment tracing starts. */
+void trace_ask_keyframes(void);
 
 /* Shell: trace on|off|status, trace mask TYPE... */
 bool trace_cmd(int argc, char **argv);

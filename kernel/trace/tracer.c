@@ -10,7 +10,9 @@
  */
 #include "trace.h"
 #include "ring.h"
+#include "../arch/x86_64/apic.h"
 #include "../arch/x86_64/clock.h"
+#include "../arch/x86_64/trap.h"
 #include "../arch/x86_64/percpu.h"
 #include "../cmdline.h"
 #include "../drivers/virtio_serial.h"
@@ -242,6 +244,16 @@ void trace_init(const char *cmdline)
     trace_mask = all_types_mask();
     tasks_for_each(announce, NULL); /* the tasks that exist already */
     task_create("tracer", tracer_main, NULL, 0, 0);
+    trace_ask_keyframes(); /* the other CPUs went idle before tracing began */
+}
+
+void trace_ask_keyframes(void)
+{
+    for (unsigned c = 0; c < ncpus; c++)
+        __atomic_store_n(&trace_rings[c].keyframe_asked, 1, __ATOMIC_RELAXED);
+    for (unsigned c = 0; c < ncpus; c++)
+        if (cpus[c].online && c != this_cpu()->id)
+            lapic_send_ipi(cpus[c].apic_id, VEC_RESCHED);
 }
 
 void trace_shutdown(void)
@@ -314,7 +326,10 @@ bool trace_cmd(int argc, char **argv)
         return false;
     }
     if (argc == 2 && strcmp(argv[1], "on") == 0) {
+        bool was_off = !trace_mask;
         trace_mask = all_types_mask();
+        if (was_off)
+            trace_ask_keyframes();
     } else if (argc == 2 && strcmp(argv[1], "off") == 0) {
         trace_mask = 0;
     } else if (argc >= 3 && strcmp(argv[1], "mask") == 0) {
