@@ -585,9 +585,32 @@ static void on_task(struct db_writer *w, const struct trace_rec_task *r)
     }
 }
 
+/* One queue_snapshot row of keyframe k: entry e, or (e NULL) the idle
+ * task the CPU runs, which has no scheduling numbers. */
+static void snap_row(struct db_writer *w, const struct trace_rec_keyframe *k, const struct wtask *t,
+                     const struct trace_kf_entry *e)
+{
+    bool ee = !(k->h.flags & TRACE_RF_NO_EEVDF), en = ee && e;
+    struct brow *s = row_begin(w, S_SNAP);
+    B_INT(s, 1, w->trace_id);
+    B_INT(s, 2, k->h.ts_ns);
+    B_INT(s, 3, k->cpu);
+    B_OPT(s, 4, ee, k->V);
+    B_INT(s, 5, t->utid);
+    B_INT(s, 6, e ? !!(e->kflags & TRACE_KF_CURRENT) : 1);
+    B_OPT(s, 7, en, !!(e->kflags & TRACE_KF_ELIGIBLE));
+    B_OPT(s, 8, en, !!(e->kflags & TRACE_KF_DELAYED));
+    B_OPT(s, 9, e, e->nice);
+    B_OPT(s, 10, e, e->weight);
+    B_OPT(s, 11, en, e->vruntime);
+    B_OPT(s, 12, en, e->deadline);
+    B_OPT(s, 13, en, e->lag);
+    B_OPT(s, 14, en, e->slice_ns);
+    run(w, s, "queue_snapshot");
+}
+
 static void on_keyframe(struct db_writer *w, const struct trace_rec_keyframe *k)
 {
-    bool ee = !(k->h.flags & TRACE_RF_NO_EEVDF);
     uint64_t ts = k->h.ts_ns;
     unsigned ci = k->cpu < TRACE_MAX_CPUS ? k->cpu : 0;
     const struct trace_kf_entry *e = (const struct trace_kf_entry *)(k + 1);
@@ -596,41 +619,16 @@ static void on_keyframe(struct db_writer *w, const struct trace_rec_keyframe *k)
         have_current |= (e[i].kflags & TRACE_KF_CURRENT) != 0;
     /* The kernel lists the tasks its policy holds; the idle task is not
      * one, so a keyframe of an idle CPU names it only as curr. It gets its
-     * row all the same (is_current, no scheduling numbers): every keyframe
-     * says who runs, even on a CPU that only idles. */
+     * row all the same: every keyframe says who runs, even on a CPU that
+     * only idles. */
     struct wtask *idle = have_current ? NULL : task_get(w, k->curr, ts);
-    if (idle) {
-        struct brow *s = row_begin(w, S_SNAP);
-        B_INT(s, 1, w->trace_id);
-        B_INT(s, 2, ts);
-        B_INT(s, 3, k->cpu);
-        B_OPT(s, 4, ee, k->V);
-        B_INT(s, 5, idle->utid);
-        B_INT(s, 6, 1);
-        for (int col = 7; col <= 14; col++)
-            B_NULL(s, col);
-        run(w, s, "queue_snapshot");
-    }
+    if (idle)
+        snap_row(w, k, idle, NULL);
     for (unsigned i = 0; i < k->nr; i++) {
         struct wtask *t = task_get(w, e[i].task, ts);
         if (!t)
             continue;
-        struct brow *s = row_begin(w, S_SNAP);
-        B_INT(s, 1, w->trace_id);
-        B_INT(s, 2, ts);
-        B_INT(s, 3, k->cpu);
-        B_OPT(s, 4, ee, k->V);
-        B_INT(s, 5, t->utid);
-        B_INT(s, 6, !!(e[i].kflags & TRACE_KF_CURRENT));
-        B_OPT(s, 7, ee, !!(e[i].kflags & TRACE_KF_ELIGIBLE));
-        B_OPT(s, 8, ee, !!(e[i].kflags & TRACE_KF_DELAYED));
-        B_INT(s, 9, e[i].nice);
-        B_INT(s, 10, e[i].weight);
-        B_OPT(s, 11, ee, e[i].vruntime);
-        B_OPT(s, 12, ee, e[i].deadline);
-        B_OPT(s, 13, ee, e[i].lag);
-        B_OPT(s, 14, ee, e[i].slice_ns);
-        run(w, s, "queue_snapshot");
+        snap_row(w, k, t, &e[i]);
         /* Rebuild what a gap or a late start left unknown. */
         if (t->st == TS_UNKNOWN || t->st == TS_NONE)
             state_set(w, t, (e[i].kflags & TRACE_KF_DELAYED) ? TS_S : TS_R, ts, k->cpu, 0);

@@ -152,6 +152,13 @@ else failed top_live_grows_to_the_end "$a then $b; $(screen | sed -n 4p)"; fi
 tmux send-keys -t $S q
 
 # ---- a live kernel: renice from the view ----
+# wait_thread DB NAME: up to 20 s for the recording to know task NAME
+wait_thread() {
+    local i=0
+    while [ $i -lt 100 ] && ! sqlite3 "$1" "SELECT 1 FROM thread WHERE name='$2'" 2>/dev/null | grep -q 1; do
+        sleep 0.2; i=$((i + 1))
+    done
+}
 if ! "$RUNQ" boot --help 2>/dev/null | grep -q -- '--record'; then
     echo "SKIP top_live_renice: runq boot has no --record"
 elif ! sqlite3 "$T/f.db" "SELECT control FROM trace LIMIT 1" >/dev/null 2>&1; then
@@ -161,10 +168,7 @@ else
     "$RUNQ" boot --record "$T/live.db" --cpus 1 --timeout 120 \
         --cmd "spin a 8000" --cmd "spin b 8000" --cmd "sleep 8000" >/dev/null 2>&1 &
     BOOT=$!
-    i=0
-    while [ $i -lt 100 ] && ! sqlite3 "$T/live.db" "SELECT 1 FROM thread WHERE name='b'" 2>/dev/null | grep -q 1; do
-        sleep 0.2; i=$((i + 1))
-    done
+    wait_thread "$T/live.db" b
     start 100x30 --db "$T/live.db"
     wait_for 'live  recording' >/dev/null
     tmux send-keys -t $S / b Enter F
@@ -193,10 +197,7 @@ fi
 tmux kill-session -t $S 2>/dev/null
 "$RUNQ" boot --record "$T/idle.db" --timeout 120 --cmd "spin a 6000 1" --cmd "sleep 6000" >/dev/null 2>&1 &
 BOOT=$!
-i=0
-while [ $i -lt 100 ] && ! sqlite3 "$T/idle.db" "SELECT 1 FROM thread WHERE name='a'" 2>/dev/null | grep -q 1; do
-    sleep 0.2; i=$((i + 1))
-done
+wait_thread "$T/idle.db" a
 start 100x30 --db "$T/idle.db"
 wait_for 'live  recording' >/dev/null
 cpus() { screen | sed -n '/^CPU CURRENT/,/TID NAME/p' | awk '$1 ~ /^[0-9]+$/ { print $1 "=" $2 }' | tr '\n' ' '; }
