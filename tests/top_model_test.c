@@ -252,6 +252,48 @@ static int test_gap_cuts_stint(sqlite3 *db)
     return 1;
 }
 
+/* Trace 9: two CPUs for 10 s. CPU 0 switches between a and b every
+ * 100 ms; CPU 1 picked c at 1 ms (a keyframe says so) and then said
+ * nothing, as a CPU busy with one task or halted in idle does. A view that
+ * starts at 5 s still knows c runs on CPU 1, and counts its CPU time from
+ * 5 s only. With a gap on CPU 1 at 3 s, who runs there is unknown. */
+static int test_view_started_late(sqlite3 *db)
+{
+    exec(db, "INSERT INTO trace(trace_id,created,status,ncpus,tick_hz,policy,start_ts,end_ts,records) "
+             "VALUES(9,'now','complete',2,250,'eevdf',0,%lld,300)", 10 * S);
+    exec(db, "INSERT INTO thread(utid,trace_id,tid,name,nice,slice_ns,cpu,is_idle,start_ts) VALUES"
+             "(91,9,0,'idle/0',0,0,0,1,0),(92,9,1,'idle/1',0,0,1,1,0),(93,9,5,'a',0,0,0,0,0),"
+             "(94,9,6,'b',0,0,0,0,0),(95,9,7,'c',0,0,1,0,0)");
+    exec(db, "INSERT INTO eevdf_pick(trace_id,ts,cpu,prev_utid,next_utid,why,nr_runnable) VALUES"
+             "(9,%lld,1,92,95,'idle',1)", 1 * MS);
+    exec(db, "INSERT INTO queue_snapshot(trace_id,ts,cpu,v,utid,is_current) VALUES(9,%lld,1,0,95,1)", 1 * MS);
+    /* rows in time order, as the recorder writes them; c blocks at 8 s */
+    for (int k = 0; k < 100; k++) {
+        exec(db, "INSERT INTO eevdf_pick(trace_id,ts,cpu,prev_utid,next_utid,why,nr_runnable) VALUES"
+                 "(9,%lld,0,%d,%d,'tick',2)", (long long)(k * 100 * MS), k % 2 ? 93 : 94, k % 2 ? 94 : 93);
+        if (k == 80)
+            exec(db, "INSERT INTO eevdf_pick(trace_id,ts,cpu,prev_utid,next_utid,why,nr_runnable) VALUES"
+                     "(9,%lld,1,95,92,'block',0)", 8 * S);
+    }
+    struct top_model *m = open_at(9, 5 * S);
+    CHECK(m && update(m, 6 * S) == 0, "open/update failed");
+    const struct top_snapshot *s = top_model_snapshot(m);
+    CHECK(s->cpus[1].curr >= 0 && !strcmp(s->tasks[s->cpus[1].curr].name, "c"),
+          "cpu1 runs %s, want c (known from 1 ms)", s->cpus[1].curr >= 0 ? s->tasks[s->cpus[1].curr].name : "?");
+    CHECK(task(m, "c")->state == TOP_ST_RUNNING, "c's state %d", task(m, "c")->state);
+    CHECK(s->cpus[1].util > 0.99, "cpu1 util %.3f over 5..6 s", s->cpus[1].util);
+    /* counted from the view's start: c's stint runs 5 s..8 s, not 1 ms..8 s */
+    CHECK(update(m, 9 * S) == 0, "update failed");
+    CHECK(task(m, "c")->run_ns == 3 * S, "c ran %llu ns in the view, want 3 s", (unsigned long long)task(m, "c")->run_ns);
+    top_model_close(m);
+    exec(db, "INSERT INTO data_gap(trace_id,cpu,ts_start,ts_end,packets_lost,records_dropped) VALUES"
+             "(9,1,%lld,%lld,1,0)", 2900 * MS, 3 * S);
+    CHECK((m = open_at(9, 5 * S)) && update(m, 6 * S) == 0, "open/update failed");
+    CHECK(top_model_snapshot(m)->cpus[1].curr < 0, "cpu1 known after a gap");
+    top_model_close(m);
+    return 1;
+}
+
 /* Trace 8: a is placed (deadline 1 ms), picked (deadline 2 ms: the pick
  * says its new one) and preempted (a leave carries no deadline), all in
  * one update. The queued task shows the pick's deadline. (Reading the
@@ -515,6 +557,7 @@ int main(void)
         return 1;
     result("top_model_gap_ends_the_stint", test_gap_cuts_stint(db)); /* last: these add the newest traces */
     result("top_model_deadline_survives_a_later_leave", test_deadline_after_leave(db));
+    result("top_model_view_started_late_knows_each_cpu", test_view_started_late(db));
     sqlite3_close(db);
     unlink(dbpath);
     char p[300];

@@ -1003,6 +1003,106 @@ static int prepare(struct top_model *m, const char *sql, sqlite3_stmt **s, char 
     return -1;
 }
 
+/* Applies row `rowid` (found by find_sql) of table k and, for a keyframe,
+ * the rows of the same keyframe before it (they are written together:
+ * at most one per entry plus the idle task's, KF_MAX + 1, back from it).
+ * Returns the row's time, or 0 when there is none. */
+static uint64_t seed_apply(struct top_model *m, enum tbl k, int64_t rowid, int cpu)
+{
+    char sql[512];
+    snprintf(sql, sizeof sql,
+             "SELECT %s, %s FROM main.%s WHERE rowid > ?1 - 128 AND rowid <= ?1 AND +trace_id = ?2 AND cpu = ?3 "
+             "AND %s = (SELECT %s FROM main.%s WHERE rowid = ?1) ORDER BY rowid",
+             tbl_defs[k].time, tbl_defs[k].cols, tbl_defs[k].name, tbl_defs[k].time, tbl_defs[k].time,
+             tbl_defs[k].name);
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(m->db, sql, -1, &s, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_int64(s, 1, rowid);
+    sqlite3_bind_int64(s, 2, m->s.h.trace_id);
+    sqlite3_bind_int64(s, 3, cpu);
+    uint64_t ts = 0;
+    sqlite3_value *val[TOP_MAX_COLS];
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        ts = (uint64_t)sqlite3_column_int64(s, 0);
+        for (int i = 0; i < m->ncols[k]; i++)
+            val[i] = sqlite3_column_value(s, 1 + i);
+        on_row(m, k, val, ts);
+    }
+    sqlite3_finalize(s);
+    return ts;
+}
+
+/* The rowid of CPU cpu's last row of table k before the view's start
+ * (rowids up to m->cur[k]), 0 when none. Rowids follow time, so the walk
+ * back stops at the first match: at once for a busy CPU, at the CPU's last
+ * record for an idle one. */
+static int64_t seed_find(struct top_model *m, enum tbl k, int cpu)
+{
+    char sql[256];
+    snprintf(sql, sizeof sql,
+             "SELECT rowid FROM main.%s WHERE rowid <= ?1 AND +trace_id = ?2 AND +cpu = ?3 ORDER BY rowid DESC LIMIT 1",
+             tbl_defs[k].name);
+    sqlite3_stmt *s;
+    int64_t r = 0;
+    if (sqlite3_prepare_v2(m->db, sql, -1, &s, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_int64(s, 1, m->cur[k]);
+    sqlite3_bind_int64(s, 2, m->s.h.trace_id);
+    sqlite3_bind_int64(s, 3, cpu);
+    if (sqlite3_step(s) == SQLITE_ROW)
+        r = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    return r;
+}
+
+/* The end of data_gap row `rowid` (0 if none). */
+static uint64_t gap_end(struct top_model *m, int64_t rowid)
+{
+    sqlite3_stmt *s;
+    uint64_t end = 0;
+    if (sqlite3_prepare_v2(m->db, "SELECT ts_end FROM main.data_gap WHERE rowid = ?1", -1, &s, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_int64(s, 1, rowid);
+    if (sqlite3_step(s) == SQLITE_ROW)
+        end = (uint64_t)sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    return end;
+}
+
+/*
+ * At open, each CPU as of `from`. The rows read from `from` on say nothing
+ * of a CPU that has halted since long before (an idle CPU writes nothing),
+ * and the view would show '?' for it. Its last pick and its last keyframe
+ * before `from`, in time order, say who runs and what is queued; a gap
+ * after them leaves it unknown. The counts still start at `from`: the
+ * stints begin there, and what the seeding counted is cleared.
+ */
+static void seed_cpus(struct top_model *m, uint64_t from)
+{
+    for (int c = 0; c < m->s.h.ncpus; c++) {
+        struct top_cpu *cp = &m->s.cpus[c];
+        /* Either order: a keyframe names the current task only when it is
+         * newer than the CPU's pick, and task states keep the newest. */
+        int64_t pick = seed_find(m, T_PICK, c), snap = seed_find(m, T_SNAP, c), gap = seed_find(m, T_GAP, c);
+        uint64_t seen = 0, t;
+        if (pick && (t = seed_apply(m, T_PICK, pick, c)) > seen)
+            seen = t;
+        if (snap && (t = seed_apply(m, T_SNAP, snap, c)) > seen)
+            seen = t;
+        if (gap && gap_end(m, gap) > seen)
+            cp->curr = -1; /* lost since: who runs is unknown */
+        if (cp->curr >= 0)
+            cp->curr_since = from;
+        cp->busy_ns = cp->switches = 0;
+    }
+    for (size_t i = 0; i < m->s.ntasks; i++) {
+        struct top_task *t = &m->s.tasks[i];
+        t->run_ns = t->vol = t->nout = 0;
+    }
+    m->map_head = m->map_n = 0;
+}
+
 struct top_model *top_model_open(const char *path, int64_t trace_id, uint64_t from, char *err,
                                  size_t errlen)
 {
@@ -1147,6 +1247,7 @@ struct top_model *top_model_open(const char *path, int64_t trace_id, uint64_t fr
         for (int k = 0; k < T_NR; k++)
             m->cur[k] = seek_table(m, (enum tbl)k, 0, from);
         rewind_settings(m, from);
+        seed_cpus(m, from);
         h->now = from;
         m->started = true;
         /* everything counted so far is zero: the first rates run from here */
