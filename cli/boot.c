@@ -353,7 +353,7 @@ int boot_argv_trace_port(struct boot_argv *a, const char *file, const char *sock
 
 /* ---- running QEMU ---- */
 
-/* SIGINT/SIGTERM arrive as a byte on this pipe, so poll() sees them without
+/* SIGINT/SIGTERM/SIGHUP arrive as a byte on this pipe, so poll() sees them without
  * the race between checking a flag and going to sleep. */
 static int boot_sigpipe[2] = { -1, -1 };
 
@@ -476,7 +476,7 @@ static int boot_verdict(int status, bool interactive, const struct boot_capture 
 }
 
 /* Spawns argv with the given stdin/stdout/stderr (-1: inherit), default
- * SIGINT/SIGTERM/SIGQUIT/SIGPIPE, in its own process group if asked.
+ * SIGINT/SIGTERM/SIGQUIT/SIGHUP/SIGPIPE, in its own process group if asked.
  * Returns 0 or an errno value. */
 static int boot_spawn(const struct boot_argv *a, bool own_group, int out_fd, int err_fd,
                       pid_t *pid)
@@ -495,6 +495,7 @@ static int boot_spawn(const struct boot_argv *a, bool own_group, int out_fd, int
     sigaddset(&def, SIGINT);
     sigaddset(&def, SIGTERM);
     sigaddset(&def, SIGQUIT);
+    sigaddset(&def, SIGHUP);
     sigaddset(&def, SIGPIPE);
     posix_spawnattr_setsigdefault(&at, &def);
     short flags = POSIX_SPAWN_SETSIGDEF;
@@ -599,10 +600,11 @@ int boot_run(const struct boot_argv *a, int timeout_s, boot_line_fn on_line,
         }
         return 1;
     }
-    struct sigaction sa = { .sa_handler = boot_on_signal }, old_int, old_term, old_pipe;
+    struct sigaction sa = { .sa_handler = boot_on_signal }, old_int, old_term, old_hup, old_pipe;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
+    sigaction(SIGHUP, &sa, &old_hup);
     /* A reader of runq's stdout going away must not kill runq and orphan QEMU. */
     struct sigaction ign = { .sa_handler = SIG_IGN };
     sigaction(SIGPIPE, &ign, &old_pipe);
@@ -626,13 +628,14 @@ int boot_run(const struct boot_argv *a, int timeout_s, boot_line_fn on_line,
         } else if (why == END_SIGNAL) {
             res->exit_code = 128 + sig;
             snprintf(res->reason, sizeof res->reason, "interrupted by %s; qemu stopped",
-                     sig == SIGINT ? "SIGINT" : "SIGTERM");
+                     sig == SIGINT ? "SIGINT" : sig == SIGHUP ? "SIGHUP" : "SIGTERM");
         } else {
             boot_verdict(status, false, &cap, res);
         }
     }
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGHUP, &old_hup, NULL);
     sigaction(SIGPIPE, &old_pipe, NULL);
     close(boot_sigpipe[0]);
     close(boot_sigpipe[1]);
@@ -642,10 +645,14 @@ int boot_run(const struct boot_argv *a, int timeout_s, boot_line_fn on_line,
 
 int boot_run_interactive(const struct boot_argv *a, struct boot_result *res)
 {
-    struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
+    /* The keys go to QEMU's console. A closed terminal (or tmux session)
+     * hangs QEMU up as well, which ends it: runq run lives on to wait for
+     * the recorder and clean up. */
+    struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit, old_hup;
     sigemptyset(&ign.sa_mask);
     sigaction(SIGINT, &ign, &old_int);
     sigaction(SIGQUIT, &ign, &old_quit);
+    sigaction(SIGHUP, &ign, &old_hup);
     pid_t pid;
     int status = 0;
     res->reason[0] = '\0';
@@ -659,6 +666,7 @@ int boot_run_interactive(const struct boot_argv *a, struct boot_result *res)
     }
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGQUIT, &old_quit, NULL);
+    sigaction(SIGHUP, &old_hup, NULL);
     return res->exit_code;
 }
 

@@ -374,10 +374,13 @@ int cmd_record(int argc, char **argv)
         return 2;
     }
 
-    struct sigaction sa = { .sa_handler = rec_on_signal }, old_int, old_term;
+    /* SIGHUP too: closing the terminal or its tmux session ends a live
+     * recording as Ctrl-C does, committed and marked, not cut off. */
+    struct sigaction sa = { .sa_handler = rec_on_signal }, old_int, old_term, old_hup;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
+    sigaction(SIGHUP, &sa, &old_hup);
     rec_signal = 0;
 
     int rc = 1, fd = -1;
@@ -515,5 +518,6 @@ out:
         close(fd);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGHUP, &old_hup, NULL);
     return rc;
 }
