@@ -210,4 +210,35 @@ case "$(cpus)" in *"1=a 2=idle 3=idle ") pass top_live_idle_cpus_show_their_idle
 tmux send-keys -t $S q
 kill $BOOT 2>/dev/null
 wait $BOOT 2>/dev/null
+
+# ---- runq run's tmux session closed under it (SIGHUP everywhere) ----
+# The recorder commits and marks the trace, runq run waits for it and
+# removes its socket directory: nothing is left 'recording', nothing in /tmp.
+# (With SIGHUP left to its default, the trace stayed 'recording' and the
+# directory with trace.sock and trace.sock.ctl stayed behind.)
+mkdir -p "$T/run"
+tmux new-session -d -s runs -x 200 -y 50 "cd $T/run && $RUNQ run; sleep 60"
+wait_recording() {
+    local i=0
+    while [ $i -lt 100 ]; do
+        [ "$(sqlite3 "$T/run/runq.db" "SELECT records > 1000 FROM trace" 2>/dev/null)" = 1 ] && return 0
+        sleep 0.2; i=$((i + 1))
+    done
+    return 1
+}
+wait_recording
+sock=$(sqlite3 "$T/run/runq.db" "SELECT source FROM trace" 2>/dev/null)
+tmux kill-session -t runs
+row=""
+for _ in $(seq 1 50); do
+    row=$(sqlite3 "$T/run/runq.db" "SELECT status || ' ' || end_reason FROM trace" 2>/dev/null)
+    [ "$row" = "incomplete interrupted" ] && [ ! -e "$(dirname "${sock:-/nonexistent/x}")" ] && break
+    sleep 0.2
+done
+if [ -n "$sock" ] && [ "$row" = "incomplete interrupted" ] && [ ! -e "$(dirname "$sock")" ] &&
+    ! ls "$T/run" | grep -q -- -reserve-; then
+    pass run_closed_by_its_terminal_cleans_up
+else
+    failed run_closed_by_its_terminal_cleans_up "trace '$row', socket dir of '$sock' $([ -e "$(dirname "$sock")" ] && echo left || echo gone), $(ls "$T/run" | tr '\n' ' ')"
+fi
 exit $fail
