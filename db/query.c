@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "db/query.h"
+#include "db/readable.h"
 #include "db/recorder_lock.h"
 
 #define DEFAULT_DB "runq.db"
@@ -27,6 +28,12 @@ sqlite3 *dbq_open(const char *prog, const char *path)
         return NULL;
     }
     sqlite3_busy_timeout(db, 5000);
+    const char *why = db_unreadable_why(db);
+    if (why) {
+        fprintf(stderr, "runq %s: %s: %s\n", prog, path, why);
+        sqlite3_close(db);
+        return NULL;
+    }
     return db;
 }
 

@@ -70,4 +70,21 @@ for c in record sql report; do
 done
 pass help_texts
 
+# A WAL database in a directory its reader cannot write: SQLite cannot make
+# the -shm file it needs even to read. Every reader says so in one line and
+# exits 1 (they said "not a runq trace database" or "holds no trace yet").
+# Root writes anywhere, so as root the readers run as nobody.
+as_reader() { if [ "$(id -u)" = 0 ]; then setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$@"; else "$@"; fi; }
+ro=$(mktemp -d)
+chmod 755 "$ro"
+mkdir "$ro/d" && cp "$T/db" "$ro/d/t.db" && chmod 444 "$ro/d/t.db" && chmod 555 "$ro/d"
+bad=""
+for args in "sql --db $ro/d/t.db VALUES(1)" "report loss --db $ro/d/t.db" "top --db $ro/d/t.db" "step --db $ro/d/t.db 1"; do
+    # shellcheck disable=SC2086
+    as_reader "$RUNQ" $args </dev/null >/dev/null 2>"$T/err"; rc=$?
+    [ $rc = 1 ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q "directory is not writable" "$T/err" || bad="$bad [$args: rc $rc $(head -1 "$T/err")]"
+done
+chmod 755 "$ro/d"; rm -rf "$ro"
+[ -z "$bad" ] && pass readers_explain_a_read_only_directory || fail readers_explain_a_read_only_directory "$bad"
+
 exit $failed

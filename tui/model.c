@@ -8,6 +8,7 @@
 
 #include <sqlite3.h>
 
+#include "db/readable.h"
 #include "db/recorder_lock.h"
 #include "tui/model.h"
 #include "weights.h"
@@ -1131,6 +1132,12 @@ struct top_model *top_model_open(const char *path, int64_t trace_id, uint64_t fr
         return NULL;
     }
     sqlite3_busy_timeout(m->db, 2000);
+    const char *why = db_unreadable_why(m->db);
+    if (why) {
+        set_err(err, errlen, "%s: %s", path, why);
+        top_model_close(m);
+        return NULL;
+    }
     if (sqlite3_create_function(m->db, "runq_top_row", -1, SQLITE_UTF8 | SQLITE_DIRECTONLY, m, top_row_fn,
                                 NULL, NULL) != SQLITE_OK ||
         recorder_alive_sql(m->db, probe) != SQLITE_OK) {

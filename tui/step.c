@@ -10,6 +10,7 @@
 
 #include <sqlite3.h>
 
+#include "db/readable.h"
 #include "tui/step.h"
 
 void step_text_add(struct step_text *t, const char *fmt, ...)
@@ -64,6 +65,12 @@ static int open_view(struct step_view *v, const char *path, int64_t id)
     sqlite3 *db;
     if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
         fprintf(stderr, "runq step: %s: %s\n", path, db ? sqlite3_errmsg(db) : "cannot open");
+        sqlite3_close(db);
+        return -1;
+    }
+    const char *why = db_unreadable_why(db);
+    if (why) {
+        fprintf(stderr, "runq step: %s: %s\n", path, why);
         sqlite3_close(db);
         return -1;
     }
