@@ -78,10 +78,13 @@ as_reader() { if [ "$(id -u)" = 0 ]; then setpriv --reuid=nobody --regid=nogroup
 ro=$(mktemp -d)
 chmod 755 "$ro"
 mkdir "$ro/d" && cp "$T/db" "$ro/d/t.db" && chmod 444 "$ro/d/t.db" && chmod 555 "$ro/d"
+# a copy of runq the other user can reach (the checkout may sit in a
+# directory only its owner enters)
+cp "$RUNQ" "$ro/runq" && chmod 755 "$ro/runq"
 bad=""
 for args in "sql --db $ro/d/t.db VALUES(1)" "report loss --db $ro/d/t.db" "top --db $ro/d/t.db" "step --db $ro/d/t.db 1"; do
     # shellcheck disable=SC2086
-    as_reader "$RUNQ" $args </dev/null >/dev/null 2>"$T/err"; rc=$?
+    as_reader "$ro/runq" $args </dev/null >/dev/null 2>"$T/err"; rc=$?
     [ $rc = 1 ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q "directory is not writable" "$T/err" || bad="$bad [$args: rc $rc $(head -1 "$T/err")]"
 done
 chmod 755 "$ro/d"; rm -rf "$ro"
