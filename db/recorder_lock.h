@@ -46,15 +46,14 @@ int recorder_probe_fd(const char *path);
 struct sqlite3;
 int recorder_alive_sql(struct sqlite3 *db, int probe_fd);
 
-/* The trace table's status and end_reason as a reader should show them:
- * 'recording' whose recorder is gone reads 'incomplete', 'recorder_gone',
- * as the next recorder to open the database will store it. SQL
- * expressions over the trace table's columns, for a SELECT list. */
-#define RECORDER_STATUS_SQL                                                                 \
-    "CASE WHEN status = 'recording' AND runq_recorder_alive(trace_id) = 0 THEN 'incomplete' " \
-    "ELSE status END"
-#define RECORDER_END_REASON_SQL                                                                 \
-    "CASE WHEN status = 'recording' AND runq_recorder_alive(trace_id) = 0 THEN 'recorder_gone' " \
-    "ELSE end_reason END"
+/* The trace table's status, end_reason and control as a reader should
+ * show them: 'recording' whose recorder is gone reads 'incomplete',
+ * 'recorder_gone', no control socket, as the next recorder to open the
+ * database will store it. SQL expressions over the trace table's columns,
+ * for a SELECT list. */
+#define RECORDER_GONE_SQL "status = 'recording' AND runq_recorder_alive(trace_id) = 0"
+#define RECORDER_STATUS_SQL "CASE WHEN " RECORDER_GONE_SQL " THEN 'incomplete' ELSE status END"
+#define RECORDER_END_REASON_SQL "CASE WHEN " RECORDER_GONE_SQL " THEN 'recorder_gone' ELSE end_reason END"
+#define RECORDER_CONTROL_SQL "CASE WHEN " RECORDER_GONE_SQL " THEN NULL ELSE control END"
 
 #endif

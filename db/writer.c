@@ -1000,12 +1000,17 @@ uint64_t db_writer_records_committed(const struct db_writer *w)
  * may not fit; the recorder says so. */
 #define RESERVE_BYTES (1 << 20)
 
+/* "<db>-reserve-<trace id>", malloc'd; NULL when out of memory. */
+static char *reserve_path(const char *path, int64_t trace_id)
+{
+    char *p;
+    return asprintf(&p, "%s-reserve-%lld", path, (long long)trace_id) < 0 ? NULL : p;
+}
+
 static void reserve_room(struct db_writer *w, const char *path)
 {
-    if (asprintf(&w->reserve, "%s-reserve-%lld", path, (long long)w->trace_id) < 0) {
-        w->reserve = NULL;
+    if (!(w->reserve = reserve_path(path, w->trace_id)))
         return;
-    }
     int fd = open(w->reserve, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd >= 0 && posix_fallocate(fd, 0, RESERVE_BYTES) == 0) {
         close(fd);
@@ -1027,14 +1032,17 @@ static void release_room(struct db_writer *w)
     w->reserve = NULL;
 }
 
-static int mark_incomplete(struct db_writer *w, const char *end_reason)
+/* Marks trace trace_id incomplete with end_reason; its recorder takes no
+ * more commands (control NULL). 0 or -1. */
+static int mark_incomplete(struct db_writer *w, int64_t trace_id, const char *end_reason)
 {
     sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(w->db, "UPDATE trace SET status = 'incomplete', end_reason = ? WHERE trace_id = ?",
+    if (sqlite3_prepare_v2(w->db,
+                           "UPDATE trace SET status = 'incomplete', end_reason = ?, control = NULL WHERE trace_id = ?",
                            -1, &s, NULL) != SQLITE_OK)
         return -1;
     sqlite3_bind_text(s, 1, end_reason, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(s, 2, w->trace_id);
+    sqlite3_bind_int64(s, 2, trace_id);
     int rc = sqlite3_step(s) == SQLITE_DONE ? 0 : -1;
     sqlite3_finalize(s);
     return rc;
@@ -1057,7 +1065,7 @@ int db_writer_abandon(struct db_writer *w, const char *end_reason, uint64_t not_
         write_stats(w);
         stat_row(w, "records_not_stored", -1, "data_loss", not_stored,
                  "records read after the database stopped taking them (a full disk, an I/O error)");
-        if (!w->failed && mark_incomplete(w, end_reason) == 0 && exec(w, "COMMIT") == 0) {
+        if (!w->failed && mark_incomplete(w, w->trace_id, end_reason) == 0 && exec(w, "COMMIT") == 0) {
             w->quiet = 0;
             w->failed = failed;
             return 0;
@@ -1066,7 +1074,7 @@ int db_writer_abandon(struct db_writer *w, const char *end_reason, uint64_t not_
             sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
     }
     /* Then the least: the status alone, a few bytes. */
-    int rc = mark_incomplete(w, end_reason);
+    int rc = mark_incomplete(w, w->trace_id, end_reason);
     w->quiet = 0;
     w->failed = failed;
     return rc == 0 ? 1 : -1;
@@ -1074,8 +1082,6 @@ int db_writer_abandon(struct db_writer *w, const char *end_reason, uint64_t not_
 
 int db_writer_set_control(struct db_writer *w, const char *path)
 {
-    /* Databases made before the column existed get it now. */
-    sqlite3_exec(w->db, "ALTER TABLE trace ADD COLUMN control TEXT", NULL, NULL, NULL);
     sqlite3_stmt *s;
     if (sqlite3_prepare_v2(w->db, "UPDATE trace SET control = ? WHERE trace_id = ?", -1, &s, NULL) != SQLITE_OK)
         return -1;
@@ -1098,34 +1104,22 @@ static int sweep_gone_recorders(struct db_writer *w, const char *path)
 {
     if (w->lock_fd < 0)
         return 0;
-    sqlite3_stmt *q, *u;
+    sqlite3_stmt *q;
     if (sqlite3_prepare_v2(w->db, "SELECT trace_id FROM trace WHERE status = 'recording'", -1, &q, NULL) !=
         SQLITE_OK)
         return -1;
-    if (sqlite3_prepare_v2(w->db,
-                           "UPDATE trace SET status = 'incomplete', end_reason = 'recorder_gone', control = NULL "
-                           "WHERE trace_id = ?",
-                           -1, &u, NULL) != SQLITE_OK) {
-        sqlite3_finalize(q);
-        return -1;
-    }
     int rc = 0;
     while (rc == 0 && sqlite3_step(q) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(q, 0);
         if (recorder_lock_held(w->lock_fd, id) != 0)
             continue; /* running, or cannot tell: leave it */
-        sqlite3_bind_int64(u, 1, id);
-        if (sqlite3_step(u) != SQLITE_DONE)
-            rc = -1;
-        sqlite3_reset(u);
-        char *reserve;
-        if (asprintf(&reserve, "%s-reserve-%lld", path, (long long)id) >= 0) {
+        rc = mark_incomplete(w, id, "recorder_gone");
+        char *reserve = reserve_path(path, id);
+        if (reserve)
             unlink(reserve);
-            free(reserve);
-        }
+        free(reserve);
     }
     sqlite3_finalize(q);
-    sqlite3_finalize(u);
     return rc;
 }
 
@@ -1194,6 +1188,7 @@ struct db_writer *db_writer_open(const char *path, const char *source, char *err
     /* Databases made before the column existed get it (NULL in their
      * traces; the error when it is there already is the expected one). */
     sqlite3_exec(w->db, "ALTER TABLE eevdf_leave ADD COLUMN deadline INTEGER", NULL, NULL, NULL);
+    sqlite3_exec(w->db, "ALTER TABLE trace ADD COLUMN control TEXT", NULL, NULL, NULL);
     for (int i = 0; i < S_NR; i++)
         if (sqlite3_prepare_v3(w->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &w->st[i], NULL) !=
             SQLITE_OK) {
@@ -1211,7 +1206,6 @@ struct db_writer *db_writer_open(const char *path, const char *source, char *err
     strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm);
     /* One write transaction for the sweep, the new row and its lock: no
      * other recorder can sweep the new trace before its lock is held. */
-    sqlite3_exec(w->db, "ALTER TABLE trace ADD COLUMN control TEXT", NULL, NULL, NULL);
     if (sqlite3_exec(w->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK ||
         sweep_gone_recorders(w, path) != 0 ||
         sqlite3_prepare_v2(w->db, "INSERT INTO trace(created,source,status,records) VALUES(?,?,'recording',0)",

@@ -295,20 +295,25 @@ static void record_help(void)
            DEFAULT_DB, CONNECT_WAIT_MS / 1000);
 }
 
+/* What stopped the writer, for a message. */
+static const char *store_error(int code)
+{
+    return code == SQLITE_FULL ? "the disk is full" : sqlite3_errstr(code);
+}
+
 /* The writer failed (a full disk, an I/O error): the database keeps what
  * its last commit wrote. Marks the trace incomplete if that still fits and
  * says what was kept and what was not. Returns the exit status, 1. */
 static int store_failed(struct recorder *r, const char *db, const char *file)
 {
     int code = db_writer_failed(r->w);
-    int full = code == SQLITE_FULL;
-    const char *reason = full ? "disk_full" : "db_error";
+    const char *reason = code == SQLITE_FULL ? "disk_full" : "db_error";
     uint64_t kept = db_writer_records_committed(r->w);
     int marked = db_writer_abandon(r->w, reason, r->released - kept);
     fprintf(stderr,
             "runq record: trace %lld in %s: stopped storing: %s. It keeps %llu records, up to its "
             "last commit; %llu records read after that were not stored.\n",
-            (long long)db_writer_trace_id(r->w), db, full ? "the disk is full" : sqlite3_errstr(code),
+            (long long)db_writer_trace_id(r->w), db, store_error(code),
             (unsigned long long)kept, (unsigned long long)(r->released - kept));
     if (marked >= 0)
         fprintf(stderr, "runq record: trace %lld is marked incomplete (%s)%s\n",
@@ -499,12 +504,10 @@ int cmd_record(int argc, char **argv)
             (unsigned long long)c->bytes_skipped, (unsigned long long)c->crc_errors, status, why);
     rc = rec_signal ? 128 + rec_signal : io_error ? 1 : 0;
     if (stored > 0) {
-        int code = db_writer_failed(r->w);
         fprintf(stderr,
                 "runq record: trace %lld is stored, but the indexes are not: %s. Queries work, slower; "
                 "the next recording into %s builds them.\n",
-                (long long)db_writer_trace_id(r->w), code == SQLITE_FULL ? "the disk is full" : sqlite3_errstr(code),
-                db);
+                (long long)db_writer_trace_id(r->w), store_error(db_writer_failed(r->w)), db);
         rc = rc ? rc : 1;
     }
 out:

@@ -1191,7 +1191,7 @@ struct top_model *top_model_open(const char *path, int64_t trace_id, uint64_t fr
              "SELECT " RECORDER_STATUS_SQL ", " RECORDER_END_REASON_SQL ", ncpus, tick_hz, policy, features, "
              "feature_names, start_ts, end_ts, records%s FROM main.trace WHERE trace_id=?",
              m->s.h.has_control_column
-                 ? ", CASE WHEN status = 'recording' AND runq_recorder_alive(trace_id) = 0 THEN NULL ELSE control END"
+                 ? ", " RECORDER_CONTROL_SQL
                  : "");
     if (prepare(m, sql, &m->st_trace, err, errlen) != 0 ||
         prepare(m, "SELECT utid, tid, name, nice, slice_ns, cpu, is_idle, start_ts, end_ts FROM main.thread "
