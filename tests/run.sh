@@ -37,6 +37,7 @@ suite() {
 boot() { "$RUNQ" boot --deterministic --timeout 600 "$@"; }
 
 # host
+suite layers bash tests/layers.sh
 suite cli bash tests/cli_test.sh "$RUNQ"
 suite sim bash tests/sim_test.sh "$RUNQ"
 suite rr_policy build/tests/rr_test
