@@ -11,8 +11,13 @@
  *     returns 2.
  *
  * To add a subcommand, add one X(name, "summary") line below and define
- * `int cmd_name(int argc, char **argv)` in cli/name.c. The prototype, the
+ * `int cmd_name(int argc, char **argv)` in cli/name.c (`run` is the one
+ * exception: it shares cli/boot.c with `boot`). The prototype, the
  * dispatch entry and the line in `runq help` all come from that one line.
+ * An entry point reads the flags, prints the help, and calls the module
+ * that does the work; cli/ is the top of the host, so no other module
+ * includes this header. docs/architecture.md lists each command's file,
+ * and tests/layers.sh checks both.
  */
 #ifndef RUNQ_CLI_H
 #define RUNQ_CLI_H

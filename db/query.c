@@ -1,16 +1,13 @@
 /*
- * Reading the trace database (contracts in query.h), and `runq sql`.
+ * Reading the trace database (contracts in query.h).
  */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
 #include "db/query.h"
 #include "db/readable.h"
 #include "db/recorder_lock.h"
-
-#define DEFAULT_DB "runq.db"
 
 sqlite3 *dbq_open(const char *prog, const char *path)
 {
@@ -303,27 +300,6 @@ int dbq_run(sqlite3 *db, const char *prog, const char *sql, enum dbq_format fmt,
     return 0;
 }
 
-/* ---- runq sql ---- */
-
-static void sql_help(void)
-{
-    printf("usage: runq sql [--db FILE] [--trace ID] [--csv | --json] \"SELECT ...\"\n\n"
-           "Runs read-only SQL on a trace database and prints the result: an aligned table,\n"
-           "CSV, or JSON (an array of objects per statement, one line each). Several\n"
-           "statements separated by ';' run in order. docs/sql.md documents every table.\n\n"
-           "One function beside SQLite's: runq_recorder_alive(trace_id), 1 while that\n"
-           "trace's recorder runs, 0 when it is finished or gone (its status may still say\n"
-           "'recording'), NULL when it cannot tell.\n\n"
-           "flags:\n"
-           "  --db FILE    database (default %s)\n"
-           "  --trace ID   see only trace ID: every table name means that trace's rows\n"
-           "               (main.TABLE still reaches all of them); default: all traces\n"
-           "  --csv        CSV with a header line\n"
-           "  --json       JSON\n"
-           "  --help       show this help\n",
-           DEFAULT_DB);
-}
-
 int dbq_parse_common(const char *prog, int argc, char **argv, const char **db, int64_t *trace,
                      enum dbq_format *fmt, const char **pos, int maxpos, int *npos, void (*help)(void))
 {
@@ -386,28 +362,4 @@ int dbq_parse_common(const char *prog, int argc, char **argv, const char **db, i
         }
     }
     return -1;
-}
-
-int cmd_sql(int argc, char **argv)
-{
-    const char *db_path = DEFAULT_DB, *pos[1];
-    int64_t trace = 0;
-    enum dbq_format fmt = DBQ_TABLE;
-    int npos, rc = dbq_parse_common("sql", argc, argv, &db_path, &trace, &fmt, pos, 1, &npos, sql_help);
-    if (rc >= 0)
-        return rc;
-    if (npos != 1) {
-        fprintf(stderr, "runq sql: give one SQL string; see 'runq sql --help'\n");
-        return 2;
-    }
-    sqlite3 *db = dbq_open("sql", db_path);
-    if (!db)
-        return 1;
-    rc = 0;
-    if (trace && dbq_scope_trace(db, "sql", trace) != 0)
-        rc = 1;
-    if (!rc)
-        rc = dbq_run(db, "sql", pos[0], fmt, stdout);
-    sqlite3_close(db);
-    return rc;
 }

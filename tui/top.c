@@ -16,36 +16,11 @@
 
 #include <ncurses.h>
 
-#include "cli/cli.h"
 #include "tui/control.h"
 #include "tui/top.h"
 
-#define DEFAULT_DB "runq.db"
-#define DEFAULT_DELAY_MS 250
 #define MIN_DELAY_MS 50
 #define MAX_DELAY_MS 10000
-
-static void top_help(void)
-{
-    printf("usage: runq top [--db FILE] [--trace ID] [--delay TENTHS] [--speed X] [--at SECONDS]\n\n"
-           "A live, top-like view of the scheduler: each task's lag, virtual deadline and\n"
-           "eligibility, each CPU's V and load, wake latency as it happens, and a timeline\n"
-           "of the last switches. On a trace that is still recording it follows the newest\n"
-           "events; on a finished trace it replays from the start.\n\n"
-           "flags:\n"
-           "  --db FILE         trace database (default %s)\n"
-           "  --trace ID        which trace (default: the newest)\n"
-           "  --delay TENTHS    refresh every TENTHS tenths of a second (default 2.5)\n"
-           "  --speed X         replay X trace seconds a wall second (default 1)\n"
-           "  --at SECONDS      replay from this trace time (seconds since boot)\n"
-           "  --help            show this help\n\n"
-           "keys (h in the view lists them all):\n",
-           DEFAULT_DB);
-    for (size_t k = 0; k < top_nkeys; k++)
-        printf("  %-28s %s\n", top_keys[k].keys, top_keys[k].what);
-    printf("\nActions (n N s f m) go to the kernel through the recorder of a live trace.\n"
-           "docs/top.md describes every column.\n");
-}
 
 static int64_t now_ms(void)
 {
@@ -54,8 +29,7 @@ static int64_t now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* A decimal number in [lo, hi]: digits with at most one '.'. */
-static int parse_dec(const char *s, double lo, double hi, double *out)
+int top_parse_dec(const char *s, double lo, double hi, double *out)
 {
     if (!*s || strspn(s, "0123456789.") != strlen(s) || strchr(s, '.') != strrchr(s, '.') || strlen(s) > 12)
         return -1;
@@ -173,7 +147,7 @@ static void act_slice(struct top_ui *ui)
     int t[64];
     size_t n = targets(ui, t, 64);
     double us;
-    if (parse_dec(ui->line, 100, 100000, &us) != 0 || strchr(ui->line, '.')) {
+    if (top_parse_dec(ui->line, 100, 100000, &us) != 0 || strchr(ui->line, '.')) {
         snprintf(ui->msg, sizeof ui->msg, "slice: want whole microseconds, 100..100000");
         return;
     }
@@ -410,76 +384,13 @@ static int key(struct top_ui *ui, int ch)
     return 0;
 }
 
-/* ---- the command ---- */
+/* ---- the view ---- */
 
-int cmd_top(int argc, char **argv)
+int top_run(const struct top_opts *o)
 {
-    const char *db = DEFAULT_DB;
-    long long trace = 0;
-    double delay = DEFAULT_DELAY_MS / 100.0, speed = 1, at = -1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            top_help();
-            return 0;
-        }
-        static const char *const valued[] = { "--db", "--trace", "--delay", "--speed", "--at" };
-        int which = -1;
-        for (int k = 0; k < 5; k++) {
-            size_t n = strlen(valued[k]);
-            if (!strncmp(a, valued[k], n) && (a[n] == 0 || a[n] == '=')) {
-                which = k;
-                v = a[n] == '=' ? a + n + 1 : NULL;
-            }
-        }
-        if (which < 0) {
-            fprintf(stderr, "runq top: unknown %s '%s'; see 'runq top --help'\n", a[0] == '-' ? "flag" : "argument", a);
-            return 2;
-        }
-        if (!v) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "runq top: %s needs a value\n", valued[which]);
-                return 2;
-            }
-            v = argv[++i];
-        }
-        double d;
-        switch (which) {
-        case 0:
-            if (!*v) {
-                fprintf(stderr, "runq top: --db needs a file name\n");
-                return 2;
-            }
-            db = v;
-            break;
-        case 1:
-            if (parse_dec(v, 1, 1e15, &d) != 0 || strchr(v, '.')) {
-                fprintf(stderr, "runq top: bad --trace '%s': want a trace id (1, 2, ...)\n", v);
-                return 2;
-            }
-            trace = (long long)d;
-            break;
-        case 2:
-            if (parse_dec(v, 0.5, 100, &delay) != 0) {
-                fprintf(stderr, "runq top: bad --delay '%s': want tenths of a second, 0.5..100\n", v);
-                return 2;
-            }
-            break;
-        case 3:
-            if (parse_dec(v, 0.01, 1000, &speed) != 0) {
-                fprintf(stderr, "runq top: bad --speed '%s': want 0.01..1000\n", v);
-                return 2;
-            }
-            break;
-        case 4:
-            if (parse_dec(v, 0, 1e9, &at) != 0) {
-                fprintf(stderr, "runq top: bad --at '%s': want seconds since boot\n", v);
-                return 2;
-            }
-            break;
-        }
-    }
-
+    const char *db = o->db;
+    long long trace = o->trace;
+    double at = o->at;
     char err[300] = "";
     /* a replay from --at starts reading a second earlier, so rates have a past */
     uint64_t at_ns = at >= 0 ? (uint64_t)(at * 1e9) : 0;
@@ -500,7 +411,7 @@ int cmd_top(int argc, char **argv)
 
     struct top_ui ui = {
         .m = m, .s = top_model_snapshot(m), .sort = TOP_COL_PCPU, .show_cpus = true, .live = live,
-        .delay_ms = (int)(delay * 100 + 0.5), .speed = speed,
+        .delay_ms = o->delay_ms, .speed = o->speed,
     };
     uint64_t t_view = at_ns > ui.s->h.now ? at_ns : ui.s->h.now;
     if (top_model_update(m, live ? TOP_T_LIVE : t_view, err, sizeof err) != 0) {

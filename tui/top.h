@@ -1,6 +1,7 @@
 /*
  * `runq top`: the view's own state (what is selected, sorted, filtered,
- * shown), shared by the loop (tui/top.c) and the panels (tui/draw.c). The
+ * shown), shared by the loop (tui/top.c) and the panels (tui/draw.c), and
+ * the loop's entry for the command (cli/top.c). The
  * numbers themselves come from the model (tui/model.h), which knows nothing
  * of this.
  */
@@ -46,6 +47,25 @@ struct top_ui {
     char msg[160];      /* last action's result, shown in the footer */
     int task_rows;      /* rows the task table had at the last draw (PgUp/PgDn) */
 };
+
+/* What `runq top` was asked for (cli/top.c reads it from the flags). */
+struct top_opts {
+    const char *db;   /* the trace database */
+    long long trace;  /* which trace; 0: the newest */
+    int delay_ms;     /* refresh period */
+    double speed;     /* replay: trace seconds a wall second */
+    double at;        /* replay from this trace time (s since boot); < 0: from the start, or live */
+};
+
+/* Opens the trace and runs the view until q or a signal. Errors go to
+ * stderr as one line, "runq top: ...". Returns the exit status: 0, 1
+ * (no such database or trace, no terminal), 128+signal. */
+int top_run(const struct top_opts *o);
+
+/* A decimal number in [lo, hi] into *out: digits with at most one '.',
+ * no sign, no exponent. 0, or -1 (out untouched). For the flags and for
+ * the numbers typed into the view. */
+int top_parse_dec(const char *s, double lo, double hi, double *out);
 
 /* Draws the whole screen from ui (one function a panel, in draw.c). */
 void top_draw(struct top_ui *ui);

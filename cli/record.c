@@ -1,7 +1,9 @@
 /*
  * `runq record`: reads a trace stream from QEMU's socket or a file, decodes
  * it (trace/decode.c), puts the CPUs' packets back into one time order, and
- * stores it (db/writer.c).
+ * stores it (db/writer.c); on a live socket it also relays the control
+ * lines of trace/control.h to the kernel. It lives in cli/, above both
+ * trace/ and db/, so that neither needs the other (docs/architecture.md).
  *
  * Why a merge: each CPU drains its own ring, so a CPU's packet may reach
  * the wire after a later packet of another CPU (a WAKE on CPU 0 after the

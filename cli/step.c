@@ -1,5 +1,7 @@
 /*
- * `runq step [--db FILE] [--plain] TRACE [--compare [DB:]TRACE2]`.
+ * `runq step [--db FILE] [--plain] TRACE [--compare [DB:]TRACE2]`: the
+ * flags and the help. The stepping and the explanations are tui/step.c,
+ * the two fronts tui/step_plain.c and tui/step_curses.c.
  */
 #include <stdlib.h>
 #include <string.h>
