@@ -254,30 +254,44 @@ const char *trace_rec_type_name(unsigned type)
 
 const char *trace_why_name(unsigned why)
 {
-    static const char *const names[] = { "tick", "ipi", "yield", "block", "slice",
-                                         "preempt", "preempt_short", "idle", "exit" };
+    static const char *const names[] = {
+#define TRACE_WHY_NAME(id, name, what) name,
+        TRACE_PICK_WHYS(TRACE_WHY_NAME)
+#undef TRACE_WHY_NAME
+    };
     _Static_assert(sizeof names / sizeof names[0] == TRACE_WHY_NR, "why names");
     return NAME_OF(names, why);
 }
 
 const char *trace_join_reason_name(unsigned reason)
 {
-    static const char *const names[] = { "new", "wake", "migrate", "requeue" };
+    static const char *const names[] = {
+#define TRACE_JOIN_NAME(id, name, what) name,
+        TRACE_JOIN_REASONS(TRACE_JOIN_NAME)
+#undef TRACE_JOIN_NAME
+    };
     _Static_assert(sizeof names / sizeof names[0] == TRACE_JOIN_NR, "join names");
     return NAME_OF(names, reason);
 }
 
 const char *trace_leave_reason_name(unsigned reason)
 {
-    static const char *const names[] = { "block", "sleep", "yield", "preempt",
-                                         "exit", "migrate", "delayed", "dequeued" };
+    static const char *const names[] = {
+#define TRACE_LEAVE_NAME(id, name, what) name,
+        TRACE_LEAVE_REASONS(TRACE_LEAVE_NAME)
+#undef TRACE_LEAVE_NAME
+    };
     _Static_assert(sizeof names / sizeof names[0] == TRACE_LEAVE_NR, "leave names");
     return NAME_OF(names, reason);
 }
 
 const char *trace_set_what_name(unsigned what)
 {
-    static const char *const names[] = { "nice", "slice", "feature", "policy", "hz" };
+    static const char *const names[] = {
+#define TRACE_SET_NAME(id, name, what) name,
+        TRACE_SET_WHATS(TRACE_SET_NAME)
+#undef TRACE_SET_NAME
+    };
     _Static_assert(sizeof names / sizeof names[0] == TRACE_SET_NR, "set names");
     return NAME_OF(names, what);
 }

@@ -194,11 +194,21 @@ struct TRACE_PACKED trace_rec_wake {
 };
 _Static_assert(sizeof(struct trace_rec_wake) == 28, "wake record");
 
+/* The reason tables below (JOIN, PICK, LEAVE, SET): X(ID, "name", what),
+ * in wire order: the enum value is the position, the name is what the
+ * host stores (trace/decode.c's *_name(), db/events.c parses it back). A
+ * new reason is appended; db/events.c's leave_meaning says what a new
+ * LEAVE reason means for its task. */
+#define TRACE_JOIN_REASONS(X)                                                 \
+    X(NEW, "new", "first join of a new task")                               \
+    X(WAKE, "wake", "woken")                                                 \
+    X(MIGRATE, "migrate", "moved from another queue")                       \
+    X(REQUEUE, "requeue", "re-placed while queued (nice/slice change, delayed wake)")
+
 enum trace_join_reason {
-    TRACE_JOIN_NEW,     /* first join of a new task */
-    TRACE_JOIN_WAKE,    /* woken */
-    TRACE_JOIN_MIGRATE, /* moved from another queue */
-    TRACE_JOIN_REQUEUE, /* re-placed while queued (nice/slice change, delayed wake) */
+#define TRACE_JOIN_ENUM(id, name, what) TRACE_JOIN_##id,
+    TRACE_JOIN_REASONS(TRACE_JOIN_ENUM)
+#undef TRACE_JOIN_ENUM
     TRACE_JOIN_NR
 };
 
@@ -222,16 +232,21 @@ struct TRACE_PACKED trace_rec_join {
 };
 _Static_assert(sizeof(struct trace_rec_join) == 68, "join record");
 
+#define TRACE_PICK_WHYS(X)                                                    \
+    X(TICK, "tick", "tick said current's slice is used up")                 \
+    X(IPI, "ipi", "a reschedule IPI from a remote wake")                     \
+    X(YIELD, "yield", "current yielded")                                     \
+    X(BLOCK, "block", "current blocked or slept")                            \
+    X(SLICE, "slice", "slice-end timer (HRTICK)")                            \
+    X(PREEMPT, "preempt", "local wakeup / preempt_enable")                   \
+    X(PREEMPT_SHORT, "preempt_short", "a waking task with a shorter slice cut in") \
+    X(IDLE, "idle", "the idle task looked for work")                         \
+    X(EXIT, "exit", "current exited")
+
 enum trace_pick_why {
-    TRACE_WHY_TICK,          /* tick said current's slice is used up */
-    TRACE_WHY_IPI,           /* a reschedule IPI from a remote wake */
-    TRACE_WHY_YIELD,         /* current yielded */
-    TRACE_WHY_BLOCK,         /* current blocked or slept */
-    TRACE_WHY_SLICE,         /* slice-end timer (HRTICK) */
-    TRACE_WHY_PREEMPT,       /* local wakeup / preempt_enable */
-    TRACE_WHY_PREEMPT_SHORT, /* a waking task with a shorter slice cut in */
-    TRACE_WHY_IDLE,          /* the idle task looked for work */
-    TRACE_WHY_EXIT,          /* current exited */
+#define TRACE_WHY_ENUM(id, name, what) TRACE_WHY_##id,
+    TRACE_PICK_WHYS(TRACE_WHY_ENUM)
+#undef TRACE_WHY_ENUM
     TRACE_WHY_NR
 };
 
@@ -256,16 +271,21 @@ struct TRACE_PACKED trace_rec_pick {
 };
 _Static_assert(sizeof(struct trace_rec_pick) == 68, "pick record");
 
+#define TRACE_LEAVE_REASONS(X)                                                \
+    X(BLOCK, "block", "blocked on an event")                                 \
+    X(SLEEP, "sleep", "asleep until a deadline")                             \
+    X(YIELD, "yield", "yielded: back on the queue")                          \
+    X(PREEMPT, "preempt", "preempted: back on the queue")                    \
+    X(EXIT, "exit", "exited")                                                \
+    X(MIGRATE, "migrate", "moved to another CPU")                            \
+    X(DELAYED, "delayed", "blocked, but stays queued until its lag is paid") \
+    X(DEQUEUED, "dequeued", "a DELAYED task's lag is paid: it leaves the queue now " \
+                            "(not a switch: it was not running)")
+
 enum trace_leave_reason {
-    TRACE_LEAVE_BLOCK,   /* blocked on an event */
-    TRACE_LEAVE_SLEEP,   /* asleep until a deadline */
-    TRACE_LEAVE_YIELD,   /* yielded: back on the queue */
-    TRACE_LEAVE_PREEMPT, /* preempted: back on the queue */
-    TRACE_LEAVE_EXIT,    /* exited */
-    TRACE_LEAVE_MIGRATE, /* moved to another CPU */
-    TRACE_LEAVE_DELAYED, /* blocked, but stays queued until its lag is paid */
-    TRACE_LEAVE_DEQUEUED, /* a DELAYED task's lag is paid: it leaves the queue
-                           * now (not a switch: it was not running) */
+#define TRACE_LEAVE_ENUM(id, name, what) TRACE_LEAVE_##id,
+    TRACE_LEAVE_REASONS(TRACE_LEAVE_ENUM)
+#undef TRACE_LEAVE_ENUM
     TRACE_LEAVE_NR
 };
 
@@ -297,12 +317,17 @@ struct TRACE_PACKED trace_rec_tick {
 };
 _Static_assert(sizeof(struct trace_rec_tick) == 28, "tick record");
 
+#define TRACE_SET_WHATS(X)                                                    \
+    X(NICE, "nice", "task's nice: old, new")                                 \
+    X(SLICE, "slice", "task's requested slice, ns: old, new")                \
+    X(FEATURE, "feature", "feature `name`: old, new = 0/1")                  \
+    X(POLICY, "policy", "policy: name = new policy's name")                  \
+    X(HZ, "hz", "tick rate: old, new")
+
 enum trace_set_what {
-    TRACE_SET_NICE,    /* task's nice: old, new */
-    TRACE_SET_SLICE,   /* task's requested slice, ns: old, new */
-    TRACE_SET_FEATURE, /* feature `name`: old, new = 0/1 */
-    TRACE_SET_POLICY,  /* policy: name = new policy's name */
-    TRACE_SET_HZ,      /* tick rate: old, new */
+#define TRACE_SET_ENUM(id, name, what) TRACE_SET_##id,
+    TRACE_SET_WHATS(TRACE_SET_ENUM)
+#undef TRACE_SET_ENUM
     TRACE_SET_NR
 };
 
