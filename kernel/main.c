@@ -23,7 +23,7 @@
 #include "sched/sched.h"
 #include "shell/shell.h"
 #include "tests/selftest.h"
-#include "trace/trace.h"
+#include "trace/tracer.h"
 #include "cmdline.h"
 
 #define HVM_START_MAGIC 0x336ec578
@@ -85,7 +85,7 @@ void kmain(u32 start_info_paddr)
         tests_ok = selftest_run(cfg.test);
     vser_init(); /* optional: the kernel runs on without the trace port */
     if (cfg.trace)
-        trace_init(si->cmdline_paddr ? (const char *)si->cmdline_paddr : "");
+        trace_init(si->cmdline_paddr ? (const char *)si->cmdline_paddr : "", shell_exec);
     shell_start(cfg.script, tests_ok);
     idle_enter();
 }

@@ -10,6 +10,7 @@
 #include "../sched/sched.h"
 #include "../tests/selftest.h"
 #include "../trace/trace.h"
+#include "../trace/tracer.h"
 
 #define LINE_MAX 256
 #define POLL_NS (10 * NSEC_PER_MSEC)

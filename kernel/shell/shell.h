@@ -10,7 +10,8 @@
  * passed; poweroff reports it through QEMU's exit status. */
 void shell_start(const char *script, bool tests_ok);
 
-/* Runs one command line; false if the command failed. */
+/* Runs one command line (splitting it in place); false if the command
+ * failed. kmain gives it to the tracer, for the host's control lines. */
 bool shell_exec(char *line);
 
 /* Commands live in tables of this shape, one table per file. */

@@ -1,7 +1,8 @@
 /*
  * Kernel tracing: every scheduling event, as records of trace/format.h,
- * into a per-CPU ring; a tracer task frames them into packets and sends
- * them over the virtio-serial trace port.
+ * into a per-CPU ring (emit.c). These are the scheduler's emit points:
+ * they read struct task and struct rq, and the core calls them. The
+ * tracer task that sends the rings to the host is tracer.h's.
  *
  * Emitting takes no lock: each CPU writes only its own ring, with its
  * interrupts off for the few stores a record takes, so task and interrupt
@@ -38,10 +39,6 @@ struct trace_selfcost {
 extern struct trace_selfcost trace_selfcost[MAX_CPUS][TRACE_REC_NR_TYPES];
 #endif
 
-/* Boot CPU, after SMP: rings for every CPU, and the tracer task if the
- * trace port exists. Tracing starts on (all types) when it does. */
-void trace_init(const char *cmdline);
-
 /* The emit points. rq is the CPU's queue, locked by the caller where the
  * argument is there. */
 void trace_task(enum trace_rec_type type, const struct task *t);
@@ -58,18 +55,7 @@ void trace_set(const struct task *t, enum trace_set_what what, s64 old_value, s6
 void trace_mark(enum trace_mark_source source, const char *name);
 /* Keyframe and counters of this CPU's queue, if their period has come (or
  * the ring dropped records since the last one, or trace_ask_keyframes
- * asked). rq locked. */
+ * (tracer.h) asked). rq locked. */
 void trace_periodic(struct rq *rq, u64 now);
-/* Every CPU writes a keyframe at its next decision, and the others are
- * sent an IPI so that one comes now: an idle CPU halts without ticks and
- * would otherwise say nothing, and a reader must know what each CPU runs
- * from the moment tracing starts. */
-void trace_ask_keyframes(void);
-
-/* Shell: trace on|off|status, trace mask TYPE... */
-bool trace_cmd(int argc, char **argv);
-/* Before power-off: stops emitting, sends what the rings hold and an END
- * record, and waits (bounded) until the host has it all. */
-void trace_shutdown(void);
 
 #endif

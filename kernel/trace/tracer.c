@@ -13,12 +13,12 @@
  * for.
  */
 #include "trace.h"
+#include "tracer.h"
 #include "ring.h"
 #include "../arch/x86_64/apic.h"
 #include "../arch/x86_64/clock.h"
 #include "../arch/x86_64/trap.h"
 #include "../arch/x86_64/percpu.h"
-#include "../cmdline.h"
 #include "../drivers/virtio_serial.h"
 #include "../lib/alloc.h"
 #include "../lib/crc32c.h"
@@ -26,7 +26,6 @@
 #include "../lib/string.h"
 #include "../sched/eevdf_features.h"
 #include "../sched/sched.h"
-#include "../shell/shell.h"
 
 #define TRACER_PERIOD_MIN_NS (2 * NSEC_PER_MSEC)
 /* The rings must hold what the CPUs write between two rounds: at the
@@ -48,6 +47,7 @@ static bool stream_sent;
 static const char *boot_cmdline = "";
 static volatile bool stopping, stopped;
 static u64 packets_sent, bytes_framed;
+static trace_run_fn run_line; /* the shell's, from trace_init */
 
 static u32 all_types_mask(void)
 {
@@ -165,19 +165,19 @@ static void host_command(char *line)
     bool ok = false;
     if (argc == 3 && strcmp(argv[0], "nice") == 0) {
         snprintf(buf, sizeof buf, "sched nice %s %s", argv[1], argv[2]);
-        ok = shell_exec(buf);
+        ok = run_line && run_line(buf);
     } else if (argc == 3 && strcmp(argv[0], "slice") == 0) {
         snprintf(buf, sizeof buf, "sched slice %s %s", argv[1], argv[2]);
-        ok = shell_exec(buf);
+        ok = run_line && run_line(buf);
     } else if (argc == 3 && strcmp(argv[0], "feature") == 0) {
         snprintf(buf, sizeof buf, "sched feature %s %s", argv[1], argv[2]);
-        ok = shell_exec(buf);
+        ok = run_line && run_line(buf);
     } else if (argc >= 2 && strcmp(argv[0], "mark") == 0) {
         trace_mark(TRACE_MARK_HOST, line + 5);
         ok = true;
     } else if (argc >= 2 && strcmp(argv[0], "run") == 0) {
         strncpy_z(buf, line + 4, sizeof buf);
-        ok = shell_exec(buf);
+        ok = run_line && run_line(buf);
     }
     if (!ok) {
         snprintf(buf, sizeof buf, "error: %s", line);
@@ -246,9 +246,10 @@ static void announce(struct task *t, void *arg)
         trace_task(TRACE_REC_TASK_NEW, t);
 }
 
-void trace_init(const char *cmdline)
+void trace_init(const char *cmdline, trace_run_fn run)
 {
     boot_cmdline = cmdline;
+    run_line = run;
     struct vser_stats st;
     vser_get_stats(&st);
     if (!st.port) {
