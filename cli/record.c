@@ -29,6 +29,7 @@
 
 #include "cli/cli.h"
 #include "db/writer.h"
+#include "trace/control.h"
 #include "trace/decode.h"
 
 #define REC_GAP 0xf0 /* merge-internal pseudo-record: loss before the next record */
@@ -250,13 +251,14 @@ static int listen_control(const char *path)
 }
 
 /* Takes one client's lines (it writes and closes) and passes the
- * printable, newline-terminated ones to the kernel. */
+ * non-empty, newline-terminated ones to the kernel (trace/control.h's
+ * framing, step 2). */
 static void forward_control(int ctl, int out)
 {
     int c = accept(ctl, NULL, NULL);
     if (c < 0)
         return;
-    char line[512];
+    char line[TRACE_CTL_CONN_MAX];
     size_t len = 0;
     struct pollfd p = { .fd = c, .events = POLLIN };
     while (len < sizeof line - 1 && poll(&p, 1, 200) > 0) {
@@ -422,12 +424,12 @@ int cmd_record(int argc, char **argv)
     printf("%lld\n", (long long)db_writer_trace_id(r->w));
     fflush(stdout);
 
-    /* Live: command lines for the kernel (nice, slice, feature, mark, run)
-     * come in on a control socket beside the trace socket and go out on the
-     * trace socket, which carries both directions. */
+    /* Live: command lines for the kernel (trace/control.h) come in on a
+     * control socket beside the trace socket and go out on the trace
+     * socket, which carries both directions. */
     char ctl_path[sizeof(((struct sockaddr_un *)0)->sun_path)] = "";
     int ctl = -1;
-    if (sock && (size_t)snprintf(ctl_path, sizeof ctl_path, "%s.ctl", sock) < sizeof ctl_path) {
+    if (sock && (size_t)snprintf(ctl_path, sizeof ctl_path, "%s" TRACE_CTL_SOCKET_SUFFIX, sock) < sizeof ctl_path) {
         ctl = listen_control(ctl_path);
         if (ctl >= 0 && db_writer_set_control(r->w, ctl_path) != 0) {
             close(ctl);

@@ -23,7 +23,7 @@ int top_control_send(const char *path, const char *line, char *err, size_t errle
         return -1;
     }
     for (const char *p = line; *p; p++)
-        if (*p < 0x20 || *p > 0x7e) {
+        if (!TRACE_CTL_PRINTABLE(*p)) {
             snprintf(err, errlen, "not a printable line");
             return -1;
         }
@@ -40,7 +40,7 @@ int top_control_send(const char *path, const char *line, char *err, size_t errle
         close(fd);
         return -1;
     }
-    char buf[256];
+    char buf[TRACE_CTL_LINE_MAX + 1]; /* the line the kernel takes whole, and '\n' */
     int n = snprintf(buf, sizeof buf, "%s\n", line);
     if (n < 0 || (size_t)n >= sizeof buf) {
         snprintf(err, errlen, "line too long");

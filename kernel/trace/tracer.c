@@ -1,6 +1,7 @@
 /*
  * The tracer task: frames the rings' records into packets and sends them
- * over the trace port, and runs the commands the host sends back.
+ * over the trace port, and runs the command lines the host sends back
+ * (trace/control.h).
  *
  * It wakes every TRACER_PERIOD_MIN_NS while there is much to send, and
  * backs off to TRACER_PERIOD_MAX_NS while there is little, so it adds one
@@ -15,6 +16,7 @@
 #include "trace.h"
 #include "tracer.h"
 #include "ring.h"
+#include "../../trace/control.h"
 #include "../arch/x86_64/apic.h"
 #include "../arch/x86_64/clock.h"
 #include "../arch/x86_64/trap.h"
@@ -155,29 +157,56 @@ static bool rings_empty(void)
     return true;
 }
 
-/* One command line from the host: nice, slice, feature, mark, run. */
+static const struct {
+    const char *verb;
+    int words; /* after the verb; -1: one or more */
+} ctl_verbs[] = {
+#define TRACE_CTL_ROW(id, verb, words, usage) [TRACE_CTL_##id] = { verb, words },
+    TRACE_CTL_VERBS(TRACE_CTL_ROW)
+#undef TRACE_CTL_ROW
+};
+
+/* The verb of a line split into argc words, if the line has that verb's
+ * number of words; else TRACE_CTL_NR_VERBS. */
+static enum trace_ctl_verb ctl_verb(int argc, char **argv)
+{
+    for (int v = 0; argc >= 1 && v < TRACE_CTL_NR_VERBS; v++) {
+        if (strcmp(argv[0], ctl_verbs[v].verb) != 0)
+            continue;
+        int words = ctl_verbs[v].words;
+        return (words < 0 ? argc >= 2 : argc == 1 + words) ? (enum trace_ctl_verb)v : TRACE_CTL_NR_VERBS;
+    }
+    return TRACE_CTL_NR_VERBS;
+}
+
+/* One control line from the host (trace/control.h). */
 static void host_command(char *line)
 {
-    char *argv[8], buf[200];
-    char copy[200];
+    char *argv[8], buf[TRACE_CTL_LINE_MAX];
+    char copy[TRACE_CTL_LINE_MAX];
     strncpy_z(copy, line, sizeof copy);
     int argc = split_words(copy, argv, 8);
+    enum trace_ctl_verb v = ctl_verb(argc, argv);
+    /* mark and run take the rest of the line, after the verb and a space */
+    const char *rest = v < TRACE_CTL_NR_VERBS ? line + strlen(ctl_verbs[v].verb) + 1 : line;
     bool ok = false;
-    if (argc == 3 && strcmp(argv[0], "nice") == 0) {
-        snprintf(buf, sizeof buf, "sched nice %s %s", argv[1], argv[2]);
+    switch (v) {
+    case TRACE_CTL_NICE:
+    case TRACE_CTL_SLICE:
+    case TRACE_CTL_FEATURE:
+        snprintf(buf, sizeof buf, "sched %s %s %s", argv[0], argv[1], argv[2]);
         ok = run_line && run_line(buf);
-    } else if (argc == 3 && strcmp(argv[0], "slice") == 0) {
-        snprintf(buf, sizeof buf, "sched slice %s %s", argv[1], argv[2]);
-        ok = run_line && run_line(buf);
-    } else if (argc == 3 && strcmp(argv[0], "feature") == 0) {
-        snprintf(buf, sizeof buf, "sched feature %s %s", argv[1], argv[2]);
-        ok = run_line && run_line(buf);
-    } else if (argc >= 2 && strcmp(argv[0], "mark") == 0) {
-        trace_mark(TRACE_MARK_HOST, line + 5);
+        break;
+    case TRACE_CTL_MARK:
+        trace_mark(TRACE_MARK_HOST, rest);
         ok = true;
-    } else if (argc >= 2 && strcmp(argv[0], "run") == 0) {
-        strncpy_z(buf, line + 4, sizeof buf);
+        break;
+    case TRACE_CTL_RUN:
+        strncpy_z(buf, rest, sizeof buf);
         ok = run_line && run_line(buf);
+        break;
+    case TRACE_CTL_NR_VERBS:
+        break;
     }
     if (!ok) {
         snprintf(buf, sizeof buf, "error: %s", line);
@@ -189,7 +218,7 @@ static void host_command(char *line)
 static void tracer_main(void *arg)
 {
     (void)arg;
-    char line[200];
+    char line[TRACE_CTL_LINE_MAX];
     u64 period = TRACER_PERIOD_MIN_NS;
     for (;;) {
         u64 framed_before = bytes_framed;

@@ -1,0 +1,76 @@
+/*
+ * The runq control protocol: command lines from the host to the kernel.
+ * The one source of truth for the three programs that speak it, as
+ * trace/format.h is for the trace stream the other way:
+ *
+ *     runq top (tui/control.c)                        sends a line
+ *       ─▶ runq record (cli/record.c)                 relays it
+ *         ─▶ the trace port, host to guest
+ *           ─▶ the kernel's tracer (kernel/trace/tracer.c)  runs it
+ *
+ * Freestanding: macros and an enum only, included by the kernel too.
+ * docs/trace-format.md ("Commands to the kernel") describes it for users.
+ *
+ * ---- Framing ------------------------------------------------------------
+ *
+ *   1. The recorder of a live trace (runq record --socket PATH) listens on
+ *      a Unix stream socket at PATH TRACE_CTL_SOCKET_SUFFIX and stores that
+ *      path in its trace row's `control` column while it records (NULL
+ *      before and after). A recorder reading a file offers no socket.
+ *   2. A client connects, writes lines and closes. A line is printable
+ *      ASCII (0x20..0x7e) ended by '\n'. The recorder reads at most
+ *      TRACE_CTL_CONN_MAX - 1 bytes of one connection, within 200 ms of the
+ *      last byte, and writes each non-empty line, newline included and
+ *      otherwise unchanged, to the trace port. What is left after the last
+ *      newline is dropped.
+ *   3. The kernel takes the line's first TRACE_CTL_LINE_MAX - 1 characters
+ *      (a '\r' before the newline is dropped), splits it into words at
+ *      spaces, and runs it by its first word, the verb (table below).
+ *   4. Nothing is answered on the socket. What the kernel did comes back in
+ *      the trace: a SET record for nice, slice and feature, a MARK (source
+ *      host) for mark, whatever the shell command does for run. A line the
+ *      kernel cannot run (unknown verb, wrong word count, a command that
+ *      fails) becomes a MARK with source kernel named "error: LINE", and a
+ *      console line.
+ */
+#ifndef RUNQ_TRACE_CONTROL_H
+#define RUNQ_TRACE_CONTROL_H
+
+/* The control socket's path: the trace socket's path and this. */
+#define TRACE_CTL_SOCKET_SUFFIX ".ctl"
+/* The kernel's line buffer: longer lines are cut to this less one. */
+#define TRACE_CTL_LINE_MAX 200
+/* The recorder's buffer for one connection's lines. */
+#define TRACE_CTL_CONN_MAX 512
+
+/*
+ * The verbs: X(ID, "verb", words, "usage"). words is how many words follow
+ * the verb, or -1 for one or more: the rest of the line, as it is.
+ *
+ *   nice    the task's nice value, -20..19
+ *   slice   the task's requested slice, µs
+ *   feature an EEVDF feature switch (sched feature NAME on|off)
+ *   mark    a named marker in the trace
+ *   run     any shell command line (the shell's `help` lists them)
+ *
+ * nice, slice and feature are the shell's `sched nice|slice|feature`, with
+ * its checks and messages.
+ */
+#define TRACE_CTL_VERBS(X)                                  \
+    X(NICE, "nice", 2, "nice <tid> <n>")                    \
+    X(SLICE, "slice", 2, "slice <tid> <us>")                \
+    X(FEATURE, "feature", 2, "feature <NAME> on|off")       \
+    X(MARK, "mark", -1, "mark <name>")                      \
+    X(RUN, "run", -1, "run <shell command>")
+
+enum trace_ctl_verb {
+#define TRACE_CTL_ENUM(id, verb, words, usage) TRACE_CTL_##id,
+    TRACE_CTL_VERBS(TRACE_CTL_ENUM)
+#undef TRACE_CTL_ENUM
+    TRACE_CTL_NR_VERBS
+};
+
+/* Whether a byte may be in a line (the newline ends it). */
+#define TRACE_CTL_PRINTABLE(c) ((c) >= 0x20 && (c) <= 0x7e)
+
+#endif
