@@ -28,7 +28,7 @@ RUNQ := $(BUILD)/runq
 # The host binary holds the CLI, the trace decoder and recorder, the database
 # layer, the TUI, the labs, and the policies themselves (for runq sim).
 HOST_SRC := $(sort $(wildcard cli/*.c trace/*.c db/*.c tui/*.c labs/*.c)) \
-	kernel/sched/rr.c kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c
+	kernel/sched/decide.c kernel/sched/rr.c kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c
 HOST_OBJ := $(patsubst %.c,$(BUILD)/host/%.o,$(HOST_SRC))
 # SQL files in db/ are embedded as C strings (scripts/embed.sh FILE NAME).
 HOST_SQL := $(sort $(wildcard db/*.sql))
@@ -72,7 +72,7 @@ $(RUNQ): $(HOST_OBJ)
 
 # ---- host tests: the policies compiled for the host, with sanitizers ----
 TCFLAGS := -std=c11 -Wall -Wextra -Werror -O1 -g -fsanitize=address,undefined -iquote kernel/sched -iquote kernel/lib
-POLICY_SRC := kernel/sched/rr.c kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c
+POLICY_SRC := kernel/sched/decide.c kernel/sched/rr.c kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c
 HOST_TESTS := $(BUILD)/tests/rr_test $(BUILD)/tests/eevdf_test $(BUILD)/tests/eevdf_fuzz \
 	$(BUILD)/tests/trace_gen $(BUILD)/tests/trace_decode_test $(BUILD)/tests/trace_fuzz $(BUILD)/tests/top_model_test \
 	$(BUILD)/tests/ring_test
@@ -97,13 +97,13 @@ $(BUILD)/tests/top_model_test: tests/top_model_test.c tui/model.c tui/table.c tu
 FUZZFLAGS := -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -iquote kernel/sched -iquote kernel/lib
 $(BUILD)/tests/eevdf_fuzz: tests/eevdf_fuzz.c $(POLICY_SRC) $(wildcard kernel/sched/*.h)
 	@mkdir -p $(dir $@)
-	clang $(FUZZFLAGS) -o $@ tests/eevdf_fuzz.c kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c
-$(BUILD)/tests/rr_test: tests/rr_test.c kernel/sched/rr.c $(wildcard kernel/sched/*.h)
+	clang $(FUZZFLAGS) -o $@ tests/eevdf_fuzz.c $(POLICY_SRC)
+$(BUILD)/tests/rr_test: tests/rr_test.c $(POLICY_SRC) $(wildcard kernel/sched/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(TCFLAGS) -o $@ tests/rr_test.c kernel/sched/rr.c
+	$(CC) $(TCFLAGS) -o $@ tests/rr_test.c $(POLICY_SRC)
 $(BUILD)/tests/eevdf_test: tests/eevdf_test.c $(POLICY_SRC) $(wildcard kernel/sched/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(TCFLAGS) -o $@ tests/eevdf_test.c kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c
+	$(CC) $(TCFLAGS) -o $@ tests/eevdf_test.c $(POLICY_SRC)
 
 run: all
 	$(RUNQ) run
@@ -122,7 +122,7 @@ BENCHES := $(BUILD)/bench/bench_pick
 $(BUILD)/bench/bench_pick: tests/bench_pick.c $(POLICY_SRC) $(wildcard kernel/sched/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -iquote kernel/sched -iquote kernel/lib -o $@ \
-		tests/bench_pick.c kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c
+		tests/bench_pick.c $(POLICY_SRC)
 bench: all $(BENCHES) $(BUILD)/tests/trace_gen
 	@bash tests/bench.sh
 
@@ -133,7 +133,7 @@ fuzz: $(BUILD)/tests/eevdf_fuzz
 fuzz-leave-bug:
 	@mkdir -p $(BUILD)/fuzz-leave-bug/corpus
 	clang $(FUZZFLAGS) -DEEVDF_FUZZ_LAB_LEAVE_BUG -o $(BUILD)/fuzz-leave-bug/eevdf_fuzz \
-		tests/eevdf_fuzz.c kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c
+		tests/eevdf_fuzz.c $(POLICY_SRC)
 	cd $(BUILD)/fuzz-leave-bug && ! ./eevdf_fuzz -seed=1 -max_total_time=120 corpus
 
 prove-bugs: deps-check

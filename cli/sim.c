@@ -17,8 +17,11 @@
  *   3. tasks arriving or waking at t join, in file order (NEW or WAKE), and
  *      each is offered to wakeup_preempt() while a task is current;
  *   4. if anything asked for a decision, or nothing is current and someone
- *      joined: next = pick(); put_back() the current one if it is still
+ *      joined: sched_decide() (kernel/sched/decide.h, the core's own
+ *      routine): next = pick(); put_back() the current one if it is still
  *      runnable and not next; take(next). Then the quantum [t, t+q) is run.
+ *      With -v, entities whose delayed dequeue the policy finished since
+ *      the last decision are listed, as the kernel traces them.
  *
  * Nothing happens inside a quantum: a timer due in the middle of one fires
  * at its end. One exception: a timer due less than a microsecond after a
@@ -34,6 +37,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "decide.h"
 #include "eevdf.h"
 #include "eevdf_features.h"
 #include "policy.h"
@@ -397,7 +401,7 @@ static void log_numberline(struct sim *s)
     fprintf(f, "%*s%s   + every %s virtual us from %s, * V\n", s->name_width + 3, "", row, span, o);
 }
 
-static void log_decision(struct sim *s, const char *why)
+static void log_decision(struct sim *s, const char *why, const struct sched_decision *d)
 {
     FILE *f = s->log;
     char t[32], V[32];
@@ -415,27 +419,27 @@ static void log_decision(struct sim *s, const char *why)
         fprintf(f, "%s, ", s->q.rr.head ? "" : " empty");
     }
     fprintf(f, "picked %s\n", c ? c->spec->name : "nobody");
+    /* As the kernel traces a LEAVE 'dequeued' for each. */
+    for (unsigned i = 0; i < d->nr_departed; i++)
+        fprintf(f, "  %s leaves the queue: its delayed dequeue is done, its lag paid\n",
+                task_of(s, d->departed[i])->spec->name);
     if (s->table)
         log_table(s);
     if (s->numberline && s->eevdf && s->q.curr)
         log_numberline(s);
 }
 
-/* One decision in the core's order; the leaving task, if any, has left. */
+/* One decision (sched_decide, as the kernel's core makes it); the leaving
+ * task, if any, has left when its run step ended. */
 static void decide(struct sim *s, const char *why)
 {
-    struct sched_entity *next = s->P->pick(&s->q);
+    struct sched_decision d;
 
-    if (next != s->q.curr) {
-        if (s->q.curr)
-            s->P->put_back(&s->q);
-        if (next)
-            s->P->take(&s->q, next);
-    }
+    sched_decide(s->P, &s->q, NULL, SCHED_LEAVE_BLOCK, &d);
     if (s->eevdf)
         eevdf_check(&s->q);
     if (s->log)
-        log_decision(s, why);
+        log_decision(s, why, &d);
 }
 
 static void add_reason(char *buf, size_t len, const char *name, const char *what)

@@ -11,6 +11,7 @@
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/percpu.h"
+#include "sched/cpus.h"
 #include "arch/x86_64/smp.h"
 #include "arch/x86_64/trap.h"
 #include "drivers/uart.h"
@@ -37,8 +38,18 @@ struct hvm_start_info {
 extern char __kernel_end[];
 extern bool apic_ready;
 
+/* Each application processor, once the architecture has brought it up:
+ * its queue and idle task, then it idles for good. */
+static void ap_run(unsigned index)
+{
+    sched_init_cpu(index);
+    cpu_set_online(index);
+    idle_enter();
+}
+
 void kmain(u32 start_info_paddr)
 {
+    percpu_init(cpus, sizeof cpus[0]);
     percpu_install(0);
     uart_init();
     const struct hvm_start_info *si = (const struct hvm_start_info *)(u64)start_info_paddr;
@@ -59,7 +70,7 @@ void kmain(u32 start_info_paddr)
         panic("boot: cannot find the CPUs (ACPI MADT)");
     clock_init(acpi.hpet_base);
     lapic_init(acpi.lapic_base);
-    cpus[0].apic_id = lapic_id();
+    cpu_apic_id[0] = lapic_id();
     lapic_calibrate();
     apic_ready = true;
 
@@ -71,11 +82,11 @@ void kmain(u32 start_info_paddr)
     ncpus = acpi.ncpus > cfg.max_cpus ? cfg.max_cpus : acpi.ncpus;
     sched_init(cfg.policy, cfg.hz);
     sched_init_cpu(0);
-    cpus[0].online = true;
+    cpu_set_online(0);
     irq_enable();
     struct acpi_info wanted = acpi;
     wanted.ncpus = ncpus;
-    ncpus = smp_boot(&wanted);
+    ncpus = smp_boot(&wanted, ap_run);
 
     kprintf("runq: %u cpus, policy %s, hz %u, tsc %lu kHz\n", ncpus, cfg.policy->name, cfg.hz,
             clock_tsc_khz());

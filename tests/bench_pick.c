@@ -33,6 +33,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "decide.h"
 #include "eevdf.h"
 #include "eevdf_features.h"
 #include "policy.h"
@@ -60,17 +61,12 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* One decision in the core's order. */
+/* One decision in the core's order (decide.h). */
 static void decide(struct sched_queue *q)
 {
-    struct sched_entity *next = P->pick(q);
+    struct sched_decision d;
 
-    if (next != q->curr) {
-        if (q->curr)
-            P->put_back(q);
-        if (next)
-            P->take(q, next);
-    }
+    sched_decide(P, q, NULL, SCHED_LEAVE_BLOCK, &d);
 }
 
 /* Run current for a random 0.1..3 ms, then decide: the queue moves on. */

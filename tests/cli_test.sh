@@ -200,7 +200,7 @@ if command -v qemu-system-x86_64 >/dev/null; then
     QEMU= expect real_qemu_surfaces_its_error 1 "runq boot: qemu exited with status 1: qemu-system-x86_64: Error loading uncompressed kernel without PVH ELF Note" \
         boot --kernel /bin/true --timeout 5
 else
-    echo "PASS real_qemu_surfaces_its_error (skipped: no qemu-system-x86_64)"
+    echo "SKIP real_qemu_surfaces_its_error: no qemu-system-x86_64"
 fi
 
 exit $failed

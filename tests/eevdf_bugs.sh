@@ -1,19 +1,19 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # Prove the EEVDF unit tests: for each bug switch in kernel/sched/eevdf*.c
 # and weights.c, build tests/eevdf_test.c with the bug put back and check
-# that the test named beside it FAILS (and that the clean build passes).
+# that the test named beside it runs and FAILS (and that the clean build
+# passes it). A test counts as failing when it prints its FAIL line, or when
+# the bug makes it trip a BUG_ON (the program aborts with "BUG at"); a name
+# that is not a test (eevdf_test exits 2) or a test that passes is a miss.
 #
-#   tests/eevdf_bugs.sh            # from the repository root
+#   tests/eevdf_bugs.sh            # from the repository root (make prove-bugs)
 #
-# The clean build is the one the Makefile runs:
-#   gcc -std=c11 -Wall -Wextra -Werror -O1 -g -fsanitize=address,undefined \
-#       -iquote kernel/sched -iquote kernel/lib -o build/eevdf_test tests/eevdf_test.c \
-#       kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c
+# The clean build is the one the Makefile runs (POLICY_SRC beside the test).
 set -u
 CC=${CC:-gcc}
 OUT=${OUT:-build/eevdf_bugs}
 mkdir -p "$OUT"
-SRC="tests/eevdf_test.c kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c"
+SRC="tests/eevdf_test.c kernel/sched/decide.c kernel/sched/rr.c kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c"
 FLAGS="-std=c11 -Wall -Wextra -Werror -Wno-unused-function -Wno-unused-parameter -O1 -g -fsanitize=address,undefined -iquote kernel/sched -iquote kernel/lib"
 
 # switch                          test that must fail
@@ -53,15 +53,31 @@ $CC $FLAGS -o "$OUT/clean" $SRC || exit 1
 if ! "$OUT/clean" >"$OUT/clean.log" 2>&1; then
     echo "clean build fails its tests:"; grep FAIL "$OUT/clean.log"; exit 1
 fi
+"$OUT/clean" --list >"$OUT/names" || exit 1
+rm -f "$OUT/missed"
 echo "$cases" | while read -r bug test; do
     [ -z "$bug" ] && continue
+    if ! grep -qx -- "$test" "$OUT/names"; then
+        echo "MISSED  EEVDF_BUG_$bug  '$test' is not a test of eevdf_test (see eevdf_test --list)"
+        echo x >>"$OUT/missed"; continue
+    fi
+    if ! grep -q "EEVDF_BUG_$bug\b" kernel/sched/*.[ch]; then
+        echo "MISSED  EEVDF_BUG_$bug  no such switch in kernel/sched/"; echo x >>"$OUT/missed"; continue
+    fi
     bin="$OUT/$bug"
-    [ -x "$bin" ] || $CC $FLAGS -DEEVDF_BUG_$bug -o "$bin" $SRC || { echo "BUILD $bug failed"; exit 1; }
-    line=$(ASAN_OPTIONS=detect_leaks=0 timeout 60 "$bin" "$test" 2>&1 | grep -E "^(PASS|FAIL) $test" | head -1)
-    case "$line" in
-    FAIL*) echo "caught  EEVDF_BUG_$bug  by $line" ;;
-    "")    echo "caught  EEVDF_BUG_$bug  by $test (crashed: BUG_ON/abort)" ;;
-    *)     echo "MISSED  EEVDF_BUG_$bug  $test still passes"; echo x >>"$OUT/missed" ;;
+    [ -x "$bin" ] && [ "$bin" -nt kernel/sched/eevdf.c ] && [ "$bin" -nt tests/eevdf_test.c ] ||
+        $CC $FLAGS -DEEVDF_BUG_$bug -o "$bin" $SRC || { echo "BUILD $bug failed"; echo x >>"$OUT/missed"; continue; }
+    out=$(ASAN_OPTIONS=detect_leaks=0 timeout 60 "$bin" "$test" 2>&1)
+    rc=$?
+    line=$(grep -E "^(PASS|FAIL) $test" <<<"$out" | head -1)
+    case "$rc:$line" in
+    1:FAIL*) echo "caught  EEVDF_BUG_$bug  by $line" ;;
+    *:)      if [ "$rc" -ge 128 ] && grep -q "^BUG at" <<<"$out"; then
+                 echo "caught  EEVDF_BUG_$bug  by $test (it trips $(grep -m1 "^BUG at" <<<"$out"))"
+             else
+                 echo "MISSED  EEVDF_BUG_$bug  $test did not run or fail (exit $rc)"; echo x >>"$OUT/missed"
+             fi ;;
+    *)       echo "MISSED  EEVDF_BUG_$bug  $test still passes ($line)"; echo x >>"$OUT/missed" ;;
     esac
 done
 if [ -f "$OUT/missed" ]; then rm -f "$OUT/missed"; exit 1; fi

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decide.h"
 #include "eevdf_features.h"
 #include "policy.h"
 #include "weights.h"
@@ -229,15 +230,9 @@ static void sync_delayed(void)
 
 static void decide(int qi)
 {
-    struct sched_queue *q = &qs[qi];
-    struct sched_entity *next = P->pick(q);
+    struct sched_decision d;
 
-    if (next != q->curr) {
-        if (q->curr)
-            P->put_back(q);
-        if (next)
-            P->take(q, next);
-    }
+    sched_decide(P, &qs[qi], NULL, SCHED_LEAVE_BLOCK, &d);
 }
 
 static int home_of(int i)

@@ -3,7 +3,8 @@
  *
  * Each test is named after the behaviour it pins and prints "PASS name" or
  * "FAIL name: why"; the program exits 1 if any failed. `eevdf_test NAME...`
- * runs only the named tests.
+ * runs only the named tests (exit 2 on a name that is not one); the
+ * harness is tests/harness.h.
  *
  * Every scheduler test has been seen to fail with its bug put back:
  * tests/eevdf_bugs.sh builds eevdf.c once per -DEEVDF_BUG_* switch and
@@ -21,36 +22,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "decide.h"
+#include "harness.h"
 #include "eevdf_features.h"
 #include "policy.h"
 #include "weights.h"
 
 static const struct sched_policy *P = &eevdf_policy;
-static const char *test_name;
-static int test_failed, any_failed;
-
-static void fail(const char *fmt, ...)
-{
-    va_list ap;
-
-    if (test_failed)
-        return;
-    test_failed = 1;
-    printf("FAIL %s: ", test_name);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-}
-
-#define CHECK(cond, ...)         \
-    do {                         \
-        if (!(cond)) {           \
-            fail(__VA_ARGS__);   \
-            return;              \
-        }                        \
-    } while (0)
-
 #define US 1000ull
 #define MS 1000000ull
 
@@ -89,17 +67,12 @@ static struct sched_entity *spawn(struct sched_queue *rq, int id, int nice, uint
     return se;
 }
 
-/* One decision, in the only order the policy accepts. */
+/* One decision, as the kernel's core makes it (decide.h). */
 static struct sched_entity *decide(struct sched_queue *rq)
 {
-    struct sched_entity *next = P->pick(rq);
+    struct sched_decision d;
+    struct sched_entity *next = sched_decide(P, rq, NULL, SCHED_LEAVE_BLOCK, &d);
 
-    if (next != rq->curr) {
-        if (rq->curr)
-            P->put_back(rq);
-        if (next)
-            P->take(rq, next);
-    }
     eevdf_check(rq);
     return next;
 }
@@ -416,7 +389,7 @@ static void test_four_equal_share_quarter_each(void)
     run(&q, 8400 * MS, MS, ran);
     for (int i = 0; i < 4; i++)
         CHECK(ran[i] * 1000 / (8400 * MS) >= 249 && ran[i] * 1000 / (8400 * MS) <= 251,
-              "entity %d got %" PRIu64 " per mille", i, ran[i] * 1000 / (8400 * MS));
+              "entity %d got %" PRIu64 " per mille", i, (uint64_t)(ran[i] * 1000 / (8400 * MS)));
 }
 
 /* ---- lag ------------------------------------------------------------ */
@@ -686,7 +659,7 @@ static void test_protected_current_not_preempted_by_wakeup(void)
     CHECK(eevdf_deadline(w) < eevdf_deadline(q.curr), "setup: w's deadline should be earlier");
     CHECK(eevdf_pick_reference(&q) == q.curr, "setup: protection does not hold");
     CHECK(!P->wakeup_preempt(&q, w), "w preempted a protected current");
-    CHECK(q.cut_in == NULL, "a wakeup that waits was reported as cutting in");
+    CHECK(q.cut_short_by == NULL, "a wakeup that waits was reported as cutting in");
     CHECK(!P->tick(&q), "the tick preempted a protected current");
     /* RUN_TO_PARITY: the stretch is now at most w's 1 ms slice. */
     CHECK(P->timer_ns(&q) <= 1 * MS, "stretch still %" PRIu64 " ns after a 1 ms slice queued", P->timer_ns(&q));
@@ -700,7 +673,7 @@ static void test_preempt_short_cuts_protection(void)
     CHECK(P->wakeup_preempt(&q, w), "a shorter-slice, earlier-deadline wakee did not preempt");
     CHECK(!eevdf_protected(q.curr), "the preempted current is still protected");
     /* The core reports this decision as PREEMPT_SHORT's (trace why). */
-    CHECK(q.cut_in == w, "the cut was not reported (cut_in %p, want %p)", (const void *)q.cut_in, (void *)w);
+    CHECK(q.cut_short_by == w, "the cut was not reported (cut_short_by %p, want %p)", (const void *)q.cut_short_by, (void *)w);
 }
 
 /* A wakee that wins without cutting anything (current has run past its
@@ -713,7 +686,7 @@ static void test_plain_wakeup_preemption_is_not_a_cut(void)
     P->charge(&q, 3 * MS);
     CHECK(!eevdf_protected(q.curr), "setup: current should be past its stretch");
     CHECK(P->wakeup_preempt(&q, w), "the earlier-deadline wakee did not preempt");
-    CHECK(q.cut_in == NULL, "a plain preemption was reported as PREEMPT_SHORT's");
+    CHECK(q.cut_short_by == NULL, "a plain preemption was reported as PREEMPT_SHORT's");
 }
 
 static void test_hrtick_timer_only_when_contended(void)
@@ -874,10 +847,7 @@ static void test_features_by_name(void)
 /* ---- runner --------------------------------------------------------- */
 
 #define T(name) {#name, test_##name}
-static const struct {
-    const char *name;
-    void (*fn)(void);
-} tests[] = {
+static const struct harness_test tests[] = {
     T(weights_inverse_is_2_32_over_w),
     T(charge_scales_by_weight),
     T(base_slice_scales_with_cpus),
@@ -913,20 +883,5 @@ static const struct {
 
 int main(int argc, char **argv)
 {
-    setvbuf(stdout, NULL, _IOLBF, 0);
-    for (unsigned i = 0; i < sizeof tests / sizeof tests[0]; i++) {
-        int want = argc < 2;
-
-        for (int a = 1; a < argc; a++)
-            want |= !strcmp(argv[a], tests[i].name);
-        if (!want)
-            continue;
-        test_name = tests[i].name;
-        test_failed = 0;
-        tests[i].fn();
-        if (!test_failed)
-            printf("PASS %s\n", test_name);
-        any_failed |= test_failed;
-    }
-    return any_failed;
+    return harness_main(argc, argv, tests, HARNESS_COUNT(tests));
 }

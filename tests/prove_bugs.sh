@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Proves the boot self-tests: for each test-proving bug switch (kernel
 # built with make BUG=name), the test named beside it must FAIL, and the
-# clean kernel must pass it. Run: make prove-bugs. Not part of make test
-# (it builds four kernels); docs/testing.md shows its output.
+# clean kernel must pass it; then tests/eevdf_bugs.sh proves the policy's
+# own switches with the host unit tests. Run: make prove-bugs. Not part of
+# make test (it builds seven kernels); docs/testing.md shows its output.
 set -u
 cd "$(dirname "$0")/.."
 RUNQ=build/runq
@@ -36,4 +37,13 @@ while read -r bug test flags; do
         status=1
     fi
 done <<<"$cases"
+# The policy's own switches, proven by the host unit tests: each must make
+# the test named beside it in tests/eevdf_bugs.sh fail.
+if out=$(bash tests/eevdf_bugs.sh 2>&1); then
+    echo "PASS eevdf_bugs: $(grep -c '^caught' <<<"$out") policy bug switches, each caught by its test"
+else
+    echo "FAIL eevdf_bugs: $(grep -E '^(MISSED|BUILD)|fails its tests' <<<"$out" | tr '\n' ';')"
+    status=1
+fi
+grep '^caught' <<<"$out" | sed 's/^/    /'
 exit $status

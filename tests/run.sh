@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# The whole test suite (make test). Every suite prints "PASS name" or
-# "FAIL name: why" lines; a suite that exits non-zero without a FAIL line
-# counts as one failure. Logs go to build/test-logs/. Ends with the line
-# "N passed, N failed" and exits non-zero if anything failed.
+# The whole test suite (make test). Every suite prints "PASS name",
+# "FAIL name: why" or "SKIP name: why" (a check that could not run here)
+# lines. A suite that exits non-zero without a FAIL line counts as one
+# failure, and so does a suite that checked nothing (no PASS, FAIL or SKIP
+# line): a suite cannot pass by printing nothing. Skips are counted apart,
+# never as passes. Logs go to build/test-logs/. Ends with the line
+# "N passed, N failed" (skips on the line before) and exits non-zero if
+# anything failed.
 set -u
 cd "$(dirname "$0")/.."
 RUNQ=${RUNQ:-build/runq}
@@ -10,6 +14,7 @@ LOGS=build/test-logs
 mkdir -p "$LOGS"
 passed=0
 failed=0
+skipped=0
 
 suite() {
     local name=$1
@@ -17,21 +22,26 @@ suite() {
     local log=$LOGS/$name.log start=$SECONDS
     "$@" >"$log" 2>&1
     local rc=$?
-    local p f
+    local p f k
     p=$(grep -c '^PASS ' "$log")
     f=$(grep -c '^FAIL ' "$log")
+    k=$(grep -c '^SKIP ' "$log")
     if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
         echo "FAIL $name: exited with status $rc" >>"$log"
         f=1
+    elif [ "$p" -eq 0 ] && [ "$f" -eq 0 ] && [ "$k" -eq 0 ]; then
+        echo "FAIL $name: no check ran (no PASS, FAIL or SKIP line)" >>"$log"
+        f=1
     fi
-    printf '%-28s %3d passed %3d failed  (%ds)\n' "$name" "$p" "$f" $((SECONDS - start))
-    grep '^FAIL ' "$log" | sed 's/^/    /'
+    printf '%-28s %3d passed %3d failed %3d skipped  (%ds)\n' "$name" "$p" "$f" "$k" $((SECONDS - start))
+    grep -E '^(FAIL|SKIP) ' "$log" | sed 's/^/    /'
     if [ "$f" -ne 0 ]; then
         echo "    --- last lines of $log ---"
         tail -n 15 "$log" | sed 's/^/    /'
     fi
     passed=$((passed + p))
     failed=$((failed + f))
+    skipped=$((skipped + k))
 }
 
 boot() { "$RUNQ" boot --deterministic --timeout 600 "$@"; }
@@ -69,5 +79,6 @@ suite probe_rr bash tests/probe_rr.sh "$RUNQ"
 suite probe_eevdf bash tests/probe_eevdf.sh "$RUNQ"
 suite doc_examples bash tests/doc_examples.sh "$RUNQ"
 
+echo "$skipped skipped (not run here, not counted as passed)"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -13,13 +13,14 @@
  * Build:
  *   cc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -iquote . -iquote kernel/sched \
  *      -iquote kernel/lib -o build/tests/trace_gen tests/trace_gen.c \
- *      kernel/sched/rr.c kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c
+ *      kernel/sched/decide.c kernel/sched/rr.c kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "decide.h"
 #include "eevdf_features.h"
 #include "policy.h"
 #include "trace/format.h"
@@ -276,6 +277,15 @@ static void emit_leave(struct gcpu *c, struct gtask *t, uint8_t reason, uint64_t
                 (unsigned long long)r.run_ns, (unsigned long long)deadline);
 }
 
+/* A LEAVE with t's numbers as the policy shows them now. */
+static void emit_leave_now(struct gcpu *c, struct gtask *t, uint8_t reason)
+{
+    struct sched_entity_view v = { 0 };
+    if (is_eevdf)
+        P->describe(&c->q, &t->se, &v);
+    emit_leave(c, t, reason, v.vruntime, v.lag, V_of(&c->q), v.deadline);
+}
+
 static void emit_keyframe(struct gcpu *c)
 {
     static uint8_t buf[TRACE_PKT_MAX_PAYLOAD];
@@ -348,19 +358,24 @@ static void decide(struct gcpu *c, uint8_t why)
 {
     struct sched_queue *q = &c->q;
     struct gtask *prev = c->curr;
-    unsigned vis = 0;
-    struct sched_entity *se = P->pick(q);
+    struct sched_decision d;
+    struct sched_entity *se = sched_decide(P, q, NULL, SCHED_LEAVE_BLOCK, &d);
     struct gtask *next = se ? task_of(se) : c->idle;
-    vis = q->touched;
-    if (prev != c->idle && q->curr == &prev->se && next != prev) {
-        uint64_t V = V_of(q);
-        emit_leave(c, prev, why == TRACE_WHY_YIELD ? TRACE_LEAVE_YIELD : TRACE_LEAVE_PREEMPT,
-                   is_eevdf ? eevdf_vruntime(&prev->se) : 0, is_eevdf ? eevdf_lag(q, &prev->se) : 0, V,
-                   is_eevdf ? eevdf_deadline(&prev->se) : 0);
-        P->put_back(q);
+    unsigned vis = d.touched;
+    /* The kernel's order: the displaced task's LEAVE, then one 'dequeued'
+     * LEAVE for each delayed task whose lag the policy found paid, then
+     * the PICK. (put_back moves neither V nor the task's numbers.) */
+    if (d.displaced)
+        emit_leave_now(c, prev, why == TRACE_WHY_YIELD ? TRACE_LEAVE_YIELD : TRACE_LEAVE_PREEMPT);
+    for (unsigned i = 0; i < d.nr_departed; i++) {
+        struct gtask *t = task_of(d.departed[i]);
+        uint64_t stint = t->stint_start;
+        t->stint_start = now; /* run_ns 0: a departure, not a stint */
+        emit_leave_now(c, t, TRACE_LEAVE_DEQUEUED);
+        t->stint_start = stint;
     }
-    if (se && next != prev)
-        P->take(q, se);
+    if (d.departed_lost)
+        c->dropped += d.departed_lost;
 
     struct trace_rec_pick r = { 0 };
     trace_rec_init(&r.h, TRACE_REC_PICK, sizeof r, now);
@@ -369,9 +384,8 @@ static void decide(struct gcpu *c, uint8_t why)
     r.next = next->id;
     r.cpu = cpu_no(c);
     /* As the kernel's core: a pick of the entity whose wakeup cut the
-     * current's protected stretch (the policy's q->cut_in) is PREEMPT_SHORT's. */
-    r.why = se && se == q->cut_in ? TRACE_WHY_PREEMPT_SHORT : why;
-    q->cut_in = NULL;
+     * current's protected stretch is PREEMPT_SHORT's. */
+    r.why = d.cut_short ? TRACE_WHY_PREEMPT_SHORT : why;
     r.nr_runnable = (uint16_t)nr_runnable(q);
     r.touched = (uint16_t)vis;
     r.cost_ns = (uint32_t)(250 + 40 * vis + rnd() % 400 + (rnd() % 100 == 0 ? rnd() % 5000 : 0));
@@ -467,7 +481,10 @@ static void wake(struct gtask *t)
     /* The wakee's CPU drains its wake stack a little later. */
     now += rnd_range(1 * US, 20 * US);
     charge(c);
-    int64_t lag_before = is_eevdf ? (t->se.on_queue ? eevdf_lag(&c->q, &t->se) : t->se.ee.vlag) : 0;
+    struct sched_entity_view v = { 0 };
+    if (is_eevdf)
+        P->describe(&c->q, &t->se, &v);
+    int64_t lag_before = v.lag;
     bool requeue = t->se.on_queue;
     P->join(&c->q, &t->se, SCHED_JOIN_WAKE);
     emit_join(c, t, requeue ? TRACE_JOIN_REQUEUE : TRACE_JOIN_WAKE, lag_before);

@@ -19,6 +19,22 @@ fail() { echo "FAIL $1: $2"; failed=1; }
 "$RUNQ" record --db "$T/db" --file "$T/e.bin" >/dev/null 2>&1 &&
     "$RUNQ" record --db "$T/db" --file "$T/r.bin" >/dev/null 2>&1 || { fail record "runq record failed"; exit 1; }
 
+# trace_gen decides through the kernel's sched_decide(), so delayed tasks
+# whose lag a pick found paid leave with a LEAVE 'dequeued', each after that
+# task's LEAVE 'delayed' (its previous LEAVE), as the kernel traces them.
+# (On a trace without the ring overflow, which may drop the 'delayed'.)
+"$GEN" --ms 300 --out "$T/c.bin" && "$RUNQ" record --db "$T/c.db" --file "$T/c.bin" >/dev/null 2>&1 ||
+    fail trace_gen_traces_delayed_departures "could not record a clean trace"
+deq=$("$RUNQ" sql --db "$T/c.db" --csv "
+    SELECT count(*), count(*) FILTER (WHERE prev IS NOT 'delayed') FROM (
+      SELECT reason, lag(reason) OVER (PARTITION BY utid ORDER BY id) AS prev FROM eevdf_leave)
+    WHERE reason = 'dequeued'" | tail -n 1)
+case "$deq" in
+0,*|"") fail trace_gen_traces_delayed_departures "no LEAVE 'dequeued' in the eevdf trace ($deq)" ;;
+*,0) pass "trace_gen_traces_delayed_departures (${deq%,*} dequeued, each after its delayed)" ;;
+*) fail trace_gen_traces_delayed_departures "dequeued, not after delayed: $deq" ;;
+esac
+
 # Split docs/sql.md into one file per ```sql block.
 awk -v dir="$T" '/^```sql$/ { n++; f = dir "/ex" n ".sql"; next } /^```$/ { f = ""; next } f { print > f }' docs/sql.md
 count=$(ls "$T"/ex*.sql 2>/dev/null | wc -l)

@@ -11,17 +11,19 @@
  * half-switched queue.
  */
 #include "sched.h"
+#include "decide.h"
 #include "rq.h"
 #include "../arch/x86_64/apic.h"
 #include "../arch/x86_64/clock.h"
 #include "../arch/x86_64/cpu.h"
 #include "../arch/x86_64/layout.h"
-#include "../arch/x86_64/percpu.h"
+#include "cpus.h"
 #include "../arch/x86_64/trap.h"
 #include "../lib/bug.h"
 #include "../lib/printf.h"
 #include "../trace/trace.h"
 
+struct cpu cpus[MAX_CPUS];
 const struct sched_policy *sched_policy_current;
 u64 sched_tick_ns;
 unsigned sched_hz;
@@ -102,7 +104,7 @@ static void wake_push(struct task *t)
             target->resched_why = WHY_PREEMPT;
         target->need_resched = true;
     } else if (!old)
-        lapic_send_ipi(target->apic_id, VEC_RESCHED);
+        lapic_send_ipi(cpu_apic_id[t->cpu], VEC_RESCHED);
 }
 
 /* Joins every task woken since the last decision, in the order they were
@@ -139,7 +141,9 @@ static unsigned drain_wakes(struct rq *rq, struct task **joined)
             continue;
         }
 #endif
-        t->join_lag_before = t->se.ee.vlag; /* traced after the decision */
+        struct sched_entity_view v;
+        pol()->describe(&rq->q, &t->se, &v);
+        t->join_lag_before = v.lag; /* traced after the decision */
         pol()->join(&rq->q, &t->se, SCHED_JOIN_WAKE);
         /* The decision follows anyway; this lets the policy settle whether
          * the wakeup cuts the current task's protected stretch short
@@ -317,7 +321,7 @@ static void expire_sleepers(struct rq *rq, u64 now)
     }
 }
 
-void sched_timer_interrupt(void)
+static void sched_timer_interrupt(void)
 {
     struct cpu *c = this_cpu();
     struct rq *rq = &c->rq;
@@ -350,7 +354,7 @@ void sched_timer_interrupt(void)
     spin_unlock(&rq->lock);
 }
 
-void sched_resched_interrupt(void)
+static void sched_resched_interrupt(void)
 {
     struct cpu *c = this_cpu();
     if (!c->need_resched)
@@ -358,7 +362,7 @@ void sched_resched_interrupt(void)
     c->need_resched = true;
 }
 
-void sched_irq_exit(void)
+static void sched_irq_exit(void)
 {
     struct cpu *c = this_cpu();
     if (c->need_resched && c->preempt_count == 0 && !c->in_sched)
@@ -441,13 +445,15 @@ static void schedule(enum sched_why why)
     /* The current task leaves first if it blocks or exits, so the pick
      * chooses among the others. */
     bool prev_blocks = false;
+    struct sched_entity *leaving = NULL;
+    enum sched_leave_reason leave_reason = SCHED_LEAVE_BLOCK;
     /* Only task_block() completes a block: a task preempted between
      * task_prepare_block() and task_block() stays queued, Blocking, and
      * finishes blocking when it runs again (its deadline is not set yet). */
     if (why == WHY_BLOCK && prev->state == RUN_BLOCKING && state_cas(prev, RUN_BLOCKING, RUN_SLEEPING)) {
         prev_blocks = true;
         if (prev->se.on_queue) /* only not when the idle task idles */
-            pol()->leave(&rq->q, &prev->se, SCHED_LEAVE_BLOCK);
+            leaving = &prev->se;
 #ifdef RUNQ_BUG_IDLE_LAST_RESORT
         if (prev->is_idle)
             rq->idle_idling = false;
@@ -456,47 +462,41 @@ static void schedule(enum sched_why why)
             sleep_insert(rq, prev);
     } else if (prev->state == RUN_DEAD) {
         prev_blocks = true;
-        pol()->leave(&rq->q, &prev->se, SCHED_LEAVE_EXIT);
+        leaving = &prev->se;
+        leave_reason = SCHED_LEAVE_EXIT;
         rq->dead = prev;
     }
+
+    struct sched_decision d;
+    struct sched_entity *se = sched_decide(pol(), &rq->q, leaving, leave_reason, &d);
     enum trace_leave_reason leave_why = prev->state == RUN_DEAD ? TRACE_LEAVE_EXIT
-                                        : prev->se.on_queue     ? TRACE_LEAVE_DELAYED
+                                        : d.leaver_kept         ? TRACE_LEAVE_DELAYED
                                         : prev->sleep_deadline  ? TRACE_LEAVE_SLEEP
                                                                 : TRACE_LEAVE_BLOCK;
-
-    struct sched_entity *se;
-    for (;;) {
-        se = pol()->pick(&rq->q);
-        touched += rq->q.touched;
-        if (se || rq->idle_idling)
-            break;
+    while (!se && !rq->idle_idling) {
         halt_in_decision(rq);
         start = clock_ns(); /* the wait is not the decision's cost */
         expire_sleepers(rq, start);
         touched += drain_wakes(rq, &joined);
+        /* A task that blocked and is woken again now is picked from the
+         * list like any other. */
+        se = sched_decide_again(pol(), &rq->q, &d);
     }
+    touched += d.touched;
 
     struct task *next = se ? task_of(se) : rq->idle;
     u64 now = clock_ns();
-    if (se != rq->q.curr) {
-        if (rq->q.curr) {
-            /* prev, still runnable, is displaced, unless it asked to go */
-            BUG_ON(rq->q.curr != &prev->se || prev_blocks);
-            pol()->put_back(&rq->q);
-            leave_why = why == WHY_YIELD ? TRACE_LEAVE_YIELD : TRACE_LEAVE_PREEMPT;
-            if (why != WHY_YIELD) {
-                prev->displaced_ts = now;
-                prev->nivcsw++;
-            }
+    if (d.displaced) {
+        /* prev, still runnable, is displaced, unless it asked to go */
+        BUG_ON(d.prev != &prev->se || prev_blocks);
+        leave_why = why == WHY_YIELD ? TRACE_LEAVE_YIELD : TRACE_LEAVE_PREEMPT;
+        if (why != WHY_YIELD) {
+            prev->displaced_ts = now;
+            prev->nivcsw++;
         }
-        /* A task that blocked and was woken again within this decision
-         * (the halt above) is picked from the list like any other. */
-        if (se)
-            pol()->take(&rq->q, se);
     }
     if (next != prev && prev_blocks)
         prev->nvcsw++;
-    BUG_ON(se && rq->q.curr != se);
 
     next->exec_start = now;
     if (next->wake_ts) {
@@ -525,18 +525,14 @@ static void schedule(enum sched_why why)
      * paid have left the queue: not a switch, but the trace must say so,
      * after the LEAVE that may have delayed them. The idle task's turns
      * during boot are not traced, nor is its departure. */
-    for (unsigned i = 0; i < rq->q.nr_departed; i++) {
-        struct task *t = task_of(rq->q.departed[i]);
+    for (unsigned i = 0; i < d.nr_departed; i++) {
+        struct task *t = task_of(d.departed[i]);
         if (!t->is_idle)
             trace_leave(rq, t, TRACE_LEAVE_DEQUEUED, 0);
     }
-    rq->q.nr_departed = 0;
-    if (rq->q.departed_unreported) { /* more than the list holds: counted */
-        trace_dropped(rq->q.departed_unreported);
-        rq->q.departed_unreported = 0;
-    }
-    enum trace_pick_why twhy = se && se == rq->q.cut_in ? TRACE_WHY_PREEMPT_SHORT : trace_why(why);
-    rq->q.cut_in = NULL;
+    if (d.departed_lost) /* more than the list holds: counted */
+        trace_dropped(d.departed_lost);
+    enum trace_pick_why twhy = d.cut_short ? TRACE_WHY_PREEMPT_SHORT : trace_why(why);
     if (next != prev || why != WHY_IDLE)
         trace_pick(rq, prev, next, twhy, cost, touched);
     trace_periodic(rq, now);
@@ -588,9 +584,15 @@ void idle_enter(void)
 
 void sched_init(const struct sched_policy *policy, unsigned hz)
 {
+    static const struct trap_hooks hooks = {
+        .timer = sched_timer_interrupt,
+        .resched = sched_resched_interrupt,
+        .irq_exit = sched_irq_exit,
+    };
     sched_policy_current = policy;
     sched_hz = hz;
     sched_tick_ns = NSEC_PER_SEC / hz;
+    trap_set_hooks(&hooks);
 }
 
 extern struct task *task_alloc_boot(unsigned cpu); /* task.c */
@@ -634,7 +636,7 @@ void sched_start_task(struct task *t)
         c->need_resched = true;
         resched_if_due();
     } else {
-        lapic_send_ipi(c->apic_id, VEC_RESCHED);
+        lapic_send_ipi(cpu_apic_id[t->cpu], VEC_RESCHED);
     }
 }
 

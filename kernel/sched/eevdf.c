@@ -629,7 +629,7 @@ static struct sched_entity *pick_runnable(struct sched_queue *q, bool protect)
         if (q->nr_departed < SCHED_DEPARTED_MAX)
             q->departed[q->nr_departed++] = se;
         else
-            q->departed_unreported++;
+            q->departed_lost++;
     }
 }
 
@@ -668,8 +668,8 @@ static void eevdf_init(struct sched_queue *q, const struct sched_params *p)
     q->nr_queued = 0;
     q->touched = 0;
     q->params = *p;
-    q->nr_departed = q->departed_unreported = 0;
-    q->cut_in = NULL;
+    q->nr_departed = q->departed_lost = 0;
+    q->cut_short_by = NULL;
     q->ee = (struct eevdf_queue){0};
     q->ee.base_slice = eevdf_base_slice(p->ncpus);
 }
@@ -823,9 +823,9 @@ static bool eevdf_wakeup_preempt(struct sched_queue *q, struct sched_entity *se)
     if (pick_runnable(q, !cut) == se) {
         /* PREEMPT_SHORT made the difference if the protected pick would
          * have kept current: current eligible and inside its stretch (see
-         * pick()). The trace says so (q->cut_in). */
+         * pick()). The trace says so (q->cut_short_by). */
         if (cut && vt_eligible(eq, c->vruntime) && eevdf_protected(q->curr))
-            q->cut_in = se;
+            q->cut_short_by = se;
         c->vprot = c->vruntime;
         return true;
     }
@@ -929,6 +929,27 @@ static void eevdf_set_slice(struct sched_queue *q, struct sched_entity *se, uint
         tree_add(&q->ee, e);
 }
 
+static void eevdf_describe_queue(const struct sched_queue *q, bool count_eligible, struct sched_queue_view *v)
+{
+    v->vtime = true;
+    v->V = avg_vruntime(&q->ee);
+    v->base_slice_ns = q->ee.base_slice;
+    v->nr_eligible = count_eligible ? eevdf_nr_eligible(q) : 0;
+}
+
+static void eevdf_describe(const struct sched_queue *q, const struct sched_entity *se, struct sched_entity_view *v)
+{
+    const struct eevdf_entity *e = &se->ee;
+
+    v->weight = e->weight;
+    v->slice_ns = e->slice;
+    v->vruntime = e->vruntime;
+    v->deadline = e->deadline;
+    v->lag = eevdf_lag(q, se);
+    v->eligible = se->on_queue && vt_eligible(&q->ee, e->vruntime);
+    v->delayed = e->delayed;
+}
+
 const struct sched_policy eevdf_policy = {
     .name = "eevdf",
     .init = eevdf_init,
@@ -945,6 +966,9 @@ const struct sched_policy eevdf_policy = {
     .timer_ns = eevdf_timer_ns,
     .set_nice = eevdf_set_nice,
     .set_slice = eevdf_set_slice,
+    .describe_queue = eevdf_describe_queue,
+    .describe = eevdf_describe,
+    .for_each_queued = eevdf_for_each_queued,
 };
 
 /* ---------------------------------------------------------------- */

@@ -13,15 +13,19 @@
  * queue's current entity or on its list, never both and never neither.
  * A decision is made in one order only:
  *
- *     next = pick(q)                        current still current
  *     if the current entity blocks/exits:   leave(q, curr, ...)
- *     else if next != curr:                 put_back(q, curr)
+ *     next = pick(q)                        current (if any) still current
+ *     if next != curr and curr remains:     put_back(q)
  *     if next != curr:                      take(q, next)
  *
- * (A blocking current entity may also leave before the pick; pick then
- * chooses among the list only.) take() refuses, with BUG_ON, to run while an
- * entity is still current, so an order that loses the current entity from
- * the queue's sums cannot be written.
+ * That sequence is written once, in sched_decide() (decide.h), which every
+ * caller uses. take() refuses, with BUG_ON, to run while an entity is
+ * still current, so an order that loses the current entity from the
+ * queue's sums cannot be written.
+ *
+ * What a policy shows of itself (V, lag, deadlines...) goes through
+ * describe_queue() and describe(): the core, the trace and the shell print
+ * those views and never read a policy's own fields.
  */
 #ifndef RUNQ_SCHED_POLICY_H
 #define RUNQ_SCHED_POLICY_H
@@ -80,19 +84,39 @@ struct sched_queue {
     struct sched_params params;
     struct rr_queue rr;
     struct eevdf_queue ee;
-    /* Delayed entities whose departure the policy finished on its own (a
-     * pick reached them with their lag paid): the policy appends, the core
-     * reports them (a LEAVE in the trace) and empties the list. Beyond
-     * SCHED_DEPARTED_MAX they are only counted, and the core reports the
-     * count as dropped trace records. */
+    /* The policy's notes to the decision, which sched_decide() collects
+     * and clears (decide.h):
+     *  - departed: entities that left the queue on the policy's own
+     *    initiative, not by a leave() (EEVDF finishing a delayed dequeue
+     *    whose lag is paid); beyond SCHED_DEPARTED_MAX only counted, in
+     *    departed_lost;
+     *  - cut_short_by: a waking entity that wakeup_preempt let preempt
+     *    only because its wakeup cut the current entity's protected turn
+     *    short (EEVDF's PREEMPT_SHORT); compared, never dereferenced. */
     struct sched_entity *departed[SCHED_DEPARTED_MAX];
-    unsigned nr_departed, departed_unreported;
-    /* A waking entity that wakeup_preempt let preempt only because
-     * PREEMPT_SHORT cut current's protected stretch (protected, current
-     * would have stayed): the policy sets it, the core reports the
-     * decision that picks it (a PICK 'preempt_short') and clears it after
-     * every decision. Compared, never dereferenced. */
-    const struct sched_entity *cut_in;
+    unsigned nr_departed, departed_lost;
+    const struct sched_entity *cut_short_by;
+};
+
+/* A policy's view of a queue, for the trace and `sched queue`. A policy
+ * without virtual time leaves vtime false and the numbers 0. */
+struct sched_queue_view {
+    bool vtime;             /* V, vruntime, deadline and lag mean something */
+    uint64_t V;             /* the queue's virtual time (weighted average) */
+    uint64_t base_slice_ns; /* slice of an entity that asks for none; 0: none */
+    unsigned nr_eligible;   /* runnable entities that may be picked now
+                             * (only if asked: it may cost a walk) */
+};
+
+/* A policy's view of one entity: se on q (current, listed or delayed), or
+ * on no queue (then the lag is the one it left with). */
+struct sched_entity_view {
+    uint32_t weight;   /* 0: the policy has no weights */
+    uint64_t slice_ns; /* the slice the policy uses for it */
+    uint64_t vruntime, deadline;
+    int64_t lag;       /* V − vruntime, virtual ns */
+    bool eligible;     /* may be picked now */
+    bool delayed;      /* blocked, but still queued by the policy */
 };
 
 struct sched_policy {
@@ -142,6 +166,14 @@ struct sched_policy {
      * listed) or on no queue (q is then NULL). */
     void (*set_nice)(struct sched_queue *q, struct sched_entity *se, int nice);
     void (*set_slice)(struct sched_queue *q, struct sched_entity *se, uint64_t slice_ns);
+
+    /* Views (read only). describe_queue counts nr_eligible only if
+     * count_eligible. for_each_queued calls fn for every entity on the
+     * queue but current, delayed ones included, in the policy's order. */
+    void (*describe_queue)(const struct sched_queue *q, bool count_eligible, struct sched_queue_view *v);
+    void (*describe)(const struct sched_queue *q, const struct sched_entity *se, struct sched_entity_view *v);
+    void (*for_each_queued)(const struct sched_queue *q, void (*fn)(struct sched_entity *se, void *arg),
+                            void *arg);
 };
 
 extern const struct sched_policy rr_policy;

@@ -4,7 +4,7 @@
 #include "sched.h"
 #include "../arch/x86_64/clock.h"
 #include "../arch/x86_64/cpu.h"
-#include "../arch/x86_64/percpu.h"
+#include "cpus.h"
 #include "../lib/printf.h"
 
 #define WAIT_TIMEOUT_NS (5 * NSEC_PER_SEC)

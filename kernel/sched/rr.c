@@ -22,7 +22,8 @@ static void rr_init(struct sched_queue *q, const struct sched_params *p)
     q->touched = 0;
     q->params = *p;
     q->rr.head = q->rr.tail = NULL;
-    q->cut_in = NULL; /* never set: the round robin has no protected stretch */
+    q->nr_departed = q->departed_lost = 0; /* never set: entities leave only by leave() */
+    q->cut_short_by = NULL;                /* never set: no turn is protected */
 }
 
 static void rr_init_entity(struct sched_queue *q, struct sched_entity *se)
@@ -155,6 +156,28 @@ static void rr_set_slice(struct sched_queue *q, struct sched_entity *se, uint64_
     se->slice_ns = slice_ns;
 }
 
+/* No virtual time, no weights, no eligibility: only the slice asked for. */
+static void rr_describe_queue(const struct sched_queue *q, bool count_eligible, struct sched_queue_view *v)
+{
+    (void)q;
+    (void)count_eligible;
+    *v = (struct sched_queue_view){ .vtime = false };
+}
+
+static void rr_describe(const struct sched_queue *q, const struct sched_entity *se, struct sched_entity_view *v)
+{
+    (void)q;
+    *v = (struct sched_entity_view){ .slice_ns = se->slice_ns };
+}
+
+static void rr_for_each_queued(const struct sched_queue *q, void (*fn)(struct sched_entity *se, void *arg), void *arg)
+{
+    for (struct sched_entity *se = q->rr.head, *next; se; se = next) {
+        next = se->rr.next;
+        fn(se, arg);
+    }
+}
+
 const struct sched_policy rr_policy = {
     .name = "rr",
     .init = rr_init,
@@ -171,4 +194,7 @@ const struct sched_policy rr_policy = {
     .timer_ns = rr_timer_ns,
     .set_nice = rr_set_nice,
     .set_slice = rr_set_slice,
+    .describe_queue = rr_describe_queue,
+    .describe = rr_describe,
+    .for_each_queued = rr_for_each_queued,
 };

@@ -62,10 +62,6 @@ bool task_set_slice(struct task *t, u64 slice_ns);
 /* Run time including the current stint if it is running. */
 u64 task_runtime_ns(struct task *t);
 
-/* Interrupt hooks (trap.c). */
-void sched_timer_interrupt(void);
-void sched_resched_interrupt(void);
-void sched_irq_exit(void);
 
 /* Iterates all tasks under the task-list lock (for ps, lookups). */
 void tasks_for_each(void (*fn)(struct task *t, void *arg), void *arg);

@@ -8,7 +8,7 @@
 #include "sched.h"
 #include "rq.h"
 #include "../arch/x86_64/layout.h"
-#include "../arch/x86_64/percpu.h"
+#include "cpus.h"
 #include "../lib/alloc.h"
 #include "../lib/bug.h"
 #include "../lib/spinlock.h"

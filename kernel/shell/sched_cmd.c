@@ -5,11 +5,10 @@
  */
 #include "shell.h"
 #include "../arch/x86_64/clock.h"
-#include "../arch/x86_64/percpu.h"
+#include "../sched/cpus.h"
 #include "../lib/printf.h"
 #include "../lib/string.h"
 #include "../cmdline.h"
-#include "../sched/eevdf.h"
 #include "../sched/eevdf_features.h"
 #include "../sched/probe.h"
 #include "../sched/rq.h"
@@ -155,7 +154,7 @@ static bool sched_nice(int argc, char **argv)
 
 struct queue_ctx {
     unsigned cpu;
-    bool eevdf;
+    struct sched_queue_view qv;
 };
 
 /* Virtual times are printed relative to V, in virtual microseconds. */
@@ -172,20 +171,23 @@ static void queue_line(struct task *t, void *arg)
         return;
     struct rq *rq = &cpus[t->cpu].rq;
     const char *state = rq->q.curr == &t->se ? "running" : "queued";
-    if (!ctx->eevdf) {
+    if (!ctx->qv.vtime) {
         kprintf("  %4d %-15s %4d %-8s\n", t->id, t->name, t->se.nice, state);
         return;
     }
-    const struct sched_queue *q = &rq->q;
-    u64 V = eevdf_V(q);
+    struct sched_queue_view qv;
+    struct sched_entity_view v;
+    sched_policy_current->describe_queue(&rq->q, false, &qv);
+    sched_policy_current->describe(&rq->q, &t->se, &v);
+    u64 V = qv.V;
     char vr[24], dl[24], lag[24];
-    fmt_vus(vr, sizeof vr, (s64)(eevdf_vruntime(&t->se) - V));
-    fmt_vus(dl, sizeof dl, (s64)(eevdf_deadline(&t->se) - V));
-    fmt_vus(lag, sizeof lag, eevdf_lag(q, &t->se));
-    if (eevdf_delayed(&t->se))
+    fmt_vus(vr, sizeof vr, (s64)(v.vruntime - V));
+    fmt_vus(dl, sizeof dl, (s64)(v.deadline - V));
+    fmt_vus(lag, sizeof lag, v.lag);
+    if (v.delayed)
         state = "delayed";
-    kprintf("  %4d %-15s %4d %6u %8lu %-8s %12s %12s %12s %s\n", t->id, t->name, t->se.nice, eevdf_weight(&t->se),
-            eevdf_slice(&t->se) / 1000, state, vr, dl, lag, eevdf_eligible(q, &t->se) ? "yes" : "no");
+    kprintf("  %4d %-15s %4d %6u %8lu %-8s %12s %12s %12s %s\n", t->id, t->name, t->se.nice, v.weight,
+            v.slice_ns / 1000, state, vr, dl, lag, v.eligible ? "yes" : "no");
 }
 
 static bool sched_queue(int argc, char **argv)
@@ -198,18 +200,18 @@ static bool sched_queue(int argc, char **argv)
     if (argc == 3 && !parse_range(argv[2], 0, ncpus - 1, &cpu, "CPU"))
         return false;
     struct rq *rq = &cpus[cpu].rq;
-    struct queue_ctx ctx = { (unsigned)cpu, sched_policy_current == &eevdf_policy };
+    struct queue_ctx ctx = { .cpu = (unsigned)cpu };
     u64 flags = spin_lock_irqsave(&rq->lock);
+    sched_policy_current->describe_queue(&rq->q, false, &ctx.qv);
     /* One consistent picture: the queue cannot change while we print it
      * (the console lock is taken inside; no queue lock is taken there). */
     kprintf("queue cpu=%ld policy=%s runnable=%u%s", cpu, sched_policy_current->name,
             rq->q.nr_queued + (rq->q.curr ? 1 : 0), rq->idle_idling && !rq->q.curr ? " (idle)" : "");
-    if (ctx.eevdf)
-        kprintf(" V=%lu.%03lu base_slice_us=%lu\n", eevdf_V(&rq->q) / 1000, eevdf_V(&rq->q) % 1000,
-                rq->q.ee.base_slice / 1000);
+    if (ctx.qv.vtime)
+        kprintf(" V=%lu.%03lu base_slice_us=%lu\n", ctx.qv.V / 1000, ctx.qv.V % 1000, ctx.qv.base_slice_ns / 1000);
     else
         kprintf("\n");
-    if (ctx.eevdf)
+    if (ctx.qv.vtime)
         kprintf("    ID NAME            NICE WEIGHT SLICE_US STATE     VRUNTIME-V   DEADLINE-V          LAG ELIGIBLE\n");
     else
         kprintf("    ID NAME            NICE STATE\n");

@@ -1,7 +1,7 @@
 #include "shell.h"
 #include "../arch/x86_64/clock.h"
 #include "../arch/x86_64/cpu.h"
-#include "../arch/x86_64/percpu.h"
+#include "../sched/cpus.h"
 #include "../drivers/uart.h"
 #include "../lib/bug.h"
 #include "../lib/panic.h"

@@ -1,6 +1,8 @@
 /*
  * Boot self-tests (test=all or test=NAME on the command line, or the
- * shell's `test`). Each prints "PASS name" or "FAIL name: why".
+ * shell's `test`). Each prints "PASS name", "FAIL name: why", or, when it
+ * cannot run here (the wrong policy, one CPU), "SKIP name: why": a test
+ * that did not run never says PASS.
  */
 #ifndef RUNQ_SELFTEST_H
 #define RUNQ_SELFTEST_H
@@ -12,7 +14,12 @@ struct selftest {
     bool (*run)(char *why, size_t why_size);
 };
 
-/* Runs all tests (name "all") or the one named; true if all ran passed. */
+/* A test that cannot run here returns selftest_skip(why, size, reason):
+ * the runner prints SKIP with the reason. Returns true. */
+bool selftest_skip(char *why, size_t why_size, const char *reason);
+
+/* Runs all tests (name "all") or the one named; true if none failed
+ * (skips do not fail). */
 bool selftest_run(const char *name);
 void selftest_list(void);
 

@@ -16,7 +16,7 @@
  * time and waits out the spinner's slice. Skipped under other policies.
  */
 #include "selftest.h"
-#include "../arch/x86_64/percpu.h"
+#include "../sched/cpus.h"
 #include "../lib/printf.h"
 #include "../sched/policy.h"
 #include "../sched/probe.h"
@@ -43,14 +43,10 @@ static bool wake_bound(unsigned spinners, u64 limit_us, char *why, size_t size)
 
 bool test_eevdf(char *why, size_t size)
 {
-    if (sched_policy_current != &eevdf_policy) {
-        kprintf("  TestEevdf: skipped under policy %s\n", sched_policy_current->name);
-        return true;
-    }
-    if (ncpus < 2) {
-        kprintf("  TestEevdf: skipped on one CPU (the signaller would share the spinners' CPU)\n");
-        return true;
-    }
+    if (sched_policy_current != &eevdf_policy)
+        return selftest_skip(why, size, "needs policy eevdf");
+    if (ncpus < 2)
+        return selftest_skip(why, size, "needs two CPUs (the signaller would share the spinners' CPU)");
     if (!wake_bound(1, 500, why, size) || !wake_bound(2, 1000, why, size))
         return false;
     static const int nices[2] = { 0, 5 };

@@ -9,7 +9,7 @@
  * to see it fail. Skipped under other policies.
  */
 #include "selftest.h"
-#include "../arch/x86_64/percpu.h"
+#include "../sched/cpus.h"
 #include "../lib/printf.h"
 #include "../sched/eevdf_features.h"
 #include "../sched/policy.h"
@@ -20,10 +20,8 @@
 
 bool test_hrtick(char *why, size_t size)
 {
-    if (sched_policy_current != &eevdf_policy || ncpus < 2) {
-        kprintf("  TestHrtick: skipped (needs eevdf and two CPUs)\n");
-        return true;
-    }
+    if (sched_policy_current != &eevdf_policy || ncpus < 2)
+        return selftest_skip(why, size, "needs policy eevdf and two CPUs");
     static const int one[1] = { 0 }, two[2] = { 0, 0 };
     unsigned pm[2];
     u64 lone, on, off;

@@ -9,7 +9,7 @@
 #include "selftest.h"
 #include "../arch/x86_64/clock.h"
 #include "../arch/x86_64/cpu.h"
-#include "../arch/x86_64/percpu.h"
+#include "../sched/cpus.h"
 #include "../lib/printf.h"
 #include "../sched/sched.h"
 

@@ -10,7 +10,7 @@
  * task joins at the head) to see it fail. Skipped under other policies.
  */
 #include "selftest.h"
-#include "../arch/x86_64/percpu.h"
+#include "../sched/cpus.h"
 #include "../lib/printf.h"
 #include "../sched/probe.h"
 #include "../sched/sched.h"
@@ -40,14 +40,10 @@ static bool check(unsigned spinners, u64 lo_q, u64 hi_q, u64 *p50, char *why, si
 
 bool test_rr_probe(char *why, size_t size)
 {
-    if (strcmp(sched_policy_current->name, "rr") != 0) {
-        kprintf("  TestRrProbe: skipped under policy %s\n", sched_policy_current->name);
-        return true;
-    }
-    if (ncpus < 2) {
-        kprintf("  TestRrProbe: skipped on one CPU (the signaller would share the spinners' CPU)\n");
-        return true;
-    }
+    if (strcmp(sched_policy_current->name, "rr") != 0)
+        return selftest_skip(why, size, "needs policy rr");
+    if (ncpus < 2)
+        return selftest_skip(why, size, "needs two CPUs (the signaller would share the spinners' CPU)");
     u64 p2, p4;
     if (!check(2, 1, 6, &p2, why, size) || !check(4, 8, 14, &p4, why, size))
         return false;

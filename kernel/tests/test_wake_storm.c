@@ -16,7 +16,7 @@
 #include "../arch/x86_64/clock.h"
 #include "../arch/x86_64/cpu.h"
 #include "../arch/x86_64/layout.h"
-#include "../arch/x86_64/percpu.h"
+#include "../sched/cpus.h"
 #include "../lib/printf.h"
 #include "../sched/event.h"
 #include "../sched/sched.h"

@@ -1,16 +1,16 @@
 /*
  * The emit points: each builds one record of trace/format.h on the stack
  * and puts it in this CPU's ring. Policy numbers (V, vruntime, deadline,
- * lag) come from the EEVDF accessors; under the round robin the record is
+ * lag) come from the policy's views (describe_queue, describe: policy.h);
+ * under a policy without virtual time (the round robin) the record is
  * flagged TRACE_RF_NO_EEVDF and those fields stay zero.
  */
 #include "trace.h"
 #include "ring.h"
 #include "../arch/x86_64/clock.h"
 #include "../arch/x86_64/cpu.h"
-#include "../arch/x86_64/percpu.h"
+#include "../sched/cpus.h"
 #include "../lib/string.h"
-#include "../sched/eevdf.h"
 #include "../sched/rq.h"
 #include "../sched/sched.h"
 
@@ -93,9 +93,14 @@ void trace_dropped(u32 n)
     ring_count_dropped(&trace_rings[this_cpu()->id], n);
 }
 
-static bool is_eevdf(void)
+static void view_queue(const struct rq *rq, bool count_eligible, struct sched_queue_view *v)
 {
-    return sched_policy_current == &eevdf_policy;
+    sched_policy_current->describe_queue(&rq->q, count_eligible, v);
+}
+
+static void view_entity(const struct rq *rq, const struct sched_entity *se, struct sched_entity_view *v)
+{
+    sched_policy_current->describe(&rq->q, se, v);
 }
 
 static void name_copy(char *dst, const char *src, size_t n)
@@ -160,14 +165,17 @@ void trace_join(struct rq *rq, const struct task *t, enum trace_join_reason why,
     r->pad = 0;
     r->nr_runnable = nr_runnable(rq);
     r->pad2 = 0;
-    if (is_eevdf()) {
-        u64 V = eevdf_V(&rq->q);
-        r->vruntime = eevdf_vruntime(&t->se);
-        r->deadline = eevdf_deadline(&t->se);
+    struct sched_queue_view qv;
+    view_queue(rq, false, &qv);
+    if (qv.vtime) {
+        struct sched_entity_view v;
+        view_entity(rq, &t->se, &v);
+        r->vruntime = v.vruntime;
+        r->deadline = v.deadline;
         r->lag_before = lag_before;
-        r->lag_after = t->se.on_queue ? (s64)(V - r->vruntime) : eevdf_lag(&rq->q, &t->se);
-        r->V = V;
-        r->weight = eevdf_weight(&t->se);
+        r->lag_after = v.lag;
+        r->V = qv.V;
+        r->weight = v.weight;
     } else {
         r->h.flags = TRACE_RF_NO_EEVDF;
         r->vruntime = r->deadline = r->V = 0;
@@ -195,15 +203,18 @@ void trace_pick(struct rq *rq, const struct task *prev, const struct task *next,
     r->cost_ns = (u32)(cost_ns > 0xffffffffu ? 0xffffffffu : cost_ns);
     r->next_vruntime = r->next_deadline = 0;
     r->next_lag = 0;
-    if (is_eevdf()) {
-        u64 V = eevdf_V(&rq->q);
-        r->V = V;
+    struct sched_queue_view qv;
+    view_queue(rq, true, &qv);
+    if (qv.vtime) {
+        r->V = qv.V;
         if (next && next->se.on_queue) {
-            r->next_vruntime = eevdf_vruntime(&next->se);
-            r->next_deadline = eevdf_deadline(&next->se);
-            r->next_lag = (s64)(V - r->next_vruntime);
+            struct sched_entity_view v;
+            view_entity(rq, &next->se, &v);
+            r->next_vruntime = v.vruntime;
+            r->next_deadline = v.deadline;
+            r->next_lag = v.lag;
         }
-        r->nr_eligible = (u16)eevdf_nr_eligible(&rq->q);
+        r->nr_eligible = (u16)qv.nr_eligible;
     } else {
         r->h.flags = TRACE_RF_NO_EEVDF;
         r->V = 0;
@@ -223,14 +234,17 @@ void trace_leave(struct rq *rq, const struct task *t, enum trace_leave_reason wh
     r->reason = (u8)why;
     r->pad = 0;
     r->run_ns = run_ns;
-    if (is_eevdf()) {
-        u64 V = eevdf_V(&rq->q);
-        r->V = V;
-        r->vruntime = eevdf_vruntime(&t->se);
+    struct sched_queue_view qv;
+    view_queue(rq, false, &qv);
+    if (qv.vtime) {
+        struct sched_entity_view v;
+        view_entity(rq, &t->se, &v);
+        r->V = qv.V;
+        r->vruntime = v.vruntime;
         /* On the queue still (preempted, delayed): its lag now; gone: the
          * lag it left with. */
-        r->lag = t->se.on_queue ? (s64)(V - r->vruntime) : t->se.ee.vlag;
-        r->deadline = eevdf_deadline(&t->se);
+        r->lag = v.lag;
+        r->deadline = v.deadline;
     } else {
         r->h.flags = TRACE_RF_NO_EEVDF;
         r->V = r->vruntime = r->deadline = 0;
@@ -248,10 +262,10 @@ void trace_tick(struct rq *rq)
     r->curr = id_of(rq->curr);
     r->cpu = (u16)this_cpu()->id;
     r->nr_runnable = nr_runnable(rq);
-    r->V = 0;
-    if (is_eevdf())
-        r->V = eevdf_V(&rq->q);
-    else
+    struct sched_queue_view qv;
+    view_queue(rq, false, &qv);
+    r->V = qv.V;
+    if (!qv.vtime)
         r->h.flags = TRACE_RF_NO_EEVDF;
     EMIT_END(r);
 }
@@ -294,7 +308,8 @@ void trace_mark(enum trace_mark_source source, const char *name)
 /* ---- keyframes and counters ---- */
 
 struct kf_build {
-    const struct sched_queue *q;
+    const struct rq *rq;
+    bool vtime;
     struct trace_kf_entry *e;
     unsigned n;
 };
@@ -309,26 +324,20 @@ static void kf_entry(struct sched_entity *se, void *arg)
     memset(e, 0, sizeof *e);
     e->task = t->id;
     e->nice = (int8_t)se->nice;
-    e->kflags = b->q->curr == se ? TRACE_KF_CURRENT : 0;
-    if (sched_policy_current == &eevdf_policy) {
-        e->weight = eevdf_weight(se);
-        e->vruntime = eevdf_vruntime(se);
-        e->deadline = eevdf_deadline(se);
-        e->lag = eevdf_lag(b->q, se);
-        e->slice_ns = eevdf_slice(se);
-        if (eevdf_eligible(b->q, se))
+    e->kflags = b->rq->q.curr == se ? TRACE_KF_CURRENT : 0;
+    struct sched_entity_view v;
+    view_entity(b->rq, se, &v);
+    e->slice_ns = v.slice_ns;
+    if (b->vtime) {
+        e->weight = v.weight;
+        e->vruntime = v.vruntime;
+        e->deadline = v.deadline;
+        e->lag = v.lag;
+        if (v.eligible)
             e->kflags |= TRACE_KF_ELIGIBLE;
-        if (eevdf_delayed(se))
+        if (v.delayed)
             e->kflags |= TRACE_KF_DELAYED;
-    } else {
-        e->slice_ns = se->slice_ns;
     }
-}
-
-static void rr_for_each(const struct sched_queue *q, void (*fn)(struct sched_entity *, void *), void *arg)
-{
-    for (struct sched_entity *se = q->rr.head; se; se = se->rr.next)
-        fn(se, arg);
 }
 
 static void emit_keyframe(struct rq *rq, u64 now)
@@ -337,20 +346,19 @@ static void emit_keyframe(struct rq *rq, u64 now)
         struct trace_rec_keyframe k;
         struct trace_kf_entry e[KF_MAX];
     } __attribute__((packed)) r;
-    struct kf_build b = { &rq->q, r.e, 0 };
+    struct sched_queue_view qv;
+    view_queue(rq, false, &qv);
+    struct kf_build b = { rq, qv.vtime, r.e, 0 };
     if (rq->q.curr)
         kf_entry(rq->q.curr, &b);
-    if (is_eevdf())
-        eevdf_for_each_queued(&rq->q, kf_entry, &b);
-    else
-        rr_for_each(&rq->q, kf_entry, &b);
+    sched_policy_current->for_each_queued(&rq->q, kf_entry, &b);
     u32 size = (u32)(sizeof r.k + b.n * sizeof(struct trace_kf_entry));
     trace_rec_init(&r.k.h, TRACE_REC_KEYFRAME, (u16)size, now);
     r.k.cpu = (u16)this_cpu()->id;
     r.k.nr = (u16)b.n;
     r.k.curr = id_of(rq->curr);
-    r.k.V = is_eevdf() ? eevdf_V(&rq->q) : 0;
-    if (!is_eevdf())
+    r.k.V = qv.V;
+    if (!qv.vtime)
         r.k.h.flags = TRACE_RF_NO_EEVDF;
     put(&r, size);
 }

@@ -20,7 +20,7 @@
 #include "../arch/x86_64/apic.h"
 #include "../arch/x86_64/clock.h"
 #include "../arch/x86_64/trap.h"
-#include "../arch/x86_64/percpu.h"
+#include "../sched/cpus.h"
 #include "../drivers/virtio_serial.h"
 #include "../lib/alloc.h"
 #include "../lib/crc32c.h"
@@ -299,8 +299,8 @@ void trace_ask_keyframes(void)
     for (unsigned c = 0; c < ncpus; c++)
         __atomic_store_n(&trace_rings[c].keyframe_asked, 1, __ATOMIC_RELAXED);
     for (unsigned c = 0; c < ncpus; c++)
-        if (cpus[c].online && c != this_cpu()->id)
-            lapic_send_ipi(cpus[c].apic_id, VEC_RESCHED);
+        if (cpu_online(c) && c != this_cpu()->id)
+            lapic_send_ipi(cpu_apic_id[c], VEC_RESCHED);
 }
 
 void trace_shutdown(void)

@@ -9,7 +9,6 @@
 #include "../../lib/alloc.h"
 #include "../../lib/printf.h"
 #include "../../lib/string.h"
-#include "../../sched/sched.h"
 
 extern const u8 ap_tramp_start[], ap_tramp_end[];
 extern u64 ap_tramp_cr3, ap_tramp_stack, ap_tramp_cpu;
@@ -20,19 +19,24 @@ static u64 *tramp_field(const u64 *field)
     return (u64 *)(AP_TRAMPOLINE_ADDR + ((const u8 *)field - ap_tramp_start));
 }
 
+static void (*ap_run)(unsigned index);
+
+/* Where the trampoline lands each AP, on its boot stack. */
+void ap_main(unsigned index);
 void ap_main(unsigned index)
 {
     percpu_install(index);
     gdt_load(index);
     idt_load();
     lapic_enable_this_cpu();
-    sched_init_cpu(index);
-    __atomic_store_n(&cpus[index].online, true, __ATOMIC_RELEASE);
-    idle_enter();
+    ap_run(index);
+    for (;;) /* ap_run does not return */
+        __asm__ volatile("cli; hlt");
 }
 
-unsigned smp_boot(const struct acpi_info *acpi)
+unsigned smp_boot(const struct acpi_info *acpi, void (*run)(unsigned index))
 {
+    ap_run = run;
     memcpy((void *)AP_TRAMPOLINE_ADDR, ap_tramp_start, (size_t)(ap_tramp_end - ap_tramp_start));
     u64 cr3;
     __asm__ volatile("mov %%cr3, %0" : "=r"(cr3));
@@ -45,7 +49,7 @@ unsigned smp_boot(const struct acpi_info *acpi)
         if (apic == self)
             continue;
         unsigned index = online;
-        cpus[index].apic_id = apic;
+        cpu_apic_id[index] = apic;
         /* The AP's boot context becomes its idle task: give it a stack. */
         u8 *stack = kalloc(TASK_STACK_SIZE, 16);
         *tramp_field(&ap_tramp_stack) = (u64)(stack + TASK_STACK_SIZE);
@@ -56,17 +60,17 @@ unsigned smp_boot(const struct acpi_info *acpi)
         hpet_delay_ns(10 * NSEC_PER_MSEC);
         lapic_send_sipi(apic, AP_TRAMPOLINE_ADDR >> 12);
         hpet_delay_ns(200 * NSEC_PER_USEC);
-        if (!__atomic_load_n(&cpus[index].online, __ATOMIC_ACQUIRE))
+        if (!cpu_online(index))
             lapic_send_sipi(apic, AP_TRAMPOLINE_ADDR >> 12);
         u64 start = hpet_now_ns();
-        while (!__atomic_load_n(&cpus[index].online, __ATOMIC_ACQUIRE)) {
+        while (!cpu_online(index)) {
             if (hpet_now_ns() - start > NSEC_PER_SEC) {
                 kprintf("smp: cpu with APIC id %u did not start\n", apic);
                 break;
             }
             cpu_relax();
         }
-        if (cpus[index].online)
+        if (cpu_online(index))
             online++;
     }
     return online;

@@ -5,7 +5,6 @@
 #include "percpu.h"
 #include "../../lib/printf.h"
 #include "../../lib/panic.h"
-#include "../../sched/sched.h"
 
 struct idt_entry {
     u16 off_lo, sel;
@@ -15,6 +14,12 @@ struct idt_entry {
 } __attribute__((packed));
 
 static struct idt_entry idt[256] __attribute__((aligned(16)));
+static struct trap_hooks hooks;
+
+void trap_set_hooks(const struct trap_hooks *h)
+{
+    hooks = *h;
+}
 extern const u64 trap_stubs[256];
 
 static const char *const exception_names[32] = {
@@ -86,11 +91,13 @@ void trap_dispatch(struct trap_frame *f)
     switch (f->vector) {
     case VEC_TIMER:
         lapic_eoi();
-        sched_timer_interrupt();
+        if (hooks.timer)
+            hooks.timer();
         break;
     case VEC_RESCHED:
         lapic_eoi();
-        sched_resched_interrupt();
+        if (hooks.resched)
+            hooks.resched();
         break;
     case VEC_HALT:
         for (;;)
@@ -103,5 +110,6 @@ void trap_dispatch(struct trap_frame *f)
         lapic_eoi();
         return;
     }
-    sched_irq_exit();
+    if (hooks.irq_exit)
+        hooks.irq_exit();
 }

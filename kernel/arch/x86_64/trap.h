@@ -18,6 +18,17 @@ enum {
     VEC_SPURIOUS = 0xff,
 };
 
+/* What the layer above (the scheduler) does on the interrupts that drive
+ * it: the timer, the reschedule IPI, and the way out of any interrupt (a
+ * decision may be due). Set once, before interrupts are enabled; until
+ * then those interrupts are only acknowledged. */
+struct trap_hooks {
+    void (*timer)(void);
+    void (*resched)(void);
+    void (*irq_exit)(void);
+};
+void trap_set_hooks(const struct trap_hooks *h);
+
 void idt_init(void); /* builds the table (boot CPU, once) */
 void idt_load(void); /* loads it on this CPU */
 void trap_dispatch(struct trap_frame *f);
