@@ -107,7 +107,7 @@ awk -v kdirs="$kdirs" -v hdirs="$hdirs" -v tablef="$T/table" -v existf="$T/exist
                     allowed[m, as[i]] = 1
             }
         }
-        if (nmod < 2) { bad("table", "found " nmod " modules in docs/architecture.md"); exit }
+        if (nmod < 2) { bad("table", "found " nmod + 0 " modules in docs/architecture.md"); exit 1 }
         while ((getline line < existf) > 0) exists[line] = 1
         nk = split(kdirs, kd, " "); nh = split(hdirs, hd, " ")
 
@@ -137,7 +137,7 @@ awk -v kdirs="$kdirs" -v hdirs="$hdirs" -v tablef="$T/table" -v existf="$T/exist
                 nbad++
             }
         }
-        if (!nincludes) { bad("includes", "checked no include at all (in " nfiles + 0 " files)"); exit }
+        if (!nincludes) { bad("includes", "checked no include at all (in " nfiles + 0 " files)"); exit 1 }
         if (!nbad)
             print "PASS arrows: " nincludes " includes in " nfiles " files, every one allowed by the table of " nmod " modules"
 
