@@ -90,10 +90,11 @@ $(BUILD)/tests/ring_test: tests/ring_test.c kernel/trace/ring.c kernel/trace/rin
 $(BUILD)/tests/trace_fuzz: tests/trace_fuzz.c trace/decode.c trace/decode.h trace/format.h
 	@mkdir -p $(dir $@)
 	clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -iquote . -o $@ tests/trace_fuzz.c trace/decode.c
-$(BUILD)/tests/top_model_test: tests/top_model_test.c tui/model.c tui/table.c tui/control.c db/recorder_lock.c $(BUILD)/gen/schema_sql.o
+$(BUILD)/tests/top_model_test: tests/top_model_test.c tui/model.c tui/table.c tui/control.c db/recorder_lock.c \
+		db/events.c db/events.h trace/decode.c trace/format.h $(BUILD)/gen/schema_sql.o
 	@mkdir -p $(dir $@)
 	$(CC) $(TCFLAGS) -D_GNU_SOURCE -iquote . -o $@ tests/top_model_test.c tui/model.c tui/table.c tui/control.c db/recorder_lock.c \
-		kernel/sched/weights.c $(BUILD)/gen/schema_sql.o -lsqlite3 -lm
+		db/events.c trace/decode.c kernel/sched/weights.c $(BUILD)/gen/schema_sql.o -lsqlite3 -lm
 FUZZFLAGS := -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -iquote kernel/sched -iquote kernel/lib
 $(BUILD)/tests/eevdf_fuzz: tests/eevdf_fuzz.c $(POLICY_SRC) $(wildcard kernel/sched/*.h)
 	@mkdir -p $(dir $@)

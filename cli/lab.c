@@ -21,7 +21,6 @@
 
 #include "cli/cli.h"
 #include "cli/lab.h"
-#include "tui/replay.h"
 #include "tui/step.h"
 
 #define LAB_JOBS 2
@@ -346,7 +345,8 @@ static void measure(struct lab *lab, long seed, char truth[][256], bool *ok, con
         fclose(f);
 }
 
-/* The event of a moment: the first event matching m->find in its trace. */
+/* The event of a moment: the first event its query matches in its trace,
+ * after its mark. Its index is the one runq step shows (the same events). */
 static int moment_event(const struct lab *lab, const struct lab_moment *m, const char **db)
 {
     for (int i = 0; i < lab->nsc; i++) {
@@ -359,27 +359,15 @@ static int moment_event(const struct lab *lab, const struct lab_moment *m, const
             sqlite3_close(h);
             return -1;
         }
-        struct replay rp;
-        char err[256], line[512];
+        struct events tr;
+        char err[256];
         int at = -1;
-        if (replay_load(&rp, h, 0, err, sizeof err) == 0) {
-            int k = 0;
-            if (m->after[0]) {
-                char mk[80];
-                snprintf(mk, sizeof mk, "mark \"%s\"", m->after);
-                for (; k < rp.nev; k++) {
-                    replay_describe(&rp, k, line, sizeof line);
-                    if (strstr(line, mk))
-                        break;
-                }
-            }
-            for (; k < rp.nev && at < 0; k++) {
-                replay_describe(&rp, k, line, sizeof line);
-                if (strstr(line, m->find))
-                    at = k;
-            }
-            replay_free(&rp);
+        if (events_load(&tr, h, 0, err, sizeof err) == 0) {
+            int from = m->after[0] ? events_find_mark(&tr, 0, m->after) : 0;
+            if (from >= 0)
+                at = events_find(&tr, from, &m->query);
         }
+        events_free(&tr);
         sqlite3_close(h);
         return at;
     }

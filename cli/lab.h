@@ -17,6 +17,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "db/events.h"
+
 #define LAB_MAX_SCEN 8
 #define LAB_MAX_CMDS 32
 #define LAB_MAX_Q 16
@@ -56,7 +58,8 @@ struct lab_question {
 struct lab_moment {
     char scenario[32];
     char after[64];     /* start looking after the mark of this name ("" the start) */
-    char find[128];     /* runq step search text */
+    char find[128];     /* the query as written: "WAKE task=waiter" */
+    struct event_query query; /* find, parsed (db/events.h) */
     char *text;
 };
 

@@ -7,7 +7,8 @@
  *   [scenario rr]            policy, hz, cpus, append, record, cmd (repeat)
  *   [question q1]            type, prompt (repeat: lines), show, truth,
  *                            choices, tolerance, length, unit, explain (repeat)
- *   [moment]                 scenario, find, text
+ *   [moment]                 scenario, after, find (an event query:
+ *                            db/events.h), text
  */
 #include <ctype.h>
 #include <errno.h>
@@ -194,8 +195,12 @@ int lab_load(struct lab *lab, const char *dir)
                 snprintf(m->scenario, sizeof m->scenario, "%s", v);
             else if (!strcmp(k, "after"))
                 snprintf(m->after, sizeof m->after, "%s", v);
-            else if (!strcmp(k, "find"))
+            else if (!strcmp(k, "find")) {
+                char why[160];
                 snprintf(m->find, sizeof m->find, "%s", v);
+                if (event_query_parse(v, &m->query, why, sizeof why) != 0)
+                    ERR("find: %s", why);
+            }
             else if (!strcmp(k, "text"))
                 append_line(&m->text, v);
             else

@@ -10,8 +10,9 @@
  *             who runs; the next PICK or KEYFRAME says again.
  *
  *   per task  its thread_state and since when: Running (PICK as next),
- *             R+/R/S/X (LEAVE preempt / yield, migrate / block, sleep,
- *             delayed / exit), R again at a WAKE (or a JOIN when the WAKE
+ *             at a LEAVE what its reason means (db/events.c's
+ *             leave_meaning: R+ preempt, R yield and migrate, X exit, S
+ *             the others), R again at a WAKE (or a JOIN when the WAKE
  *             was lost). A row is written when a state ends. A gap on the
  *             task's CPU ends its state at the CPU's last record and starts
  *             '?', which lasts until a record says what the task does.
@@ -27,14 +28,16 @@
 
 #include <sqlite3.h>
 
+#include "db/events.h"
 #include "db/recorder_lock.h"
 #include "db/writer.h"
 
 #define MAX_TID (1 << 22)
 #define COMMIT_EVERY 200000 /* records a transaction */
 
-enum tstate { TS_NONE, TS_RUNNING, TS_R, TS_RPLUS, TS_S, TS_DEAD, TS_UNKNOWN };
-static const char *const tstate_name[] = { NULL, "Running", "R", "R+", "S", "X", "?" };
+/* A task's thread_state (db/events.h); before its first record it has
+ * none, and no row to write. */
+#define TS_NONE THREAD_NSTATES
 
 struct wtask {
     int64_t utid; /* 0: not seen yet */
@@ -44,7 +47,7 @@ struct wtask {
     uint64_t slice_ns, start_ts, end_ts;
     int64_t parent_utid;
     /* thread_state */
-    enum tstate st;
+    enum thread_state st;
     uint64_t st_ts;
     int st_cpu;
     int64_t st_waker;
@@ -359,18 +362,20 @@ static uint64_t dur(uint64_t from, uint64_t to)
 }
 
 /* Ends t's current state at ts (writing its row) and starts `st`. */
-static void state_set(struct db_writer *w, struct wtask *t, enum tstate st, uint64_t ts, int cpu,
+static void state_set(struct db_writer *w, struct wtask *t, enum thread_state st, uint64_t ts, int cpu,
                       int64_t waker)
 {
-    if (t->st == st && st != TS_RUNNING && st != TS_UNKNOWN)
+    if (st == THREAD_DELAYED)
+        st = THREAD_SLEEPING; /* the table has no delayed state: it is S (docs/sql.md) */
+    if (t->st == st && st != THREAD_RUNNING && st != THREAD_UNKNOWN)
         return;
-    if (t->st != TS_NONE && t->st != TS_DEAD && !t->idle) {
+    if (t->st != TS_NONE && t->st != THREAD_DEAD && !t->idle) {
         struct brow *s = row_begin(w, S_STATE);
         B_INT(s, 1, w->trace_id);
         B_INT(s, 2, t->st_ts);
         B_INT(s, 3, dur(t->st_ts, ts));
         B_INT(s, 4, t->utid);
-        B_TXT(s, 5, tstate_name[t->st]);
+        B_TXT(s, 5, thread_state_sql_name(t->st));
         B_OPT(s, 6, t->st_cpu >= 0, t->st_cpu);
         B_OPT(s, 7, t->st_waker > 0, t->st_waker);
         run(w, s, "thread_state");
@@ -437,17 +442,6 @@ static void slice_open(struct db_writer *w, unsigned ci, int32_t tid, uint64_t t
 
 /* ---- records ---- */
 
-static const char *leave_state(unsigned reason, enum tstate *st)
-{
-    switch (reason) {
-    case TRACE_LEAVE_PREEMPT: *st = TS_RPLUS; return "R+";
-    case TRACE_LEAVE_YIELD:
-    case TRACE_LEAVE_MIGRATE: *st = TS_R; return "R";
-    case TRACE_LEAVE_EXIT: *st = TS_DEAD; return "X";
-    default: *st = TS_S; return "S";
-    }
-}
-
 static void on_pick(struct db_writer *w, unsigned ci, const struct trace_rec_pick *r)
 {
     bool ee = !(r->h.flags & TRACE_RF_NO_EEVDF);
@@ -479,12 +473,12 @@ static void on_pick(struct db_writer *w, unsigned ci, const struct trace_rec_pic
         slice_close(w, pc, ts, old && old->end_state ? old->end_state : "R",
                     old && old->end_reason ? old->end_reason : "switch");
         /* Switched away without a LEAVE (the idle task): runnable. */
-        if (old && old->st == TS_RUNNING)
-            state_set(w, old, TS_R, ts, (int)pc, 0);
+        if (old && old->st == THREAD_RUNNING)
+            state_set(w, old, THREAD_RUNNABLE, ts, (int)pc, 0);
     }
     if (next) {
         slice_open(w, pc, r->next, ts);
-        state_set(w, next, TS_RUNNING, ts, (int)pc, 0);
+        state_set(w, next, THREAD_RUNNING, ts, (int)pc, 0);
         if (next->wake_pending)
             wakeup_write(w, next, 1, ts);
     }
@@ -510,11 +504,11 @@ static void on_leave(struct db_writer *w, const struct trace_rec_leave *r)
     B_OPT(s, 10, ee && r->h.size >= sizeof *r, r->deadline); /* version 1 had none */
     run(w, s, "eevdf_leave");
 
-    enum tstate st;
-    t->end_state = leave_state(r->reason, &st);
+    enum thread_state st = leave_meaning_of(r->reason)->state;
+    t->end_state = thread_state_sql_name(st);
     t->end_reason = trace_leave_reason_name(r->reason);
     state_set(w, t, st, ts, r->cpu, 0);
-    if (st == TS_DEAD) {
+    if (st == THREAD_DEAD) {
         t->end_ts = ts;
         t->has_info = 1;
     }
@@ -541,8 +535,8 @@ static void on_join(struct db_writer *w, const struct trace_rec_join *r)
     B_INT(s, 11, r->weight);
     B_INT(s, 12, r->nr_runnable);
     run(w, s, "eevdf_place");
-    if (t->st != TS_RUNNING && t->st != TS_R && t->st != TS_RPLUS)
-        state_set(w, t, TS_R, ts, r->cpu, 0);
+    if (t->st != THREAD_RUNNING && t->st != THREAD_RUNNABLE && t->st != THREAD_PREEMPTED)
+        state_set(w, t, THREAD_RUNNABLE, ts, r->cpu, 0);
 }
 
 static void on_wake(struct db_writer *w, const struct trace_rec_wake *r)
@@ -559,8 +553,8 @@ static void on_wake(struct db_writer *w, const struct trace_rec_wake *r)
     t->waker = waker;
     t->waker_cpu = r->waker_cpu;
     t->wake_cpu = r->target_cpu;
-    if (t->st == TS_S || t->st == TS_UNKNOWN || t->st == TS_NONE)
-        state_set(w, t, TS_R, ts, r->target_cpu, waker);
+    if (t->st == THREAD_SLEEPING || t->st == THREAD_UNKNOWN || t->st == TS_NONE)
+        state_set(w, t, THREAD_RUNNABLE, ts, r->target_cpu, waker);
 }
 
 static void on_task(struct db_writer *w, const struct trace_rec_task *r)
@@ -581,7 +575,7 @@ static void on_task(struct db_writer *w, const struct trace_rec_task *r)
         t->parent_utid = r->parent == TRACE_TASK_NONE ? 0 : utid_of(w, r->parent, ts);
     } else if (r->h.type == TRACE_REC_TASK_EXIT) {
         t->end_ts = ts;
-        state_set(w, t, TS_DEAD, ts, -1, 0);
+        state_set(w, t, THREAD_DEAD, ts, -1, 0);
     }
 }
 
@@ -630,16 +624,16 @@ static void on_keyframe(struct db_writer *w, const struct trace_rec_keyframe *k)
             continue;
         snap_row(w, k, t, &e[i]);
         /* Rebuild what a gap or a late start left unknown. */
-        if (t->st == TS_UNKNOWN || t->st == TS_NONE)
-            state_set(w, t, (e[i].kflags & TRACE_KF_DELAYED) ? TS_S : TS_R, ts, k->cpu, 0);
+        if (t->st == THREAD_UNKNOWN || t->st == TS_NONE)
+            state_set(w, t, (e[i].kflags & TRACE_KF_DELAYED) ? THREAD_SLEEPING : THREAD_RUNNABLE, ts, k->cpu, 0);
     }
     struct wcpu *c = &w->cpu[ci];
     if (!c->known) {
         struct wtask *t = task_get(w, k->curr, ts);
         if (t) {
             slice_open(w, ci, k->curr, ts);
-            if (t->st != TS_RUNNING)
-                state_set(w, t, TS_RUNNING, ts, (int)ci, 0);
+            if (t->st != THREAD_RUNNING)
+                state_set(w, t, THREAD_RUNNING, ts, (int)ci, 0);
         }
     }
 }
@@ -792,7 +786,7 @@ void db_writer_gap(struct db_writer *w, unsigned cpu, uint64_t ts_next, uint32_t
     /* Every task of this CPU: what it did during the gap is unknown. */
     for (size_t i = 0; i < w->ntasks; i++) {
         struct wtask *t = w->tasks[i];
-        if (!t || !t->utid || t->st == TS_DEAD)
+        if (!t || !t->utid || t->st == THREAD_DEAD)
             continue;
         if (t->st_cpu != (int)ci && t->cpu != (int)ci)
             continue;
@@ -803,11 +797,11 @@ void db_writer_gap(struct db_writer *w, unsigned cpu, uint64_t ts_next, uint32_t
         if (t->st_ts > from) {
             /* It changed state during the gap (woken from another CPU):
              * true then, but whether it ran since is unknown. */
-            t->st = TS_UNKNOWN;
+            t->st = THREAD_UNKNOWN;
             t->st_cpu = (int)ci;
             t->st_waker = 0;
         } else {
-            state_set(w, t, TS_UNKNOWN, from, (int)ci, 0);
+            state_set(w, t, THREAD_UNKNOWN, from, (int)ci, 0);
         }
     }
 }
@@ -962,7 +956,7 @@ int db_writer_finish(struct db_writer *w, const char *status, const char *end_re
             continue;
         if (t->wake_pending)
             wakeup_write(w, t, 0, 0);
-        if (t->st != TS_NONE && t->st != TS_DEAD)
+        if (t->st != TS_NONE && t->st != THREAD_DEAD)
             state_set(w, t, TS_NONE, end, t->st_cpu, 0);
     }
     if (commit_with(w, status, end_reason) != 0)

@@ -8,8 +8,8 @@
  *
  * Build:
  *   cc -std=c11 -D_GNU_SOURCE -O2 -iquote . -iquote kernel/sched -iquote kernel/lib \
- *      -o build/bench/bench_top tests/bench_top.c tui/model.c tui/table.c \
- *      kernel/sched/weights.c build/gen/schema_sql.o -lsqlite3 -lm
+ *      -o build/bench/bench_top tests/bench_top.c tui/model.c tui/table.c db/recorder_lock.c \
+ *      db/events.c trace/decode.c kernel/sched/weights.c build/gen/schema_sql.o -lsqlite3 -lm
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,8 +6,8 @@
  * Build (from the top of the tree; build/gen/schema_sql.o comes from make):
  *   cc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -g -fsanitize=address,undefined \
  *      -iquote . -iquote kernel/sched -iquote kernel/lib -o build/tests/top_model_test \
- *      tests/top_model_test.c tui/model.c tui/table.c tui/control.c kernel/sched/weights.c \
- *      build/gen/schema_sql.o -lsqlite3 -lm
+ *      tests/top_model_test.c tui/model.c tui/table.c tui/control.c db/recorder_lock.c db/events.c \
+ *      trace/decode.c kernel/sched/weights.c build/gen/schema_sql.o -lsqlite3 -lm
  */
 #include <math.h>
 #include <stdarg.h>
@@ -21,6 +21,7 @@
 
 #include <sqlite3.h>
 
+#include "db/events.h"
 #include "db/recorder_lock.h"
 #include "tui/control.h"
 #include "tui/model.h"
@@ -185,9 +186,9 @@ static int test_state_and_eevdf(void)
     CHECK(update(m, 1500 * MS + 200000) == 0, "update failed");
     const struct top_task *a = task(m, "alpha"), *b = task(m, "beta"), *c = task(m, "gamma");
     CHECK(a && b && c, "tasks missing");
-    CHECK(b->state == TOP_ST_RUNNING, "beta should run, is %s", top_state_name(b->state));
-    CHECK(a->state == TOP_ST_PREEMPTED, "alpha should be R+, is %s", top_state_name(a->state));
-    CHECK(c->state == TOP_ST_SLEEPING, "gamma should sleep, is %s", top_state_name(c->state));
+    CHECK(b->state == THREAD_RUNNING, "beta should run, is %s", top_state_name(b->state));
+    CHECK(a->state == THREAD_PREEMPTED, "alpha should be R+, is %s", top_state_name(a->state));
+    CHECK(c->state == THREAD_SLEEPING, "gamma should sleep, is %s", top_state_name(c->state));
     /* queued alpha: lag = V - vruntime exactly, deadline relative to V */
     CHECK(a->lag == 5050000 - 5100000, "alpha lag %lld", (long long)a->lag);
     CHECK(a->deadline_rel == 3000000 - 5050000, "alpha deadline %lld", (long long)a->deadline_rel);
@@ -280,7 +281,7 @@ static int test_view_started_late(sqlite3 *db)
     const struct top_snapshot *s = top_model_snapshot(m);
     CHECK(s->cpus[1].curr >= 0 && !strcmp(s->tasks[s->cpus[1].curr].name, "c"),
           "cpu1 runs %s, want c (known from 1 ms)", s->cpus[1].curr >= 0 ? s->tasks[s->cpus[1].curr].name : "?");
-    CHECK(task(m, "c")->state == TOP_ST_RUNNING, "c's state %d", task(m, "c")->state);
+    CHECK(task(m, "c")->state == THREAD_RUNNING, "c's state %d", task(m, "c")->state);
     CHECK(s->cpus[1].util > 0.99, "cpu1 util %.3f over 5..6 s", s->cpus[1].util);
     /* counted from the view's start: c's stint runs 5 s..8 s, not 1 ms..8 s */
     CHECK(update(m, 9 * S) == 0, "update failed");
@@ -315,7 +316,7 @@ static int test_deadline_after_leave(sqlite3 *db)
     struct top_model *m = open_at(8, 0);
     CHECK(m && update(m, 30 * MS) == 0, "open/update failed");
     const struct top_task *a = task(m, "a");
-    CHECK(a && a->state == TOP_ST_PREEMPTED, "a should be R+");
+    CHECK(a && a->state == THREAD_PREEMPTED, "a should be R+");
     CHECK(a->deadline == 2 * MS, "a's deadline %lld, want the pick's 2 ms", (long long)a->deadline);
     CHECK(a->vruntime == 10 * MS, "a's vruntime %lld, want the leave's", (long long)a->vruntime);
     top_model_close(m);
@@ -458,14 +459,14 @@ static int test_follow_live(void)
     CHECK(m, "open newest failed");
     CHECK(top_model_snapshot(m)->h.trace_id == 3, "trace 0 means the newest");
     CHECK(update(m, TOP_T_LIVE) == 0, "update");
-    CHECK(task(m, "late")->state == TOP_ST_UNKNOWN, "nothing known yet");
+    CHECK(task(m, "late")->state == THREAD_UNKNOWN, "nothing known yet");
     exec(w, "INSERT INTO eevdf_pick(trace_id,ts,cpu,prev_utid,next_utid,why,v,vruntime,deadline,lag,nr_runnable) "
             "VALUES(3,%lld,0,31,32,'idle',0,0,100,0,1)", 20 * MS);
     exec(w, "INSERT INTO thread(utid,trace_id,tid,name,nice,slice_ns,cpu,is_idle,start_ts) VALUES"
             "(33,3,6,'newer',0,0,0,0,%lld)", 20 * MS);
     exec(w, "UPDATE trace SET end_ts=%lld WHERE trace_id=3", 20 * MS);
     CHECK(update(m, TOP_T_LIVE) == 0, "update");
-    CHECK(task(m, "late")->state == TOP_ST_RUNNING, "the new pick is seen");
+    CHECK(task(m, "late")->state == THREAD_RUNNING, "the new pick is seen");
     CHECK(task(m, "newer") != NULL, "the new thread is seen");
     CHECK(top_model_snapshot(m)->h.now == (uint64_t)(20 * MS), "shown at the newest record");
     CHECK(!strcmp(top_model_snapshot(m)->h.status, "recording"), "status");
@@ -534,6 +535,85 @@ static int test_control_line(void)
     return 1;
 }
 
+/* db/events.c is the one way back from a stored reason to its enum: every
+ * name of trace/format.h's tables parses back to its own value ("delayed"
+ * and "dequeued" too, which a first letter could not tell apart), and
+ * anything else to the kind's _NR. */
+static int test_reason_names_parse_back(void)
+{
+    for (unsigned r = 0; r < TRACE_LEAVE_NR; r++)
+        CHECK(event_leave_parse(trace_leave_reason_name(r)) == r, "leave %s", trace_leave_reason_name(r));
+    for (unsigned r = 0; r < TRACE_JOIN_NR; r++)
+        CHECK(event_join_parse(trace_join_reason_name(r)) == r, "join %s", trace_join_reason_name(r));
+    for (unsigned r = 0; r < TRACE_WHY_NR; r++)
+        CHECK(event_why_parse(trace_why_name(r)) == r, "why %s", trace_why_name(r));
+    for (unsigned r = 0; r < TRACE_SET_NR; r++)
+        CHECK(event_set_parse(trace_set_what_name(r)) == r, "set %s", trace_set_what_name(r));
+    CHECK(event_leave_parse("?") == TRACE_LEAVE_NR && event_leave_parse(NULL) == TRACE_LEAVE_NR &&
+              event_leave_parse("del") == TRACE_LEAVE_NR,
+          "a name that is not a reason parses to TRACE_LEAVE_NR");
+    /* what the recorder stores for each (docs/sql.md), and top shows */
+    static const char *const want[TRACE_LEAVE_NR][2] = {
+        [TRACE_LEAVE_BLOCK] = { "S", "S" },  [TRACE_LEAVE_SLEEP] = { "S", "S" },
+        [TRACE_LEAVE_YIELD] = { "R", "R" },  [TRACE_LEAVE_PREEMPT] = { "R+", "R+" },
+        [TRACE_LEAVE_EXIT] = { "X", "X" },   [TRACE_LEAVE_MIGRATE] = { "R", "R" },
+        [TRACE_LEAVE_DELAYED] = { "S", "D" }, [TRACE_LEAVE_DEQUEUED] = { "S", "S" },
+    };
+    for (unsigned r = 0; r < TRACE_LEAVE_NR; r++) {
+        enum thread_state st = leave_meaning_of(r)->state;
+        CHECK(!strcmp(thread_state_sql_name(st), want[r][0]) && !strcmp(top_state_name(st), want[r][1]),
+              "%s: %s / %s", trace_leave_reason_name(r), thread_state_sql_name(st), top_state_name(st));
+        CHECK(leave_meaning_of(r)->switched_out == (r != TRACE_LEAVE_DEQUEUED), "%s switched out?",
+              trace_leave_reason_name(r));
+    }
+    return 1;
+}
+
+/* A lab's moment is a typed query on the events in the kernel's order
+ * (cli/lab.c), not a search of their text. Trace 1 (write_trace): c
+ * blocks at 0.5 s, the mark phase2 at 1 s, a is preempted at 1.5 s. */
+static int test_typed_queries(void)
+{
+    sqlite3 *db;
+    CHECK(sqlite3_open_v2(dbpath, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK, "open");
+    struct events tr;
+    char err[200];
+    int ok = events_load(&tr, db, 1, err, sizeof err) == 0;
+    sqlite3_close(db);
+    CHECK(ok, "events_load: %s", err);
+    struct event_query q;
+    int at = -1, after = -1, none = 0, bad = 0;
+    if (event_query_parse("LEAVE reason=block", &q, err, sizeof err) == 0)
+        at = events_find(&tr, 0, &q);
+    int mark = events_find_mark(&tr, 0, "phase2");
+    if (event_query_parse("leave", &q, err, sizeof err) == 0)
+        after = events_find(&tr, mark, &q);
+    if (event_query_parse("LEAVE reason=preempt task=gamma", &q, err, sizeof err) == 0)
+        none = events_find(&tr, 0, &q);
+    bad += event_query_parse("LEAVE reason=bogus", &q, err, sizeof err) != 0;
+    bad += event_query_parse("WAKE reason=block", &q, err, sizeof err) != 0; /* a WAKE has no reason */
+    bad += event_query_parse("FOO", &q, err, sizeof err) != 0;
+    bad += event_query_parse("PICK cpu=x", &q, err, sizeof err) != 0;
+    const struct event *b = at >= 0 ? &tr.ev[at] : NULL, *p = after >= 0 ? &tr.ev[after] : NULL;
+    const struct event_thread *bt = b ? events_thread(&tr, b->leave.utid) : NULL;
+    const struct event_thread *pt = p ? events_thread(&tr, p->leave.utid) : NULL;
+    bool block_ok = b && b->kind == EVENT_LEAVE && b->ts == 500 * MS && bt && !strcmp(bt->name, "gamma");
+    bool after_ok = mark >= 0 && p && p->ts == 1500 * MS && p->leave.reason == TRACE_LEAVE_PREEMPT && pt &&
+                    !strcmp(pt->name, "alpha");
+    bool ordered = true;
+    for (int i = 1; i < tr.nev; i++) {
+        const struct event *x = &tr.ev[i - 1], *y = &tr.ev[i];
+        ordered &= x->ts < y->ts || (x->ts == y->ts && (x->cpu < y->cpu || (x->cpu == y->cpu && x->kind <= y->kind)));
+    }
+    events_free(&tr);
+    CHECK(ordered, "events not in the kernel's order");
+    CHECK(block_ok, "LEAVE reason=block: event %d", at);
+    CHECK(after_ok, "the first leave after mark phase2 (%d): event %d", mark, after);
+    CHECK(none == -1, "no leave of gamma is a preemption, found %d", none);
+    CHECK(bad == 4, "%d of 4 bad queries refused", bad);
+    return 1;
+}
+
 int main(void)
 {
     sqlite3 *db = make_db();
@@ -541,6 +621,8 @@ int main(void)
     write_trace(db, 2, 0, "complete");
     exec(db, "UPDATE thread SET nice=5 WHERE name='beta'");
 
+    result("events_reason_names_parse_back", test_reason_names_parse_back());
+    result("events_typed_queries_find_moments", test_typed_queries());
     result("top_model_state_lag_deadline_eligibility", test_state_and_eevdf());
     result("top_model_cpu_share_util_switch_rates", test_rates());
     sqlite3_close(db);

@@ -8,6 +8,7 @@
 
 #include <sqlite3.h>
 
+#include "db/events.h"
 #include "db/readable.h"
 #include "db/recorder_lock.h"
 #include "tui/model.h"
@@ -20,32 +21,30 @@
 enum { RANK_LEAVE, RANK_PLACE, RANK_PICK, RANK_KEYFRAME };
 
 /* Rows are merged in time order across tables; at one timestamp, in this
- * order (a gap first: it happened before the record that revealed it; then
- * the kernel's: keyframe, wake, join, tick, leave, pick, set, mark). */
+ * order: a gap first (it happened before the record that revealed it),
+ * then the event tables in the kernel's order (enum event_kind). */
 enum tbl { T_GAP, T_SNAP, T_WAKE, T_PLACE, T_TICK, T_LEAVE, T_PICK, T_SET, T_MARK, T_NR };
+#define TBL_KIND(k) ((enum event_kind)((k) - 1))
+_Static_assert(TBL_KIND(T_SNAP) == EVENT_KEYFRAME && TBL_KIND(T_WAKE) == EVENT_WAKE &&
+                   TBL_KIND(T_PLACE) == EVENT_JOIN && TBL_KIND(T_TICK) == EVENT_TICK &&
+                   TBL_KIND(T_LEAVE) == EVENT_LEAVE && TBL_KIND(T_PICK) == EVENT_PICK &&
+                   TBL_KIND(T_SET) == EVENT_SET && TBL_KIND(T_MARK) == EVENT_MARK && T_NR == EVENT_NKINDS + 1,
+               "the event tables follow enum event_kind");
 
 /* Column 0 is the rowid, column 1 the time the row became true (its
  * "arrival": a gap when the first record after it came, a wakeup when the
- * task ran). Each column read costs (make bench: a live view is mostly
- * SQLite stepping rows), so what can be had otherwise is not read:
- * sched_slice (every slice begins and ends at a pick, a keyframe or a gap,
- * which the model reads anyway), the lag of a pick or a place (V - vruntime,
- * both in the row), a pick's prev (the CPU's current task) and a leave's V
- * (the pick at the same instant carries it). */
-static const struct tbl_def {
-    const char *name, *time, *cols;
-} tbl_defs[T_NR] = {
-    [T_GAP] = { "data_gap", "ts_end", "cpu, ts_start" },
-    [T_SNAP] = { "queue_snapshot", "ts",
-                 "cpu, v, utid, is_current, eligible, delayed, nice, weight, vruntime, deadline, lag, slice_ns" },
-    [T_PLACE] = { "eevdf_place", "ts", "cpu, utid, vruntime, deadline, v, weight, nr_runnable" },
-    [T_LEAVE] = { "eevdf_leave", "ts", "cpu, utid, reason, vruntime, lag, deadline" },
-    [T_PICK] = { "eevdf_pick", "ts", "cpu, next_utid, v, vruntime, deadline, nr_runnable" },
-    [T_TICK] = { "sched_tick", "ts", "cpu, v, nr_runnable" },
-    [T_WAKE] = { "wakeup", "COALESCE(ts_run, ts_wake)", "utid, latency" },
-    [T_SET] = { "sched_set", "ts", "utid, what, name, new_value" },
-    [T_MARK] = { "mark", "ts", "name" },
+ * task ran), then an event table's columns as db/events.h reads them (its
+ * brief ones: each column read costs, and a live view is mostly SQLite
+ * stepping rows, make bench) or a gap's. */
+static const char *const tbl_time[T_NR] = {
+    [T_GAP] = "ts_end", [T_SNAP] = "ts", [T_WAKE] = "COALESCE(ts_run, ts_wake)", [T_PLACE] = "ts",
+    [T_TICK] = "ts",    [T_LEAVE] = "ts", [T_PICK] = "ts", [T_SET] = "ts", [T_MARK] = "ts",
 };
+
+static const char *tbl_name(enum tbl k)
+{
+    return k == T_GAP ? "data_gap" : event_table(TBL_KIND(k));
+}
 
 #define TOP_MAX_COLS 16
 
@@ -72,6 +71,7 @@ struct top_model {
     size_t hcap;
 
     sqlite3_stmt *st[T_NR], *st_sink[T_NR], *st_max[T_NR], *st_probe[T_NR], *st_gap_ahead, *st_trace, *st_thread, *st_stats;
+    char cols[T_NR][256]; /* what each table's reads select after rowid and time */
     int ncols[T_NR];
     int64_t cur[T_NR];
     uint64_t events;
@@ -94,10 +94,10 @@ static void set_err(char *err, size_t errlen, const char *fmt, const char *a, co
         snprintf(err, errlen, fmt, a, b);
 }
 
-const char *top_state_name(enum top_state s)
+const char *top_state_name(enum thread_state s)
 {
-    static const char *const n[TOP_ST_NR] = { "?", "run", "R", "R+", "S", "D", "X" };
-    return s < TOP_ST_NR ? n[s] : "?";
+    static const char *const n[THREAD_NSTATES] = { "?", "run", "R", "R+", "S", "D", "X" };
+    return s < THREAD_NSTATES ? n[s] : "?";
 }
 
 /* ---- latency histogram ---- */
@@ -244,9 +244,9 @@ static bool newer(uint64_t ts, int rank, uint64_t ts0, int rank0)
     return ts > ts0 || (ts == ts0 && rank >= rank0);
 }
 
-static void task_set_state(struct top_task *t, enum top_state st, uint64_t ts, int rank, int cpu)
+static void task_set_state(struct top_task *t, enum thread_state st, uint64_t ts, int rank, int cpu)
 {
-    if (!newer(ts, rank, t->st_ts, t->st_rank) || t->state == TOP_ST_DEAD)
+    if (!newer(ts, rank, t->st_ts, t->st_rank) || t->state == THREAD_DEAD)
         return;
     t->state = st;
     t->st_ts = ts;
@@ -255,39 +255,24 @@ static void task_set_state(struct top_task *t, enum top_state st, uint64_t ts, i
         t->cpu = cpu;
 }
 
-/* A row's values: v[0] is the first column after rowid and time, whether
- * the row was stepped (merge) or handed to top_row() (the SQL function
- * the order-free tables are read through). */
-static int64_t vi(sqlite3_value *x)
-{
-    return sqlite3_value_int64(x);
-}
-
-/* x into *out unless it is NULL (or absent). */
-static bool vopt(sqlite3_value *x, int64_t *out)
-{
-    if (!x || sqlite3_value_type(x) == SQLITE_NULL)
-        return false;
-    *out = sqlite3_value_int64(x);
-    return true;
-}
-
-/* EEVDF numbers from an event; vruntime/deadline/lag may be absent (NULL). */
-static void task_set_eevdf(struct top_task *t, sqlite3_value *vr, sqlite3_value *dl, sqlite3_value *lag,
-                           uint64_t ts, int rank)
+/* EEVDF numbers from an event, each when known (has_*). */
+static void task_set_eevdf(struct top_task *t, bool has_vr, int64_t vr, bool has_dl, int64_t dl, bool has_lag,
+                           int64_t lag, uint64_t ts, int rank)
 {
     /* The deadline has its own time: a leave carries none, and rows can
      * arrive out of time order (read_tables), so a leave read before an
      * earlier pick must not keep that pick's deadline out. */
-    if (dl && sqlite3_value_type(dl) != SQLITE_NULL && newer(ts, rank, t->dl_ts, t->dl_rank)) {
-        t->deadline = sqlite3_value_int64(dl);
+    if (has_dl && newer(ts, rank, t->dl_ts, t->dl_rank)) {
+        t->deadline = dl;
         t->dl_ts = ts;
         t->dl_rank = rank;
     }
-    if (!newer(ts, rank, t->ev_ts, t->ev_rank) || !vopt(vr, &t->vruntime))
+    if (!newer(ts, rank, t->ev_ts, t->ev_rank) || !has_vr)
         return;
+    t->vruntime = vr;
     t->has_eevdf = true;
-    vopt(lag, &t->lag_ev);
+    if (has_lag)
+        t->lag_ev = lag;
     t->ev_ts = ts;
     t->ev_rank = rank;
 }
@@ -301,20 +286,20 @@ static struct top_cpu *cpu_of(struct top_model *m, int64_t cpu)
     return &m->s.cpus[cpu];
 }
 
-static void cpu_set_v(struct top_cpu *c, sqlite3_value *x, uint64_t ts)
+static void cpu_set_v(struct top_cpu *c, bool has_v, int64_t v, uint64_t ts)
 {
-    if (!c || ts < c->v_ts || !vopt(x, &c->v))
+    if (!c || ts < c->v_ts || !has_v)
         return;
+    c->v = v;
     c->has_v = true;
     c->v_ts = ts;
 }
 
-static void cpu_set_nr(struct top_cpu *c, sqlite3_value *x, uint64_t ts)
+static void cpu_set_nr(struct top_cpu *c, int nr, uint64_t ts)
 {
-    int64_t nr;
-    if (!c || ts < c->nr_ts || !vopt(x, &nr))
+    if (!c || ts < c->nr_ts)
         return;
-    c->nr_runnable = (int)nr;
+    c->nr_runnable = nr;
     c->nr_ts = ts;
 }
 
@@ -372,37 +357,23 @@ static int64_t col_i64(sqlite3_stmt *s, int c)
     return sqlite3_column_int64(s, c);
 }
 
-static enum top_state leave_state(const char *reason)
+/* One event (a keyframe's entry kf for a KEYFRAME row) applied. */
+static void on_event(struct top_model *m, const struct event *e, const struct event_kf_entry *kf)
 {
-    if (!reason)
-        return TOP_ST_UNKNOWN;
-    /* By first letter (trace_leave_reason_name); only "delayed" and
-     * "dequeued" share theirs. */
-    switch (reason[0]) {
-    case 'p': return TOP_ST_PREEMPTED;
-    case 'y':
-    case 'm': return TOP_ST_RUNNABLE;
-    case 'e': return TOP_ST_DEAD;
-    case 'd': return reason[2] == 'l' ? TOP_ST_DELAYED : TOP_ST_SLEEPING;
-    default: return TOP_ST_SLEEPING; /* block, sleep */
-    }
-}
-
-static void on_row(struct top_model *m, enum tbl k, sqlite3_value **v, uint64_t ts)
-{
+    uint64_t ts = (uint64_t)e->ts;
     struct top_task *t;
     struct top_cpu *c;
-    switch (k) {
-    case T_SNAP: /* cpu, v, utid, is_current, eligible, delayed, nice, weight, vruntime, deadline, lag, slice_ns */
-        c = cpu_of(m, vi(v[0]));
+    switch (e->kind) {
+    case EVENT_KEYFRAME:
+        c = cpu_of(m, e->cpu);
         if (!c)
             return;
-        cpu_set_v(c, v[1], ts);
+        cpu_set_v(c, e->has_v, e->v, ts);
         if (ts != c->kf_ts) {
             c->kf_ts = ts;
             c->kf_n = 0;
         }
-        t = task_of(m, vi(v[2]));
+        t = task_of(m, kf->utid);
         if (!t || !t->is_idle) /* an idle CPU's keyframe names its idle task: not runnable */
             c->kf_n++;
         if (ts >= c->nr_ts) {
@@ -411,8 +382,8 @@ static void on_row(struct top_model *m, enum tbl k, sqlite3_value **v, uint64_t 
         }
         if (!t)
             return;
-        if (vi(v[3])) {
-            task_set_state(t, TOP_ST_RUNNING, ts, RANK_KEYFRAME, c->cpu);
+        if (kf->current) {
+            task_set_state(t, THREAD_RUNNING, ts, RANK_KEYFRAME, c->cpu);
             if (ts > c->pick_ts) { /* after a gap: the keyframe says who runs */
                 int i = task_index(m, t);
                 if (c->curr != i) {
@@ -424,68 +395,65 @@ static void on_row(struct top_model *m, enum tbl k, sqlite3_value **v, uint64_t 
                 c->pick_ts = ts;
             }
         } else {
-            task_set_state(t, vi(v[5]) ? TOP_ST_DELAYED : TOP_ST_RUNNABLE, ts, RANK_KEYFRAME,
-                           c->cpu);
+            task_set_state(t, kf->delayed ? THREAD_DELAYED : THREAD_RUNNABLE, ts, RANK_KEYFRAME, c->cpu);
         }
-        int64_t wt;
-        if (vopt(v[7], &wt) && wt > 0)
-            t->weight = wt;
-        task_set_eevdf(t, v[8], v[9], v[10], ts, RANK_KEYFRAME);
+        if (kf->has_weight && kf->weight > 0)
+            t->weight = kf->weight;
+        task_set_eevdf(t, kf->has_eevdf, kf->vruntime, kf->has_eevdf, kf->deadline, kf->has_eevdf, kf->lag, ts,
+                       RANK_KEYFRAME);
         return;
-    case T_PLACE: /* cpu, utid, vruntime, deadline, v, weight, nr_runnable */
-        c = cpu_of(m, vi(v[0]));
-        t = task_of(m, vi(v[1]));
-        cpu_set_v(c, v[4], ts);
-        cpu_set_nr(c, v[6], ts);
+    case EVENT_JOIN:
+        c = cpu_of(m, e->cpu);
+        t = task_of(m, e->join.utid);
+        cpu_set_v(c, e->has_v, e->v, ts);
+        cpu_set_nr(c, e->join.nr_runnable, ts);
         if (!t || !c)
             return;
-        task_set_state(t, TOP_ST_RUNNABLE, ts, RANK_PLACE, c->cpu);
-        task_set_eevdf(t, v[2], v[3], NULL, ts, RANK_PLACE);
+        task_set_state(t, THREAD_RUNNABLE, ts, RANK_PLACE, c->cpu);
+        task_set_eevdf(t, e->has_eevdf, e->join.vruntime, e->has_eevdf, e->join.deadline, false, 0, ts, RANK_PLACE);
         if (t->ev_ts == ts && t->ev_rank == RANK_PLACE) { /* the newest: its weight and lag */
-            int64_t pv, wt;
-            if (vopt(v[5], &wt) && wt > 0)
-                t->weight = wt;
-            if (vopt(v[4], &pv))
-                t->lag_ev = pv - t->vruntime; /* the kernel's lag after placing */
+            if (e->join.weight > 0)
+                t->weight = e->join.weight;
+            if (e->has_v)
+                t->lag_ev = e->v - t->vruntime; /* the kernel's lag after placing */
         }
         return;
-    case T_LEAVE: /* cpu, utid, reason, vruntime, lag, deadline (NULL before format 2) */
-        c = cpu_of(m, vi(v[0]));
-        t = task_of(m, vi(v[1]));
+    case EVENT_LEAVE: {
+        c = cpu_of(m, e->cpu);
+        t = task_of(m, e->leave.utid);
         if (!t || !c)
             return;
-        const char *why = (const char *)sqlite3_value_text(v[2]);
-        enum top_state ls = leave_state(why);
-        task_set_state(t, ls, ts, RANK_LEAVE, c->cpu);
-        /* Every such leave ends a stint; the others (INVOL) are the rest
-         * of the task's switches out, so the count needs no order. A
-         * dequeued task (a delayed one leaving) was not running. */
-        bool dequeued = why && !strcmp(why, "dequeued");
-        if ((ls == TOP_ST_SLEEPING || ls == TOP_ST_DELAYED || ls == TOP_ST_DEAD) && !dequeued)
+        const struct leave_meaning *lm = leave_meaning_of(e->leave.reason);
+        task_set_state(t, lm->state, ts, RANK_LEAVE, c->cpu);
+        /* Every voluntary leave ends a stint; the others (INVOL) are the
+         * rest of the task's switches out, so the count needs no order. */
+        if (lm->switched_out &&
+            (lm->state == THREAD_SLEEPING || lm->state == THREAD_DELAYED || lm->state == THREAD_DEAD))
             t->vol++;
-        task_set_eevdf(t, v[3], v[5], v[4], ts, RANK_LEAVE);
-        if (t->state == TOP_ST_DEAD && !t->end_ts)
+        task_set_eevdf(t, e->has_eevdf, e->leave.vruntime, e->leave.has_deadline, e->leave.deadline, e->has_eevdf,
+                       e->leave.lag, ts, RANK_LEAVE);
+        if (t->state == THREAD_DEAD && !t->end_ts)
             t->end_ts = ts;
         return;
-    case T_PICK: { /* cpu, next_utid, v, vruntime, deadline, nr_runnable */
-        c = cpu_of(m, vi(v[0]));
+    }
+    case EVENT_PICK: {
+        c = cpu_of(m, e->cpu);
         if (!c)
             return;
-        cpu_set_v(c, v[2], ts);
-        cpu_set_nr(c, v[5], ts);
-        struct top_task *next = task_of(m, vi(v[1]));
+        cpu_set_v(c, e->has_v, e->v, ts);
+        cpu_set_nr(c, e->pick.nr_runnable, ts);
+        struct top_task *next = task_of(m, e->pick.next);
         /* prev: the CPU's current task, when known (after a gap or at the
          * view's start it is not, and a keyframe settles it) */
         struct top_task *prev = c->curr >= 0 ? &m->s.tasks[c->curr] : NULL;
-        if (prev && prev != next && prev->state == TOP_ST_RUNNING && prev->cpu == c->cpu)
-            task_set_state(prev, TOP_ST_RUNNABLE, ts, RANK_LEAVE, c->cpu);
+        if (prev && prev != next && prev->state == THREAD_RUNNING && prev->cpu == c->cpu)
+            task_set_state(prev, THREAD_RUNNABLE, ts, RANK_LEAVE, c->cpu);
         if (!next)
             return;
-        task_set_state(next, TOP_ST_RUNNING, ts, RANK_PICK, c->cpu);
-        task_set_eevdf(next, v[3], v[4], NULL, ts, RANK_PICK);
-        int64_t pv;
-        if (next->ev_ts == ts && next->ev_rank == RANK_PICK && vopt(v[2], &pv))
-            next->lag_ev = pv - next->vruntime; /* as the kernel's lag at a pick */
+        task_set_state(next, THREAD_RUNNING, ts, RANK_PICK, c->cpu);
+        task_set_eevdf(next, e->has_eevdf, e->pick.vruntime, e->has_eevdf, e->pick.deadline, false, 0, ts, RANK_PICK);
+        if (next->ev_ts == ts && next->ev_rank == RANK_PICK && e->has_v)
+            next->lag_ev = e->v - next->vruntime; /* as the kernel's lag at a pick */
         int i = task_index(m, next);
         if (ts >= c->pick_ts) {
             c->pick_ts = ts;
@@ -499,28 +467,17 @@ static void on_row(struct top_model *m, enum tbl k, sqlite3_value **v, uint64_t 
         }
         return;
     }
-    case T_TICK: /* cpu, v, nr_runnable */
-        c = cpu_of(m, vi(v[0]));
-        cpu_set_v(c, v[1], ts);
-        cpu_set_nr(c, v[2], ts);
+    case EVENT_TICK:
+        c = cpu_of(m, e->cpu);
+        cpu_set_v(c, e->has_v, e->v, ts);
+        cpu_set_nr(c, e->tick.nr_runnable, ts);
         return;
-    case T_GAP: /* cpu, ts_start */
-        c = cpu_of(m, vi(v[0]));
-        if (!c || c->curr < 0)
-            return;
-        /* As the recorder's sched_slice: the stint ends at the CPU's last
-         * record before the gap, neither voluntary nor not, and who runs
-         * is unknown until a pick or keyframe says. */
-        stint_end(m, c, (uint64_t)vi(v[1]), false);
-        c->curr = -1;
-        return;
-    case T_WAKE: /* utid, latency */
-        t = task_of(m, vi(v[0]));
-        if (!t || sqlite3_value_type(v[1]) == SQLITE_NULL)
+    case EVENT_WAKE:
+        t = task_of(m, e->wake.utid);
+        if (!t || e->wake.latency < 0) /* it has not run (yet) */
             return;
         {
-            int64_t l = vi(v[1]);
-            uint64_t lat = l > 0 ? (uint64_t)l : 0;
+            uint64_t lat = (uint64_t)e->wake.latency;
             t->lat_hist[top_lat_slot(lat)]++;
             t->lat_n++;
             t->lat_dirty = true;
@@ -528,24 +485,24 @@ static void on_row(struct top_model *m, enum tbl k, sqlite3_value **v, uint64_t 
                 t->lat_max = lat;
         }
         return;
-    case T_SET: { /* utid, what, name, new_value */
-        const char *what = (const char *)sqlite3_value_text(v[1]);
-        const char *name = (const char *)sqlite3_value_text(v[2]);
-        int64_t nv = vi(v[3]);
+    case EVENT_SET: {
+        enum trace_set_what what = e->set.what;
+        const char *name = e->set.name;
+        int64_t nv = e->set.new_value;
         struct top_header *h = &m->s.h;
-        if (!what)
+        if (what == TRACE_SET_NR)
             return;
-        t = task_of(m, vi(v[0]));
-        if (t && !strcmp(what, "nice") && ts >= t->set_ts)
+        t = task_of(m, e->set.utid);
+        if (t && what == TRACE_SET_NICE && ts >= t->set_ts)
             t->nice = (int)nv;
-        else if (t && !strcmp(what, "slice") && ts >= t->set_ts)
+        else if (t && what == TRACE_SET_SLICE && ts >= t->set_ts)
             t->slice_ns = nv;
-        else if (!strcmp(what, "hz"))
+        else if (what == TRACE_SET_HZ)
             h->tick_hz = (int)nv;
-        else if (!strcmp(what, "policy") && name) {
+        else if (what == TRACE_SET_POLICY && name) {
             snprintf(h->policy, sizeof h->policy, "%s", name);
             h->eevdf = !strcmp(name, "eevdf");
-        } else if (!strcmp(what, "feature") && name) {
+        } else if (what == TRACE_SET_FEATURE && name) {
             for (int f = 0; f < h->nfeatures; f++)
                 if (!strcmp(h->feature[f], name))
                     h->features = nv ? h->features | (1u << f) : h->features & ~(1u << f);
@@ -554,14 +511,32 @@ static void on_row(struct top_model *m, enum tbl k, sqlite3_value **v, uint64_t 
             t->set_ts = ts;
         return;
     }
-    case T_MARK: {
-        const char *n = (const char *)sqlite3_value_text(v[0]);
-        snprintf(m->s.h.last_mark, sizeof m->s.h.last_mark, "%s", n ? n : "");
+    case EVENT_MARK:
+        snprintf(m->s.h.last_mark, sizeof m->s.h.last_mark, "%s", e->mark.name ? e->mark.name : "");
+        return;
+    case EVENT_NKINDS:
         return;
     }
-    case T_NR:
+}
+
+/* Row of table k at time ts: n values, as m->cols[k] selects them. */
+static void on_row(struct top_model *m, enum tbl k, sqlite3_value **v, int n, uint64_t ts)
+{
+    if (k == T_GAP) { /* cpu, ts_start */
+        struct top_cpu *c = cpu_of(m, sqlite3_value_int64(v[0]));
+        if (!c || c->curr < 0)
+            return;
+        /* As the recorder's sched_slice: the stint ends at the CPU's last
+         * record before the gap, neither voluntary nor not, and who runs
+         * is unknown until a pick or keyframe says. */
+        stint_end(m, c, (uint64_t)sqlite3_value_int64(v[1]), false);
+        c->curr = -1;
         return;
     }
+    struct event e;
+    struct event_kf_entry kf;
+    event_decode(TBL_KIND(k), (int64_t)ts, 0, v, n, &e, &kf);
+    on_event(m, &e, &kf);
 }
 
 static int64_t seek_table(struct top_model *m, enum tbl k, int64_t lo, uint64_t from);
@@ -575,7 +550,7 @@ static void top_row_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     if (argc < 2 || k < 0 || k >= T_NR)
         return;
     m->events++;
-    on_row(m, (enum tbl)k, argv + 2, (uint64_t)sqlite3_value_int64(argv[1]));
+    on_row(m, (enum tbl)k, argv + 2, argc - 2, (uint64_t)sqlite3_value_int64(argv[1]));
 }
 
 /* Hands table k's rows up to time t to runq_top_row in one step: SQLite
@@ -601,7 +576,7 @@ static int sink_table(struct top_model *m, enum tbl k, uint64_t t, bool live, ch
     int rc = sqlite3_step(s);
     sqlite3_reset(s);
     if (rc != SQLITE_ROW) {
-        set_err(err, errlen, "reading %s: %s", tbl_defs[k].name, sqlite3_errmsg(m->db));
+        set_err(err, errlen, "reading %s: %s", tbl_name(k), sqlite3_errmsg(m->db));
         return -1;
     }
     m->cur[k] = bound;
@@ -675,7 +650,7 @@ static int read_tables(struct top_model *m, uint64_t t, char *err, size_t errlen
             m->events++;
             for (int i = 0; i < m->ncols[best]; i++)
                 val[best][i] = sqlite3_column_value(s, 2 + i);
-            on_row(m, (enum tbl)best, val[best], head[best]);
+            on_row(m, (enum tbl)best, val[best], m->ncols[best], head[best]);
             rc[best] = sqlite3_step(s);
             if (rc[best] != SQLITE_ROW)
                 break;
@@ -703,7 +678,7 @@ static int read_tables(struct top_model *m, uint64_t t, char *err, size_t errlen
         sqlite3_reset(m->st[k]);
     }
     if (bad >= 0) {
-        set_err(err, errlen, "reading %s: %s", tbl_defs[bad].name, sqlite3_errmsg(m->db));
+        set_err(err, errlen, "reading %s: %s", tbl_name(bad), sqlite3_errmsg(m->db));
         return -1;
     }
     for (size_t i = 0; i < m->s.ntasks; i++) {
@@ -850,19 +825,19 @@ static void rewind_settings(struct top_model *m, uint64_t from)
     sqlite3_bind_int64(s, 2, (int64_t)from);
     struct top_header *h = &m->s.h;
     while (sqlite3_step(s) == SQLITE_ROW) {
-        const char *what = (const char *)sqlite3_column_text(s, 1);
+        enum trace_set_what what = event_set_parse((const char *)sqlite3_column_text(s, 1));
         const char *name = (const char *)sqlite3_column_text(s, 2);
         int64_t v = sqlite3_column_int64(s, 3);
         struct top_task *t = task_of(m, col_i64(s, 0));
-        if (!what || sqlite3_column_type(s, 3) == SQLITE_NULL)
+        if (sqlite3_column_type(s, 3) == SQLITE_NULL)
             continue;
-        if (t && !strcmp(what, "nice"))
+        if (t && what == TRACE_SET_NICE)
             t->nice = (int)v;
-        else if (t && !strcmp(what, "slice"))
+        else if (t && what == TRACE_SET_SLICE)
             t->slice_ns = v;
-        else if (!strcmp(what, "hz"))
+        else if (what == TRACE_SET_HZ)
             h->tick_hz = (int)v;
-        else if (!strcmp(what, "feature") && name)
+        else if (what == TRACE_SET_FEATURE && name)
             for (int f = 0; f < h->nfeatures; f++)
                 if (!strcmp(h->feature[f], name))
                     h->features = v ? h->features | (1u << f) : h->features & ~(1u << f);
@@ -875,7 +850,7 @@ static void rewind_settings(struct top_model *m, uint64_t from)
 static uint64_t task_run_now(const struct top_model *m, const struct top_task *t)
 {
     uint64_t r = t->run_ns;
-    if (t->state == TOP_ST_RUNNING && t->cpu >= 0 && t->cpu < m->s.h.ncpus) {
+    if (t->state == THREAD_RUNNING && t->cpu >= 0 && t->cpu < m->s.h.ncpus) {
         const struct top_cpu *c = &m->s.cpus[t->cpu];
         if (c->curr == task_index(m, t)) {
             uint64_t since = c->curr_since > t->slice_end ? c->curr_since : t->slice_end;
@@ -903,18 +878,18 @@ static void derive_eevdf(struct top_model *m)
     for (size_t i = 0; i < m->s.ntasks; i++) {
         struct top_task *t = &m->s.tasks[i];
         if (t->end_ts && t->end_ts <= m->s.h.now)
-            t->state = TOP_ST_DEAD;
+            t->state = THREAD_DEAD;
         if (!t->has_eevdf)
             continue;
         const struct top_cpu *c = t->cpu >= 0 && t->cpu < m->s.h.ncpus ? &m->s.cpus[t->cpu] : NULL;
         t->lag = t->lag_ev;
         t->deadline_rel = 0;
         t->eligible = t->lag_ev >= 0;
-        if (!c || !c->has_v || t->state == TOP_ST_SLEEPING || t->state == TOP_ST_DEAD ||
-            t->state == TOP_ST_UNKNOWN)
+        if (!c || !c->has_v || t->state == THREAD_SLEEPING || t->state == THREAD_DEAD ||
+            t->state == THREAD_UNKNOWN)
             continue;
         int64_t v = t->vruntime;
-        if (t->state == TOP_ST_RUNNING && c->v_ts > t->ev_ts && t->weight > 0)
+        if (t->state == THREAD_RUNNING && c->v_ts > t->ev_ts && t->weight > 0)
             v += (int64_t)((c->v_ts - t->ev_ts) * SCHED_WEIGHT_NICE_0 / (uint64_t)t->weight);
         t->lag = c->v - v;
         t->deadline_rel = t->deadline - c->v;
@@ -1014,8 +989,7 @@ static uint64_t seed_apply(struct top_model *m, enum tbl k, int64_t rowid, int c
     snprintf(sql, sizeof sql,
              "SELECT %s, %s FROM main.%s WHERE rowid > ?1 - 128 AND rowid <= ?1 AND +trace_id = ?2 AND cpu = ?3 "
              "AND %s = (SELECT %s FROM main.%s WHERE rowid = ?1) ORDER BY rowid",
-             tbl_defs[k].time, tbl_defs[k].cols, tbl_defs[k].name, tbl_defs[k].time, tbl_defs[k].time,
-             tbl_defs[k].name);
+             tbl_time[k], m->cols[k], tbl_name(k), tbl_time[k], tbl_time[k], tbl_name(k));
     sqlite3_stmt *s;
     if (sqlite3_prepare_v2(m->db, sql, -1, &s, NULL) != SQLITE_OK)
         return 0;
@@ -1024,11 +998,14 @@ static uint64_t seed_apply(struct top_model *m, enum tbl k, int64_t rowid, int c
     sqlite3_bind_int64(s, 3, cpu);
     uint64_t ts = 0;
     sqlite3_value *val[TOP_MAX_COLS];
+    int n = sqlite3_column_count(s) - 1;
+    if (n > TOP_MAX_COLS)
+        n = TOP_MAX_COLS;
     while (sqlite3_step(s) == SQLITE_ROW) {
         ts = (uint64_t)sqlite3_column_int64(s, 0);
-        for (int i = 0; i < m->ncols[k]; i++)
+        for (int i = 0; i < n; i++)
             val[i] = sqlite3_column_value(s, 1 + i);
-        on_row(m, k, val, ts);
+        on_row(m, k, val, n, ts);
     }
     sqlite3_finalize(s);
     return ts;
@@ -1043,7 +1020,7 @@ static int64_t seed_find(struct top_model *m, enum tbl k, int cpu)
     char sql[256];
     snprintf(sql, sizeof sql,
              "SELECT rowid FROM main.%s WHERE rowid <= ?1 AND +trace_id = ?2 AND +cpu = ?3 ORDER BY rowid DESC LIMIT 1",
-             tbl_defs[k].name);
+             tbl_name(k));
     sqlite3_stmt *s;
     int64_t r = 0;
     if (sqlite3_prepare_v2(m->db, sql, -1, &s, NULL) != SQLITE_OK)
@@ -1165,11 +1142,7 @@ struct top_model *top_model_open(const char *path, int64_t trace_id, uint64_t fr
         goto fail;
     m->s.h.has_control_column = sqlite3_step(s) == SQLITE_ROW;
     sqlite3_finalize(s);
-    bool leave_deadline = false; /* not in databases older than trace format 2 */
-    if (prepare(m, "SELECT 1 FROM pragma_table_info('eevdf_leave') WHERE name='deadline'", &s, err, errlen) != 0)
-        goto fail;
-    leave_deadline = sqlite3_step(s) == SQLITE_ROW;
-    sqlite3_finalize(s);
+    bool leave_deadline = event_leave_has_deadline(m->db); /* not before trace format 2 */
 
     if (!trace_id) {
         if (prepare(m, "SELECT MAX(trace_id) FROM main.trace", &s, err, errlen) != 0)
@@ -1204,28 +1177,31 @@ struct top_model *top_model_open(const char *path, int64_t trace_id, uint64_t fr
     for (int k = 0; k < T_NR; k++) {
         /* +trace_id: never the (trace_id, ...) indexes a finished trace
          * has, which would sort the whole trace by rowid every update. */
-        const char *cols =
-            k == T_LEAVE && !leave_deadline ? "cpu, utid, reason, vruntime, lag, NULL" : tbl_defs[k].cols;
+        if (k == T_GAP)
+            snprintf(m->cols[k], sizeof m->cols[k], "cpu, ts_start");
+        else
+            event_columns(TBL_KIND(k), false, leave_deadline, m->cols[k], sizeof m->cols[k]);
+        const char *cols = m->cols[k];
         if (k != T_GAP) { /* read in one step (read_tables) */
             snprintf(sql, sizeof sql, "SELECT count(runq_top_row(%d, %s, %s)) FROM main.%s "
                      "WHERE rowid > ?1 AND rowid <= ?3 AND +trace_id = ?2",
-                     k, tbl_defs[k].time, cols, tbl_defs[k].name);
+                     k, tbl_time[k], cols, tbl_name(k));
             if (prepare(m, sql, &m->st_sink[k], err, errlen) != 0)
                 goto fail;
         }
         if (!tbl_order_free[k]) { /* or merged row by row */
             snprintf(sql, sizeof sql, "SELECT rowid, %s, %s FROM main.%s WHERE rowid > ?1 AND +trace_id = ?2 "
-                     "ORDER BY rowid", tbl_defs[k].time, cols, tbl_defs[k].name);
+                     "ORDER BY rowid", tbl_time[k], cols, tbl_name(k));
             if (prepare(m, sql, &m->st[k], err, errlen) != 0)
                 goto fail;
             m->ncols[k] = sqlite3_column_count(m->st[k]) - 2;
         }
 
-        snprintf(sql, sizeof sql, "SELECT MAX(rowid) FROM main.%s", tbl_defs[k].name);
+        snprintf(sql, sizeof sql, "SELECT MAX(rowid) FROM main.%s", tbl_name(k));
         if (prepare(m, sql, &m->st_max[k], err, errlen) != 0)
             goto fail;
         snprintf(sql, sizeof sql, "SELECT trace_id, %s FROM main.%s WHERE rowid >= ? ORDER BY rowid LIMIT 1",
-                 tbl_defs[k].time, tbl_defs[k].name);
+                 tbl_time[k], tbl_name(k));
         if (prepare(m, sql, &m->st_probe[k], err, errlen) != 0)
             goto fail;
     }

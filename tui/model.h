@@ -21,6 +21,10 @@
  * whose time is <= t and stops at the first later one. Going back in time
  * means reopening (top_model_open with an earlier `from`).
  *
+ * Rows are read as db/events.h's typed events (its brief columns), so a
+ * LEAVE's reason means what its leave_meaning says, here as in the
+ * recorder and the replay.
+ *
  * What comes from where:
  *   task state, lag, deadline   eevdf_place, eevdf_leave, eevdf_pick,
  *                               queue_snapshot (keyframes): the latest
@@ -50,6 +54,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "db/events.h"
+
 #define TOP_RATE_WINDOW_NS 1000000000ull
 #define TOP_MAP_ROWS 512   /* switch events kept for the timeline strip */
 #define TOP_MAX_CPUS 256
@@ -63,18 +69,9 @@
 /* The log2 view of it: bucket k holds [2^k, 2^(k+1)) ns (k = 0 holds 0 and 1). */
 #define TOP_LAT_LOG2 TOP_LAT_MAX_LOG2
 
-enum top_state {
-    TOP_ST_UNKNOWN,   /* not seen since the view began, or a gap */
-    TOP_ST_RUNNING,   /* on a CPU */
-    TOP_ST_RUNNABLE,  /* queued */
-    TOP_ST_PREEMPTED, /* queued after a preemption */
-    TOP_ST_SLEEPING,  /* blocked or asleep */
-    TOP_ST_DELAYED,   /* blocked but kept queued until its lag is paid (DELAY_DEQUEUE) */
-    TOP_ST_DEAD,
-    TOP_ST_NR
-};
-/* "run", "R", "R+", "S", "D", "X", "?" */
-const char *top_state_name(enum top_state s);
+/* A task's state (enum thread_state, db/events.h) as top shows it: "?",
+ * "run", "R", "R+", "S", "D", "X". */
+const char *top_state_name(enum thread_state s);
 
 struct top_task {
     int64_t utid;
@@ -86,7 +83,7 @@ struct top_task {
     int64_t slice_ns; /* requested; 0 = policy default */
     bool is_idle;
     uint64_t start_ts, end_ts; /* end_ts 0: alive */
-    enum top_state state;
+    enum thread_state state;
 
     /* EEVDF, valid when has_eevdf (never under the round robin) */
     bool has_eevdf, eligible;

@@ -83,7 +83,7 @@ static int open_view(struct step_view *v, const char *path, int64_t id)
     }
     replay_state_init(&v->rp, &v->st);
     v->cur = -1;
-    snprintf(v->label, sizeof v->label, "trace %lld (%s)", (long long)v->rp.trace_id, v->rp.policy);
+    snprintf(v->label, sizeof v->label, "trace %lld (%s)", (long long)v->rp.tr.trace_id, v->rp.tr.policy);
     return 0;
 }
 
@@ -103,7 +103,7 @@ int step_open(struct step *s, const char *db, int64_t a_id, const char *b_db, in
         }
         s->nviews = 2;
     }
-    step_goto(s, s->v[0].rp.nev ? 0 : -1);
+    step_goto(s, s->v[0].rp.tr.nev ? 0 : -1);
     return 0;
 }
 
@@ -118,8 +118,8 @@ void step_close(struct step *s)
 
 static void view_goto(struct step_view *v, int i)
 {
-    if (i >= v->rp.nev)
-        i = v->rp.nev - 1;
+    if (i >= v->rp.tr.nev)
+        i = v->rp.tr.nev - 1;
     if (i < -1)
         i = -1;
     v->cur = i;
@@ -131,9 +131,9 @@ void step_goto(struct step *s, int i)
     view_goto(&s->v[0], i);
     if (s->nviews == 2) {
         struct step_view *a = &s->v[0], *b = &s->v[1];
-        int64_t t = a->cur >= 0 ? a->rp.ev[a->cur].ts - a->rp.start_ts : -1;
+        int64_t t = a->cur >= 0 ? a->rp.tr.ev[a->cur].ts - a->rp.tr.start_ts : -1;
         /* the last event of b at or before the same guest time */
-        int j = t < 0 ? -1 : replay_find_ts(&b->rp, b->rp.start_ts + t + 1) - 1;
+        int j = t < 0 ? -1 : events_find_ts(&b->rp.tr, b->rp.tr.start_ts + t + 1) - 1;
         view_goto(b, j);
     }
 }
@@ -142,8 +142,8 @@ static int focus_of(const struct step *s, const struct step_view *v)
 {
     if (s->focus_cpu >= 0)
         return s->focus_cpu;
-    if (v->cur >= 0 && v->rp.ev[v->cur].cpu >= 0)
-        return v->rp.ev[v->cur].cpu;
+    if (v->cur >= 0 && v->rp.tr.ev[v->cur].cpu >= 0)
+        return v->rp.tr.ev[v->cur].cpu;
     return 0;
 }
 
@@ -175,7 +175,7 @@ static int search(struct step *s, const char *text, int dir)
 {
     struct step_view *v = &s->v[0];
     char line[512];
-    for (int i = v->cur + dir; i >= 0 && i < v->rp.nev; i += dir) {
+    for (int i = v->cur + dir; i >= 0 && i < v->rp.tr.nev; i += dir) {
         replay_describe(&v->rp, i, line, sizeof line);
         if (strcasestr(line, text))
             return i;
@@ -187,8 +187,8 @@ static int next_pick(const struct step *s, int dir)
 {
     const struct step_view *v = &s->v[0];
     int cpu = focus_of(s, v);
-    for (int i = v->cur + dir; i >= 0 && i < v->rp.nev; i += dir)
-        if (v->rp.ev[i].kind == RP_PICK && v->rp.ev[i].cpu == cpu)
+    for (int i = v->cur + dir; i >= 0 && i < v->rp.tr.nev; i += dir)
+        if (v->rp.tr.ev[i].kind == EVENT_PICK && v->rp.tr.ev[i].cpu == cpu)
             return i;
     return -2;
 }
@@ -213,8 +213,8 @@ int step_command(struct step *s, const char *cmd, char *msg, size_t msglen)
         if (k < 1)
             k = 1;
         to = v->cur + (c == 'n' ? k : -k);
-        if (to >= v->rp.nev)
-            to = v->rp.nev - 1;
+        if (to >= v->rp.tr.nev)
+            to = v->rp.tr.nev - 1;
         if (to < 0)
             to = 0;
         if (to == v->cur) {
@@ -237,7 +237,7 @@ int step_command(struct step *s, const char *cmd, char *msg, size_t msglen)
             snprintf(msg, msglen, "b TIME: a time like 1500, 1500us, 12.5ms or 1s, not '%s'", arg);
             return -1;
         }
-        to = replay_find_ts(&v->rp, v->rp.start_ts + ns + 1) - 1;
+        to = events_find_ts(&v->rp.tr, v->rp.tr.start_ts + ns + 1) - 1;
         if (to < 0)
             to = 0;
         break;
@@ -245,8 +245,8 @@ int step_command(struct step *s, const char *cmd, char *msg, size_t msglen)
     case 'g': {
         char *end;
         long k = strtol(arg, &end, 10);
-        if (end == arg || k < 0 || k >= v->rp.nev) {
-            snprintf(msg, msglen, "g N: an event number 0..%d", v->rp.nev - 1);
+        if (end == arg || k < 0 || k >= v->rp.tr.nev) {
+            snprintf(msg, msglen, "g N: an event number 0..%d", v->rp.tr.nev - 1);
             return -1;
         }
         to = (int)k;
@@ -292,8 +292,8 @@ int step_command(struct step *s, const char *cmd, char *msg, size_t msglen)
         } else {
             char *end;
             long k = strtol(arg, &end, 10);
-            if (end == arg || k < 0 || k >= v->rp.ncpus) {
-                snprintf(msg, msglen, "c N: a CPU 0..%d, or c - to follow the events", v->rp.ncpus - 1);
+            if (end == arg || k < 0 || k >= v->rp.tr.ncpus) {
+                snprintf(msg, msglen, "c N: a CPU 0..%d, or c - to follow the events", v->rp.tr.ncpus - 1);
                 return -1;
             }
             s->focus_cpu = (int)k;
@@ -317,7 +317,7 @@ int step_command(struct step *s, const char *cmd, char *msg, size_t msglen)
 
 static bool idle_utid(const struct replay *rp, int utid)
 {
-    const struct rp_thread *t = replay_thread(rp, utid);
+    const struct event_thread *t = events_thread(&rp->tr, utid);
     return t && t->is_idle;
 }
 
@@ -329,30 +329,32 @@ static const char *slice_str(int64_t ns)
 void step_explain_pick(const struct step_view *v, int i, struct step_text *t)
 {
     const struct replay *rp = &v->rp;
-    if (i < 0 || i >= rp->nev || rp->ev[i].kind != RP_PICK)
+    if (i < 0 || i >= rp->tr.nev || rp->tr.ev[i].kind != EVENT_PICK)
         return;
-    const struct rp_event *e = &rp->ev[i];
+    const struct event *e = &rp->tr.ev[i];
+    int next_utid = e->pick.next, prev_utid = e->pick.prev;
     struct rp_state st;
     replay_state_init(rp, &st);
     replay_seek(rp, &st, i);
     struct rp_cpu *c = &st.cpu[e->cpu];
     int64_t V = e->has_v ? e->v : c->v;
-    const char *next = replay_name(rp, e->utid);
-    const char *prev = replay_name(rp, e->utid2);
+    const char *next = replay_name(rp, next_utid);
+    const char *prev = replay_name(rp, prev_utid);
 
-    step_text_add(t, "why %s runs (pick #%d on cpu%d, asked for by: %s):", next, i, e->cpu, e->what);
+    step_text_add(t, "why %s runs (pick #%d on cpu%d, asked for by: %s):", next, i, e->cpu,
+                  trace_why_name(e->pick.why));
     /* when was the winner woken? */
-    for (int j = i - 1; j >= 0 && rp->ev[j].ts >= e->ts - 1000000000LL; j--) {
-        const struct rp_event *w = &rp->ev[j];
-        if (w->kind == RP_PICK && w->cpu == e->cpu && w->utid == e->utid)
+    for (int j = i - 1; j >= 0 && rp->tr.ev[j].ts >= e->ts - 1000000000LL; j--) {
+        const struct event *w = &rp->tr.ev[j];
+        if (w->kind == EVENT_PICK && w->cpu == e->cpu && w->pick.next == next_utid)
             break;
-        if (w->kind == RP_WAKE && w->utid == e->utid) {
+        if (w->kind == EVENT_WAKE && w->wake.utid == next_utid) {
             step_text_add(t, "  %s was woken %sus ago (#%d) by %s", next, us(e->ts - w->ts), j,
-                          w->utid2 ? replay_name(rp, w->utid2) : "a timer or interrupt");
+                          w->wake.waker ? replay_name(rp, w->wake.waker) : "a timer or interrupt");
             break;
         }
     }
-    if (idle_utid(rp, e->utid)) {
+    if (idle_utid(rp, next_utid)) {
         step_text_add(t, "  nothing else can run on cpu%d: its idle task runs", e->cpu);
         replay_state_free(&st);
         return;
@@ -362,24 +364,24 @@ void step_explain_pick(const struct step_view *v, int i, struct step_text *t)
     int n = replay_queue_sorted(rp, c, q); /* rr: list order; EEVDF: by deadline */
     struct rp_ent *win = NULL;
     for (int k = 0; k < n; k++)
-        if (q[k].utid == e->utid) {
+        if (q[k].utid == next_utid) {
             win = &q[k];
-            if (e->has_v) {
-                win->vruntime = e->vruntime;
-                win->deadline = e->deadline;
+            if (e->has_v && e->has_eevdf) {
+                win->vruntime = e->pick.vruntime;
+                win->deadline = e->pick.deadline;
             }
         }
 
-    if (!rp->eevdf) {
+    if (!rp->tr.eevdf) {
         /* round robin: the head of the list */
         int nq = 0;
         for (int k = 0; k < n; k++)
-            nq += q[k].utid != e->utid;
-        if (e->utid == e->utid2)
+            nq += q[k].utid != next_utid;
+        if (next_utid == prev_utid)
             step_text_add(t, "  kept: no other task is waiting in the list, so the current one goes on");
         else
             step_text_add(t, "  first runnable task in the list: the round robin takes the head, whoever it is");
-        if (!strcmp(e->what, "ipi"))
+        if (e->pick.why == TRACE_WHY_IPI)
             step_text_add(t, "  (a wakeup's IPI asked for this decision; the task just woken is at the tail, "
                              "not the head)");
         if (nq) {
@@ -387,9 +389,9 @@ void step_explain_pick(const struct step_view *v, int i, struct step_text *t)
             int pos = 1;
             for (int k = 0; k < n; k++) {
                 const struct rp_ent *x = &q[k];
-                if (x->utid == e->utid)
+                if (x->utid == next_utid)
                     continue;
-                if (x->utid == e->utid2 && e->utid != e->utid2)
+                if (x->utid == prev_utid && next_utid != prev_utid)
                     step_text_add(t, "    %-16s displaced: back to the tail of the list", replay_name(rp, x->utid));
                 else
                     step_text_add(t, "    %-16s behind it in the list (place %d): waits for a tick per task ahead",
@@ -408,16 +410,16 @@ void step_explain_pick(const struct step_view *v, int i, struct step_text *t)
         if (x->delayed || x->vruntime > V)
             continue;
         nelig++;
-        if (x->dl_estimated && x->utid != e->utid)
+        if (x->dl_estimated && x->utid != next_utid)
             continue; /* its deadline is not in the trace: it cannot be said to beat anyone */
         if (!best || x->deadline < best->deadline || (x->deadline == best->deadline && x->seq < best->seq))
             best = x;
     }
     step_text_add(t, "  V = %s (virtual us); %d of the %d on the queue eligible", us(V), nelig, n);
-    bool kept = e->utid == e->utid2;
+    bool kept = next_utid == prev_utid;
     if (!win) {
         step_text_add(t, "  (%s was not on the rebuilt queue: the trace has a gap before this pick)", next);
-    } else if (!strcmp(e->what, "preempt_short")) {
+    } else if (e->pick.why == TRACE_WHY_PREEMPT_SHORT) {
         step_text_add(t, "  cut in by PREEMPT_SHORT: it woke with a shorter slice (%s us) than %s's and is eligible "
                          "with an earlier deadline, so %s's protected stretch was ignored",
                       slice_str(win->slice_ns), prev, prev);
@@ -453,7 +455,7 @@ void step_explain_pick(const struct step_view *v, int i, struct step_text *t)
             step_text_add(t, "    %-16s not eligible: lag %s < 0, it has had more than its share", nm, sus(lag));
         else if (!win)
             step_text_add(t, "    %-16s eligible, lag %s, deadline %s", nm, sus(lag), us(x->deadline));
-        else if (!strcmp(e->what, "preempt_short") && x->utid == e->utid2)
+        else if (e->pick.why == TRACE_WHY_PREEMPT_SHORT && x->utid == prev_utid)
             step_text_add(t, "    %-16s eligible, but its protected stretch was cut short (PREEMPT_SHORT)", nm);
         else if (x->deadline > win->deadline)
             step_text_add(t, "    %-16s eligible (lag %s), but its deadline %s is later than %s", nm, sus(lag),
@@ -520,7 +522,7 @@ static void render_cpu(const struct step *s, const struct step_view *v, int cpu,
     const struct rp_cpu *c = &v->st.cpu[cpu];
     struct rp_ent q[RP_MAX_ENT];
     int n = replay_queue_sorted(rp, c, q);
-    if (rp->eevdf)
+    if (rp->tr.eevdf)
         step_text_add(t, "cpu%d  V=%s  on the CPU: %s%s", cpu, c->has_v ? us(c->v) : "?", replay_name(rp, c->curr),
                       c->known ? "" : "  (not yet known: no keyframe or pick seen)");
     else
@@ -530,7 +532,7 @@ static void render_cpu(const struct step *s, const struct step_view *v, int cpu,
         step_text_add(t, "  (nothing queued)");
         return;
     }
-    if (rp->eevdf) {
+    if (rp->tr.eevdf) {
         step_text_add(t, "    %-16s %-8s %12s %13s %11s %4s %6s", "task (by deadline)", "state", "vruntime", "deadline",
                       "lag", "elig", "weight");
         for (int k = 0; k < n; k++) {
@@ -555,18 +557,18 @@ void step_render(const struct step *s, int k, int width, struct step_text *t)
 {
     const struct step_view *v = &s->v[k];
     const struct replay *rp = &v->rp;
-    int64_t now = v->cur >= 0 ? rp->ev[v->cur].ts - rp->start_ts : 0;
-    step_text_add(t, "%s, %d cpus, %d Hz: event %d of %d, t=%sus", v->label, rp->ncpus, rp->tick_hz, v->cur,
-                  rp->nev, us(now));
+    int64_t now = v->cur >= 0 ? rp->tr.ev[v->cur].ts - rp->tr.start_ts : 0;
+    step_text_add(t, "%s, %d cpus, %d Hz: event %d of %d, t=%sus", v->label, rp->tr.ncpus, rp->tr.tick_hz, v->cur,
+                  rp->tr.nev, us(now));
     char line[512];
     for (int i = v->cur - 2; i <= v->cur + 2; i++) {
-        if (i < 0 || i >= rp->nev)
+        if (i < 0 || i >= rp->tr.nev)
             continue;
         replay_describe(rp, i, line, sizeof line);
         step_text_add(t, "%s %s", i == v->cur ? ">" : " ", line);
     }
     int focus = focus_of(s, v);
-    for (int cpu = 0; cpu < rp->ncpus; cpu++)
+    for (int cpu = 0; cpu < rp->tr.ncpus; cpu++)
         render_cpu(s, v, cpu, cpu == focus, width, t);
     step_explain_pick(v, v->cur, t);
 }

@@ -5,7 +5,7 @@
  * tui/step_curses.c puts them on a screen.
  *
  * The view at event i shows every CPU's queue after event i is applied
- * (tui/replay.h says how it is rebuilt). When event i is a PICK it also says
+ * (db/replay.h says how it is rebuilt). When event i is a PICK it also says
  * why that task won, worked out from the queue just before the pick: under
  * EEVDF the eligible task with the earliest deadline, or current kept by
  * RUN_TO_PARITY, or a waker cutting in by PREEMPT_SHORT; under the round
@@ -22,7 +22,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "tui/replay.h"
+#include "db/replay.h"
 
 struct step_view {
     struct replay rp;

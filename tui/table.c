@@ -34,8 +34,8 @@ void top_fmt_ns(char *buf, size_t n, int64_t ns)
 
 static bool queued(const struct top_task *t)
 {
-    return t->state == TOP_ST_RUNNING || t->state == TOP_ST_RUNNABLE || t->state == TOP_ST_PREEMPTED ||
-           t->state == TOP_ST_DELAYED;
+    return t->state == THREAD_RUNNING || t->state == THREAD_RUNNABLE || t->state == THREAD_PREEMPTED ||
+           t->state == THREAD_DELAYED;
 }
 
 void top_cell(const struct top_snapshot *s, const struct top_task *t, enum top_col c, char *buf, size_t n)

@@ -1,0 +1,605 @@
+/*
+ * The trace database read back as typed events (contract in events.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "db/events.h"
+
+/* ---- reasons ---- */
+
+/* The one way back from a stored name: the names are trace/decode.c's. */
+static unsigned parse_name(const char *name, const char *(*name_of)(unsigned), unsigned nr)
+{
+    if (name)
+        for (unsigned i = 0; i < nr; i++)
+            if (!strcmp(name, name_of(i)))
+                return i;
+    return nr;
+}
+
+enum trace_leave_reason event_leave_parse(const char *name)
+{
+    return (enum trace_leave_reason)parse_name(name, trace_leave_reason_name, TRACE_LEAVE_NR);
+}
+
+enum trace_join_reason event_join_parse(const char *name)
+{
+    return (enum trace_join_reason)parse_name(name, trace_join_reason_name, TRACE_JOIN_NR);
+}
+
+enum trace_pick_why event_why_parse(const char *name)
+{
+    return (enum trace_pick_why)parse_name(name, trace_why_name, TRACE_WHY_NR);
+}
+
+enum trace_set_what event_set_parse(const char *name)
+{
+    return (enum trace_set_what)parse_name(name, trace_set_what_name, TRACE_SET_NR);
+}
+
+const char *thread_state_sql_name(enum thread_state s)
+{
+    static const char *const n[THREAD_NSTATES] = { "?", "Running", "R", "R+", "S", "S", "X" };
+    return s < THREAD_NSTATES ? n[s] : "?";
+}
+
+/*
+ * What a LEAVE says of its task: the one table. The writer derives
+ * thread_state and sched_slice.end_state from it, runq top its task
+ * states and voluntary switches, the replay the queue. A reason of
+ * trace/format.h without a row here does not compile.
+ */
+static const struct leave_meaning leave_meaning[] = {
+    [TRACE_LEAVE_BLOCK] = { THREAD_SLEEPING, LEAVE_OFF_QUEUE, true },
+    [TRACE_LEAVE_SLEEP] = { THREAD_SLEEPING, LEAVE_OFF_QUEUE, true },
+    [TRACE_LEAVE_YIELD] = { THREAD_RUNNABLE, LEAVE_TO_TAIL, true },
+    [TRACE_LEAVE_PREEMPT] = { THREAD_PREEMPTED, LEAVE_TO_TAIL, true },
+    [TRACE_LEAVE_EXIT] = { THREAD_DEAD, LEAVE_OFF_QUEUE, true },
+    [TRACE_LEAVE_MIGRATE] = { THREAD_RUNNABLE, LEAVE_OFF_QUEUE, true },
+    [TRACE_LEAVE_DELAYED] = { THREAD_DELAYED, LEAVE_STAYS_DELAYED, true },
+    [TRACE_LEAVE_DEQUEUED] = { THREAD_SLEEPING, LEAVE_OFF_QUEUE, false },
+};
+_Static_assert(sizeof leave_meaning / sizeof leave_meaning[0] == TRACE_LEAVE_NR,
+               "every LEAVE reason of trace/format.h has its row in leave_meaning");
+
+const struct leave_meaning *leave_meaning_of(unsigned r)
+{
+    return &leave_meaning[r < TRACE_LEAVE_NR && leave_meaning[r].state ? r : TRACE_LEAVE_BLOCK];
+}
+
+/* ---- events ---- */
+
+static const char *const kind_name[EVENT_NKINDS] = { "KEYFRAME", "WAKE", "JOIN", "TICK",
+                                                     "LEAVE",    "PICK", "SET",  "MARK" };
+
+const char *event_kind_name(enum event_kind k)
+{
+    return k < EVENT_NKINDS ? kind_name[k] : "?";
+}
+
+enum event_kind event_kind_parse(const char *name)
+{
+    for (int k = 0; k < EVENT_NKINDS; k++)
+        if (name && !strcasecmp(name, kind_name[k]))
+            return (enum event_kind)k;
+    return EVENT_NKINDS;
+}
+
+int event_task(const struct event *e)
+{
+    switch (e->kind) {
+    case EVENT_PICK: return e->pick.next;
+    case EVENT_WAKE: return e->wake.utid;
+    case EVENT_JOIN: return e->join.utid;
+    case EVENT_LEAVE: return e->leave.utid;
+    case EVENT_TICK: return e->tick.utid;
+    case EVENT_SET: return e->set.utid;
+    default: return 0;
+    }
+}
+
+/* Each kind's table and columns: the brief part (every reader), then the
+ * rest (full readers). event_decode() reads them in this order. */
+static const struct {
+    const char *table, *brief, *rest;
+} tables[EVENT_NKINDS] = {
+    [EVENT_KEYFRAME] = { "queue_snapshot",
+                         "cpu, v, utid, is_current, eligible, delayed, nice, weight, vruntime, deadline, lag, slice_ns",
+                         NULL },
+    [EVENT_WAKE] = { "wakeup", "utid, latency", "cpu, waker" },
+    [EVENT_JOIN] = { "eevdf_place", "cpu, utid, vruntime, deadline, v, weight, nr_runnable",
+                     "reason, lag_before, lag_after" },
+    [EVENT_TICK] = { "sched_tick", "cpu, v, nr_runnable", "utid" },
+    [EVENT_LEAVE] = { "eevdf_leave", "cpu, utid, reason, vruntime, lag, deadline", "v, run_ns" },
+    [EVENT_PICK] = { "eevdf_pick", "cpu, next_utid, v, vruntime, deadline, nr_runnable",
+                     "prev_utid, why, lag, nr_eligible" },
+    [EVENT_SET] = { "sched_set", "utid, what, name, new_value", "old_value" },
+    [EVENT_MARK] = { "mark", "name", "cpu" },
+};
+
+const char *event_table(enum event_kind k)
+{
+    return tables[k].table;
+}
+
+const char *event_columns(enum event_kind k, bool full, bool leave_deadline, char *buf, size_t len)
+{
+    const char *brief = k == EVENT_LEAVE && !leave_deadline ? "cpu, utid, reason, vruntime, lag, NULL" : tables[k].brief;
+    snprintf(buf, len, "%s%s%s", brief, full && tables[k].rest ? ", " : "", full && tables[k].rest ? tables[k].rest : "");
+    return buf;
+}
+
+bool event_leave_has_deadline(sqlite3 *db)
+{
+    sqlite3_stmt *s;
+    bool yes = false;
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info('eevdf_leave') WHERE name='deadline'", -1, &s,
+                           NULL) == SQLITE_OK) {
+        yes = sqlite3_step(s) == SQLITE_ROW;
+        sqlite3_finalize(s);
+    }
+    return yes;
+}
+
+/* Value i of a row of n: NULL (absent) counts as not there. */
+static bool has(sqlite3_value **v, int n, int i)
+{
+    return i < n && sqlite3_value_type(v[i]) != SQLITE_NULL;
+}
+
+static int64_t num(sqlite3_value **v, int n, int i, int64_t absent)
+{
+    return has(v, n, i) ? sqlite3_value_int64(v[i]) : absent;
+}
+
+static const char *text(sqlite3_value **v, int n, int i)
+{
+    return i < n ? (const char *)sqlite3_value_text(v[i]) : NULL;
+}
+
+void event_decode(enum event_kind k, int64_t ts, int64_t rowid, sqlite3_value **v, int n, struct event *e,
+                  struct event_kf_entry *kf)
+{
+    memset(e, 0, sizeof *e);
+    e->ts = ts;
+    e->rowid = rowid;
+    e->kind = k;
+    e->cpu = -1;
+    switch (k) {
+    case EVENT_KEYFRAME:
+        e->cpu = (int)num(v, n, 0, 0);
+        e->has_v = has(v, n, 1);
+        e->v = num(v, n, 1, 0);
+        memset(kf, 0, sizeof *kf);
+        kf->utid = (int)num(v, n, 2, 0);
+        kf->current = num(v, n, 3, 0) != 0;
+        kf->eligible = num(v, n, 4, 0) != 0;
+        kf->delayed = num(v, n, 5, 0) != 0;
+        kf->has_weight = has(v, n, 7);
+        kf->nice = (int)num(v, n, 6, 0);
+        kf->weight = num(v, n, 7, 1024);
+        kf->has_eevdf = has(v, n, 8);
+        kf->vruntime = num(v, n, 8, 0);
+        kf->deadline = num(v, n, 9, 0);
+        kf->lag = num(v, n, 10, 0);
+        kf->slice_ns = num(v, n, 11, 0);
+        return;
+    case EVENT_WAKE:
+        e->wake.utid = (int)num(v, n, 0, 0);
+        e->wake.latency = num(v, n, 1, -1);
+        e->cpu = (int)num(v, n, 2, 0);
+        e->wake.waker = (int)num(v, n, 3, 0);
+        return;
+    case EVENT_JOIN:
+        e->cpu = (int)num(v, n, 0, 0);
+        e->join.utid = (int)num(v, n, 1, 0);
+        e->has_eevdf = has(v, n, 2);
+        e->join.vruntime = num(v, n, 2, 0);
+        e->join.deadline = num(v, n, 3, 0);
+        e->has_v = has(v, n, 4);
+        e->v = num(v, n, 4, 0);
+        e->join.weight = num(v, n, 5, 1024);
+        e->join.nr_runnable = (int)num(v, n, 6, 0);
+        e->join.reason = event_join_parse(text(v, n, 7));
+        e->join.lag_before = num(v, n, 8, 0);
+        e->join.lag_after = num(v, n, 9, 0);
+        return;
+    case EVENT_TICK:
+        e->cpu = (int)num(v, n, 0, 0);
+        e->has_v = has(v, n, 1);
+        e->v = num(v, n, 1, 0);
+        e->tick.nr_runnable = (int)num(v, n, 2, 0);
+        e->tick.utid = (int)num(v, n, 3, 0);
+        return;
+    case EVENT_LEAVE:
+        e->cpu = (int)num(v, n, 0, 0);
+        e->leave.utid = (int)num(v, n, 1, 0);
+        e->leave.reason = event_leave_parse(text(v, n, 2));
+        e->has_eevdf = has(v, n, 3);
+        e->leave.vruntime = num(v, n, 3, 0);
+        e->leave.lag = num(v, n, 4, 0);
+        e->leave.has_deadline = has(v, n, 5);
+        e->leave.deadline = num(v, n, 5, 0);
+        e->has_v = has(v, n, 6);
+        e->v = num(v, n, 6, 0);
+        e->leave.run_ns = num(v, n, 7, 0);
+        return;
+    case EVENT_PICK:
+        e->cpu = (int)num(v, n, 0, 0);
+        e->pick.next = (int)num(v, n, 1, 0);
+        e->has_v = has(v, n, 2);
+        e->v = num(v, n, 2, 0);
+        e->has_eevdf = has(v, n, 3);
+        e->pick.vruntime = num(v, n, 3, 0);
+        e->pick.deadline = num(v, n, 4, 0);
+        e->pick.nr_runnable = (int)num(v, n, 5, 0);
+        e->pick.prev = (int)num(v, n, 6, 0);
+        e->pick.why = event_why_parse(text(v, n, 7));
+        e->pick.lag = num(v, n, 8, 0);
+        e->pick.nr_eligible = (int)num(v, n, 9, 0);
+        return;
+    case EVENT_SET:
+        e->set.utid = (int)num(v, n, 0, 0);
+        e->set.what = event_set_parse(text(v, n, 1));
+        e->set.name = text(v, n, 2);
+        e->set.new_value = num(v, n, 3, 0);
+        e->set.old_value = num(v, n, 4, 0);
+        return;
+    case EVENT_MARK:
+        e->mark.name = text(v, n, 0);
+        e->cpu = (int)num(v, n, 1, -1);
+        return;
+    case EVENT_NKINDS:
+        return;
+    }
+}
+
+/* ---- a whole trace ---- */
+
+static void *grow(void *p, int *cap, int need, size_t size)
+{
+    if (need <= *cap)
+        return p;
+    int nc = *cap ? *cap * 2 : 1024;
+    while (nc < need)
+        nc *= 2;
+    p = realloc(p, (size_t)nc * size);
+    if (!p) {
+        fprintf(stderr, "runq: out of memory\n");
+        exit(1);
+    }
+    *cap = nc;
+    return p;
+}
+
+static int ev_cmp(const void *a, const void *b)
+{
+    const struct event *x = a, *y = b;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    if (x->cpu != y->cpu)
+        return x->cpu < y->cpu ? -1 : 1;
+    if (x->kind != y->kind)
+        return (int)x->kind - (int)y->kind;
+    return x->rowid < y->rowid ? -1 : x->rowid > y->rowid;
+}
+
+static int prep(sqlite3 *db, const char *sql, int64_t tid, sqlite3_stmt **st, char *err, size_t errlen)
+{
+    if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s", sqlite3_errmsg(db));
+        return -1;
+    }
+    sqlite3_bind_int64(*st, 1, tid);
+    return 0;
+}
+
+static int thread_index(const struct events *t, int utid)
+{
+    const struct event_thread *th = events_thread(t, utid);
+    return th ? (int)(th - t->th) : -1;
+}
+
+/* Gives each JOIN and PICK its task's requested slice at that moment: a
+ * queue rebuilt from the records knows it otherwise only from keyframes,
+ * and a task that joins by a JOIN (every wakeup) would show the default.
+ * The thread table has a task's last slice; the first SET of its slice
+ * says what it was before. */
+static void stamp_slices(struct events *t)
+{
+    int64_t *cur = calloc((size_t)t->nth + 1, sizeof *cur);
+    bool *set = calloc((size_t)t->nth + 1, sizeof *set);
+    if (!cur || !set) {
+        free(cur);
+        free(set);
+        return; /* the default is shown: a display detail, not worth failing for */
+    }
+    for (int i = 0; i < t->nth; i++)
+        cur[i] = t->th[i].slice_ns;
+    for (int i = 0; i < t->nev; i++) {
+        const struct event *e = &t->ev[i];
+        int k = e->kind == EVENT_SET && e->set.what == TRACE_SET_SLICE ? thread_index(t, e->set.utid) : -1;
+        if (k >= 0 && !set[k]) {
+            cur[k] = e->set.old_value;
+            set[k] = true;
+        }
+    }
+    for (int i = 0; i < t->nev; i++) {
+        struct event *e = &t->ev[i];
+        int k = thread_index(t, event_task(e));
+        if (k < 0)
+            continue;
+        if (e->kind == EVENT_SET && e->set.what == TRACE_SET_SLICE)
+            cur[k] = e->set.new_value;
+        else if (e->kind == EVENT_JOIN)
+            e->join.slice_ns = cur[k];
+        else if (e->kind == EVENT_PICK)
+            e->pick.slice_ns = cur[k];
+    }
+    free(cur);
+    free(set);
+}
+
+static char *dup_text(const char *s)
+{
+    char *d = strdup(s ? s : "");
+    if (!d) {
+        fprintf(stderr, "runq: out of memory\n");
+        exit(1);
+    }
+    return d;
+}
+
+/* Every row of kind k's table in trace tid, as events (keyframe rows
+ * grouped into one event per time and CPU). */
+static int load_kind(struct events *t, sqlite3 *db, enum event_kind k, bool leave_dl, int *evcap, int *kfcap,
+                     char *err, size_t errlen)
+{
+    char cols[256], sql[1024];
+    event_columns(k, true, leave_dl, cols, sizeof cols);
+    /* The keyframe's rows in row order (current first); the queue is the
+     * policy's, so an idle CPU's idle task row is left out. */
+    if (k == EVENT_KEYFRAME)
+        snprintf(sql, sizeof sql,
+                 "SELECT rowid, ts, %s FROM queue_snapshot WHERE trace_id = ?1 AND utid NOT IN "
+                 "(SELECT utid FROM thread WHERE trace_id = ?1 AND is_idle) ORDER BY ts, cpu, rowid",
+                 cols);
+    else
+        snprintf(sql, sizeof sql, "SELECT rowid, %s, %s FROM %s WHERE trace_id = ?1",
+                 k == EVENT_WAKE ? "ts_wake" : "ts", cols, tables[k].table);
+    sqlite3_stmt *st;
+    if (prep(db, sql, t->trace_id, &st, err, errlen))
+        return -1;
+    int n = sqlite3_column_count(st) - 2;
+    sqlite3_value *v[16];
+    if (n > 16)
+        n = 16;
+    struct event *kfe = NULL;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        for (int i = 0; i < n; i++)
+            v[i] = sqlite3_column_value(st, 2 + i);
+        int64_t rowid = sqlite3_column_int64(st, 0), ts = sqlite3_column_int64(st, 1);
+        struct event e;
+        if (k == EVENT_KEYFRAME) {
+            t->kf = grow(t->kf, kfcap, t->nkf + 1, sizeof *t->kf);
+            event_decode(k, ts, rowid, v, n, &e, &t->kf[t->nkf]);
+            if (!kfe || kfe->ts != ts || kfe->cpu != e.cpu) {
+                t->ev = grow(t->ev, evcap, t->nev + 1, sizeof *t->ev);
+                kfe = &t->ev[t->nev++];
+                *kfe = e;
+                kfe->keyframe.first = t->nkf;
+                kfe->keyframe.n = 0;
+            }
+            t->nkf++;
+            kfe->keyframe.n++;
+            continue;
+        }
+        event_decode(k, ts, rowid, v, n, &e, NULL);
+        if (k == EVENT_SET)
+            e.set.name = dup_text(e.set.name);
+        else if (k == EVENT_MARK)
+            e.mark.name = dup_text(e.mark.name);
+        t->ev = grow(t->ev, evcap, t->nev + 1, sizeof *t->ev);
+        t->ev[t->nev++] = e;
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+int events_load(struct events *t, sqlite3 *db, int64_t trace_id, char *err, size_t errlen)
+{
+    memset(t, 0, sizeof *t);
+    sqlite3_stmt *st;
+    if (prep(db,
+             "SELECT trace_id, coalesce(policy,''), ncpus, tick_hz, start_ts, end_ts FROM trace "
+             "WHERE trace_id = ?1 OR (?1 = 0 AND trace_id = (SELECT max(trace_id) FROM trace))",
+             trace_id, &st, err, errlen))
+        return -1;
+    if (sqlite3_step(st) != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        if (trace_id)
+            snprintf(err, errlen, "no trace %lld in the database", (long long)trace_id);
+        else
+            snprintf(err, errlen, "the database holds no trace");
+        return -1;
+    }
+    t->trace_id = sqlite3_column_int64(st, 0);
+    snprintf(t->policy, sizeof t->policy, "%s", (const char *)sqlite3_column_text(st, 1));
+    t->ncpus = (int)sqlite3_column_int64(st, 2);
+    t->tick_hz = (int)sqlite3_column_int64(st, 3);
+    t->start_ts = sqlite3_column_int64(st, 4);
+    t->end_ts = sqlite3_column_int64(st, 5);
+    sqlite3_finalize(st);
+    t->eevdf = strcmp(t->policy, "eevdf") == 0;
+
+    int thcap = 0;
+    if (prep(db, "SELECT utid, tid, coalesce(name,''), coalesce(cpu,0), coalesce(nice,0), is_idle, "
+                 "coalesce(slice_ns,0) FROM thread WHERE trace_id = ?1 ORDER BY utid",
+             t->trace_id, &st, err, errlen))
+        return -1;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        t->th = grow(t->th, &thcap, t->nth + 1, sizeof *t->th);
+        struct event_thread *th = &t->th[t->nth++];
+        th->utid = (int)sqlite3_column_int64(st, 0);
+        th->tid = (int)sqlite3_column_int64(st, 1);
+        snprintf(th->name, sizeof th->name, "%s", (const char *)sqlite3_column_text(st, 2));
+        th->cpu = (int)sqlite3_column_int64(st, 3);
+        th->nice = (int)sqlite3_column_int64(st, 4);
+        th->is_idle = sqlite3_column_int64(st, 5) != 0;
+        th->slice_ns = sqlite3_column_int64(st, 6);
+        if (th->cpu + 1 > t->ncpus)
+            t->ncpus = th->cpu + 1;
+    }
+    sqlite3_finalize(st);
+
+    bool leave_dl = event_leave_has_deadline(db);
+    int evcap = 0, kfcap = 0;
+    for (int k = 0; k < EVENT_NKINDS; k++)
+        if (load_kind(t, db, (enum event_kind)k, leave_dl, &evcap, &kfcap, err, errlen))
+            return -1;
+    for (int i = 0; i < t->nev; i++)
+        if (t->ev[i].cpu >= t->ncpus)
+            t->ncpus = t->ev[i].cpu + 1;
+    if (t->ncpus < 1)
+        t->ncpus = 1;
+    qsort(t->ev, (size_t)t->nev, sizeof *t->ev, ev_cmp);
+    stamp_slices(t);
+    return 0;
+}
+
+void events_free(struct events *t)
+{
+    for (int i = 0; i < t->nev; i++) {
+        if (t->ev[i].kind == EVENT_SET)
+            free((void *)t->ev[i].set.name);
+        else if (t->ev[i].kind == EVENT_MARK)
+            free((void *)t->ev[i].mark.name);
+    }
+    free(t->ev);
+    free(t->kf);
+    free(t->th);
+    memset(t, 0, sizeof *t);
+}
+
+const struct event_thread *events_thread(const struct events *t, int utid)
+{
+    int lo = 0, hi = t->nth - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (t->th[mid].utid == utid)
+            return &t->th[mid];
+        if (t->th[mid].utid < utid)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return NULL;
+}
+
+int events_find_ts(const struct events *t, int64_t ts)
+{
+    int lo = 0, hi = t->nev;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (t->ev[mid].ts < ts)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* ---- queries ---- */
+
+/* The kind's reason of e, or -1 when its kind has none. */
+static int reason_of(const struct event *e)
+{
+    switch (e->kind) {
+    case EVENT_LEAVE: return (int)e->leave.reason;
+    case EVENT_JOIN: return (int)e->join.reason;
+    case EVENT_PICK: return (int)e->pick.why;
+    case EVENT_SET: return (int)e->set.what;
+    default: return -1;
+    }
+}
+
+static int reason_parse(enum event_kind k, const char *name)
+{
+    switch (k) {
+    case EVENT_LEAVE: return event_leave_parse(name) < TRACE_LEAVE_NR ? (int)event_leave_parse(name) : -1;
+    case EVENT_JOIN: return event_join_parse(name) < TRACE_JOIN_NR ? (int)event_join_parse(name) : -1;
+    case EVENT_PICK: return event_why_parse(name) < TRACE_WHY_NR ? (int)event_why_parse(name) : -1;
+    case EVENT_SET: return event_set_parse(name) < TRACE_SET_NR ? (int)event_set_parse(name) : -1;
+    default: return -1;
+    }
+}
+
+int event_query_parse(const char *text, struct event_query *q, char *err, size_t errlen)
+{
+    *q = (struct event_query){ .kind = EVENT_NKINDS, .reason = -1, .cpu = -1 };
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", text);
+    char *save = NULL;
+    for (char *w = strtok_r(buf, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+        char *eq = strchr(w, '=');
+        if (q->kind == EVENT_NKINDS) {
+            q->kind = event_kind_parse(w);
+            if (q->kind == EVENT_NKINDS) {
+                snprintf(err, errlen, "'%s' is not an event kind (KEYFRAME WAKE JOIN TICK LEAVE PICK SET MARK)", w);
+                return -1;
+            }
+        } else if (eq && !strncmp(w, "reason=", 7)) {
+            q->reason = reason_parse(q->kind, eq + 1);
+            if (q->reason < 0) {
+                snprintf(err, errlen, "'%s' is not a reason of %s", eq + 1, event_kind_name(q->kind));
+                return -1;
+            }
+        } else if (eq && !strncmp(w, "task=", 5)) {
+            snprintf(q->task, sizeof q->task, "%s", eq + 1);
+        } else if (eq && !strncmp(w, "cpu=", 4)) {
+            char *end;
+            long c = strtol(eq + 1, &end, 10);
+            if (end == eq + 1 || *end || c < 0) {
+                snprintf(err, errlen, "cpu=N: a CPU number, not '%s'", eq + 1);
+                return -1;
+            }
+            q->cpu = (int)c;
+        } else {
+            snprintf(err, errlen, "'%s': expected reason=NAME, task=NAME or cpu=N", w);
+            return -1;
+        }
+    }
+    if (q->kind == EVENT_NKINDS) {
+        snprintf(err, errlen, "an event kind first (KEYFRAME WAKE JOIN TICK LEAVE PICK SET MARK)");
+        return -1;
+    }
+    return 0;
+}
+
+int events_find(const struct events *t, int from, const struct event_query *q)
+{
+    for (int i = from < 0 ? 0 : from; i < t->nev; i++) {
+        const struct event *e = &t->ev[i];
+        if (e->kind != q->kind || (q->reason >= 0 && reason_of(e) != q->reason) ||
+            (q->cpu >= 0 && e->cpu != q->cpu))
+            continue;
+        if (q->task[0]) {
+            const struct event_thread *th = events_thread(t, event_task(e));
+            if (!th || strcmp(th->name, q->task))
+                continue;
+        }
+        return i;
+    }
+    return -1;
+}
+
+int events_find_mark(const struct events *t, int from, const char *name)
+{
+    for (int i = from < 0 ? 0 : from; i < t->nev; i++)
+        if (t->ev[i].kind == EVENT_MARK && !strcmp(t->ev[i].mark.name, name))
+            return i;
+    return -1;
+}

@@ -1,0 +1,410 @@
+/*
+ * Replay: events of one trace in time order, and the run queues rebuilt from
+ * keyframes and events. The contract is in replay.h.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/replay.h"
+
+#define RP_CKPT 2048
+
+int replay_load(struct replay *rp, sqlite3 *db, int64_t trace_id, char *err, size_t errlen)
+{
+    memset(rp, 0, sizeof *rp);
+    if (events_load(&rp->tr, db, trace_id, err, errlen) != 0) {
+        events_free(&rp->tr);
+        return -1;
+    }
+    /* checkpoints */
+    const struct events *tr = &rp->tr;
+    rp->nckpt = tr->nev / RP_CKPT + 1;
+    rp->ckpt = calloc((size_t)rp->nckpt, sizeof *rp->ckpt);
+    if (!rp->ckpt) {
+        fprintf(stderr, "runq: out of memory\n");
+        exit(1);
+    }
+    struct rp_state s;
+    replay_state_init(rp, &s);
+    for (int k = 0; k < rp->nckpt; k++) {
+        while (s.pos < k * RP_CKPT)
+            replay_apply(rp, &s, &tr->ev[s.pos]);
+        replay_state_init(rp, &rp->ckpt[k]);
+        rp->ckpt[k].pos = s.pos;
+        rp->ckpt[k].seq = s.seq;
+        memcpy(rp->ckpt[k].cpu, s.cpu, (size_t)tr->ncpus * sizeof *s.cpu);
+    }
+    replay_state_free(&s);
+    return 0;
+}
+
+void replay_free(struct replay *rp)
+{
+    for (int k = 0; k < rp->nckpt; k++)
+        replay_state_free(&rp->ckpt[k]);
+    free(rp->ckpt);
+    events_free(&rp->tr);
+    memset(rp, 0, sizeof *rp);
+}
+
+void replay_state_init(const struct replay *rp, struct rp_state *s)
+{
+    s->pos = 0;
+    s->seq = 0;
+    s->cpu = calloc((size_t)rp->tr.ncpus, sizeof *s->cpu);
+    if (!s->cpu) {
+        fprintf(stderr, "runq: out of memory\n");
+        exit(1);
+    }
+}
+
+void replay_state_free(struct rp_state *s)
+{
+    free(s->cpu);
+    s->cpu = NULL;
+}
+
+static struct rp_ent *find_ent(struct rp_cpu *c, int utid)
+{
+    for (int i = 0; i < c->n; i++)
+        if (c->e[i].utid == utid)
+            return &c->e[i];
+    return NULL;
+}
+
+static void drop_ent(struct rp_cpu *c, int utid)
+{
+    for (int i = 0; i < c->n; i++)
+        if (c->e[i].utid == utid) {
+            c->e[i] = c->e[--c->n];
+            return;
+        }
+}
+
+static struct rp_ent *add_ent(struct rp_cpu *c, int utid)
+{
+    struct rp_ent *x = find_ent(c, utid);
+    if (x)
+        return x;
+    if (c->n == RP_MAX_ENT)
+        return NULL;
+    x = &c->e[c->n++];
+    memset(x, 0, sizeof *x);
+    x->utid = utid;
+    x->weight = 1024;
+    return x;
+}
+
+static bool is_idle(const struct replay *rp, int utid)
+{
+    const struct event_thread *t = events_thread(&rp->tr, utid);
+    return t && t->is_idle;
+}
+
+/* Removes a task from every other CPU's queue (it migrated). */
+static void claim(const struct replay *rp, struct rp_state *s, int cpu, int utid)
+{
+    for (int k = 0; k < rp->tr.ncpus; k++)
+        if (k != cpu && find_ent(&s->cpu[k], utid)) {
+            drop_ent(&s->cpu[k], utid);
+            if (s->cpu[k].curr == utid)
+                s->cpu[k].curr = 0;
+        }
+}
+
+/* EEVDF's base slice for ncpus, as kernel/sched/eevdf.c computes it. */
+static int64_t base_slice_ns(int ncpus)
+{
+    int n = ncpus < 8 ? ncpus : 8, lg = 0;
+    while (n > 1) {
+        n >>= 1;
+        lg++;
+    }
+    return 700000LL * (1 + lg);
+}
+
+/*
+ * The records do not carry current's vruntime between its events, nor a
+ * deadline renewed while it ran, but both follow from what is known:
+ * V = sum(w*v) / sum(w) over the queue, current included, and every other
+ * vruntime on the queue is exact, so current's is V*W minus the others',
+ * over its weight. A deadline behind its vruntime was renewed, a slice at
+ * a time.
+ */
+static void fix_current(const struct replay *rp, struct rp_cpu *c)
+{
+    if (!rp->tr.eevdf || !c->has_v)
+        return;
+    __int128 sumw = 0, sumwv = 0;
+    struct rp_ent *cur = NULL;
+    for (int i = 0; i < c->n; i++) {
+        struct rp_ent *x = &c->e[i];
+        sumw += x->weight;
+        if (x->current && !cur)
+            cur = x;
+        else
+            sumwv += (__int128)x->weight * x->vruntime;
+    }
+    if (cur && cur->weight > 0)
+        cur->vruntime = (int64_t)(((__int128)c->v * sumw - sumwv) / cur->weight);
+    for (int i = 0; i < c->n; i++) {
+        struct rp_ent *x = &c->e[i];
+        int64_t slice = x->slice_ns ? x->slice_ns : base_slice_ns(rp->tr.ncpus);
+        int64_t sv = x->weight > 0 ? slice * 1024 / x->weight : slice;
+        if (sv <= 0 || x->deadline > x->vruntime)
+            continue;
+        x->deadline += ((x->vruntime - x->deadline) / sv + 1) * sv;
+        x->dl_estimated = true;
+    }
+}
+
+void replay_apply(const struct replay *rp, struct rp_state *s, const struct event *e)
+{
+    s->pos++;
+    if (e->cpu < 0 || e->cpu >= rp->tr.ncpus)
+        return;
+    struct rp_cpu *c = &s->cpu[e->cpu];
+    struct rp_ent *x;
+    switch (e->kind) {
+    case EVENT_KEYFRAME:
+        c->n = 0;
+        c->known = true;
+        c->has_v = e->has_v;
+        c->v = e->v;
+        c->curr = 0;
+        for (int i = 0; i < e->keyframe.n; i++) {
+            const struct event_kf_entry *k = &rp->tr.kf[e->keyframe.first + i];
+            if (k->current)
+                c->curr = k->utid;
+            if (is_idle(rp, k->utid) && k->current && !rp->tr.eevdf)
+                continue;
+            x = add_ent(c, k->utid);
+            if (!x)
+                break;
+            x->current = k->current;
+            x->delayed = k->delayed;
+            x->vruntime = k->vruntime;
+            x->deadline = k->deadline;
+            x->dl_estimated = false;
+            x->weight = k->weight;
+            x->slice_ns = k->slice_ns;
+            x->seq = ++s->seq;
+        }
+        break;
+    case EVENT_JOIN:
+        claim(rp, s, e->cpu, e->join.utid);
+        x = add_ent(c, e->join.utid);
+        if (!x)
+            break;
+        if (!x->current && !x->delayed)
+            x->seq = ++s->seq; /* tail of the list */
+        x->delayed = false;
+        x->vruntime = e->join.vruntime;
+        x->deadline = e->join.deadline;
+        x->dl_estimated = false;
+        x->weight = e->join.weight ? e->join.weight : 1024;
+        x->slice_ns = e->join.slice_ns;
+        if (e->has_v) {
+            c->v = e->v;
+            c->has_v = true;
+        }
+        break;
+    case EVENT_LEAVE: {
+        if (e->has_v) {
+            c->v = e->v;
+            c->has_v = true;
+        }
+        if (c->curr == e->leave.utid)
+            c->curr = 0;
+        x = find_ent(c, e->leave.utid);
+        enum leave_queue q = leave_meaning_of(e->leave.reason)->queue;
+        if (q == LEAVE_TO_TAIL) {
+            x = x ? x : add_ent(c, e->leave.utid);
+            if (x) {
+                x->current = false;
+                x->vruntime = e->leave.vruntime;
+                if (e->leave.has_deadline) /* the stint may have renewed it */
+                    x->deadline = e->leave.deadline;
+                x->seq = ++s->seq; /* rr: the displaced task goes to the tail */
+            }
+        } else if (q == LEAVE_STAYS_DELAYED) {
+            if (x) {
+                x->current = false;
+                x->delayed = true;
+                x->vruntime = e->leave.vruntime;
+                if (e->leave.has_deadline)
+                    x->deadline = e->leave.deadline;
+            }
+        } else {
+            drop_ent(c, e->leave.utid);
+        }
+        break;
+    }
+    case EVENT_PICK: {
+        int next = e->pick.next;
+        if (e->has_v) {
+            c->v = e->v;
+            c->has_v = true;
+        }
+        c->known = true;
+        for (int i = 0; i < c->n; i++)
+            if (c->e[i].current && c->e[i].utid != next)
+                c->e[i].current = false; /* prev was put back without a LEAVE */
+        c->curr = next;
+        if (is_idle(rp, next) && !find_ent(c, next))
+            break;
+        claim(rp, s, e->cpu, next);
+        x = add_ent(c, next);
+        if (!x)
+            break;
+        x->current = true;
+        x->delayed = false;
+        x->slice_ns = e->pick.slice_ns;
+        if (e->has_v && e->has_eevdf) {
+            x->vruntime = e->pick.vruntime;
+            x->deadline = e->pick.deadline;
+            x->dl_estimated = false;
+        }
+        break;
+    }
+    case EVENT_TICK:
+        if (e->has_v) {
+            c->v = e->v;
+            c->has_v = true;
+        }
+        break;
+    default:
+        return;
+    }
+    fix_current(rp, c);
+}
+
+void replay_seek(const struct replay *rp, struct rp_state *s, int pos)
+{
+    if (pos < 0)
+        pos = 0;
+    if (pos > rp->tr.nev)
+        pos = rp->tr.nev;
+    int k = pos / RP_CKPT;
+    if (k >= rp->nckpt)
+        k = rp->nckpt - 1;
+    if (pos < s->pos || rp->ckpt[k].pos > s->pos) {
+        s->pos = rp->ckpt[k].pos;
+        s->seq = rp->ckpt[k].seq;
+        memcpy(s->cpu, rp->ckpt[k].cpu, (size_t)rp->tr.ncpus * sizeof *s->cpu);
+    }
+    while (s->pos < pos)
+        replay_apply(rp, s, &rp->tr.ev[s->pos]);
+}
+
+const char *replay_name(const struct replay *rp, int utid)
+{
+    static char buf[8][40];
+    static int k;
+    char *b = buf[k++ % 8];
+    const struct event_thread *t = events_thread(&rp->tr, utid);
+    if (!utid)
+        snprintf(b, sizeof buf[0], "-");
+    else if (!t)
+        snprintf(b, sizeof buf[0], "utid%d", utid);
+    else
+        snprintf(b, sizeof buf[0], "%s/%d", t->name, t->tid);
+    return b;
+}
+
+/* Virtual or real ns as µs with 3 decimals, signed. */
+static const char *us3(int64_t ns, char *b, size_t n)
+{
+    const char *sign = ns < 0 ? "-" : "";
+    uint64_t a = ns < 0 ? (uint64_t)(-(ns + 1)) + 1 : (uint64_t)ns;
+    snprintf(b, n, "%s%llu.%03llu", sign, (unsigned long long)(a / 1000), (unsigned long long)(a % 1000));
+    return b;
+}
+
+void replay_describe(const struct replay *rp, int i, char *buf, size_t len)
+{
+    const struct event *e = &rp->tr.ev[i];
+    char t[32], a[32], b[32], c[32];
+    bool ee = e->has_v && e->has_eevdf;
+    us3(e->ts - rp->tr.start_ts, t, sizeof t);
+    int n = snprintf(buf, len, "#%d t=%sus cpu%d %-5s ", i, t, e->cpu, event_kind_name(e->kind));
+    if (n < 0 || (size_t)n >= len)
+        return;
+    buf += n;
+    len -= (size_t)n;
+    switch (e->kind) {
+    case EVENT_PICK:
+        if (e->pick.next == e->pick.prev)
+            n = snprintf(buf, len, "%s keeps the CPU (%s)", replay_name(rp, e->pick.next), trace_why_name(e->pick.why));
+        else
+            n = snprintf(buf, len, "%s -> %s (%s)", replay_name(rp, e->pick.prev), replay_name(rp, e->pick.next),
+                         trace_why_name(e->pick.why));
+        if (ee && n > 0 && (size_t)n < len)
+            snprintf(buf + n, len - (size_t)n, " V=%s lag=%s dl=%s", us3(e->v, a, sizeof a),
+                     us3(e->pick.lag, b, sizeof b), us3(e->pick.deadline, c, sizeof c));
+        break;
+    case EVENT_JOIN:
+        n = snprintf(buf, len, "%s joins (%s)", replay_name(rp, e->join.utid), trace_join_reason_name(e->join.reason));
+        if (ee && n > 0 && (size_t)n < len)
+            snprintf(buf + n, len - (size_t)n, " lag %s -> %s, V=%s", us3(e->join.lag_before, a, sizeof a),
+                     us3(e->join.lag_after, b, sizeof b), us3(e->v, c, sizeof c));
+        break;
+    case EVENT_LEAVE:
+        n = snprintf(buf, len, "%s leaves (%s) after %sus", replay_name(rp, e->leave.utid),
+                     trace_leave_reason_name(e->leave.reason), us3(e->leave.run_ns, a, sizeof a));
+        if (ee && n > 0 && (size_t)n < len)
+            snprintf(buf + n, len - (size_t)n, " with lag %s", us3(e->leave.lag, b, sizeof b));
+        break;
+    case EVENT_WAKE:
+        n = snprintf(buf, len, "%s woken by %s", replay_name(rp, e->wake.utid),
+                     e->wake.waker ? replay_name(rp, e->wake.waker) : "a timer or interrupt");
+        if (e->wake.latency >= 0 && n > 0 && (size_t)n < len)
+            snprintf(buf + n, len - (size_t)n, "; runs %sus later", us3(e->wake.latency, a, sizeof a));
+        break;
+    case EVENT_TICK:
+        snprintf(buf, len, "tick, %s on the CPU, %d runnable", replay_name(rp, e->tick.utid), e->tick.nr_runnable);
+        break;
+    case EVENT_KEYFRAME:
+        snprintf(buf, len, "keyframe: %d on the queue", e->keyframe.n);
+        break;
+    case EVENT_SET:
+        snprintf(buf, len, "set %s %s %s: %lld -> %lld", trace_set_what_name(e->set.what),
+                 e->set.name ? e->set.name : "", e->set.utid ? replay_name(rp, e->set.utid) : "",
+                 (long long)e->set.old_value, (long long)e->set.new_value);
+        break;
+    case EVENT_MARK:
+        snprintf(buf, len, "mark \"%s\"", e->mark.name ? e->mark.name : "");
+        break;
+    default:
+        break;
+    }
+}
+
+static int ent_cmp_eevdf(const void *a, const void *b)
+{
+    const struct rp_ent *x = a, *y = b;
+    if (x->deadline != y->deadline)
+        return x->deadline < y->deadline ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int ent_cmp_rr(const void *a, const void *b)
+{
+    const struct rp_ent *x = a, *y = b;
+    if (x->current != y->current)
+        return x->current ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+int replay_queue_sorted(const struct replay *rp, const struct rp_cpu *c, struct rp_ent *out)
+{
+    int n = 0;
+    for (int i = 0; i < c->n; i++) {
+        if (is_idle(rp, c->e[i].utid) && !c->e[i].current)
+            continue;
+        out[n++] = c->e[i];
+    }
+    qsort(out, (size_t)n, sizeof *out, rp->tr.eevdf ? ent_cmp_eevdf : ent_cmp_rr);
+    return n;
+}
