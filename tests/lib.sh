@@ -5,6 +5,32 @@ fail=0
 pass() { echo "PASS $1"; }
 failed() { echo "FAIL $1: $2"; fail=1; }
 
+# runq ARGS...: runs $RUNQ with no input; leaves $rc, $T/out and $T/err.
+runq() { "$RUNQ" "$@" >"$T/out" 2>"$T/err" </dev/null; rc=$?; }
+
+# expect NAME RC STDERR_SUBSTRING ARGS...: runq ARGS must exit RC with
+# STDERR_SUBSTRING (if not empty) on stderr; a usage error (RC 2) must say
+# so in exactly one line, as cli/cli.h promises.
+expect() {
+    local name=$1 want=$2 sub=$3
+    shift 3
+    runq "$@"
+    if [ "$rc" != "$want" ]; then
+        failed "$name" "exit $rc, want $want; stderr: $(head -c 300 "$T/err")"
+    elif [ -n "$sub" ] && ! grep -qF -- "$sub" "$T/err"; then
+        failed "$name" "stderr lacks '$sub': $(head -c 300 "$T/err")"
+    elif [ "$want" = 2 ] && [ "$(wc -l <"$T/err")" != 1 ]; then
+        failed "$name" "want one line on stderr, got: $(head -c 300 "$T/err")"
+    else
+        pass "$name"
+    fi
+}
+
+# stdout_has NAME SUBSTRING: the last runq's stdout holds SUBSTRING.
+stdout_has() {
+    if grep -qF -- "$2" "$T/out"; then pass "$1"; else failed "$1" "stdout lacks '$2'"; fi
+}
+
 # GEN: the fixture generator (tests/trace_gen.c), built by make if a test
 # runs on its own before `make test` did.
 GEN=${TRACE_GEN:-build/tests/trace_gen}

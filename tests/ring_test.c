@@ -5,7 +5,7 @@
  * ring so that records land across its end (the reserve's spare path) in
  * every phase. Each record's bytes are a function of its sequence number,
  * so a byte out of place, a record lost or one read twice is caught.
- * Prints PASS name / FAIL name: why; exits 1 on a failure.
+ * Prints PASS name / FAIL name: why; exits 1 on a failure (tests/harness.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,19 +13,8 @@
 
 #include "kernel/trace/ring.h"
 #include "trace/format.h"
+#include "harness.h"
 
-static int failed;
-#define CHECK(cond, ...)                                                                                    \
-    do {                                                                                                    \
-        if (!(cond)) {                                                                                      \
-            printf("FAIL %s: ", test_name);                                                                 \
-            printf(__VA_ARGS__);                                                                            \
-            printf("\n");                                                                                   \
-            failed = 1;                                                                                     \
-            return;                                                                                         \
-        }                                                                                                   \
-    } while (0)
-static const char *test_name;
 static u8 ring_buf[TRACE_RING_SIZE] __attribute__((aligned(64)));
 
 static u8 byte_of(u64 seq, unsigned i)
@@ -72,7 +61,6 @@ static int verify(const u8 *buf, u32 n, u64 *next, char *why, size_t wlen)
 
 static void records_survive_many_laps(void)
 {
-    test_name = "records_survive_many_laps";
     struct trace_ring r = { 0 };
     r.buf = ring_buf;
     static u8 out[TRACE_PKT_MAX_PAYLOAD], spare[128];
@@ -105,13 +93,12 @@ static void records_survive_many_laps(void)
     CHECK(next == written, "read %llu of %llu records", (unsigned long long)next, (unsigned long long)written);
     CHECK(spares > 0, "no record was built in the spare: the wrap was never reached");
     CHECK(r.dropped == 0, "%u dropped with room to spare", r.dropped);
-    printf("PASS %s (%llu records, %llu across the end)\n", test_name, (unsigned long long)written,
+    harness_detail("%llu records, %llu across the end", (unsigned long long)written,
            (unsigned long long)spares);
 }
 
 static void a_full_ring_drops_and_counts(void)
 {
-    test_name = "a_full_ring_drops_and_counts";
     struct trace_ring r = { 0 };
     r.buf = ring_buf;
     static u8 spare[128], out[TRACE_PKT_MAX_PAYLOAD];
@@ -134,12 +121,10 @@ static void a_full_ring_drops_and_counts(void)
     u32 n = ring_take(&r, out, sizeof out);
     CHECK(n > 0 && verify(out, n, &next, why, sizeof why), "after a full ring: %s", why);
     CHECK(ring_reserve(&r, size_of(seq), spare) != NULL, "no room after a take");
-    printf("PASS %s\n", test_name);
 }
 
 static void a_take_never_splits_a_record(void)
 {
-    test_name = "a_take_never_splits_a_record";
     struct trace_ring r = { 0 };
     r.buf = ring_buf;
     static u8 spare[128], out[256];
@@ -156,14 +141,15 @@ static void a_take_never_splits_a_record(void)
         CHECK(verify(out, n, &next, why, sizeof why), "%s", why);
     }
     CHECK(next == 100, "read %llu of 100", (unsigned long long)next);
-    printf("PASS %s\n", test_name);
 }
 
-int main(void)
+static const struct harness_test tests[] = {
+    HARNESS_TEST(records_survive_many_laps),
+    HARNESS_TEST(a_full_ring_drops_and_counts),
+    HARNESS_TEST(a_take_never_splits_a_record),
+};
+
+int main(int argc, char **argv)
 {
-    setvbuf(stdout, NULL, _IONBF, 0);
-    records_survive_many_laps();
-    a_full_ring_drops_and_counts();
-    a_take_never_splits_a_record();
-    return failed;
+    return harness_main(argc, argv, tests, HARNESS_COUNT(tests));
 }

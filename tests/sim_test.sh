@@ -11,9 +11,7 @@ cd "$(dirname "$0")/.." || exit 2
 DOC=docs/sim.md
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-failed=0
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; failed=1; }
+. "$(dirname "$0")/lib.sh"
 
 # ---- the examples in docs/sim.md ----
 # An example is a fenced block whose first line is "$ COMMAND" with
@@ -48,22 +46,22 @@ for cmdfile in "$T"/ex.*.cmd; do
     sh -c "$run" >"$T/got" 2>"$T/err"
     rc=$?
     if [ $rc -ne 0 ]; then
-        fail "$name" "exit $rc: $(head -c 300 "$T/err")"
+        failed "$name" "exit $rc: $(head -c 300 "$T/err")"
     elif ! diff -u "$T/ex.$n.want" "$T/got" >"$T/diff"; then
-        fail "$name" "output differs from $DOC:
+        failed "$name" "output differs from $DOC:
 $(head -n 30 "$T/diff")"
     else
         pass "$name"
     fi
 done
-if [ "$nex" -ge 4 ]; then pass "doc_has_examples ($nex)"; else fail doc_has_examples "found $nex, want 4 or more"; fi
+if [ "$nex" -ge 4 ]; then pass "doc_has_examples ($nex)"; else failed doc_has_examples "found $nex, want 4 or more"; fi
 
 # ---- the example workloads ----
 for f in docs/sim/*.sim; do
     if "$RUNQ" sim -v --numberline "$f" >"$T/out" 2>"$T/err" && [ -s "$T/out" ]; then
         pass "workload_runs $f"
     else
-        fail "workload_runs $f" "$(head -c 300 "$T/err")"
+        failed "workload_runs $f" "$(head -c 300 "$T/err")"
     fi
 done
 # The schedules docs/eevdf.md and tests/eevdf_test.c pin, from Zijlstra's commit.
@@ -72,7 +70,7 @@ expect_schedule() {
     shift 2
     local got
     got=$("$RUNQ" sim "$@" 2>&1 | head -n 1)
-    if [ "$got" = "$want" ]; then pass "$name"; else fail "$name" "got '$got', want '$want'"; fi
+    if [ "$got" = "$want" ]; then pass "$name"; else failed "$name" "got '$got', want '$want'"; fi
 }
 expect_schedule zijlstra_fifo ABCDABCDABCDABCD docs/sim/zijlstra-fifo.sim
 expect_schedule zijlstra_short_no_run_to_parity BAACCDDBBAACCDDBBAACCDDB docs/sim/zijlstra-short.sim
@@ -86,38 +84,22 @@ for seed in 0 1 7 42 18446744073709551615; do
     want=$(sed -n '/^answer:$/{n;p;}' "$T/answer")
     got=$("$RUNQ" sim "$T/p1" 2>&1)
     if ! cmp -s "$T/p1" "$T/p2"; then
-        fail "seed_repeatable $seed" "two runs printed different problems"
+        failed "seed_repeatable $seed" "two runs printed different problems"
     elif grep -q '^answer:' "$T/p1"; then
-        fail "seed_no_answer_without_c $seed" "-s alone printed the answer"
+        failed "seed_no_answer_without_c $seed" "-s alone printed the answer"
     elif ! cmp -s "$T/p1" <(head -n "$(wc -l <"$T/p1")" "$T/answer"); then
-        fail "seed_check_same_problem $seed" "-c printed a different problem"
+        failed "seed_check_same_problem $seed" "-c printed a different problem"
     elif [ -z "$want" ] || [ "$got" != "$want" ]; then
-        fail "seed_reads_back $seed" "file gives '$got', -c says '$want'"
+        failed "seed_reads_back $seed" "file gives '$got', -c says '$want'"
     else
         pass "seed_problem $seed"
     fi
 done
 ntasks=$("$RUNQ" sim -s 3 | grep -c '^task ')
-if [ "$ntasks" -ge 2 ] && [ "$ntasks" -le 5 ]; then pass seed_task_count; else fail seed_task_count "$ntasks tasks"; fi
+if [ "$ntasks" -ge 2 ] && [ "$ntasks" -le 5 ]; then pass seed_task_count; else failed seed_task_count "$ntasks tasks"; fi
 
 # ---- errors ----
-runq() { "$RUNQ" "$@" >"$T/out" 2>"$T/err" </dev/null; rc=$?; }
 
-# expect NAME RC STDERR_SUBSTRING ARGS...
-expect() {
-    local name=$1 want=$2 sub=$3
-    shift 3
-    runq "$@"
-    if [ "$rc" != "$want" ]; then
-        fail "$name" "exit $rc, want $want; stderr: $(head -c 300 "$T/err")"
-    elif [ -n "$sub" ] && ! grep -qF -- "$sub" "$T/err"; then
-        fail "$name" "stderr lacks '$sub': $(head -c 300 "$T/err")"
-    elif [ "$want" = 2 ] && [ "$(wc -l <"$T/err")" != 1 ]; then
-        fail "$name" "want one line on stderr, got: $(head -c 300 "$T/err")"
-    else
-        pass "$name"
-    fi
-}
 
 # bad_line NAME "FILE CONTENTS" LINE SUBSTRING: a workload with an error on
 # LINE: exit 2 and one line "runq sim: FILE:LINE: ...SUBSTRING...".
@@ -126,12 +108,12 @@ bad_line() {
     expect "$1" 2 "$4" sim "$T/bad.sim"
     case $(head -n 1 "$T/err") in
     "runq sim: $T/bad.sim:$3: "*) ;;
-    *) fail "$1" "want 'runq sim: $T/bad.sim:$3: ...', got: $(head -c 300 "$T/err")" ;;
+    *) failed "$1" "want 'runq sim: $T/bad.sim:$3: ...', got: $(head -c 300 "$T/err")" ;;
     esac
 }
 
 expect help 0 "" sim --help
-grep -q -- "--numberline" "$T/out" && pass help_lists_flags || fail help_lists_flags "no --numberline in --help"
+grep -q -- "--numberline" "$T/out" && pass help_lists_flags || failed help_lists_flags "no --numberline in --help"
 expect help_via_runq_help 0 "" help sim
 expect missing_file 2 "runq sim: cannot open '$T/nope.sim'" sim "$T/nope.sim"
 expect unknown_flag 2 "runq sim: unknown option '--bogus'" sim --bogus docs/sim/zijlstra-fifo.sim
@@ -170,7 +152,7 @@ rc=$?
 if [ $rc = 2 ] && grep -qF "runq sim: <stdin>:2: unknown directive 'nonsense'" "$T/err"; then
     pass stdin_errors_named
 else
-    fail stdin_errors_named "exit $rc: $(cat "$T/err")"
+    failed stdin_errors_named "exit $rc: $(cat "$T/err")"
 fi
 
-exit $failed
+exit $fail

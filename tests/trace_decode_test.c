@@ -1,42 +1,18 @@
 /*
  * Unit tests for the trace decoder (trace/decode.c): framing, CRCs, resync,
  * sequence numbers and the loss it counts. Prints "PASS name" or
- * "FAIL name: why" per test; exits 1 if any failed.
+ * "FAIL name: why" per test; exits 1 if any failed (tests/harness.h).
  *
  * Build:
  *   cc -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
  *      -iquote . -o build/tests/trace_decode_test tests/trace_decode_test.c trace/decode.c
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "trace/decode.h"
-
-static const char *test_name;
-static int test_failed, any_failed;
-
-static void fail(const char *fmt, ...)
-{
-    va_list ap;
-    if (test_failed)
-        return;
-    test_failed = any_failed = 1;
-    printf("FAIL %s: ", test_name);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-}
-
-#define CHECK(cond, ...)       \
-    do {                       \
-        if (!(cond)) {         \
-            fail(__VA_ARGS__); \
-            return;            \
-        }                      \
-    } while (0)
+#include "harness.h"
 
 /* ---- a stream builder ---- */
 
@@ -367,21 +343,25 @@ static void names_cover_every_enum_value(void)
     CHECK(strcmp(trace_counter_name(TRACE_CTR_RING_USED), "ring_used") == 0, "counter");
 }
 
-int main(void)
+static const struct harness_test tests[] = {
+    HARNESS_TEST(crc32c_matches_the_check_value),
+    HARNESS_TEST(the_fast_crc_agrees_with_the_table),
+    HARNESS_TEST(records_arrive_in_order_whatever_the_chunk_size),
+    HARNESS_TEST(garbage_between_packets_is_skipped_and_counted),
+    HARNESS_TEST(a_flipped_payload_bit_loses_only_that_packet),
+    HARNESS_TEST(a_flipped_header_bit_is_caught_by_the_header_crc),
+    HARNESS_TEST(sequence_gaps_and_ring_drops_are_counted_per_cpu),
+    HARNESS_TEST(a_late_reader_does_not_call_earlier_packets_lost),
+    HARNESS_TEST(a_cut_stream_counts_the_truncated_bytes),
+    HARNESS_TEST(malformed_records_stop_the_packet_not_the_stream),
+    HARNESS_TEST(a_version_1_leave_is_still_read),
+    HARNESS_TEST(names_cover_every_enum_value),
+};
+
+int main(int argc, char **argv)
 {
-#define RUN(fn) (test_name = #fn, test_failed = 0, fn(), test_failed ? 0 : printf("PASS %s\n", #fn))
-    RUN(crc32c_matches_the_check_value);
-    RUN(the_fast_crc_agrees_with_the_table);
-    RUN(records_arrive_in_order_whatever_the_chunk_size);
-    RUN(garbage_between_packets_is_skipped_and_counted);
-    RUN(a_flipped_payload_bit_loses_only_that_packet);
-    RUN(a_flipped_header_bit_is_caught_by_the_header_crc);
-    RUN(sequence_gaps_and_ring_drops_are_counted_per_cpu);
-    RUN(a_late_reader_does_not_call_earlier_packets_lost);
-    RUN(a_cut_stream_counts_the_truncated_bytes);
-    RUN(malformed_records_stop_the_packet_not_the_stream);
-    RUN(a_version_1_leave_is_still_read);
-    RUN(names_cover_every_enum_value);
+    int rc = harness_main(argc, argv, tests, HARNESS_COUNT(tests));
+
     trace_decoder_free(&D);
-    return any_failed;
+    return rc;
 }
