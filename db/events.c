@@ -152,6 +152,8 @@ static bool has(sqlite3_value **v, int n, int i)
 
 static int64_t num(sqlite3_value **v, int n, int i, int64_t absent)
 {
+    if (!absent) /* SQLite reads NULL as 0: one call a column, not two (make bench) */
+        return i < n ? sqlite3_value_int64(v[i]) : 0;
     return has(v, n, i) ? sqlite3_value_int64(v[i]) : absent;
 }
 
