@@ -553,13 +553,13 @@ static int test_reason_names_parse_back(void)
               event_leave_parse("del") == TRACE_LEAVE_NR,
           "a name that is not a reason parses to TRACE_LEAVE_NR");
     /* what the recorder stores for each (docs/sql.md), and top shows */
-    static const char *const want[TRACE_LEAVE_NR][2] = {
+    static const char *const want[][2] = {
         [TRACE_LEAVE_BLOCK] = { "S", "S" },  [TRACE_LEAVE_SLEEP] = { "S", "S" },
         [TRACE_LEAVE_YIELD] = { "R", "R" },  [TRACE_LEAVE_PREEMPT] = { "R+", "R+" },
         [TRACE_LEAVE_EXIT] = { "X", "X" },   [TRACE_LEAVE_MIGRATE] = { "R", "R" },
         [TRACE_LEAVE_DELAYED] = { "S", "D" }, [TRACE_LEAVE_DEQUEUED] = { "S", "S" },
     };
-    for (unsigned r = 0; r < TRACE_LEAVE_NR; r++) {
+    for (unsigned r = 0; r < sizeof want / sizeof want[0]; r++) {
         enum thread_state st = leave_meaning_of(r)->state;
         CHECK(!strcmp(thread_state_sql_name(st), want[r][0]) && !strcmp(top_state_name(st), want[r][1]),
               "%s: %s / %s", trace_leave_reason_name(r), thread_state_sql_name(st), top_state_name(st));
