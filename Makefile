@@ -4,7 +4,8 @@
 #   make test     the whole test suite; ends with "N passed, N failed"
 #   make gdb      QEMU waiting for gdb, and gdb attached with the kernel's symbols
 #   make deps     install the Debian packages (as root) or print the apt-get line
-#   make BUG=name build the kernel with a test-proving bug put back (docs/testing.md)
+#   make BUG=name build the kernel with a kernel-core bug put back (RUNQ_BUG_NAME, docs/testing.md);
+#                 a policy bug is a patch, built in a copy: scripts/bug_tree.sh name DIR && make -C DIR kernel
 
 BUILD := build
 CC ?= cc
@@ -15,10 +16,16 @@ KERNEL := $(BUILD)/kernel.elf
 KSRC_C := $(shell find kernel -name '*.c' | sort)
 KSRC_S := $(shell find kernel -name '*.S' | sort)
 KOBJ := $(patsubst %.c,$(BUILD)/%.o,$(KSRC_C)) $(patsubst %.S,$(BUILD)/%.o,$(KSRC_S))
-# BUG=name defines RUNQ_BUG_NAME (kernel core) and EEVDF_BUG_NAME (the policy's own switches).
+# BUG=name defines RUNQ_BUG_NAME (a switch in the kernel core). The policy's
+# bugs are patches, tests/bugs/eevdf/name.patch, never in these sources.
 # KEXTRA: more kernel flags, for a variant built in its own BUILD directory
 # (tests/bench_trace_emit.sh: BUILD=build/selfcost KEXTRA=-DRUNQ_TRACE_SELFCOST).
-KBUG := $(if $(BUG),-DRUNQ_BUG_$(shell echo $(BUG) | tr a-z A-Z) -DEEVDF_BUG_$(shell echo $(BUG) | tr a-z A-Z))
+KBUG := $(if $(BUG),-DRUNQ_BUG_$(shell echo $(BUG) | tr a-z A-Z))
+ifneq ($(BUG),)
+ifneq ($(wildcard tests/bugs/eevdf/$(BUG).patch),)
+$(error BUG=$(BUG) is a policy bug, a patch: scripts/bug_tree.sh $(BUG) DIR && make -C DIR kernel)
+endif
+endif
 KCFLAGS := -std=gnu11 -ffreestanding -fno-pic -fno-pie -mno-red-zone -mgeneral-regs-only \
 	-fno-stack-protector -fno-omit-frame-pointer -fno-builtin -O2 -g \
 	-Wall -Wextra -Werror -DRUNQ_KERNEL $(KBUG) $(KEXTRA) -Ikernel/lib -Ikernel/sched -MMD -MP

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Proves the boot self-tests: for each test-proving bug switch (kernel
-# built with make BUG=name), the test named beside it must FAIL, and the
-# clean kernel must pass it; then tests/eevdf_bugs.sh proves the policy's
-# own switches with the host unit tests. Run: make prove-bugs. Not part of
-# make test (it builds seven kernels); docs/testing.md shows its output.
+# Proves the boot self-tests: for each test-proving bug, the test named
+# beside it must FAIL on a kernel with the bug put back, and the clean
+# kernel must pass it. A kernel-core bug is a RUNQ_BUG_ switch (make
+# BUG=name); a policy bug is a patch, tests/bugs/eevdf/name.patch, and its
+# kernel is built in a patched copy of the tree (scripts/bug_tree.sh). Then
+# tests/eevdf_bugs.sh proves the policy's tests with every patch and the
+# host unit tests. Run: make prove-bugs. Not part of make test (it builds
+# seven kernels); docs/testing.md shows its output.
 set -u
 cd "$(dirname "$0")/.."
 RUNQ=build/runq
@@ -22,12 +25,18 @@ crc_seed             TestCrc32c           --policy eevdf
 while read -r bug test flags; do
     [ -n "$bug" ] || continue
     dir=build/bug-$bug
-    make -s BUILD="$dir" BUG="$bug" "$dir/kernel.elf" >/dev/null || { echo "FAIL $bug: build"; status=1; continue; }
+    if [ -f "tests/bugs/eevdf/$bug.patch" ]; then
+        kernel=$dir/tree/build/kernel.elf
+        scripts/bug_tree.sh "$bug" "$dir/tree" && make -s -C "$dir/tree" build/kernel.elf >/dev/null
+    else
+        kernel=$dir/kernel.elf
+        make -s BUILD="$dir" BUG="$bug" "$kernel" >/dev/null
+    fi || { echo "FAIL $bug: build"; status=1; continue; }
     # shellcheck disable=SC2086
     clean=$("$RUNQ" boot --deterministic $flags --test "$test" 2>&1)
     clean_rc=$?
     # shellcheck disable=SC2086
-    buggy=$("$RUNQ" boot --deterministic $flags --kernel "$dir/kernel.elf" --test "$test" 2>&1)
+    buggy=$("$RUNQ" boot --deterministic $flags --kernel "$kernel" --test "$test" 2>&1)
     buggy_rc=$?
     why=$(grep -m1 "^FAIL $test" <<<"$buggy")
     if [ $clean_rc -eq 0 ] && [ $buggy_rc -ne 0 ] && [ -n "$why" ]; then
@@ -37,12 +46,12 @@ while read -r bug test flags; do
         status=1
     fi
 done <<<"$cases"
-# The policy's own switches, proven by the host unit tests: each must make
-# the test named beside it in tests/eevdf_bugs.sh fail.
+# The policy's bugs, proven by the host unit tests: each patch must make
+# the tests on its Caught-by: line fail.
 if out=$(bash tests/eevdf_bugs.sh 2>&1); then
-    echo "PASS eevdf_bugs: $(grep -c '^caught' <<<"$out") policy bug switches, each caught by its test"
+    echo "PASS eevdf_bugs: $(ls tests/bugs/eevdf/*.patch | wc -l) policy bug patches caught, by $(grep -c '^caught' <<<"$out") tests"
 else
-    echo "FAIL eevdf_bugs: $(grep -E '^(MISSED|BUILD)|fails its tests' <<<"$out" | tr '\n' ';')"
+    echo "FAIL eevdf_bugs: $(grep -E '^(MISSED|BUILD|FAIL)|fails its tests' <<<"$out" | tr '\n' ';')"
     status=1
 fi
 grep '^caught' <<<"$out" | sed 's/^/    /'

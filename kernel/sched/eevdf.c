@@ -62,11 +62,7 @@ static const struct {
 };
 
 #define EEVDF_FEATURE_BIT(n, d, c) | ((d) ? 1u << EEVDF_F_##n : 0u)
-#ifndef EEVDF_BUG_LEAVE_ORDER
 #define EEVDF_DEFAULT_FEATURES (0u EEVDF_FEATURES(EEVDF_FEATURE_BIT))
-#else /* tests/eevdf_bugs.sh: the seed's ordering bug, always on */
-#define EEVDF_DEFAULT_FEATURES ((0u EEVDF_FEATURES(EEVDF_FEATURE_BIT)) | 1u << EEVDF_F_LAB_LEAVE_BUG)
-#endif
 
 /* Written by the shell on any CPU, read by every queue: one word, relaxed
  * atomics, so a reader sees the old mask or the new one, never a torn one. */
@@ -192,10 +188,8 @@ uint64_t eevdf_base_slice(unsigned ncpus)
 {
     unsigned n = ncpus ? ncpus : 1, log = 0;
 
-#ifndef EEVDF_BUG_SLICE_NO_CAP /* tests/eevdf_bugs.sh: slices grow with every CPU */
     if (n > 8)
         n = 8;
-#endif
     while (n >>= 1)
         log++;
     return 700000ull * (1 + log);
@@ -203,9 +197,6 @@ uint64_t eevdf_base_slice(unsigned ncpus)
 
 uint64_t eevdf_clamp_slice(uint64_t slice_ns)
 {
-#ifdef EEVDF_BUG_SLICE_UNCLAMPED /* tests/eevdf_bugs.sh: any request is taken as asked */
-    return slice_ns;
-#endif
     if (slice_ns == 0)
         return 0;
     if (slice_ns < EEVDF_SLICE_MIN)
@@ -217,16 +208,10 @@ uint64_t eevdf_clamp_slice(uint64_t slice_ns)
 
 uint64_t eevdf_calc_vdelta(uint64_t delta_ns, uint32_t weight, uint32_t wmult)
 {
-#ifdef EEVDF_BUG_CHARGE_UNWEIGHTED /* tests/eevdf_bugs.sh: every entity ages at wall-clock speed */
-    (void)weight;
-    (void)wmult;
-    return delta_ns;
-#else
     (void)weight;
     /* delta * 1024 / w = delta * (1024 * 2^32/w) >> 32; exact at nice 0,
      * where 1024 * wmult is 2^32. */
     return (uint64_t)(((eevdf_u128)delta_ns * ((uint64_t)SCHED_WEIGHT_NICE_0 * wmult)) >> SCHED_WEIGHT_SHIFT);
-#endif
 }
 
 static uint64_t vdelta(const struct eevdf_entity *e, uint64_t delta_ns)
@@ -240,9 +225,6 @@ static uint64_t real_for_vdelta(const struct eevdf_entity *e, uint64_t dv)
     /* dv * w / 1024, rounded up; 1024 = 2^10, so a shift, not a division */
     uint64_t t = (uint64_t)(((eevdf_u128)dv * e->weight + SCHED_WEIGHT_NICE_0 - 1) >> 10);
 
-#ifdef EEVDF_BUG_TIMER_ROUND_DOWN /* tests/eevdf_bugs.sh: the timer fires a hair early */
-    return (uint64_t)(((eevdf_u128)dv * e->weight) >> 10);
-#endif
     /* wmult is 2^32/w rounded, so the charge may fall short by a unit. */
     while (vdelta(e, t) < dv)
         t++;
@@ -262,17 +244,12 @@ static int64_t lag_limit(const struct sched_queue *q, const struct eevdf_entity 
 
 static int64_t clamp_lag(const struct sched_queue *q, const struct eevdf_entity *e, int64_t lag)
 {
-#ifndef EEVDF_BUG_LAG_UNCLAMPED /* tests/eevdf_bugs.sh: a sleeper banks credit without bound */
     int64_t limit = lag_limit(q, e);
 
     if (lag > limit)
         return limit;
     if (lag < -limit)
         return -limit;
-#else
-    (void)q;
-    (void)e;
-#endif
     return lag;
 }
 
@@ -311,11 +288,7 @@ static bool vt_eligible(const struct eevdf_queue *eq, uint64_t v)
 {
     if (eq->load == 0)
         return true;
-#ifdef EEVDF_BUG_ELIGIBLE_STRICT /* tests/eevdf_bugs.sh: an entity at exactly V is turned away */
-    return (eevdf_s128)key(eq, v) * (eevdf_s128)eq->load < eq->sum;
-#else
     return (eevdf_s128)key(eq, v) * (eevdf_s128)eq->load <= eq->sum;
-#endif
 }
 
 static uint64_t avg_vruntime(const struct eevdf_queue *eq)
@@ -373,13 +346,6 @@ static struct eevdf_entity *tree_pick(const struct eevdf_queue *eq, unsigned *to
 {
     struct eevdf_entity *n = eq->root;
 
-#ifdef EEVDF_BUG_PICK_IGNORES_ELIGIBILITY /* tests/eevdf_bugs.sh: plain earliest deadline first */
-    while (n && n->left) {
-        (*touched)++;
-        n = n->left;
-    }
-    return n;
-#endif
     while (n) {
         (*touched)++;
         if (n->left && vt_eligible(eq, n->left->min_vruntime))
@@ -421,9 +387,6 @@ static void set_protection(struct sched_queue *q, struct eevdf_entity *e)
         if (eevdf_vt_before(end, e->vprot))
             e->vprot = end;
     }
-#ifdef EEVDF_BUG_NO_PROTECTION /* tests/eevdf_bugs.sh: current can be cut at any time */
-    e->vprot = e->vruntime;
-#endif
 }
 
 /* ---------------------------------------------------------------- */
@@ -559,19 +522,13 @@ static void place(struct sched_queue *q, struct sched_entity *se, int64_t lag, b
     uint64_t vslice = vdelta(e, e->slice);
 
     if (eq->load && lag) {
-#ifndef EEVDF_BUG_LAG_UNSCALED /* tests/eevdf_bugs.sh: joining dilutes the lag brought back */
         lag = div_trunc((eevdf_s128)lag * (int64_t)(eq->load + e->weight), eq->load);
-#endif
     } else {
         lag = 0; /* an empty queue has no V to be behind */
     }
     e->vruntime = avg_vruntime(eq) - (uint64_t)lag;
-#ifndef EEVDF_BUG_INITIAL_FULL_SLICE /* tests/eevdf_bugs.sh: newcomers get a whole slice ahead */
     if (initial && eevdf_feature(EEVDF_F_PLACE_DEADLINE_INITIAL))
         vslice /= 2;
-#else
-    (void)initial;
-#endif
     e->deadline = e->vruntime + vslice;
 }
 
@@ -605,10 +562,8 @@ static void finish_delayed(struct sched_queue *q, struct sched_entity *se, enum 
 {
     int64_t lag = clamp_lag(q, &se->ee, (int64_t)(avg_vruntime(&q->ee) - se->ee.vruntime));
 
-#ifndef EEVDF_BUG_DELAY_ZERO_IGNORED /* tests/eevdf_bugs.sh: a delayed entity leaves owed */
     if (eevdf_feature(EEVDF_F_DELAY_ZERO) && lag > 0)
         lag = 0;
-#endif
     detach(q, se);
     se->ee.vlag = why == SCHED_LEAVE_EXIT ? 0 : lag;
 }
@@ -620,9 +575,6 @@ static struct sched_entity *pick_runnable(struct sched_queue *q, bool protect)
     for (;;) {
         struct sched_entity *se = pick(q, protect);
 
-#ifdef EEVDF_BUG_PICK_RETURNS_DELAYED /* tests/eevdf_bugs.sh: a blocked entity gets the CPU */
-        return se;
-#endif
         if (!se || !se->ee.delayed)
             return se;
         finish_delayed(q, se, SCHED_LEAVE_BLOCK);
@@ -643,11 +595,7 @@ static void requeue_delayed(struct sched_queue *q, struct sched_entity *se)
     e->delayed = false;
     eq->nr_delayed--;
     q->nr_queued++;
-#ifndef EEVDF_BUG_DELAY_ZERO_IGNORED
     if (eevdf_feature(EEVDF_F_DELAY_ZERO) && (int64_t)(avg_vruntime(eq) - e->vruntime) > 0) {
-#else
-    if (0) {
-#endif
         tree_del(eq, e);
         sum_sub(eq, e);
         update_base(q);
@@ -699,10 +647,6 @@ static void eevdf_join(struct sched_queue *q, struct sched_entity *se, enum sche
     refresh_params(q, se);
     if (why != SCHED_JOIN_NEW && eevdf_feature(EEVDF_F_PLACE_LAG))
         lag = se->ee.vlag;
-#ifdef EEVDF_BUG_MIGRATE_DROPS_LAG /* tests/eevdf_bugs.sh: moving CPUs wipes the slate */
-    if (why == SCHED_JOIN_MIGRATE)
-        lag = 0;
-#endif
     place(q, se, lag, why == SCHED_JOIN_NEW);
     attach(q, se);
 }
@@ -745,9 +689,7 @@ static void eevdf_put_back(struct sched_queue *q)
 
 static void eevdf_take(struct sched_queue *q, struct sched_entity *se)
 {
-#ifndef EEVDF_BUG_NO_TAKE_CHECK /* tests/eevdf_bugs.sh: the seed's order can be written again */
     BUG_ON(q->curr != NULL);
-#endif
     BUG_ON(!se->on_queue || se->ee.queue != &q->ee || se->ee.delayed);
     tree_del(&q->ee, &se->ee);
     q->nr_queued--;
@@ -769,9 +711,7 @@ static void eevdf_charge(struct sched_queue *q, uint64_t delta_ns)
     e = &q->curr->ee;
     dv = vdelta(e, delta_ns);
     e->vruntime += dv;
-#ifndef EEVDF_BUG_CHARGE_FORGETS_V /* tests/eevdf_bugs.sh: V does not see current run */
     q->ee.sum += (eevdf_s128)dv * e->weight;
-#endif
     if (!eevdf_vt_before(e->vruntime, e->deadline))
         e->deadline = e->vruntime + vdelta(e, e->slice); /* a new request */
     update_base(q);
@@ -796,11 +736,7 @@ static void eevdf_yield(struct sched_queue *q)
 
     BUG_ON(q->curr == NULL);
     e = &q->curr->ee;
-#ifdef EEVDF_BUG_YIELD_UNBOUNDED /* tests/eevdf_bugs.sh: every yield adds a slice */
-    target = e->deadline + vdelta(e, e->slice);
-#else
     target = avg_vruntime(&q->ee) + vdelta(e, e->slice);
-#endif
     if (eevdf_vt_before(e->deadline, target))
         e->deadline = target;
     e->vprot = e->vruntime;
@@ -816,10 +752,8 @@ static bool eevdf_wakeup_preempt(struct sched_queue *q, struct sched_entity *se)
     if (!q->curr)
         return true;
     c = &q->curr->ee;
-#ifndef EEVDF_BUG_NO_PREEMPT_SHORT /* tests/eevdf_bugs.sh: a short slice waits like any other */
     cut = eevdf_feature(EEVDF_F_PREEMPT_SHORT) && e->slice < c->slice && vt_eligible(eq, e->vruntime) &&
           (eevdf_tree_before(e, c) || !vt_eligible(eq, c->vruntime));
-#endif
     if (pick_runnable(q, !cut) == se) {
         /* PREEMPT_SHORT made the difference if the protected pick would
          * have kept current: current eligible and inside its stretch (see
@@ -847,10 +781,8 @@ static uint64_t eevdf_timer_ns(struct sched_queue *q)
 
     if (!eevdf_feature(EEVDF_F_HRTICK) || !q->curr)
         return UINT64_MAX;
-#ifndef EEVDF_BUG_TIMER_ALWAYS /* tests/eevdf_bugs.sh: a lone entity is interrupted for nothing */
     if (!q->ee.root)
         return UINT64_MAX;
-#endif
     e = &q->curr->ee;
     end = eevdf_protected(q->curr) ? e->vprot : e->deadline;
     if (!eevdf_vt_before(e->vruntime, end))
@@ -893,11 +825,9 @@ static void eevdf_set_nice(struct sched_queue *q, struct sched_entity *se, int n
     se->nice = nice;
     e->weight = sched_nice_to_weight(nice);
     e->wmult = sched_nice_to_wmult(nice);
-#ifndef EEVDF_BUG_RENICE_RAW /* tests/eevdf_bugs.sh: renicing converts lag at the wrong rate */
     lag = div_trunc((eevdf_s128)lag * old, e->weight);
     rel_deadline = div_trunc((eevdf_s128)rel_deadline * old, e->weight);
     rel_prot = div_trunc((eevdf_s128)rel_prot * old, e->weight);
-#endif
     e->vruntime = V - (uint64_t)lag;
     e->deadline = V + (uint64_t)rel_deadline;
     e->vprot = e->vruntime + (uint64_t)rel_prot;

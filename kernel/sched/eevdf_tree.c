@@ -27,10 +27,8 @@ void eevdf_tree_update(struct eevdf_entity *e)
             e->min_slice = e->left->min_slice;
     }
     if (e->right) {
-#ifndef EEVDF_BUG_TREE_STALE_MIN /* tests/eevdf_bugs.sh: forget the right subtree's vruntime */
         if (eevdf_vt_before(e->right->min_vruntime, e->min_vruntime))
             e->min_vruntime = e->right->min_vruntime;
-#endif
         if (e->right->min_slice < e->min_slice)
             e->min_slice = e->right->min_slice;
     }
@@ -62,7 +60,6 @@ static struct eevdf_entity *rotate_left(struct eevdf_entity *n)
 static struct eevdf_entity *rebalance(struct eevdf_entity *n)
 {
     eevdf_tree_update(n);
-#ifndef EEVDF_BUG_TREE_UNBALANCED /* tests/eevdf_bugs.sh: a plain search tree */
     int bf = height(n->left) - height(n->right);
 
     if (bf > 1) {
@@ -75,7 +72,6 @@ static struct eevdf_entity *rebalance(struct eevdf_entity *n)
             n->right = rotate_right(n->right);
         return rotate_left(n);
     }
-#endif
     return n;
 }
 

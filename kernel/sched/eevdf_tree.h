@@ -22,11 +22,7 @@ static inline bool eevdf_tree_before(const struct eevdf_entity *a, const struct 
     int64_t d = (int64_t)(a->deadline - b->deadline);
     if (d != 0)
         return d < 0;
-#ifdef EEVDF_BUG_TIES_LIFO /* tests/eevdf_bugs.sh: the newest of equals goes first */
-    return a->seq > b->seq;
-#else
     return a->seq < b->seq;
-#endif
 }
 
 /* Wrap-safe "a is earlier than b" for virtual times. */
