@@ -28,7 +28,7 @@ endif
 endif
 KCFLAGS := -std=gnu11 -ffreestanding -fno-pic -fno-pie -mno-red-zone -mgeneral-regs-only \
 	-fno-stack-protector -fno-omit-frame-pointer -fno-builtin -O2 -g \
-	-Wall -Wextra -Werror -DRUNQ_KERNEL $(KBUG) $(KEXTRA) -Ikernel/lib -Ikernel/sched -MMD -MP
+	-Wall -Wextra -Werror -Wmissing-prototypes -DRUNQ_KERNEL $(KBUG) $(KEXTRA) -Ikernel/lib -Ikernel/sched -MMD -MP
 
 # ---- host ----
 RUNQ := $(BUILD)/runq
@@ -41,7 +41,7 @@ HOST_OBJ := $(patsubst %.c,$(BUILD)/host/%.o,$(HOST_SRC))
 HOST_SQL := $(sort $(wildcard db/*.sql))
 HOST_OBJ += $(patsubst db/%.sql,$(BUILD)/gen/%_sql.o,$(HOST_SQL))
 HOST_LIBS := -lsqlite3 -lncursesw -lm
-HCFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -iquote . -iquote kernel/sched -iquote kernel/lib -MMD -MP
+HCFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wmissing-prototypes -O2 -g -iquote . -iquote kernel/sched -iquote kernel/lib -MMD -MP
 
 .PHONY: all run test gdb deps clean kernel prove-bugs fuzz fuzz-leave-bug bench
 all: deps-check $(KERNEL) $(RUNQ)
@@ -77,41 +77,79 @@ $(BUILD)/gen/%_sql.o: $(BUILD)/gen/%_sql.c
 $(RUNQ): $(HOST_OBJ)
 	$(CC) -o $@ $(HOST_OBJ) $(HOST_LIBS)
 
-# ---- host tests: the policies compiled for the host, with sanitizers ----
-TCFLAGS := -std=c11 -Wall -Wextra -Werror -O1 -g -fsanitize=address,undefined -iquote kernel/sched -iquote kernel/lib
+# ---- host tests ----
+# Test programs are linked from objects, each compiled once with -MMD, so
+# touching a header rebuilds exactly what includes it. Three object trees:
+#   build/tobj/  unit tests and the sanitized runq (build/asan/runq, which
+#                make test drives): -O1, ASan and UBSan, and a sanitizer
+#                report aborts (no recovery), so it cannot leave a test green;
+#   build/fobj/  the libFuzzer targets (clang);
+#   build/host/  -O2, no sanitizers: runq, trace_gen and the benches.
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all
+TCFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wmissing-prototypes -O1 -g $(SANFLAGS) -iquote . -iquote kernel/sched \
+	-iquote kernel/lib -MMD -MP
+FUZZFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wmissing-prototypes -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
+	-fno-sanitize-recover=all -iquote . -iquote kernel/sched -iquote kernel/lib -MMD -MP
+FUZZLINK := -fsanitize=fuzzer,address,undefined
 POLICY_SRC := kernel/sched/decide.c kernel/sched/rr.c kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c
+tobj = $(patsubst %.c,$(BUILD)/tobj/%.o,$(1))
+fobj = $(patsubst %.c,$(BUILD)/fobj/%.o,$(1))
+hobj = $(patsubst %.c,$(BUILD)/host/%.o,$(1))
+$(BUILD)/tobj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TCFLAGS) -c $< -o $@
+$(BUILD)/fobj/%.o: %.c
+	@mkdir -p $(dir $@)
+	clang $(FUZZFLAGS) -c $< -o $@
+
+RR_TEST_OBJ := $(call tobj,tests/rr_test.c $(POLICY_SRC))
+EEVDF_TEST_OBJ := $(call tobj,tests/eevdf_test.c $(POLICY_SRC))
+DECODE_TEST_OBJ := $(call tobj,tests/trace_decode_test.c trace/decode.c)
+# The kernel's trace ring, compiled for the host against libc's memcpy.
+RING_TEST_OBJ := $(call tobj,tests/ring_test.c kernel/trace/ring.c)
+TOP_MODEL_TEST_OBJ := $(call tobj,tests/top_model_test.c tui/model.c tui/table.c tui/control.c db/recorder_lock.c \
+	db/events.c trace/decode.c kernel/sched/weights.c)
+EEVDF_FUZZ_OBJ := $(call fobj,tests/eevdf_fuzz.c $(POLICY_SRC))
+TRACE_FUZZ_OBJ := $(call fobj,tests/trace_fuzz.c trace/decode.c)
+TRACE_GEN_OBJ := $(call hobj,tests/trace_gen.c $(POLICY_SRC))
+ASAN_RUNQ := $(BUILD)/asan/runq
+ASAN_OBJ := $(call tobj,$(HOST_SRC))
+TEST_OBJ := $(sort $(RR_TEST_OBJ) $(EEVDF_TEST_OBJ) $(DECODE_TEST_OBJ) $(RING_TEST_OBJ) $(TOP_MODEL_TEST_OBJ) \
+	$(EEVDF_FUZZ_OBJ) $(TRACE_FUZZ_OBJ) $(TRACE_GEN_OBJ) $(ASAN_OBJ))
+
 HOST_TESTS := $(BUILD)/tests/rr_test $(BUILD)/tests/eevdf_test $(BUILD)/tests/eevdf_fuzz \
 	$(BUILD)/tests/trace_gen $(BUILD)/tests/trace_decode_test $(BUILD)/tests/trace_fuzz $(BUILD)/tests/top_model_test \
-	$(BUILD)/tests/ring_test
-$(BUILD)/tests/trace_gen: tests/trace_gen.c trace/format.h $(POLICY_SRC)
+	$(BUILD)/tests/ring_test $(ASAN_RUNQ)
+$(BUILD)/tests/rr_test: $(RR_TEST_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -iquote . -iquote kernel/sched -iquote kernel/lib \
-		-o $@ tests/trace_gen.c $(POLICY_SRC)
-$(BUILD)/tests/trace_decode_test: tests/trace_decode_test.c trace/decode.c trace/decode.h trace/format.h
+	$(CC) $(SANFLAGS) -o $@ $^
+$(BUILD)/tests/eevdf_test: $(EEVDF_TEST_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(TCFLAGS) -D_GNU_SOURCE -iquote . -o $@ tests/trace_decode_test.c trace/decode.c
-# The kernel's trace ring, compiled for the host against libc's memcpy.
-$(BUILD)/tests/ring_test: tests/ring_test.c kernel/trace/ring.c kernel/trace/ring.h trace/format.h
+	$(CC) $(SANFLAGS) -o $@ $^
+$(BUILD)/tests/trace_decode_test: $(DECODE_TEST_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(TCFLAGS) -D_GNU_SOURCE -iquote . -o $@ tests/ring_test.c kernel/trace/ring.c
-$(BUILD)/tests/trace_fuzz: tests/trace_fuzz.c trace/decode.c trace/decode.h trace/format.h
+	$(CC) $(SANFLAGS) -o $@ $^
+$(BUILD)/tests/ring_test: $(RING_TEST_OBJ)
 	@mkdir -p $(dir $@)
-	clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -iquote . -o $@ tests/trace_fuzz.c trace/decode.c
-$(BUILD)/tests/top_model_test: tests/top_model_test.c tui/model.c tui/table.c tui/control.c db/recorder_lock.c \
-		db/events.c db/events.h trace/decode.c trace/format.h $(BUILD)/gen/schema_sql.o
+	$(CC) $(SANFLAGS) -o $@ $^
+$(BUILD)/tests/top_model_test: $(TOP_MODEL_TEST_OBJ) $(BUILD)/gen/schema_sql.o
 	@mkdir -p $(dir $@)
-	$(CC) $(TCFLAGS) -D_GNU_SOURCE -iquote . -o $@ tests/top_model_test.c tui/model.c tui/table.c tui/control.c db/recorder_lock.c \
-		db/events.c trace/decode.c kernel/sched/weights.c $(BUILD)/gen/schema_sql.o -lsqlite3 -lm
-FUZZFLAGS := -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -iquote kernel/sched -iquote kernel/lib
-$(BUILD)/tests/eevdf_fuzz: tests/eevdf_fuzz.c $(POLICY_SRC) $(wildcard kernel/sched/*.h)
+	$(CC) $(SANFLAGS) -o $@ $^ -lsqlite3 -lm
+$(BUILD)/tests/eevdf_fuzz: $(EEVDF_FUZZ_OBJ)
 	@mkdir -p $(dir $@)
-	clang $(FUZZFLAGS) -o $@ tests/eevdf_fuzz.c $(POLICY_SRC)
-$(BUILD)/tests/rr_test: tests/rr_test.c $(POLICY_SRC) $(wildcard kernel/sched/*.h)
+	clang $(FUZZLINK) -o $@ $^
+$(BUILD)/tests/trace_fuzz: $(TRACE_FUZZ_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(TCFLAGS) -o $@ tests/rr_test.c $(POLICY_SRC)
-$(BUILD)/tests/eevdf_test: tests/eevdf_test.c $(POLICY_SRC) $(wildcard kernel/sched/*.h)
+	clang $(FUZZLINK) -o $@ $^
+$(BUILD)/tests/trace_gen: $(TRACE_GEN_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(TCFLAGS) -o $@ tests/eevdf_test.c $(POLICY_SRC)
+	$(CC) -o $@ $^
+# runq with ASan and UBSan, for the shell suites; it finds the kernel
+# beside itself, as build/runq does.
+$(ASAN_RUNQ): $(ASAN_OBJ) $(patsubst db/%.sql,$(BUILD)/gen/%_sql.o,$(HOST_SQL)) $(KERNEL)
+	@mkdir -p $(dir $@)
+	ln -sf ../kernel.elf $(dir $@)kernel.elf
+	$(CC) $(SANFLAGS) -o $@ $(ASAN_OBJ) $(patsubst db/%.sql,$(BUILD)/gen/%_sql.o,$(HOST_SQL)) $(HOST_LIBS)
 
 run: all
 	$(RUNQ) run
@@ -124,13 +162,12 @@ gdb: all
 	kill $$! 2>/dev/null; true
 
 test: all $(HOST_TESTS)
-	@bash tests/run.sh
+	@RUNQ=$(ASAN_RUNQ) bash tests/run.sh
 
 BENCHES := $(BUILD)/bench/bench_pick
-$(BUILD)/bench/bench_pick: tests/bench_pick.c $(POLICY_SRC) $(wildcard kernel/sched/*.h)
+$(BUILD)/bench/bench_pick: $(call hobj,tests/bench_pick.c $(POLICY_SRC))
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -iquote kernel/sched -iquote kernel/lib -o $@ \
-		tests/bench_pick.c $(POLICY_SRC)
+	$(CC) -o $@ $^
 bench: all $(BENCHES) $(BUILD)/tests/trace_gen
 	@bash tests/bench.sh
 
@@ -140,7 +177,7 @@ fuzz: $(BUILD)/tests/eevdf_fuzz
 # The fuzzer with the seed's ordering bug forced on: it must fail, fast.
 fuzz-leave-bug:
 	@mkdir -p $(BUILD)/fuzz-leave-bug/corpus
-	clang $(FUZZFLAGS) -DEEVDF_FUZZ_LAB_LEAVE_BUG -o $(BUILD)/fuzz-leave-bug/eevdf_fuzz \
+	clang $(FUZZFLAGS) $(FUZZLINK) -DEEVDF_FUZZ_LAB_LEAVE_BUG -o $(BUILD)/fuzz-leave-bug/eevdf_fuzz \
 		tests/eevdf_fuzz.c $(POLICY_SRC)
 	cd $(BUILD)/fuzz-leave-bug && ! ./eevdf_fuzz -seed=1 -max_total_time=120 corpus
 
@@ -151,4 +188,4 @@ clean:
 	rm -rf $(BUILD)
 
 FORCE:
--include $(KOBJ:.o=.d) $(HOST_OBJ:.o=.d)
+-include $(KOBJ:.o=.d) $(HOST_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(call hobj,tests/bench_pick.c:.o=.d)

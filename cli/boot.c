@@ -334,14 +334,14 @@ int boot_qemu_argv(const struct boot_opts *o, enum boot_mode mode,
 
 int boot_argv_trace_port(struct boot_argv *a, const char *file, const char *socket)
 {
-    char *chardev;
-    int n = file ? asprintf(&chardev, "file,id=trace,path=%s", file)
-                 : asprintf(&chardev, "socket,id=trace,path=%s,server=on,wait=on", socket);
-    if (n < 0)
+    char *chardev = a->chardev;
+    int n = file ? snprintf(chardev, sizeof a->chardev, "file,id=trace,path=%s", file)
+                 : snprintf(chardev, sizeof a->chardev, "socket,id=trace,path=%s,server=on,wait=on", socket);
+    if (n < 0 || (size_t)n >= sizeof a->chardev)
         return -1;
     /* ioeventfd=off: the guest's notify is handled in its own instruction,
      * so icount stays deterministic; vectors=0: the driver polls. The
-     * string lives as long as the argv (freed at exit). */
+     * string lives in the argv itself. */
     int err = boot_argv_push(a, "-device");
     err |= boot_argv_push(a, "virtio-serial-pci,ioeventfd=off,vectors=0");
     err |= boot_argv_push(a, "-chardev");

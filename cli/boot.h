@@ -109,6 +109,7 @@ struct boot_argv {
     const char *v[BOOT_ARGV_MAX + 1];
     int n;
     char num[16];       /* backing store for the -smp value */
+    char chardev[4200]; /* backing store for the trace port's -chardev value */
 };
 
 /*

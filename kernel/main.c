@@ -47,6 +47,9 @@ static void ap_run(unsigned index)
     idle_enter();
 }
 
+/* Entered from boot.S in long mode on the boot CPU, with the physical
+ * address of PVH's hvm_start_info. */
+void kmain(u32 start_info_paddr);
 void kmain(u32 start_info_paddr)
 {
     percpu_init(cpus, sizeof cpus[0]);

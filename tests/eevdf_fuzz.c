@@ -302,6 +302,8 @@ static void run(int qi, uint64_t delta)
         decide(qi);
 }
 
+/* libFuzzer's entry point. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct input in = {data, size};

@@ -7,11 +7,12 @@
  * harness is tests/harness.h.
  *
  * Every scheduler test has been seen to fail with its bug put back:
- * tests/eevdf_bugs.sh builds eevdf.c once per -DEEVDF_BUG_* switch and
- * checks that the test listed beside the switch fails (docs/eevdf.md,
- * "Proving the tests").
+ * tests/eevdf_bugs.sh applies each patch of tests/bugs/eevdf/ to a copy of
+ * the sources, builds this program there, and checks that the tests the
+ * patch names (its Caught-by: line) fail (docs/eevdf.md, "Proving the
+ * tests").
  *
- * Build: see the header of tests/eevdf_bugs.sh.
+ * Build: make build/tests/eevdf_test.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>

@@ -1,7 +1,7 @@
 /*
  * The `runq top` model and table, without a terminal: a small trace written
  * by hand into a database (the real schema), then what the view would show
- * at chosen times. Prints "PASS name" / "FAIL name: why".
+ * at chosen times. Prints "PASS name" / "FAIL name: why" (tests/harness.h).
  *
  * Build (from the top of the tree; build/gen/schema_sql.o comes from make):
  *   cc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -g -fsanitize=address,undefined \
@@ -26,29 +26,14 @@
 #include "tui/control.h"
 #include "tui/model.h"
 #include "tui/table.h"
+#include "harness.h"
 
 extern const char db_schema_sql[];
 
-static int failures;
-static char why[512];
-
-static void result(const char *name, int ok)
-{
-    if (ok)
-        printf("PASS %s\n", name);
-    else
-        printf("FAIL %s: %s\n", name, why);
-    failures += !ok;
-    why[0] = 0;
-}
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            snprintf(why, sizeof why, __VA_ARGS__);                                                \
-            return 0;                                                                              \
-        }                                                                                          \
-    } while (0)
+/* The fixture database, written by main; the tests that add traces of
+ * their own open it here (once). */
+static sqlite3 *fixture_db;
+static sqlite3 *fixture(void);
 
 static void exec(sqlite3 *db, const char *fmt, ...)
 {
@@ -179,7 +164,7 @@ static int update(struct top_model *m, uint64_t t)
 
 /* ---- the tests ---- */
 
-static int test_state_and_eevdf(void)
+static void top_model_state_lag_deadline_eligibility(void)
 {
     struct top_model *m = open_at(1, 0);
     CHECK(m, "open failed");
@@ -206,10 +191,9 @@ static int test_state_and_eevdf(void)
           (unsigned long long)a->vol, (unsigned long long)a->invol, (unsigned long long)c->vol);
     CHECK(!strcmp(s->h.last_mark, "phase2"), "mark '%s'", s->h.last_mark);
     top_model_close(m);
-    return 1;
 }
 
-static int test_rates(void)
+static void top_model_cpu_share_util_switch_rates(void)
 {
     struct top_model *m = open_at(1, 0);
     CHECK(m, "open failed");
@@ -225,15 +209,15 @@ static int test_rates(void)
     /* no time passes: the rates stay */
     CHECK(update(m, 2 * S) == 0 && fabs(task(m, "alpha")->cpu_pct - 50) < 0.01, "rates kept");
     top_model_close(m);
-    return 1;
 }
 
 /* Trace 3: a runs on cpu0 from 0; the CPU's records stop at 100 ms and
  * resume at 300 ms with b. The stint ends where the records stopped: a ran
  * 100 ms, not 300, and the gap is not a switch. (Ignoring data_gap rows
  * makes this fail with 300 ms and one switch.) */
-static int test_gap_cuts_stint(sqlite3 *db)
+static void top_model_gap_ends_the_stint(void)
 {
+    sqlite3 *db = fixture();
     exec(db, "INSERT INTO trace(trace_id,created,status,ncpus,tick_hz,policy,start_ts,end_ts,records) "
              "VALUES(7,'now','complete',1,250,'rr',0,%lld,5)", 400 * MS);
     exec(db, "INSERT INTO thread(utid,trace_id,tid,name,nice,slice_ns,cpu,is_idle,start_ts) VALUES"
@@ -250,7 +234,6 @@ static int test_gap_cuts_stint(sqlite3 *db)
     CHECK(s->cpus[0].switches == 0 && a->invol == 0, "cpu0 switches %llu", (unsigned long long)s->cpus[0].switches);
     CHECK(s->cpus[0].curr >= 0 && !strcmp(s->tasks[s->cpus[0].curr].name, "b"), "b runs after the gap");
     top_model_close(m);
-    return 1;
 }
 
 /* Trace 9: two CPUs for 10 s. CPU 0 switches between a and b every
@@ -258,8 +241,9 @@ static int test_gap_cuts_stint(sqlite3 *db)
  * nothing, as a CPU busy with one task or halted in idle does. A view that
  * starts at 5 s still knows c runs on CPU 1, and counts its CPU time from
  * 5 s only. With a gap on CPU 1 at 3 s, who runs there is unknown. */
-static int test_view_started_late(sqlite3 *db)
+static void top_model_view_started_late_knows_each_cpu(void)
 {
+    sqlite3 *db = fixture();
     exec(db, "INSERT INTO trace(trace_id,created,status,ncpus,tick_hz,policy,start_ts,end_ts,records) "
              "VALUES(9,'now','complete',2,250,'eevdf',0,%lld,300)", 10 * S);
     exec(db, "INSERT INTO thread(utid,trace_id,tid,name,nice,slice_ns,cpu,is_idle,start_ts) VALUES"
@@ -292,7 +276,6 @@ static int test_view_started_late(sqlite3 *db)
     CHECK((m = open_at(9, 5 * S)) && update(m, 6 * S) == 0, "open/update failed");
     CHECK(top_model_snapshot(m)->cpus[1].curr < 0, "cpu1 known after a gap");
     top_model_close(m);
-    return 1;
 }
 
 /* Trace 8: a is placed (deadline 1 ms), picked (deadline 2 ms: the pick
@@ -300,8 +283,9 @@ static int test_view_started_late(sqlite3 *db)
  * one update. The queued task shows the pick's deadline. (Reading the
  * leave first, as the model does, and letting it guard the deadline too
  * shows 1 ms.) */
-static int test_deadline_after_leave(sqlite3 *db)
+static void top_model_deadline_survives_a_later_leave(void)
 {
+    sqlite3 *db = fixture();
     exec(db, "INSERT INTO trace(trace_id,created,status,ncpus,tick_hz,policy,start_ts,end_ts,records) "
              "VALUES(8,'now','complete',1,250,'eevdf',0,%lld,5)", 30 * MS);
     exec(db, "INSERT INTO thread(utid,trace_id,tid,name,nice,slice_ns,cpu,is_idle,start_ts) VALUES"
@@ -320,10 +304,9 @@ static int test_deadline_after_leave(sqlite3 *db)
     CHECK(a->deadline == 2 * MS, "a's deadline %lld, want the pick's 2 ms", (long long)a->deadline);
     CHECK(a->vruntime == 10 * MS, "a's vruntime %lld, want the leave's", (long long)a->vruntime);
     top_model_close(m);
-    return 1;
 }
 
-static int test_latency(void)
+static void top_model_wake_latency_percentiles(void)
 {
     struct top_model *m = open_at(1, 0);
     CHECK(m && update(m, 2 * S) == 0, "open/update failed");
@@ -337,10 +320,9 @@ static int test_latency(void)
     CHECK(b[9] == 1 && b[10] == 1 && b[19] == 1, "log2 buckets %llu %llu %llu", (unsigned long long)b[9],
           (unsigned long long)b[10], (unsigned long long)b[19]);
     top_model_close(m);
-    return 1;
 }
 
-static int test_hist_accuracy(void)
+static void top_model_histogram_within_1_16(void)
 {
     for (uint64_t v = 0; v < (1ull << 40); v = v * 3 / 2 + 1) {
         uint64_t r = top_lat_slot_value(top_lat_slot(v));
@@ -353,10 +335,9 @@ static int test_hist_accuracy(void)
     uint64_t p50 = top_lat_percentile(h, 1000, 50), p99 = top_lat_percentile(h, 1000, 99);
     CHECK(llabs((long long)p50 - 500000) <= 500000 / 16, "p50 of 1..1000 us: %llu", (unsigned long long)p50);
     CHECK(llabs((long long)p99 - 990000) <= 990000 / 16, "p99 of 1..1000 us: %llu", (unsigned long long)p99);
-    return 1;
 }
 
-static int test_settings_replay(void)
+static void top_model_replay_nice_and_features_as_of_time(void)
 {
     /* the thread row says nice 5 (the latest); a replay from 0 starts at 0 */
     struct top_model *m = open_at(1, 0);
@@ -368,10 +349,9 @@ static int test_settings_replay(void)
     CHECK(task(m, "beta")->nice == 5, "beta nice at 1.3 s: %d", task(m, "beta")->nice);
     CHECK(s->h.features == 1, "RUN_TO_PARITY off at 1.3 s: %u", s->h.features);
     top_model_close(m);
-    return 1;
 }
 
-static int test_timeline(void)
+static void top_model_timeline_codes_and_idle(void)
 {
     struct top_model *m = open_at(1, 0);
     CHECK(m && update(m, 2 * S) == 0, "open/update failed");
@@ -384,10 +364,9 @@ static int test_timeline(void)
     CHECK(r3.ts == (uint64_t)(1500 * MS) && r3.cpu == 0 && r3.curr[0] == (int)(b - s->tasks) && r3.curr[1] == -1,
           "last row: beta on cpu0, cpu1 idle");
     top_model_close(m);
-    return 1;
 }
 
-static int test_columns_eevdf_and_rr(void)
+static void top_table_eevdf_cells_and_rr_dashes(void)
 {
     char cell[64];
     struct top_model *m = open_at(1, 0), *r = open_at(2, 0);
@@ -408,14 +387,18 @@ static int test_columns_eevdf_and_rr(void)
         CHECK(!strcmp(cell, "-"), "rr %s shows '%s', want '-'", top_cols[dash[k]].header, cell);
     }
     CHECK(rs->cpus[0].curr >= 0 && !strcmp(rs->tasks[rs->cpus[0].curr].name, "beta"), "rr state still tracked");
+    /* Wake latency is not EEVDF's: the rr trace, with the same wakeups,
+     * shows gamma's p50 as the eevdf trace does. */
+    char eevdf_p50[64];
+    top_cell(s, task(m, "gamma"), TOP_COL_P50, eevdf_p50, sizeof eevdf_p50);
     top_cell(rs, task(r, "gamma"), TOP_COL_P50, cell, sizeof cell);
-    CHECK(strcmp(cell, "-") != 0, "rr latency shows");
+    CHECK(!strcmp(eevdf_p50, "1.98us") && !strcmp(cell, eevdf_p50), "p50: rr '%s', eevdf '%s', want 1.98us", cell,
+          eevdf_p50);
     top_model_close(m);
     top_model_close(r);
-    return 1;
 }
 
-static int test_sort_filter(void)
+static void top_table_sort_and_filter(void)
 {
     struct top_model *m = open_at(1, 0);
     CHECK(m && update(m, 1 * S) == 0 && update(m, 2 * S) == 0, "open/update failed");
@@ -438,10 +421,9 @@ static int test_sort_filter(void)
     n = top_visible(s, "zzz", idx);
     CHECK(n == 0, "filter with no match");
     top_model_close(m);
-    return 1;
 }
 
-static int test_follow_live(void)
+static void top_model_follows_a_growing_recording(void)
 {
     /* A recording that grows after the view opened. Its recorder holds
      * the trace's lock, as runq record does (the descriptor before SQLite's
@@ -482,10 +464,9 @@ static int test_follow_live(void)
           "a trace whose recorder is gone shown as %s (%s)", top_model_snapshot(m)->h.status,
           top_model_snapshot(m)->h.end_reason);
     top_model_close(m);
-    return 1;
 }
 
-static int test_errors(void)
+static void top_model_one_line_errors(void)
 {
     char err[256] = "";
     CHECK(!top_model_open("/nonexistent/x.db", 0, 0, err, sizeof err) && strstr(err, "no such database"),
@@ -509,11 +490,10 @@ static int test_errors(void)
     unlink(p);
     err[0] = 0;
     CHECK(!top_model_open(dbpath, 99, 0, err, sizeof err) && strstr(err, "no trace 99"), "no trace: '%s'", err);
-    return 1;
 }
 
 /* An action is one line on the recorder's socket. */
-static int test_control_line(void)
+static void top_control_sends_one_line(void)
 {
     char path[108], err[160] = "", buf[64] = "";
     snprintf(path, sizeof path, "/tmp/top_model_test.%d.sock", (int)getpid());
@@ -532,14 +512,13 @@ static int test_control_line(void)
     CHECK(top_control_send(path, "mark x", err, sizeof err) != 0 && *err, "no listener: an error");
     CHECK(top_control_send("", "mark x", err, sizeof err) != 0 && strstr(err, "live recording"), "no socket: '%s'", err);
     CHECK(top_control_send(path, "mark \x01", err, sizeof err) != 0, "control characters refused");
-    return 1;
 }
 
 /* db/events.c is the one way back from a stored reason to its enum: every
  * name of trace/format.h's tables parses back to its own value ("delayed"
  * and "dequeued" too, which a first letter could not tell apart), and
  * anything else to the kind's _NR. */
-static int test_reason_names_parse_back(void)
+static void events_reason_names_parse_back(void)
 {
     for (unsigned r = 0; r < TRACE_LEAVE_NR; r++)
         CHECK(event_leave_parse(trace_leave_reason_name(r)) == r, "leave %s", trace_leave_reason_name(r));
@@ -566,13 +545,12 @@ static int test_reason_names_parse_back(void)
         CHECK(leave_meaning_of(r)->switched_out == (r != TRACE_LEAVE_DEQUEUED), "%s switched out?",
               trace_leave_reason_name(r));
     }
-    return 1;
 }
 
 /* A lab's moment is a typed query on the events in the kernel's order
  * (cli/lab.c), not a search of their text. Trace 1 (write_trace): c
  * blocks at 0.5 s, the mark phase2 at 1 s, a is preempted at 1.5 s. */
-static int test_typed_queries(void)
+static void events_typed_queries_find_moments(void)
 {
     sqlite3 *db;
     CHECK(sqlite3_open_v2(dbpath, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK, "open");
@@ -611,41 +589,53 @@ static int test_typed_queries(void)
     CHECK(after_ok, "the first leave after mark phase2 (%d): event %d", mark, after);
     CHECK(none == -1, "no leave of gamma is a preemption, found %d", none);
     CHECK(bad == 4, "%d of 4 bad queries refused", bad);
-    return 1;
 }
 
-int main(void)
+static sqlite3 *fixture(void)
+{
+    if (!fixture_db && sqlite3_open(dbpath, &fixture_db) != SQLITE_OK) {
+        fprintf(stderr, "top_model_test: cannot reopen %s\n", dbpath);
+        exit(1);
+    }
+    return fixture_db;
+}
+
+/* In this order: the last three add the newest traces. */
+static const struct harness_test tests[] = {
+    HARNESS_TEST(events_reason_names_parse_back),
+    HARNESS_TEST(events_typed_queries_find_moments),
+    HARNESS_TEST(top_model_state_lag_deadline_eligibility),
+    HARNESS_TEST(top_model_cpu_share_util_switch_rates),
+    HARNESS_TEST(top_model_wake_latency_percentiles),
+    HARNESS_TEST(top_model_histogram_within_1_16),
+    HARNESS_TEST(top_model_replay_nice_and_features_as_of_time),
+    HARNESS_TEST(top_model_timeline_codes_and_idle),
+    HARNESS_TEST(top_table_eevdf_cells_and_rr_dashes),
+    HARNESS_TEST(top_table_sort_and_filter),
+    HARNESS_TEST(top_model_follows_a_growing_recording),
+    HARNESS_TEST(top_model_one_line_errors),
+    HARNESS_TEST(top_control_sends_one_line),
+    HARNESS_TEST(top_model_gap_ends_the_stint),
+    HARNESS_TEST(top_model_deadline_survives_a_later_leave),
+    HARNESS_TEST(top_model_view_started_late_knows_each_cpu),
+};
+
+int main(int argc, char **argv)
 {
     sqlite3 *db = make_db();
     write_trace(db, 1, 1, "complete");
     write_trace(db, 2, 0, "complete");
     exec(db, "UPDATE thread SET nice=5 WHERE name='beta'");
+    sqlite3_close(db);
 
-    result("events_reason_names_parse_back", test_reason_names_parse_back());
-    result("events_typed_queries_find_moments", test_typed_queries());
-    result("top_model_state_lag_deadline_eligibility", test_state_and_eevdf());
-    result("top_model_cpu_share_util_switch_rates", test_rates());
-    sqlite3_close(db);
-    result("top_model_wake_latency_percentiles", test_latency());
-    result("top_model_histogram_within_1_16", test_hist_accuracy());
-    result("top_model_replay_nice_and_features_as_of_time", test_settings_replay());
-    result("top_model_timeline_codes_and_idle", test_timeline());
-    result("top_table_eevdf_cells_and_rr_dashes", test_columns_eevdf_and_rr());
-    result("top_table_sort_and_filter", test_sort_filter());
-    result("top_model_follows_a_growing_recording", test_follow_live());
-    result("top_model_one_line_errors", test_errors());
-    result("top_control_sends_one_line", test_control_line());
-    if (sqlite3_open(dbpath, &db) != SQLITE_OK)
-        return 1;
-    result("top_model_gap_ends_the_stint", test_gap_cuts_stint(db)); /* last: these add the newest traces */
-    result("top_model_deadline_survives_a_later_leave", test_deadline_after_leave(db));
-    result("top_model_view_started_late_knows_each_cpu", test_view_started_late(db));
-    sqlite3_close(db);
+    int rc = harness_main(argc, argv, tests, HARNESS_COUNT(tests));
+    if (fixture_db)
+        sqlite3_close(fixture_db);
     unlink(dbpath);
     char p[300];
     snprintf(p, sizeof p, "%s-wal", dbpath);
     unlink(p);
     snprintf(p, sizeof p, "%s-shm", dbpath);
     unlink(p);
-    return failures ? 1 : 0;
+    return rc;
 }

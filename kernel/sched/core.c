@@ -12,6 +12,7 @@
  */
 #include "sched.h"
 #include "decide.h"
+#include "internal.h"
 #include "rq.h"
 #include "../arch/x86_64/apic.h"
 #include "../arch/x86_64/clock.h"
@@ -374,8 +375,6 @@ static void sched_irq_exit(void)
 /* Runs on the stack of the task switched to, right after the switch: drops
  * the queue lock the switching task took, and hands an exited task to the
  * reaper. */
-void task_reap_later(struct task *t); /* task.c */
-
 static void finish_switch(struct rq *rq)
 {
     if (rq->dead) {
@@ -594,8 +593,6 @@ void sched_init(const struct sched_policy *policy, unsigned hz)
     sched_tick_ns = NSEC_PER_SEC / hz;
     trap_set_hooks(&hooks);
 }
-
-extern struct task *task_alloc_boot(unsigned cpu); /* task.c */
 
 void sched_init_cpu(unsigned cpu)
 {

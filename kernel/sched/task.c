@@ -6,6 +6,7 @@
  * context); the next task_create recycles it from there.
  */
 #include "sched.h"
+#include "internal.h"
 #include "rq.h"
 #include "../arch/x86_64/layout.h"
 #include "cpus.h"
@@ -20,8 +21,6 @@ static struct task *free_tasks; /* under tasks_lock */
 static struct task *zombies;    /* lock-free push, taken whole under tasks_lock */
 static int next_id = 1;
 
-void sched_start_task(struct task *t); /* core.c */
-void task_start(struct task *t);       /* core.c */
 extern void task_start_trampoline(void);
 
 __asm__(".text\n"

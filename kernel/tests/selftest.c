@@ -2,13 +2,6 @@
 #include "../lib/printf.h"
 #include "../lib/string.h"
 
-bool test_idle_takes_turns(char *why, size_t size);
-bool test_sleep_accuracy(char *why, size_t size);
-bool test_wake_storm(char *why, size_t size);
-bool test_rr_probe(char *why, size_t size);
-bool test_eevdf(char *why, size_t size);
-bool test_hrtick(char *why, size_t size);
-bool test_crc32c(char *why, size_t size);
 
 static const struct selftest tests[] = {
     { "TestIdleTakesTurns", test_idle_takes_turns },

@@ -14,6 +14,15 @@ struct selftest {
     bool (*run)(char *why, size_t why_size);
 };
 
+/* The tests, one a file (test_NAME.c), run in the order of selftest.c's table. */
+bool test_idle_takes_turns(char *why, size_t size);
+bool test_sleep_accuracy(char *why, size_t size);
+bool test_wake_storm(char *why, size_t size);
+bool test_rr_probe(char *why, size_t size);
+bool test_eevdf(char *why, size_t size);
+bool test_hrtick(char *why, size_t size);
+bool test_crc32c(char *why, size_t size);
+
 /* A test that cannot run here returns selftest_skip(why, size, reason):
  * the runner prints SKIP with the reason. Returns true. */
 bool selftest_skip(char *why, size_t why_size, const char *reason);
