@@ -26,8 +26,11 @@ static void top_help(void)
            "  --help            show this help\n\n"
            "keys (h in the view lists them all):\n",
            DEFAULT_DB);
-    for (size_t k = 0; k < top_nkeys; k++)
-        printf("  %-28s %s\n", top_keys[k].keys, top_keys[k].what);
+    for (size_t k = 0; k < top_nactions; k++) {
+        char keys[64];
+        top_action_keys(&top_actions[k], keys, sizeof keys);
+        printf("  %-28s %s\n", keys, top_actions[k].what);
+    }
     printf("\nActions (n N s f m) go to the kernel through the recorder of a live trace.\n"
            "docs/top.md describes every column.\n");
 }

@@ -189,4 +189,16 @@ else
     echo "SKIP real_qemu_surfaces_its_error: no qemu-system-x86_64"
 fi
 
+# docs/top.md's key table is the one `runq top --help` prints from the
+# view's action table (tui/top.c), row for row.
+doc_keys=$(awk '/^## Keys/ { on = 1; next } /^## / { on = 0 } on && /^\| `/' docs/top.md |
+    sed -E 's/^\| `(.*)` \| (.*) \|$/\1|\2/')
+help_keys=$("$RUNQ" top --help | awk '/^keys/ { on = 1; next } on && /^$/ { exit } on' |
+    sed -E 's/^  (.{28}) (.*)$/\1|\2/; s/ +\|/|/')
+if [ -n "$doc_keys" ] && [ "$doc_keys" = "$help_keys" ]; then
+    pass "top_keys_doc_matches_the_action_table ($(wc -l <<<"$doc_keys") keys)"
+else
+    failed top_keys_doc_matches_the_action_table "$(diff <(echo "$doc_keys") <(echo "$help_keys") | head -5 | tr '\n' ' ')"
+fi
+
 exit $fail

@@ -26,31 +26,6 @@
 #define MIN_TASK_ROWS 4
 #define NORMAL ((int)A_NORMAL)
 
-const struct top_key top_keys[] = {
-    { "q  F10", "quit" },
-    { "h  ?  F1", "this help (any key returns)" },
-    { "Up Down PgUp PgDn Home End", "move the selection" },
-    { "Left Right", "scroll the table's columns" },
-    { "<  >", "sort by the previous / next column" },
-    { "F6", "choose the sort column from a list" },
-    { "P", "sort by %CPU" },
-    { "L", "sort by wake latency (99th percentile)" },
-    { "I", "invert the sort order" },
-    { "/  F3", "search a name or TID (F3 again: next match)" },
-    { "\\  F4", "filter by name or TID (Esc clears)" },
-    { "Space", "tag or untag the selected task (actions apply to tagged tasks)" },
-    { "F", "follow the selected task as the order changes" },
-    { "z", "pause / resume" },
-    { "+  -", "refresh more / less often (halve / double the delay)" },
-    { "[  ]", "replay slower / faster" },
-    { "1", "show / hide the per-CPU rows" },
-    { "Tab", "next view: tasks, latency histogram, timeline" },
-    { "n  N", "nice down / up (-1 / +1) in the kernel" },
-    { "s", "set the task's slice (microseconds)" },
-    { "f", "toggle an EEVDF feature switch" },
-    { "m", "drop a named marker into the trace" },
-};
-const size_t top_nkeys = sizeof top_keys / sizeof top_keys[0];
 
 /* Prints at (y, x), at most w columns (ASCII text). */
 static void put(int y, int x, int w, int attr, const char *fmt, ...)
@@ -419,9 +394,11 @@ static void draw_help(const struct top_ui *ui, int H, int W)
     (void)ui;
     put(0, 0, W, term_attr(TR_TITLE), "runq top: keys                                  (any key returns)");
     int y = 2;
-    for (size_t k = 0; k < top_nkeys && y < H - 1; k++, y++) {
-        put(y, 2, 28, term_attr(TR_TITLE), "%s", top_keys[k].keys);
-        put(y, 31, W - 31, NORMAL, "%s", top_keys[k].what);
+    for (size_t k = 0; k < top_nactions && y < H - 1; k++, y++) {
+        char keys[64];
+        top_action_keys(&top_actions[k], keys, sizeof keys);
+        put(y, 2, 28, term_attr(TR_TITLE), "%s", keys);
+        put(y, 31, W - 31, NORMAL, "%s", top_actions[k].what);
     }
     if (y + 1 < H)
         put(y + 1, 2, W - 2, term_attr(TR_DIM),

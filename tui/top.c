@@ -261,6 +261,256 @@ static void start_input(struct top_ui *ui, enum top_input in)
         snprintf(ui->line, sizeof ui->line, "%s", ui->filter);
 }
 
+/* ---- the actions: one table for the keys and the help ---- */
+
+static int do_quit(struct top_ui *ui, int ch)
+{
+    (void)ui;
+    (void)ch;
+    return 1;
+}
+
+static int do_help(struct top_ui *ui, int ch)
+{
+    (void)ch;
+    ui->help = true;
+    return 0;
+}
+
+static int do_move(struct top_ui *ui, int ch)
+{
+    long page = ui->task_rows > 1 ? ui->task_rows - 1 : 1, sel = (long)ui->sel;
+    switch (ch) {
+    case KEY_UP: sel -= 1; break;
+    case KEY_DOWN: sel += 1; break;
+    case KEY_PPAGE: sel -= page; break;
+    case KEY_NPAGE: sel += page; break;
+    case KEY_HOME: sel = 0; break;
+    default: sel = (long)ui->nrows - 1; break; /* KEY_END */
+    }
+    select_row(ui, sel);
+    return 0;
+}
+
+static int do_scroll(struct top_ui *ui, int ch)
+{
+    if (ch == KEY_LEFT && ui->hscroll > 0)
+        ui->hscroll--;
+    else if (ch == KEY_RIGHT && ui->hscroll < TOP_COL_NR - 3)
+        ui->hscroll++;
+    return 0;
+}
+
+static int do_sort_step(struct top_ui *ui, int ch)
+{
+    int step = ch == '<' ? TOP_COL_NR - 1 : 1;
+    ui->sort = (enum top_col)((ui->sort + step) % TOP_COL_NR);
+    rebuild_rows(ui);
+    return 0;
+}
+
+static int do_sort_menu(struct top_ui *ui, int ch)
+{
+    (void)ch;
+    ui->input = IN_SORT_MENU;
+    ui->menu_sel = (int)ui->sort;
+    return 0;
+}
+
+static int do_sort_by(struct top_ui *ui, int ch)
+{
+    ui->sort = ch == 'P' ? TOP_COL_PCPU : TOP_COL_P99;
+    ui->invert = false;
+    rebuild_rows(ui);
+    return 0;
+}
+
+static int do_invert(struct top_ui *ui, int ch)
+{
+    (void)ch;
+    ui->invert = !ui->invert;
+    rebuild_rows(ui);
+    return 0;
+}
+
+static int do_search(struct top_ui *ui, int ch)
+{
+    (void)ch;
+    start_input(ui, IN_SEARCH);
+    return 0;
+}
+
+static int do_filter(struct top_ui *ui, int ch)
+{
+    (void)ch;
+    start_input(ui, IN_FILTER);
+    return 0;
+}
+
+static int do_tag(struct top_ui *ui, int ch)
+{
+    (void)ch;
+    if (ui->nrows) {
+        int ti = ui->rows[ui->sel];
+        if ((size_t)ti < ui->tagged_cap)
+            ui->tagged[ti] = !ui->tagged[ti];
+        select_row(ui, (long)ui->sel + 1);
+    }
+    return 0;
+}
+
+static int do_follow(struct top_ui *ui, int ch)
+{
+    (void)ch;
+    ui->follow = !ui->follow;
+    return 0;
+}
+
+static int do_pause(struct top_ui *ui, int ch)
+{
+    (void)ch;
+    ui->paused = !ui->paused;
+    return 0;
+}
+
+static int do_delay(struct top_ui *ui, int ch)
+{
+    if (ch == '-')
+        ui->delay_ms = ui->delay_ms * 2 > MAX_DELAY_MS ? MAX_DELAY_MS : ui->delay_ms * 2;
+    else
+        ui->delay_ms = ui->delay_ms / 2 < MIN_DELAY_MS ? MIN_DELAY_MS : ui->delay_ms / 2;
+    return 0;
+}
+
+static int do_speed(struct top_ui *ui, int ch)
+{
+    if (ch == '[' && ui->speed > 0.01)
+        ui->speed /= 2;
+    else if (ch == ']' && ui->speed < 1000)
+        ui->speed *= 2;
+    return 0;
+}
+
+static int do_cpus(struct top_ui *ui, int ch)
+{
+    (void)ch;
+    ui->show_cpus = !ui->show_cpus;
+    return 0;
+}
+
+static int do_view(struct top_ui *ui, int ch)
+{
+    (void)ch;
+    ui->view = (enum top_view)((ui->view + 1) % VIEW_NR);
+    return 0;
+}
+
+static int do_nice(struct top_ui *ui, int ch)
+{
+    act_nice(ui, ch == 'n' ? -1 : +1);
+    return 0;
+}
+
+static int do_slice(struct top_ui *ui, int ch)
+{
+    (void)ch;
+    if (!ui->s->h.eevdf)
+        snprintf(ui->msg, sizeof ui->msg, "slices are EEVDF's: this trace runs %s", ui->s->h.policy);
+    else
+        start_input(ui, IN_SLICE);
+    return 0;
+}
+
+static int do_feature(struct top_ui *ui, int ch)
+{
+    (void)ch;
+    if (!ui->s->h.nfeatures) {
+        snprintf(ui->msg, sizeof ui->msg, "this trace names no feature switches");
+    } else {
+        ui->input = IN_FEATURE_MENU;
+        ui->menu_sel = 0;
+    }
+    return 0;
+}
+
+static int do_mark(struct top_ui *ui, int ch)
+{
+    (void)ch;
+    start_input(ui, IN_MARK);
+    return 0;
+}
+
+const struct top_action top_actions[] = {
+    { { 'q', KEY_F(10) }, "quit", do_quit },
+    { { 'h', '?', KEY_F(1) }, "this help (any key returns)", do_help },
+    { { KEY_UP, KEY_DOWN, KEY_PPAGE, KEY_NPAGE, KEY_HOME, KEY_END }, "move the selection", do_move },
+    { { KEY_LEFT, KEY_RIGHT }, "scroll the table's columns", do_scroll },
+    { { '<', '>' }, "sort by the previous / next column", do_sort_step },
+    { { KEY_F(6) }, "choose the sort column from a list", do_sort_menu },
+    { { 'P' }, "sort by %CPU", do_sort_by },
+    { { 'L' }, "sort by wake latency (99th percentile)", do_sort_by },
+    { { 'I' }, "invert the sort order", do_invert },
+    { { '/', KEY_F(3) }, "search a name or TID (F3 again: next match)", do_search },
+    { { '\\', KEY_F(4) }, "filter by name or TID (Esc clears)", do_filter },
+    { { ' ' }, "tag or untag the selected task (actions apply to tagged tasks)", do_tag },
+    { { 'F' }, "follow the selected task as the order changes", do_follow },
+    { { 'z' }, "pause / resume", do_pause },
+    { { '+', '=' }, "refresh more often (halve the delay)", do_delay },
+    { { '-' }, "refresh less often (double the delay)", do_delay },
+    { { '[', ']' }, "replay slower / faster", do_speed },
+    { { '1' }, "show / hide the per-CPU rows", do_cpus },
+    { { '\t' }, "next view: tasks, latency histogram, timeline", do_view },
+    { { 'n', 'N' }, "nice down / up (-1 / +1) in the kernel", do_nice },
+    { { 's' }, "set the task's slice (microseconds)", do_slice },
+    { { 'f' }, "toggle an EEVDF feature switch", do_feature },
+    { { 'm' }, "drop a named marker into the trace", do_mark },
+};
+const size_t top_nactions = sizeof top_actions / sizeof top_actions[0];
+
+const char *top_key_name(int code, char *buf, size_t size)
+{
+    static const struct {
+        int code;
+        const char *name;
+    } named[] = {
+        { ' ', "Space" }, { '\t', "Tab" }, { KEY_UP, "Up" }, { KEY_DOWN, "Down" }, { KEY_LEFT, "Left" },
+        { KEY_RIGHT, "Right" }, { KEY_PPAGE, "PgUp" }, { KEY_NPAGE, "PgDn" }, { KEY_HOME, "Home" }, { KEY_END, "End" },
+    };
+    for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
+        if (named[i].code == code)
+            return named[i].name;
+    if (code >= KEY_F(1) && code <= KEY_F(12))
+        snprintf(buf, size, "F%d", code - KEY_F(0));
+    else if (code > ' ' && code < 0x7f)
+        snprintf(buf, size, "%c", code);
+    else
+        snprintf(buf, size, "#%d", code);
+    return buf;
+}
+
+void top_action_keys(const struct top_action *a, char *buf, size_t size)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; k < TOP_ACTION_KEYS && a->keys[k] && n < size; k++) {
+        char name[16];
+        /* single-character keys two spaces apart, named keys one */
+        const char *sep = !k ? "" : strlen(top_key_name(a->keys[k - 1], name, sizeof name)) == 1 ? "  " : " ";
+        int w = snprintf(buf + n, size - n, "%s%s", sep, top_key_name(a->keys[k], name, sizeof name));
+        n += w > 0 ? (size_t)w : 0;
+    }
+}
+
+/* The action bound to ch, or NULL. */
+static const struct top_action *action_of(int ch)
+{
+    for (size_t i = 0; i < top_nactions; i++)
+        for (size_t k = 0; k < TOP_ACTION_KEYS && top_actions[i].keys[k]; k++)
+            if (top_actions[i].keys[k] == ch)
+                return &top_actions[i];
+    return NULL;
+}
+
 /* Returns 1 to quit. */
 static int key(struct top_ui *ui, int ch)
 {
@@ -276,112 +526,9 @@ static int key(struct top_ui *ui, int ch)
         key_line(ui, ch);
         return 0;
     }
-    long page = ui->task_rows > 1 ? ui->task_rows - 1 : 1;
     ui->msg[0] = 0;
-    switch (ch) {
-    case 'q':
-    case KEY_F(10):
-        return 1;
-    case 'h':
-    case '?':
-    case KEY_F(1):
-        ui->help = true;
-        break;
-    case KEY_UP: select_row(ui, (long)ui->sel - 1); break;
-    case KEY_DOWN: select_row(ui, (long)ui->sel + 1); break;
-    case KEY_PPAGE: select_row(ui, (long)ui->sel - page); break;
-    case KEY_NPAGE: select_row(ui, (long)ui->sel + page); break;
-    case KEY_HOME: select_row(ui, 0); break;
-    case KEY_END: select_row(ui, (long)ui->nrows - 1); break;
-    case KEY_LEFT:
-        if (ui->hscroll > 0)
-            ui->hscroll--;
-        break;
-    case KEY_RIGHT:
-        if (ui->hscroll < TOP_COL_NR - 3)
-            ui->hscroll++;
-        break;
-    case '<':
-        ui->sort = (enum top_col)((ui->sort + TOP_COL_NR - 1) % TOP_COL_NR);
-        rebuild_rows(ui);
-        break;
-    case '>':
-        ui->sort = (enum top_col)((ui->sort + 1) % TOP_COL_NR);
-        rebuild_rows(ui);
-        break;
-    case KEY_F(6):
-        ui->input = IN_SORT_MENU;
-        ui->menu_sel = (int)ui->sort;
-        break;
-    case 'P': ui->sort = TOP_COL_PCPU; ui->invert = false; rebuild_rows(ui); break;
-    case 'L': ui->sort = TOP_COL_P99; ui->invert = false; rebuild_rows(ui); break;
-    case 'I': ui->invert = !ui->invert; rebuild_rows(ui); break;
-    case '/':
-    case KEY_F(3):
-        start_input(ui, IN_SEARCH);
-        break;
-    case '\\':
-    case KEY_F(4):
-        start_input(ui, IN_FILTER);
-        break;
-    case ' ':
-        if (ui->nrows) {
-            int ti = ui->rows[ui->sel];
-            if ((size_t)ti < ui->tagged_cap)
-                ui->tagged[ti] = !ui->tagged[ti];
-            select_row(ui, (long)ui->sel + 1);
-        }
-        break;
-    case 'F':
-        ui->follow = !ui->follow;
-        break;
-    case 'z':
-        ui->paused = !ui->paused;
-        break;
-    case '+':
-    case '=':
-        ui->delay_ms = ui->delay_ms / 2 < MIN_DELAY_MS ? MIN_DELAY_MS : ui->delay_ms / 2;
-        break;
-    case '-':
-        ui->delay_ms = ui->delay_ms * 2 > MAX_DELAY_MS ? MAX_DELAY_MS : ui->delay_ms * 2;
-        break;
-    case '[':
-        if (ui->speed > 0.01)
-            ui->speed /= 2;
-        break;
-    case ']':
-        if (ui->speed < 1000)
-            ui->speed *= 2;
-        break;
-    case '1':
-        ui->show_cpus = !ui->show_cpus;
-        break;
-    case '\t':
-        ui->view = (enum top_view)((ui->view + 1) % VIEW_NR);
-        break;
-    case 'n': act_nice(ui, -1); break;
-    case 'N': act_nice(ui, +1); break;
-    case 's':
-        if (!ui->s->h.eevdf)
-            snprintf(ui->msg, sizeof ui->msg, "slices are EEVDF's: this trace runs %s", ui->s->h.policy);
-        else
-            start_input(ui, IN_SLICE);
-        break;
-    case 'f':
-        if (!ui->s->h.nfeatures) {
-            snprintf(ui->msg, sizeof ui->msg, "this trace names no feature switches");
-        } else {
-            ui->input = IN_FEATURE_MENU;
-            ui->menu_sel = 0;
-        }
-        break;
-    case 'm':
-        start_input(ui, IN_MARK);
-        break;
-    default:
-        break;
-    }
-    return 0;
+    const struct top_action *a = action_of(ch);
+    return a ? a->run(ui, ch) : 0;
 }
 
 /* ---- the view ---- */

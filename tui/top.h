@@ -70,11 +70,22 @@ int top_parse_dec(const char *s, double lo, double hi, double *out);
 /* Draws the whole screen from ui (one function a panel, in draw.c). */
 void top_draw(struct top_ui *ui);
 
-/* The keys the help screen lists, also used by docs/top.md. */
-struct top_key {
-    const char *keys, *what;
+/* The view's actions: the keys that do each, what it does, and the
+ * function that does it (given the key; returns 1 to quit). This one table
+ * drives the key dispatch, the help screen and `runq top --help`, whose
+ * list docs/top.md must match (tests/cli_test.sh checks). */
+#define TOP_ACTION_KEYS 6
+struct top_action {
+    int keys[TOP_ACTION_KEYS]; /* ncurses key codes; unused ones 0 */
+    const char *what;
+    int (*run)(struct top_ui *ui, int key);
 };
-extern const struct top_key top_keys[];
-extern const size_t top_nkeys;
+extern const struct top_action top_actions[];
+extern const size_t top_nactions;
+/* A key's name as the help shows it: "q", "F10", "Up", "Space". buf holds
+ * it unless the name is a constant. */
+const char *top_key_name(int code, char *buf, size_t size);
+/* An action's keys as the help shows them: "q  F10", "Up Down PgUp". */
+void top_action_keys(const struct top_action *a, char *buf, size_t size);
 
 #endif
