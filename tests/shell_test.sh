@@ -53,3 +53,9 @@ fails nice_no_task_fails 'no task 999' --cmd "sched nice 999 1"
 fails queue_bad_cpu_fails 'CPU must be 0..3' --cmd "sched queue 9"
 fails bad_hz_is_a_clear_panic 'hz=33: expected 100, 250 or 1000' --append "hz=33"
 fails unknown_test_fails 'FAIL NoSuchTest: no such test' --test NoSuchTest
+# mark built its name by adding up snprintf's returns: three words of 60,
+# 20 and 100 letters wrapped the room left and overwrote the stack (a panic
+# at rip=0x4343434343434343, issue 13). Now a bounded builder: refused.
+check mark_joins_its_words '^mark a b c$' --cmd "mark a b c"
+fails mark_too_long_is_refused_not_a_panic '^mark: NAME is longer than 64 bytes' \
+    --cmd "mark $(printf 'A%.0s' {1..60}) $(printf 'B%.0s' {1..20}) $(printf 'C%.0s' {1..100})"

@@ -1,5 +1,6 @@
 #include "printf.h"
 #include "string.h"
+#include "bug.h"
 #include "spinlock.h"
 #include "../drivers/uart.h"
 
@@ -117,6 +118,31 @@ int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
     if (size)
         buf[o.len < size ? o.len : size - 1] = 0;
     return (int)o.len;
+}
+
+void strbuf_init(struct strbuf *b, char *buf, size_t size)
+{
+    BUG_ON(size == 0);
+    b->buf = buf;
+    b->size = size;
+    b->len = 0;
+    b->cut = false;
+    buf[0] = '\0';
+}
+
+void strbuf_printf(struct strbuf *b, const char *fmt, ...)
+{
+    size_t room = b->size - b->len;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(b->buf + b->len, room, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= room) {
+        b->len = b->size - 1;
+        b->cut = true;
+    } else {
+        b->len += (size_t)n;
+    }
 }
 
 int snprintf(char *buf, size_t size, const char *fmt, ...)

@@ -88,12 +88,13 @@ static bool sched_probe(int argc, char **argv)
         return false;
     struct probe_result r;
     bool ok = probe_run_slice((unsigned)n, (unsigned)samples, (u64)slice_us * NSEC_PER_USEC, &r);
-    char shares[PROBE_MAX_SPINNERS * 6 + 2] = "";
-    size_t len = 0;
+    char shares[PROBE_MAX_SPINNERS * 6 + 2];
+    struct strbuf sb;
+    strbuf_init(&sb, shares, sizeof shares);
     for (unsigned i = 0; i < r.spinners; i++)
-        len += snprintf(shares + len, sizeof shares - len, "%s%u", i ? "," : "", r.share_permille[i]);
+        strbuf_printf(&sb, "%s%u", i ? "," : "", r.share_permille[i]);
     if (!r.spinners)
-        snprintf(shares, sizeof shares, "-");
+        strbuf_printf(&sb, "-");
     kprintf("probe policy=%s spinners=%u samples=%u wake_p50_us=%lu wake_p99_us=%lu wake_max_us=%lu "
             "share_permille=%s\n",
             sched_policy_current->name, r.spinners, r.samples, r.p50_ns / 1000, r.p99_ns / 1000, r.max_ns / 1000,
@@ -122,11 +123,13 @@ static bool sched_share(int argc, char **argv)
     unsigned pm[PROBE_MAX_SPINNERS];
     if (!share_run(nices, n, DEFAULT_WINDOW_MS * NSEC_PER_MSEC, pm))
         return false;
-    char nl[PROBE_MAX_SPINNERS * 5 + 2] = "", pl[PROBE_MAX_SPINNERS * 6 + 2] = "";
-    size_t a = 0, b = 0;
+    char nl[PROBE_MAX_SPINNERS * 5 + 2], pl[PROBE_MAX_SPINNERS * 6 + 2];
+    struct strbuf a, b;
+    strbuf_init(&a, nl, sizeof nl);
+    strbuf_init(&b, pl, sizeof pl);
     for (unsigned i = 0; i < n; i++) {
-        a += snprintf(nl + a, sizeof nl - a, "%s%d", i ? "," : "", nices[i]);
-        b += snprintf(pl + b, sizeof pl - b, "%s%u", i ? "," : "", pm[i]);
+        strbuf_printf(&a, "%s%d", i ? "," : "", nices[i]);
+        strbuf_printf(&b, "%s%u", i ? "," : "", pm[i]);
     }
     kprintf("share policy=%s nices=%s window_ms=%d permille=%s\n", sched_policy_current->name, nl,
             DEFAULT_WINDOW_MS, pl);

@@ -204,9 +204,14 @@ static bool cmd_mark(int argc, char **argv)
         return false;
     }
     char name[TRACE_MARK_NAME_MAX + 1];
-    size_t n = 0;
+    struct strbuf b;
+    strbuf_init(&b, name, sizeof name);
     for (int i = 1; i < argc; i++)
-        n += snprintf(name + n, sizeof name - n, "%s%s", i > 1 ? " " : "", argv[i]);
+        strbuf_printf(&b, "%s%s", i > 1 ? " " : "", argv[i]);
+    if (b.cut) {
+        kprintf("mark: NAME is longer than %d bytes\n", TRACE_MARK_NAME_MAX);
+        return false;
+    }
     trace_mark(TRACE_MARK_SHELL, name);
     kprintf("mark %s\n", name);
     return true;
@@ -219,7 +224,7 @@ static const struct shell_cmd commands[] = {
     { "vser", "vser ...", "virtio-serial trace port: status, send N, echo TEXT, recv [MS]", vser_cmd },
     { "test", "test all|NAME", "run boot self-tests now", cmd_test },
     { "trace", "trace [on|off|mask T...]", "trace port status; switch tracing or choose record types", trace_cmd },
-    { "mark", "mark NAME", "put a named phase marker in the trace", cmd_mark },
+    { "mark", "mark NAME", "put a named phase marker (at most 64 bytes) in the trace", cmd_mark },
     { "spin", "spin NAME MS [CPU [NICE]]", "start a named spinner for MS ms in the background", cmd_spin },
     { "churn", "churn TASKS PERIOD_US MS [CPU [RUN_US]]", "tasks sleeping PERIOD_US us, running RUN_US, for MS ms",
       cmd_churn },

@@ -152,13 +152,15 @@ static bool cmd_send(const char *arg)
 static bool cmd_echo(int argc, char **argv)
 {
     char line[256];
-    size_t n = 0;
+    struct strbuf b;
+    strbuf_init(&b, line, sizeof line - 1); /* room for the newline */
     for (int i = 2; i < argc; i++)
-        n += (size_t)snprintf(line + n, sizeof line - n, "%s%s", argv[i], i + 1 < argc ? " " : "");
-    if (n + 1 >= sizeof line) {
-        kprintf("vser: text too long\n");
+        strbuf_printf(&b, "%s%s", argv[i], i + 1 < argc ? " " : "");
+    if (b.cut) {
+        kprintf("vser: text too long (at most %u bytes)\n", (unsigned)sizeof line - 2);
         return false;
     }
+    size_t n = b.len;
     line[n++] = '\n';
     u64 send_ns = 0;
     if (!send_all(line, n, &send_ns) || !flush())
