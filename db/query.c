@@ -120,7 +120,12 @@ static void json_string(FILE *out, const char *v)
     fputc('"', out);
 }
 
-/* A value as text; blobs as hex. Returns a malloc'd string or NULL (NULL value). */
+/* The most of a blob a cell shows, in bytes: a longer one is cut, with its
+ * size said (zeroblob(5e8) took minutes to print whole). */
+#define BLOB_SHOWN_MAX 1024
+
+/* A value as text; blobs as hex, x'0a1b', at most BLOB_SHOWN_MAX bytes of
+ * them. Returns a malloc'd string or NULL (NULL value). */
 static char *value_text(sqlite3_stmt *s, int i)
 {
     int type = sqlite3_column_type(s, i);
@@ -129,13 +134,24 @@ static char *value_text(sqlite3_stmt *s, int i)
     if (type == SQLITE_BLOB) {
         int n = sqlite3_column_bytes(s, i);
         const unsigned char *b = sqlite3_column_blob(s, i);
-        char *h = malloc((size_t)n * 2 + 3);
+        int shown = n > BLOB_SHOWN_MAX ? BLOB_SHOWN_MAX : n;
+        /* x' + two digits a byte + ' + " (+N of M bytes)" + NUL */
+        size_t size = 2 + 2 * (size_t)shown + 1 + 48 + 1;
+        char *h = malloc(size);
         if (!h)
             return NULL;
-        strcpy(h, "x'");
-        for (int k = 0; k < n; k++)
-            sprintf(h + 2 + 2 * k, "%02x", b[k]);
-        strcat(h, "'");
+        size_t len = 0;
+        h[len++] = 'x';
+        h[len++] = '\'';
+        for (int k = 0; k < shown; k++) {
+            static const char hex[] = "0123456789abcdef";
+            h[len++] = hex[b[k] >> 4];
+            h[len++] = hex[b[k] & 15];
+        }
+        h[len++] = '\'';
+        if (shown < n)
+            len += (size_t)snprintf(h + len, size - len, " (first %d of %d bytes)", shown, n);
+        h[len] = '\0';
         return h;
     }
     return strdup((const char *)sqlite3_column_text(s, i));
