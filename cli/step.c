@@ -3,6 +3,8 @@
  * flags and the help. The stepping and the explanations are tui/step.c,
  * the two fronts tui/step_plain.c and tui/step_curses.c.
  */
+#include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,7 +29,7 @@ static void step_help(FILE *f)
             "  --plain            no terminal UI: read commands a line at a time from\n"
             "                     stdin and print the view after each\n"
             "  --at N             start at event N\n"
-            "  --width N          columns of the plain view (default 100)\n"
+            "  --width N          columns of the plain view, 40..10000 (default 100)\n"
             "  --help             show this help\n"
             "\n"
             "keys (and --plain commands):\n"
@@ -56,6 +58,18 @@ static int parse_trace(const char *s, int64_t *id)
     return 0;
 }
 
+/* A decimal integer in [lo, hi] into *out: 0, or -1 (out untouched). */
+static int parse_int(const char *s, int lo, int hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || errno || v < lo || v > hi)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
 int cmd_step(int argc, char **argv)
 {
     const char *db = "runq.db", *cmp = NULL, *trace = NULL;
@@ -79,10 +93,11 @@ int cmd_step(int argc, char **argv)
                 db = val;
             else if (!strcmp(a, "--compare"))
                 cmp = val;
-            else if (!strcmp(a, "--at"))
-                at = atoi(val);
-            else
-                width = atoi(val);
+            else if (!strcmp(a, "--at") ? parse_int(val, 0, INT_MAX, &at) : parse_int(val, 40, 10000, &width)) {
+                fprintf(stderr, "runq step: %s takes %s, not '%s'\n", a,
+                        !strcmp(a, "--at") ? "an event number (0, 1, ...)" : "a width of 40..10000 columns", val);
+                return 2;
+            }
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "runq step: unknown flag '%s'; see runq step --help\n", a);
             return 2;
@@ -110,8 +125,6 @@ int cmd_step(int argc, char **argv)
             return 2;
         }
     }
-    if (width < 40)
-        width = 40;
     if (access(db, R_OK) != 0) {
         fprintf(stderr, "runq step: %s: no such database\n", db);
         free(b_db);

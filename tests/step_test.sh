@@ -96,4 +96,17 @@ fi
 if [ $rc = 1 ] && grep -q 'no trace 9' "$T/err"; then pass no_such_trace; else failed no_such_trace "rc=$rc"; fi
 "$RUNQ" step --bogus >/dev/null 2>&1; rc=$?
 if [ $rc = 2 ]; then pass bad_flag; else failed bad_flag "rc=$rc"; fi
+# Any width: the number line wrote a row of the width into 512 bytes on the
+# stack (--width 100000 crashed, issue 13; so would a 4000-column
+# terminal). Now its picture stops at 400 columns; --width is 40..10000.
+printf 'b 100ms\nq\n' | "$RUNQ" step --db "$T/f.db" --plain --width 10000 1 >"$T/wide" 2>&1; rc=$?
+widest=$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$T/wide")
+if [ $rc = 0 ] && grep -q '^    *\.*V\.*$' "$T/wide" && [ "$widest" -le 430 ]; then
+    pass "wide_view_draws_a_bounded_number_line (widest line $widest)"
+else
+    failed wide_view_draws_a_bounded_number_line "rc=$rc, widest $widest: $(tail -n 3 "$T/wide" | head -c 300)"
+fi
+"$RUNQ" step --db "$T/f.db" --plain --width 100000 1 </dev/null >/dev/null 2>"$T/err"; rc=$?
+if [ $rc = 2 ] && grep -q 'width of 40..10000' "$T/err"; then pass width_out_of_range_is_a_usage_error; else
+    failed width_out_of_range_is_a_usage_error "rc=$rc: $(cat "$T/err")"; fi
 exit $fail

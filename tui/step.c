@@ -15,11 +15,15 @@
 
 void step_text_add(struct step_text *t, const char *fmt, ...)
 {
-    char buf[1024];
+    char *line;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    int n = vasprintf(&line, fmt, ap);
     va_end(ap);
+    if (n < 0) {
+        fprintf(stderr, "runq: out of memory\n");
+        exit(1);
+    }
     if (t->n == t->cap) {
         t->cap = t->cap ? t->cap * 2 : 64;
         t->line = realloc(t->line, (size_t)t->cap * sizeof *t->line);
@@ -28,7 +32,7 @@ void step_text_add(struct step_text *t, const char *fmt, ...)
             exit(1);
         }
     }
-    t->line[t->n++] = strdup(buf);
+    t->line[t->n++] = line;
 }
 
 void step_text_free(struct step_text *t)
@@ -472,10 +476,17 @@ void step_explain_pick(const struct step_view *v, int i, struct step_text *t)
 
 /* ---- the view ---- */
 
+/* The number line's widest picture: a terminal wider than this (or
+ * --width) shows no more of it. (It wrote into a 512-byte row whatever the
+ * width: --width 100000 or a 4000-column terminal overflowed the stack.) */
+#define NUMBERLINE_COLS_MAX 400
+
 static void numberline(const struct replay *rp, const struct rp_cpu *c, const struct rp_ent *q, int n, int width,
                        struct step_text *t)
 {
     int cols = width - 22;
+    if (cols > NUMBERLINE_COLS_MAX)
+        cols = NUMBERLINE_COLS_MAX;
     if (cols < 16 || n == 0)
         return;
     int64_t lo = c->v, hi = c->v;
@@ -489,7 +500,7 @@ static void numberline(const struct replay *rp, const struct rp_cpu *c, const st
         hi = lo + 1;
     int64_t span = hi - lo;
 #define COL(x) ((int)(((x) - lo) * (int64_t)(cols - 1) / span))
-    char row[512];
+    char row[NUMBERLINE_COLS_MAX + 1];
     for (int k = 0; k < n; k++) {
         int a = COL(q[k].vruntime), b = COL(q[k].deadline);
         memset(row, ' ', (size_t)cols);
