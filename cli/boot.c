@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "boot.h"
+#include "trace/control.h"
 #include "cli.h"
 
 /* QEMU's isa-debug-exit status is (guest code << 1) | 1. */
@@ -41,7 +42,7 @@ static const struct boot_flagdef {
     { BOOT_F_CPUS, "cpus", "N", "number of CPUs, 1..64 (default 4)" },
     { BOOT_F_DETERMINISTIC, "deterministic", NULL,
       "count instructions (-icount) so every run is identical; slower" },
-    { BOOT_F_CMD, "cmd", "\"CMD\"", "guest shell command; repeat for more, run in order" },
+    { BOOT_F_CMD, "cmd", "\"CMD\"", "guest shell command; repeat for more, run in order (with the other flags, at most 2047 bytes of kernel command line)" },
     { BOOT_F_TEST, "test", "NAME|all", "run one kernel self-test, or all of them" },
     { BOOT_F_TIMEOUT, "timeout", "S", "kill QEMU after S wall-clock seconds (default 600)" },
     { BOOT_F_KERNEL, "kernel", "PATH",
@@ -730,6 +731,11 @@ static int boot_prepare(int argc, char **argv, bool run, struct boot_opts *o, ch
         return 1;
     }
     *cmdline = boot_cmdline(o, !run);
+    if (*cmdline && strlen(*cmdline) >= RUNQ_CMDLINE_MAX) {
+        fprintf(stderr, "runq %s: the kernel command line would be %zu bytes; it holds at most %d "
+                "(the flags, --append and every --cmd together)\n", prog, strlen(*cmdline), RUNQ_CMDLINE_MAX - 1);
+        return 2;
+    }
     if (!*cmdline || boot_qemu_argv(o, run ? BOOT_INTERACTIVE : BOOT_BATCH, kernel, *cmdline,
                                     qa) < 0) {
         fprintf(stderr, "runq %s: out of memory\n", prog);

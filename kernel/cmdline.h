@@ -15,8 +15,9 @@
 #define RUNQ_CMDLINE_H
 #include "lib/types.h"
 #include "sched/policy.h"
+#include "../trace/control.h"
 
-#define CMDLINE_MAX 2048
+#define CMDLINE_MAX RUNQ_CMDLINE_MAX
 
 struct boot_config {
     const struct sched_policy *policy;

@@ -36,6 +36,12 @@
 #ifndef RUNQ_TRACE_CONTROL_H
 #define RUNQ_TRACE_CONTROL_H
 
+/* The kernel's boot command line (runq boot's flags, --append and the
+ * --cmd lines after " -- ", built by cli/boot.c, parsed by kernel/cmdline.c)
+ * holds at most RUNQ_CMDLINE_MAX - 1 bytes: runq boot refuses a longer one
+ * before QEMU starts, the kernel panics on one that reaches it anyway. */
+#define RUNQ_CMDLINE_MAX 2048
+
 /* The control socket's path: the trace socket's path and this. */
 #define TRACE_CTL_SOCKET_SUFFIX ".ctl"
 /* The kernel's line buffer: longer lines are cut to this less one. */
