@@ -204,3 +204,38 @@ read -r wakes recs <<<"$("$RUNQ" sql --db "$qdb" --csv "SELECT
     (SELECT records FROM trace) AS recs" | tail -n +2 | tr ',' ' ')"
 [ "${wakes:-999}" -le 200 ] && pass "idle_trace_is_quiet ($wakes tracer wakeups in 2 s, $recs records in all)" ||
     fail idle_trace_is_quiet "$wakes tracer wakeups in 2 s (want <= 200), $recs records"
+
+# The control channel refuses a line that is not printable ASCII: "mark"
+# with an escape sequence (set the terminal's title) reached the console
+# and was stored as a mark name (issue 13). Sent raw over a live
+# recording's control socket; the kernel stores only an error mark, with
+# '?' for each such byte, and the console gets no escape byte.
+cdb=$dir/ctl.db
+"$RUNQ" boot --record "$cdb" --timeout 120 --cmd "sleep 4000" >"$dir/ctl.out" 2>&1 &
+boot=$!
+ctl=""
+for _ in $(seq 100); do
+    ctl=$(sqlite3 "$cdb" "SELECT control FROM trace WHERE control IS NOT NULL" 2>/dev/null)
+    [ -n "$ctl" ] && break
+    sleep 0.1
+done
+if [ -z "$ctl" ] || ! command -v python3 >/dev/null; then
+    fail control_line_with_escape_refused "no control socket (${ctl:-none}) or no python3"
+else
+    python3 - "$ctl" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+s.sendall(b"mark ok\nmark a\x1b]0;TITLE\x07b\n")
+s.close()
+PY
+    wait $boot
+    marks=$("$RUNQ" sql --db "$cdb" --csv "SELECT source || ':' || name FROM mark ORDER BY ts" | tail -n +2)
+    if grep -qx 'host:ok' <<<"$marks" && grep -qxF 'kernel:error: not printable: mark a?]0;TITLE?b' <<<"$marks" &&
+       ! grep -q $'\x1b' <<<"$marks" && ! grep -q $'\x1b' "$dir/ctl.out" &&
+       grep -qF 'host line refused, not printable ASCII: mark a?]0;TITLE?b' "$dir/ctl.out"; then
+        pass control_line_with_escape_refused
+    else
+        fail control_line_with_escape_refused "marks: $(tr '\n' '|' <<<"$marks" | cat -v); console: $(grep -a 'host' "$dir/ctl.out" | cat -v | head -3)"
+    fi
+fi

@@ -31,7 +31,9 @@
  *      host) for mark, whatever the shell command does for run. A line the
  *      kernel cannot run (unknown verb, wrong word count, a command that
  *      fails) becomes a MARK with source kernel named "error: LINE", and a
- *      console line.
+ *      console line. A line with a byte outside 0x20..0x7e is not run: the
+ *      kernel refuses it whole, as "error: not printable: LINE" with '?'
+ *      for each such byte, so none reaches the console or a mark name.
  */
 #ifndef RUNQ_TRACE_CONTROL_H
 #define RUNQ_TRACE_CONTROL_H

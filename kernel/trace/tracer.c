@@ -180,10 +180,33 @@ static enum trace_ctl_verb ctl_verb(int argc, char **argv)
 }
 
 /* One control line from the host (trace/control.h). */
+/* A line with a byte the protocol does not allow (outside printable ASCII)
+ * is refused whole and never printed or stored as it came: an escape
+ * sequence would drive the console, and a mark name would carry it into
+ * the database. What is shown has '?' for each such byte. */
+static bool line_printable(char *line, char *shown, size_t size)
+{
+    bool ok = true;
+    size_t i = 0;
+    for (; line[i] && i + 1 < size; i++) {
+        bool p = (u8)line[i] >= 0x20 && (u8)line[i] <= 0x7e;
+        shown[i] = p ? line[i] : '?';
+        ok &= p;
+    }
+    shown[i] = 0;
+    return ok;
+}
+
 static void host_command(char *line)
 {
     char *argv[8], buf[TRACE_CTL_LINE_MAX];
     char copy[TRACE_CTL_LINE_MAX];
+    if (!line_printable(line, copy, sizeof copy)) {
+        snprintf(buf, sizeof buf, "error: not printable: %s", copy);
+        trace_mark(TRACE_MARK_KERNEL, buf);
+        kprintf("trace: host line refused, not printable ASCII: %s\n", copy);
+        return;
+    }
     strncpy_z(copy, line, sizeof copy);
     int argc = split_words(copy, argv, 8);
     enum trace_ctl_verb v = ctl_verb(argc, argv);
