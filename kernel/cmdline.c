@@ -41,6 +41,8 @@ void cmdline_parse(const char *line, struct boot_config *out)
         }
     }
     int n = split_words(p, words, 64);
+    if (n > 64)
+        panic("cmdline: more than 64 options");
     for (int i = 0; i < n; i++) {
         char *w = words[i], *eq = w;
         while (*eq && *eq != '=')

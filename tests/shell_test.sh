@@ -56,6 +56,11 @@ fails unknown_test_fails 'FAIL NoSuchTest: no such test' --test NoSuchTest
 # mark built its name by adding up snprintf's returns: three words of 60,
 # 20 and 100 letters wrapped the room left and overwrote the stack (a panic
 # at rip=0x4343434343434343, issue 13). Now a bounded builder: refused.
+# more words than the shell splits: refused (the tail was glued to the
+# 16th word), and poweroff takes no argument (`poweroff extra` powered off)
+fails seventeen_words_are_refused '^echo: more than 16 words' --cmd "echo 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16"
+check sixteen_words_run '^1 2 3 4 5 6 7 8 9 10 11 12 13 14 15$' --cmd "echo 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15"
+fails poweroff_with_an_argument_is_refused '^usage: poweroff' --cmd "poweroff extra"
 check mark_joins_its_words '^mark a b c$' --cmd "mark a b c"
 fails mark_too_long_is_refused_not_a_panic '^mark: NAME is longer than 64 bytes' \
     --cmd "mark $(printf 'A%.0s' {1..60}) $(printf 'B%.0s' {1..20}) $(printf 'C%.0s' {1..100})"

@@ -102,14 +102,15 @@ bool parse_long(const char *s, long *out)
 int split_words(char *s, char **words, int max)
 {
     int n = 0;
-    while (*s && n < max) {
+    for (;;) {
         while (*s == ' ' || *s == '\t')
             *s++ = 0;
         if (!*s)
-            break;
+            return n;
+        if (n == max)
+            return max + 1;
         words[n++] = s;
         while (*s && *s != ' ' && *s != '\t')
             s++;
     }
-    return n;
 }

@@ -17,7 +17,11 @@ char *strncpy_z(char *dst, const char *src, size_t size); /* always NUL-terminat
  * whole string was a number. */
 bool parse_long(const char *s, long *out);
 
-/* Splits s in place at spaces; returns the number of words (at most max). */
+/* Splits s in place at spaces and tabs into at most max words. Returns the
+ * number of words, or max + 1 if s has more (words[] then holds the first
+ * max, and the rest of s is left unsplit): a caller that gets more than
+ * max refuses the line rather than run it with its tail glued to the last
+ * word. */
 int split_words(char *s, char **words, int max);
 
 #endif

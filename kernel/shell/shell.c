@@ -23,8 +23,11 @@ static bool cmd_help(int argc, char **argv);
 
 static bool cmd_poweroff(int argc, char **argv)
 {
-    (void)argc;
     (void)argv;
+    if (argc != 1) {
+        kprintf("usage: poweroff\n");
+        return false;
+    }
     bool ok = boot_tests_ok && !shell_failed;
     trace_shutdown(); /* the host gets every record and the END */
     kprintf("poweroff: %s\n", ok ? "ok" : "with failures");
@@ -246,10 +249,14 @@ static bool cmd_help(int argc, char **argv)
 
 bool shell_exec(char *line)
 {
-    char *argv[16];
-    int argc = split_words(line, argv, 16);
+    char *argv[SHELL_MAX_WORDS];
+    int argc = split_words(line, argv, SHELL_MAX_WORDS);
     if (!argc)
         return true;
+    if (argc > SHELL_MAX_WORDS) {
+        kprintf("%s: more than %d words\n", argv[0], SHELL_MAX_WORDS);
+        return false;
+    }
     for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
         if (strcmp(argv[0], commands[i].name) == 0)
             return commands[i].run(argc, argv);

@@ -10,6 +10,9 @@
  * passed; poweroff reports it through QEMU's exit status. */
 void shell_start(const char *script, bool tests_ok);
 
+/* The most words a command line may have: a longer one is refused. */
+#define SHELL_MAX_WORDS 16
+
 /* Runs one command line (splitting it in place); false if the command
  * failed. kmain gives it to the tracer, for the host's control lines. */
 bool shell_exec(char *line);
