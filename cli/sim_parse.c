@@ -367,21 +367,58 @@ static int check_workload(struct parser *p, const struct sim_workload *w, const 
 }
 
 #define SIM_MAX_TOKENS 32
+#define SIM_XSTR(x) #x
+#define SIM_STR(x) SIM_XSTR(x)
+/* A workload is a small text file: a line longer than this, or a NUL byte,
+ * is not one (`runq sim /dev/zero` read forever), and neither is a file of
+ * more lines than this. */
+#define SIM_LINE_MAX 1024
+#define SIM_LINES_MAX 10000
+
+/* Reads one line of at most SIM_LINE_MAX - 1 bytes into buf (newline
+ * dropped). Returns 1 for a line, 0 at the end, -1 for a line too long or
+ * holding a NUL (why says which). */
+static int read_line(FILE *f, char *buf, const char **why)
+{
+    size_t n = 0;
+    int c = EOF;
+    while ((c = getc(f)) != EOF && c != '\n') {
+        if (c == '\0') {
+            *why = "a NUL byte: not a text file";
+            return -1;
+        }
+        if (n + 1 == SIM_LINE_MAX) {
+            *why = "longer than " SIM_STR(SIM_LINE_MAX) " bytes";
+            return -1;
+        }
+        buf[n++] = (char)c;
+    }
+    buf[n] = '\0';
+    return c == EOF && n == 0 ? 0 : 1;
+}
 
 int sim_parse(FILE *f, const char *name, struct sim_workload *w, char *err, size_t errlen)
 {
     struct parser p = { name, 0, err, errlen };
     int lines[3] = { 0, 0, 0 };
-    char *buf = NULL;
-    size_t cap = 0;
-    int rc = 0;
+    char buf[SIM_LINE_MAX];
+    const char *why = NULL;
+    int rc = 0, got;
 
     sim_workload_init(w);
-    while (rc == 0 && getline(&buf, &cap, f) >= 0) {
+    while (rc == 0 && (got = read_line(f, buf, &why)) != 0) {
         char *tok[SIM_MAX_TOKENS], *hash = strchr(buf, '#');
         int ntok = 0;
 
         p.line++;
+        if (got < 0) {
+            rc = perr(&p, p.line, "%s", why);
+            break;
+        }
+        if (p.line > SIM_LINES_MAX) {
+            rc = perr(&p, p.line, "more than %d lines: not a workload", SIM_LINES_MAX);
+            break;
+        }
         if (hash)
             *hash = '\0';
         for (char *s = strtok(buf, " \t\r\n"); s; s = strtok(NULL, " \t\r\n")) {
@@ -396,7 +433,6 @@ int sim_parse(FILE *f, const char *name, struct sim_workload *w, char *err, size
     }
     if (rc == 0 && ferror(f))
         rc = perr(&p, p.line, "read error: %s", strerror(errno));
-    free(buf);
     if (rc == 0 && w->ntasks == 0)
         rc = perr(&p, p.line, "no tasks: add a line like 'task A'");
     if (rc == 0 && !lines[2])

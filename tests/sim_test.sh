@@ -120,6 +120,15 @@ expect unknown_flag 2 "runq sim: unknown option '--bogus'" sim --bogus docs/sim/
 expect unknown_short_flag 2 "runq sim: unknown option '-x'" sim -x docs/sim/zijlstra-fifo.sim
 expect no_workload 2 "runq sim: need a workload FILE or -s SEED" sim
 expect file_and_seed 2 "not both" sim -s 1 docs/sim/zijlstra-fifo.sim
+# Not a workload: a NUL byte, a line over 1024 bytes, more than 10000 lines.
+# (`runq sim /dev/zero` read forever: bounded by timeout here, issue 13.)
+timeout 10 "$RUNQ" sim /dev/zero >"$T/out" 2>"$T/err"; rc=$?
+[ $rc = 2 ] && grep -q '^runq sim: /dev/zero:1: a NUL byte: not a text file$' "$T/err" && pass dev_zero_is_refused ||
+    failed dev_zero_is_refused "exit $rc: $(head -c 200 "$T/err")"
+printf 'task %01100d\n' 0 >"$T/long.sim"
+expect long_line_is_refused 2 "long.sim:1: longer than 1024 bytes" sim "$T/long.sim"
+yes '# comment' | head -n 10001 >"$T/many.sim"
+expect endless_file_is_refused 2 "many.sim:10001: more than 10000 lines" sim "$T/many.sim"
 expect check_without_seed 2 "runq sim: -c" sim -c docs/sim/zijlstra-fifo.sim
 expect bad_seed 2 "bad --seed 'x1'" sim -s x1
 expect seed_needs_value 2 "--seed needs a value" sim -s
