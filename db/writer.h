@@ -7,8 +7,13 @@
  * state machine per task and per CPU (docs/sql.md says what each state
  * means).
  *
+ * Its parts, each with its contract in its header: writer.c the life of a
+ * writer (open, commit, finish, the recorder lock, the reserve for a full
+ * disk), batch.c statements and batching, ingest.c one record's rows,
+ * derive.c the derived tables.
+ *
  * Contract:
- *   - records arrive in timestamp order across CPUs (trace/record.c merges
+ *   - records arrive in timestamp order across CPUs (cli/record.c merges
  *     the per-CPU packets); a record a little out of order is stored as is
  *     and the durations it would make negative are clamped to 0;
  *   - db_writer_gap() says that CPU cpu lost records before the next one:

@@ -1,0 +1,330 @@
+/*
+ * The derived tables' state machines (what they are in derive.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/derive.h"
+
+#define MAX_TID (1 << 22)
+
+static void *must(void *p)
+{
+    if (!p) {
+        fprintf(stderr, "runq record: out of memory\n");
+        exit(1);
+    }
+    return p;
+}
+
+/* ---- tasks ---- */
+
+struct wtask *derive_task(struct derive *d, int32_t tid, uint64_t ts)
+{
+    if (tid < 0 || tid >= MAX_TID) {
+        if (tid != TRACE_TASK_NONE)
+            d->bad_tid++;
+        return NULL;
+    }
+    if ((size_t)tid >= d->ntasks) {
+        size_t n = d->ntasks ? d->ntasks : 256;
+        while (n <= (size_t)tid)
+            n *= 2;
+        struct wtask **p = must(realloc(d->tasks, n * sizeof *p));
+        memset(p + d->ntasks, 0, (n - d->ntasks) * sizeof *p);
+        d->tasks = p;
+        d->ntasks = n;
+    }
+    struct wtask *t = d->tasks[tid];
+    if (!t)
+        t = d->tasks[tid] = must(calloc(1, sizeof *t));
+    if (!t->utid) {
+        t->utid = d->next_utid++;
+        t->tid = tid;
+        t->start_ts = ts;
+        t->cpu = -1;
+        t->st = TS_NONE;
+    }
+    if (!t->dirty) {
+        if (d->ndirty == d->dirty_cap) {
+            d->dirty_cap = d->dirty_cap ? d->dirty_cap * 2 : 64;
+            d->dirty = must(realloc(d->dirty, d->dirty_cap * sizeof *d->dirty));
+        }
+        d->dirty[d->ndirty++] = tid;
+        t->dirty = 1;
+    }
+    return t;
+}
+
+int64_t derive_utid(struct derive *d, int32_t tid, uint64_t ts)
+{
+    struct wtask *t = derive_task(d, tid, ts);
+    return t ? t->utid : 0;
+}
+
+static uint64_t dur(uint64_t from, uint64_t to)
+{
+    return to > from ? to - from : 0;
+}
+
+/* Ends t's current state at ts (writing its row) and starts `st`. */
+static void state_set(struct derive *d, struct wtask *t, enum thread_state st, uint64_t ts, int cpu,
+                      int64_t waker)
+{
+    if (st == THREAD_DELAYED)
+        st = THREAD_SLEEPING; /* the table has no delayed state: it is S (docs/sql.md) */
+    if (t->st == st && st != THREAD_RUNNING && st != THREAD_UNKNOWN)
+        return;
+    if (t->st != TS_NONE && t->st != THREAD_DEAD && !t->idle) {
+        struct brow *s = batch_row(d->b, S_STATE);
+        B_INT(s, 1, d->b->trace_id);
+        B_INT(s, 2, t->st_ts);
+        B_INT(s, 3, dur(t->st_ts, ts));
+        B_INT(s, 4, t->utid);
+        B_TXT(s, 5, thread_state_sql_name(t->st));
+        B_OPT(s, 6, t->st_cpu >= 0, t->st_cpu);
+        B_OPT(s, 7, t->st_waker > 0, t->st_waker);
+        run(d->b, s, "thread_state");
+    }
+    t->st = st;
+    t->st_ts = ts;
+    t->st_cpu = cpu;
+    t->st_waker = waker;
+}
+
+/* Writes t's pending wakeup: it ran at ts_run, or (ran 0) was not seen to. */
+static void wakeup_write(struct derive *d, struct wtask *t, int ran, uint64_t ts_run)
+{
+    struct brow *s = batch_row(d->b, S_WAKEUP);
+    B_INT(s, 1, d->b->trace_id);
+    B_INT(s, 2, t->utid);
+    B_INT(s, 3, t->wake_ts);
+    B_OPT(s, 4, ran, ts_run);
+    B_OPT(s, 5, ran, dur(t->wake_ts, ts_run));
+    B_OPT(s, 6, t->waker > 0, t->waker);
+    B_INT(s, 7, t->wake_cpu);
+    B_INT(s, 8, t->waker_cpu);
+    run(d->b, s, "wakeup");
+    t->wake_pending = 0;
+    if (!ran)
+        d->wakeups_unmatched++;
+}
+
+/* ---- CPUs ---- */
+
+static void slice_close(struct derive *d, unsigned ci, uint64_t ts, const char *end_state,
+                        const char *end_reason)
+{
+    struct wcpu *c = &d->cpu[ci];
+    if (!c->known)
+        return;
+    struct wtask *t = derive_task(d, c->curr, ts);
+    if (t) {
+        struct brow *s = batch_row(d->b, S_SLICE);
+        B_INT(s, 1, d->b->trace_id);
+        B_INT(s, 2, c->slice_start);
+        B_INT(s, 3, dur(c->slice_start, ts));
+        B_INT(s, 4, ci);
+        B_INT(s, 5, t->utid);
+        B_TXT(s, 6, end_state);
+        B_TXT(s, 7, end_reason);
+        B_OPT(s, 8, t->has_info, 120 + t->nice);
+        run(d->b, s, "sched_slice");
+    }
+    c->known = 0;
+}
+
+static void slice_open(struct derive *d, unsigned ci, int32_t tid, uint64_t ts)
+{
+    struct wcpu *c = &d->cpu[ci];
+    c->known = 1;
+    c->curr = tid;
+    c->slice_start = ts;
+    struct wtask *t = derive_task(d, tid, ts);
+    if (t) {
+        t->end_state = NULL;
+        t->end_reason = NULL;
+    }
+}
+
+/* ---- records ---- */
+
+void derive_pick(struct derive *d, unsigned pc, int32_t next_tid, struct wtask *next, uint64_t ts)
+{
+    struct wcpu *c = &d->cpu[pc];
+    if (c->known && c->curr == next_tid)
+        return; /* current kept */
+    if (c->known) {
+        struct wtask *old = derive_task(d, c->curr, ts);
+        slice_close(d, pc, ts, old && old->end_state ? old->end_state : "R",
+                    old && old->end_reason ? old->end_reason : "switch");
+        /* Switched away without a LEAVE (the idle task): runnable. */
+        if (old && old->st == THREAD_RUNNING)
+            state_set(d, old, THREAD_RUNNABLE, ts, (int)pc, 0);
+    }
+    if (next) {
+        slice_open(d, pc, next_tid, ts);
+        state_set(d, next, THREAD_RUNNING, ts, (int)pc, 0);
+        if (next->wake_pending)
+            wakeup_write(d, next, 1, ts);
+    }
+}
+
+void derive_leave(struct derive *d, struct wtask *t, const struct trace_rec_leave *r)
+{
+    uint64_t ts = r->h.ts_ns;
+    enum thread_state st = leave_meaning_of(r->reason)->state;
+    t->end_state = thread_state_sql_name(st);
+    t->end_reason = trace_leave_reason_name(r->reason);
+    state_set(d, t, st, ts, r->cpu, 0);
+    if (st == THREAD_DEAD) {
+        t->end_ts = ts;
+        t->has_info = 1;
+    }
+}
+
+void derive_join(struct derive *d, struct wtask *t, const struct trace_rec_join *r)
+{
+    if (t->st != THREAD_RUNNING && t->st != THREAD_RUNNABLE && t->st != THREAD_PREEMPTED)
+        state_set(d, t, THREAD_RUNNABLE, r->h.ts_ns, r->cpu, 0);
+}
+
+void derive_wake(struct derive *d, const struct trace_rec_wake *r)
+{
+    uint64_t ts = r->h.ts_ns;
+    struct wtask *t = derive_task(d, r->wakee, ts);
+    if (!t)
+        return;
+    int64_t waker = r->waker == TRACE_TASK_NONE ? 0 : derive_utid(d, r->waker, ts);
+    if (t->wake_pending) /* woken twice without running: the first never ran */
+        wakeup_write(d, t, 0, 0);
+    t->wake_pending = 1;
+    t->wake_ts = ts;
+    t->waker = waker;
+    t->waker_cpu = r->waker_cpu;
+    t->wake_cpu = r->target_cpu;
+    if (t->st == THREAD_SLEEPING || t->st == THREAD_UNKNOWN || t->st == TS_NONE)
+        state_set(d, t, THREAD_RUNNABLE, ts, r->target_cpu, waker);
+}
+
+void derive_task_info(struct derive *d, const struct trace_rec_task *r)
+{
+    uint64_t ts = r->h.ts_ns;
+    struct wtask *t = derive_task(d, r->task, ts);
+    if (!t)
+        return;
+    trace_copy_str(t->name, r->name, TRACE_NAME_LEN);
+    t->nice = r->nice;
+    t->slice_ns = r->slice_ns;
+    t->cpu = r->cpu;
+    t->idle = !!(r->tflags & TRACE_TF_IDLE);
+    t->pinned = !!(r->tflags & TRACE_TF_PINNED);
+    t->has_info = 1;
+    if (r->h.type == TRACE_REC_TASK_NEW) {
+        t->start_ts = ts;
+        t->parent_utid = r->parent == TRACE_TASK_NONE ? 0 : derive_utid(d, r->parent, ts);
+    } else if (r->h.type == TRACE_REC_TASK_EXIT) {
+        t->end_ts = ts;
+        state_set(d, t, THREAD_DEAD, ts, -1, 0);
+    }
+}
+
+void derive_set(struct wtask *t, const struct trace_rec_set *r)
+{
+    if (t && r->what == TRACE_SET_NICE)
+        t->nice = (int)r->new_value;
+    if (t && r->what == TRACE_SET_SLICE)
+        t->slice_ns = (uint64_t)r->new_value;
+}
+
+void derive_queued(struct derive *d, struct wtask *t, const struct trace_kf_entry *e, unsigned cpu,
+                   uint64_t ts)
+{
+    if (t->st == THREAD_UNKNOWN || t->st == TS_NONE)
+        state_set(d, t, (e->kflags & TRACE_KF_DELAYED) ? THREAD_SLEEPING : THREAD_RUNNABLE, ts, (int)cpu, 0);
+}
+
+void derive_keyframe_curr(struct derive *d, unsigned ci, int32_t curr, uint64_t ts)
+{
+    if (d->cpu[ci].known)
+        return;
+    struct wtask *t = derive_task(d, curr, ts);
+    if (t) {
+        slice_open(d, ci, curr, ts);
+        if (t->st != THREAD_RUNNING)
+            state_set(d, t, THREAD_RUNNING, ts, (int)ci, 0);
+    }
+}
+
+void derive_gap(struct derive *d, unsigned ci, uint64_t from)
+{
+    slice_close(d, ci, from, NULL, "gap");
+    /* Every task of this CPU: what it did during the gap is unknown. */
+    for (size_t i = 0; i < d->ntasks; i++) {
+        struct wtask *t = d->tasks[i];
+        if (!t || !t->utid || t->st == THREAD_DEAD)
+            continue;
+        if (t->st_cpu != (int)ci && t->cpu != (int)ci)
+            continue;
+        if (t->wake_pending)
+            wakeup_write(d, t, 0, 0);
+        if (t->st == TS_NONE)
+            continue;
+        if (t->st_ts > from) {
+            /* It changed state during the gap (woken from another CPU):
+             * true then, but whether it ran since is unknown. */
+            t->st = THREAD_UNKNOWN;
+            t->st_cpu = (int)ci;
+            t->st_waker = 0;
+        } else {
+            state_set(d, t, THREAD_UNKNOWN, from, (int)ci, 0);
+        }
+    }
+}
+
+void derive_finish(struct derive *d, uint64_t end)
+{
+    for (unsigned k = 0; k < TRACE_MAX_CPUS; k++)
+        slice_close(d, k, end > d->cpu[k].last_ts ? end : d->cpu[k].last_ts, NULL, "trace_end");
+    for (size_t i = 0; i < d->ntasks; i++) {
+        struct wtask *t = d->tasks[i];
+        if (!t || !t->utid)
+            continue;
+        if (t->wake_pending)
+            wakeup_write(d, t, 0, 0);
+        if (t->st != TS_NONE && t->st != THREAD_DEAD)
+            state_set(d, t, TS_NONE, end, t->st_cpu, 0);
+    }
+}
+
+void derive_write_threads(struct derive *d)
+{
+    sqlite3_stmt *s = d->b->st[S_THREAD];
+    for (size_t i = 0; i < d->ndirty; i++) {
+        struct wtask *t = d->tasks[d->dirty[i]];
+        B_INT(s, 1, t->utid);
+        B_INT(s, 2, d->b->trace_id);
+        B_INT(s, 3, t->tid);
+        B_TXT(s, 4, t->has_info ? t->name : NULL);
+        B_OPT(s, 5, t->has_info, t->nice);
+        B_OPT(s, 6, t->has_info, t->slice_ns);
+        B_OPT(s, 7, t->cpu >= 0, t->cpu);
+        B_INT(s, 8, t->idle);
+        B_OPT(s, 9, t->has_info, t->pinned);
+        B_OPT(s, 10, t->parent_utid > 0, t->parent_utid);
+        B_INT(s, 11, t->start_ts);
+        B_OPT(s, 12, t->end_ts, t->end_ts);
+        run(d->b, s, "thread");
+        t->dirty = 0;
+    }
+    d->ndirty = 0;
+}
+
+void derive_free(struct derive *d)
+{
+    for (size_t i = 0; i < d->ntasks; i++)
+        free(d->tasks[i]);
+    free(d->tasks);
+    free(d->dirty);
+}

@@ -1,0 +1,118 @@
+/*
+ * The derived tables: thread, sched_slice, thread_state and wakeup, which no
+ * record holds but the stream implies (db/ only; docs/sql.md says what each
+ * state means). They come from two small state machines, fed by the
+ * writer's record loop (db/ingest.c) in time order:
+ *
+ *   per CPU   the task on it and since when. A PICK whose next differs
+ *             from the task on the CPU closes that task's sched_slice and
+ *             opens one for next. A gap closes the open slice at the CPU's
+ *             last record (end_state NULL, end_reason 'gap') and forgets
+ *             who runs; the next PICK or KEYFRAME says again.
+ *
+ *   per task  its thread_state and since when: Running (PICK as next),
+ *             at a LEAVE what its reason means (db/events.c's
+ *             leave_meaning: R+ preempt, R yield and migrate, X exit, S
+ *             the others), R again at a WAKE (or a JOIN when the WAKE
+ *             was lost). A row is written when a state ends. A gap on the
+ *             task's CPU ends its state at the CPU's last record and starts
+ *             '?', which lasts until a record says what the task does.
+ *             A WAKE opens a pending wakeup, written when the task next
+ *             runs (ts_run) or, with ts_run NULL, at a gap or the end.
+ *
+ * The task table also gives every task its utid (unique in the database)
+ * and keeps what thread says of it; a task whose row changed is dirty until
+ * derive_write_threads() writes it.
+ *
+ * Contract: rows go to d->b as batch.h says; a record that names an
+ * impossible task id gets no task (NULL) and is counted in bad_tid.
+ */
+#ifndef RUNQ_DB_DERIVE_H
+#define RUNQ_DB_DERIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db/batch.h"
+#include "db/events.h"
+#include "trace/decode.h"
+#include "trace/format.h"
+
+/* A task's thread_state (db/events.h); before its first record it has
+ * none, and no row to write. */
+#define TS_NONE THREAD_NSTATES
+
+struct wtask {
+    int64_t utid; /* 0: not seen yet */
+    int32_t tid;
+    char name[TRACE_NAME_LEN + 1];
+    int nice, cpu, idle, pinned, has_info, dirty;
+    uint64_t slice_ns, start_ts, end_ts;
+    int64_t parent_utid;
+    /* thread_state */
+    enum thread_state st;
+    uint64_t st_ts;
+    int st_cpu;
+    int64_t st_waker;
+    /* wakeup */
+    int wake_pending;
+    uint64_t wake_ts;
+    int64_t waker;
+    int waker_cpu, wake_cpu;
+    /* how its running slice ends (from LEAVE) */
+    const char *end_state, *end_reason;
+};
+
+struct wcpu {
+    int seen, known;
+    int32_t curr;
+    uint64_t slice_start, first_ts, last_ts, records;
+};
+
+struct derive {
+    struct db_batch *b;   /* where the rows go */
+    int64_t next_utid;    /* utids are unique across the database */
+    struct wtask **tasks; /* by tid; allocated lazily */
+    size_t ntasks;
+    int32_t *dirty;       /* tids whose thread row is to be written */
+    size_t ndirty, dirty_cap;
+    struct wcpu cpu[TRACE_DEC_NCPU]; /* seen, first_ts, last_ts, records: kept by the writer */
+    uint64_t bad_tid, wakeups_unmatched;
+};
+
+/* Task tid as of ts, created (utid, start_ts) at its first mention and
+ * marked dirty; NULL for TRACE_TASK_NONE or an impossible id. Exits on out
+ * of memory. */
+struct wtask *derive_task(struct derive *d, int32_t tid, uint64_t ts);
+/* Its utid, or 0 where derive_task gives NULL. */
+int64_t derive_utid(struct derive *d, int32_t tid, uint64_t ts);
+
+/* A PICK on CPU cpu choosing next_tid (next: its task, or NULL). */
+void derive_pick(struct derive *d, unsigned cpu, int32_t next_tid, struct wtask *next, uint64_t ts);
+/* A LEAVE of t. */
+void derive_leave(struct derive *d, struct wtask *t, const struct trace_rec_leave *r);
+/* A JOIN of t. */
+void derive_join(struct derive *d, struct wtask *t, const struct trace_rec_join *r);
+/* A WAKE. */
+void derive_wake(struct derive *d, const struct trace_rec_wake *r);
+/* A TASK_NEW, TASK_EXIT or TASK_RENAME. */
+void derive_task_info(struct derive *d, const struct trace_rec_task *r);
+/* A SET's new nice or slice for t (NULL: a global setting). */
+void derive_set(struct wtask *t, const struct trace_rec_set *r);
+/* Keyframe entry e of t, queued on cpu at ts: rebuilds what a gap or a
+ * late start left unknown. */
+void derive_queued(struct derive *d, struct wtask *t, const struct trace_kf_entry *e, unsigned cpu,
+                   uint64_t ts);
+/* A keyframe of CPU ci saying that curr runs there. */
+void derive_keyframe_curr(struct derive *d, unsigned ci, int32_t curr, uint64_t ts);
+/* CPU ci lost records after from, its last record: closes its slice, and
+ * what each of its tasks did since is unknown. */
+void derive_gap(struct derive *d, unsigned ci, uint64_t from);
+/* The trace ends at end: closes every open slice, wakeup and state. */
+void derive_finish(struct derive *d, uint64_t end);
+/* Writes the dirty tasks' thread rows. */
+void derive_write_threads(struct derive *d);
+/* Frees the tasks. */
+void derive_free(struct derive *d);
+
+#endif
