@@ -6,6 +6,11 @@
 -- EEVDF-only columns are NULL in round-robin traces. The indexes are in
 -- db/indexes.sql: the writer builds them when a trace is finished, which
 -- is several times faster than keeping them up to date row by row.
+--
+-- This is the current schema version (PRAGMA user_version, db/migrate.c):
+-- a new database gets it whole, an older one is brought to it by steps.
+-- A change here is a new step there, in the same commit: tests/trace_migrate.sh
+-- fails when a database brought up from version 1 differs from a new one.
 
 CREATE TABLE IF NOT EXISTS trace (
     trace_id       INTEGER PRIMARY KEY,

@@ -2,8 +2,9 @@
  * The trace database writer (contract in writer.h): its life from open to
  * close, and what it does besides storing records.
  *
- *   open      takes the recorder lock (recorder_lock.h), applies the
- *             schema, prepares the statements (batch.c), and in one transaction marks the traces of gone
+ *   open      takes the recorder lock (recorder_lock.h), brings the schema
+ *             to the current version (migrate.c), prepares the statements
+ *             (batch.c), and in one transaction marks the traces of gone
  *             recorders incomplete and starts this one; then keeps a
  *             reserve on the disk for the end.
  *   record    each record's rows (ingest.c, and derive.c for the derived
@@ -28,6 +29,7 @@
 #include "db/batch.h"
 #include "db/derive.h"
 #include "db/ingest.h"
+#include "db/migrate.h"
 #include "db/recorder_lock.h"
 #include "db/writer.h"
 
@@ -349,8 +351,8 @@ int db_writer_set_control(struct db_writer *w, const char *path)
 
 /* ---- open, close ---- */
 
-/* Opens the database at path, in WAL mode, with the schema applied and
- * every statement prepared. 0, or -1 with a message in err. */
+/* Opens the database at path, in WAL mode, at the current schema version,
+ * with every statement prepared. 0, or -1 with a message in err. */
 static int connect_db(struct db_writer *w, const char *path, char *err, size_t errlen)
 {
     sqlite3 **db = &w->b.db;
@@ -363,16 +365,13 @@ static int connect_db(struct db_writer *w, const char *path, char *err, size_t e
     /* WAL: readers (runq top, runq sql) see every commit while we write. */
     if (sqlite3_exec(*db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
                           "PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY;",
-                     NULL, NULL, &msg) != SQLITE_OK ||
-        sqlite3_exec(*db, db_schema_sql, NULL, NULL, &msg) != SQLITE_OK) {
+                     NULL, NULL, &msg) != SQLITE_OK) {
         snprintf(err, errlen, "%s: %s", path, msg ? msg : sqlite3_errmsg(*db));
         sqlite3_free(msg);
         return -1;
     }
-    /* Databases made before the column existed get it (NULL in their
-     * traces; the error when it is there already is the expected one). */
-    sqlite3_exec(*db, "ALTER TABLE eevdf_leave ADD COLUMN deadline INTEGER", NULL, NULL, NULL);
-    sqlite3_exec(*db, "ALTER TABLE trace ADD COLUMN control TEXT", NULL, NULL, NULL);
+    if (db_migrate(*db, path, err, errlen) != 0)
+        return -1;
     return batch_prepare(&w->b, path, err, errlen);
 }
 

@@ -9,8 +9,8 @@
  *
  * Its parts, each with its contract in its header: writer.c the life of a
  * writer (open, commit, finish, the recorder lock, the reserve for a full
- * disk), batch.c statements and batching, ingest.c one record's rows,
- * derive.c the derived tables.
+ * disk), migrate.c schema versions, batch.c statements and batching,
+ * ingest.c one record's rows, derive.c the derived tables.
  *
  * Contract:
  *   - records arrive in timestamp order across CPUs (cli/record.c merges
@@ -35,9 +35,10 @@
 
 struct db_writer;
 
-/* Opens (creating if needed) the database at path, applies the schema,
- * and starts a trace with status 'recording'. Returns NULL with a message
- * in err on failure. */
+/* Opens (creating if needed) the database at path, brings its schema to
+ * the current version (migrate.h; a database newer than this runq is
+ * refused), and starts a trace with status 'recording'. Returns NULL with
+ * a one-line message in err on failure. */
 struct db_writer *db_writer_open(const char *path, const char *source, char *err, size_t errlen);
 
 /* The trace's id (a row of table trace). */
@@ -96,8 +97,7 @@ int db_writer_abandon(struct db_writer *w, const char *end_reason, uint64_t not_
 
 void db_writer_close(struct db_writer *w);
 
-/* The schema, embedded from db/schema.sql by scripts/embed.sh. */
-extern const char db_schema_sql[];
+/* The indexes, embedded from db/indexes.sql by scripts/embed.sh. */
 extern const char db_indexes_sql[];
 
 #endif

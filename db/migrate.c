@@ -1,0 +1,131 @@
+/*
+ * Schema migrations (contract in migrate.h).
+ *
+ * Version 1 is the first schema (git show 0069d36:db/schema.sql). Each
+ * step of steps[] makes the next version, so the current version is one
+ * more than the number of steps. A change to db/schema.sql is a new step
+ * at the end of steps[], in the same commit: tests/trace_migrate.sh checks
+ * that a database brought up from version 1 has the columns of a new one.
+ */
+#include <stdio.h>
+
+#include "db/migrate.h"
+
+static const struct step {
+    const char *sql;
+    /* The column the step adds: how a database of version 0 shows that
+     * it had the step (the runq that made it ran it at every open). */
+    const char *table, *column;
+} steps[] = {
+    /* 2: the Unix socket of a live recorder (db_writer_set_control) */
+    { "ALTER TABLE trace ADD COLUMN control TEXT", "trace", "control" },
+    /* 3: trace format 2's LEAVE carries the task's deadline (NULL before) */
+    { "ALTER TABLE eevdf_leave ADD COLUMN deadline INTEGER", "eevdf_leave", "deadline" },
+};
+
+#define NSTEPS ((int)(sizeof steps / sizeof steps[0]))
+#define SCHEMA_VERSION (1 + NSTEPS)
+
+/* The one integer sql's first row holds (0 when it has none), through
+ * *out; bound text parameters a and b (NULL: none). SQLite's result code. */
+static int query_int(sqlite3 *db, const char *sql, const char *a, const char *b, int *out)
+{
+    sqlite3_stmt *s;
+    int rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
+    if (rc != SQLITE_OK)
+        return rc;
+    if (a)
+        sqlite3_bind_text(s, 1, a, -1, SQLITE_STATIC);
+    if (b)
+        sqlite3_bind_text(s, 2, b, -1, SQLITE_STATIC);
+    rc = sqlite3_step(s);
+    *out = rc == SQLITE_ROW ? sqlite3_column_int(s, 0) : 0;
+    rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
+    sqlite3_finalize(s);
+    return rc;
+}
+
+/* The version of a database of version 0 that has tables: 1, and one more
+ * for each step in order whose column it has. */
+static int unversioned_version(sqlite3 *db, int *version)
+{
+    *version = 1;
+    for (int i = 0; i < NSTEPS; i++) {
+        int has;
+        int rc = query_int(db, "SELECT COUNT(*) FROM pragma_table_info(?1) WHERE name = ?2", steps[i].table,
+                           steps[i].column, &has);
+        if (rc != SQLITE_OK)
+            return rc;
+        if (!has)
+            break;
+        *version = i + 2;
+    }
+    return SQLITE_OK;
+}
+
+/* Runs what brings the database from version to the current one (all of
+ * the schema when it is empty) and stamps it. Inside the transaction. */
+static int migrate_from(sqlite3 *db, int version, const char *path, char *err, size_t errlen)
+{
+    char *msg = NULL;
+    if (version == 0) {
+        int tables;
+        int rc = query_int(db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'trace'",
+                           NULL, NULL, &tables);
+        if (rc == SQLITE_OK && !tables) {
+            rc = sqlite3_exec(db, db_schema_sql, NULL, NULL, &msg);
+            version = SCHEMA_VERSION;
+        } else if (rc == SQLITE_OK) {
+            rc = unversioned_version(db, &version);
+        }
+        if (rc != SQLITE_OK) {
+            snprintf(err, errlen, "%s: %s", path, msg ? msg : sqlite3_errmsg(db));
+            sqlite3_free(msg);
+            return -1;
+        }
+    }
+    for (; version < SCHEMA_VERSION; version++)
+        if (sqlite3_exec(db, steps[version - 1].sql, NULL, NULL, &msg) != SQLITE_OK) {
+            snprintf(err, errlen, "%s: migrating the schema from version %d to %d: %s", path, version,
+                     version + 1, msg ? msg : sqlite3_errmsg(db));
+            sqlite3_free(msg);
+            return -1;
+        }
+    char stamp[40];
+    snprintf(stamp, sizeof stamp, "PRAGMA user_version = %d", SCHEMA_VERSION);
+    if (sqlite3_exec(db, stamp, NULL, NULL, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
+        return -1;
+    }
+    return 0;
+}
+
+int db_migrate(sqlite3 *db, const char *path, char *err, size_t errlen)
+{
+    /* IMMEDIATE: two recorders opening one old database migrate it once;
+     * the second waits (busy timeout), then reads the new version. */
+    int version;
+    if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK ||
+        query_int(db, "PRAGMA user_version", NULL, NULL, &version) != SQLITE_OK) {
+        snprintf(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
+        goto fail;
+    }
+    if (version > SCHEMA_VERSION) {
+        snprintf(err, errlen,
+                 "%s: schema version %d is newer than this runq's (%d): record with a newer runq, or into "
+                 "another database",
+                 path, version, SCHEMA_VERSION);
+        goto fail;
+    }
+    if (version < SCHEMA_VERSION && migrate_from(db, version, path, err, errlen) != 0)
+        goto fail;
+    if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
+        goto fail;
+    }
+    return 0;
+fail:
+    if (!sqlite3_get_autocommit(db))
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    return -1;
+}

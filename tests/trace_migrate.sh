@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Schema versions (db/migrate.c): runq record into databases made by older
+# runqs. Each old database is built the way its runq built it: the current
+# db/schema.sql less the columns added since (a runq of version 1 had
+# neither trace.control nor eevdf_leave.deadline), PRAGMA user_version 0,
+# and one old trace in it. After recording into it, the database must have
+# the version and the columns of a new one, its old rows intact; recording
+# again must work (a step run twice fails: duplicate column); a step that
+# fails must leave the database as it was; and a database newer than runq
+# is refused in one line and left alone. Prints PASS/FAIL lines.
+#
+# usage: tests/trace_migrate.sh [RUNQ] [TRACE_GEN]
+set -u
+RUNQ=${1:-build/runq}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+TRACE_GEN=${2:-${TRACE_GEN:-build/tests/trace_gen}}
+. tests/lib.sh
+sq() { sqlite3 -batch "$@"; }
+# Every table's columns, by name: what a schema is, whatever order and
+# comments its CREATE TABLE has.
+columns() {
+    sq "$1" "SELECT m.name || '.' || p.name || ' ' || p.type FROM sqlite_master m, pragma_table_info(m.name) p
+             WHERE m.type = 'table' ORDER BY m.name, p.name"
+}
+version() { sq "$1" "PRAGMA user_version"; }
+
+"$GEN" --ms 200 --out "$T/s.bin" || { echo "FAIL fixture: trace_gen failed"; exit 1; }
+
+# A new database: the reference.
+if "$RUNQ" record --db "$T/new.db" --file "$T/s.bin" >/dev/null 2>"$T/new.err"; then
+    current=$(version "$T/new.db")
+    columns "$T/new.db" >"$T/new.cols"
+    if [ "$current" -gt 0 ] 2>/dev/null && [ -s "$T/new.cols" ]; then
+        pass "new_database_gets_the_current_version ($current)"
+    else
+        # Every check below compares with it: none could mean anything.
+        echo "FAIL new_database_gets_the_current_version: user_version '$current'"
+        exit 1
+    fi
+else
+    echo "FAIL fixture: runq record into a new database: $(cat "$T/new.err")"
+    exit 1
+fi
+
+# old NAME COLUMN...: $T/NAME.db as a runq without those columns
+# (table.column) made it, holding one old trace (id 1) with a LEAVE row.
+old() {
+    local name=$1 db=$T/$1.db
+    shift
+    {
+        cat db/schema.sql
+        for tc in "$@"; do echo "ALTER TABLE ${tc%%.*} DROP COLUMN ${tc#*.};"; done
+        echo "INSERT INTO trace(trace_id, created, source, status, records) VALUES (1, 'then', 'old.bin', 'complete', 1);"
+        echo "INSERT INTO thread(utid, trace_id, tid, name) VALUES (1, 1, 7, 'old');"
+        echo "INSERT INTO eevdf_leave(trace_id, ts, cpu, utid, reason, run_ns) VALUES (1, 10, 0, 1, 'block', 5);"
+        echo "PRAGMA user_version = 0;"
+    } | sq "$db" || { failed "$name" "cannot build the old database"; return 1; }
+}
+
+# migrates NAME: recording into $T/NAME.db brings it to the new schema.
+migrates() {
+    local name=$1 db=$T/$1.db
+    if ! "$RUNQ" record --db "$db" --file "$T/s.bin" >/dev/null 2>"$T/$name.err"; then
+        failed "${name}_is_migrated" "runq record exited non-zero: $(head -c 300 "$T/$name.err")"
+        return
+    fi
+    local v old new
+    v=$(version "$db")
+    old=$(sq "$db" "SELECT COUNT(*) FROM trace WHERE trace_id = 1 AND source = 'old.bin'
+                    AND (SELECT COUNT(*) FROM eevdf_leave WHERE trace_id = 1 AND deadline IS NULL) = 1")
+    new=$(sq "$db" "SELECT COUNT(*) FROM eevdf_leave WHERE trace_id = 2 AND deadline IS NOT NULL")
+    if [ "$v" != "$current" ]; then
+        failed "${name}_is_migrated" "user_version $v, want $current"
+    elif ! columns "$db" | diff "$T/new.cols" - >"$T/$name.diff"; then
+        failed "${name}_is_migrated" "columns differ from a new database's: $(tr '\n' ' ' <"$T/$name.diff")"
+    elif [ "$old" != 1 ] || [ "$new" -lt 1 ] 2>/dev/null; then
+        failed "${name}_is_migrated" "old trace kept: $old (want 1); new LEAVEs with a deadline: $new"
+    else
+        pass "${name}_is_migrated (to version $v, old trace kept)"
+    fi
+    if "$RUNQ" record --db "$db" --file "$T/s.bin" >/dev/null 2>"$T/$name.err2" &&
+        [ "$(sq "$db" "SELECT COUNT(*) FROM trace")" = 3 ] && [ "$(version "$db")" = "$current" ]; then
+        pass "${name}_records_again"
+    else
+        failed "${name}_records_again" "$(head -c 300 "$T/$name.err2")"
+    fi
+}
+
+# Version 1 (git show 0069d36:db/schema.sql): neither column.
+old v1 trace.control eevdf_leave.deadline && migrates v1
+# Version 2: the control socket, no deadline.
+old v2 eevdf_leave.deadline && migrates v2
+# What runqs from version 3 until versions were stamped made: every
+# column, user_version 0.
+old v3_unstamped && migrates v3_unstamped
+
+# A step that fails (version 1 less its eevdf_leave: step 3 cannot run)
+# leaves the database as it was: step 2's column is rolled back too.
+if old broken trace.control eevdf_leave.deadline && sq "$T/broken.db" "DROP TABLE eevdf_leave"; then
+    "$RUNQ" record --db "$T/broken.db" --file "$T/s.bin" >/dev/null 2>"$T/broken.err"
+    rc=$?
+    has_control=$(sq "$T/broken.db" "SELECT COUNT(*) FROM pragma_table_info('trace') WHERE name = 'control'")
+    if [ "$rc" = 1 ] && grep -q 'migrating the schema from version 2 to 3' "$T/broken.err" &&
+        [ "$has_control" = 0 ] && [ "$(version "$T/broken.db")" = 0 ] &&
+        [ "$(sq "$T/broken.db" "SELECT COUNT(*) FROM trace")" = 1 ]; then
+        pass failed_migration_changes_nothing
+    else
+        failed failed_migration_changes_nothing "exit $rc, control column $has_control, user_version $(version "$T/broken.db"): $(head -c 300 "$T/broken.err")"
+    fi
+fi
+
+# A database newer than this runq: refused in one line, left alone.
+cp "$T/new.db" "$T/newer.db"
+newer=$((current + 1))
+sq "$T/newer.db" "PRAGMA user_version = $newer"
+"$RUNQ" record --db "$T/newer.db" --file "$T/s.bin" >/dev/null 2>"$T/newer.err"
+rc=$?
+if [ "$rc" = 1 ] && [ "$(wc -l <"$T/newer.err")" = 1 ] &&
+    grep -q "schema version $newer is newer than this runq's ($current)" "$T/newer.err" &&
+    [ "$(version "$T/newer.db")" = "$newer" ] && [ "$(sq "$T/newer.db" "SELECT COUNT(*) FROM trace")" = 1 ]; then
+    pass newer_database_is_refused
+else
+    failed newer_database_is_refused "exit $rc: $(head -c 300 "$T/newer.err")"
+fi
+
+exit $fail
