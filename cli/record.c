@@ -52,6 +52,7 @@ struct fifo {
     uint32_t gap_lost, gap_dropped;
 };
 
+/* One recording: its input, the merge of the CPUs' records, the writer. */
 struct recorder {
     struct trace_decoder dec;
     struct db_writer *w;
@@ -62,6 +63,9 @@ struct recorder {
     int released_any;
     uint16_t active[TRACE_DEC_NCPU]; /* queues that have ever held a record */
     unsigned nactive;
+    int fd;                          /* the stream */
+    int ctl;                         /* the control socket; -1: none */
+    char ctl_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 };
 
 static volatile sig_atomic_t rec_signal;
@@ -351,22 +355,30 @@ static const char *flag_arg(const char *name, int argc, char **argv, int *i, int
     return argv[++*i];
 }
 
-int cmd_record(int argc, char **argv)
+struct record_opts {
+    const char *db, *sock, *file;
+    int follow;
+};
+
+/* The flags into o. Returns -1 to record, or the exit status: 0 after
+ * --help, 2 for a usage error (said in one line). */
+static int record_flags(int argc, char **argv, struct record_opts *o)
 {
-    const char *db = DEFAULT_DB, *sock = NULL, *file = NULL, *v;
-    int follow = 0, err = 0;
+    const char *v;
+    int err = 0;
+    *o = (struct record_opts){ .db = DEFAULT_DB };
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             record_help();
             return 0;
         } else if ((v = flag_arg("--db", argc, argv, &i, &err))) {
-            db = v;
+            o->db = v;
         } else if ((v = flag_arg("--socket", argc, argv, &i, &err))) {
-            sock = v;
+            o->sock = v;
         } else if ((v = flag_arg("--file", argc, argv, &i, &err))) {
-            file = v;
+            o->file = v;
         } else if (strcmp(argv[i], "--follow") == 0) {
-            follow = 1;
+            o->follow = 1;
         } else if (!err) {
             fprintf(stderr, "runq record: unknown %s '%s'; see 'runq record --help'\n",
                     argv[i][0] == '-' ? "flag" : "argument", argv[i]);
@@ -375,50 +387,41 @@ int cmd_record(int argc, char **argv)
         if (err)
             return 2;
     }
-    if (!sock == !file) {
+    if (!o->sock == !o->file) {
         fprintf(stderr, "runq record: give exactly one of --socket PATH or --file PATH\n");
         return 2;
     }
-    if (!*db) {
+    if (!*o->db) {
         fprintf(stderr, "runq record: --db needs a file name\n");
         return 2;
     }
+    return -1;
+}
 
-    /* SIGHUP too: closing the terminal or its tmux session ends a live
-     * recording as Ctrl-C does, committed and marked, not cut off. */
-    struct sigaction sa = { .sa_handler = rec_on_signal }, old_int, old_term, old_hup;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    sigaction(SIGHUP, &sa, &old_hup);
-    rec_signal = 0;
-
-    int rc = 1, fd = -1;
-    struct recorder *r = calloc(1, sizeof *r);
+/* Opens the stream (r->fd), the database with a new trace, whose id goes
+ * to stdout, and the decoder; on a live socket also the control socket
+ * (r->ctl, -1 without). 0, or -1 after saying why. */
+static int record_open(struct recorder *r, const struct record_opts *o)
+{
     char msg[512];
-    const char *source = sock ? sock : file;
-    if (!r) {
-        fprintf(stderr, "runq record: out of memory\n");
-        goto out;
-    }
     r->window_ns = 2 * TRACE_KEYFRAME_PERIOD_NS;
-    if (sock)
-        fd = open_socket(sock);
-    else if (strcmp(file, "-") == 0)
-        fd = 0;
-    else if ((fd = open(file, O_RDONLY | O_CLOEXEC)) < 0)
-        fprintf(stderr, "runq record: %s: %s\n", file, strerror(errno));
-    if (fd < 0)
-        goto out;
-    r->w = db_writer_open(db, source, msg, sizeof msg);
+    if (o->sock)
+        r->fd = open_socket(o->sock);
+    else if (strcmp(o->file, "-") == 0)
+        r->fd = 0;
+    else if ((r->fd = open(o->file, O_RDONLY | O_CLOEXEC)) < 0)
+        fprintf(stderr, "runq record: %s: %s\n", o->file, strerror(errno));
+    if (r->fd < 0)
+        return -1;
+    r->w = db_writer_open(o->db, o->sock ? o->sock : o->file, msg, sizeof msg);
     if (!r->w) {
         fprintf(stderr, "runq record: %s\n", msg);
-        goto out;
+        return -1;
     }
     static const struct trace_dec_ops ops = { .packet = on_packet, .record = on_record };
     if (trace_decoder_init(&r->dec, &ops, r) != 0) {
         fprintf(stderr, "runq record: out of memory\n");
-        goto out;
+        return -1;
     }
     db_writer_set_decoder(r->w, &r->dec);
     printf("%lld\n", (long long)db_writer_trace_id(r->w));
@@ -427,34 +430,38 @@ int cmd_record(int argc, char **argv)
     /* Live: command lines for the kernel (trace/control.h) come in on a
      * control socket beside the trace socket and go out on the trace
      * socket, which carries both directions. */
-    char ctl_path[sizeof(((struct sockaddr_un *)0)->sun_path)] = "";
-    int ctl = -1;
-    if (sock && (size_t)snprintf(ctl_path, sizeof ctl_path, "%s" TRACE_CTL_SOCKET_SUFFIX, sock) < sizeof ctl_path) {
-        ctl = listen_control(ctl_path);
-        if (ctl >= 0 && db_writer_set_control(r->w, ctl_path) != 0) {
-            close(ctl);
-            ctl = -1;
+    if (o->sock &&
+        (size_t)snprintf(r->ctl_path, sizeof r->ctl_path, "%s" TRACE_CTL_SOCKET_SUFFIX, o->sock) < sizeof r->ctl_path) {
+        r->ctl = listen_control(r->ctl_path);
+        if (r->ctl >= 0 && db_writer_set_control(r->w, r->ctl_path) != 0) {
+            close(r->ctl);
+            r->ctl = -1;
         }
     }
+    return 0;
+}
 
+/* Reads the stream into the decoder until it ends, a signal comes, or
+ * (--follow) the END record is stored; relays control lines and commits
+ * every COMMIT_MS. Returns 1 after a read error, else 0. */
+static int record_read(struct recorder *r, const struct record_opts *o)
+{
     static uint8_t buf[1 << 16];
     int64_t last_commit = now_ms();
-    int io_error = 0;
     while (!rec_signal) {
-        struct pollfd p[2] = { { .fd = fd, .events = POLLIN }, { .fd = ctl, .events = POLLIN } };
-        int pr = poll(p, ctl >= 0 ? 2 : 1, COMMIT_MS);
+        struct pollfd p[2] = { { .fd = r->fd, .events = POLLIN }, { .fd = r->ctl, .events = POLLIN } };
+        int pr = poll(p, r->ctl >= 0 ? 2 : 1, COMMIT_MS);
         ssize_t n = 0;
-        if (pr > 0 && ctl >= 0 && (p[1].revents & POLLIN))
-            forward_control(ctl, fd);
+        if (pr > 0 && r->ctl >= 0 && (p[1].revents & POLLIN))
+            forward_control(r->ctl, r->fd);
         if (pr > 0 && p[0].revents) {
-            n = read(fd, buf, sizeof buf);
+            n = read(r->fd, buf, sizeof buf);
             if (n < 0 && errno != EINTR && errno != EAGAIN) {
-                fprintf(stderr, "runq record: reading %s: %s\n", source, strerror(errno));
-                io_error = 1;
-                break;
+                fprintf(stderr, "runq record: reading %s: %s\n", o->sock ? o->sock : o->file, strerror(errno));
+                return 1;
             }
             if (n == 0) {
-                if (!follow || sock || db_writer_saw_end(r->w))
+                if (!o->follow || o->sock || db_writer_saw_end(r->w))
                     break;
                 usleep(100 * 1000); /* a file that may still grow */
             }
@@ -463,7 +470,7 @@ int cmd_record(int argc, char **argv)
                 release(r, 0);
             }
         }
-        if (follow && db_writer_saw_end(r->w))
+        if (o->follow && db_writer_saw_end(r->w))
             break;
         if (now_ms() - last_commit >= COMMIT_MS) {
             /* A failure (a full disk) stops the storing, not the reading:
@@ -473,9 +480,16 @@ int cmd_record(int argc, char **argv)
             last_commit = now_ms();
         }
     }
-    if (ctl >= 0) {
-        close(ctl);
-        unlink(ctl_path);
+    return 0;
+}
+
+/* Withdraws the control socket, stores what the merge still holds, marks
+ * the trace complete or incomplete and says so. Returns the exit status. */
+static int record_finish(struct recorder *r, const struct record_opts *o, int io_error)
+{
+    if (r->ctl >= 0) {
+        close(r->ctl);
+        unlink(r->ctl_path);
         db_writer_set_control(r->w, NULL);
     }
     trace_decoder_finish(&r->dec);
@@ -496,34 +510,62 @@ int cmd_record(int argc, char **argv)
         why = "eof";
     }
     int stored = db_writer_failed(r->w) ? -1 : db_writer_finish(r->w, status, why);
-    if (stored < 0) {
-        rc = store_failed(r, db, file);
-        goto out;
-    }
+    if (stored < 0)
+        return store_failed(r, o->db, o->file);
     fprintf(stderr,
             "runq record: trace %lld in %s: %llu records, %llu packets lost, %llu records "
             "dropped, %llu bytes skipped, %llu CRC errors; %s (%s)\n",
-            (long long)db_writer_trace_id(r->w), db, (unsigned long long)db_writer_records(r->w),
+            (long long)db_writer_trace_id(r->w), o->db, (unsigned long long)db_writer_records(r->w),
             (unsigned long long)c->packets_lost, (unsigned long long)c->records_dropped,
             (unsigned long long)c->bytes_skipped, (unsigned long long)c->crc_errors, status, why);
-    rc = rec_signal ? 128 + rec_signal : io_error ? 1 : 0;
+    int rc = rec_signal ? 128 + rec_signal : io_error ? 1 : 0;
     if (stored > 0) {
         fprintf(stderr,
                 "runq record: trace %lld is stored, but the indexes are not: %s. Queries work, slower; "
                 "the next recording into %s builds them.\n",
-                (long long)db_writer_trace_id(r->w), store_error(db_writer_failed(r->w)), db);
+                (long long)db_writer_trace_id(r->w), store_error(db_writer_failed(r->w)), o->db);
         rc = rc ? rc : 1;
     }
-out:
-    if (r) {
-        db_writer_close(r->w);
-        trace_decoder_free(&r->dec);
-        for (unsigned k = 0; k < TRACE_DEC_NCPU; k++)
-            free(r->q[k].buf);
-        free(r);
+    return rc;
+}
+
+static void recorder_free(struct recorder *r)
+{
+    db_writer_close(r->w);
+    trace_decoder_free(&r->dec);
+    for (unsigned k = 0; k < TRACE_DEC_NCPU; k++)
+        free(r->q[k].buf);
+    if (r->fd > 0)
+        close(r->fd);
+    free(r);
+}
+
+int cmd_record(int argc, char **argv)
+{
+    struct record_opts o;
+    int rc = record_flags(argc, argv, &o);
+    if (rc >= 0)
+        return rc;
+
+    /* SIGHUP too: closing the terminal or its tmux session ends a live
+     * recording as Ctrl-C does, committed and marked, not cut off. */
+    struct sigaction sa = { .sa_handler = rec_on_signal }, old_int, old_term, old_hup;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    sigaction(SIGHUP, &sa, &old_hup);
+    rec_signal = 0;
+
+    rc = 1;
+    struct recorder *r = calloc(1, sizeof *r);
+    if (!r) {
+        fprintf(stderr, "runq record: out of memory\n");
+    } else {
+        r->fd = r->ctl = -1;
+        if (record_open(r, &o) == 0)
+            rc = record_finish(r, &o, record_read(r, &o));
+        recorder_free(r);
     }
-    if (fd > 0)
-        close(fd);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     sigaction(SIGHUP, &old_hup, NULL);
