@@ -138,6 +138,14 @@ int cmd_step(int argc, char **argv)
     free(b_db);
     if (at > 0)
         step_goto(&s, at);
+    /* The curses view reads keys from a terminal: on anything else every
+     * read fails at once, and it spun at 100 % CPU forever. (After the
+     * open, so a database's own error comes first, as in runq top.) */
+    if (!plain && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+        fprintf(stderr, "runq step: needs a terminal (stdin and stdout); --plain reads commands from stdin\n");
+        step_close(&s);
+        return 1;
+    }
     int rc = plain ? step_plain_main(&s, stdin, stdout, width) : step_curses_main(&s);
     step_close(&s);
     return rc;

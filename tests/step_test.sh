@@ -109,4 +109,9 @@ fi
 "$RUNQ" step --db "$T/f.db" --plain --width 100000 1 </dev/null >/dev/null 2>"$T/err"; rc=$?
 if [ $rc = 2 ] && grep -q 'width of 40..10000' "$T/err"; then pass width_out_of_range_is_a_usage_error; else
     failed width_out_of_range_is_a_usage_error "rc=$rc: $(cat "$T/err")"; fi
+# Not a terminal: the curses view spun at 100 % CPU on stdin /dev/null
+# (every read failing at once, issue 13); it now says it needs one.
+timeout 10 "$RUNQ" step --db "$T/f.db" 1 </dev/null >/dev/null 2>"$T/err"; rc=$?
+if [ $rc = 1 ] && grep -q 'needs a terminal' "$T/err"; then pass curses_view_needs_a_terminal; else
+    failed curses_view_needs_a_terminal "rc=$rc: $(head -c 200 "$T/err")"; fi
 exit $fail
