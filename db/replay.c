@@ -10,14 +10,9 @@
 
 #define RP_CKPT 2048
 
-int replay_load(struct replay *rp, sqlite3 *db, int64_t trace_id, char *err, size_t errlen)
+/* A state every RP_CKPT events, built by replaying the trace once. */
+static void build_checkpoints(struct replay *rp)
 {
-    memset(rp, 0, sizeof *rp);
-    if (events_load(&rp->tr, db, trace_id, err, errlen) != 0) {
-        events_free(&rp->tr);
-        return -1;
-    }
-    /* checkpoints */
     const struct events *tr = &rp->tr;
     rp->nckpt = tr->nev / RP_CKPT + 1;
     rp->ckpt = calloc((size_t)rp->nckpt, sizeof *rp->ckpt);
@@ -36,6 +31,16 @@ int replay_load(struct replay *rp, sqlite3 *db, int64_t trace_id, char *err, siz
         memcpy(rp->ckpt[k].cpu, s.cpu, (size_t)tr->ncpus * sizeof *s.cpu);
     }
     replay_state_free(&s);
+}
+
+int replay_load(struct replay *rp, sqlite3 *db, int64_t trace_id, char *err, size_t errlen)
+{
+    memset(rp, 0, sizeof *rp);
+    if (events_load(&rp->tr, db, trace_id, err, errlen) != 0) {
+        events_free(&rp->tr);
+        return -1;
+    }
+    build_checkpoints(rp);
     return 0;
 }
 
@@ -159,122 +164,140 @@ static void fix_current(const struct replay *rp, struct rp_cpu *c)
     }
 }
 
+/* The event's V, when it carries one, is the CPU's newest. */
+static void take_v(struct rp_cpu *c, const struct event *e)
+{
+    if (e->has_v) {
+        c->v = e->v;
+        c->has_v = true;
+    }
+}
+
+/* KEYFRAME: the CPU's whole queue, replacing what was rebuilt. */
+static void apply_keyframe(const struct replay *rp, struct rp_state *s, struct rp_cpu *c, const struct event *e)
+{
+    c->n = 0;
+    c->known = true;
+    c->has_v = e->has_v;
+    c->v = e->v;
+    c->curr = 0;
+    for (int i = 0; i < e->keyframe.n; i++) {
+        const struct event_kf_entry *k = &rp->tr.kf[e->keyframe.first + i];
+        if (k->current)
+            c->curr = k->utid;
+        if (is_idle(rp, k->utid) && k->current && !rp->tr.eevdf)
+            continue;
+        struct rp_ent *x = add_ent(c, k->utid);
+        if (!x)
+            return;
+        x->current = k->current;
+        x->delayed = k->delayed;
+        x->vruntime = k->vruntime;
+        x->deadline = k->deadline;
+        x->dl_estimated = false;
+        x->weight = k->weight;
+        x->slice_ns = k->slice_ns;
+        x->seq = ++s->seq;
+    }
+}
+
+/* JOIN: the task is placed on this CPU's queue (and so off any other's). */
+static void apply_join(const struct replay *rp, struct rp_state *s, struct rp_cpu *c, const struct event *e)
+{
+    claim(rp, s, e->cpu, e->join.utid);
+    struct rp_ent *x = add_ent(c, e->join.utid);
+    if (!x)
+        return;
+    if (!x->current && !x->delayed)
+        x->seq = ++s->seq; /* tail of the list */
+    x->delayed = false;
+    x->vruntime = e->join.vruntime;
+    x->deadline = e->join.deadline;
+    x->dl_estimated = false;
+    x->weight = e->join.weight ? e->join.weight : 1024;
+    x->slice_ns = e->join.slice_ns;
+    take_v(c, e);
+}
+
+/* LEAVE: where the task goes is its reason's leave_meaning (db/events.c). */
+static void apply_leave(struct rp_state *s, struct rp_cpu *c, const struct event *e)
+{
+    take_v(c, e);
+    if (c->curr == e->leave.utid)
+        c->curr = 0;
+    struct rp_ent *x = find_ent(c, e->leave.utid);
+    enum leave_queue q = leave_meaning_of(e->leave.reason)->queue;
+    if (q == LEAVE_TO_TAIL) {
+        x = x ? x : add_ent(c, e->leave.utid);
+        if (x) {
+            x->current = false;
+            x->vruntime = e->leave.vruntime;
+            if (e->leave.has_deadline) /* the stint may have renewed it */
+                x->deadline = e->leave.deadline;
+            x->seq = ++s->seq; /* rr: the displaced task goes to the tail */
+        }
+    } else if (q == LEAVE_STAYS_DELAYED) {
+        if (x) {
+            x->current = false;
+            x->delayed = true;
+            x->vruntime = e->leave.vruntime;
+            if (e->leave.has_deadline)
+                x->deadline = e->leave.deadline;
+        }
+    } else {
+        drop_ent(c, e->leave.utid);
+    }
+}
+
+/* PICK: next becomes current, with the vruntime and deadline of the pick. */
+static void apply_pick(const struct replay *rp, struct rp_state *s, struct rp_cpu *c, const struct event *e)
+{
+    int next = e->pick.next;
+    take_v(c, e);
+    c->known = true;
+    for (int i = 0; i < c->n; i++)
+        if (c->e[i].current && c->e[i].utid != next)
+            c->e[i].current = false; /* prev was put back without a LEAVE */
+    c->curr = next;
+    if (is_idle(rp, next) && !find_ent(c, next))
+        return;
+    claim(rp, s, e->cpu, next);
+    struct rp_ent *x = add_ent(c, next);
+    if (!x)
+        return;
+    x->current = true;
+    x->delayed = false;
+    x->slice_ns = e->pick.slice_ns;
+    if (e->has_v && e->has_eevdf) {
+        x->vruntime = e->pick.vruntime;
+        x->deadline = e->pick.deadline;
+        x->dl_estimated = false;
+    }
+}
+
 void replay_apply(const struct replay *rp, struct rp_state *s, const struct event *e)
 {
     s->pos++;
     if (e->cpu < 0 || e->cpu >= rp->tr.ncpus)
         return;
     struct rp_cpu *c = &s->cpu[e->cpu];
-    struct rp_ent *x;
     switch (e->kind) {
     case EVENT_KEYFRAME:
-        c->n = 0;
-        c->known = true;
-        c->has_v = e->has_v;
-        c->v = e->v;
-        c->curr = 0;
-        for (int i = 0; i < e->keyframe.n; i++) {
-            const struct event_kf_entry *k = &rp->tr.kf[e->keyframe.first + i];
-            if (k->current)
-                c->curr = k->utid;
-            if (is_idle(rp, k->utid) && k->current && !rp->tr.eevdf)
-                continue;
-            x = add_ent(c, k->utid);
-            if (!x)
-                break;
-            x->current = k->current;
-            x->delayed = k->delayed;
-            x->vruntime = k->vruntime;
-            x->deadline = k->deadline;
-            x->dl_estimated = false;
-            x->weight = k->weight;
-            x->slice_ns = k->slice_ns;
-            x->seq = ++s->seq;
-        }
+        apply_keyframe(rp, s, c, e);
         break;
     case EVENT_JOIN:
-        claim(rp, s, e->cpu, e->join.utid);
-        x = add_ent(c, e->join.utid);
-        if (!x)
-            break;
-        if (!x->current && !x->delayed)
-            x->seq = ++s->seq; /* tail of the list */
-        x->delayed = false;
-        x->vruntime = e->join.vruntime;
-        x->deadline = e->join.deadline;
-        x->dl_estimated = false;
-        x->weight = e->join.weight ? e->join.weight : 1024;
-        x->slice_ns = e->join.slice_ns;
-        if (e->has_v) {
-            c->v = e->v;
-            c->has_v = true;
-        }
+        apply_join(rp, s, c, e);
         break;
-    case EVENT_LEAVE: {
-        if (e->has_v) {
-            c->v = e->v;
-            c->has_v = true;
-        }
-        if (c->curr == e->leave.utid)
-            c->curr = 0;
-        x = find_ent(c, e->leave.utid);
-        enum leave_queue q = leave_meaning_of(e->leave.reason)->queue;
-        if (q == LEAVE_TO_TAIL) {
-            x = x ? x : add_ent(c, e->leave.utid);
-            if (x) {
-                x->current = false;
-                x->vruntime = e->leave.vruntime;
-                if (e->leave.has_deadline) /* the stint may have renewed it */
-                    x->deadline = e->leave.deadline;
-                x->seq = ++s->seq; /* rr: the displaced task goes to the tail */
-            }
-        } else if (q == LEAVE_STAYS_DELAYED) {
-            if (x) {
-                x->current = false;
-                x->delayed = true;
-                x->vruntime = e->leave.vruntime;
-                if (e->leave.has_deadline)
-                    x->deadline = e->leave.deadline;
-            }
-        } else {
-            drop_ent(c, e->leave.utid);
-        }
+    case EVENT_LEAVE:
+        apply_leave(s, c, e);
         break;
-    }
-    case EVENT_PICK: {
-        int next = e->pick.next;
-        if (e->has_v) {
-            c->v = e->v;
-            c->has_v = true;
-        }
-        c->known = true;
-        for (int i = 0; i < c->n; i++)
-            if (c->e[i].current && c->e[i].utid != next)
-                c->e[i].current = false; /* prev was put back without a LEAVE */
-        c->curr = next;
-        if (is_idle(rp, next) && !find_ent(c, next))
-            break;
-        claim(rp, s, e->cpu, next);
-        x = add_ent(c, next);
-        if (!x)
-            break;
-        x->current = true;
-        x->delayed = false;
-        x->slice_ns = e->pick.slice_ns;
-        if (e->has_v && e->has_eevdf) {
-            x->vruntime = e->pick.vruntime;
-            x->deadline = e->pick.deadline;
-            x->dl_estimated = false;
-        }
+    case EVENT_PICK:
+        apply_pick(rp, s, c, e);
         break;
-    }
     case EVENT_TICK:
-        if (e->has_v) {
-            c->v = e->v;
-            c->has_v = true;
-        }
+        take_v(c, e);
         break;
-    default:
+    default: /* WAKE, SET, MARK: nothing on the queue moves */
         return;
     }
     fix_current(rp, c);
