@@ -357,180 +357,228 @@ static int64_t col_i64(sqlite3_stmt *s, int c)
     return sqlite3_column_int64(s, c);
 }
 
+/* Task index i is on the CPU from ts: the stint of the one before it ends
+ * there. Returns whether the CPU's task changed. */
+static bool cpu_switch_to(struct top_model *m, struct top_cpu *c, int i, uint64_t ts)
+{
+    if (c->curr == i)
+        return false;
+    if (c->curr >= 0)
+        stint_end(m, c, ts, true);
+    c->curr = i;
+    c->curr_since = ts;
+    return true;
+}
+
+/* One entry kf of a keyframe: the CPU's runnable count, the task's state
+ * and numbers and, newer than the CPU's pick, who runs. */
+static void on_keyframe(struct top_model *m, const struct event *e, const struct event_kf_entry *kf, uint64_t ts)
+{
+    struct top_cpu *c = cpu_of(m, e->cpu);
+    if (!c)
+        return;
+    cpu_set_v(c, e->has_v, e->v, ts);
+    if (ts != c->kf_ts) {
+        c->kf_ts = ts;
+        c->kf_n = 0;
+    }
+    struct top_task *t = task_of(m, kf->utid);
+    if (!t || !t->is_idle) /* an idle CPU's keyframe names its idle task: not runnable */
+        c->kf_n++;
+    if (ts >= c->nr_ts) {
+        c->nr_runnable = c->kf_n;
+        c->nr_ts = ts;
+    }
+    if (!t)
+        return;
+    if (kf->current) {
+        task_set_state(t, THREAD_RUNNING, ts, RANK_KEYFRAME, c->cpu);
+        if (ts > c->pick_ts) { /* after a gap: the keyframe says who runs */
+            cpu_switch_to(m, c, task_index(m, t), ts);
+            c->pick_ts = ts;
+        }
+    } else {
+        task_set_state(t, kf->delayed ? THREAD_DELAYED : THREAD_RUNNABLE, ts, RANK_KEYFRAME, c->cpu);
+    }
+    if (kf->has_weight && kf->weight > 0)
+        t->weight = kf->weight;
+    task_set_eevdf(t, kf->has_eevdf, kf->vruntime, kf->has_eevdf, kf->deadline, kf->has_eevdf, kf->lag, ts,
+                   RANK_KEYFRAME);
+}
+
+/* JOIN: the task is runnable, placed with a vruntime and deadline. */
+static void on_join(struct top_model *m, const struct event *e, uint64_t ts)
+{
+    struct top_cpu *c = cpu_of(m, e->cpu);
+    struct top_task *t = task_of(m, e->join.utid);
+    cpu_set_v(c, e->has_v, e->v, ts);
+    cpu_set_nr(c, e->join.nr_runnable, ts);
+    if (!t || !c)
+        return;
+    task_set_state(t, THREAD_RUNNABLE, ts, RANK_PLACE, c->cpu);
+    task_set_eevdf(t, e->has_eevdf, e->join.vruntime, e->has_eevdf, e->join.deadline, false, 0, ts, RANK_PLACE);
+    if (t->ev_ts == ts && t->ev_rank == RANK_PLACE) { /* the newest: its weight and lag */
+        if (e->join.weight > 0)
+            t->weight = e->join.weight;
+        if (e->has_v)
+            t->lag_ev = e->v - t->vruntime; /* the kernel's lag after placing */
+    }
+}
+
+/* LEAVE: the state its reason's leave_meaning says, and a voluntary
+ * switch counted. */
+static void on_leave(struct top_model *m, const struct event *e, uint64_t ts)
+{
+    struct top_cpu *c = cpu_of(m, e->cpu);
+    struct top_task *t = task_of(m, e->leave.utid);
+    if (!t || !c)
+        return;
+    const struct leave_meaning *lm = leave_meaning_of(e->leave.reason);
+    task_set_state(t, lm->state, ts, RANK_LEAVE, c->cpu);
+    /* Every voluntary leave ends a stint; the others (INVOL) are the
+     * rest of the task's switches out, so the count needs no order. */
+    if (lm->switched_out && (lm->state == THREAD_SLEEPING || lm->state == THREAD_DELAYED || lm->state == THREAD_DEAD))
+        t->vol++;
+    task_set_eevdf(t, e->has_eevdf, e->leave.vruntime, e->leave.has_deadline, e->leave.deadline, e->has_eevdf,
+                   e->leave.lag, ts, RANK_LEAVE);
+    if (t->state == THREAD_DEAD && !t->end_ts)
+        t->end_ts = ts;
+}
+
+/* PICK: next runs; prev, when it was running here, is runnable again; a
+ * change of task ends a stint and adds a timeline row. */
+static void on_pick(struct top_model *m, const struct event *e, uint64_t ts)
+{
+    struct top_cpu *c = cpu_of(m, e->cpu);
+    if (!c)
+        return;
+    cpu_set_v(c, e->has_v, e->v, ts);
+    cpu_set_nr(c, e->pick.nr_runnable, ts);
+    struct top_task *next = task_of(m, e->pick.next);
+    /* prev: the CPU's current task, when known (after a gap or at the
+     * view's start it is not, and a keyframe settles it) */
+    struct top_task *prev = c->curr >= 0 ? &m->s.tasks[c->curr] : NULL;
+    if (prev && prev != next && prev->state == THREAD_RUNNING && prev->cpu == c->cpu)
+        task_set_state(prev, THREAD_RUNNABLE, ts, RANK_LEAVE, c->cpu);
+    if (!next)
+        return;
+    task_set_state(next, THREAD_RUNNING, ts, RANK_PICK, c->cpu);
+    task_set_eevdf(next, e->has_eevdf, e->pick.vruntime, e->has_eevdf, e->pick.deadline, false, 0, ts, RANK_PICK);
+    if (next->ev_ts == ts && next->ev_rank == RANK_PICK && e->has_v)
+        next->lag_ev = e->v - next->vruntime; /* as the kernel's lag at a pick */
+    if (ts >= c->pick_ts) {
+        c->pick_ts = ts;
+        if (cpu_switch_to(m, c, task_index(m, next), ts))
+            map_push(m, ts, c->cpu);
+    }
+}
+
+static void on_tick(struct top_model *m, const struct event *e, uint64_t ts)
+{
+    struct top_cpu *c = cpu_of(m, e->cpu);
+    cpu_set_v(c, e->has_v, e->v, ts);
+    cpu_set_nr(c, e->tick.nr_runnable, ts);
+}
+
+/* WAKE: its latency into the task's histogram, once the task has run. */
+static void on_wake(struct top_model *m, const struct event *e)
+{
+    struct top_task *t = task_of(m, e->wake.utid);
+    if (!t || e->wake.latency < 0) /* it has not run (yet) */
+        return;
+    uint64_t lat = (uint64_t)e->wake.latency;
+    t->lat_hist[top_lat_slot(lat)]++;
+    t->lat_n++;
+    t->lat_dirty = true;
+    if (lat > t->lat_max)
+        t->lat_max = lat;
+}
+
+/* SET: a task's nice or slice, or the trace's tick rate, policy or a
+ * feature switch. */
+static void on_set(struct top_model *m, const struct event *e, uint64_t ts)
+{
+    enum trace_set_what what = e->set.what;
+    const char *name = e->set.name;
+    int64_t nv = e->set.new_value;
+    struct top_header *h = &m->s.h;
+    if (what == TRACE_SET_NR)
+        return;
+    struct top_task *t = task_of(m, e->set.utid);
+    if (t && what == TRACE_SET_NICE && ts >= t->set_ts)
+        t->nice = (int)nv;
+    else if (t && what == TRACE_SET_SLICE && ts >= t->set_ts)
+        t->slice_ns = nv;
+    else if (what == TRACE_SET_HZ)
+        h->tick_hz = (int)nv;
+    else if (what == TRACE_SET_POLICY && name) {
+        snprintf(h->policy, sizeof h->policy, "%s", name);
+        h->eevdf = !strcmp(name, "eevdf");
+    } else if (what == TRACE_SET_FEATURE && name) {
+        for (int f = 0; f < h->nfeatures; f++)
+            if (!strcmp(h->feature[f], name))
+                h->features = nv ? h->features | (1u << f) : h->features & ~(1u << f);
+    }
+    if (t)
+        t->set_ts = ts;
+}
+
+static void on_mark(struct top_model *m, const struct event *e)
+{
+    snprintf(m->s.h.last_mark, sizeof m->s.h.last_mark, "%s", e->mark.name ? e->mark.name : "");
+}
+
 /* One event (a keyframe's entry kf for a KEYFRAME row) applied. */
 static void on_event(struct top_model *m, const struct event *e, const struct event_kf_entry *kf)
 {
     uint64_t ts = (uint64_t)e->ts;
-    struct top_task *t;
-    struct top_cpu *c;
     switch (e->kind) {
     case EVENT_KEYFRAME:
-        c = cpu_of(m, e->cpu);
-        if (!c)
-            return;
-        cpu_set_v(c, e->has_v, e->v, ts);
-        if (ts != c->kf_ts) {
-            c->kf_ts = ts;
-            c->kf_n = 0;
-        }
-        t = task_of(m, kf->utid);
-        if (!t || !t->is_idle) /* an idle CPU's keyframe names its idle task: not runnable */
-            c->kf_n++;
-        if (ts >= c->nr_ts) {
-            c->nr_runnable = c->kf_n;
-            c->nr_ts = ts;
-        }
-        if (!t)
-            return;
-        if (kf->current) {
-            task_set_state(t, THREAD_RUNNING, ts, RANK_KEYFRAME, c->cpu);
-            if (ts > c->pick_ts) { /* after a gap: the keyframe says who runs */
-                int i = task_index(m, t);
-                if (c->curr != i) {
-                    if (c->curr >= 0)
-                        stint_end(m, c, ts, true);
-                    c->curr = i;
-                    c->curr_since = ts;
-                }
-                c->pick_ts = ts;
-            }
-        } else {
-            task_set_state(t, kf->delayed ? THREAD_DELAYED : THREAD_RUNNABLE, ts, RANK_KEYFRAME, c->cpu);
-        }
-        if (kf->has_weight && kf->weight > 0)
-            t->weight = kf->weight;
-        task_set_eevdf(t, kf->has_eevdf, kf->vruntime, kf->has_eevdf, kf->deadline, kf->has_eevdf, kf->lag, ts,
-                       RANK_KEYFRAME);
+        on_keyframe(m, e, kf, ts);
         return;
     case EVENT_JOIN:
-        c = cpu_of(m, e->cpu);
-        t = task_of(m, e->join.utid);
-        cpu_set_v(c, e->has_v, e->v, ts);
-        cpu_set_nr(c, e->join.nr_runnable, ts);
-        if (!t || !c)
-            return;
-        task_set_state(t, THREAD_RUNNABLE, ts, RANK_PLACE, c->cpu);
-        task_set_eevdf(t, e->has_eevdf, e->join.vruntime, e->has_eevdf, e->join.deadline, false, 0, ts, RANK_PLACE);
-        if (t->ev_ts == ts && t->ev_rank == RANK_PLACE) { /* the newest: its weight and lag */
-            if (e->join.weight > 0)
-                t->weight = e->join.weight;
-            if (e->has_v)
-                t->lag_ev = e->v - t->vruntime; /* the kernel's lag after placing */
-        }
+        on_join(m, e, ts);
         return;
-    case EVENT_LEAVE: {
-        c = cpu_of(m, e->cpu);
-        t = task_of(m, e->leave.utid);
-        if (!t || !c)
-            return;
-        const struct leave_meaning *lm = leave_meaning_of(e->leave.reason);
-        task_set_state(t, lm->state, ts, RANK_LEAVE, c->cpu);
-        /* Every voluntary leave ends a stint; the others (INVOL) are the
-         * rest of the task's switches out, so the count needs no order. */
-        if (lm->switched_out &&
-            (lm->state == THREAD_SLEEPING || lm->state == THREAD_DELAYED || lm->state == THREAD_DEAD))
-            t->vol++;
-        task_set_eevdf(t, e->has_eevdf, e->leave.vruntime, e->leave.has_deadline, e->leave.deadline, e->has_eevdf,
-                       e->leave.lag, ts, RANK_LEAVE);
-        if (t->state == THREAD_DEAD && !t->end_ts)
-            t->end_ts = ts;
+    case EVENT_LEAVE:
+        on_leave(m, e, ts);
         return;
-    }
-    case EVENT_PICK: {
-        c = cpu_of(m, e->cpu);
-        if (!c)
-            return;
-        cpu_set_v(c, e->has_v, e->v, ts);
-        cpu_set_nr(c, e->pick.nr_runnable, ts);
-        struct top_task *next = task_of(m, e->pick.next);
-        /* prev: the CPU's current task, when known (after a gap or at the
-         * view's start it is not, and a keyframe settles it) */
-        struct top_task *prev = c->curr >= 0 ? &m->s.tasks[c->curr] : NULL;
-        if (prev && prev != next && prev->state == THREAD_RUNNING && prev->cpu == c->cpu)
-            task_set_state(prev, THREAD_RUNNABLE, ts, RANK_LEAVE, c->cpu);
-        if (!next)
-            return;
-        task_set_state(next, THREAD_RUNNING, ts, RANK_PICK, c->cpu);
-        task_set_eevdf(next, e->has_eevdf, e->pick.vruntime, e->has_eevdf, e->pick.deadline, false, 0, ts, RANK_PICK);
-        if (next->ev_ts == ts && next->ev_rank == RANK_PICK && e->has_v)
-            next->lag_ev = e->v - next->vruntime; /* as the kernel's lag at a pick */
-        int i = task_index(m, next);
-        if (ts >= c->pick_ts) {
-            c->pick_ts = ts;
-            if (c->curr != i) {
-                if (c->curr >= 0)
-                    stint_end(m, c, ts, true);
-                c->curr = i;
-                c->curr_since = ts;
-                map_push(m, ts, c->cpu);
-            }
-        }
+    case EVENT_PICK:
+        on_pick(m, e, ts);
         return;
-    }
     case EVENT_TICK:
-        c = cpu_of(m, e->cpu);
-        cpu_set_v(c, e->has_v, e->v, ts);
-        cpu_set_nr(c, e->tick.nr_runnable, ts);
+        on_tick(m, e, ts);
         return;
     case EVENT_WAKE:
-        t = task_of(m, e->wake.utid);
-        if (!t || e->wake.latency < 0) /* it has not run (yet) */
-            return;
-        {
-            uint64_t lat = (uint64_t)e->wake.latency;
-            t->lat_hist[top_lat_slot(lat)]++;
-            t->lat_n++;
-            t->lat_dirty = true;
-            if (lat > t->lat_max)
-                t->lat_max = lat;
-        }
+        on_wake(m, e);
         return;
-    case EVENT_SET: {
-        enum trace_set_what what = e->set.what;
-        const char *name = e->set.name;
-        int64_t nv = e->set.new_value;
-        struct top_header *h = &m->s.h;
-        if (what == TRACE_SET_NR)
-            return;
-        t = task_of(m, e->set.utid);
-        if (t && what == TRACE_SET_NICE && ts >= t->set_ts)
-            t->nice = (int)nv;
-        else if (t && what == TRACE_SET_SLICE && ts >= t->set_ts)
-            t->slice_ns = nv;
-        else if (what == TRACE_SET_HZ)
-            h->tick_hz = (int)nv;
-        else if (what == TRACE_SET_POLICY && name) {
-            snprintf(h->policy, sizeof h->policy, "%s", name);
-            h->eevdf = !strcmp(name, "eevdf");
-        } else if (what == TRACE_SET_FEATURE && name) {
-            for (int f = 0; f < h->nfeatures; f++)
-                if (!strcmp(h->feature[f], name))
-                    h->features = nv ? h->features | (1u << f) : h->features & ~(1u << f);
-        }
-        if (t)
-            t->set_ts = ts;
+    case EVENT_SET:
+        on_set(m, e, ts);
         return;
-    }
     case EVENT_MARK:
-        snprintf(m->s.h.last_mark, sizeof m->s.h.last_mark, "%s", e->mark.name ? e->mark.name : "");
+        on_mark(m, e);
         return;
     case EVENT_NKINDS:
         return;
     }
 }
 
+/* A data_gap row (cpu, ts_start). As the recorder's sched_slice: the
+ * CPU's stint ends at its last record before the gap, neither voluntary
+ * nor not, and who runs is unknown until a pick or keyframe says. */
+static void on_gap(struct top_model *m, sqlite3_value **v)
+{
+    struct top_cpu *c = cpu_of(m, sqlite3_value_int64(v[0]));
+    if (!c || c->curr < 0)
+        return;
+    stint_end(m, c, (uint64_t)sqlite3_value_int64(v[1]), false);
+    c->curr = -1;
+}
+
 /* Row of table k at time ts: n values, as m->cols[k] selects them. */
 static void on_row(struct top_model *m, enum tbl k, sqlite3_value **v, int n, uint64_t ts)
 {
-    if (k == T_GAP) { /* cpu, ts_start */
-        struct top_cpu *c = cpu_of(m, sqlite3_value_int64(v[0]));
-        if (!c || c->curr < 0)
-            return;
-        /* As the recorder's sched_slice: the stint ends at the CPU's last
-         * record before the gap, neither voluntary nor not, and who runs
-         * is unknown until a pick or keyframe says. */
-        stint_end(m, c, (uint64_t)sqlite3_value_int64(v[1]), false);
-        c->curr = -1;
+    if (k == T_GAP) {
+        on_gap(m, v);
         return;
     }
     struct event e;
@@ -583,6 +631,91 @@ static int sink_table(struct top_model *m, enum tbl k, uint64_t t, bool live, ch
     return 0;
 }
 
+/* The tables read row by row (those not sunk), merged in time order. */
+struct merge {
+    bool sunk[T_NR];     /* read in one step by sink_table: not merged */
+    int rc[T_NR];        /* each statement's last sqlite3_step */
+    bool used[T_NR];     /* a row of it was consumed */
+    uint64_t head[T_NR]; /* each table's next row's time, read once */
+};
+
+/* Applies the merged tables' rows up to time t, earliest first (ties: the
+ * lower table). */
+static void merge_rows(struct top_model *m, struct merge *mg, uint64_t t)
+{
+    sqlite3_value *val[T_NR][TOP_MAX_COLS];
+    for (int k = 0; k < T_NR; k++) {
+        if (mg->sunk[k]) {
+            mg->rc[k] = SQLITE_DONE;
+            continue;
+        }
+        sqlite3_bind_int64(m->st[k], 1, m->cur[k]);
+        sqlite3_bind_int64(m->st[k], 2, m->s.h.trace_id);
+        mg->rc[k] = sqlite3_step(m->st[k]);
+        mg->head[k] = mg->rc[k] == SQLITE_ROW ? (uint64_t)col_i64(m->st[k], 1) : 0;
+    }
+    for (;;) {
+        /* the earliest head (ties: the lower table) and the runner-up */
+        int best = -1, next = -1;
+        for (int k = 0; k < T_NR; k++) {
+            if (mg->rc[k] != SQLITE_ROW)
+                continue;
+            if (best < 0 || mg->head[k] < mg->head[best]) {
+                next = best;
+                best = k;
+            } else if (next < 0 || mg->head[k] < mg->head[next]) {
+                next = k;
+            }
+        }
+        if (best < 0 || mg->head[best] > t)
+            break;
+        /* Consume `best` while it stays ahead of the runner-up: runs of
+         * one table need no new search. */
+        sqlite3_stmt *s = m->st[best];
+        mg->used[best] = true;
+        do {
+            m->events++;
+            for (int i = 0; i < m->ncols[best]; i++)
+                val[best][i] = sqlite3_column_value(s, 2 + i);
+            on_row(m, (enum tbl)best, val[best], m->ncols[best], mg->head[best]);
+            mg->rc[best] = sqlite3_step(s);
+            if (mg->rc[best] != SQLITE_ROW)
+                break;
+            mg->head[best] = (uint64_t)col_i64(s, 1);
+        } while (mg->head[best] <= t &&
+                 (next < 0 || mg->head[best] < mg->head[next] ||
+                  (mg->head[best] == mg->head[next] && best < next)));
+    }
+}
+
+/* The cursors move once per update, not once per row: to just before the
+ * first row left unread (rows of other traces in between are skipped
+ * anyway), or, all read, to the table's last row in this snapshot.
+ * Returns 0, or -1 with the first failed table's reason in err. */
+static int merge_end(struct top_model *m, struct merge *mg, char *err, size_t errlen)
+{
+    int bad = -1;
+    for (int k = 0; k < T_NR; k++) {
+        if (mg->sunk[k])
+            continue;
+        if (mg->rc[k] == SQLITE_ROW && mg->used[k]) {
+            m->cur[k] = col_i64(m->st[k], 0) - 1;
+        } else if (mg->rc[k] == SQLITE_DONE && mg->used[k]) {
+            if (sqlite3_step(m->st_max[k]) == SQLITE_ROW)
+                m->cur[k] = col_i64(m->st_max[k], 0);
+            sqlite3_reset(m->st_max[k]);
+        }
+        if (mg->rc[k] != SQLITE_ROW && mg->rc[k] != SQLITE_DONE && bad < 0)
+            bad = k;
+        sqlite3_reset(m->st[k]);
+    }
+    if (bad >= 0) {
+        set_err(err, errlen, "reading %s: %s", tbl_name(bad), sqlite3_errmsg(m->db));
+        return -1;
+    }
+    return 0;
+}
+
 /*
  * Consumes every table's new rows up to time t.
  *
@@ -603,84 +736,18 @@ static int read_tables(struct top_model *m, uint64_t t, char *err, size_t errlen
     bool gap = sqlite3_step(m->st_gap_ahead) == SQLITE_ROW;
     sqlite3_reset(m->st_gap_ahead);
     static const enum tbl sink_order[] = { T_WAKE, T_PLACE, T_TICK, T_LEAVE, T_PICK, T_SNAP, T_SET, T_MARK };
-    bool sunk[T_NR] = { false };
+    struct merge mg = { .sunk = { false } };
     for (size_t i = 0; i < sizeof sink_order / sizeof sink_order[0]; i++) {
         enum tbl k = sink_order[i];
         if (!tbl_order_free[k] && gap)
             continue;
         if (sink_table(m, k, t, live, err, errlen) != 0)
             return -1;
-        sunk[k] = true;
+        mg.sunk[k] = true;
     }
-
-    int rc[T_NR];
-    bool used[T_NR] = { false };
-    uint64_t head[T_NR]; /* each table's next row's time, read once */
-    sqlite3_value *val[T_NR][TOP_MAX_COLS];
-    for (int k = 0; k < T_NR; k++) {
-        if (sunk[k]) {
-            rc[k] = SQLITE_DONE;
-            continue;
-        }
-        sqlite3_bind_int64(m->st[k], 1, m->cur[k]);
-        sqlite3_bind_int64(m->st[k], 2, m->s.h.trace_id);
-        rc[k] = sqlite3_step(m->st[k]);
-        head[k] = rc[k] == SQLITE_ROW ? (uint64_t)col_i64(m->st[k], 1) : 0;
-    }
-    for (;;) {
-        /* the earliest head (ties: the lower table) and the runner-up */
-        int best = -1, next = -1;
-        for (int k = 0; k < T_NR; k++) {
-            if (rc[k] != SQLITE_ROW)
-                continue;
-            if (best < 0 || head[k] < head[best]) {
-                next = best;
-                best = k;
-            } else if (next < 0 || head[k] < head[next]) {
-                next = k;
-            }
-        }
-        if (best < 0 || head[best] > t)
-            break;
-        /* Consume `best` while it stays ahead of the runner-up: runs of
-         * one table need no new search. */
-        sqlite3_stmt *s = m->st[best];
-        used[best] = true;
-        do {
-            m->events++;
-            for (int i = 0; i < m->ncols[best]; i++)
-                val[best][i] = sqlite3_column_value(s, 2 + i);
-            on_row(m, (enum tbl)best, val[best], m->ncols[best], head[best]);
-            rc[best] = sqlite3_step(s);
-            if (rc[best] != SQLITE_ROW)
-                break;
-            head[best] = (uint64_t)col_i64(s, 1);
-        } while (head[best] <= t &&
-                 (next < 0 || head[best] < head[next] || (head[best] == head[next] && best < next)));
-    }
-    /* The cursors move once per update, not once per row: to just before
-     * the first row left unread (rows of other traces in between are
-     * skipped anyway), or, all read, to the table's last row in this
-     * snapshot. */
-    int bad = -1;
-    for (int k = 0; k < T_NR; k++) {
-        if (sunk[k])
-            continue;
-        if (rc[k] == SQLITE_ROW && used[k]) {
-            m->cur[k] = col_i64(m->st[k], 0) - 1;
-        } else if (rc[k] == SQLITE_DONE && used[k]) {
-            if (sqlite3_step(m->st_max[k]) == SQLITE_ROW)
-                m->cur[k] = col_i64(m->st_max[k], 0);
-            sqlite3_reset(m->st_max[k]);
-        }
-        if (rc[k] != SQLITE_ROW && rc[k] != SQLITE_DONE && bad < 0)
-            bad = k;
-        sqlite3_reset(m->st[k]);
-    }
-    if (bad >= 0) {
-        set_err(err, errlen, "reading %s: %s", tbl_name(bad), sqlite3_errmsg(m->db));
+    merge_rows(m, &mg, t);
+    if (merge_end(m, &mg, err, errlen) != 0)
         return -1;
-    }
     for (size_t i = 0; i < m->s.ntasks; i++) {
         struct top_task *tk = &m->s.tasks[i];
         tk->invol = tk->nout > tk->vol ? tk->nout - tk->vol : 0;
@@ -1081,13 +1148,9 @@ static void seed_cpus(struct top_model *m, uint64_t from)
     m->map_head = m->map_n = 0;
 }
 
-struct top_model *top_model_open(const char *path, int64_t trace_id, uint64_t from, char *err,
-                                 size_t errlen)
+/* A model with no database yet: every CPU's task unknown. */
+static struct top_model *model_alloc(const char *path, char *err, size_t errlen)
 {
-    if (access(path, F_OK) != 0) {
-        set_err(err, errlen, "%s: no such database%s", path, "");
-        return NULL;
-    }
     struct top_model *m = calloc(1, sizeof *m);
     if (!m || !(m->s.cpus = calloc(TOP_MAX_CPUS, sizeof *m->s.cpus)) ||
         !(m->map_curr = calloc((size_t)TOP_MAP_ROWS * TOP_MAX_CPUS, sizeof *m->map_curr))) {
@@ -1100,63 +1163,118 @@ struct top_model *top_model_open(const char *path, int64_t trace_id, uint64_t fr
         m->s.cpus[c].cpu = c;
         m->s.cpus[c].curr = -1;
     }
+    return m;
+}
+
+/* Opens the database read-only, with runq_top_row and the recorder's
+ * liveness (db/recorder_lock.h) registered. */
+static int open_db(struct top_model *m, const char *path, char *err, size_t errlen)
+{
     /* NOMUTEX: one thread uses the connection; a mutex per column read
      * was a tenth of the cost of following a busy recording. */
     int probe = recorder_probe_fd(path); /* before SQLite opens it: recorder_lock.h */
     if (sqlite3_open_v2(path, &m->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
         set_err(err, errlen, "%s: %s", path, m->db ? sqlite3_errmsg(m->db) : "cannot open");
-        top_model_close(m);
-        return NULL;
+        return -1;
     }
     sqlite3_busy_timeout(m->db, 2000);
     const char *why = db_unreadable_why(m->db);
     if (why) {
         set_err(err, errlen, "%s: %s", path, why);
-        top_model_close(m);
-        return NULL;
+        return -1;
     }
     if (sqlite3_create_function(m->db, "runq_top_row", -1, SQLITE_UTF8 | SQLITE_DIRECTONLY, m, top_row_fn,
                                 NULL, NULL) != SQLITE_OK ||
         recorder_alive_sql(m->db, probe) != SQLITE_OK) {
         set_err(err, errlen, "%s: %s", path, sqlite3_errmsg(m->db));
-        top_model_close(m);
-        return NULL;
+        return -1;
     }
+    return 0;
+}
 
-    /* A runq database has every table the model reads. */
+/* A runq database has every table the model reads; the trace table's
+ * control column is newer than some. */
+static int check_schema(struct top_model *m, char *err, size_t errlen)
+{
     sqlite3_stmt *s;
     int ntables = 0;
     if (prepare(m, "SELECT COUNT(*) FROM main.sqlite_master WHERE type='table' AND name IN "
                    "('trace','thread','stats','eevdf_pick','eevdf_place','eevdf_leave','sched_tick',"
                    "'queue_snapshot','data_gap','wakeup','sched_set','mark')",
                 &s, err, errlen) != 0)
-        goto fail;
+        return -1;
     if (sqlite3_step(s) == SQLITE_ROW)
         ntables = sqlite3_column_int(s, 0);
     sqlite3_finalize(s);
     if (ntables != 12) {
-        set_err(err, errlen, "%s: not a runq trace database%s", path, "");
-        goto fail;
+        set_err(err, errlen, "%s: not a runq trace database%s", m->path, "");
+        return -1;
     }
     if (prepare(m, "SELECT 1 FROM pragma_table_info('trace') WHERE name='control'", &s, err, errlen) != 0)
-        goto fail;
+        return -1;
     m->s.h.has_control_column = sqlite3_step(s) == SQLITE_ROW;
     sqlite3_finalize(s);
-    bool leave_deadline = event_leave_has_deadline(m->db); /* not before trace format 2 */
+    return 0;
+}
 
+/* The trace to show: trace_id, or the newest when 0. */
+static int choose_trace(struct top_model *m, int64_t trace_id, char *err, size_t errlen)
+{
     if (!trace_id) {
+        sqlite3_stmt *s;
         if (prepare(m, "SELECT MAX(trace_id) FROM main.trace", &s, err, errlen) != 0)
-            goto fail;
+            return -1;
         if (sqlite3_step(s) == SQLITE_ROW)
             trace_id = sqlite3_column_int64(s, 0);
         sqlite3_finalize(s);
         if (!trace_id) {
-            set_err(err, errlen, "%s: no trace in this database yet%s", path, "");
-            goto fail;
+            set_err(err, errlen, "%s: no trace in this database yet%s", m->path, "");
+            return -1;
         }
     }
     m->s.h.trace_id = trace_id;
+    return 0;
+}
 
+/* Table k's statements: its columns, the one-step read (read_tables) or
+ * the row-by-row one, its last rowid and the probe seek_table uses. */
+static int prepare_table(struct top_model *m, enum tbl k, bool leave_deadline, char *err, size_t errlen)
+{
+    char sql[1024];
+    /* +trace_id: never the (trace_id, ...) indexes a finished trace
+     * has, which would sort the whole trace by rowid every update. */
+    if (k == T_GAP)
+        snprintf(m->cols[k], sizeof m->cols[k], "cpu, ts_start");
+    else
+        event_columns(TBL_KIND(k), false, leave_deadline, m->cols[k], sizeof m->cols[k]);
+    const char *cols = m->cols[k];
+    if (k != T_GAP) { /* read in one step (read_tables) */
+        snprintf(sql, sizeof sql, "SELECT count(runq_top_row(%d, %s, %s)) FROM main.%s "
+                 "WHERE rowid > ?1 AND rowid <= ?3 AND +trace_id = ?2",
+                 k, tbl_time[k], cols, tbl_name(k));
+        if (prepare(m, sql, &m->st_sink[k], err, errlen) != 0)
+            return -1;
+    }
+    if (!tbl_order_free[k]) { /* or merged row by row */
+        snprintf(sql, sizeof sql, "SELECT rowid, %s, %s FROM main.%s WHERE rowid > ?1 AND +trace_id = ?2 "
+                 "ORDER BY rowid", tbl_time[k], cols, tbl_name(k));
+        if (prepare(m, sql, &m->st[k], err, errlen) != 0)
+            return -1;
+        m->ncols[k] = sqlite3_column_count(m->st[k]) - 2;
+    }
+
+    snprintf(sql, sizeof sql, "SELECT MAX(rowid) FROM main.%s", tbl_name(k));
+    if (prepare(m, sql, &m->st_max[k], err, errlen) != 0)
+        return -1;
+    snprintf(sql, sizeof sql, "SELECT trace_id, %s FROM main.%s WHERE rowid >= ? ORDER BY rowid LIMIT 1",
+             tbl_time[k], tbl_name(k));
+    return prepare(m, sql, &m->st_probe[k], err, errlen);
+}
+
+/* Every statement an update runs. */
+static int prepare_statements(struct top_model *m, char *err, size_t errlen)
+{
+    bool leave_deadline = event_leave_has_deadline(m->db); /* not before trace format 2 */
     char sql[1024];
     /* A trace whose recorder is gone is no longer live, and its control
      * socket has nobody behind it (db/recorder_lock.h). */
@@ -1173,53 +1291,28 @@ struct top_model *top_model_open(const char *path, int64_t trace_id, uint64_t fr
         prepare(m, "SELECT name, SUM(value) FROM main.stats WHERE trace_id=? AND idx IS NULL AND name IN "
                    "('packets_lost','records_dropped','resyncs') GROUP BY name",
                 &m->st_stats, err, errlen) != 0)
-        goto fail;
-    for (int k = 0; k < T_NR; k++) {
-        /* +trace_id: never the (trace_id, ...) indexes a finished trace
-         * has, which would sort the whole trace by rowid every update. */
-        if (k == T_GAP)
-            snprintf(m->cols[k], sizeof m->cols[k], "cpu, ts_start");
-        else
-            event_columns(TBL_KIND(k), false, leave_deadline, m->cols[k], sizeof m->cols[k]);
-        const char *cols = m->cols[k];
-        if (k != T_GAP) { /* read in one step (read_tables) */
-            snprintf(sql, sizeof sql, "SELECT count(runq_top_row(%d, %s, %s)) FROM main.%s "
-                     "WHERE rowid > ?1 AND rowid <= ?3 AND +trace_id = ?2",
-                     k, tbl_time[k], cols, tbl_name(k));
-            if (prepare(m, sql, &m->st_sink[k], err, errlen) != 0)
-                goto fail;
-        }
-        if (!tbl_order_free[k]) { /* or merged row by row */
-            snprintf(sql, sizeof sql, "SELECT rowid, %s, %s FROM main.%s WHERE rowid > ?1 AND +trace_id = ?2 "
-                     "ORDER BY rowid", tbl_time[k], cols, tbl_name(k));
-            if (prepare(m, sql, &m->st[k], err, errlen) != 0)
-                goto fail;
-            m->ncols[k] = sqlite3_column_count(m->st[k]) - 2;
-        }
+        return -1;
+    for (int k = 0; k < T_NR; k++)
+        if (prepare_table(m, (enum tbl)k, leave_deadline, err, errlen) != 0)
+            return -1;
+    return prepare(m, "SELECT 1 FROM main.data_gap WHERE rowid > ?1 AND +trace_id = ?2 LIMIT 1", &m->st_gap_ahead,
+                   err, errlen);
+}
 
-        snprintf(sql, sizeof sql, "SELECT MAX(rowid) FROM main.%s", tbl_name(k));
-        if (prepare(m, sql, &m->st_max[k], err, errlen) != 0)
-            goto fail;
-        snprintf(sql, sizeof sql, "SELECT trace_id, %s FROM main.%s WHERE rowid >= ? ORDER BY rowid LIMIT 1",
-                 tbl_time[k], tbl_name(k));
-        if (prepare(m, sql, &m->st_probe[k], err, errlen) != 0)
-            goto fail;
-    }
-
-    if (prepare(m, "SELECT 1 FROM main.data_gap WHERE rowid > ?1 AND +trace_id = ?2 LIMIT 1", &m->st_gap_ahead,
-                err, errlen) != 0)
-        goto fail;
-
+/* The view as of `from`, in one snapshot of the database: the trace row
+ * and threads, every cursor at `from`, settings rewound and CPUs seeded. */
+static int start_view(struct top_model *m, uint64_t from, char *err, size_t errlen)
+{
     sqlite3_exec(m->db, "BEGIN", NULL, NULL, NULL);
     int rc = read_trace(m, err, errlen);
     if (rc != 0) {
         char id[32];
-        snprintf(id, sizeof id, "%lld", (long long)trace_id);
-        set_err(err, errlen, "%s: no trace %s in this database", path, id);
+        snprintf(id, sizeof id, "%lld", (long long)m->s.h.trace_id);
+        set_err(err, errlen, "%s: no trace %s in this database", m->path, id);
     } else {
         rc = read_threads(m);
         if (rc != 0)
-            set_err(err, errlen, "%s: %s", path, sqlite3_errmsg(m->db));
+            set_err(err, errlen, "%s: %s", m->path, sqlite3_errmsg(m->db));
     }
     if (rc == 0) {
         struct top_header *h = &m->s.h;
@@ -1238,12 +1331,26 @@ struct top_model *top_model_open(const char *path, int64_t trace_id, uint64_t fr
         m->smp_n = 1;
     }
     sqlite3_exec(m->db, "COMMIT", NULL, NULL, NULL);
-    if (rc != 0)
-        goto fail;
+    return rc;
+}
+
+struct top_model *top_model_open(const char *path, int64_t trace_id, uint64_t from, char *err,
+                                 size_t errlen)
+{
+    if (access(path, F_OK) != 0) {
+        set_err(err, errlen, "%s: no such database%s", path, "");
+        return NULL;
+    }
+    struct top_model *m = model_alloc(path, err, errlen);
+    if (!m)
+        return NULL;
+    if (open_db(m, path, err, errlen) != 0 || check_schema(m, err, errlen) != 0 ||
+        choose_trace(m, trace_id, err, errlen) != 0 || prepare_statements(m, err, errlen) != 0 ||
+        start_view(m, from, err, errlen) != 0) {
+        top_model_close(m);
+        return NULL;
+    }
     return m;
-fail:
-    top_model_close(m);
-    return NULL;
 }
 
 int top_model_update(struct top_model *m, uint64_t t, char *err, size_t errlen)
