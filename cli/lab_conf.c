@@ -13,6 +13,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,171 +46,209 @@ static void append_line(char **dst, const char *v)
     *dst = p;
 }
 
-int lab_load(struct lab *lab, const char *dir)
+/* Where lab.conf is being read, for its messages. */
+struct conf {
+    const char *path;
+    int ln;
+};
+
+/* Prints "runq lab: FILE:LINE: message" and returns -1. */
+static int conf_err(const struct conf *cf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int conf_err(const struct conf *cf, const char *fmt, ...)
 {
-    memset(lab, 0, sizeof *lab);
-    snprintf(lab->dir, sizeof lab->dir, "%s", dir);
-    const char *base = strrchr(dir, '/');
-    base = base ? base + 1 : dir;
-    snprintf(lab->name, sizeof lab->name, "%s", base);
-    lab->number = atoi(base);
-    char path[600];
-    snprintf(path, sizeof path, "%s/lab.conf", dir);
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        fprintf(stderr, "runq lab: %s: %s\n", path, strerror(errno));
-        return -1;
+    va_list ap;
+    fprintf(stderr, "runq lab: %s:%d: ", cf->path, cf->ln);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n");
+    return -1;
+}
+
+enum conf_section { S_TOP, S_SCEN, S_Q, S_MOMENT };
+
+/* A "[kind name]" line (s, its closing ']' still on): starts a scenario,
+ * a question or a moment. */
+static int conf_section(const struct conf *cf, struct lab *lab, char *s, enum conf_section *sect)
+{
+    char *end = strchr(s, ']');
+    if (!end)
+        return conf_err(cf, "a section is [scenario NAME], [question ID] or [moment]");
+    *end = 0;
+    char *kind = trim(s + 1), *name = kind;
+    while (*name && !isspace((unsigned char)*name))
+        name++;
+    if (*name)
+        *name++ = 0;
+    name = trim(name);
+    if (!strcmp(kind, "scenario")) {
+        if (lab->nsc == LAB_MAX_SCEN)
+            return conf_err(cf, "at most %d scenarios", LAB_MAX_SCEN);
+        if (!*name)
+            return conf_err(cf, "[scenario NAME]: the name is missing");
+        *sect = S_SCEN;
+        snprintf(lab->sc[lab->nsc++].name, sizeof lab->sc[0].name, "%s", name);
+    } else if (!strcmp(kind, "question")) {
+        if (lab->nq == LAB_MAX_Q)
+            return conf_err(cf, "at most %d questions", LAB_MAX_Q);
+        if (!*name)
+            return conf_err(cf, "[question ID]: the id is missing");
+        *sect = S_Q;
+        struct lab_question *q = &lab->q[lab->nq++];
+        snprintf(q->id, sizeof q->id, "%s", name);
+    } else if (!strcmp(kind, "moment")) {
+        if (lab->nmo == LAB_MAX_MOMENTS)
+            return conf_err(cf, "at most %d moments", LAB_MAX_MOMENTS);
+        *sect = S_MOMENT;
+        lab->nmo++;
+    } else {
+        return conf_err(cf, "unknown section [%s]", kind);
     }
-    char line[1024];
-    int ln = 0;
-    enum { S_TOP, S_SCEN, S_Q, S_MOMENT } sect = S_TOP;
-#define ERR(...)                                                                                                      \
-    do {                                                                                                             \
-        fprintf(stderr, "runq lab: %s:%d: ", path, ln);                                                              \
-        fprintf(stderr, __VA_ARGS__);                                                                                \
-        fprintf(stderr, "\n");                                                                                       \
-        fclose(f);                                                                                                   \
-        return -1;                                                                                                   \
-    } while (0)
-    while (fgets(line, sizeof line, f)) {
-        ln++;
-        line[strcspn(line, "\n")] = 0;
-        char *s = trim(line);
-        if (!*s || *s == '#')
-            continue;
-        if (*s == '[') {
-            char *end = strchr(s, ']');
-            if (!end)
-                ERR("a section is [scenario NAME], [question ID] or [moment]");
-            *end = 0;
-            char *kind = trim(s + 1), *name = kind;
-            while (*name && !isspace((unsigned char)*name))
-                name++;
-            if (*name)
-                *name++ = 0;
-            name = trim(name);
-            if (!strcmp(kind, "scenario")) {
-                if (lab->nsc == LAB_MAX_SCEN)
-                    ERR("at most %d scenarios", LAB_MAX_SCEN);
-                if (!*name)
-                    ERR("[scenario NAME]: the name is missing");
-                sect = S_SCEN;
-                snprintf(lab->sc[lab->nsc++].name, sizeof lab->sc[0].name, "%s", name);
-            } else if (!strcmp(kind, "question")) {
-                if (lab->nq == LAB_MAX_Q)
-                    ERR("at most %d questions", LAB_MAX_Q);
-                if (!*name)
-                    ERR("[question ID]: the id is missing");
-                sect = S_Q;
-                struct lab_question *q = &lab->q[lab->nq++];
-                snprintf(q->id, sizeof q->id, "%s", name);
-                q->tol = 0;
-            } else if (!strcmp(kind, "moment")) {
-                if (lab->nmo == LAB_MAX_MOMENTS)
-                    ERR("at most %d moments", LAB_MAX_MOMENTS);
-                sect = S_MOMENT;
-                lab->nmo++;
-            } else {
-                ERR("unknown section [%s]", kind);
-            }
-            continue;
-        }
-        char *eq = strchr(s, '=');
-        if (!eq)
-            ERR("expected KEY = VALUE");
-        *eq = 0;
-        char *k = trim(s), *v = trim(eq + 1);
-        if (sect == S_TOP) {
-            if (!strcmp(k, "title"))
-                snprintf(lab->title, sizeof lab->title, "%s", v);
-            else if (!strcmp(k, "minutes"))
-                lab->minutes = atoi(v);
-            else
-                ERR("unknown key '%s' (title, minutes)", k);
-        } else if (sect == S_SCEN) {
-            struct lab_scenario *c = &lab->sc[lab->nsc - 1];
-            if (!strcmp(k, "policy")) {
-                if (strcmp(v, "rr") && strcmp(v, "eevdf"))
-                    ERR("policy is rr or eevdf");
-                snprintf(c->policy, sizeof c->policy, "%s", v);
-            } else if (!strcmp(k, "hz")) {
-                c->hz = atoi(v);
-            } else if (!strcmp(k, "cpus")) {
-                c->cpus = atoi(v);
-            } else if (!strcmp(k, "append")) {
-                snprintf(c->append, sizeof c->append, "%s", v);
-            } else if (!strcmp(k, "record")) {
-                c->record = !strcmp(v, "yes") || !strcmp(v, "1") || !strcmp(v, "on");
-            } else if (!strcmp(k, "cmd")) {
-                if (c->ncmd == LAB_MAX_CMDS)
-                    ERR("at most %d commands a scenario", LAB_MAX_CMDS);
-                if (strchr(v, ';'))
-                    ERR("one shell command a cmd line (no ';')");
-                c->cmd[c->ncmd++] = strdup(v);
-            } else {
-                ERR("unknown scenario key '%s' (policy, hz, cpus, append, record, cmd)", k);
-            }
-        } else if (sect == S_Q) {
-            struct lab_question *q = &lab->q[lab->nq - 1];
-            if (!strcmp(k, "type")) {
-                if (!strcmp(v, "number"))
-                    q->type = LAB_Q_NUMBER;
-                else if (!strcmp(v, "choice"))
-                    q->type = LAB_Q_CHOICE;
-                else if (!strcmp(v, "order"))
-                    q->type = LAB_Q_ORDER;
-                else
-                    ERR("type is number, choice or order");
-            } else if (!strcmp(k, "prompt")) {
-                append_line(&q->prompt, v);
-            } else if (!strcmp(k, "explain")) {
-                append_line(&q->explain, v);
-            } else if (!strcmp(k, "show")) {
-                free(q->show);
-                q->show = strdup(v);
-            } else if (!strcmp(k, "truth")) {
-                free(q->truth);
-                q->truth = strdup(v);
-            } else if (!strcmp(k, "choices")) {
-                snprintf(q->choices, sizeof q->choices, "%s", v);
-            } else if (!strcmp(k, "tolerance")) {
-                char *end;
-                q->tol = strtod(v, &end);
-                q->tol_rel = *end == '%';
-                if (end == v || (*end && *end != '%') || q->tol < 0)
-                    ERR("tolerance is a number (absolute) or a percentage");
-                if (q->tol_rel)
-                    q->tol /= 100;
-            } else if (!strcmp(k, "length")) {
-                q->length = atoi(v);
-            } else if (!strcmp(k, "unit")) {
-                snprintf(q->unit, sizeof q->unit, "%s", v);
-            } else {
-                ERR("unknown question key '%s' (type, prompt, show, truth, choices, tolerance, length, unit, "
-                    "explain)",
-                    k);
-            }
-        } else {
-            struct lab_moment *m = &lab->mo[lab->nmo - 1];
-            if (!strcmp(k, "scenario"))
-                snprintf(m->scenario, sizeof m->scenario, "%s", v);
-            else if (!strcmp(k, "after"))
-                snprintf(m->after, sizeof m->after, "%s", v);
-            else if (!strcmp(k, "find")) {
-                char why[160];
-                snprintf(m->find, sizeof m->find, "%s", v);
-                if (event_query_parse(v, &m->query, why, sizeof why) != 0)
-                    ERR("find: %s", why);
-            }
-            else if (!strcmp(k, "text"))
-                append_line(&m->text, v);
-            else
-                ERR("unknown moment key '%s' (scenario, after, find, text)", k);
-        }
+    return 0;
+}
+
+/* Before any section: the lab's title and time. */
+static int conf_top_key(const struct conf *cf, struct lab *lab, const char *k, const char *v)
+{
+    if (!strcmp(k, "title"))
+        snprintf(lab->title, sizeof lab->title, "%s", v);
+    else if (!strcmp(k, "minutes"))
+        lab->minutes = atoi(v);
+    else
+        return conf_err(cf, "unknown key '%s' (title, minutes)", k);
+    return 0;
+}
+
+/* A key of a [scenario]: how runq boot runs it. */
+static int conf_scenario_key(const struct conf *cf, struct lab_scenario *c, const char *k, const char *v)
+{
+    if (!strcmp(k, "policy")) {
+        if (strcmp(v, "rr") && strcmp(v, "eevdf"))
+            return conf_err(cf, "policy is rr or eevdf");
+        snprintf(c->policy, sizeof c->policy, "%s", v);
+    } else if (!strcmp(k, "hz")) {
+        c->hz = atoi(v);
+    } else if (!strcmp(k, "cpus")) {
+        c->cpus = atoi(v);
+    } else if (!strcmp(k, "append")) {
+        snprintf(c->append, sizeof c->append, "%s", v);
+    } else if (!strcmp(k, "record")) {
+        c->record = !strcmp(v, "yes") || !strcmp(v, "1") || !strcmp(v, "on");
+    } else if (!strcmp(k, "cmd")) {
+        if (c->ncmd == LAB_MAX_CMDS)
+            return conf_err(cf, "at most %d commands a scenario", LAB_MAX_CMDS);
+        if (strchr(v, ';'))
+            return conf_err(cf, "one shell command a cmd line (no ';')");
+        c->cmd[c->ncmd++] = strdup(v);
+    } else {
+        return conf_err(cf, "unknown scenario key '%s' (policy, hz, cpus, append, record, cmd)", k);
     }
-    fclose(f);
+    return 0;
+}
+
+/* "12.5" (absolute) or "40%" (a fraction of the truth). */
+static int conf_tolerance(const struct conf *cf, struct lab_question *q, const char *v)
+{
+    char *end;
+    q->tol = strtod(v, &end);
+    q->tol_rel = *end == '%';
+    if (end == v || (*end && *end != '%') || q->tol < 0)
+        return conf_err(cf, "tolerance is a number (absolute) or a percentage");
+    if (q->tol_rel)
+        q->tol /= 100;
+    return 0;
+}
+
+/* A key of a [question]: what is asked and how an answer is judged. */
+static int conf_question_key(const struct conf *cf, struct lab_question *q, const char *k, const char *v)
+{
+    if (!strcmp(k, "type")) {
+        if (!strcmp(v, "number"))
+            q->type = LAB_Q_NUMBER;
+        else if (!strcmp(v, "choice"))
+            q->type = LAB_Q_CHOICE;
+        else if (!strcmp(v, "order"))
+            q->type = LAB_Q_ORDER;
+        else
+            return conf_err(cf, "type is number, choice or order");
+    } else if (!strcmp(k, "prompt")) {
+        append_line(&q->prompt, v);
+    } else if (!strcmp(k, "explain")) {
+        append_line(&q->explain, v);
+    } else if (!strcmp(k, "show")) {
+        free(q->show);
+        q->show = strdup(v);
+    } else if (!strcmp(k, "truth")) {
+        free(q->truth);
+        q->truth = strdup(v);
+    } else if (!strcmp(k, "choices")) {
+        snprintf(q->choices, sizeof q->choices, "%s", v);
+    } else if (!strcmp(k, "tolerance")) {
+        return conf_tolerance(cf, q, v);
+    } else if (!strcmp(k, "length")) {
+        q->length = atoi(v);
+    } else if (!strcmp(k, "unit")) {
+        snprintf(q->unit, sizeof q->unit, "%s", v);
+    } else {
+        return conf_err(cf,
+                        "unknown question key '%s' (type, prompt, show, truth, choices, tolerance, length, unit, "
+                        "explain)",
+                        k);
+    }
+    return 0;
+}
+
+/* A key of a [moment]: where in which trace, and what to say. */
+static int conf_moment_key(const struct conf *cf, struct lab_moment *m, const char *k, const char *v)
+{
+    if (!strcmp(k, "scenario")) {
+        snprintf(m->scenario, sizeof m->scenario, "%s", v);
+    } else if (!strcmp(k, "after")) {
+        snprintf(m->after, sizeof m->after, "%s", v);
+    } else if (!strcmp(k, "find")) {
+        char why[160];
+        snprintf(m->find, sizeof m->find, "%s", v);
+        if (event_query_parse(v, &m->query, why, sizeof why) != 0)
+            return conf_err(cf, "find: %s", why);
+    } else if (!strcmp(k, "text")) {
+        append_line(&m->text, v);
+    } else {
+        return conf_err(cf, "unknown moment key '%s' (scenario, after, find, text)", k);
+    }
+    return 0;
+}
+
+/* One line of lab.conf (newline removed). */
+static int conf_line(const struct conf *cf, struct lab *lab, char *line, enum conf_section *sect)
+{
+    char *s = trim(line);
+    if (!*s || *s == '#')
+        return 0;
+    if (*s == '[')
+        return conf_section(cf, lab, s, sect);
+    char *eq = strchr(s, '=');
+    if (!eq)
+        return conf_err(cf, "expected KEY = VALUE");
+    *eq = 0;
+    char *k = trim(s), *v = trim(eq + 1);
+    switch (*sect) {
+    case S_TOP:
+        return conf_top_key(cf, lab, k, v);
+    case S_SCEN:
+        return conf_scenario_key(cf, &lab->sc[lab->nsc - 1], k, v);
+    case S_Q:
+        return conf_question_key(cf, &lab->q[lab->nq - 1], k, v);
+    case S_MOMENT:
+        return conf_moment_key(cf, &lab->mo[lab->nmo - 1], k, v);
+    }
+    return 0;
+}
+
+/* What only the whole file can say: every question has a prompt and a
+ * truth, every moment names a recorded scenario. */
+static int conf_complete(const struct lab *lab, const char *path)
+{
     for (int i = 0; i < lab->nq; i++) {
-        ln = 0;
         if (!lab->q[i].prompt || !lab->q[i].truth) {
             fprintf(stderr, "runq lab: %s: question %s needs a prompt and a truth\n", path, lab->q[i].id);
             return -1;
@@ -226,7 +265,36 @@ int lab_load(struct lab *lab, const char *dir)
         }
     }
     return 0;
-#undef ERR
+}
+
+int lab_load(struct lab *lab, const char *dir)
+{
+    memset(lab, 0, sizeof *lab);
+    snprintf(lab->dir, sizeof lab->dir, "%s", dir);
+    const char *base = strrchr(dir, '/');
+    base = base ? base + 1 : dir;
+    snprintf(lab->name, sizeof lab->name, "%s", base);
+    lab->number = atoi(base);
+    char path[600];
+    snprintf(path, sizeof path, "%s/lab.conf", dir);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "runq lab: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    struct conf cf = { .path = path };
+    enum conf_section sect = S_TOP;
+    char line[1024];
+    while (fgets(line, sizeof line, f)) {
+        cf.ln++;
+        line[strcspn(line, "\n")] = 0;
+        if (conf_line(&cf, lab, line, &sect) != 0) {
+            fclose(f);
+            return -1;
+        }
+    }
+    fclose(f);
+    return conf_complete(lab, path);
 }
 
 void lab_free(struct lab *lab)

@@ -117,21 +117,60 @@ static int line_field(const char *line, const char *key, char *val, size_t len)
     return -1;
 }
 
-/* Evaluates one REF; returns 0 with the value in val. */
-static int metric_ref(const struct lab *lab, const char *ref, char *val, size_t len, char *why, size_t wlen)
+/* A REF taken apart: LINE.FIELD[key=value,...][#INDEX]. */
+struct metric {
+    char ref[256];                 /* the REF, cut up: word and field point in */
+    const char *word, *field;
+    char keys[8][32], vals[8][64]; /* the filters */
+    int nf;
+    int index;                     /* -1: the whole field */
+};
+
+/* Filters: key=value pairs split on the commas that start a new key=, so
+ * a value may hold commas (nices=0,5). */
+static void metric_filters(struct metric *mt, char *filt)
 {
-    char r[256];
-    snprintf(r, sizeof r, "%s", ref);
-    char *p = r;
+    for (char *s = filt; *s && mt->nf < 8;) {
+        char *eq = strchr(s, '=');
+        if (!eq)
+            break;
+        snprintf(mt->keys[mt->nf], sizeof mt->keys[0], "%.*s", (int)(eq - s), s);
+        char *v = eq + 1, *end = v;
+        for (;;) {
+            char *comma = strchr(end, ',');
+            if (!comma) {
+                end = v + strlen(v);
+                break;
+            }
+            char *nx = comma + 1;
+            size_t k = strcspn(nx, "=,");
+            if (nx[k] == '=') {
+                end = comma;
+                break;
+            }
+            end = comma + 1;
+        }
+        snprintf(mt->vals[mt->nf], sizeof mt->vals[0], "%.*s", (int)(end - v), v);
+        mt->nf++;
+        s = *end ? end + 1 : end;
+    }
+}
+
+/* Parses ref into mt; returns 0, or -1 with the reason in why. */
+static int metric_parse(const char *ref, struct metric *mt, char *why, size_t wlen)
+{
+    snprintf(mt->ref, sizeof mt->ref, "%s", ref);
+    char *p = mt->ref;
     while (isspace((unsigned char)*p))
         p++;
     char *e = p + strlen(p);
     while (e > p && isspace((unsigned char)e[-1]))
         *--e = 0;
-    int index = -1;
+    mt->index = -1;
+    mt->nf = 0;
     char *hash = strrchr(p, '#');
     if (hash && (!strchr(p, ']') || hash > strchr(p, ']'))) {
-        index = atoi(hash + 1);
+        mt->index = atoi(hash + 1);
         *hash = 0;
     }
     char filt[200] = "";
@@ -152,41 +191,70 @@ static int metric_ref(const struct lab *lab, const char *ref, char *val, size_t 
         return -1;
     }
     *dot = 0;
-    const char *word = p, *field = dot + 1;
-    /* filters: key=value pairs split on commas that start a new key= */
-    char keys[8][32], vals[8][64];
-    int nf = 0;
-    for (char *s = filt; *s && nf < 8;) {
-        char *eq = strchr(s, '=');
-        if (!eq)
-            break;
-        snprintf(keys[nf], sizeof keys[0], "%.*s", (int)(eq - s), s);
-        char *v = eq + 1, *end = v;
-        for (;;) {
-            char *comma = strchr(end, ',');
-            if (!comma) {
-                end = v + strlen(v);
-                break;
-            }
-            char *nx = comma + 1;
-            size_t k = strcspn(nx, "=,");
-            if (nx[k] == '=') {
-                end = comma;
-                break;
-            }
-            end = comma + 1;
-        }
-        snprintf(vals[nf], sizeof vals[0], "%.*s", (int)(end - v), v);
-        nf++;
-        s = *end ? end + 1 : end;
+    mt->word = p;
+    mt->field = dot + 1;
+    metric_filters(mt, filt);
+    return 0;
+}
+
+/* Does scenario c's console count, by the filter scenario=NAME? */
+static bool metric_scenario(const struct metric *mt, const struct lab_scenario *c)
+{
+    for (int f = 0; f < mt->nf; f++)
+        if (!strcmp(mt->keys[f], "scenario") && strcmp(mt->vals[f], c->name))
+            return false;
+    return true;
+}
+
+/* The field's value (into v) in a console line, when the line is the
+ * metric's kind and passes its other filters; 0 when it is. */
+static int metric_line(const struct metric *mt, const char *line, char *v, size_t vlen)
+{
+    size_t wl = strlen(mt->word);
+    if (strncmp(line, mt->word, wl) || line[wl] != ' ')
+        return -1;
+    bool ok = true;
+    for (int f = 0; f < mt->nf && ok; f++)
+        if (strcmp(mt->keys[f], "scenario"))
+            ok = !line_field(line, mt->keys[f], v, vlen) && !strcmp(v, mt->vals[f]);
+    if (!ok || line_field(line, mt->field, v, vlen))
+        return -1;
+    return 0;
+}
+
+/* Item mt->index of the comma list v (or all of v) into val. */
+static int metric_item(const struct metric *mt, const char *ref, char *v, char *val, size_t len, char *why,
+                       size_t wlen)
+{
+    if (mt->index < 0) {
+        snprintf(val, len, "%.*s", (int)(len - 1), v);
+        return 0;
     }
+    char *s = v;
+    for (int k = 0; k < mt->index && s; k++) {
+        s = strchr(s, ',');
+        if (s)
+            s++;
+    }
+    if (!s) {
+        snprintf(why, wlen, "metric %s: %s has no item %d", ref, mt->field, mt->index);
+        return -1;
+    }
+    s[strcspn(s, ",")] = 0;
+    snprintf(val, len, "%.*s", (int)(len - 1), s);
+    return 0;
+}
+
+/* Evaluates one REF: the first console line, in scenario order, that
+ * matches. Returns 0 with the value in val. */
+static int metric_ref(const struct lab *lab, const char *ref, char *val, size_t len, char *why, size_t wlen)
+{
+    struct metric mt;
+    if (metric_parse(ref, &mt, why, wlen))
+        return -1;
     for (int i = 0; i < lab->nsc; i++) {
         const struct lab_scenario *c = &lab->sc[i];
-        bool skip = false;
-        for (int f = 0; f < nf; f++)
-            if (!strcmp(keys[f], "scenario") && strcmp(vals[f], c->name))
-                skip = true;
-        if (skip || !c->out)
+        if (!metric_scenario(&mt, c) || !c->out)
             continue;
         for (const char *l = c->out; *l;) {
             const char *nl = strchr(l, '\n');
@@ -194,36 +262,12 @@ static int metric_ref(const struct lab *lab, const char *ref, char *val, size_t 
             char line[1024];
             snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), l);
             l = nl ? nl + 1 : l + n;
-            size_t wl = strlen(word);
-            if (strncmp(line, word, wl) || line[wl] != ' ')
-                continue;
-            bool ok = true;
             char v[256];
-            for (int f = 0; f < nf && ok; f++)
-                if (strcmp(keys[f], "scenario"))
-                    ok = !line_field(line, keys[f], v, sizeof v) && !strcmp(v, vals[f]);
-            if (!ok || line_field(line, field, v, sizeof v))
-                continue;
-            if (index >= 0) {
-                char *s = v;
-                for (int k = 0; k < index && s; k++) {
-                    s = strchr(s, ',');
-                    if (s)
-                        s++;
-                }
-                if (!s) {
-                    snprintf(why, wlen, "metric %s: %s has no item %d", ref, field, index);
-                    return -1;
-                }
-                s[strcspn(s, ",")] = 0;
-                snprintf(val, len, "%.*s", (int)(len - 1), s);
-            } else {
-                snprintf(val, len, "%.*s", (int)(len - 1), v);
-            }
-            return 0;
+            if (metric_line(&mt, line, v, sizeof v) == 0)
+                return metric_item(&mt, ref, v, val, len, why, wlen);
         }
     }
-    snprintf(why, wlen, "metric %s: no matching '%s' line in the consoles", ref, word);
+    snprintf(why, wlen, "metric %s: no matching '%s' line in the consoles", ref, mt.word);
     return -1;
 }
 
@@ -251,101 +295,130 @@ static int sql_first(const struct lab_scenario *c, const char *sql, char *buf, s
     return rc;
 }
 
+/* "metric A" or "metric A / B" (a ratio, two decimals). */
+static int truth_metric(const struct lab *lab, const char *expr_in, char *buf, size_t len, char *why, size_t wlen)
+{
+    char a[128], b[128], expr[512];
+    snprintf(expr, sizeof expr, "%s", expr_in);
+    char *slash = strstr(expr, " / ");
+    if (slash)
+        *slash = 0;
+    if (metric_ref(lab, expr, a, sizeof a, why, wlen))
+        return -1;
+    if (!slash) {
+        snprintf(buf, len, "%s", a);
+        return 0;
+    }
+    if (metric_ref(lab, slash + 3, b, sizeof b, why, wlen))
+        return -1;
+    double x = atof(a), y = atof(b);
+    if (y == 0) {
+        snprintf(why, wlen, "ratio: division by zero");
+        return -1;
+    }
+    snprintf(buf, len, "%.2f", x / y);
+    return 0;
+}
+
+/* Group 1 of the first line of c's console that matches the pattern. */
+static int truth_regex(const struct lab_scenario *c, const char *pattern, char *buf, size_t len, char *why,
+                       size_t wlen)
+{
+    regex_t re;
+    if (regcomp(&re, pattern, REG_EXTENDED | REG_NEWLINE)) {
+        snprintf(why, wlen, "bad regex");
+        return -1;
+    }
+    regmatch_t m[2];
+    int rc = c->out ? regexec(&re, c->out, 2, m, 0) : 1;
+    regfree(&re);
+    if (rc || m[1].rm_so < 0) {
+        snprintf(why, wlen, "regex: no match in %s's console", c->name);
+        return -1;
+    }
+    snprintf(buf, len, "%.*s", (int)(m[1].rm_eo - m[1].rm_so), c->out + m[1].rm_so);
+    return 0;
+}
+
+/* "sql SCEN: SELECT ..." or "regex SCEN: PATTERN" (t), on one scenario.
+ * sql_first's reasons go straight to buf; *direct says so. */
+static int truth_scenario(const struct lab *lab, const char *t, char *buf, size_t len, char *why, size_t wlen,
+                          bool *direct)
+{
+    bool sql = t[0] == 's';
+    const char *rest = t + (sql ? 4 : 6);
+    const char *colon = strchr(rest, ':');
+    if (!colon) {
+        snprintf(why, wlen, "%s SCENARIO: ...", sql ? "sql" : "regex");
+        return -1;
+    }
+    char name[32];
+    snprintf(name, sizeof name, "%.*s", (int)(colon - rest), rest);
+    const struct lab_scenario *c = scen(lab, name);
+    if (!c) {
+        snprintf(why, wlen, "no scenario '%s'", name);
+        return -1;
+    }
+    const char *body = colon + 1;
+    while (isspace((unsigned char)*body))
+        body++;
+    if (sql) {
+        *direct = true;
+        return sql_first(c, body, buf, len);
+    }
+    return truth_regex(c, body, buf, len, why, wlen);
+}
+
+/* "sim ARGS": the first line of runq sim's output; "sim-answer ARGS": the
+ * line after "answer:". */
+static int truth_sim(const struct lab *lab, const char *t, long seed, char *buf, size_t len, char *why, size_t wlen)
+{
+    bool ans = t[3] == '-';
+    char args[512];
+    snprintf(args, sizeof args, "sim %s", t + (ans ? 11 : 4));
+    char *out = lab_self(lab, args, seed);
+    if (!out) {
+        snprintf(why, wlen, "runq %.200s failed", args);
+        return -1;
+    }
+    const char *l = out;
+    if (ans) {
+        l = strstr(out, "answer:\n");
+        l = l ? l + 8 : NULL;
+    }
+    if (!l) {
+        free(out);
+        snprintf(why, wlen, "runq %.200s: no answer line", args);
+        return -1;
+    }
+    snprintf(buf, len, "%.*s", (int)strcspn(l, "\n"), l);
+    free(out);
+    return 0;
+}
+
 int lab_truth(const struct lab *lab, const struct lab_question *q, long seed, char *buf, size_t len)
 {
     const char *t = q->truth;
     char why[256] = "";
+    bool direct = false; /* the reason is in buf already */
+    int rc;
     if (!strncmp(t, "value ", 6)) {
         snprintf(buf, len, "%s", t + 6);
         return 0;
     }
-    if (!strncmp(t, "metric ", 7)) {
-        char a[128], b[128], expr[512];
-        snprintf(expr, sizeof expr, "%s", t + 7);
-        char *slash = strstr(expr, " / ");
-        if (slash)
-            *slash = 0;
-        if (metric_ref(lab, expr, a, sizeof a, why, sizeof why))
-            goto fail;
-        if (!slash) {
-            snprintf(buf, len, "%s", a);
-            return 0;
-        }
-        if (metric_ref(lab, slash + 3, b, sizeof b, why, sizeof why))
-            goto fail;
-        double x = atof(a), y = atof(b);
-        if (y == 0) {
-            snprintf(why, sizeof why, "ratio: division by zero");
-            goto fail;
-        }
-        snprintf(buf, len, "%.2f", x / y);
-        return 0;
+    if (!strncmp(t, "metric ", 7))
+        rc = truth_metric(lab, t + 7, buf, len, why, sizeof why);
+    else if (!strncmp(t, "sql ", 4) || !strncmp(t, "regex ", 6))
+        rc = truth_scenario(lab, t, buf, len, why, sizeof why, &direct);
+    else if (!strncmp(t, "sim ", 4) || !strncmp(t, "sim-answer ", 11))
+        rc = truth_sim(lab, t, seed, buf, len, why, sizeof why);
+    else {
+        snprintf(why, sizeof why, "unknown truth '%s'", t);
+        rc = -1;
     }
-    if (!strncmp(t, "sql ", 4) || !strncmp(t, "regex ", 6)) {
-        bool sql = t[0] == 's';
-        const char *rest = t + (sql ? 4 : 6);
-        const char *colon = strchr(rest, ':');
-        if (!colon) {
-            snprintf(why, sizeof why, "%s SCENARIO: ...", sql ? "sql" : "regex");
-            goto fail;
-        }
-        char name[32];
-        snprintf(name, sizeof name, "%.*s", (int)(colon - rest), rest);
-        const struct lab_scenario *c = scen(lab, name);
-        if (!c) {
-            snprintf(why, sizeof why, "no scenario '%s'", name);
-            goto fail;
-        }
-        const char *body = colon + 1;
-        while (isspace((unsigned char)*body))
-            body++;
-        if (sql) {
-            if (sql_first(c, body, buf, len))
-                return -1;
-            return 0;
-        }
-        regex_t re;
-        if (regcomp(&re, body, REG_EXTENDED | REG_NEWLINE)) {
-            snprintf(why, sizeof why, "bad regex");
-            goto fail;
-        }
-        regmatch_t m[2];
-        int rc = c->out ? regexec(&re, c->out, 2, m, 0) : 1;
-        regfree(&re);
-        if (rc || m[1].rm_so < 0) {
-            snprintf(why, sizeof why, "regex: no match in %s's console", name);
-            goto fail;
-        }
-        snprintf(buf, len, "%.*s", (int)(m[1].rm_eo - m[1].rm_so), c->out + m[1].rm_so);
-        return 0;
-    }
-    if (!strncmp(t, "sim ", 4) || !strncmp(t, "sim-answer ", 11)) {
-        bool ans = t[3] == '-';
-        char args[512];
-        snprintf(args, sizeof args, "sim %s", t + (ans ? 11 : 4));
-        char *out = lab_self(lab, args, seed);
-        if (!out) {
-            snprintf(why, sizeof why, "runq %.200s failed", args);
-            goto fail;
-        }
-        const char *l = out;
-        if (ans) {
-            l = strstr(out, "answer:\n");
-            l = l ? l + 8 : NULL;
-        }
-        if (!l) {
-            free(out);
-            snprintf(why, sizeof why, "runq %.200s: no answer line", args);
-            goto fail;
-        }
-        snprintf(buf, len, "%.*s", (int)strcspn(l, "\n"), l);
-        free(out);
-        return 0;
-    }
-    snprintf(why, sizeof why, "unknown truth '%s'", t);
-fail:
-    snprintf(buf, len, "%s", why);
-    return -1;
+    if (rc && !direct)
+        snprintf(buf, len, "%s", why);
+    return rc;
 }
 
 static void norm_order(const char *in, char *out, size_t len)
