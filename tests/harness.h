@@ -43,20 +43,27 @@ static struct {
     char detail[256]; /* shown after PASS */
 } harness;
 
+/* Ends the running test as FAIL or SKIP, with a reason: the first such
+ * ending counts, later ones are ignored. */
+static inline void harness_end(const char *tag, int *flag, const char *fmt, va_list ap)
+{
+    if (harness.failed || harness.skipped)
+        return;
+    *flag = 1;
+    printf("%s %s: ", tag, harness.name);
+    vprintf(fmt, ap);
+    printf("\n");
+}
+
 /* Marks the running test failed with a reason (the first reason wins). */
 static inline __attribute__((format(printf, 1, 2))) void harness_fail(const char *fmt, ...)
 {
     va_list ap;
 
     harness.checks++;
-    if (harness.failed || harness.skipped)
-        return;
-    harness.failed = 1;
-    printf("FAIL %s: ", harness.name);
     va_start(ap, fmt);
-    vprintf(fmt, ap);
+    harness_end("FAIL", &harness.failed, fmt, ap);
     va_end(ap);
-    printf("\n");
 }
 
 /* The running test cannot run here (a missing tool, the wrong machine):
@@ -65,14 +72,9 @@ static inline __attribute__((format(printf, 1, 2))) void harness_skip(const char
 {
     va_list ap;
 
-    if (harness.failed || harness.skipped)
-        return;
-    harness.skipped = 1;
-    printf("SKIP %s: ", harness.name);
     va_start(ap, fmt);
-    vprintf(fmt, ap);
+    harness_end("SKIP", &harness.skipped, fmt, ap);
     va_end(ap);
-    printf("\n");
 }
 
 /* Text shown after "PASS name" if the test passes (what it measured). */
