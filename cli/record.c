@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sqlite3.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -239,13 +240,36 @@ static int open_socket(const char *path)
     }
 }
 
+/* Whatever reaches the control socket runs in the kernel (`run crash
+ * fault` panics it), so only its owner may: the socket is made 0600
+ * whatever the umask (under umask 000 another local user could connect),
+ * and never in a directory others can write unless it has the sticky bit
+ * (where one could put a socket of their own in its place). */
 static int listen_control(const char *path)
 {
     struct sockaddr_un a = { .sun_family = AF_UNIX };
     snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+    char dir[sizeof a.sun_path];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *(slash == dir ? slash + 1 : slash) = '\0';
+    else
+        snprintf(dir, sizeof dir, ".");
+    struct stat st;
+    const char *refused = stat(dir, &st) != 0                                   ? strerror(errno)
+                          : (st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX) ? "its directory is writable by every user and not sticky"
+                                                                              : NULL;
+    if (refused) {
+        fprintf(stderr, "runq record: control socket %s: %s (live actions off)\n", path, refused);
+        return -1;
+    }
     int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     unlink(path);
-    if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof a) != 0 || listen(s, 8) != 0) {
+    mode_t old = umask(0177);
+    int bound = s >= 0 ? bind(s, (struct sockaddr *)&a, sizeof a) : -1;
+    umask(old);
+    if (s < 0 || bound != 0 || listen(s, 8) != 0) {
         fprintf(stderr, "runq record: control socket %s: %s (live actions off)\n", path, strerror(errno));
         if (s >= 0)
             close(s);

@@ -239,3 +239,38 @@ PY
         fail control_line_with_escape_refused "marks: $(tr '\n' '|' <<<"$marks" | cat -v); console: $(grep -a 'host' "$dir/ctl.out" | cat -v | head -3)"
     fi
 fi
+
+# The control socket runs anything in the kernel, so only its owner may
+# reach it: made 0600 whatever the umask (under umask 000 another user sent
+# `run crash fault`, issue 13), and refused in a directory every user may
+# write that is not sticky. A silent fake QEMU holds the trace socket.
+fake_qemu() { # SOCKET: listens, accepts, stays silent for 3 s
+    python3 - "$1" <<'PY' &
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind(sys.argv[1]); s.listen(1)
+c, _ = s.accept()
+time.sleep(3)
+PY
+}
+if ! command -v python3 >/dev/null; then
+    fail control_socket_is_private "no python3"
+else
+    mkdir -m 700 "$dir/own" && fake_qemu "$dir/own/t.sock" && sleep 0.5
+    (umask 000; exec "$RUNQ" record --socket "$dir/own/t.sock" --db "$dir/own.db" >/dev/null 2>"$dir/own.err") &
+    rec=$!
+    for _ in $(seq 30); do [ -S "$dir/own/t.sock.ctl" ] && break; sleep 0.1; done
+    mode=$(stat -c %a "$dir/own/t.sock.ctl" 2>/dev/null)
+    wait $rec
+    [ "$mode" = 600 ] && pass "control_socket_is_private (mode $mode under umask 000)" ||
+        fail control_socket_is_private "mode '${mode:-none}' under umask 000: $(head -c 200 "$dir/own.err")"
+    mkdir "$dir/open" && chmod 777 "$dir/open" && fake_qemu "$dir/open/t.sock" && sleep 0.5
+    "$RUNQ" record --socket "$dir/open/t.sock" --db "$dir/open.db" >/dev/null 2>"$dir/open.err"
+    if [ ! -e "$dir/open/t.sock.ctl" ] &&
+       grep -q 'control socket .*t.sock.ctl: its directory is writable by every user and not sticky (live actions off)' "$dir/open.err"; then
+        pass control_socket_refused_in_an_open_directory
+    else
+        fail control_socket_refused_in_an_open_directory "$(ls -l "$dir/open" | tail -n +2 | tr '\n' '|') $(head -c 200 "$dir/open.err")"
+    fi
+    wait
+fi

@@ -17,6 +17,9 @@
  *      a Unix stream socket at PATH TRACE_CTL_SOCKET_SUFFIX and stores that
  *      path in its trace row's `control` column while it records (NULL
  *      before and after). A recorder reading a file offers no socket.
+ *      The socket is mode 0600 whatever the umask, and is not made in a
+ *      directory every user may write unless it is sticky: what reaches it
+ *      runs in the kernel.
  *   2. A client connects, writes lines and closes. A line is printable
  *      ASCII (0x20..0x7e) ended by '\n'. The recorder reads at most
  *      TRACE_CTL_CONN_MAX - 1 bytes of one connection, within 200 ms of the
