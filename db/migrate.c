@@ -100,6 +100,24 @@ static int migrate_from(sqlite3 *db, int version, const char *path, char *err, s
     return 0;
 }
 
+int db_check_runq(sqlite3 *db, const char *path, char *err, size_t errlen)
+{
+    int tables, core, cols;
+    if (query_int(db, "SELECT COUNT(*) FROM sqlite_master", NULL, NULL, &tables) != SQLITE_OK ||
+        query_int(db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN ('trace', 'thread', "
+                      "'eevdf_pick')", NULL, NULL, &core) != SQLITE_OK ||
+        query_int(db, "SELECT COUNT(*) FROM pragma_table_info('trace') WHERE name IN ('policy', 'ncpus')", NULL,
+                  NULL, &cols) != SQLITE_OK) {
+        snprintf(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
+        return -1;
+    }
+    if (tables == 0 || (core == 3 && cols == 2))
+        return 0;
+    snprintf(err, errlen, "%s: not a runq trace database (it holds another program's tables); left as it was: "
+             "record into a new file", path);
+    return -1;
+}
+
 int db_migrate(sqlite3 *db, const char *path, char *err, size_t errlen)
 {
     /* IMMEDIATE: two recorders opening one old database migrate it once;

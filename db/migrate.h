@@ -21,6 +21,13 @@
  * one-line message in err (starting with path). */
 int db_migrate(sqlite3 *db, const char *path, char *err, size_t errlen);
 
+/* Whether db may be written as a runq database: it is empty (a new file),
+ * or it holds runq's core tables (trace with its policy and ncpus columns,
+ * thread, eevdf_pick). Reads only, so it runs before anything writes (the
+ * WAL switch included): a foreign database given as --db is left exactly
+ * as it was. 0, or -1 with a one-line message in err (starting with path). */
+int db_check_runq(sqlite3 *db, const char *path, char *err, size_t errlen);
+
 /* The current version's schema, embedded from db/schema.sql by scripts/embed.sh. */
 extern const char db_schema_sql[];
 

@@ -361,6 +361,8 @@ static int connect_db(struct db_writer *w, const char *path, char *err, size_t e
         return -1;
     }
     sqlite3_busy_timeout(*db, 5000);
+    if (db_check_runq(*db, path, err, errlen) != 0)
+        return -1;
     char *msg = NULL;
     /* WAL: readers (runq top, runq sql) see every commit while we write. */
     if (sqlite3_exec(*db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "

@@ -124,4 +124,18 @@ else
     failed newer_database_is_refused "exit $rc: $(head -c 300 "$T/newer.err")"
 fi
 
+# Another program's database given as --db: refused before anything is
+# written (13 runq tables were made in it and its own `trace` table got
+# ALTERed, issue 13), the file byte for byte as it was.
+sq "$T/foreign.db" "CREATE TABLE trace(x); CREATE TABLE notes(y); INSERT INTO notes VALUES('mine')"
+before=$(sha256sum <"$T/foreign.db")
+"$RUNQ" record --db "$T/foreign.db" --file "$T/s.bin" >/dev/null 2>"$T/foreign.err"
+rc=$?
+if [ "$rc" = 1 ] && grep -q "foreign.db: not a runq trace database (it holds another program's tables)" "$T/foreign.err" &&
+    [ "$(sha256sum <"$T/foreign.db")" = "$before" ] && [ ! -e "$T/foreign.db-wal" ]; then
+    pass foreign_database_is_left_as_it_was
+else
+    failed foreign_database_is_left_as_it_was "exit $rc, tables: $(sq "$T/foreign.db" .tables | tr -s ' \n' ' '): $(head -c 200 "$T/foreign.err")"
+fi
+
 exit $fail
