@@ -286,6 +286,33 @@ static void a_cut_stream_counts_the_truncated_bytes(void)
           (unsigned long long)D.c.bytes_truncated);
 }
 
+/* A packet cut mid-payload near the end, with good packets after it that
+ * are fewer bytes than it claims: the decoder waited for the claimed
+ * length and at the end called everything after the cut truncated, the
+ * END among it (issue 13). Only the cut packet's bytes are truncated. */
+static void a_cut_near_the_end_keeps_the_packets_after_it(void)
+{
+    reset();
+    add_tick(1, 1);
+    packet(0);
+    for (int i = 0; i < 20; i++)
+        add_tick(10 + (uint64_t)i, 100 + i);
+    packet(0);
+    size_t cut = 15 * sizeof(struct trace_rec_tick); /* B keeps 5 of its 20 ticks */
+    slen -= cut;
+    add_tick(40, 3);
+    packet(0);
+    add_tick(50, 4);
+    packet(0);
+    for (size_t chunk = 0; chunk < 3; chunk++) {
+        decode(chunk == 2 ? 7 : chunk);
+        int32_t want[] = { 1, 3, 4 };
+        CHECK(seen_is(want, 3), "chunk %zu: %zu records, want ticks 1, 3, 4", chunk, nseen);
+        CHECK(D.c.bytes_truncated == sizeof(struct trace_pkt_hdr) + 20 * sizeof(struct trace_rec_tick) - cut,
+              "chunk %zu: truncated %llu", chunk, (unsigned long long)D.c.bytes_truncated);
+    }
+}
+
 static void malformed_records_stop_the_packet_not_the_stream(void)
 {
     reset();
@@ -353,6 +380,7 @@ static const struct harness_test tests[] = {
     HARNESS_TEST(sequence_gaps_and_ring_drops_are_counted_per_cpu),
     HARNESS_TEST(a_late_reader_does_not_call_earlier_packets_lost),
     HARNESS_TEST(a_cut_stream_counts_the_truncated_bytes),
+    HARNESS_TEST(a_cut_near_the_end_keeps_the_packets_after_it),
     HARNESS_TEST(malformed_records_stop_the_packet_not_the_stream),
     HARNESS_TEST(a_version_1_leave_is_still_read),
     HARNESS_TEST(names_cover_every_enum_value),

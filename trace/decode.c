@@ -184,9 +184,19 @@ static size_t parse(struct trace_decoder *d, int final)
         if (n - pos < total) {
             if (!final)
                 break;
-            d->c.bytes_truncated += n - pos;
-            pos = n;
-            break;
+            /* The stream ended inside this packet. Its header may be the
+             * cut one while good packets follow in fewer bytes than it
+             * claims: what is truncated is only up to the next good
+             * header, so a cut cannot swallow the packets after it (the
+             * END among them) at the end either. */
+            size_t next = pos + 1;
+            while (n - next >= HDR_SIZE && !header_ok(b + next))
+                next++;
+            if (n - next < HDR_SIZE)
+                next = n;
+            d->c.bytes_truncated += next - pos;
+            pos = next;
+            continue;
         }
         if (trace_dec_crc32c(b + pos + HDR_SIZE, h->len) != h->crc) {
             d->c.crc_errors++;
