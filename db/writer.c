@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -464,6 +465,14 @@ struct db_writer *db_writer_open(const char *path, const char *source, char *err
         return NULL;
     }
     w->d.b = &w->b;
+    /* A database is a regular file: SQLite would put its journal beside
+     * anything else (`--db /dev/null` as root left /dev/null-journal). */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s: not a regular file: give a database file (a new one is created)", path);
+        free(w);
+        return NULL;
+    }
     /* Before SQLite opens the file, and closed after it (recorder_lock.h).
      * Without it (a file system without such locks) all still works but
      * a recorder that dies leaves its trace 'recording'. */

@@ -138,4 +138,16 @@ else
     failed foreign_database_is_left_as_it_was "exit $rc, tables: $(sq "$T/foreign.db" .tables | tr -s ' \n' ' '): $(head -c 200 "$T/foreign.err")"
 fi
 
+# Not a regular file: refused before SQLite opens it (as root, --db
+# /dev/null left /dev/null-journal behind, issue 13).
+rm -f /dev/null-journal /dev/null-wal /dev/null-shm 2>/dev/null
+"$RUNQ" record --db /dev/null --file "$T/s.bin" >/dev/null 2>"$T/null.err"
+rc=$?
+if [ "$rc" = 1 ] && grep -q '^runq record: /dev/null: not a regular file' "$T/null.err" && ! ls /dev/null-* >/dev/null 2>&1; then
+    pass dev_null_is_not_a_database
+else
+    failed dev_null_is_not_a_database "exit $rc, left: $(ls /dev/null-* 2>/dev/null): $(head -c 200 "$T/null.err")"
+fi
+rm -f /dev/null-journal /dev/null-wal /dev/null-shm 2>/dev/null
+
 exit $fail
