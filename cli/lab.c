@@ -470,8 +470,9 @@ static int lab_run(struct lab *lab, const char *outdir, long seed)
 static int lab_check(struct lab *lab, const char *outdir, const char *answers, long seed_flag)
 {
     struct lab_answers a;
-    if (lab_answers_load(&a, answers)) {
-        fprintf(stderr, "runq lab: %s: %s\n", answers, strerror(errno));
+    char why[128];
+    if (lab_answers_load(&a, answers, why, sizeof why)) {
+        fprintf(stderr, "runq lab: %s: %s\n", answers, why);
         return 1;
     }
     long seed = seed_flag >= 0 ? seed_flag : default_seed(a.seed);

@@ -93,7 +93,11 @@ struct lab_answers {
     int n;
     long seed;          /* -1 when not given */
 };
-int lab_answers_load(struct lab_answers *a, const char *path);
+/* Reads an answers file ("ID = VALUE" lines, # comments) of at most
+ * LAB_ANSWERS_MAX bytes. 0, or -1 with why in err (not a regular file,
+ * too long, unreadable). */
+#define LAB_ANSWERS_MAX (64 * 1024)
+int lab_answers_load(struct lab_answers *a, const char *path, char *err, size_t errlen);
 const char *lab_answer(const struct lab_answers *a, const char *id);
 
 /* Computes question q's true answer into buf, after the scenarios have run.

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/lab.h"
@@ -341,13 +342,25 @@ const char *lab_root(char *buf, size_t len)
     return buf;
 }
 
-int lab_answers_load(struct lab_answers *a, const char *path)
+int lab_answers_load(struct lab_answers *a, const char *path, char *err, size_t errlen)
 {
     memset(a, 0, sizeof *a);
     a->seed = -1;
     FILE *f = fopen(path, "r");
-    if (!f)
+    struct stat st;
+    if (!f || fstat(fileno(f), &st) != 0) {
+        snprintf(err, errlen, "%s", strerror(errno));
+        if (f)
+            fclose(f);
         return -1;
+    }
+    /* A directory read as nothing ("answered nothing"), /dev/zero forever. */
+    if (!S_ISREG(st.st_mode) || st.st_size > LAB_ANSWERS_MAX) {
+        snprintf(err, errlen, !S_ISREG(st.st_mode) ? "not a regular file" : "longer than %d bytes: not an answers file",
+                 LAB_ANSWERS_MAX);
+        fclose(f);
+        return -1;
+    }
     char line[512];
     while (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = 0;

@@ -66,6 +66,17 @@ fi
 "$RUNQ" lab show 99 >/dev/null 2>&1; rc2=$?
 "$RUNQ" lab frob >/dev/null 2>&1; rc3=$?
 if [ $rc1$rc2$rc3 = 222 ]; then pass usage_errors; else failed usage_errors "$rc1 $rc2 $rc3"; fi
+# An answers file is a small regular file: /dev/zero was read forever and a
+# directory "answered nothing" (issue 13); each is refused before the lab runs.
+bad=""
+for f in /dev/zero "$T"; do
+    timeout 10 "$RUNQ" lab check 1 --answers "$f" >/dev/null 2>"$T/ans.err"; rc=$?
+    [ $rc = 1 ] && grep -q "runq lab: $f: not a regular file" "$T/ans.err" || bad="$bad [$f: rc $rc $(head -c 100 "$T/ans.err")]"
+done
+head -c 70000 /dev/zero | tr '\0' a >"$T/big.ans"
+timeout 10 "$RUNQ" lab check 1 --answers "$T/big.ans" >/dev/null 2>"$T/ans.err"; rc=$?
+[ $rc = 1 ] && grep -q 'longer than 65536 bytes' "$T/ans.err" || bad="$bad [big: rc $rc $(head -c 100 "$T/ans.err")]"
+[ -z "$bad" ] && pass answers_file_must_be_a_small_file || failed answers_file_must_be_a_small_file "$bad"
 if "$RUNQ" lab show 4 --seed 1 | grep -q 'runq sim -s 1: what is the schedule'; then
     pass show_sim_variant
 else
