@@ -814,9 +814,14 @@ static int boot_main(int argc, char **argv, bool run)
         if (recorder > 0) {
             int st;
             waitpid(recorder, &st, 0); /* it stops at the end of the stream */
+            /* A recorder that exits with a failure has said why; one that
+             * was killed could not, so this says it (it exited 1 with no
+             * reason). */
+            if (WIFSIGNALED(st))
+                fprintf(stderr, "runq %s: the recorder was killed by signal %d; its trace in %s is incomplete "
+                        "(runq report loss --db %s)\n", run ? "run" : "boot", WTERMSIG(st), o.record, o.record);
             /* A batch run that was asked to record fails without its
-             * record; an interactive one keeps QEMU's verdict (the
-             * recorder has said what went wrong). */
+             * record; an interactive one keeps QEMU's verdict. */
             if ((!WIFEXITED(st) || WEXITSTATUS(st) != 0) && !run)
                 rc = rc ? rc : 1;
         } else if (o.record && port[0]) {
@@ -836,6 +841,10 @@ static int boot_main(int argc, char **argv, bool run)
         fprintf(stderr, "runq %s: the trace stream is kept in %s; record it with: runq record --file %s --db FILE.db\n",
                 run ? "run" : "boot", port, port);
     } else if (port[0]) {
+        /* A recorder that was killed left its control socket too. */
+        char ctl[PATH_MAX + sizeof TRACE_CTL_SOCKET_SUFFIX];
+        snprintf(ctl, sizeof ctl, "%s" TRACE_CTL_SOCKET_SUFFIX, port);
+        unlink(ctl);
         unlink(port);
         rmdir(tmpdir);
     }

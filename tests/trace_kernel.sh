@@ -274,3 +274,28 @@ else
     fi
     wait
 fi
+
+# A live recorder killed with SIGKILL: runq boot said nothing and exited 1,
+# and left its socket directory in /tmp (issue 13). Now it names the
+# signal, fails, and removes the directory.
+kdb=$dir/killed.db
+"$RUNQ" boot --record "$kdb" --timeout 120 --cmd "sleep 3000" >/dev/null 2>"$dir/killed.err" &
+boot=$!
+ctl=""
+for _ in $(seq 100); do
+    ctl=$(sqlite3 "$kdb" "SELECT control FROM trace WHERE control IS NOT NULL" 2>/dev/null)
+    [ -n "$ctl" ] && break
+    sleep 0.1
+done
+rec=$(pgrep -f "record --socket ${ctl%.ctl}" | head -1)
+if [ -z "$rec" ]; then
+    fail killed_recorder_is_reported "no recorder found (control '$ctl')"
+else
+    kill -9 "$rec"
+    wait $boot; rc=$?
+    if [ $rc -ne 0 ] && grep -q 'the recorder was killed by signal 9' "$dir/killed.err" && [ ! -e "$(dirname "$ctl")" ]; then
+        pass killed_recorder_is_reported
+    else
+        fail killed_recorder_is_reported "exit $rc, dir $(ls -A "$(dirname "$ctl")" 2>&1 | tr '\n' ' '): $(head -c 200 "$dir/killed.err")"
+    fi
+fi
