@@ -7,10 +7,10 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -477,40 +477,61 @@ static int boot_verdict(int status, bool interactive, const struct boot_capture 
 }
 
 /* Spawns argv with the given stdin/stdout/stderr (-1: inherit), default
- * SIGINT/SIGTERM/SIGQUIT/SIGHUP/SIGPIPE, in its own process group if asked.
- * Returns 0 or an errno value. */
+ * SIGINT/SIGTERM/SIGQUIT/SIGHUP/SIGPIPE, in its own process group if asked,
+ * and killed (SIGKILL) when runq dies: a runq boot killed with SIGKILL left
+ * QEMU running with no timeout to end it (issue 13). Returns 0 or an errno
+ * value (the child's exec failure comes back through a close-on-exec
+ * pipe). */
 static int boot_spawn(const struct boot_argv *a, bool own_group, int out_fd, int err_fd,
                       pid_t *pid)
 {
-    posix_spawn_file_actions_t fa;
-    posix_spawnattr_t at;
-    sigset_t def;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawnattr_init(&at);
-    if (out_fd >= 0) {
-        posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-        posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
-        posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0)
+        return errno;
+    pid_t parent = getpid();
+    pid_t c = fork();
+    if (c < 0) {
+        int e = errno;
+        close(p[0]);
+        close(p[1]);
+        return e;
     }
-    sigemptyset(&def);
-    sigaddset(&def, SIGINT);
-    sigaddset(&def, SIGTERM);
-    sigaddset(&def, SIGQUIT);
-    sigaddset(&def, SIGHUP);
-    sigaddset(&def, SIGPIPE);
-    posix_spawnattr_setsigdefault(&at, &def);
-    short flags = POSIX_SPAWN_SETSIGDEF;
-    if (own_group) {
+    if (c == 0) {
+        close(p[0]);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) /* runq died before the line above */
+            _exit(127);
         /* Its own group, so one kill() reaches anything it forks, and a
          * terminal Ctrl-C reaches runq only, which then ends QEMU itself. */
-        flags |= POSIX_SPAWN_SETPGROUP;
-        posix_spawnattr_setpgroup(&at, 0);
+        if (own_group)
+            setpgid(0, 0);
+        if (out_fd >= 0) {
+            int in = open("/dev/null", O_RDONLY);
+            if (in < 0 || dup2(in, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
+                goto failed;
+        }
+        static const int defaults[] = { SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGPIPE };
+        for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
+            signal(defaults[i], SIG_DFL);
+        execvp(a->v[0], (char *const *)a->v);
+    failed:;
+        int e = errno;
+        ssize_t w = write(p[1], &e, sizeof e);
+        (void)w;
+        _exit(127);
     }
-    posix_spawnattr_setflags(&at, flags);
-    int rc = posix_spawnp(pid, a->v[0], &fa, &at, (char *const *)a->v, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&at);
-    return rc;
+    close(p[1]);
+    int e = 0;
+    ssize_t r;
+    while ((r = read(p[0], &e, sizeof e)) < 0 && errno == EINTR)
+        ;
+    close(p[0]);
+    if (r == (ssize_t)sizeof e) { /* exec failed: reap the child */
+        waitpid(c, NULL, 0);
+        return e;
+    }
+    *pid = c;
+    return 0;
 }
 
 static void spawn_failed(int rc, const struct boot_argv *a, struct boot_result *res)
@@ -755,8 +776,14 @@ static pid_t start_recorder(const char *socket, const char *db)
     if (n <= 0)
         return -1;
     self[n] = 0;
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0) {
+        /* Ends with runq boot, however it ends (SIGTERM: it commits and
+         * marks the trace interrupted). */
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != parent)
+            _exit(127);
         execl(self, "runq", "record", "--socket", socket, "--db", db, (char *)NULL);
         _exit(127);
     }

@@ -299,3 +299,33 @@ else
         fail killed_recorder_is_reported "exit $rc, dir $(ls -A "$(dirname "$ctl")" 2>&1 | tr '\n' ' '): $(head -c 200 "$dir/killed.err")"
     fi
 fi
+
+# runq boot itself killed with SIGKILL: QEMU and the recorder went on
+# without it, and nothing enforced the timeout any more (issue 13). They
+# now die with it (PR_SET_PDEATHSIG): QEMU at once, the recorder by
+# SIGTERM, committing its trace.
+odb=$dir/orphan.db
+"$RUNQ" boot --record "$odb" --timeout 120 --cmd "sleep 20000" >/dev/null 2>&1 &
+boot=$!
+ctl=""
+for _ in $(seq 100); do
+    ctl=$(sqlite3 "$odb" "SELECT control FROM trace WHERE control IS NOT NULL" 2>/dev/null)
+    [ -n "$ctl" ] && break
+    sleep 0.1
+done
+sock=${ctl%.ctl}
+qemu=$(pgrep -f "path=$sock," | head -1)
+rec=$(pgrep -f "record --socket $sock" | head -1)
+if [ -z "$qemu" ] || [ -z "$rec" ]; then
+    fail killed_boot_takes_its_children "no QEMU ($qemu) or recorder ($rec) for $sock"
+else
+    kill -9 "$boot"
+    wait "$boot" 2>/dev/null
+    for _ in $(seq 50); do kill -0 "$qemu" 2>/dev/null || kill -0 "$rec" 2>/dev/null || break; sleep 0.1; done
+    if ! kill -0 "$qemu" 2>/dev/null && ! kill -0 "$rec" 2>/dev/null; then
+        pass killed_boot_takes_its_children
+    else
+        fail killed_boot_takes_its_children "alive after 5 s: qemu $(kill -0 "$qemu" 2>/dev/null && echo "$qemu"), recorder $(kill -0 "$rec" 2>/dev/null && echo "$rec")"
+        kill -9 "$qemu" "$rec" 2>/dev/null
+    fi
+fi
