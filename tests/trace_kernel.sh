@@ -205,6 +205,18 @@ read -r wakes recs <<<"$("$RUNQ" sql --db "$qdb" --csv "SELECT
 [ "${wakes:-999}" -le 200 ] && pass "idle_trace_is_quiet ($wakes tracer wakeups in 2 s, $recs records in all)" ||
     fail idle_trace_is_quiet "$wakes tracer wakeups in 2 s (want <= 200), $recs records"
 
+# control_socket DB: the control socket of DB's live recording, once the
+# recorder offers it (up to 10 s; empty if it never does).
+control_socket() {
+    local c="" i
+    for i in $(seq 100); do
+        c=$(sqlite3 "$1" "SELECT control FROM trace WHERE control IS NOT NULL" 2>/dev/null)
+        [ -n "$c" ] && break
+        sleep 0.1
+    done
+    echo "$c"
+}
+
 # The control channel refuses a line that is not printable ASCII: "mark"
 # with an escape sequence (set the terminal's title) reached the console
 # and was stored as a mark name (issue 13). Sent raw over a live
@@ -213,12 +225,7 @@ read -r wakes recs <<<"$("$RUNQ" sql --db "$qdb" --csv "SELECT
 cdb=$dir/ctl.db
 "$RUNQ" boot --record "$cdb" --timeout 120 --cmd "sleep 4000" >"$dir/ctl.out" 2>&1 &
 boot=$!
-ctl=""
-for _ in $(seq 100); do
-    ctl=$(sqlite3 "$cdb" "SELECT control FROM trace WHERE control IS NOT NULL" 2>/dev/null)
-    [ -n "$ctl" ] && break
-    sleep 0.1
-done
+ctl=$(control_socket "$cdb")
 if [ -z "$ctl" ] || ! command -v python3 >/dev/null; then
     fail control_line_with_escape_refused "no control socket (${ctl:-none}) or no python3"
 else
@@ -281,12 +288,7 @@ fi
 kdb=$dir/killed.db
 "$RUNQ" boot --record "$kdb" --timeout 120 --cmd "sleep 3000" >/dev/null 2>"$dir/killed.err" &
 boot=$!
-ctl=""
-for _ in $(seq 100); do
-    ctl=$(sqlite3 "$kdb" "SELECT control FROM trace WHERE control IS NOT NULL" 2>/dev/null)
-    [ -n "$ctl" ] && break
-    sleep 0.1
-done
+ctl=$(control_socket "$kdb")
 rec=$(pgrep -f "record --socket ${ctl%.ctl}" | head -1)
 if [ -z "$rec" ]; then
     fail killed_recorder_is_reported "no recorder found (control '$ctl')"
@@ -307,12 +309,7 @@ fi
 odb=$dir/orphan.db
 "$RUNQ" boot --record "$odb" --timeout 120 --cmd "sleep 20000" >/dev/null 2>&1 &
 boot=$!
-ctl=""
-for _ in $(seq 100); do
-    ctl=$(sqlite3 "$odb" "SELECT control FROM trace WHERE control IS NOT NULL" 2>/dev/null)
-    [ -n "$ctl" ] && break
-    sleep 0.1
-done
+ctl=$(control_socket "$odb")
 sock=${ctl%.ctl}
 qemu=$(pgrep -f "path=$sock," | head -1)
 rec=$(pgrep -f "record --socket $sock" | head -1)
