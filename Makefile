@@ -112,14 +112,15 @@ TOP_MODEL_TEST_OBJ := $(call tobj,tests/top_model_test.c tui/model.c tui/table.c
 EEVDF_FUZZ_OBJ := $(call fobj,tests/eevdf_fuzz.c $(POLICY_SRC))
 TRACE_FUZZ_OBJ := $(call fobj,tests/trace_fuzz.c trace/decode.c)
 TRACE_GEN_OBJ := $(call hobj,tests/trace_gen.c $(POLICY_SRC))
+TRACE_HOSTILE_OBJ := $(call hobj,tests/trace_hostile.c)
 ASAN_RUNQ := $(BUILD)/asan/runq
 ASAN_OBJ := $(call tobj,$(HOST_SRC))
 TEST_OBJ := $(sort $(RR_TEST_OBJ) $(EEVDF_TEST_OBJ) $(DECODE_TEST_OBJ) $(RING_TEST_OBJ) $(TOP_MODEL_TEST_OBJ) \
-	$(EEVDF_FUZZ_OBJ) $(TRACE_FUZZ_OBJ) $(TRACE_GEN_OBJ) $(ASAN_OBJ))
+	$(EEVDF_FUZZ_OBJ) $(TRACE_FUZZ_OBJ) $(TRACE_GEN_OBJ) $(TRACE_HOSTILE_OBJ) $(ASAN_OBJ))
 
 HOST_TESTS := $(BUILD)/tests/rr_test $(BUILD)/tests/eevdf_test $(BUILD)/tests/eevdf_fuzz \
 	$(BUILD)/tests/trace_gen $(BUILD)/tests/trace_decode_test $(BUILD)/tests/trace_fuzz $(BUILD)/tests/top_model_test \
-	$(BUILD)/tests/ring_test $(ASAN_RUNQ)
+	$(BUILD)/tests/ring_test $(BUILD)/tests/trace_hostile $(ASAN_RUNQ)
 $(BUILD)/tests/rr_test: $(RR_TEST_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) -o $@ $^
@@ -142,6 +143,9 @@ $(BUILD)/tests/trace_fuzz: $(TRACE_FUZZ_OBJ)
 	@mkdir -p $(dir $@)
 	clang $(FUZZLINK) -o $@ $^
 $(BUILD)/tests/trace_gen: $(TRACE_GEN_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^
+$(BUILD)/tests/trace_hostile: $(TRACE_HOSTILE_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^
 # runq with ASan and UBSan, for the shell suites; it finds the kernel

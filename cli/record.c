@@ -11,8 +11,9 @@
  * order, so a k-way merge suffices: a record is released once every CPU has
  * sent something at least as late — or has been silent for longer than two
  * keyframe periods, since every CPU sends a keyframe each period even when
- * idle. Records that still arrive behind the merge are stored as they come
- * and counted (stats 'records_late').
+ * idle. Records that still arrive behind the merge are not stored: each is
+ * counted (stats 'records_late', data loss) and its CPU gets a gap there,
+ * so what its tasks did around it is unknown rather than wrong.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,7 +38,12 @@
 #define DEFAULT_DB "runq.db"
 #define COMMIT_MS 250
 #define CONNECT_WAIT_MS 10000
-#define MAX_QUEUED (256u << 20)
+/* What the merge holds, whatever the stream says (docs/trace-format.md,
+ * "Bounds"): at most MAX_QUEUED bytes of records, each for at most two
+ * keyframe periods of trace time, the period taken within these limits. */
+#define MAX_QUEUED (64u << 20)
+#define KEYFRAME_MIN_NS 1000000ull     /* 1 ms */
+#define KEYFRAME_MAX_NS 1000000000ull  /* 1 s */
 
 struct TRACE_PACKED rec_gap {
     struct trace_rec_hdr h;
@@ -51,6 +57,10 @@ struct fifo {
     int seen;
     int gap_pending;
     uint32_t gap_lost, gap_dropped;
+    /* loss released but not yet handed to the writer: it becomes one gap
+     * before the CPU's next record */
+    int loss_pending;
+    uint32_t loss_lost, loss_dropped, loss_late;
 };
 
 /* One recording: its input, the merge of the CPUs' records, the writer. */
@@ -60,7 +70,7 @@ struct recorder {
     struct fifo q[TRACE_DEC_NCPU];
     uint64_t window_ns, max_progress, last_released, late;
     uint64_t released; /* records handed to the writer, stored or not */
-    size_t queued;
+    size_t queued, queued_max;
     int released_any;
     uint16_t active[TRACE_DEC_NCPU]; /* queues that have ever held a record */
     unsigned nactive;
@@ -125,7 +135,10 @@ static void on_record(void *ctx, const struct trace_pkt_hdr *h, const struct tra
     struct fifo *f = &r->q[ci];
     if (rec->type == TRACE_REC_STREAM) {
         const struct trace_rec_stream *s = (const void *)rec;
-        r->window_ns = 2 * (s->keyframe_ns ? s->keyframe_ns : TRACE_KEYFRAME_PERIOD_NS);
+        /* Bounded whatever the header says: a period of 2^62 ns would
+         * hold every other CPU's records until MAX_QUEUED. */
+        uint64_t kf = s->keyframe_ns ? s->keyframe_ns : TRACE_KEYFRAME_PERIOD_NS;
+        r->window_ns = 2 * (kf < KEYFRAME_MIN_NS ? KEYFRAME_MIN_NS : kf > KEYFRAME_MAX_NS ? KEYFRAME_MAX_NS : kf);
         db_writer_record(r->w, h->cpu, rec); /* metadata: no need to wait */
         r->released++;
         return;
@@ -142,6 +155,8 @@ static void on_record(void *ctx, const struct trace_pkt_hdr *h, const struct tra
     }
     fifo_push(f, rec, rec->size);
     r->queued += rec->size;
+    if (r->queued > r->queued_max)
+        r->queued_max = r->queued;
     if (!f->seen)
         r->active[r->nactive++] = (uint16_t)ci;
     f->seen = 1;
@@ -149,6 +164,19 @@ static void on_record(void *ctx, const struct trace_pkt_hdr *h, const struct tra
         f->progress = rec->ts_ns;
     if (rec->ts_ns > r->max_progress)
         r->max_progress = rec->ts_ns;
+}
+
+/* Hands CPU bc's pending loss (its gaps and late records since its last
+ * record) to the writer as one gap ending at ts. */
+static void flush_loss(struct recorder *r, unsigned bc, uint64_t ts)
+{
+    struct fifo *f = &r->q[bc];
+    if (!f->loss_pending)
+        return;
+    uint16_t cpu = bc == TRACE_DEC_GLOBAL ? TRACE_CPU_GLOBAL : (uint16_t)bc;
+    db_writer_gap(r->w, cpu, ts, f->loss_lost, f->loss_dropped, f->loss_late);
+    f->loss_pending = 0;
+    f->loss_lost = f->loss_dropped = f->loss_late = 0;
 }
 
 /* Releases, in time order, every record no CPU can still precede. */
@@ -179,28 +207,40 @@ static void release(struct recorder *r, int final)
         }
         if (!best || best->ts_ns > W)
             break;
-        uint16_t cpu = bc == TRACE_DEC_GLOBAL ? TRACE_CPU_GLOBAL : (uint16_t)bc;
-        if (r->released_any && best->ts_ns < r->last_released)
-            r->late++;
-        else
-            r->last_released = best->ts_ns;
-        r->released_any = 1;
+        struct fifo *f = &r->q[bc];
         if (best->type == REC_GAP) {
             const struct rec_gap *g = (const void *)best;
-            db_writer_gap(r->w, cpu, g->h.ts_ns, g->lost, g->dropped);
+            f->loss_pending = 1;
+            f->loss_lost += g->lost;
+            f->loss_dropped += g->dropped;
+        } else if (r->released_any && best->ts_ns < r->last_released) {
+            /* Behind what is stored already: it cannot be put in its place,
+             * and the derived tables cannot take it out of order. Not
+             * stored, and its CPU's intervals around it become unknown. */
+            r->late++;
+            f->loss_pending = 1;
+            f->loss_late++;
         } else {
-            db_writer_record(r->w, cpu, best);
+            flush_loss(r, bc, best->ts_ns);
+            r->last_released = best->ts_ns;
+            r->released_any = 1;
+            db_writer_record(r->w, bc == TRACE_DEC_GLOBAL ? TRACE_CPU_GLOBAL : (uint16_t)bc, best);
             r->released++;
         }
-        struct fifo *f = &r->q[bc];
         f->head += best->size;
         f->len -= best->size;
         r->queued -= best->size;
         if (!f->len)
             f->head = 0;
     }
-    db_writer_set_stat(r->w, "records_late", "info", r->late,
-                       "records that reached the host behind the time-order merge");
+    if (final)
+        for (unsigned k = 0; k < r->nactive; k++)
+            flush_loss(r, r->active[k], r->last_released);
+    db_writer_set_stat(r->w, "merge_held_max", "info", r->queued_max,
+                       "most bytes of records the time-order merge held at once");
+    db_writer_set_stat(r->w, "records_late", "data_loss", r->late,
+                       "records that reached the host too late for the time-order merge: not stored, "
+                       "and their CPU's intervals around them unknown");
 }
 
 /* ---- input ---- */

@@ -51,7 +51,7 @@ static const char report_loss[] =
     "  " RECORDER_END_REASON_SQL " AS end_reason, records FROM trace;\n"
     "SELECT name, idx AS cpu, severity, value, description FROM stats\n"
     "WHERE severity <> 'info' AND value > 0 ORDER BY severity, name, idx;\n"
-    "SELECT cpu, ts_start, ts_end, ts_end - ts_start AS dur_ns, packets_lost, records_dropped\n"
+    "SELECT cpu, ts_start, ts_end, ts_end - ts_start AS dur_ns, packets_lost, records_dropped, records_late\n"
     "FROM data_gap ORDER BY ts_start";
 
 static const struct report {

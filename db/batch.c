@@ -25,8 +25,8 @@ static const char *const stmt_sql[S_NR] = {
     [S_STATE] = "INSERT INTO thread_state(trace_id,ts,dur,utid,state,cpu,waker_utid) VALUES(?,?,?,?,?,?,?)",
     [S_WAKEUP] = "INSERT INTO wakeup(trace_id,utid,ts_wake,ts_run,latency,waker,cpu,waker_cpu) "
                  "VALUES(?,?,?,?,?,?,?,?)",
-    [S_GAP] = "INSERT INTO data_gap(trace_id,cpu,ts_start,ts_end,packets_lost,records_dropped) "
-              "VALUES(?,?,?,?,?,?)",
+    [S_GAP] = "INSERT INTO data_gap(trace_id,cpu,ts_start,ts_end,packets_lost,records_dropped,records_late) "
+              "VALUES(?,?,?,?,?,?,?)",
     [S_THREAD] = "INSERT OR REPLACE INTO thread(utid,trace_id,tid,name,nice,slice_ns,cpu,is_idle,pinned,"
                  "parent_utid,start_ts,end_ts) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
     [S_CPU] = "INSERT OR REPLACE INTO cpu(trace_id,cpu,packets,records,first_ts,last_ts) VALUES(?,?,?,?,?,?)",

@@ -7,8 +7,6 @@
 
 #include "db/derive.h"
 
-#define MAX_TID (1 << 22)
-
 static void *must(void *p)
 {
     if (!p) {
@@ -18,32 +16,139 @@ static void *must(void *p)
     return p;
 }
 
-/* ---- tasks ---- */
+/* ---- the task table ---- */
+
+static size_t home_of(const struct derive *d, int32_t tid)
+{
+    return ((uint32_t)tid * 2654435761u) & (d->nslots - 1);
+}
+
+static size_t slot_of(const struct derive *d, int32_t tid)
+{
+    size_t i = home_of(d, tid);
+    while (d->slots[i].t && d->slots[i].tid != tid)
+        i = (i + 1) & (d->nslots - 1);
+    return i;
+}
+
+static struct wtask *find(const struct derive *d, int32_t tid)
+{
+    return d->nslots ? d->slots[slot_of(d, tid)].t : NULL;
+}
+
+/* Rebuilds the hash with nslots slots. */
+static void rehash(struct derive *d, size_t nslots)
+{
+    struct wslot *old = d->slots;
+    size_t n = d->nslots;
+    d->slots = must(calloc(nslots, sizeof *d->slots));
+    d->nslots = nslots;
+    for (size_t i = 0; i < n; i++)
+        if (old[i].t)
+            d->slots[slot_of(d, old[i].tid)] = old[i];
+    free(old);
+}
+
+/* Takes task tid out of the hash (linear probing's backward shift: the
+ * slots after it that would no longer be found move up). */
+static void forget(struct derive *d, int32_t tid)
+{
+    size_t mask = d->nslots - 1, i = slot_of(d, tid);
+    free(d->slots[i].t);
+    d->slots[i].t = NULL;
+    d->nheld--;
+    for (size_t j = (i + 1) & mask; d->slots[j].t; j = (j + 1) & mask) {
+        size_t k = home_of(d, d->slots[j].tid);
+        /* Can the entry at j stay, with the hole at i before it? Only if
+         * its home lies cyclically in (i, j]. */
+        if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+            continue;
+        d->slots[i] = d->slots[j];
+        d->slots[j].t = NULL;
+        i = j;
+    }
+}
+
+static void tids_push(struct tid_list *l, int32_t tid)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 64;
+        l->tid = must(realloc(l->tid, l->cap * sizeof *l->tid));
+    }
+    l->tid[l->n++] = tid;
+}
+
+/* Lets go of one exited task whose rows are all written, taken from the
+ * oldest deaths; those still owing a row wait in dead_owing until the next
+ * derive_write_threads(). So each death is looked at once a commit.
+ * Returns 1 when a slot was freed. */
+static int let_go_of_one(struct derive *d)
+{
+    while (d->dead_head < d->dead.n) {
+        int32_t tid = d->dead.tid[d->dead_head++];
+        struct wtask *t = find(d, tid);
+        if (!t || t->st != THREAD_DEAD)
+            continue;
+        int running = 0;
+        for (unsigned k = 0; k < TRACE_MAX_CPUS && !running; k++)
+            running = d->cpu[k].known && d->cpu[k].curr == tid;
+        if (t->dirty || t->wake_pending || running) {
+            tids_push(&d->dead_owing, tid);
+            continue;
+        }
+        forget(d, tid);
+        return 1;
+    }
+    d->dead.n = d->dead_head = 0;
+    return 0;
+}
+
+/* A new task's place, or NULL when DERIVE_MAX_TASKS are held. */
+static struct wtask *add(struct derive *d, int32_t tid)
+{
+    if (d->nheld == DERIVE_MAX_TASKS && !let_go_of_one(d))
+        return NULL;
+    if ((d->nheld + 1) * 2 > d->nslots)
+        rehash(d, d->nslots ? d->nslots * 2 : 256);
+    struct wslot *s = &d->slots[slot_of(d, tid)];
+    s->tid = tid;
+    s->t = must(calloc(1, sizeof *s->t));
+    d->nheld++;
+    return s->t;
+}
+
+/* Puts t on the gap lists of the CPUs it is now tied to (its state's and
+ * its home), where it is not yet. */
+static void note(struct derive *d, struct wtask *t)
+{
+    int cpus[2] = { t->st_cpu, t->cpu };
+    for (int k = 0; k < 2; k++) {
+        int c = cpus[k];
+        if (c < 0 || c >= (int)TRACE_MAX_CPUS || c == d->gap_cpu || (t->on_gap_list[c / 64] >> (c % 64) & 1))
+            continue;
+        tids_push(&d->cpu[c].gap_list, t->tid);
+        t->on_gap_list[c / 64] |= 1ull << (c % 64);
+    }
+}
 
 struct wtask *derive_task(struct derive *d, int32_t tid, uint64_t ts)
 {
-    if (tid < 0 || tid >= MAX_TID) {
+    if (tid < 0 || tid >= DERIVE_MAX_TID) {
         if (tid != TRACE_TASK_NONE)
             d->bad_tid++;
         return NULL;
     }
-    if ((size_t)tid >= d->ntasks) {
-        size_t n = d->ntasks ? d->ntasks : 256;
-        while (n <= (size_t)tid)
-            n *= 2;
-        struct wtask **p = must(realloc(d->tasks, n * sizeof *p));
-        memset(p + d->ntasks, 0, (n - d->ntasks) * sizeof *p);
-        d->tasks = p;
-        d->ntasks = n;
+    struct wtask *t = find(d, tid);
+    if (!t && !(t = add(d, tid))) {
+        d->tasks_over_limit++;
+        return NULL;
     }
-    struct wtask *t = d->tasks[tid];
-    if (!t)
-        t = d->tasks[tid] = must(calloc(1, sizeof *t));
     if (!t->utid) {
         t->utid = d->next_utid++;
         t->tid = tid;
         t->start_ts = ts;
         t->cpu = -1;
+        t->st_cpu = -1;
         t->st = TS_NONE;
     }
     if (!t->dirty) {
@@ -87,10 +192,13 @@ static void state_set(struct derive *d, struct wtask *t, enum thread_state st, u
         B_OPT(s, 7, t->st_waker > 0, t->st_waker);
         run(d->b, s, "thread_state");
     }
+    if (st == THREAD_DEAD && t->st != THREAD_DEAD)
+        tids_push(&d->dead, t->tid);
     t->st = st;
     t->st_ts = ts;
     t->st_cpu = cpu;
     t->st_waker = waker;
+    note(d, t);
 }
 
 /* Writes t's pending wakeup: it ran at ts_run, or (ran 0) was not seen to. */
@@ -218,6 +326,7 @@ void derive_task_info(struct derive *d, const struct trace_rec_task *r)
     t->nice = r->nice;
     t->slice_ns = r->slice_ns;
     t->cpu = r->cpu;
+    note(d, t);
     t->idle = !!(r->tflags & TRACE_TF_IDLE);
     t->pinned = !!(r->tflags & TRACE_TF_PINNED);
     t->has_info = 1;
@@ -260,16 +369,23 @@ void derive_keyframe_curr(struct derive *d, unsigned ci, int32_t curr, uint64_t 
 void derive_gap(struct derive *d, unsigned ci, uint64_t from)
 {
     slice_close(d, ci, from, NULL, "gap");
-    /* Every task of this CPU: what it did during the gap is unknown. */
-    for (size_t i = 0; i < d->ntasks; i++) {
-        struct wtask *t = d->tasks[i];
-        if (!t || !t->utid || t->st == THREAD_DEAD)
+    /* Every task of this CPU: what it did during the gap is unknown. Once
+     * unknown, a task needs nothing from a later gap here until a record
+     * says what it does, which puts it on the list again (note()). */
+    struct tid_list *l = &d->cpu[ci].gap_list;
+    d->gap_cpu = (int)ci; /* what it makes unknown here stays off the list */
+    for (size_t i = 0; i < l->n; i++) {
+        struct wtask *t = find(d, l->tid[i]);
+        if (!t)
+            continue; /* exited, and let go */
+        t->on_gap_list[ci / 64] &= ~(1ull << (ci % 64));
+        if (!t->utid || t->st == THREAD_DEAD)
             continue;
         if (t->st_cpu != (int)ci && t->cpu != (int)ci)
             continue;
         if (t->wake_pending)
             wakeup_write(d, t, 0, 0);
-        if (t->st == TS_NONE)
+        if (t->st == TS_NONE || t->st == THREAD_UNKNOWN)
             continue;
         if (t->st_ts > from) {
             /* It changed state during the gap (woken from another CPU):
@@ -281,14 +397,16 @@ void derive_gap(struct derive *d, unsigned ci, uint64_t from)
             state_set(d, t, THREAD_UNKNOWN, from, (int)ci, 0);
         }
     }
+    l->n = 0;
+    d->gap_cpu = -1;
 }
 
 void derive_finish(struct derive *d, uint64_t end)
 {
     for (unsigned k = 0; k < TRACE_MAX_CPUS; k++)
         slice_close(d, k, end > d->cpu[k].last_ts ? end : d->cpu[k].last_ts, NULL, "trace_end");
-    for (size_t i = 0; i < d->ntasks; i++) {
-        struct wtask *t = d->tasks[i];
+    for (size_t i = 0; i < d->nslots; i++) {
+        struct wtask *t = d->slots[i].t;
         if (!t || !t->utid)
             continue;
         if (t->wake_pending)
@@ -302,7 +420,7 @@ void derive_write_threads(struct derive *d)
 {
     sqlite3_stmt *s = d->b->st[S_THREAD];
     for (size_t i = 0; i < d->ndirty; i++) {
-        struct wtask *t = d->tasks[d->dirty[i]];
+        struct wtask *t = find(d, d->dirty[i]);
         B_INT(s, 1, t->utid);
         B_INT(s, 2, d->b->trace_id);
         B_INT(s, 3, t->tid);
@@ -319,12 +437,27 @@ void derive_write_threads(struct derive *d)
         t->dirty = 0;
     }
     d->ndirty = 0;
+    /* Their rows are written now: the deaths that waited may go. */
+    for (size_t i = 0; i < d->dead_owing.n; i++)
+        tids_push(&d->dead, d->dead_owing.tid[i]);
+    d->dead_owing.n = 0;
+}
+
+void derive_init(struct derive *d, struct db_batch *b)
+{
+    memset(d, 0, sizeof *d);
+    d->b = b;
+    d->gap_cpu = -1;
 }
 
 void derive_free(struct derive *d)
 {
-    for (size_t i = 0; i < d->ntasks; i++)
-        free(d->tasks[i]);
-    free(d->tasks);
+    for (size_t i = 0; i < d->nslots; i++)
+        free(d->slots[i].t);
+    free(d->slots);
+    free(d->dead.tid);
+    free(d->dead_owing.tid);
+    for (unsigned k = 0; k < TRACE_DEC_NCPU; k++)
+        free(d->cpu[k].gap_list.tid);
     free(d->dirty);
 }

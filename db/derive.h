@@ -24,8 +24,17 @@
  * and keeps what thread says of it; a task whose row changed is dirty until
  * derive_write_threads() writes it.
  *
+ * Bounds (docs/trace-format.md, "Bounds"): the table is a hash of the tasks
+ * held, so its size follows the tasks a trace has, never the largest id;
+ * it holds at most DERIVE_MAX_TASKS, and at that limit it lets go of the
+ * tasks that exited and whose rows are written. A gap looks only at the
+ * tasks on its CPU's gap list (those whose state or home CPU named that
+ * CPU since its last gap), so its work is paid for by the records that put
+ * them there, not by every task of the trace.
+ *
  * Contract: rows go to d->b as batch.h says; a record that names an
- * impossible task id gets no task (NULL) and is counted in bad_tid.
+ * impossible task id gets no task (NULL) and is counted in bad_tid, one
+ * that names a new task beyond DERIVE_MAX_TASKS in tasks_over_limit.
  */
 #ifndef RUNQ_DB_DERIVE_H
 #define RUNQ_DB_DERIVE_H
@@ -41,6 +50,11 @@
 /* A task's thread_state (db/events.h); before its first record it has
  * none, and no row to write. */
 #define TS_NONE THREAD_NSTATES
+
+/* Task ids a trace may use: 0 .. DERIVE_MAX_TID - 1. */
+#define DERIVE_MAX_TID (1 << 22)
+/* Tasks held at once (exited ones let go first). */
+#define DERIVE_MAX_TASKS (1 << 16)
 
 struct wtask {
     int64_t utid; /* 0: not seen yet */
@@ -61,24 +75,45 @@ struct wtask {
     int waker_cpu, wake_cpu;
     /* how its running slice ends (from LEAVE) */
     const char *end_state, *end_reason;
+    uint64_t on_gap_list[TRACE_MAX_CPUS / 64]; /* bit k: on CPU k's gap list */
+};
+
+struct tid_list {
+    int32_t *tid;
+    size_t n, cap;
 };
 
 struct wcpu {
     int seen, known;
     int32_t curr;
     uint64_t slice_start, first_ts, last_ts, records;
+    struct tid_list gap_list; /* the tasks a gap here must look at */
+};
+
+/* One slot of the task hash: t NULL when free. */
+struct wslot {
+    int32_t tid;
+    struct wtask *t;
 };
 
 struct derive {
     struct db_batch *b;   /* where the rows go */
     int64_t next_utid;    /* utids are unique across the database */
-    struct wtask **tasks; /* by tid; allocated lazily */
-    size_t ntasks;
+    struct wslot *slots;  /* tid -> task, open addressing, a power of two */
+    size_t nslots, nheld;
+    struct tid_list dead; /* exited tasks, oldest first from dead_head */
+    size_t dead_head;
+    struct tid_list dead_owing; /* exited, a row still to write: back to dead at the next write */
     int32_t *dirty;       /* tids whose thread row is to be written */
     size_t ndirty, dirty_cap;
     struct wcpu cpu[TRACE_DEC_NCPU]; /* seen, first_ts, last_ts, records: kept by the writer */
-    uint64_t bad_tid, wakeups_unmatched;
+    unsigned ncpus;       /* the stream header's CPU count; 0: none seen yet */
+    uint64_t bad_tid, wakeups_unmatched, tasks_over_limit, bad_cpu;
+    int gap_cpu;          /* the CPU whose gap is being made: note() leaves it be */
 };
+
+/* An empty derive writing through b. */
+void derive_init(struct derive *d, struct db_batch *b);
 
 /* Task tid as of ts, created (utid, start_ts) at its first mention and
  * marked dirty; NULL for TRACE_TASK_NONE or an impossible id. Exits on out

@@ -436,6 +436,14 @@ int events_load(struct events *t, sqlite3 *db, int64_t trace_id, char *err, size
     t->end_ts = sqlite3_column_int64(st, 5);
     sqlite3_finalize(st);
     t->eevdf = strcmp(t->policy, "eevdf") == 0;
+    /* Whatever the database says, a trace has at most the format's CPUs:
+     * a number beyond them (a file edited, or not runq's) would size every
+     * per-CPU array of runq step. */
+    if (t->ncpus < 0 || t->ncpus > (int)TRACE_MAX_CPUS) {
+        snprintf(err, errlen, "trace %lld says it has %d CPUs; a runq trace has 1 to %u: the database is damaged",
+                 (long long)t->trace_id, t->ncpus, TRACE_MAX_CPUS);
+        return -1;
+    }
 
     int thcap = 0;
     if (prep(db, "SELECT utid, tid, coalesce(name,''), coalesce(cpu,0), coalesce(nice,0), is_idle, "
@@ -452,6 +460,8 @@ int events_load(struct events *t, sqlite3 *db, int64_t trace_id, char *err, size
         th->nice = (int)sqlite3_column_int64(st, 4);
         th->is_idle = sqlite3_column_int64(st, 5) != 0;
         th->slice_ns = sqlite3_column_int64(st, 6);
+        if (th->cpu < 0 || th->cpu >= (int)TRACE_MAX_CPUS)
+            th->cpu = 0; /* not a CPU a trace can have: its home is unknown */
         if (th->cpu + 1 > t->ncpus)
             t->ncpus = th->cpu + 1;
     }
@@ -462,6 +472,20 @@ int events_load(struct events *t, sqlite3 *db, int64_t trace_id, char *err, size
     for (int k = 0; k < EVENT_NKINDS; k++)
         if (load_kind(t, db, (enum event_kind)k, leave_dl, &evcap, &kfcap, err, errlen))
             return -1;
+    /* Events on a CPU no trace can have are not events of this one. */
+    int kept = 0;
+    for (int i = 0; i < t->nev; i++) {
+        if (t->ev[i].cpu >= (int)TRACE_MAX_CPUS || t->ev[i].cpu < -1) {
+            if (t->ev[i].kind == EVENT_SET)
+                free((void *)t->ev[i].set.name);
+            else if (t->ev[i].kind == EVENT_MARK)
+                free((void *)t->ev[i].mark.name);
+            t->bad_cpu++;
+            continue;
+        }
+        t->ev[kept++] = t->ev[i];
+    }
+    t->nev = kept;
     for (int i = 0; i < t->nev; i++)
         if (t->ev[i].cpu >= t->ncpus)
             t->ncpus = t->ev[i].cpu + 1;

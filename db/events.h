@@ -211,6 +211,7 @@ struct events {
     int nev;
     struct event_kf_entry *kf;
     int nkf;
+    int bad_cpu; /* events left out: they named a CPU beyond TRACE_MAX_CPUS */
 };
 
 /*

@@ -128,6 +128,8 @@ static void on_keyframe(struct derive *d, const struct trace_rec_keyframe *k)
 
 static void on_stream(struct derive *d, const struct trace_rec_stream *r)
 {
+    if (r->ncpus >= 1 && r->ncpus <= TRACE_MAX_CPUS)
+        d->ncpus = r->ncpus;
     const char *tail = (const char *)(r + 1);
     char policy[TRACE_POLICY_LEN + 1];
     trace_copy_str(policy, r->policy, TRACE_POLICY_LEN);
@@ -206,8 +208,42 @@ static void on_counters(struct derive *d, const struct trace_rec_counters *k)
     }
 }
 
+/* Does every CPU number r carries name a CPU of the trace (the header's
+ * count, or the format's 256 before a header)? A MARK's may be the
+ * stream-wide 0xFFFF. */
+static bool cpus_ok(const struct derive *d, const struct trace_rec_hdr *r)
+{
+    unsigned n = d->ncpus ? d->ncpus : TRACE_MAX_CPUS;
+#define IN(x) ((unsigned)(x) < n)
+    switch (r->type) {
+    case TRACE_REC_TASK_NEW:
+    case TRACE_REC_TASK_EXIT:
+    case TRACE_REC_TASK_RENAME: return IN(((const struct trace_rec_task *)r)->cpu);
+    case TRACE_REC_WAKE: {
+        const struct trace_rec_wake *w = (const void *)r;
+        return IN(w->target_cpu) && (IN(w->waker_cpu) || w->waker_cpu == TRACE_CPU_GLOBAL);
+    }
+    case TRACE_REC_JOIN: return IN(((const struct trace_rec_join *)r)->cpu);
+    case TRACE_REC_PICK: return IN(((const struct trace_rec_pick *)r)->cpu);
+    case TRACE_REC_LEAVE: return IN(((const struct trace_rec_leave *)r)->cpu);
+    case TRACE_REC_TICK: return IN(((const struct trace_rec_tick *)r)->cpu);
+    case TRACE_REC_COUNTERS: return IN(((const struct trace_rec_counters *)r)->cpu);
+    case TRACE_REC_KEYFRAME: return IN(((const struct trace_rec_keyframe *)r)->cpu);
+    case TRACE_REC_MARK: {
+        uint16_t c = ((const struct trace_rec_mark *)r)->cpu;
+        return IN(c) || c == TRACE_CPU_GLOBAL;
+    }
+    default: return true;
+    }
+#undef IN
+}
+
 void ingest_record(struct derive *d, unsigned ci, const struct trace_rec_hdr *r)
 {
+    if (!cpus_ok(d, r)) {
+        d->bad_cpu++; /* a CPU the trace does not have: corrupt, not stored */
+        return;
+    }
     switch (r->type) {
     case TRACE_REC_STREAM: on_stream(d, (const void *)r); break;
     case TRACE_REC_TASK_NEW:
@@ -227,7 +263,7 @@ void ingest_record(struct derive *d, unsigned ci, const struct trace_rec_hdr *r)
 }
 
 void ingest_gap(struct derive *d, unsigned ci, uint64_t ts_next, uint32_t packets_lost,
-                uint32_t records_dropped)
+                uint32_t records_dropped, uint32_t records_late)
 {
     const struct wcpu *c = &d->cpu[ci];
     uint64_t from = c->seen ? c->last_ts : ts_next;
@@ -238,6 +274,7 @@ void ingest_gap(struct derive *d, unsigned ci, uint64_t ts_next, uint32_t packet
     B_INT(s, 4, ts_next);
     B_INT(s, 5, packets_lost);
     B_INT(s, 6, records_dropped);
+    B_INT(s, 7, records_late);
     run(d->b, s, "data_gap");
     if (ci != TRACE_DEC_GLOBAL)
         derive_gap(d, ci, from);

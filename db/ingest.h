@@ -18,9 +18,10 @@
 /* Record r of ring ci (trace_dec_cpu_index); END is the writer's. */
 void ingest_record(struct derive *d, unsigned ci, const struct trace_rec_hdr *r);
 
-/* CPU ci (or TRACE_DEC_GLOBAL) lost packets_lost packets and
- * records_dropped records between its last record and one at ts_next. */
+/* CPU ci (or TRACE_DEC_GLOBAL) lost packets_lost packets, records_dropped
+ * records in its ring and records_late records too late to merge, between
+ * its last record and one at ts_next. */
 void ingest_gap(struct derive *d, unsigned ci, uint64_t ts_next, uint32_t packets_lost,
-                uint32_t records_dropped);
+                uint32_t records_dropped, uint32_t records_late);
 
 #endif

@@ -21,6 +21,8 @@ static const struct step {
     { "ALTER TABLE trace ADD COLUMN control TEXT", "trace", "control" },
     /* 3: trace format 2's LEAVE carries the task's deadline (NULL before) */
     { "ALTER TABLE eevdf_leave ADD COLUMN deadline INTEGER", "eevdf_leave", "deadline" },
+    /* 4: records the merge could not put in time order are loss, with a gap */
+    { "ALTER TABLE data_gap ADD COLUMN records_late INTEGER", "data_gap", "records_late" },
 };
 
 #define NSTEPS ((int)(sizeof steps / sizeof steps[0]))

@@ -199,7 +199,8 @@ CREATE TABLE IF NOT EXISTS data_gap (
     ts_start        INTEGER,          -- last record before the gap
     ts_end          INTEGER,          -- first record after it
     packets_lost    INTEGER,
-    records_dropped INTEGER
+    records_dropped INTEGER,
+    records_late    INTEGER           -- arrived too late to merge, not stored (NULL before version 4)
 );
 
 CREATE TABLE IF NOT EXISTS stats (

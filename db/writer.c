@@ -89,12 +89,12 @@ void db_writer_record(struct db_writer *w, unsigned cpu, const struct trace_rec_
 }
 
 void db_writer_gap(struct db_writer *w, unsigned cpu, uint64_t ts_next, uint32_t packets_lost,
-                   uint32_t records_dropped)
+                   uint32_t records_dropped, uint32_t records_late)
 {
     if (w->b.failed)
         return;
     batch_begin(&w->b);
-    ingest_gap(&w->d, trace_dec_cpu_index((uint16_t)cpu), ts_next, packets_lost, records_dropped);
+    ingest_gap(&w->d, trace_dec_cpu_index((uint16_t)cpu), ts_next, packets_lost, records_dropped, records_late);
 }
 
 /* ---- commit, stats ---- */
@@ -135,7 +135,11 @@ static void write_stats(struct db_writer *w)
             ROW(records_dropped, "data_loss", 1, "records the kernel's ring dropped"),
             ROW(gaps, "data_loss", 1, "places where something was lost"),
             ROW(bytes_truncated, "data_loss", 0, "bytes of a packet cut off at the end"),
-            ROW(seq_resets, "error", 1, "sequence numbers going backwards"),
+            ROW(stream_restarts, "error", 1, "new stream headers starting the sequence numbers over"),
+            ROW(packets_duplicate, "error", 1, "packets repeating their CPU's last sequence number, dropped"),
+            ROW(packets_behind, "error", 1, "packets behind their CPU's sequence (replayed or late), dropped"),
+            ROW(packets_after_end, "error", 1, "packets after the END record, which belong to no trace, dropped"),
+            ROW(packets_bad_cpu, "error", 1, "packets from a CPU the stream header does not have, dropped"),
             ROW(bad_records, "error", 1, "malformed records in good packets"),
             ROW(unknown_records, "info", 1, "records of unknown types, skipped"),
 #undef ROW
@@ -155,6 +159,10 @@ static void write_stats(struct db_writer *w)
         }
     }
     stat_row(w, "bad_task_ids", -1, "error", w->d.bad_tid, "records naming an impossible task id");
+    stat_row(w, "tasks_over_limit", -1, "error", w->d.tasks_over_limit,
+             "records naming a new task while 65536 are held (the limit), not stored");
+    stat_row(w, "bad_cpu_records", -1, "error", w->d.bad_cpu,
+             "records naming a CPU the stream header does not have, not stored");
     stat_row(w, "wakeups_unmatched", -1, "info", w->d.wakeups_unmatched,
              "wakeups whose run was not seen (gap, trace end, woken twice)");
     for (int i = 0; i < w->nextra; i++)
@@ -464,7 +472,7 @@ struct db_writer *db_writer_open(const char *path, const char *source, char *err
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    w->d.b = &w->b;
+    derive_init(&w->d, &w->b);
     /* A database is a regular file: SQLite would put its journal beside
      * anything else (`--db /dev/null` as root left /dev/null-journal). */
     struct stat st;

@@ -50,9 +50,10 @@ void db_writer_set_decoder(struct db_writer *w, const struct trace_decoder *d);
 /* One record produced by ring `cpu` (0..255 or TRACE_CPU_GLOBAL). */
 void db_writer_record(struct db_writer *w, unsigned cpu, const struct trace_rec_hdr *r);
 
-/* CPU cpu lost packets/records between its last record and one at ts_next. */
+/* CPU cpu lost packets/records between its last record and one at
+ * ts_next (records_late: those the merge could not put in order). */
 void db_writer_gap(struct db_writer *w, unsigned cpu, uint64_t ts_next, uint32_t packets_lost,
-                   uint32_t records_dropped);
+                   uint32_t records_dropped, uint32_t records_late);
 
 /* Extra stats row kept by the caller (e.g. the merge's late records). */
 void db_writer_set_stat(struct db_writer *w, const char *name, const char *severity, uint64_t value,

@@ -16,6 +16,7 @@ gcc:gcc
 make:make
 ld:binutils
 clang:clang
+/usr/bin/time:time
 "
 
 missing=""

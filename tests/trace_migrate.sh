@@ -87,17 +87,19 @@ migrates() {
     fi
 }
 
-# Version 1 (git show 0069d36:db/schema.sql): neither column.
-old v1 trace.control eevdf_leave.deadline && migrates v1
+# Version 1 (git show 0069d36:db/schema.sql): none of the later columns.
+old v1 trace.control eevdf_leave.deadline data_gap.records_late && migrates v1
 # Version 2: the control socket, no deadline.
-old v2 eevdf_leave.deadline && migrates v2
+old v2 eevdf_leave.deadline data_gap.records_late && migrates v2
 # What runqs from version 3 until versions were stamped made: every
-# column, user_version 0.
-old v3_unstamped && migrates v3_unstamped
+# column of version 3, user_version 0.
+old v3_unstamped data_gap.records_late && migrates v3_unstamped
+# Version 3, stamped: no data_gap.records_late.
+old v3 data_gap.records_late && sq "$T/v3.db" "PRAGMA user_version = 3" && migrates v3
 
 # A step that fails (version 1 less its eevdf_leave: step 3 cannot run)
 # leaves the database as it was: step 2's column is rolled back too.
-if old broken trace.control eevdf_leave.deadline && sq "$T/broken.db" "DROP TABLE eevdf_leave"; then
+if old broken trace.control eevdf_leave.deadline data_gap.records_late && sq "$T/broken.db" "DROP TABLE eevdf_leave"; then
     "$RUNQ" record --db "$T/broken.db" --file "$T/s.bin" >/dev/null 2>"$T/broken.err"
     rc=$?
     has_control=$(sq "$T/broken.db" "SELECT COUNT(*) FROM pragma_table_info('trace') WHERE name = 'control'")

@@ -9,6 +9,7 @@
  * wrong may itself be right, but a cut inside the payload would then make
  * the reader swallow the next good packet.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,32 +99,77 @@ static void skip_bytes(struct trace_decoder *d, size_t n)
     d->c.bytes_skipped += n;
 }
 
-static void deliver(struct trace_decoder *d, const struct trace_pkt_hdr *h, const uint8_t *payload)
+/* Does the stream-wide packet h begin with a stream header? */
+static int opens_with_header(const struct trace_pkt_hdr *h, const uint8_t *payload)
+{
+    const struct trace_rec_hdr *r = (const struct trace_rec_hdr *)payload;
+    return h->cpu == TRACE_CPU_GLOBAL && h->len >= sizeof(struct trace_rec_stream) &&
+           r->type == TRACE_REC_STREAM && r->size >= sizeof(struct trace_rec_stream) && r->size <= h->len;
+}
+
+/* Counts a packet that is dropped whole, in the stream's and its CPU's
+ * counter at offset off of struct trace_dec_counts. */
+static void drop_packet(struct trace_decoder *d, unsigned ci, size_t off)
+{
+    ++*(uint64_t *)((char *)&d->c + off);
+    ++*(uint64_t *)((char *)&d->cpu[ci] + off);
+}
+
+/* Where packet h stands in its CPU's numbering: 0 to deliver it (lost and
+ * dropped set), -1 to drop it (counted). A new stream is a stream-wide
+ * packet numbered 0 that opens with a stream header: the header alone is
+ * not enough, since producers repeat it (format.h). */
+static int sequence(struct trace_decoder *d, const struct trace_pkt_hdr *h, const uint8_t *payload,
+                    uint32_t *lost, uint32_t *dropped)
 {
     unsigned ci = trace_dec_cpu_index(h->cpu);
     struct trace_cpu_seq *s = &d->seq[ci];
-    struct trace_dec_counts *pc = &d->cpu[ci];
-    uint32_t lost = 0, dropped = 0;
-
-    end_skip_run(d);
+    *lost = *dropped = 0;
     if (s->seen) {
         uint32_t step = h->seq - s->seq;
         if (step == 0 || step > 0x80000000u) {
-            d->c.seq_resets++;
-            pc->seq_resets++;
-        } else {
-            lost = step - 1;
+            if (step == 0 || h->seq != 0 || !opens_with_header(h, payload)) {
+                drop_packet(d, ci, step == 0 ? offsetof(struct trace_dec_counts, packets_duplicate)
+                                             : offsetof(struct trace_dec_counts, packets_behind));
+                return -1;
+            }
+            /* A new stream: every CPU's numbering starts again. */
+            d->c.stream_restarts++;
+            d->cpu[ci].stream_restarts++;
+            memset(d->seq, 0, sizeof d->seq);
+            return sequence(d, h, payload, lost, dropped);
         }
-        dropped = h->dropped - s->dropped;
-        if (dropped > 0x80000000u) /* counter went backwards: a restart */
-            dropped = 0;
+        *lost = step - 1;
+        *dropped = h->dropped - s->dropped;
+        if (*dropped > 0x80000000u) /* the counter went backwards: not a drop */
+            *dropped = 0;
     } else if (h->seq == 0) {
         /* We saw this CPU from its first packet: all its drops count. */
-        dropped = h->dropped;
+        *dropped = h->dropped;
     }
     s->seen = 1;
     s->seq = h->seq;
     s->dropped = h->dropped;
+    return 0;
+}
+
+static void deliver(struct trace_decoder *d, const struct trace_pkt_hdr *h, const uint8_t *payload)
+{
+    unsigned ci = trace_dec_cpu_index(h->cpu);
+    struct trace_dec_counts *pc = &d->cpu[ci];
+    uint32_t lost, dropped;
+
+    end_skip_run(d);
+    if (d->ended) {
+        drop_packet(d, ci, offsetof(struct trace_dec_counts, packets_after_end));
+        return;
+    }
+    if (d->ncpus && ci != TRACE_DEC_GLOBAL && ci >= d->ncpus) {
+        drop_packet(d, ci, offsetof(struct trace_dec_counts, packets_bad_cpu));
+        return;
+    }
+    if (sequence(d, h, payload, &lost, &dropped) != 0)
+        return;
     if (lost || dropped) {
         d->c.gaps++;
         pc->gaps++;
@@ -156,8 +202,17 @@ static void deliver(struct trace_decoder *d, const struct trace_pkt_hdr *h, cons
         } else {
             d->c.records++;
             pc->records++;
+            if (r->type == TRACE_REC_STREAM) {
+                const struct trace_rec_stream *st = (const struct trace_rec_stream *)r;
+                if (st->ncpus >= 1 && st->ncpus <= TRACE_MAX_CPUS)
+                    d->ncpus = st->ncpus;
+            }
             if (d->ops.record)
                 d->ops.record(d->ctx, h, r);
+            if (r->type == TRACE_REC_END) {
+                d->ended = 1; /* the rest of this packet too belongs to no trace */
+                break;
+            }
         }
         off += r->size;
     }

@@ -10,6 +10,13 @@
  *   - a record is delivered only from a packet whose header CRC and payload
  *     CRC both matched, and only if it lies inside that payload and is at
  *     least its type's fixed size (variable parts checked too);
+ *   - a packet is delivered at most once and in its CPU's order: one with
+ *     the same seq as its CPU's last is a duplicate, one behind it a replay
+ *     or a late arrival; both are dropped and counted. Only a new stream
+ *     header (a STREAM record opening a stream-wide packet whose seq went
+ *     back) starts every CPU's numbering over, counted as a restart;
+ *   - nothing after the END record is delivered (it belongs to no trace),
+ *     nor a packet of a CPU beyond the stream header's count;
  *   - pointers passed to callbacks are valid only during the callback;
  *   - no input can make it read out of bounds, loop, or allocate more than
  *     one window (about 128 KiB) — the fuzzer (tests/trace_fuzz.c) holds it
@@ -38,7 +45,11 @@ struct trace_dec_counts {
     uint64_t packets_lost;    /* sequence number jumps */
     uint64_t records_dropped; /* increases of producers' dropped counters */
     uint64_t gaps;            /* packets after which something was lost */
-    uint64_t seq_resets;      /* a CPU's seq went backwards (producer restarted) */
+    uint64_t stream_restarts; /* a new stream header started the sequence numbers over */
+    uint64_t packets_duplicate; /* same CPU and seq as the last packet: dropped */
+    uint64_t packets_behind;  /* seq behind the CPU's last (replayed or late): dropped */
+    uint64_t packets_after_end; /* after the END record: belong to no trace, dropped */
+    uint64_t packets_bad_cpu; /* from a CPU the stream header does not have: dropped */
     uint64_t bytes_truncated; /* left at the end, not a whole packet */
     uint64_t bad_records;     /* malformed records in CRC-good packets */
     uint64_t unknown_records; /* types this reader does not know, skipped */
@@ -66,6 +77,8 @@ struct trace_cpu_seq {
 
 struct trace_decoder {
     struct trace_dec_ops ops;
+    unsigned ncpus;  /* the stream header's CPU count; 0: no header yet */
+    int ended;       /* the END record was delivered: nothing more is */
     void *ctx;
     uint8_t *buf; /* window: bytes not yet consumed */
     size_t len, cap;

@@ -571,6 +571,9 @@ void step_render(const struct step *s, int k, int width, struct step_text *t)
     int64_t now = v->cur >= 0 ? rp->tr.ev[v->cur].ts - rp->tr.start_ts : 0;
     step_text_add(t, "%s, %d cpus, %d Hz: event %d of %d, t=%sus", v->label, rp->tr.ncpus, rp->tr.tick_hz, v->cur,
                   rp->tr.nev, us(now));
+    if (rp->tr.bad_cpu)
+        step_text_add(t, "  (left out: %d event(s) naming a CPU beyond %u, which no trace has)", rp->tr.bad_cpu,
+                      TRACE_MAX_CPUS - 1);
     char line[512];
     for (int i = v->cur - 2; i <= v->cur + 2; i++) {
         if (i < 0 || i >= rp->tr.nev)
