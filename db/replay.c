@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "db/replay.h"
+#include "db/vtime.h"
 
 #define RP_CKPT 2048
 
@@ -156,10 +157,12 @@ static void fix_current(const struct replay *rp, struct rp_cpu *c)
     for (int i = 0; i < c->n; i++) {
         struct rp_ent *x = &c->e[i];
         int64_t slice = x->slice_ns ? x->slice_ns : base_slice_ns(rp->tr.ncpus);
-        int64_t sv = x->weight > 0 ? slice * 1024 / x->weight : slice;
-        if (sv <= 0 || x->deadline > x->vruntime)
+        __int128 sv = x->weight > 0 ? (__int128)slice * 1024 / x->weight : slice;
+        if (sv <= 0 || sv > INT64_MAX || !vt_before(x->deadline, x->vruntime))
             continue;
-        x->deadline += ((x->vruntime - x->deadline) / sv + 1) * sv;
+        /* whole slices until it is ahead again, modulo 2^64 as the times are */
+        uint64_t behind = (uint64_t)vt_sub(x->vruntime, x->deadline);
+        x->deadline = vt_add(x->deadline, (int64_t)((behind / (uint64_t)sv + 1) * (uint64_t)sv));
         x->dl_estimated = true;
     }
 }
@@ -408,7 +411,7 @@ static int ent_cmp_eevdf(const void *a, const void *b)
 {
     const struct rp_ent *x = a, *y = b;
     if (x->deadline != y->deadline)
-        return x->deadline < y->deadline ? -1 : 1;
+        return vt_before(x->deadline, y->deadline) ? -1 : 1;
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 

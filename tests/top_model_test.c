@@ -59,6 +59,10 @@ static void exec(sqlite3 *db, const char *fmt, ...)
  *   cpu1: c runs 0..0.5 s and blocks; idle after; c is woken 3 times
  *   b's nice goes 0 -> 5 at 1.2 s; RUN_TO_PARITY goes off at 1.1 s
  */
+/* Added to every virtual time write_trace writes (V, vruntime, deadline;
+ * not lags), modulo 2^64 as the kernel's wrap. */
+static uint64_t vt_shift;
+
 static void write_trace(sqlite3 *db, int id, int eevdf, const char *status)
 {
     const char *pol = eevdf ? "eevdf" : "rr";
@@ -72,8 +76,9 @@ static void write_trace(sqlite3 *db, int id, int eevdf, const char *status)
          u + 1, id, u + 2, id, u + 3, id, u + 4, id, u + 5, id);
     /* v, vruntime, deadline, lag as NULL under rr */
 #define N(x) (eevdf ? sqlite3_mprintf("%lld", (long long)(x)) : sqlite3_mprintf("NULL"))
+#define NV(x) N((int64_t)((uint64_t)(x) + vt_shift))
     char *v[16];
-    v[0] = N(0), v[1] = N(0), v[2] = N(3 * MS), v[3] = N(0);
+    v[0] = NV(0), v[1] = NV(0), v[2] = NV(3 * MS), v[3] = N(0);
     exec(db, "INSERT INTO eevdf_place(trace_id,ts,cpu,utid,reason,vruntime,deadline,lag_before,lag_after,v,weight,"
              "nr_runnable) VALUES(%d,0,0,%d,'new',%s,%s,%s,%s,%s,1024,1)", id, u + 3, v[1], v[2], v[3], v[3], v[0]);
     exec(db, "INSERT INTO eevdf_pick(trace_id,ts,cpu,prev_utid,next_utid,why,v,vruntime,deadline,lag,nr_runnable) "
@@ -81,7 +86,7 @@ static void write_trace(sqlite3 *db, int id, int eevdf, const char *status)
     exec(db, "INSERT INTO eevdf_pick(trace_id,ts,cpu,prev_utid,next_utid,why,v,vruntime,deadline,lag,nr_runnable) "
              "VALUES(%d,0,1,%d,%d,'idle',%s,%s,%s,%s,1)", id, u + 2, u + 5, v[0], v[1], v[2], v[3]);
     /* b joins cpu0 at 0.2 s */
-    v[4] = N(4900000), v[5] = N(7900000), v[6] = N(100000), v[7] = N(5000000);
+    v[4] = NV(4900000), v[5] = NV(7900000), v[6] = N(100000), v[7] = NV(5000000);
     exec(db, "INSERT INTO eevdf_place(trace_id,ts,cpu,utid,reason,vruntime,deadline,lag_before,lag_after,v,weight,"
              "nr_runnable) VALUES(%d,%lld,0,%d,'wake',%s,%s,%s,%s,%s,1024,2)",
          id, 200 * MS, u + 4, v[4], v[5], v[6], v[6], v[7]);
@@ -102,14 +107,14 @@ static void write_trace(sqlite3 *db, int id, int eevdf, const char *status)
              "(%d,%lld,NULL,'feature','RUN_TO_PARITY',1,0),(%d,%lld,%d,'nice',NULL,0,5)",
          id, 1100 * MS, id, 1200 * MS, u + 4);
     /* a is preempted by b at 1.5 s */
-    v[9] = N(5100000), v[10] = N(-100000);
+    v[9] = NV(5100000), v[10] = N(-100000);
     exec(db, "INSERT INTO eevdf_leave(trace_id,ts,cpu,utid,reason,vruntime,lag,v,run_ns) VALUES"
              "(%d,%lld,0,%d,'preempt',%s,%s,%s,%lld)", id, 1500 * MS, u + 3, v[9], v[10], v[7], 1500 * MS);
     exec(db, "INSERT INTO sched_slice(trace_id,ts,dur,cpu,utid,end_state,end_reason) VALUES"
              "(%d,0,%lld,0,%d,'R+','preempt')", id, 1500 * MS, u + 3);
     exec(db, "INSERT INTO eevdf_pick(trace_id,ts,cpu,prev_utid,next_utid,why,v,vruntime,deadline,lag,nr_runnable) "
              "VALUES(%d,%lld,0,%d,%d,'preempt',%s,%s,%s,%s,2)", id, 1500 * MS, u + 3, u + 4, v[7], v[4], v[5], v[6]);
-    v[11] = N(5050000), v[12] = N(5250000);
+    v[11] = NV(5050000), v[12] = NV(5250000);
     exec(db, "INSERT INTO sched_tick(trace_id,ts,cpu,utid,v,nr_runnable) VALUES(%d,%lld,0,%d,%s,2)", id,
          1500 * MS + 200000, u + 4, v[11]);
     exec(db, "INSERT INTO sched_tick(trace_id,ts,cpu,utid,v,nr_runnable) VALUES(%d,%lld,0,%d,%s,2)", id, 2 * S,
@@ -117,6 +122,7 @@ static void write_trace(sqlite3 *db, int id, int eevdf, const char *status)
     exec(db, "INSERT INTO mark(trace_id,ts,cpu,source,name) VALUES(%d,%lld,NULL,'host','phase2')", id, 1 * S);
     for (int i = 0; i < 13; i++)
         sqlite3_free(v[i]);
+#undef NV
 #undef N
 }
 
@@ -600,7 +606,28 @@ static sqlite3 *fixture(void)
     return fixture_db;
 }
 
-/* In this order: the last three add the newest traces. */
+/* Trace 10: trace 1 with every virtual time moved by 2^63 - 5 ms, so that
+ * V and the vruntimes wrap past INT64_MAX between events: the lags and
+ * relative deadlines must be trace 1's, taken modulo 2^64 as the kernel
+ * takes them (db/vtime.h). Plain int64 subtraction gets them wrong, and
+ * is undefined: the sanitizer build stops on it. */
+static void top_model_lag_across_the_wrap(void)
+{
+    vt_shift = (uint64_t)INT64_MAX - 5 * MS;
+    write_trace(fixture(), 10, 1, "complete");
+    vt_shift = 0;
+    struct top_model *m = open_at(10, 0);
+    CHECK(m && update(m, 1500 * MS + 200000) == 0, "open/update failed");
+    const struct top_task *a = task(m, "alpha"), *b = task(m, "beta");
+    CHECK(a && b, "tasks missing");
+    CHECK(a->lag == 5050000 - 5100000, "alpha lag %lld", (long long)a->lag);
+    CHECK(a->deadline_rel == 3000000 - 5050000, "alpha deadline %lld", (long long)a->deadline_rel);
+    CHECK(b->lag == 5050000 - (4900000 + 200000), "beta lag %lld", (long long)b->lag);
+    CHECK(!a->eligible && b->lag == -50000, "eligibility across the wrap");
+    top_model_close(m);
+}
+
+/* In this order: the last four add the newest traces. */
 static const struct harness_test tests[] = {
     HARNESS_TEST(events_reason_names_parse_back),
     HARNESS_TEST(events_typed_queries_find_moments),
@@ -618,6 +645,7 @@ static const struct harness_test tests[] = {
     HARNESS_TEST(top_model_gap_ends_the_stint),
     HARNESS_TEST(top_model_deadline_survives_a_later_leave),
     HARNESS_TEST(top_model_view_started_late_knows_each_cpu),
+    HARNESS_TEST(top_model_lag_across_the_wrap),
 };
 
 int main(int argc, char **argv)

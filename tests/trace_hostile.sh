@@ -122,6 +122,30 @@ else
     failed step_refuses_a_trace_of_2e9_cpus "exit $rc: $(head -c 300 "$T/step.out")"
 fi
 
+# Virtual times at the int64 limits (a wrapped trace, or a database made
+# to look like one): runq step (the sanitizer build in make test) goes
+# through every event, the number line included, with no undefined
+# arithmetic (db/vtime.h).
+cp "$T/base0.bin" "$T/wrap.bin" && "$RUNQ" record --db "$T/wrap.db" --file "$T/wrap.bin" >/dev/null 2>&1
+sqlite3 "$T/wrap.db" "
+    UPDATE eevdf_pick SET v = 9223372036854775000 + (ts % 700), vruntime = -9223372036854775000,
+        deadline = 9223372036854775807, lag = -9223372036854775807;
+    UPDATE eevdf_place SET vruntime = 9223372036854775807 - (ts % 1000), deadline = -9223372036854775807,
+        lag_before = 9223372036854775807, lag_after = -9223372036854775808, v = -9223372036854775000;
+    UPDATE eevdf_leave SET vruntime = -9223372036854775807, lag = 9223372036854775807, v = 9223372036854775807,
+        deadline = -9223372036854775807;
+    UPDATE queue_snapshot SET v = 9223372036854775807, vruntime = -9223372036854775808,
+        deadline = 9223372036854775807, lag = -9223372036854775808;
+    UPDATE sched_tick SET v = -9223372036854775808;"
+{ for c in 0 1 2 3; do echo "c $c"; for i in $(seq 40); do echo n; done; done; echo q; } |
+    timeout 120 "$RUNQ" step --db "$T/wrap.db" --plain 1 >"$T/wrap.out" 2>&1
+rc=$?
+if [ "$rc" = 0 ] && ! grep -q "runtime error" "$T/wrap.out" && grep -q "virtual us across" "$T/wrap.out"; then
+    pass "step_at_the_int64_limits"
+else
+    failed step_at_the_int64_limits "exit $rc: $(grep -m1 "runtime error" "$T/wrap.out" || tail -c 300 "$T/wrap.out")"
+fi
+
 # Streams made from a real one.
 "$GEN" --seed 3 --ms 1000 --out "$T/base.bin" || { failed fixture "trace_gen"; exit 1; }
 npk=$("$HOSTILE" mangle count <"$T/base.bin")

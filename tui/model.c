@@ -11,6 +11,7 @@
 #include "db/events.h"
 #include "db/readable.h"
 #include "db/recorder_lock.h"
+#include "db/vtime.h"
 #include "tui/model.h"
 #include "weights.h"
 
@@ -421,7 +422,7 @@ static void on_join(struct top_model *m, const struct event *e, uint64_t ts)
         if (e->join.weight > 0)
             t->weight = e->join.weight;
         if (e->has_v)
-            t->lag_ev = e->v - t->vruntime; /* the kernel's lag after placing */
+            t->lag_ev = vt_sub(e->v, t->vruntime); /* the kernel's lag after placing */
     }
 }
 
@@ -465,7 +466,7 @@ static void on_pick(struct top_model *m, const struct event *e, uint64_t ts)
     task_set_state(next, THREAD_RUNNING, ts, RANK_PICK, c->cpu);
     task_set_eevdf(next, e->has_eevdf, e->pick.vruntime, e->has_eevdf, e->pick.deadline, false, 0, ts, RANK_PICK);
     if (next->ev_ts == ts && next->ev_rank == RANK_PICK && e->has_v)
-        next->lag_ev = e->v - next->vruntime; /* as the kernel's lag at a pick */
+        next->lag_ev = vt_sub(e->v, next->vruntime); /* as the kernel's lag at a pick */
     if (ts >= c->pick_ts) {
         c->pick_ts = ts;
         if (cpu_switch_to(m, c, task_index(m, next), ts))
@@ -957,9 +958,9 @@ static void derive_eevdf(struct top_model *m)
             continue;
         int64_t v = t->vruntime;
         if (t->state == THREAD_RUNNING && c->v_ts > t->ev_ts && t->weight > 0)
-            v += (int64_t)((c->v_ts - t->ev_ts) * SCHED_WEIGHT_NICE_0 / (uint64_t)t->weight);
-        t->lag = c->v - v;
-        t->deadline_rel = t->deadline - c->v;
+            v = vt_add(v, (int64_t)((c->v_ts - t->ev_ts) * SCHED_WEIGHT_NICE_0 / (uint64_t)t->weight));
+        t->lag = vt_sub(c->v, v);
+        t->deadline_rel = vt_sub(t->deadline, c->v);
         t->eligible = t->lag >= 0;
     }
 }

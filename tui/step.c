@@ -11,6 +11,7 @@
 #include <sqlite3.h>
 
 #include "db/readable.h"
+#include "db/vtime.h"
 #include "tui/step.h"
 
 void step_text_add(struct step_text *t, const char *fmt, ...)
@@ -411,12 +412,12 @@ void step_explain_pick(const struct step_view *v, int i, struct step_text *t)
     int nelig = 0;
     for (int k = 0; k < n; k++) {
         struct rp_ent *x = &q[k];
-        if (x->delayed || x->vruntime > V)
+        if (x->delayed || vt_before(V, x->vruntime))
             continue;
         nelig++;
         if (x->dl_estimated && x->utid != next_utid)
             continue; /* its deadline is not in the trace: it cannot be said to beat anyone */
-        if (!best || x->deadline < best->deadline || (x->deadline == best->deadline && x->seq < best->seq))
+        if (!best || vt_before(x->deadline, best->deadline) || (x->deadline == best->deadline && x->seq < best->seq))
             best = x;
     }
     step_text_add(t, "  V = %s (virtual us); %d of the %d on the queue eligible", us(V), nelig, n);
@@ -427,17 +428,17 @@ void step_explain_pick(const struct step_view *v, int i, struct step_text *t)
         step_text_add(t, "  cut in by PREEMPT_SHORT: it woke with a shorter slice (%s us) than %s's and is eligible "
                          "with an earlier deadline, so %s's protected stretch was ignored",
                       slice_str(win->slice_ns), prev, prev);
-    } else if (kept && best && best != win && win->vruntime <= V) {
+    } else if (kept && best && best != win && !vt_before(V, win->vruntime)) {
         step_text_add(t, "  kept by RUN_TO_PARITY: %s is still inside its protected stretch (until its deadline "
                          "or the shortest slice queued), so %s, eligible with the earlier deadline %s, waits",
                       next, replay_name(rp, best->utid), us(best->deadline));
     } else if (best == win) {
         step_text_add(t, "  %s: eligible (lag %s >= 0) with the earliest deadline (%s) of the %d eligible",
-                      kept ? "kept, still" : "won", sus(V - win->vruntime), us(win->deadline), nelig);
+                      kept ? "kept, still" : "won", sus(vt_sub(V, win->vruntime)), us(win->deadline), nelig);
     } else {
         step_text_add(t, "  won, though the rebuilt queue has %s (lag %s) with deadline %s: the queue between "
                          "keyframes is approximate for the task on the CPU",
-                      next, sus(V - win->vruntime), us(win->deadline));
+                      next, sus(vt_sub(V, win->vruntime)), us(win->deadline));
     }
     if (n > 1)
         step_text_add(t, "  passed over:");
@@ -446,12 +447,12 @@ void step_explain_pick(const struct step_view *v, int i, struct step_text *t)
         if (x == win)
             continue;
         const char *nm = replay_name(rp, x->utid);
-        int64_t lag = V - x->vruntime;
+        int64_t lag = vt_sub(V, x->vruntime);
         if (x->delayed)
             step_text_add(t, "    %-16s delayed: it blocked while ineligible and stays queued until its debt is "
                              "paid (DELAY_DEQUEUE); never picked (lag now %s)",
                           nm, sus(lag));
-        else if (lag >= 0 && x->dl_estimated && win && x->deadline <= win->deadline)
+        else if (lag >= 0 && x->dl_estimated && win && !vt_before(win->deadline, x->deadline))
             step_text_add(t, "    %-16s eligible (lag %s); its deadline was renewed while it ran and the trace "
                              "does not carry the new one (estimated %s)",
                           nm, sus(lag), us(x->deadline));
@@ -461,7 +462,7 @@ void step_explain_pick(const struct step_view *v, int i, struct step_text *t)
             step_text_add(t, "    %-16s eligible, lag %s, deadline %s", nm, sus(lag), us(x->deadline));
         else if (e->pick.why == TRACE_WHY_PREEMPT_SHORT && x->utid == prev_utid)
             step_text_add(t, "    %-16s eligible, but its protected stretch was cut short (PREEMPT_SHORT)", nm);
-        else if (x->deadline > win->deadline)
+        else if (vt_before(win->deadline, x->deadline))
             step_text_add(t, "    %-16s eligible (lag %s), but its deadline %s is later than %s", nm, sus(lag),
                           us(x->deadline), us(win->deadline));
         else if (x->deadline == win->deadline)
@@ -489,17 +490,19 @@ static void numberline(const struct replay *rp, const struct rp_cpu *c, const st
         cols = NUMBERLINE_COLS_MAX;
     if (cols < 16 || n == 0)
         return;
-    int64_t lo = c->v, hi = c->v;
+    /* Positions are distances from V (modulo 2^64, db/vtime.h), in 128
+     * bits: two of them may be almost 2^64 apart. */
+    __int128 lo = 0, hi = 0;
     for (int k = 0; k < n; k++) {
-        if (q[k].vruntime < lo)
-            lo = q[k].vruntime;
-        if (q[k].deadline > hi)
-            hi = q[k].deadline;
+        if (vt_sub(q[k].vruntime, c->v) < lo)
+            lo = vt_sub(q[k].vruntime, c->v);
+        if (vt_sub(q[k].deadline, c->v) > hi)
+            hi = vt_sub(q[k].deadline, c->v);
     }
     if (hi <= lo)
         hi = lo + 1;
-    int64_t span = hi - lo;
-#define COL(x) ((int)(((x) - lo) * (int64_t)(cols - 1) / span))
+    __int128 span = hi - lo;
+#define COL(x) ((int)(((__int128)vt_sub((x), c->v) - lo) * (cols - 1) / span))
     char row[NUMBERLINE_COLS_MAX + 1];
     for (int k = 0; k < n; k++) {
         int a = COL(q[k].vruntime), b = COL(q[k].deadline);
@@ -521,7 +524,8 @@ static void numberline(const struct replay *rp, const struct rp_cpu *c, const st
     if (vc >= 0 && vc < cols)
         row[vc] = 'V';
     step_text_add(t, "    %-16s %s", "", row);
-    step_text_add(t, "    %-16s | vruntime, < deadline, V the queue's V; %s virtual us across", "", us(span));
+    step_text_add(t, "    %-16s | vruntime, < deadline, V the queue's V; %s virtual us across", "",
+                  span > INT64_MAX ? "over 2^63 ns" : us((int64_t)span));
 #undef COL
 }
 
@@ -548,7 +552,7 @@ static void render_cpu(const struct step *s, const struct step_view *v, int cpu,
                       "lag", "elig", "weight");
         for (int k = 0; k < n; k++) {
             const struct rp_ent *x = &q[k];
-            int64_t lag = c->v - x->vruntime;
+            int64_t lag = vt_sub(c->v, x->vruntime);
             step_text_add(t, "  %c %-16s %-8s %12s %1s%11s %11s %4s %6lld", x->current ? '*' : ' ',
                           replay_name(rp, x->utid), x->current ? "run" : x->delayed ? "delayed" : "queued",
                           us(x->vruntime), x->dl_estimated ? "~" : "", us(x->deadline), sus(lag), x->delayed ? "-" : lag >= 0 ? "yes" : "no",
