@@ -242,6 +242,83 @@ static void sequence_gaps_and_ring_drops_are_counted_per_cpu(void)
     CHECK(D.c.gaps == 2, "gaps %llu", (unsigned long long)D.c.gaps);
 }
 
+/* A stream header record, as the kernel's first stream-wide packet holds. */
+static void add_stream_header(uint16_t ncpus)
+{
+    struct trace_rec_stream s = { 0 };
+    trace_rec_init(&s.h, TRACE_REC_STREAM, sizeof s, 0);
+    memcpy(s.magic, TRACE_STREAM_MAGIC, sizeof s.magic);
+    s.version = TRACE_FORMAT_VERSION;
+    s.ncpus = ncpus;
+    add_raw(&s, sizeof s);
+}
+
+/* Packets come once and in order: a duplicate and a replayed packet are
+ * dropped; a repeated stream header numbered on restarts nothing; only a
+ * stream-wide packet numbered 0 that opens with one does; nothing after
+ * END is delivered. (Before: the duplicate and the replay were delivered,
+ * each counted as a "reset", and so was everything after END.) */
+static void packets_come_once_in_order_until_end(void)
+{
+    reset();
+    add_stream_header(2);
+    size_t p0 = packet(TRACE_CPU_GLOBAL);
+    size_t n0 = slen - p0;
+    memcpy(stream + slen, stream + p0, n0); /* the header packet twice: a duplicate, not a new stream */
+    slen += n0;
+    add_tick(1, 1);
+    size_t p1 = packet(0);
+    add_tick(2, 2);
+    size_t p2 = packet(0);
+    size_t n = p2 - p1; /* both packets hold one tick: the same size */
+    memcpy(stream + slen, stream + p1, n); /* packet 1 again: behind packet 2 */
+    slen += n;
+    memcpy(stream + slen, stream + p2, n); /* packet 2 again: a duplicate */
+    slen += n;
+    add_stream_header(2); /* the header repeated, numbered on */
+    packet(TRACE_CPU_GLOBAL);
+    add_tick(3, 3);
+    packet(0);
+    add_tick(4, 4);
+    packet(5); /* a CPU the header does not have */
+    struct trace_rec_end e;
+    trace_rec_init(&e.h, TRACE_REC_END, sizeof e, 5);
+    add_raw(&e, sizeof e);
+    add_tick(6, 6); /* after END in the same packet */
+    packet(TRACE_CPU_GLOBAL);
+    add_tick(7, 7);
+    packet(0);
+    decode(0);
+    static const int32_t want[] = { 1, 2, 3 };
+    CHECK(seen_is(want, 3), "records %zu", nseen);
+    CHECK(D.c.packets_behind == 1 && D.c.packets_duplicate == 2, "behind %llu duplicate %llu",
+          (unsigned long long)D.c.packets_behind, (unsigned long long)D.c.packets_duplicate);
+    CHECK(D.c.stream_restarts == 0 && D.c.packets_bad_cpu == 1 && D.c.packets_after_end == 1,
+          "restarts %llu bad cpu %llu after end %llu", (unsigned long long)D.c.stream_restarts,
+          (unsigned long long)D.c.packets_bad_cpu, (unsigned long long)D.c.packets_after_end);
+    CHECK(D.c.packets_lost == 0 && D.c.gaps == 0, "lost %llu", (unsigned long long)D.c.packets_lost);
+
+    /* A new stream: numbering starts over, nothing counted lost or behind. */
+    reset();
+    add_stream_header(2);
+    packet(TRACE_CPU_GLOBAL);
+    add_tick(1, 1);
+    packet(0);
+    add_tick(2, 2);
+    packet(0);
+    memset(seqs, 0, sizeof seqs); /* the producer restarted, on more CPUs */
+    add_stream_header(3);
+    packet(TRACE_CPU_GLOBAL);
+    add_tick(3, 3);
+    packet(0);
+    decode(0);
+    static const int32_t again[] = { 1, 2, 3 };
+    CHECK(seen_is(again, 3), "records %zu", nseen);
+    CHECK(D.c.stream_restarts == 1 && D.c.packets_behind == 0 && D.c.packets_lost == 0,
+          "restarts %llu behind %llu lost %llu", (unsigned long long)D.c.stream_restarts,
+          (unsigned long long)D.c.packets_behind, (unsigned long long)D.c.packets_lost);
+}
+
 static void a_late_reader_does_not_call_earlier_packets_lost(void)
 {
     reset();
@@ -378,6 +455,7 @@ static const struct harness_test tests[] = {
     HARNESS_TEST(a_flipped_payload_bit_loses_only_that_packet),
     HARNESS_TEST(a_flipped_header_bit_is_caught_by_the_header_crc),
     HARNESS_TEST(sequence_gaps_and_ring_drops_are_counted_per_cpu),
+    HARNESS_TEST(packets_come_once_in_order_until_end),
     HARNESS_TEST(a_late_reader_does_not_call_earlier_packets_lost),
     HARNESS_TEST(a_cut_stream_counts_the_truncated_bytes),
     HARNESS_TEST(a_cut_near_the_end_keeps_the_packets_after_it),

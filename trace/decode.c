@@ -117,8 +117,9 @@ static void drop_packet(struct trace_decoder *d, unsigned ci, size_t off)
 
 /* Where packet h stands in its CPU's numbering: 0 to deliver it (lost and
  * dropped set), -1 to drop it (counted). A new stream is a stream-wide
- * packet numbered 0 that opens with a stream header: the header alone is
- * not enough, since producers repeat it (format.h). */
+ * packet numbered 0 that opens with a stream header and is not the same
+ * bytes as the last one (that is a duplicate): the header alone is not
+ * enough, since producers repeat it (format.h). */
 static int sequence(struct trace_decoder *d, const struct trace_pkt_hdr *h, const uint8_t *payload,
                     uint32_t *lost, uint32_t *dropped)
 {
@@ -128,7 +129,8 @@ static int sequence(struct trace_decoder *d, const struct trace_pkt_hdr *h, cons
     if (s->seen) {
         uint32_t step = h->seq - s->seq;
         if (step == 0 || step > 0x80000000u) {
-            if (step == 0 || h->seq != 0 || !opens_with_header(h, payload)) {
+            int same = step == 0 && h->crc == s->crc;
+            if (same || h->seq != 0 || !opens_with_header(h, payload)) {
                 drop_packet(d, ci, step == 0 ? offsetof(struct trace_dec_counts, packets_duplicate)
                                              : offsetof(struct trace_dec_counts, packets_behind));
                 return -1;
@@ -150,6 +152,7 @@ static int sequence(struct trace_decoder *d, const struct trace_pkt_hdr *h, cons
     s->seen = 1;
     s->seq = h->seq;
     s->dropped = h->dropped;
+    s->crc = h->crc;
     return 0;
 }
 

@@ -73,6 +73,7 @@ struct trace_dec_ops {
 struct trace_cpu_seq {
     uint8_t seen;
     uint32_t seq, dropped;
+    uint32_t crc; /* the last packet's payload CRC: a duplicate has the same */
 };
 
 struct trace_decoder {
