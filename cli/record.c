@@ -565,11 +565,13 @@ static int record_finish(struct recorder *r, const struct record_opts *o, int io
         why = "interrupted";
     } else if (io_error) {
         why = "read_error";
-    } else if (c->bytes_truncated) {
-        why = "truncated";
     } else if (db_writer_saw_end(r->w)) {
+        /* A packet cut before END lost only itself (counted, a gap);
+         * bytes cut after END belong to no trace. */
         status = "complete";
         why = "end";
+    } else if (c->bytes_truncated) {
+        why = "truncated";
     } else {
         why = "eof";
     }

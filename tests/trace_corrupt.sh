@@ -123,6 +123,36 @@ if record cut --cut $((size / 2 + 7)); then
         pass a_cut_stream_is_incomplete_and_kept || fail a_cut_stream_is_incomplete_and_kept "status '$st' truncated $tr records $recs"
 fi
 
+# a packet cut in the middle with the last packets, END among them, intact
+# after it: the cut packet is lost (counted), the rest kept, and the trace
+# is complete (it said "incomplete truncated": the END was there)
+if record near; then
+    after=$(python3 - "$T/near.bin" "$T/near_cut.bin" <<'PY'
+import struct, sys
+b = open(sys.argv[1], 'rb').read()
+offs, o = [], 0
+while o + 24 <= len(b):
+    offs.append(o)
+    o += 24 + struct.unpack_from('<H', b, o + 4)[0]
+# the last packet whose half is longer than all the packets after it: cut
+# there, the stream ends inside the length the cut packet claims
+size = lambda k: 24 + struct.unpack_from('<H', b, k + 4)[0]
+i = max(j for j in range(len(offs) - 1) if size(offs[j]) // 2 > len(b) - offs[j + 1])
+k = offs[i]
+open(sys.argv[2], 'wb').write(b[:k + size(k) // 2] + b[offs[i + 1]:])
+print(len(offs) - 1 - i)
+PY
+)
+    "$RUNQ" record --db "$T/near_cut.db" --file "$T/near_cut.bin" >/dev/null 2>&1
+    st=$(q "$T/near_cut.db" "SELECT status||' '||end_reason FROM trace")
+    tr=$(stat "$T/near_cut.db" bytes_truncated)
+    good=$(stat "$T/near_cut.db" packets)
+    all=$(stat "$T/near.db" packets)
+    [ "$st" = "complete end" ] && [ "$tr" -gt 0 ] && [ "$good" = $((all - 1)) ] &&
+        pass "a_cut_before_the_end_loses_one_packet (the $after packets after it kept)" ||
+        fail a_cut_before_the_end_loses_one_packet "status '$st' truncated $tr, good packets $good of $all"
+fi
+
 # no END record: incomplete (eof)
 if record noend --no-end; then
     st=$(q "$T/noend.db" "SELECT status||' '||end_reason FROM trace")
