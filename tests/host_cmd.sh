@@ -50,3 +50,67 @@ if [ "$rc" = 1 ] && grep -q '^poweroff: ok' "$T/noend.out" &&
 else
     fail trace_without_end_fails_runq_boot "exit $rc, trace '$(status noend)': $(tail -3 "$T/noend.out")"
 fi
+
+# `run sleep 10000` beside 8 churn tasks (about 25,000 records a second):
+# the sleep runs in the host task, so the tracer drains on and nothing is
+# dropped, and the host task's next line runs after it. (Run inside the
+# tracer it dropped 389,352 of 452,457 records.)
+printf 'run sleep 10000\nrun mark slept\n' >"$T/sleep.lines"
+hostrun sleep --cmd "churn 8 2000 12000" --cmd "sleep 12000"
+read -r lost recs slept <<<"$(q "$T/sleep.db" "SELECT
+    (SELECT coalesce(sum(value), 0) FROM stats WHERE severity = 'data_loss' AND idx IS NULL),
+    (SELECT records FROM trace),
+    (SELECT ts - (SELECT start_ts FROM trace) FROM mark WHERE name = 'slept')" | tr ',' ' ')"
+if [ "$rc" = 0 ] && [ "$(status sleep)" = "complete end" ] && [ "$lost" = 0 ] && [ "${recs:-0}" -gt 100000 ] &&
+    [ "${slept:-0}" -ge 10000000000 ]; then
+    pass "host_sleep_does_not_stop_the_tracer ($recs records, none lost; the next line ran at $((slept / 1000000)) ms)"
+else
+    fail host_sleep_does_not_stop_the_tracer "exit $rc, trace '$(status sleep)', $lost lost of $recs, slept mark at '$slept' ns"
+fi
+
+# Which commands the host may run is a list (trace/control.h): crash only
+# when the kernel was booted host_crash=on, never vser or test, nor a
+# command the shell does not have; each refusal is a MARK and a console
+# line, and the lines after it still run. (Before the list, `run crash
+# fault` panicked the kernel from the host.)
+printf 'run crash fault\nrun vser send 10\nrun test all\nrun nosuch\nmark after\n' >"$T/refuse.lines"
+hostrun refuse --cmd "sleep 300"
+marks=$(q "$T/refuse.db" "SELECT source || ':' || name FROM mark ORDER BY ts" | tr '\n' '|')
+want='kernel:error: refused: run crash fault|kernel:error: refused: run vser send 10|kernel:error: refused: run test all|kernel:error: refused: run nosuch|host:after|'
+if [ "$rc" = 0 ] && [ "$marks" = "$want" ] &&
+    grep -q '^trace: host line refused, a command for tests only (the kernel was not booted with host_crash=on): run crash fault$' "$T/refuse.out" &&
+    grep -q '^trace: host line refused, not a command the host may run (trace/control.h lists them): run vser send 10$' "$T/refuse.out"; then
+    pass host_commands_not_on_the_list_are_refused
+else
+    fail host_commands_not_on_the_list_are_refused "exit $rc, marks '$marks': $(grep -a 'trace: host\|PANIC' "$T/refuse.out" | head -3)"
+fi
+cp "$T/refuse.lines" "$T/crash.lines"
+hostrun crash --append host_crash=on --cmd "sleep 300"
+[ "$rc" = 1 ] && grep -q 'runq boot: kernel panic: PANIC: cpu[0-9]*: exception 14 (page fault)' "$T/crash.out" &&
+    pass host_crash_runs_only_with_host_crash_on ||
+    fail host_crash_runs_only_with_host_crash_on "exit $rc: $(tail -2 "$T/crash.out")"
+
+# `run poweroff` powers off cleanly: it runs in the host task, so the
+# tracer sends what is left and its END first, long before the shell's own
+# poweroff would come. (Run inside the tracer it waited 10 s for the
+# tracer, itself, to stop, and powered off without END.)
+printf 'run poweroff\n' >"$T/poweroff.lines"
+hostrun poweroff --cmd "sleep 5000"
+end=$(q "$T/poweroff.db" "SELECT end_ts FROM trace")
+[ "$rc" = 0 ] && [ "$(status poweroff)" = "complete end" ] && [ "${end:-0}" -lt 1000000000 ] &&
+    grep -q '^poweroff: ok$' "$T/poweroff.out" &&
+    pass "host_poweroff_ends_the_trace_with_end (at $((${end:-0} / 1000000)) ms)" ||
+    fail host_poweroff_ends_the_trace_with_end "exit $rc, trace '$(status poweroff)' ending at '$end' ns: $(tail -2 "$T/poweroff.out")"
+
+# The host task's queue is bounded: behind a 500 ms sleep, of 40 more run
+# lines the 15 that fit run and the rest are refused, each as a MARK
+# "error: queue full: ..." and a console line; none is lost silently.
+{ echo "run sleep 500"; for i in $(seq 40); do echo "run mark m$i"; done; } >"$T/queue.lines"
+hostrun queue --cmd "sleep 1000"
+read -r ran refused <<<"$(q "$T/queue.db" "SELECT sum(source = 'shell'), sum(name LIKE 'error: queue full: run mark m%') FROM mark" | tr ',' ' ')"
+said=$(grep -c "^trace: host line refused, the host task's queue is full: run mark m" "$T/queue.out")
+if [ "$rc" = 0 ] && [ "${refused:-0}" -gt 0 ] && [ "$said" = "$refused" ] && [ $((ran + refused)) = 40 ]; then
+    pass "host_queue_full_refuses_visibly ($ran ran, $refused refused)"
+else
+    fail host_queue_full_refuses_visibly "exit $rc, $ran ran, $refused refused in the trace, $said on the console, of 40"
+fi

@@ -1,7 +1,8 @@
 /*
  * The tracer task: frames the rings' records into packets and sends them
- * over the trace port, and runs the command lines the host sends back
- * (trace/control.h).
+ * over the trace port, and hands the command lines the host sends back
+ * (trace/control.h) to host.c, which queues the ones that may block for
+ * the host task.
  *
  * It wakes every TRACER_PERIOD_MIN_NS while there is much to send, and
  * backs off to TRACER_PERIOD_MAX_NS while there is little, so it adds one
@@ -15,6 +16,7 @@
  */
 #include "trace.h"
 #include "tracer.h"
+#include "host.h"
 #include "ring.h"
 #include "../../trace/control.h"
 #include "../arch/x86_64/apic.h"
@@ -49,7 +51,6 @@ static bool stream_sent;
 static const char *boot_cmdline = "";
 static volatile bool stopping, stopped;
 static u64 packets_sent, bytes_framed;
-static trace_run_fn run_line; /* the shell's, from trace_init */
 
 static u32 all_types_mask(void)
 {
@@ -157,87 +158,6 @@ static bool rings_empty(void)
     return true;
 }
 
-static const struct {
-    const char *verb;
-    int words; /* after the verb; -1: one or more */
-} ctl_verbs[] = {
-#define TRACE_CTL_ROW(id, verb, words, usage) [TRACE_CTL_##id] = { verb, words },
-    TRACE_CTL_VERBS(TRACE_CTL_ROW)
-#undef TRACE_CTL_ROW
-};
-
-/* The verb of a line split into argc words, if the line has that verb's
- * number of words; else TRACE_CTL_NR_VERBS. */
-static enum trace_ctl_verb ctl_verb(int argc, char **argv)
-{
-    for (int v = 0; argc >= 1 && v < TRACE_CTL_NR_VERBS; v++) {
-        if (strcmp(argv[0], ctl_verbs[v].verb) != 0)
-            continue;
-        int words = ctl_verbs[v].words;
-        return (words < 0 ? argc >= 2 : argc == 1 + words) ? (enum trace_ctl_verb)v : TRACE_CTL_NR_VERBS;
-    }
-    return TRACE_CTL_NR_VERBS;
-}
-
-/* One control line from the host (trace/control.h). */
-/* A line with a byte the protocol does not allow (outside printable ASCII)
- * is refused whole and never printed or stored as it came: an escape
- * sequence would drive the console, and a mark name would carry it into
- * the database. What is shown has '?' for each such byte. */
-static bool line_printable(char *line, char *shown, size_t size)
-{
-    bool ok = true;
-    size_t i = 0;
-    for (; line[i] && i + 1 < size; i++) {
-        bool p = (u8)line[i] >= 0x20 && (u8)line[i] <= 0x7e;
-        shown[i] = p ? line[i] : '?';
-        ok &= p;
-    }
-    shown[i] = 0;
-    return ok;
-}
-
-static void host_command(char *line)
-{
-    char *argv[8], buf[TRACE_CTL_LINE_MAX];
-    char copy[TRACE_CTL_LINE_MAX];
-    if (!line_printable(line, copy, sizeof copy)) {
-        snprintf(buf, sizeof buf, "error: not printable: %s", copy);
-        trace_mark(TRACE_MARK_KERNEL, buf);
-        kprintf("trace: host line refused, not printable ASCII: %s\n", copy);
-        return;
-    }
-    strncpy_z(copy, line, sizeof copy);
-    int argc = split_words(copy, argv, 8);
-    enum trace_ctl_verb v = ctl_verb(argc, argv);
-    /* mark and run take the rest of the line, after the verb and a space */
-    const char *rest = v < TRACE_CTL_NR_VERBS ? line + strlen(ctl_verbs[v].verb) + 1 : line;
-    bool ok = false;
-    switch (v) {
-    case TRACE_CTL_NICE:
-    case TRACE_CTL_SLICE:
-    case TRACE_CTL_FEATURE:
-        snprintf(buf, sizeof buf, "sched %s %s %s", argv[0], argv[1], argv[2]);
-        ok = run_line && run_line(buf);
-        break;
-    case TRACE_CTL_MARK:
-        trace_mark(TRACE_MARK_HOST, rest);
-        ok = true;
-        break;
-    case TRACE_CTL_RUN:
-        strncpy_z(buf, rest, sizeof buf);
-        ok = run_line && run_line(buf);
-        break;
-    case TRACE_CTL_NR_VERBS:
-        break;
-    }
-    if (!ok) {
-        snprintf(buf, sizeof buf, "error: %s", line);
-        trace_mark(TRACE_MARK_KERNEL, buf);
-        kprintf("trace: host command failed: %s\n", line);
-    }
-}
-
 static void tracer_main(void *arg)
 {
     (void)arg;
@@ -247,7 +167,7 @@ static void tracer_main(void *arg)
         u64 framed_before = bytes_framed;
         vser_poll();
         while (vser_recv_line(line, sizeof line))
-            host_command(line);
+            host_line(line);
         if (vser_ready()) {
             if (!stream_sent) {
                 frame_stream_header();
@@ -298,10 +218,9 @@ static void announce(struct task *t, void *arg)
         trace_task(TRACE_REC_TASK_NEW, t);
 }
 
-void trace_init(const char *cmdline, trace_run_fn run)
+void trace_init(const char *cmdline, trace_run_fn run, bool host_crash)
 {
     boot_cmdline = cmdline;
-    run_line = run;
     struct vser_stats st;
     vser_get_stats(&st);
     if (!st.port) {
@@ -314,6 +233,7 @@ void trace_init(const char *cmdline, trace_run_fn run)
     trace_mask = all_types_mask();
     tasks_for_each(announce, NULL); /* the tasks that exist already */
     task_create("tracer", tracer_main, NULL, 0, 0);
+    host_init(run, host_crash);
     trace_ask_keyframes(); /* the other CPUs went idle before tracing began */
 }
 
