@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@
 #include "boot.h"
 #include "trace/control.h"
 #include "cli.h"
+#include "record.h"
 
 /* QEMU's isa-debug-exit status is (guest code << 1) | 1. */
 #define QEMU_EXIT_SUCCESS 33    /* guest wrote 0x10 */
@@ -51,6 +53,8 @@ static const struct boot_flagdef {
     { BOOT_F_GDB, "gdb", NULL, "start paused, with a gdb stub on localhost:1234" },
     { BOOT_F_RECORD, "record", "FILE.db", "record the scheduler trace into this SQLite file" },
     { BOOT_F_DB, "db", "FILE.db", "database the live trace is recorded into (default runq.db)" },
+    { BOOT_F_CONTROL, "control", "FILE",
+      "with --deterministic --record: FILE's lines go to the kernel on the trace port at boot, as the control socket's do in a live run" },
 };
 #define BOOT_NFLAGS (sizeof boot_flagdefs / sizeof boot_flagdefs[0])
 
@@ -136,6 +140,11 @@ static int flag_value(struct boot_opts *w, unsigned bit, const char *prog, const
         if (!*v)
             goto bad;
         w->record = v;
+        return 0;
+    case BOOT_F_CONTROL:
+        if (!*v)
+            goto bad;
+        w->control = v;
         return 0;
     case BOOT_F_APPEND:
         if (!printable(v) || has_dashdash_word(v)) {
@@ -333,11 +342,15 @@ int boot_qemu_argv(const struct boot_opts *o, enum boot_mode mode,
     return err ? -1 : 0;
 }
 
-int boot_argv_trace_port(struct boot_argv *a, const char *file, const char *socket)
+int boot_argv_trace_port(struct boot_argv *a, enum boot_port kind, const char *path)
 {
+    static const char *const forms[] = {
+        [BOOT_PORT_FILE] = "file,id=trace,path=%s",
+        [BOOT_PORT_PIPE] = "pipe,id=trace,path=%s",
+        [BOOT_PORT_SOCKET] = "socket,id=trace,path=%s,server=on,wait=on",
+    };
     char *chardev = a->chardev;
-    int n = file ? snprintf(chardev, sizeof a->chardev, "file,id=trace,path=%s", file)
-                 : snprintf(chardev, sizeof a->chardev, "socket,id=trace,path=%s,server=on,wait=on", socket);
+    int n = snprintf(chardev, sizeof a->chardev, forms[kind], path);
     if (n < 0 || (size_t)n >= sizeof a->chardev)
         return -1;
     /* ioeventfd=off: the guest's notify is handled in its own instruction,
@@ -768,8 +781,9 @@ static int boot_prepare(int argc, char **argv, bool run, struct boot_opts *o, ch
     return 0;
 }
 
-/* Starts `runq record` (this binary) on the trace socket in the background. */
-static pid_t start_recorder(const char *socket, const char *db)
+/* Starts `runq record` (this binary) on the trace socket in the background;
+ * require_end: it fails if the stream ends without its END record. */
+static pid_t start_recorder(const char *socket, const char *db, bool require_end)
 {
     char self[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -784,17 +798,61 @@ static pid_t start_recorder(const char *socket, const char *db)
         prctl(PR_SET_PDEATHSIG, SIGTERM);
         if (getppid() != parent)
             _exit(127);
-        execl(self, "runq", "record", "--socket", socket, "--db", db, (char *)NULL);
+        execl(self, "runq", "record", "--socket", socket, "--db", db, require_end ? "--require-end" : (char *)NULL,
+              (char *)NULL);
         _exit(127);
     }
     return pid;
 }
 
-/* Records a finished run's trace file into the database, in this process. */
-static int record_file(const char *file, const char *db)
+/* Records a finished run's trace file into the database, in this process;
+ * a stream without its END record fails (runq record says so). *stored:
+ * whether the trace reached the database. */
+static int record_file(const char *file, const char *db, bool *stored)
 {
-    char *argv[] = { "record", "--file", (char *)file, "--db", (char *)db, NULL };
-    return cmd_record(5, argv);
+    char *argv[] = { "record", "--file", (char *)file, "--db", (char *)db, "--require-end", NULL };
+    return record_main(6, argv, stored);
+}
+
+/* --control FILE: FILE's bytes wait in the FIFO `fifo`, which QEMU's pipe
+ * chardev reads as the trace port's input (BOOT_PORT_PIPE). A
+ * deterministic run has no recorder beside it to relay lines, and lines
+ * that are all there at boot reach the kernel whatever the host's speed.
+ * The FIFO is opened read-write, so neither this open nor QEMU's blocks,
+ * and QEMU never reads an end of file (which would close the port) while
+ * this descriptor lives: the caller holds it until QEMU is gone. Returns
+ * it, or -1 after saying why. */
+static int control_fifo(const char *fifo, const char *file)
+{
+    int in = open(file, O_RDONLY | O_CLOEXEC), fd = -1;
+    if (in < 0) {
+        fprintf(stderr, "runq boot: --control %s: %s\n", file, strerror(errno));
+        return -1;
+    }
+    if (mkfifo(fifo, 0600) != 0 || (fd = open(fifo, O_RDWR | O_NONBLOCK | O_CLOEXEC)) < 0) {
+        fprintf(stderr, "runq boot: %s: %s\n", fifo, strerror(errno));
+        close(in);
+        return -1;
+    }
+    fcntl(fd, F_SETPIPE_SZ, 1 << 20); /* a larger FIFO if the system allows; else its default */
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(in, buf, sizeof buf)) > 0) {
+        if (write(fd, buf, (size_t)n) != n) {
+            fprintf(stderr, "runq boot: --control %s: longer than the FIFO holds (%d bytes)\n", file,
+                    fcntl(fd, F_GETPIPE_SZ));
+            n = -1;
+            break;
+        }
+    }
+    if (n < 0) {
+        if (errno)
+            fprintf(stderr, "runq boot: --control %s: %s\n", file, strerror(errno));
+        close(fd);
+        fd = -1;
+    }
+    close(in);
+    return fd;
 }
 
 static int boot_main(int argc, char **argv, bool run)
@@ -804,13 +862,19 @@ static int boot_main(int argc, char **argv, bool run)
     struct boot_result res;
     char kernel[PATH_MAX];
     char *cmdline = NULL;
-    char tmpdir[] = "/tmp/runq-trace-XXXXXX", port[PATH_MAX] = "";
+    char tmpdir[] = "/tmp/runq-trace-XXXXXX", port[PATH_MAX] = "", fifo[PATH_MAX] = "";
+    int control = -1; /* --control's FIFO, held while QEMU runs */
     pid_t recorder = -1;
     bool keep = false; /* the stream file outlives a failed recording */
     boot_opts_init(&o);
     int rc = boot_prepare(argc, argv, run, &o, kernel, sizeof kernel, &cmdline, &qa);
     if (run && !o.record)
         o.record = "runq.db"; /* a live run always records */
+    if (rc == 0 && o.control && (!o.record || !o.deterministic)) {
+        fprintf(stderr, "runq boot: --control needs --deterministic and --record (a live run takes lines on its "
+                        "control socket)\n");
+        rc = 2;
+    }
     if (rc == 0 && o.record) {
         if (!mkdtemp(tmpdir)) {
             fprintf(stderr, "runq %s: cannot make a temporary directory: %s\n", run ? "run" : "boot",
@@ -821,12 +885,26 @@ static int boot_main(int argc, char **argv, bool run)
              * QEMU is done; a live one streams through a socket to a
              * recorder running beside it. */
             bool live = run || !o.deterministic;
-            snprintf(port, sizeof port, "%s/%s", tmpdir, live ? "trace.sock" : "trace.bin");
-            if (boot_argv_trace_port(&qa, live ? NULL : port, live ? port : NULL) < 0) {
+            char base[sizeof tmpdir + sizeof "/trace.sock"];
+            enum boot_port kind = live ? BOOT_PORT_SOCKET : o.control ? BOOT_PORT_PIPE : BOOT_PORT_FILE;
+            snprintf(base, sizeof base, "%s/%s", tmpdir, live ? "trace.sock" : o.control ? "trace" : "trace.bin");
+            /* the pipe chardev writes BASE.out, a file made here, and reads BASE.in */
+            snprintf(port, sizeof port, "%s%s", base, o.control ? ".out" : "");
+            if (o.control) {
+                snprintf(fifo, sizeof fifo, "%s.in", base);
+                int made = open(port, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+                if (made >= 0)
+                    close(made);
+                if (made < 0 || (control = control_fifo(fifo, o.control)) < 0)
+                    rc = 1;
+            }
+            if (rc != 0) {
+                /* said above */
+            } else if (boot_argv_trace_port(&qa, kind, base) < 0) {
                 fprintf(stderr, "runq %s: out of memory\n", run ? "run" : "boot");
                 rc = 1;
             } else if (live) {
-                recorder = start_recorder(port, o.record);
+                recorder = start_recorder(port, o.record, !run);
                 if (recorder < 0) {
                     fprintf(stderr, "runq %s: cannot start the recorder\n", run ? "run" : "boot");
                     rc = 1;
@@ -838,6 +916,9 @@ static int boot_main(int argc, char **argv, bool run)
         rc = run ? boot_run_interactive(&qa, &res) : boot_run(&qa, o.timeout_s, NULL, NULL, &res);
         if (rc != 0)
             fprintf(stderr, "runq %s: %s\n", run ? "run" : "boot", res.reason);
+        if (control >= 0)
+            close(control);
+        control = -1;
         if (recorder > 0) {
             int st;
             waitpid(recorder, &st, 0); /* it stops at the end of the stream */
@@ -854,10 +935,10 @@ static int boot_main(int argc, char **argv, bool run)
         } else if (o.record && port[0]) {
             /* Even a failed run's trace is worth keeping: it is marked
              * incomplete if the stream did not end cleanly. */
-            if (record_file(port, o.record) != 0) {
+            bool stored;
+            if (record_file(port, o.record, &stored) != 0)
                 rc = rc ? rc : 1;
-                keep = true;
-            }
+            keep = !stored;
         }
     } else if (rc < 0) {
         rc = 0;
@@ -868,6 +949,8 @@ static int boot_main(int argc, char **argv, bool run)
         fprintf(stderr, "runq %s: the trace stream is kept in %s; record it with: runq record --file %s --db FILE.db\n",
                 run ? "run" : "boot", port, port);
     } else if (port[0]) {
+        if (fifo[0])
+            unlink(fifo);
         /* A recorder that was killed left its control socket too. */
         char ctl[PATH_MAX + sizeof TRACE_CTL_SOCKET_SUFFIX];
         snprintf(ctl, sizeof ctl, "%s" TRACE_CTL_SOCKET_SUFFIX, port);
@@ -875,6 +958,8 @@ static int boot_main(int argc, char **argv, bool run)
         unlink(port);
         rmdir(tmpdir);
     }
+    if (control >= 0)
+        close(control);
     free(cmdline);
     boot_opts_free(&o);
     return rc;

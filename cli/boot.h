@@ -38,8 +38,9 @@ enum boot_flag {
     BOOT_F_GDB           = 1u << 9,
     BOOT_F_RECORD        = 1u << 10,
     BOOT_F_DB            = 1u << 11, /* run: the database it records into */
+    BOOT_F_CONTROL       = 1u << 12, /* boot: host lines for a deterministic run */
 };
-#define BOOT_F_ALL 0xfffu
+#define BOOT_F_ALL 0x1fffu
 
 #define BOOT_DEFAULT_CPUS    4
 #define BOOT_DEFAULT_TIMEOUT 600   /* seconds; a guard against hangs only */
@@ -57,6 +58,7 @@ struct boot_opts {
     const char *append;     /* extra kernel args; NULL: none */
     bool gdb;               /* -s -S: paused, gdb stub on :1234 */
     const char *record;     /* SQLite file to record the trace into; NULL: none */
+    const char *control;    /* file of control lines for the trace port; NULL: none */
 };
 
 /* Fills *o with the defaults above. */
@@ -119,12 +121,24 @@ struct boot_argv {
  * does not fit in BOOT_ARGV_MAX (a bug: the fixed part is far smaller).
  * `kernel` and `cmdline` must outlive *out.
  */
-/* Adds the virtio-serial trace port to a QEMU argv: its host side is the
- * file `file` (deterministic runs: a file is never full, so no host
- * timing leaks into the guest) or, when file is NULL, a listening Unix
- * socket at `socket` that QEMU waits on until the recorder connects, so
- * nothing early is lost. */
-int boot_argv_trace_port(struct boot_argv *a, const char *file, const char *socket);
+/* How the trace port's host side is made (boot_argv_trace_port). */
+enum boot_port {
+    /* The file `path` (deterministic runs: a file is never full, so no
+     * host timing leaks into the guest). */
+    BOOT_PORT_FILE,
+    /* The same, written to `path`.out, and the lines the guest reads come
+     * from `path`.in, which must exist (QEMU's pipe chardev; runq boot
+     * --control makes it a FIFO it holds open, so QEMU never reads an end
+     * of file, which would close the port). */
+    BOOT_PORT_PIPE,
+    /* A listening Unix socket at `path` that QEMU waits on until the
+     * recorder connects, so nothing early is lost. */
+    BOOT_PORT_SOCKET,
+};
+
+/* Adds the virtio-serial trace port to a QEMU argv, its host side made
+ * as `kind` says. Returns 0, or -1 if it does not fit. */
+int boot_argv_trace_port(struct boot_argv *a, enum boot_port kind, const char *path);
 
 int boot_qemu_argv(const struct boot_opts *o, enum boot_mode mode,
                    const char *kernel, const char *cmdline, struct boot_argv *out);

@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/record.h"
 #include "db/writer.h"
 #include "trace/control.h"
 #include "trace/decode.h"
@@ -362,6 +364,8 @@ static void record_help(void)
            "  --file PATH      read a file ('-' for stdin), e.g. from -chardev file\n"
            "  --follow         at the end of the file wait for more, like tail -f, until\n"
            "                   the END record or SIGINT\n"
+           "  --require-end    exit 1 if the stream ends without its END record (the\n"
+           "                   trace is stored all the same, incomplete)\n"
            "  --help           show this help\n\n"
            "The trace id is printed on stdout; a summary goes to stderr.\n",
            DEFAULT_DB, CONNECT_WAIT_MS / 1000);
@@ -422,6 +426,7 @@ static const char *flag_arg(const char *name, int argc, char **argv, int *i, int
 struct record_opts {
     const char *db, *sock, *file;
     int follow;
+    int require_end; /* a stream without its END record is a failure */
 };
 
 /* The flags into o. Returns -1 to record, or the exit status: 0 after
@@ -443,6 +448,8 @@ static int record_flags(int argc, char **argv, struct record_opts *o)
             o->file = v;
         } else if (strcmp(argv[i], "--follow") == 0) {
             o->follow = 1;
+        } else if (strcmp(argv[i], "--require-end") == 0) {
+            o->require_end = 1;
         } else if (!err) {
             fprintf(stderr, "runq record: unknown %s '%s'; see 'runq record --help'\n",
                     argv[i][0] == '-' ? "flag" : "argument", argv[i]);
@@ -548,8 +555,9 @@ static int record_read(struct recorder *r, const struct record_opts *o)
 }
 
 /* Withdraws the control socket, stores what the merge still holds, marks
- * the trace complete or incomplete and says so. Returns the exit status. */
-static int record_finish(struct recorder *r, const struct record_opts *o, int io_error)
+ * the trace complete or incomplete and says so; *stored: whether that
+ * worked. Returns the exit status. */
+static int record_finish(struct recorder *r, const struct record_opts *o, int io_error, bool *stored_out)
 {
     if (r->ctl >= 0) {
         close(r->ctl);
@@ -578,6 +586,7 @@ static int record_finish(struct recorder *r, const struct record_opts *o, int io
     int stored = db_writer_failed(r->w) ? -1 : db_writer_finish(r->w, status, why);
     if (stored < 0)
         return store_failed(r, o->db, o->file);
+    *stored_out = true;
     fprintf(stderr,
             "runq record: trace %lld in %s: %llu records, %llu packets lost, %llu records "
             "dropped, %llu bytes skipped, %llu CRC errors; %s (%s)\n",
@@ -585,6 +594,15 @@ static int record_finish(struct recorder *r, const struct record_opts *o, int io
             (unsigned long long)c->packets_lost, (unsigned long long)c->records_dropped,
             (unsigned long long)c->bytes_skipped, (unsigned long long)c->crc_errors, status, why);
     int rc = rec_signal ? 128 + rec_signal : io_error ? 1 : 0;
+    if (o->require_end && !db_writer_saw_end(r->w)) {
+        /* runq boot asks: a kernel that powered off cleanly sent END first,
+         * so a trace without it stopped early, however QEMU exited. */
+        fprintf(stderr,
+                "runq record: trace %lld has no END record: the kernel's stream stopped before it ended "
+                "(runq report loss --db %s)\n",
+                (long long)db_writer_trace_id(r->w), o->db);
+        rc = rc ? rc : 1;
+    }
     if (stored > 0) {
         fprintf(stderr,
                 "runq record: trace %lld is stored, but the indexes are not: %s. Queries work, slower; "
@@ -608,6 +626,13 @@ static void recorder_free(struct recorder *r)
 
 int cmd_record(int argc, char **argv)
 {
+    bool stored;
+    return record_main(argc, argv, &stored);
+}
+
+int record_main(int argc, char **argv, bool *stored)
+{
+    *stored = false;
     struct record_opts o;
     int rc = record_flags(argc, argv, &o);
     if (rc >= 0)
@@ -629,7 +654,7 @@ int cmd_record(int argc, char **argv)
     } else {
         r->fd = r->ctl = -1;
         if (record_open(r, &o) == 0)
-            rc = record_finish(r, &o, record_read(r, &o));
+            rc = record_finish(r, &o, record_read(r, &o), stored);
         recorder_free(r);
     }
     sigaction(SIGINT, &old_int, NULL);

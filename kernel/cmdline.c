@@ -72,6 +72,10 @@ void cmdline_parse(const char *line, struct boot_config *out)
             if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
                 panic("cmdline: trace=%s: expected on or off", v);
             cfg->trace = strcmp(v, "on") == 0;
+        } else if (strcmp(w, "host_crash") == 0) {
+            if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
+                panic("cmdline: host_crash=%s: expected on or off", v);
+            cfg->host_crash = strcmp(v, "on") == 0;
         } else if (strcmp(w, "lab_bugs") == 0) {
             cfg->lab_bugs = strcmp(v, "1") == 0;
         } else if (strcmp(w, "console") == 0 || strcmp(w, "earlyprintk") == 0) {

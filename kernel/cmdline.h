@@ -2,10 +2,12 @@
  * The kernel command line (from hvm_start_info):
  *
  *     sched=rr|eevdf  hz=100|250|1000  test=all|NAME  cpus=N  lab_bugs=1  trace=on|off
- *     -- cmd; cmd; ...
+ *     host_crash=on|off  -- cmd; cmd; ...
  *
  * Defaults: sched=eevdf hz=250, every CPU the firmware lists. lab_bugs=1
  * allows the lab-only switches that put known bugs back (LAB_LEAVE_BUG).
+ * host_crash=on lets the host's run lines name crash (trace/control.h):
+ * for tests of the panic path only.
  *
  * Everything after " -- " is shell commands, separated by ';', run in order
  * by the shell before it reads the console. A bad option stops the boot
@@ -25,6 +27,7 @@ struct boot_config {
     unsigned max_cpus;
     bool lab_bugs;
     bool trace;      /* trace=off: leave the trace port to the vser command */
+    bool host_crash; /* host_crash=on: the host may run crash */
     char test[64];
     char script[CMDLINE_MAX]; /* commands after "--" */
 };

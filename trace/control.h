@@ -37,6 +37,14 @@
  *      console line. A line with a byte outside 0x20..0x7e is not run: the
  *      kernel refuses it whole, as "error: not printable: LINE" with '?'
  *      for each such byte, so none reaches the console or a mark name.
+ *   5. The tracer does nice, slice, feature and mark itself (none can
+ *      block). A run line goes to the host task, a task of its own that
+ *      runs the queued lines one at a time (kernel/trace/host.c), so a
+ *      command that sleeps or takes long never stops the trace. A run
+ *      line is refused, as a MARK "error: refused: LINE" and a console
+ *      line, if its command is not in TRACE_CTL_RUN_COMMANDS below, and
+ *      as "error: queue full: LINE" if TRACE_CTL_RUN_QUEUE lines are
+ *      already waiting.
  */
 #ifndef RUNQ_TRACE_CONTROL_H
 #define RUNQ_TRACE_CONTROL_H
@@ -62,7 +70,7 @@
  *   slice   the task's requested slice, µs
  *   feature an EEVDF feature switch (sched feature NAME on|off)
  *   mark    a named marker in the trace
- *   run     any shell command line (the shell's `help` lists them)
+ *   run     a shell command line whose command is in TRACE_CTL_RUN_COMMANDS
  *
  * nice, slice and feature are the shell's `sched nice|slice|feature`, with
  * its checks and messages.
@@ -80,6 +88,36 @@ enum trace_ctl_verb {
 #undef TRACE_CTL_ENUM
     TRACE_CTL_NR_VERBS
 };
+
+/*
+ * The shell commands a run line may name (its first word after "run"):
+ * X(command, when), when ALWAYS, or TEST: only in a kernel booted with
+ * host_crash=on, which only tests of the panic path pass (what reaches the
+ * channel must not be able to panic the kernel). Every other command is
+ * refused: test (the self-tests measure a quiet machine, and a failure
+ * would fail the run), vser (it writes on the trace port under the tracer,
+ * or takes the host's lines from it), and any command the shell gains
+ * until it is added here. poweroff is allowed: it runs in the host task,
+ * so the tracer sends its END first, as at the shell's poweroff.
+ */
+#define TRACE_CTL_RUN_COMMANDS(X) \
+    X("help", ALWAYS)             \
+    X("ps", ALWAYS)               \
+    X("sched", ALWAYS)            \
+    X("trace", ALWAYS)            \
+    X("mark", ALWAYS)             \
+    X("spin", ALWAYS)             \
+    X("churn", ALWAYS)            \
+    X("sleep", ALWAYS)            \
+    X("echo", ALWAYS)             \
+    X("poweroff", ALWAYS)         \
+    X("crash", TEST)
+
+enum trace_ctl_run_when { TRACE_CTL_RUN_ALWAYS, TRACE_CTL_RUN_TEST };
+
+/* The run lines the host task holds at most (the one it runs included):
+ * the next is refused. */
+#define TRACE_CTL_RUN_QUEUE 16
 
 /* Whether a byte may be in a line (the newline ends it). */
 #define TRACE_CTL_PRINTABLE(c) ((c) >= 0x20 && (c) <= 0x7e)

@@ -1,7 +1,7 @@
 /*
  * The tracer task (tracer.c): frames the rings' records into packets of
- * trace/format.h and sends them on the trace port, and runs the command
- * lines the host sends back (trace/control.h).
+ * trace/format.h and sends them on the trace port, and hands the command
+ * lines the host sends back (trace/control.h) to host.c.
  *
  * The tracer sits below the shell (docs/architecture.md): the control
  * lines that are shell commands run through the handler trace_init is
@@ -10,14 +10,13 @@
 #ifndef RUNQ_KTRACER_H
 #define RUNQ_KTRACER_H
 #include "../lib/types.h"
+#include "host.h"
 
-/* Runs one shell command line (it may modify it); false if it failed. */
-typedef bool (*trace_run_fn)(char *line);
-
-/* Boot CPU, after SMP: rings for every CPU, and the tracer task if the
- * trace port exists. Tracing starts on (all types) when it does. The
- * host's nice, slice, feature and run lines go to run. */
-void trace_init(const char *cmdline, trace_run_fn run);
+/* Boot CPU, after SMP: rings for every CPU, and the tracer task and the
+ * host task (host.h) if the trace port exists. Tracing starts on (all
+ * types) when it does. The host's nice, slice, feature and run lines go
+ * to run; host_crash: run lines may name crash (host_crash=on). */
+void trace_init(const char *cmdline, trace_run_fn run, bool host_crash);
 
 /* Every CPU writes a keyframe at its next decision, and the others are
  * sent an IPI so that one comes now: an idle CPU halts without ticks and
