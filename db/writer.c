@@ -89,6 +89,7 @@ struct db_writer {
     const struct trace_decoder *dec;
     struct extra_stat extra[MAX_EXTRA_STATS];
     int nextra;
+    char failure[64];           /* db_writer_failure's words */
 };
 
 static int commit_with(struct db_writer *w, const char *status, const char *end_reason, int wait);
@@ -367,6 +368,18 @@ int db_writer_finish(struct db_writer *w, const char *status, const char *end_re
 int db_writer_failed(const struct db_writer *w)
 {
     return w->b.failed ? (w->b.fail_code ? w->b.fail_code : SQLITE_ERROR) : 0;
+}
+
+const char *db_writer_failure(struct db_writer *w)
+{
+    int code = db_writer_failed(w);
+    if (code == SQLITE_FULL)
+        return "the disk is full";
+    if (code != SQLITE_BUSY || !w->b.gave_up_ms)
+        return code ? sqlite3_errstr(code) : NULL;
+    snprintf(w->failure, sizeof w->failure, "another recorder held the database for %d s",
+             w->b.gave_up_ms / 1000);
+    return w->failure;
 }
 
 uint64_t db_writer_records_committed(const struct db_writer *w)

@@ -104,6 +104,10 @@ int db_writer_finish(struct db_writer *w, const char *status, const char *end_re
  * wrote, db_writer_records_committed() records. */
 int db_writer_failed(const struct db_writer *w);
 uint64_t db_writer_records_committed(const struct db_writer *w);
+/* What stopped the writer, for a message: "the disk is full", "another
+ * recorder held the database for N s", or SQLite's words for the code;
+ * NULL when nothing did. Valid until the next call. */
+const char *db_writer_failure(struct db_writer *w);
 
 /* After a failure: drops the open transaction and, in one of its own,
  * marks the trace 'incomplete' with end_reason and stores the stream's
