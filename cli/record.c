@@ -371,15 +371,11 @@ static void record_help(void)
            DEFAULT_DB, CONNECT_WAIT_MS / 1000);
 }
 
-/* What stopped the writer, for a message. */
-static const char *store_error(int code)
-{
-    return code == SQLITE_FULL ? "the disk is full" : sqlite3_errstr(code);
-}
-
-/* The writer failed (a full disk, an I/O error): the database keeps what
- * its last commit wrote. Marks the trace incomplete if that still fits and
- * says what was kept and what was not. Returns the exit status, 1. */
+/* The writer failed (a full disk, an I/O error, another recorder holding
+ * the database too long): the database keeps what its last commit wrote.
+ * Marks the trace incomplete if that still fits and says what was kept
+ * and what was not, and how to store the rest: "a database with room"
+ * only when room was what it lacked. Returns the exit status, 1. */
 static int store_failed(struct recorder *r, const char *db, const char *file)
 {
     int code = db_writer_failed(r->w);
@@ -389,7 +385,7 @@ static int store_failed(struct recorder *r, const char *db, const char *file)
     fprintf(stderr,
             "runq record: trace %lld in %s: stopped storing: %s. It keeps %llu records, up to its "
             "last commit; %llu records read after that were not stored.\n",
-            (long long)db_writer_trace_id(r->w), db, store_error(code),
+            (long long)db_writer_trace_id(r->w), db, db_writer_failure(r->w),
             (unsigned long long)kept, (unsigned long long)(r->released - kept));
     if (marked >= 0)
         fprintf(stderr, "runq record: trace %lld is marked incomplete (%s)%s\n",
@@ -398,9 +394,12 @@ static int store_failed(struct recorder *r, const char *db, const char *file)
     else
         fprintf(stderr, "runq record: trace %lld could not be marked incomplete; its status still says "
                         "'recording'\n", (long long)db_writer_trace_id(r->w));
-    if (file && strcmp(file, "-") != 0)
+    if (file && strcmp(file, "-") != 0 && code == SQLITE_FULL)
         fprintf(stderr, "runq record: %s is untouched: record it again into a database with room: "
                         "runq record --file %s --db OTHER.db\n", file, file);
+    else if (file && strcmp(file, "-") != 0)
+        fprintf(stderr, "runq record: %s is untouched: record it again%s: runq record --file %s --db %s\n", file,
+                code == SQLITE_BUSY ? " when the other recorder is done" : "", file, db);
     return 1;
 }
 
@@ -607,7 +606,7 @@ static int record_finish(struct recorder *r, const struct record_opts *o, int io
         fprintf(stderr,
                 "runq record: trace %lld is stored, but the indexes are not: %s. Queries work, slower; "
                 "the next recording into %s builds them.\n",
-                (long long)db_writer_trace_id(r->w), store_error(db_writer_failed(r->w)), o->db);
+                (long long)db_writer_trace_id(r->w), db_writer_failure(r->w), o->db);
         rc = rc ? rc : 1;
     }
     return rc;

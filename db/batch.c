@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "db/batch.h"
 
@@ -45,34 +46,100 @@ static const char *const stmt_what[S_NR] = {
     [S_STATE] = "thread_state", [S_WAKEUP] = "wakeup",
 };
 
-void batch_fail(struct db_batch *b, const char *what)
+/* Keeps the first failure (the last SQLite call's) and prints it, unless
+ * quiet: "what: msg" (what may be NULL), or for SQLITE_BUSY how long it
+ * waited, which says more than "database is locked". */
+static void fail_with(struct db_batch *b, const char *what, const char *msg)
 {
     if (!b->failed && !b->quiet) {
-        fprintf(stderr, "runq record: database: %s: %s\n", what, sqlite3_errmsg(b->db));
         b->fail_code = sqlite3_errcode(b->db) & 0xff;
+        if (b->fail_code == SQLITE_BUSY && b->gave_up_ms)
+            fprintf(stderr, "runq record: database: another recorder held the database for %d s; gave up "
+                            "waiting for it\n", b->gave_up_ms / 1000);
+        else
+            fprintf(stderr, "runq record: database: %s%s%s\n", what ? what : "", what ? ": " : "", msg);
     }
     b->failed = 1;
+}
+
+void batch_fail(struct db_batch *b, const char *what)
+{
+    fail_with(b, what, sqlite3_errmsg(b->db));
 }
 
 int batch_exec(struct db_batch *b, const char *sql)
 {
     char *msg = NULL;
     if (sqlite3_exec(b->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        if (!b->failed && !b->quiet) {
-            fprintf(stderr, "runq record: database: %s\n", msg ? msg : sqlite3_errmsg(b->db));
-            b->fail_code = sqlite3_errcode(b->db) & 0xff;
-        }
+        fail_with(b, NULL, msg ? msg : sqlite3_errmsg(b->db));
         sqlite3_free(msg);
-        b->failed = 1;
         return -1;
     }
     return 0;
 }
 
-void batch_begin(struct db_batch *b)
+/* ---- waiting for another writer ---- */
+
+/* The first progress line after WAIT_SAY_MS, then one every WAIT_SAY_EVERY_MS:
+ * a recorder that stops reading says why. */
+#define WAIT_SAY_MS 2000
+#define WAIT_SAY_EVERY_MS 30000
+
+/* SQLite's busy handler: n is how many times it was called in this wait;
+ * nonzero means try again. It polls every millisecond at first, then
+ * every 10: another recorder leaves the lock free only between two of its
+ * commits, while it reads the next records (tens of milliseconds), and a
+ * slow poll would miss that turn. The wait is counted in the sleeps it
+ * made, so it is never shorter than it says. */
+static int wait_for_writer(void *arg, int n)
 {
-    if (!b->in_txn && batch_exec(b, "BEGIN") == 0)
+    struct db_batch *b = arg;
+    if (n == 0) {
+        b->waited_us = 0;
+        b->said = 0;
+    }
+    if (b->no_wait)
+        return 0;
+    int64_t waited_ms = b->waited_us / 1000;
+    if (waited_ms >= b->wait_ms) {
+        if (!b->gave_up_ms)
+            b->gave_up_ms = (int)waited_ms;
+        return 0;
+    }
+    if (waited_ms >= WAIT_SAY_MS + (int64_t)b->said * WAIT_SAY_EVERY_MS) {
+        fprintf(stderr, "runq record: waiting for another recorder's transaction (%lld s; gives up at %d s)\n",
+                (long long)(waited_ms / 1000), b->wait_ms / 1000);
+        b->said++;
+    }
+    useconds_t step = n < 20 ? 1000 : 10000;
+    usleep(step);
+    b->waited_us += step;
+    return 1;
+}
+
+void batch_wait_for_writers(struct db_batch *b, int wait_ms)
+{
+    b->wait_ms = wait_ms;
+    sqlite3_busy_handler(b->db, wait_for_writer, b);
+}
+
+int batch_begin(struct db_batch *b, int wait)
+{
+    if (b->failed)
+        return -1;
+    if (b->in_txn)
+        return 0;
+    b->no_wait = !wait;
+    int rc = sqlite3_exec(b->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    b->no_wait = 0;
+    if (rc == SQLITE_OK) {
         b->in_txn = 1;
+        return 0;
+    }
+    if (rc == SQLITE_BUSY && !wait)
+        return 1;
+    batch_fail(b, "beginning a transaction");
+    return -1;
 }
 
 void batch_step(struct db_batch *b, sqlite3_stmt *s, const char *what)

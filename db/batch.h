@@ -28,7 +28,12 @@
  *     exceed INT64_MAX only after wrapping, which docs/sql.md notes);
  *   - between batch_row() and its run() no other row is begun;
  *   - the first failure is kept (failed, fail_code) and printed, unless
- *     quiet; callers check failed and stop.
+ *     quiet; callers check failed and stop;
+ *   - a statement that finds the database locked by another connection's
+ *     write transaction (another recorder's commit, or its index build)
+ *     waits for it, up to wait_ms, saying on stderr every so often that it
+ *     waits; then it fails with SQLITE_BUSY, printed as how long the other
+ *     recorder held the database. batch_wait_for_writers() sets that up.
  */
 #ifndef RUNQ_DB_BATCH_H
 #define RUNQ_DB_BATCH_H
@@ -73,6 +78,11 @@ struct db_batch {
     int failed;
     int fail_code;              /* SQLite's primary result code of the first failure */
     int quiet;                  /* failures expected (db_writer_abandon): not printed */
+    int wait_ms;                /* how long a statement waits for another writer */
+    int no_wait;                /* batch_begin(b, 0): this attempt does not wait */
+    int64_t waited_us;          /* how long the current wait has slept */
+    int said;                   /* progress lines printed in the current wait */
+    int gave_up_ms;             /* the first wait that ran out: how long it was */
 };
 
 /* Prepares every statement and the batched forms on b->db. 0, or -1 with
@@ -85,8 +95,16 @@ void batch_finalize(struct db_batch *b);
 void batch_fail(struct db_batch *b, const char *what);
 /* Runs sql; 0, or -1 after batch_fail. */
 int batch_exec(struct db_batch *b, const char *sql);
-/* Begins a transaction unless one is open. */
-void batch_begin(struct db_batch *b);
+/* Makes every statement on b->db that finds the database locked by
+ * another writer wait up to wait_ms (the contract above). Before any
+ * statement, in place of a busy timeout. */
+void batch_wait_for_writers(struct db_batch *b, int wait_ms);
+/* Begins a write transaction (BEGIN IMMEDIATE: it holds SQLite's write
+ * lock from here to its COMMIT) unless one is open. With wait 0 only if no
+ * other writer holds the lock. 0: begun (or open); 1: another writer holds
+ * the lock (wait 0 only; nothing failed); -1: failed (after batch_fail, or
+ * at once when b failed before). */
+int batch_begin(struct db_batch *b, int wait);
 /* Steps and resets s. */
 void batch_step(struct db_batch *b, sqlite3_stmt *s, const char *what);
 /* Sends the rows held for statement id (at BATCH_ROWS, or fewer at a commit). */

@@ -7,10 +7,13 @@
  *             (batch.c), and in one transaction marks the traces of gone
  *             recorders incomplete and starts this one; then keeps a
  *             reserve on the disk for the end.
- *   record    each record's rows (ingest.c, and derive.c for the derived
- *             tables), in a transaction committed every COMMIT_EVERY
- *             records or when the recorder asks;
- *   commit    the held rows, then the rows that say where the trace stands
+ *   record    copies the record (or gap) into the hold, in order; the
+ *             database is not touched;
+ *   commit    when the hold is full or the recorder asks: in one write
+ *             transaction (BEGIN IMMEDIATE, waiting for another recorder's
+ *             to end), takes the next utid from the database, stores the
+ *             held records' rows (ingest.c, and derive.c for the derived
+ *             tables), then the rows that say where the trace stands
  *             (thread, stats, cpu, trace), so that every commit leaves a
  *             readable database;
  *   finish    closes what is open, commits, builds the indexes;
@@ -34,7 +37,39 @@
 #include "db/recorder_lock.h"
 #include "db/writer.h"
 
-#define COMMIT_EVERY 200000 /* records a transaction */
+/* What a recorder holds between commits (the contract in writer.h): at
+ * most HOLD_RECORDS records and gaps, in at most HOLD_BYTES. A commit
+ * holds the write lock while it stores them, about 0.3 s for 50,000 at
+ * tests/trace_bench.sh's rate: so a reader sees a recording grow, and
+ * another recorder waits, about as long as a quarter of a second, the
+ * recorder's own commit period. They take about 4 MB (a record is 60 bytes
+ * on average, its header here 24); the byte bound is for streams of large
+ * records (keyframes of many tasks). */
+#define HOLD_RECORDS 50000
+#define HOLD_BYTES (8u << 20)
+
+/* How long a writer waits for another's transaction before it gives up:
+ * WRITER_WAIT_S, or RUNQ_WRITER_WAIT_S seconds (the tests' way to see the
+ * give-up). The longest a working recorder keeps the others out is its
+ * index build at the end, 7 s for 2 million records here
+ * (tests/trace_bench.sh): ten minutes is for traces a hundred times
+ * larger; longer is a recorder that is stuck. */
+#define WRITER_WAIT_S 600
+/* After giving up, the mark that the trace is incomplete waits no longer. */
+#define ABANDON_WAIT_MS 5000
+
+/* One held record or gap; a record's bytes follow it. */
+struct held {
+    uint64_t ts_next;                        /* a gap's */
+    uint32_t packets_lost, records_dropped; /* a gap's */
+    uint32_t records_late;                   /* a gap's */
+    uint32_t bytes;                          /* the entry's, this header and padding included */
+    uint16_t cpu;
+    uint16_t is_gap;
+    uint32_t pad;
+};
+_Static_assert(sizeof(struct held) % 8 == 0, "entries stay 8-byte aligned");
+_Static_assert(HOLD_BYTES >= sizeof(struct held) + UINT16_MAX + 7, "the hold takes any record (16-bit size)");
 
 #define MAX_EXTRA_STATS 16
 struct extra_stat {
@@ -48,25 +83,68 @@ struct db_writer {
     int saw_end;
     char *reserve;              /* the room kept for db_writer_abandon (NULL: none) */
     int lock_fd;                /* holds this trace's recorder lock (recorder_lock.h); -1: none */
-    uint64_t records, uncommitted, start_ts, end_ts;
+    uint8_t *hold;              /* HOLD_BYTES: the held records and gaps, in order */
+    size_t held_bytes, nheld;
+    uint64_t records, start_ts, end_ts;
     uint64_t records_committed; /* records at the last successful commit */
     int have_ts;
     const struct trace_decoder *dec;
     struct extra_stat extra[MAX_EXTRA_STATS];
     int nextra;
+    char failure[64];           /* db_writer_failure's words */
 };
+
+static int commit_with(struct db_writer *w, const char *status, const char *end_reason, int wait);
 
 /* ---- records ---- */
 
+/* Room for one more held entry of payload bytes, after a commit (waiting
+ * for another writer if need be) when the hold is full; NULL after a
+ * failure. */
+static struct held *hold(struct db_writer *w, size_t payload)
+{
+    uint32_t bytes = (uint32_t)((sizeof(struct held) + payload + 7) & ~(size_t)7);
+    if (w->nheld == HOLD_RECORDS || w->held_bytes + bytes > HOLD_BYTES)
+        commit_with(w, "recording", NULL, 1);
+    if (w->b.failed)
+        return NULL;
+    struct held *h = (struct held *)(w->hold + w->held_bytes);
+    *h = (struct held){ .bytes = bytes };
+    w->held_bytes += bytes;
+    w->nheld++;
+    return h;
+}
+
 void db_writer_record(struct db_writer *w, unsigned cpu, const struct trace_rec_hdr *r)
+{
+    if (r->type == TRACE_REC_END)
+        w->saw_end = 1; /* after a failure too: the recorder reads on to the end, storing nothing */
+    struct held *h = w->b.failed ? NULL : hold(w, r->size);
+    if (!h)
+        return;
+    h->cpu = (uint16_t)cpu;
+    memcpy(h + 1, r, r->size);
+}
+
+void db_writer_gap(struct db_writer *w, unsigned cpu, uint64_t ts_next, uint32_t packets_lost,
+                   uint32_t records_dropped, uint32_t records_late)
+{
+    struct held *h = w->b.failed ? NULL : hold(w, 0);
+    if (!h)
+        return;
+    h->cpu = (uint16_t)cpu;
+    h->is_gap = 1;
+    h->ts_next = ts_next;
+    h->packets_lost = packets_lost;
+    h->records_dropped = records_dropped;
+    h->records_late = records_late;
+}
+
+/* One record's rows, and the writer's bookkeeping of it. */
+static void store_record(struct db_writer *w, unsigned cpu, const struct trace_rec_hdr *r)
 {
     uint64_t ts = r->ts_ns;
     unsigned ci = trace_dec_cpu_index((uint16_t)cpu);
-    if (r->type == TRACE_REC_END)
-        w->saw_end = 1; /* after a failure too: the recorder reads on to the end, storing nothing */
-    if (w->b.failed)
-        return;
-    batch_begin(&w->b);
     if (r->type != TRACE_REC_STREAM) {
         if (!w->have_ts || ts < w->start_ts)
             w->start_ts = ts;
@@ -84,17 +162,23 @@ void db_writer_record(struct db_writer *w, unsigned cpu, const struct trace_rec_
     if (r->type != TRACE_REC_END)
         ingest_record(&w->d, ci, r);
     w->records++;
-    if (++w->uncommitted >= COMMIT_EVERY)
-        db_writer_commit(w);
 }
 
-void db_writer_gap(struct db_writer *w, unsigned cpu, uint64_t ts_next, uint32_t packets_lost,
-                   uint32_t records_dropped, uint32_t records_late)
+/* The held records' and gaps' rows, in the order they came; the hold is
+ * empty after. Inside the commit's transaction. */
+static void store_held(struct db_writer *w)
 {
-    if (w->b.failed)
-        return;
-    batch_begin(&w->b);
-    ingest_gap(&w->d, trace_dec_cpu_index((uint16_t)cpu), ts_next, packets_lost, records_dropped, records_late);
+    for (size_t off = 0; off < w->held_bytes && !w->b.failed;) {
+        const struct held *h = (const struct held *)(w->hold + off);
+        if (h->is_gap)
+            ingest_gap(&w->d, trace_dec_cpu_index(h->cpu), h->ts_next, h->packets_lost, h->records_dropped,
+                       h->records_late);
+        else
+            store_record(w, h->cpu, (const struct trace_rec_hdr *)(h + 1));
+        off += h->bytes;
+    }
+    w->held_bytes = 0;
+    w->nheld = 0;
 }
 
 /* ---- commit, stats ---- */
@@ -195,11 +279,50 @@ static void write_trace_row(struct db_writer *w, const char *status, const char 
     run(&w->b, s, "trace");
 }
 
-static int commit_with(struct db_writer *w, const char *status, const char *end_reason)
+/* The next free utid, MAX(utid) + 1 (at least 1), or -1 on an SQLite error. */
+static int64_t first_free_utid(sqlite3 *db)
 {
-    if (w->b.failed)
+    sqlite3_stmt *s;
+    int64_t utid = -1;
+    if (sqlite3_prepare_v2(db, "SELECT COALESCE(MAX(utid),0)+1 FROM thread", -1, &s, NULL) != SQLITE_OK)
         return -1;
-    batch_begin(&w->b);
+    if (sqlite3_step(s) == SQLITE_ROW)
+        utid = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    return utid;
+}
+
+/* Begins a commit's write transaction and stores the held records in it.
+ * 0: begun; 1: another writer holds the database (wait 0 only: nothing
+ * done, the records stay held); -1: failed. */
+static int commit_begin(struct db_writer *w, int wait)
+{
+    int rc = batch_begin(&w->b, wait);
+    if (rc != 0)
+        return rc;
+    /* utids are unique across the database, so joins need no trace_id.
+     * Another recorder may have added threads since this one's last
+     * commit, and it too takes them from the database inside its write
+     * transaction: a task gets its utid while the held records are stored
+     * (derive_task), below, and its thread row is written (it is dirty)
+     * before this transaction commits, so no two writers can give the
+     * same utid. Never lower than where this writer is: its own threads
+     * are all in the table already, but nothing else guards that. */
+    int64_t next = first_free_utid(w->b.db);
+    if (next < 0) {
+        batch_fail(&w->b, "thread");
+        return -1;
+    }
+    if (next > w->d.next_utid)
+        w->d.next_utid = next;
+    store_held(w);
+    return w->b.failed ? -1 : 0;
+}
+
+/* Writes where the trace stands (threads, stats, cpu, trace) and commits
+ * the transaction commit_begin() began. 0 or -1. */
+static int commit_end(struct db_writer *w, const char *status, const char *end_reason)
+{
     batch_flush_all(&w->b);
     derive_write_threads(&w->d);
     write_stats(w);
@@ -209,30 +332,43 @@ static int commit_with(struct db_writer *w, const char *status, const char *end_
     if (batch_exec(&w->b, "COMMIT") != 0)
         return -1;
     w->b.in_txn = 0;
-    w->uncommitted = 0;
     w->records_committed = w->records;
     return 0;
 }
 
+/* The held records and where the trace stands, in one transaction.
+ * wait 0: only if no other writer holds the database, else nothing is
+ * done (returns 0, the records stay held). 0 or -1. */
+static int commit_with(struct db_writer *w, const char *status, const char *end_reason, int wait)
+{
+    int rc = commit_begin(w, wait);
+    if (rc != 0)
+        return rc > 0 ? 0 : -1;
+    return commit_end(w, status, end_reason);
+}
+
 int db_writer_commit(struct db_writer *w)
 {
-    return commit_with(w, "recording", NULL);
+    /* The recorder asks every quarter of a second; when another recorder
+     * holds the database the records wait for the next ask, or for a full
+     * hold, and this recorder reads on meanwhile (QEMU is not held up). */
+    return commit_with(w, "recording", NULL, 0);
 }
 
 int db_writer_finish(struct db_writer *w, const char *status, const char *end_reason)
 {
-    if (w->b.failed)
+    if (commit_begin(w, 1) != 0)
         return -1;
-    batch_begin(&w->b);
     derive_finish(&w->d, w->end_ts);
-    if (commit_with(w, status, end_reason) != 0)
+    if (commit_end(w, status, end_reason) != 0)
         return -1;
     /* Building an index once, sorted, is much cheaper than keeping it up
      * to date during ingest (29 s against 10 s for tests/trace_bench.sh's
      * stream); later traces of the same database do pay for keeping them.
      * All in one transaction, so a reader sees all the indexes or none
-     * (no faster than one each: measured, within this machine's noise). */
-    if (batch_exec(&w->b, "BEGIN") != 0)
+     * (no faster than one each: measured, within this machine's noise).
+     * IMMEDIATE: it writes, and another recorder may commit between. */
+    if (batch_exec(&w->b, "BEGIN IMMEDIATE") != 0)
         return 1;
     if (batch_exec(&w->b, db_indexes_sql) != 0) {
         sqlite3_exec(w->b.db, "ROLLBACK", NULL, NULL, NULL);
@@ -244,6 +380,18 @@ int db_writer_finish(struct db_writer *w, const char *status, const char *end_re
 int db_writer_failed(const struct db_writer *w)
 {
     return w->b.failed ? (w->b.fail_code ? w->b.fail_code : SQLITE_ERROR) : 0;
+}
+
+const char *db_writer_failure(struct db_writer *w)
+{
+    int code = db_writer_failed(w);
+    if (code == SQLITE_FULL)
+        return "the disk is full";
+    if (code != SQLITE_BUSY || !w->b.gave_up_ms)
+        return code ? sqlite3_errstr(code) : NULL;
+    snprintf(w->failure, sizeof w->failure, "another recorder held the database for %d s",
+             w->b.gave_up_ms / 1000);
+    return w->failure;
 }
 
 uint64_t db_writer_records_committed(const struct db_writer *w)
@@ -318,16 +466,23 @@ int db_writer_abandon(struct db_writer *w, const char *end_reason, uint64_t not_
     if (!sqlite3_get_autocommit(b->db))
         sqlite3_exec(b->db, "ROLLBACK", NULL, NULL, NULL);
     b->in_txn = 0;
+    w->held_bytes = w->nheld = 0;
     release_room(w);
+    /* Having waited out another recorder once, a few seconds more: the
+     * trace left 'recording' is marked by the next recorder (its lock goes
+     * with this process). */
+    if (b->fail_code == SQLITE_BUSY && b->wait_ms > ABANDON_WAIT_MS)
+        b->wait_ms = ABANDON_WAIT_MS;
     /* First the whole story: the loss counts of the whole stream, the
      * records not stored among them, and the status. */
     int failed = b->failed;
     b->failed = 0;
     b->quiet = 1;
-    if (batch_exec(b, "BEGIN") == 0) {
+    if (batch_exec(b, "BEGIN IMMEDIATE") == 0) {
         write_stats(w);
         stat_row(w, "records_not_stored", -1, "data_loss", not_stored,
-                 "records read after the database stopped taking them (a full disk, an I/O error)");
+                 "records read after the database stopped taking them (a full disk, an I/O error, "
+                 "another recorder holding it too long)");
         if (!b->failed && mark_incomplete(b->db, b->trace_id, end_reason) == 0 && batch_exec(b, "COMMIT") == 0) {
             b->quiet = 0;
             b->failed = failed;
@@ -360,6 +515,15 @@ int db_writer_set_control(struct db_writer *w, const char *path)
 
 /* ---- open, close ---- */
 
+/* WRITER_WAIT_S, or RUNQ_WRITER_WAIT_S seconds (1 to 86400) if set, in ms. */
+static int writer_wait_ms(void)
+{
+    const char *v = getenv("RUNQ_WRITER_WAIT_S");
+    char *end;
+    long s = v ? strtol(v, &end, 10) : 0;
+    return v && *v && !*end && s >= 1 && s <= 86400 ? (int)s * 1000 : WRITER_WAIT_S * 1000;
+}
+
 /* Opens the database at path, in WAL mode, at the current schema version,
  * with every statement prepared. 0, or -1 with a message in err. */
 static int connect_db(struct db_writer *w, const char *path, char *err, size_t errlen)
@@ -369,7 +533,7 @@ static int connect_db(struct db_writer *w, const char *path, char *err, size_t e
         snprintf(err, errlen, "%s: %s", path, *db ? sqlite3_errmsg(*db) : "cannot open");
         return -1;
     }
-    sqlite3_busy_timeout(*db, 5000);
+    batch_wait_for_writers(&w->b, writer_wait_ms());
     if (db_check_runq(*db, path, err, errlen) != 0)
         return -1;
     char *msg = NULL;
@@ -452,19 +616,6 @@ static int start_trace(struct db_writer *w, const char *path, const char *source
     return 0;
 }
 
-/* utids are unique across the database, so joins need no trace_id. */
-static int64_t first_free_utid(sqlite3 *db)
-{
-    sqlite3_stmt *s;
-    int64_t utid = 0;
-    if (sqlite3_prepare_v2(db, "SELECT COALESCE(MAX(utid),0)+1 FROM thread", -1, &s, NULL) == SQLITE_OK) {
-        if (sqlite3_step(s) == SQLITE_ROW)
-            utid = sqlite3_column_int64(s, 0);
-        sqlite3_finalize(s);
-    }
-    return utid < 1 ? 1 : utid;
-}
-
 struct db_writer *db_writer_open(const char *path, const char *source, char *err, size_t errlen)
 {
     struct db_writer *w = calloc(1, sizeof *w);
@@ -473,11 +624,17 @@ struct db_writer *db_writer_open(const char *path, const char *source, char *err
         return NULL;
     }
     derive_init(&w->d, &w->b);
+    if (!(w->hold = malloc(HOLD_BYTES))) {
+        snprintf(err, errlen, "out of memory");
+        free(w);
+        return NULL;
+    }
     /* A database is a regular file: SQLite would put its journal beside
      * anything else (`--db /dev/null` as root left /dev/null-journal). */
     struct stat st;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
         snprintf(err, errlen, "%s: not a regular file: give a database file (a new one is created)", path);
+        free(w->hold);
         free(w);
         return NULL;
     }
@@ -489,7 +646,6 @@ struct db_writer *db_writer_open(const char *path, const char *source, char *err
         db_writer_close(w);
         return NULL;
     }
-    w->d.next_utid = first_free_utid(w->b.db);
     reserve_room(w, path);
     return w;
 }
@@ -506,6 +662,7 @@ void db_writer_close(struct db_writer *w)
     if (w->lock_fd >= 0)
         close(w->lock_fd); /* after SQLite's: recorder_lock.h */
     derive_free(&w->d);
+    free(w->hold);
     free(w);
 }
 

@@ -19,8 +19,24 @@
  *   - db_writer_gap() says that CPU cpu lost records before the next one:
  *     every interval open on that CPU ends at the CPU's last record, is
  *     followed by an unknown ('?') stretch, and is never stretched across;
- *   - each db_writer_commit() leaves a readable database: the trace row,
- *     threads and stats so far are written in the same transaction;
+ *   - db_writer_record() and db_writer_gap() only copy the record (or
+ *     gap) into memory, in order: the hold, at most 50,000 of them in at
+ *     most 8 MiB. Their rows are written by the next commit: when the
+ *     hold is full, at db_writer_commit() and at db_writer_finish();
+ *   - the database is written only inside a commit's transaction, so a
+ *     writer holds SQLite's write lock only while it writes, and several
+ *     writers (recorders) may record into one database at once, each
+ *     taking its turn between the others' commits. A commit waits for the
+ *     other writer's transaction to end, saying so on stderr after 2 s,
+ *     up to 600 s (RUNQ_WRITER_WAIT_S seconds if set); then it fails
+ *     (SQLITE_BUSY). db_writer_commit() alone does not wait: it leaves the
+ *     records held for the next commit;
+ *   - a utid is unique in the database: each commit takes the next one
+ *     from MAX(thread.utid) inside its transaction, and writes the thread
+ *     row of every utid it gives before it commits, so two writers cannot
+ *     give the same one;
+ *   - each commit leaves a readable database: the trace row, threads and
+ *     stats so far are written in the same transaction;
  *   - db_writer_finish() closes what is open at the last timestamp, writes
  *     the status, commits, and then creates the indexes of db/indexes.sql
  *     if they do not exist yet. After it only db_writer_close() is valid.
@@ -47,7 +63,8 @@ int64_t db_writer_trace_id(const struct db_writer *w);
 /* Where loss counts come from (written to stats at each commit); may be NULL. */
 void db_writer_set_decoder(struct db_writer *w, const struct trace_decoder *d);
 
-/* One record produced by ring `cpu` (0..255 or TRACE_CPU_GLOBAL). */
+/* One record produced by ring `cpu` (0..255 or TRACE_CPU_GLOBAL), held
+ * for the next commit (a full hold commits first, waiting if need be). */
 void db_writer_record(struct db_writer *w, unsigned cpu, const struct trace_rec_hdr *r);
 
 /* CPU cpu lost packets/records between its last record and one at
@@ -64,7 +81,9 @@ int db_writer_saw_end(const struct db_writer *w);
 /* Records stored so far. */
 uint64_t db_writer_records(const struct db_writer *w);
 
-/* Commits the current batch. Returns 0, or -1 after printing an error. */
+/* Commits the held records, unless another writer holds the database:
+ * then they stay held, for the next commit. Returns 0 (committed or put
+ * off), or -1 after printing an error. */
 int db_writer_commit(struct db_writer *w);
 
 /* Publishes (path) or withdraws (NULL) the Unix socket on which the
@@ -86,6 +105,10 @@ int db_writer_finish(struct db_writer *w, const char *status, const char *end_re
  * wrote, db_writer_records_committed() records. */
 int db_writer_failed(const struct db_writer *w);
 uint64_t db_writer_records_committed(const struct db_writer *w);
+/* What stopped the writer, for a message: "the disk is full", "another
+ * recorder held the database for N s", or SQLite's words for the code;
+ * NULL when nothing did. Valid until the next call. */
+const char *db_writer_failure(struct db_writer *w);
 
 /* After a failure: drops the open transaction and, in one of its own,
  * marks the trace 'incomplete' with end_reason and stores the stream's
