@@ -394,8 +394,14 @@ void trace_periodic(struct rq *rq, u64 now)
         __atomic_store_n(&ring->keyframe_asked, 0, __ATOMIC_RELAXED);
     ring->last_periodic = now;
     ring->dropped_at_periodic = dropped;
+    /* Stamped now, not at `now`: the caller took `now` before the records
+     * it emitted since (a decision's LEAVE and PICK, a tick's TICK), and a
+     * CPU's records must be in time order (the host drops one that is
+     * behind as late). Here, not at the call, so the every-decision path
+     * that returns above reads no clock. */
+    u64 ts = clock_ns();
     if (trace_on(TRACE_REC_KEYFRAME))
-        emit_keyframe(rq, now);
+        emit_keyframe(rq, ts);
     if (trace_on(TRACE_REC_COUNTERS))
-        emit_counters(rq, now);
+        emit_counters(rq, ts);
 }
