@@ -224,6 +224,7 @@ static void write_stats(struct db_writer *w)
             ROW(packets_behind, "error", 1, "packets behind their CPU's sequence (replayed or late), dropped"),
             ROW(packets_after_end, "error", 1, "packets after the END record, which belong to no trace, dropped"),
             ROW(packets_bad_cpu, "error", 1, "packets from a CPU the stream header does not have, dropped"),
+            ROW(bytes_dropped, "info", 0, "bytes of the good packets dropped whole (the four rows above)"),
             ROW(bad_records, "error", 1, "malformed records in good packets"),
             ROW(unknown_records, "info", 1, "records of unknown types, skipped"),
 #undef ROW

@@ -107,12 +107,14 @@ static int opens_with_header(const struct trace_pkt_hdr *h, const uint8_t *paylo
            r->type == TRACE_REC_STREAM && r->size >= sizeof(struct trace_rec_stream) && r->size <= h->len;
 }
 
-/* Counts a packet that is dropped whole, in the stream's and its CPU's
- * counter at offset off of struct trace_dec_counts. */
-static void drop_packet(struct trace_decoder *d, unsigned ci, size_t off)
+/* Counts good packet h, dropped whole, in the stream's and its CPU's
+ * counter at offset off of struct trace_dec_counts, and its bytes. */
+static void drop_packet(struct trace_decoder *d, const struct trace_pkt_hdr *h, size_t off)
 {
+    unsigned ci = trace_dec_cpu_index(h->cpu);
     ++*(uint64_t *)((char *)&d->c + off);
     ++*(uint64_t *)((char *)&d->cpu[ci] + off);
+    d->c.bytes_dropped += HDR_SIZE + h->len;
 }
 
 /* Where packet h stands in its CPU's numbering: 0 to deliver it (lost and
@@ -131,7 +133,7 @@ static int sequence(struct trace_decoder *d, const struct trace_pkt_hdr *h, cons
         if (step == 0 || step > 0x80000000u) {
             int same = step == 0 && h->crc == s->crc;
             if (same || h->seq != 0 || !opens_with_header(h, payload)) {
-                drop_packet(d, ci, step == 0 ? offsetof(struct trace_dec_counts, packets_duplicate)
+                drop_packet(d, h, step == 0 ? offsetof(struct trace_dec_counts, packets_duplicate)
                                              : offsetof(struct trace_dec_counts, packets_behind));
                 return -1;
             }
@@ -164,11 +166,11 @@ static void deliver(struct trace_decoder *d, const struct trace_pkt_hdr *h, cons
 
     end_skip_run(d);
     if (d->ended) {
-        drop_packet(d, ci, offsetof(struct trace_dec_counts, packets_after_end));
+        drop_packet(d, h, offsetof(struct trace_dec_counts, packets_after_end));
         return;
     }
     if (d->ncpus && ci != TRACE_DEC_GLOBAL && ci >= d->ncpus) {
-        drop_packet(d, ci, offsetof(struct trace_dec_counts, packets_bad_cpu));
+        drop_packet(d, h, offsetof(struct trace_dec_counts, packets_bad_cpu));
         return;
     }
     if (sequence(d, h, payload, &lost, &dropped) != 0)

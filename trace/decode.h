@@ -50,6 +50,7 @@ struct trace_dec_counts {
     uint64_t packets_behind;  /* seq behind the CPU's last (replayed or late): dropped */
     uint64_t packets_after_end; /* after the END record: belong to no trace, dropped */
     uint64_t packets_bad_cpu; /* from a CPU the stream header does not have: dropped */
+    uint64_t bytes_dropped;   /* of the good packets above, dropped whole */
     uint64_t bytes_truncated; /* left at the end, not a whole packet */
     uint64_t bad_records;     /* malformed records in CRC-good packets */
     uint64_t unknown_records; /* types this reader does not know, skipped */
