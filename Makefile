@@ -43,7 +43,7 @@ HOST_OBJ += $(patsubst db/%.sql,$(BUILD)/gen/%_sql.o,$(HOST_SQL))
 HOST_LIBS := -lsqlite3 -lncursesw -lm
 HCFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wmissing-prototypes -O2 -g -iquote . -iquote kernel/sched -iquote kernel/lib -MMD -MP
 
-.PHONY: all run test gdb deps clean kernel prove-bugs fuzz fuzz-leave-bug bench
+.PHONY: all run test gdb deps clean kernel prove-bugs fuzz fuzz-leave-bug bench linux-diff
 all: deps-check $(KERNEL) $(RUNQ)
 kernel: $(KERNEL)
 
@@ -113,10 +113,14 @@ EEVDF_FUZZ_OBJ := $(call fobj,tests/eevdf_fuzz.c $(POLICY_SRC))
 TRACE_FUZZ_OBJ := $(call fobj,tests/trace_fuzz.c trace/decode.c)
 TRACE_GEN_OBJ := $(call hobj,tests/trace_gen.c $(POLICY_SRC))
 TRACE_HOSTILE_OBJ := $(call hobj,tests/trace_hostile.c)
+# The Linux 6.18 reference for the differential test (issue 14): its own
+# rules, only Linux's weight table shared with the policy.
+LINUX_REF_OBJ := $(call hobj,tests/linux_ref.c tests/linux_ref_parse.c tests/linux_ref_gen.c \
+	tests/linux_ref_main.c kernel/sched/weights.c)
 ASAN_RUNQ := $(BUILD)/asan/runq
 ASAN_OBJ := $(call tobj,$(HOST_SRC))
 TEST_OBJ := $(sort $(RR_TEST_OBJ) $(EEVDF_TEST_OBJ) $(DECODE_TEST_OBJ) $(RING_TEST_OBJ) $(TOP_MODEL_TEST_OBJ) \
-	$(EEVDF_FUZZ_OBJ) $(TRACE_FUZZ_OBJ) $(TRACE_GEN_OBJ) $(TRACE_HOSTILE_OBJ) $(ASAN_OBJ))
+	$(EEVDF_FUZZ_OBJ) $(TRACE_FUZZ_OBJ) $(TRACE_GEN_OBJ) $(TRACE_HOSTILE_OBJ) $(LINUX_REF_OBJ) $(ASAN_OBJ))
 
 HOST_TESTS := $(BUILD)/tests/rr_test $(BUILD)/tests/eevdf_test $(BUILD)/tests/eevdf_fuzz \
 	$(BUILD)/tests/trace_gen $(BUILD)/tests/trace_decode_test $(BUILD)/tests/trace_fuzz $(BUILD)/tests/top_model_test \
@@ -146,6 +150,9 @@ $(BUILD)/tests/trace_gen: $(TRACE_GEN_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^
 $(BUILD)/tests/trace_hostile: $(TRACE_HOSTILE_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^
+$(BUILD)/tests/linux_ref: $(LINUX_REF_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^
 # runq with ASan and UBSan, for the shell suites; it finds the kernel
@@ -184,6 +191,11 @@ fuzz-leave-bug:
 	clang $(FUZZFLAGS) $(FUZZLINK) -DEEVDF_FUZZ_LAB_LEAVE_BUG -o $(BUILD)/fuzz-leave-bug/eevdf_fuzz \
 		tests/eevdf_fuzz.c $(POLICY_SRC)
 	cd $(BUILD)/fuzz-leave-bug && ! ./eevdf_fuzz -seed=1 -max_total_time=120 corpus
+
+# runq sim against the Linux 6.18 reference on random workloads; not in
+# `make test` until issue 14's D1-D6 are fixed. LINUX_DIFF_N seeds a kind.
+linux-diff: $(RUNQ) $(BUILD)/tests/linux_ref
+	@bash tests/linux_diff.sh $${LINUX_DIFF_N:-300}
 
 prove-bugs: deps-check
 	@bash tests/prove_bugs.sh
