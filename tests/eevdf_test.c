@@ -312,17 +312,17 @@ static void test_equal_deadlines_run_fifo(void)
     CHECK(!strcmp(s, "ABCDABCDABCDABCD"), "schedule %s", s);
 }
 
-static void test_short_request_runs_twice_as_often(void)
+static void test_short_request_schedule_as_linux_6_18(void)
 {
     char s[25];
 
     /* 857b158dc5e8's third example: {A,C,D}(w=1,r=16), B(w=1,r=8), quantum
-     * 8 (unit 100 us). The commit shows BAACCBDD; at t=5 B and D tie at
-     * deadline 16, both eligible, and Linux's tree (like ours) runs equal
-     * deadlines in insertion order, which is D: BAACCDDB. B still runs
-     * once every 4 quanta, the others two quanta every 8. This is the
-     * Linux 6.12 behaviour, protection for a whole own slice: with the base
-     * slice (2.1 ms at 4 CPUs) above 1.6 ms, NO_RUN_TO_PARITY gives it. */
+     * 8 (unit 100 us). The commit shows BAACCBDD, which was protection for a
+     * whole own slice. Linux 6.18's set_protect_slice() without
+     * RUN_TO_PARITY protects the unscaled base slice, 0.7 ms, shorter than
+     * the 0.8 ms quantum, so every tick picks again: BACD, as with
+     * RUN_TO_PARITY. (runq protected the CPU-scaled 2.1 ms and gave
+     * BAACCDDB: D1.) */
     setup(4, 800 * US);
     eevdf_feature_set("PLACE_DEADLINE_INITIAL", false);
     eevdf_feature_set("RUN_TO_PARITY", false);
@@ -331,7 +331,7 @@ static void test_short_request_runs_twice_as_often(void)
     spawn(&q, 2, 0, 1600 * US);
     spawn(&q, 3, 0, 1600 * US);
     schedule(&q, 800 * US, 24, s);
-    CHECK(!strcmp(s, "BAACCDDBBAACCDDBBAACCDDB"), "schedule %s", s);
+    CHECK(!strcmp(s, "BACDBACDBACDBACDBACDBACD"), "schedule %s", s);
 
     /* RUN_TO_PARITY (6.17+): nobody is protected for longer than the
      * shortest slice queued with it, B's one quantum. */
@@ -628,7 +628,7 @@ static void test_yield_bounded(void)
     CHECK(P->pick(&q) == b, "after yielding, a is still the pick");
 }
 
-static struct sched_entity *protected_setup(void)
+static struct sched_entity *protected_setup_slice(uint64_t w_slice)
 {
     struct sched_entity *a, *c, *w;
 
@@ -639,7 +639,7 @@ static struct sched_entity *protected_setup(void)
     eevdf_feature_set("PLACE_DEADLINE_INITIAL", false);
     a = spawn(&q, 0, 0, 3 * MS);
     c = spawn(&q, 1, 0, 3 * MS);
-    w = spawn(&q, 2, 0, 1 * MS);
+    w = spawn(&q, 2, 0, w_slice);
     P->leave(&q, w, SCHED_LEAVE_BLOCK);
     P->take(&q, c);
     P->charge(&q, 2 * MS);
@@ -648,6 +648,11 @@ static struct sched_entity *protected_setup(void)
     P->charge(&q, 100 * US);
     P->join(&q, w, SCHED_JOIN_WAKE);
     return w;
+}
+
+static struct sched_entity *protected_setup(void)
+{
+    return protected_setup_slice(1 * MS);
 }
 
 static void test_protected_current_not_preempted_by_wakeup(void)
@@ -662,8 +667,30 @@ static void test_protected_current_not_preempted_by_wakeup(void)
     CHECK(!P->wakeup_preempt(&q, w), "w preempted a protected current");
     CHECK(q.cut_short_by == NULL, "a wakeup that waits was reported as cutting in");
     CHECK(!P->tick(&q), "the tick preempted a protected current");
-    /* RUN_TO_PARITY: the stretch is now at most w's 1 ms slice. */
-    CHECK(P->timer_ns(&q) <= 1 * MS, "stretch still %" PRIu64 " ns after a 1 ms slice queued", P->timer_ns(&q));
+    /* Without PREEMPT_SHORT the stretch stays: Linux 6.18 trims it
+     * (update_protect_slice()) only under RUN_TO_PARITY && do_preempt_short
+     * in check_preempt_wakeup_fair(). runq trimmed it here (D2). */
+    CHECK(P->timer_ns(&q) > 2 * MS, "stretch cut to %" PRIu64 " ns by a waker, PREEMPT_SHORT off", P->timer_ns(&q));
+}
+
+/* A shorter waker that does not win even the unprotected pick (its
+ * deadline is later than current's) trims current's stretch to the
+ * shortest slice queued, with RUN_TO_PARITY and PREEMPT_SHORT: Linux
+ * 6.18's update_protect_slice(). */
+static void test_short_waker_that_waits_trims_the_stretch(void)
+{
+    struct sched_entity *w = protected_setup_slice(2500 * US);
+    uint64_t before = P->timer_ns(&q);
+
+    CHECK(eevdf_deadline(q.curr) < eevdf_deadline(w), "setup: current's deadline should be earlier");
+    CHECK(!P->wakeup_preempt(&q, w), "a later-deadline waker preempted");
+    CHECK(q.cut_short_by == NULL, "a wakeup that waits was reported as cutting in");
+    CHECK(P->timer_ns(&q) <= 2500 * US && P->timer_ns(&q) < before,
+          "stretch %" PRIu64 " ns (was %" PRIu64 "), want at most the waker's 2.5 ms", P->timer_ns(&q), before);
+    w = protected_setup_slice(2500 * US);
+    eevdf_feature_set("PREEMPT_SHORT", false);
+    before = P->timer_ns(&q);
+    CHECK(!P->wakeup_preempt(&q, w) && P->timer_ns(&q) == before, "without PREEMPT_SHORT the stretch changed");
 }
 
 static void test_preempt_short_cuts_protection(void)
@@ -858,7 +885,7 @@ static const struct harness_test tests[] = {
     T(pick_fast_matches_reference),
     T(pick_is_log_n),
     T(equal_deadlines_run_fifo),
-    T(short_request_runs_twice_as_often),
+    T(short_request_schedule_as_linux_6_18),
     T(heavy_task_gets_half),
     T(share_follows_weights),
     T(four_equal_share_quarter_each),
@@ -872,6 +899,7 @@ static const struct harness_test tests[] = {
     T(weighted_lag_sums_to_zero),
     T(yield_bounded),
     T(protected_current_not_preempted_by_wakeup),
+    T(short_waker_that_waits_trims_the_stretch),
     T(preempt_short_cuts_protection),
     T(plain_wakeup_preemption_is_not_a_cut),
     T(hrtick_timer_only_when_contended),

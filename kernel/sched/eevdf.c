@@ -370,11 +370,14 @@ bool eevdf_protected(const struct sched_entity *se)
 
 /* e has just become current: it may run undisturbed until its vruntime
  * reaches vprot, the end of its protected stretch (the least of its own
- * slice and the shortest slice queued with it, or of its own and the base
- * slice without RUN_TO_PARITY), but never past its deadline. */
+ * slice and the shortest slice queued with it, or of its own and the
+ * unscaled base slice, 0.7 ms whatever the CPU count, without
+ * RUN_TO_PARITY), but never past its deadline. Linux 6.18's
+ * set_protect_slice(): normalized_sysctl_sched_base_slice, or
+ * cfs_rq_min_slice() with RUN_TO_PARITY. */
 static void set_protection(struct sched_queue *q, struct eevdf_entity *e)
 {
-    uint64_t stretch = q->ee.base_slice;
+    uint64_t stretch = eevdf_base_slice(1);
 
     if (eevdf_feature(EEVDF_F_RUN_TO_PARITY))
         stretch = q->ee.root ? q->ee.root->min_slice : e->slice;
@@ -752,22 +755,33 @@ static bool eevdf_wakeup_preempt(struct sched_queue *q, struct sched_entity *se)
     if (!q->curr)
         return true;
     c = &q->curr->ee;
-    cut = eevdf_feature(EEVDF_F_PREEMPT_SHORT) && e->slice < c->slice && vt_eligible(eq, e->vruntime) &&
-          (eevdf_tree_before(e, c) || !vt_eligible(eq, c->vruntime));
+    /* Linux 6.18's check_preempt_wakeup_fair(): do_preempt_short is the
+     * slice comparison alone; the pick, unprotected when it holds, decides
+     * the rest (whether the waker is eligible and earlier). */
+    cut = eevdf_feature(EEVDF_F_PREEMPT_SHORT) && e->slice < c->slice;
     if (pick_runnable(q, !cut) == se) {
         /* PREEMPT_SHORT made the difference if the protected pick would
          * have kept current: current eligible and inside its stretch (see
          * pick()). The trace says so (q->cut_short_by). */
         if (cut && vt_eligible(eq, c->vruntime) && eevdf_protected(q->curr))
             q->cut_short_by = se;
-        c->vprot = c->vruntime;
+        if (cut) /* cancel_protect_slice() */
+            c->vprot = c->vruntime;
         return true;
     }
-    /* It waits; but current's stretch is never longer than the shortest
-     * slice now queued with it, counted from now. */
-    if (eevdf_feature(EEVDF_F_RUN_TO_PARITY) && e->slice < c->slice && eevdf_protected(q->curr)) {
-        uint64_t end = c->vruntime + vdelta(c, e->slice);
+    /* It waits; but with RUN_TO_PARITY, a shorter waker (under
+     * PREEMPT_SHORT) makes current's stretch no longer than the shortest
+     * slice now queued, counted from now: update_protect_slice(), which
+     * 6.18 calls only under sched_feat(RUN_TO_PARITY) && do_preempt_short.
+     * (Linux 7.0 trims on every wakeup that does not preempt; runq
+     * follows 6.18.) */
+    if (eevdf_feature(EEVDF_F_RUN_TO_PARITY) && cut && eevdf_protected(q->curr)) {
+        uint64_t shortest = eq->root ? eq->root->min_slice : e->slice;
+        uint64_t end;
 
+        if (shortest > c->slice)
+            shortest = c->slice;
+        end = c->vruntime + vdelta(c, shortest);
         if (eevdf_vt_before(end, c->vprot))
             c->vprot = end;
     }
