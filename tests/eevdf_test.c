@@ -759,6 +759,41 @@ static void test_hrtick_timer_ends_stretch_exactly(void)
 
 /* ---- delayed dequeue ------------------------------------------------ */
 
+/* A wakeup's preemption check asks the pick as Linux 6.18's
+ * check_preempt_wakeup_fair() asks __pick_eevdf(): when the pick is a
+ * delayed entity (it blocked while ineligible, has paid since, and has the
+ * earliest deadline), the waker does not preempt, and the delayed entity
+ * stays queued until a real pick finishes it. runq finished it inside the
+ * check and picked again, and preempted (issue 14's D4). */
+static void test_wakeup_check_leaves_delayed_entities_alone(void)
+{
+    struct sched_entity *a, *s, *w;
+
+    setup(1, MS);
+    eevdf_feature_set("RUN_TO_PARITY", false);
+    s = spawn(&q, 0, 0, 0);
+    a = spawn(&q, 1, 0, 0);
+    w = spawn(&q, 2, 0, 0);
+    P->take(&q, w);
+    P->leave(&q, w, SCHED_LEAVE_BLOCK); /* w sleeps at once, at lag 0: it leaves */
+    P->take(&q, s);
+    P->charge(&q, 2 * MS); /* s is now ahead of V */
+    CHECK(!eevdf_eligible(&q, s), "setup: s should be ineligible");
+    P->leave(&q, s, SCHED_LEAVE_BLOCK);
+    CHECK(s->on_queue && eevdf_delayed(s), "setup: s should be delayed");
+    P->take(&q, a);
+    P->charge(&q, 3 * MS); /* a runs on: V passes s, s has paid */
+    CHECK(eevdf_eligible(&q, s) && !eevdf_protected(a), "setup: s eligible %d (lag %" PRId64 ", a's %" PRId64
+          "), a protected %d, curr is a %d", eevdf_eligible(&q, s), eevdf_lag(&q, s), eevdf_lag(&q, a),
+          eevdf_protected(a), q.curr == a);
+    P->join(&q, w, SCHED_JOIN_WAKE);
+    CHECK(eevdf_pick_reference(&q) == s, "setup: the pick should be the delayed s");
+    CHECK(!P->wakeup_preempt(&q, w), "the waker preempted past a delayed pick");
+    CHECK(s->on_queue && eevdf_delayed(s) && q.nr_departed == 0, "the check finished the delayed entity");
+    struct sched_entity *n = P->pick(&q);
+    CHECK(n != s && !s->on_queue, "a real pick did not finish the delayed entity");
+}
+
 static void test_delay_dequeue_keeps_ineligible_sleeper(void)
 {
     struct sched_entity *a, *b, *s;
@@ -900,6 +935,7 @@ static const struct harness_test tests[] = {
     T(yield_bounded),
     T(protected_current_not_preempted_by_wakeup),
     T(short_waker_that_waits_trims_the_stretch),
+    T(wakeup_check_leaves_delayed_entities_alone),
     T(preempt_short_cuts_protection),
     T(plain_wakeup_preemption_is_not_a_cut),
     T(hrtick_timer_only_when_contended),

@@ -759,7 +759,11 @@ static bool eevdf_wakeup_preempt(struct sched_queue *q, struct sched_entity *se)
      * slice comparison alone; the pick, unprotected when it holds, decides
      * the rest (whether the waker is eligible and earlier). */
     cut = eevdf_feature(EEVDF_F_PREEMPT_SHORT) && e->slice < c->slice;
-    if (pick_runnable(q, !cut) == se) {
+    /* __pick_eevdf(), not pick_next_entity(): a delayed entity it returns
+     * means no preemption, and it stays queued until a pick finishes it
+     * (runq dequeued it here and picked again, so it preempted where Linux
+     * does not: issue 14's D4). */
+    if (pick(q, !cut) == se) {
         /* PREEMPT_SHORT made the difference if the protected pick would
          * have kept current: current eligible and inside its stretch (see
          * pick()). The trace says so (q->cut_short_by). */
