@@ -245,7 +245,7 @@ static void write_stats(struct db_writer *w)
     }
     stat_row(w, "bad_task_ids", -1, "error", w->d.bad_tid, "records naming an impossible task id");
     stat_row(w, "tasks_over_limit", -1, "error", w->d.tasks_over_limit,
-             "records naming a new task while 65536 are held (the limit), not stored");
+             "records naming a new task while the most a trace holds are held (docs/trace-format.md, Bounds), not stored");
     stat_row(w, "bad_cpu_records", -1, "error", w->d.bad_cpu,
              "records naming a CPU the stream header does not have, not stored");
     stat_row(w, "wakeups_unmatched", -1, "info", w->d.wakeups_unmatched,
