@@ -124,7 +124,7 @@ TEST_OBJ := $(sort $(RR_TEST_OBJ) $(EEVDF_TEST_OBJ) $(DECODE_TEST_OBJ) $(RING_TE
 
 HOST_TESTS := $(BUILD)/tests/rr_test $(BUILD)/tests/eevdf_test $(BUILD)/tests/eevdf_fuzz \
 	$(BUILD)/tests/trace_gen $(BUILD)/tests/trace_decode_test $(BUILD)/tests/trace_fuzz $(BUILD)/tests/top_model_test \
-	$(BUILD)/tests/ring_test $(BUILD)/tests/trace_hostile $(ASAN_RUNQ)
+	$(BUILD)/tests/ring_test $(BUILD)/tests/trace_hostile $(BUILD)/tests/linux_ref $(ASAN_RUNQ)
 $(BUILD)/tests/rr_test: $(RR_TEST_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) -o $@ $^
@@ -182,8 +182,11 @@ $(BUILD)/bench/bench_pick: $(call hobj,tests/bench_pick.c $(POLICY_SRC))
 bench: all $(BENCHES) $(BUILD)/tests/trace_gen
 	@bash tests/bench.sh
 
-fuzz: $(BUILD)/tests/eevdf_fuzz
+# The policy fuzzer, then the differential test against Linux 6.18's rules
+# on many more workloads than `make test` runs.
+fuzz: $(BUILD)/tests/eevdf_fuzz $(RUNQ) $(BUILD)/tests/linux_ref
 	@bash tests/eevdf_fuzz.sh $${FUZZ_SECONDS:-600}
+	@bash tests/linux_diff.sh $${LINUX_DIFF_N:-5000} | tail -n 4
 
 # The fuzzer with the seed's ordering bug forced on: it must fail, fast.
 fuzz-leave-bug:
@@ -192,8 +195,8 @@ fuzz-leave-bug:
 		tests/eevdf_fuzz.c $(POLICY_SRC)
 	cd $(BUILD)/fuzz-leave-bug && ! ./eevdf_fuzz -seed=1 -max_total_time=120 corpus
 
-# runq sim against the Linux 6.18 reference on random workloads; not in
-# `make test` until issue 14's D1-D6 are fixed. LINUX_DIFF_N seeds a kind.
+# runq sim against the Linux 6.18 reference on random workloads (make test
+# runs 300 of each kind). LINUX_DIFF_N seeds a kind.
 linux-diff: $(RUNQ) $(BUILD)/tests/linux_ref
 	@bash tests/linux_diff.sh $${LINUX_DIFF_N:-300}
 

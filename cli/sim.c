@@ -6,29 +6,32 @@
  * output; sim.h says which file does what.
  *
  * The loop plays the core (kernel/sched/core.c) with every event moved to a
- * quantum boundary. At each boundary t, in this order:
+ * quantum boundary, and takes Linux's steps at Linux's points
+ * (docs/sim.md, issue 14). At each boundary t, in this order:
  *
- *   1. the current task is charged the quantum it just ran;
- *   2. if that finished a run step of its pattern it blocks or exits:
- *      leave() now, before the pick, as the core does;
- *      otherwise, on a tick boundary, tick() may ask for a decision, and so
- *      may the policy's timer (timer_ns(), HRTICK) if it ran out within
- *      the quantum;
- *   3. tasks arriving or waking at t join, in file order (NEW or WAKE), and
- *      each is offered to wakeup_preempt() while a task is current;
- *   4. if anything asked for a decision, or nothing is current and someone
+ *   1. the quantum just run is not charged yet: current is charged only
+ *      at the steps below, as Linux calls update_curr() only there, and a
+ *      charge may ask for a decision (policy.h);
+ *   2. on a tick boundary, the tick charges and may ask for a decision
+ *      (it never picks); so may the policy's timer (timer_ns(), HRTICK) if
+ *      it came due by t;
+ *   3. if current's run step ended: it yields if a `yield` step follows,
+ *      and blocks or exits if a sleep or the end follows: leave() now,
+ *      before the pick, as the core does;
+ *   4. tasks arriving or waking at t join, in file order (NEW or WAKE);
+ *      current is charged first, the policy's timer is looked at again
+ *      (Linux's hrtick_update()), and each joiner is offered to
+ *      wakeup_preempt() unless a decision is due already;
+ *   5. if anything asked for a decision, or nothing is current and someone
  *      joined: sched_decide() (kernel/sched/decide.h, the core's own
  *      routine): next = pick(); put_back() the current one if it is still
- *      runnable and not next; take(next). Then the quantum [t, t+q) is run.
+ *      runnable and not next; take(next). A pick that keeps current is a
+ *      decision too, logged with -v. Then the quantum [t, t+q) is run.
  *      With -v, entities whose delayed dequeue the policy finished since
  *      the last decision are listed, as the kernel traces them.
  *
  * Nothing happens inside a quantum: a timer due in the middle of one fires
- * at its end. One exception: a timer due less than a microsecond after a
- * boundary fires at it, and current is charged that sliver first. The
- * fixed-point vruntime arithmetic charged a quantum at a time can leave a
- * protected stretch a few ns short of the boundary that ends it exactly;
- * without this, such a task would keep the CPU a whole quantum more.
+ * at its end.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -269,6 +272,8 @@ struct sim {
     struct sched_queue q;
     struct sim_task t[SIM_MAX_TASKS];
     uint64_t quantum, tick, now;
+    uint64_t uncharged;    /* ns current has run since it was last charged */
+    uint64_t timer_at;     /* when the policy's timer is due; UINT64_MAX: none */
     unsigned nquanta;
     bool one_char_names;
     int name_width;        /* column width for names: the longest, at least 5 */
@@ -448,48 +453,110 @@ static void add_reason(char *buf, size_t len, const char *name, const char *what
     snprintf(buf + n, len - n, "%s%s%s%s", n ? ", " : "", name, *name ? " " : "", what);
 }
 
+/* What current does when a quantum of its run step is done. */
+enum sim_end { SIM_GOES_ON, SIM_BLOCKS, SIM_EXITS };
+
 /* The current task has run a quantum of its step: it goes on, blocks or
- * exits. Returns what happened for the log, or NULL if it goes on. */
-static const char *finish_quantum(struct sim *s, struct sim_task *t)
+ * exits, and *yields if a `yield` step comes first. Moves nothing on the
+ * queue: sim_run takes the steps in Linux's order. */
+static enum sim_end finish_quantum(struct sim *s, struct sim_task *t, bool *yields)
 {
     const struct sim_task_spec *sp = t->spec;
 
+    *yields = false;
     t->quanta++;
     if (t->left == UINT64_MAX)
-        return NULL;
+        return SIM_GOES_ON;
     t->left -= s->quantum;
     if (t->left)
-        return NULL;
-    for (;;) {
+        return SIM_GOES_ON;
+    for (int guard = 0; guard <= sp->nsegs; guard++) {
+        const struct sim_seg *g;
+
         t->seg = (t->seg + 1) % sp->nsegs;
-        const struct sim_seg *g = &sp->segs[t->seg];
+        g = &sp->segs[t->seg];
         switch (g->kind) {
         case SIM_SEG_RUN: /* a run straight after a run: no break in between */
             t->left = g->ns;
-            return NULL;
+            return SIM_GOES_ON;
+        case SIM_SEG_YIELD:
+            *yields = true;
+            continue;
         case SIM_SEG_SLEEP:
-            s->P->leave(&s->q, &t->se, SCHED_LEAVE_BLOCK);
-            t->state = SIM_T_ASLEEP;
             t->wake_at = s->now + g->ns;
-            return "blocks";
+            return SIM_BLOCKS;
         case SIM_SEG_EXIT:
-            s->P->leave(&s->q, &t->se, SCHED_LEAVE_EXIT);
-            t->state = SIM_T_EXITED;
-            return "exits";
+            return SIM_EXITS;
         }
     }
+    t->left = UINT64_MAX; /* the parser refuses a pattern of only yields */
+    return SIM_GOES_ON;
 }
 
-/* A timer due this little after a boundary fires at it (see sim_run). */
-#define SIM_TIMER_SLACK_NS 1000ull
+/* Charges current for the time it has run since its last charge; true if
+ * the policy asks for a decision. */
+static bool charge_now(struct sim *s)
+{
+    uint64_t d = s->uncharged;
+
+    s->uncharged = 0;
+    return s->q.curr && d && s->P->charge(&s->q, d);
+}
+
+/* The policy's timer, looked at again after a decision or a join: its due
+ * time (timer_ns() counts from the last charge), and true if it is due at
+ * once. */
+static bool rearm(struct sim *s)
+{
+    uint64_t left = s->q.curr ? s->P->timer_ns(&s->q) : UINT64_MAX;
+
+    s->timer_at = left == UINT64_MAX ? UINT64_MAX : s->now - s->uncharged + left;
+    return left == 0;
+}
+
+/* Steps 2 and 3 of a boundary (see the top of this file). */
+static bool boundary_curr(struct sim *s, struct sim_task *c, char *why, size_t len)
+{
+    bool need = false, yields;
+    enum sim_end end;
+
+    s->uncharged += s->quantum;
+    end = finish_quantum(s, c, &yields);
+    if (s->now % s->tick == 0) {
+        need = charge_now(s) | s->P->tick(&s->q);
+        if (need)
+            add_reason(why, len, "", "tick");
+    }
+    if (s->timer_at <= s->now) {
+        s->timer_at = UINT64_MAX;
+        charge_now(s);
+        need = true;
+        add_reason(why, len, "", "timer");
+    }
+    if (yields) {
+        charge_now(s);
+        s->P->yield(&s->q);
+        need = true;
+        add_reason(why, len, c->spec->name, "yields");
+    }
+    if (end != SIM_GOES_ON) {
+        charge_now(s);
+        s->P->leave(&s->q, &c->se, end == SIM_BLOCKS ? SCHED_LEAVE_BLOCK : SCHED_LEAVE_EXIT);
+        c->state = end == SIM_BLOCKS ? SIM_T_ASLEEP : SIM_T_EXITED;
+        need = true;
+        add_reason(why, len, c->spec->name, end == SIM_BLOCKS ? "blocks" : "exits");
+    }
+    return need;
+}
 
 static void sim_run(struct sim *s)
 {
     const struct sim_workload *w = s->w;
     struct sched_params params = { w->cpus, s->tick };
-    uint64_t timer_left = UINT64_MAX;
 
     s->P->init(&s->q, &params);
+    s->uncharged = 0;
+    s->timer_at = UINT64_MAX;
     for (int i = 0; i < w->ntasks; i++) {
         struct sim_task *t = &s->t[i];
         memset(t, 0, sizeof *t);
@@ -502,39 +569,17 @@ static void sim_run(struct sim *s)
         struct sim_task *c = task_of(s, s->q.curr);
         char why[256] = "";
         bool need = false, joined = false;
-        uint64_t left_now;
 
         s->now = (uint64_t)k * s->quantum;
-        /* 1-2: the quantum just run, and what it ends */
-        if (c) {
-            const char *ended;
-            s->P->charge(&s->q, s->quantum);
-            ended = finish_quantum(s, c);
-            if (ended) {
-                add_reason(why, sizeof why, c->spec->name, ended);
-                need = true;
-            } else if (s->now % s->tick == 0 && s->P->tick(&s->q)) {
-                add_reason(why, sizeof why, "", "tick");
-                need = true;
-            } else if (timer_left <= s->quantum) {
-                add_reason(why, sizeof why, "", "timer");
-                need = true;
-            } else if ((left_now = s->P->timer_ns(&s->q)) <= SIM_TIMER_SLACK_NS) {
-                /* Charged in pieces, a stretch can end a few ns after the
-                 * boundary that ends it in exact arithmetic: charge the
-                 * sliver now rather than run a whole extra quantum. */
-                if (left_now)
-                    s->P->charge(&s->q, left_now);
-                add_reason(why, sizeof why, "", "timer");
-                need = true;
-            }
-        }
+        /* 1-3: the quantum just run, the tick, the timer, its step's end */
+        if (c)
+            need = boundary_curr(s, c, why, sizeof why);
         if (k == s->nquanta)
             break;
-        /* 3: arrivals and wakeups */
+        /* 4: arrivals and wakeups */
         for (int i = 0; i < w->ntasks; i++) {
             struct sim_task *t = &s->t[i];
-            bool new = t->state == SIM_T_NEW && t->spec->arrive_ns == s->now;
+            bool new = t->state == SIM_T_NEW && t->spec->arrive_ns == s->now, preempts = false, requeue;
 
             if (!new && !(t->state == SIM_T_ASLEEP && t->wake_at == s->now))
                 continue;
@@ -542,24 +587,41 @@ static void sim_run(struct sim *s)
                 s->P->init_entity(&s->q, &t->se);
                 t->left = t->spec->nsegs ? t->spec->segs[0].ns : UINT64_MAX;
             } else {
-                t->seg = (t->seg + 1) % t->spec->nsegs; /* the run after the sleep */
+                do /* the run after the sleep (yields before it are moot) */
+                    t->seg = (t->seg + 1) % t->spec->nsegs;
+                while (t->spec->segs[t->seg].kind != SIM_SEG_RUN);
                 t->left = t->spec->segs[t->seg].ns;
             }
+            /* A delayed task, still queued, is requeued without charging
+             * current first and without looking at the timer (Linux 6.18's
+             * ttwu_runnable() -> requeue_delayed_entity(); 333238da9a19,
+             * after 6.18, charges first: seed 001). */
+            requeue = t->se.on_queue;
+            if (!requeue)
+                need |= charge_now(s);
             s->P->join(&s->q, &t->se, new ? SCHED_JOIN_NEW : SCHED_JOIN_WAKE);
             t->state = SIM_T_QUEUED;
             joined = true;
-            if (s->q.curr && s->P->wakeup_preempt(&s->q, &t->se)) {
-                add_reason(why, sizeof why, t->spec->name, new ? "arrives and preempts" : "wakes and preempts");
-                need = true;
-            } else {
-                add_reason(why, sizeof why, t->spec->name, new ? "arrives" : "wakes");
+            if (!requeue)
+                need |= rearm(s);
+            /* Linux asks the wakeup preemption only without a decision
+             * pending (test_tsk_need_resched()); it charges current first. */
+            if (s->q.curr && !need) {
+                need = charge_now(s);
+                preempts = s->P->wakeup_preempt(&s->q, &t->se);
+                need |= preempts;
             }
+            add_reason(why, sizeof why, t->spec->name,
+                       new ? (preempts ? "arrives and preempts" : "arrives")
+                           : (preempts ? "wakes and preempts" : "wakes"));
         }
-        /* 4: the decision, and the quantum */
-        if (need || (!s->q.curr && joined))
+        /* 5: the decision, and the quantum */
+        if (need || (!s->q.curr && joined)) {
+            charge_now(s);
             decide(s, why);
+            rearm(s);
+        }
         c = task_of(s, s->q.curr);
-        timer_left = c ? s->P->timer_ns(&s->q) : UINT64_MAX;
         s->sched[k] = c ? (int)(c - s->t) : -1;
     }
 }

@@ -29,6 +29,7 @@
 enum sim_seg_kind {
     SIM_SEG_RUN,   /* wants the CPU for ns of CPU time */
     SIM_SEG_SLEEP, /* off the queue for ns of wall time */
+    SIM_SEG_YIELD, /* gives way (the policy's yield) where the step before ends; no time */
     SIM_SEG_EXIT,  /* leaves for good; only ever the last step */
 };
 

@@ -197,17 +197,17 @@ static int parse_pattern(struct parser *p, char *s, struct sim_task_spec *t)
         if (t->nsegs > 0 && t->segs[t->nsegs - 1].kind == SIM_SEG_EXIT)
             return perr(p, p->line, "nothing may follow exit in a pattern");
         g = &t->segs[t->nsegs];
-        if (strcmp(item, "exit") == 0) {
-            g->kind = SIM_SEG_EXIT;
+        if (strcmp(item, "exit") == 0 || strcmp(item, "yield") == 0) {
+            g->kind = item[0] == 'e' ? SIM_SEG_EXIT : SIM_SEG_YIELD;
             g->ns = 0;
         } else if (colon && (colon - item == 3 && strncmp(item, "run", 3) == 0)) {
             g->kind = SIM_SEG_RUN;
         } else if (colon && (colon - item == 5 && strncmp(item, "sleep", 5) == 0)) {
             g->kind = SIM_SEG_SLEEP;
         } else {
-            return perr(p, p->line, "bad pattern step '%s': want run:DURATION, sleep:DURATION or exit", item);
+            return perr(p, p->line, "bad pattern step '%s': want run:DURATION, sleep:DURATION, yield or exit", item);
         }
-        if (g->kind != SIM_SEG_EXIT) {
+        if (g->kind != SIM_SEG_EXIT && g->kind != SIM_SEG_YIELD) {
             if (duration_arg(p, "pattern duration", colon + 1, &g->ns) < 0)
                 return -1;
             if (g->ns == 0)
@@ -480,8 +480,8 @@ void sim_workload_print(FILE *out, const struct sim_workload *w)
             const struct sim_seg *g = &t->segs[k];
             sim_format_duration(b, sizeof b, g->ns);
             fprintf(out, "%s", k ? "," : " pattern=");
-            if (g->kind == SIM_SEG_EXIT)
-                fprintf(out, "exit");
+            if (g->kind == SIM_SEG_EXIT || g->kind == SIM_SEG_YIELD)
+                fprintf(out, "%s", g->kind == SIM_SEG_EXIT ? "exit" : "yield");
             else
                 fprintf(out, "%s:%s", g->kind == SIM_SEG_RUN ? "run" : "sleep", b);
         }

@@ -614,6 +614,7 @@ static void test_yield_bounded(void)
     uint64_t bound;
 
     setup(4, MS);
+    eevdf_feature_set("YIELD_BOUNDED", true);
     a = spawn(&q, 0, 0, 0);
     b = spawn(&q, 1, 0, 0);
     decide(&q);
@@ -650,6 +651,14 @@ static struct sched_entity *protected_setup_slice(uint64_t w_slice)
     return w;
 }
 
+/* Current's protected stretch still to run, virtual ns (real ns at nice 0). */
+static uint64_t stretch_left(void)
+{
+    const struct eevdf_entity *e = &q.curr->ee;
+
+    return eevdf_protected(q.curr) ? e->vprot - e->vruntime : 0;
+}
+
 static struct sched_entity *protected_setup(void)
 {
     return protected_setup_slice(1 * MS);
@@ -670,7 +679,7 @@ static void test_protected_current_not_preempted_by_wakeup(void)
     /* Without PREEMPT_SHORT the stretch stays: Linux 6.18 trims it
      * (update_protect_slice()) only under RUN_TO_PARITY && do_preempt_short
      * in check_preempt_wakeup_fair(). runq trimmed it here (D2). */
-    CHECK(P->timer_ns(&q) > 2 * MS, "stretch cut to %" PRIu64 " ns by a waker, PREEMPT_SHORT off", P->timer_ns(&q));
+    CHECK(stretch_left() > 2 * MS, "stretch cut to %" PRIu64 " ns by a waker, PREEMPT_SHORT off", stretch_left());
 }
 
 /* A shorter waker that does not win even the unprotected pick (its
@@ -680,17 +689,17 @@ static void test_protected_current_not_preempted_by_wakeup(void)
 static void test_short_waker_that_waits_trims_the_stretch(void)
 {
     struct sched_entity *w = protected_setup_slice(2500 * US);
-    uint64_t before = P->timer_ns(&q);
+    uint64_t before = stretch_left();
 
     CHECK(eevdf_deadline(q.curr) < eevdf_deadline(w), "setup: current's deadline should be earlier");
     CHECK(!P->wakeup_preempt(&q, w), "a later-deadline waker preempted");
     CHECK(q.cut_short_by == NULL, "a wakeup that waits was reported as cutting in");
-    CHECK(P->timer_ns(&q) <= 2500 * US && P->timer_ns(&q) < before,
-          "stretch %" PRIu64 " ns (was %" PRIu64 "), want at most the waker's 2.5 ms", P->timer_ns(&q), before);
+    CHECK(stretch_left() <= 2500 * US && stretch_left() < before,
+          "stretch %" PRIu64 " ns (was %" PRIu64 "), want at most the waker's 2.5 ms", stretch_left(), before);
     w = protected_setup_slice(2500 * US);
     eevdf_feature_set("PREEMPT_SHORT", false);
-    before = P->timer_ns(&q);
-    CHECK(!P->wakeup_preempt(&q, w) && P->timer_ns(&q) == before, "without PREEMPT_SHORT the stretch changed");
+    before = stretch_left();
+    CHECK(!P->wakeup_preempt(&q, w) && stretch_left() == before, "without PREEMPT_SHORT the stretch changed");
 }
 
 static void test_preempt_short_cuts_protection(void)
@@ -717,44 +726,62 @@ static void test_plain_wakeup_preemption_is_not_a_cut(void)
     CHECK(q.cut_short_by == NULL, "a plain preemption was reported as PREEMPT_SHORT's");
 }
 
+/* Linux's hrtick_start_fair(): armed only with someone else queued, for
+ * the slice less what current has run since it was picked, in real time
+ * whatever its weight; armed again when someone joins. */
 static void test_hrtick_timer_only_when_contended(void)
 {
     struct sched_entity *a;
 
     setup(4, MS);
+    eevdf_feature_set("HRTICK", true);
     a = spawn(&q, 0, 0, 0);
     decide(&q);
     CHECK(P->timer_ns(&q) == UINT64_MAX, "alone, timer %" PRIu64, P->timer_ns(&q));
+    P->charge(&q, 300 * US);
     spawn(&q, 1, 0, 0);
+    CHECK(P->timer_ns(&q) == eevdf_slice(a) - 300 * US, "armed by a join, timer %" PRIu64, P->timer_ns(&q));
     P->charge(&q, 500 * US);
-    /* A new entity's first deadline is half a slice out. */
-    CHECK(P->timer_ns(&q) == eevdf_slice(a) / 2 - 500 * US, "contended, timer %" PRIu64, P->timer_ns(&q));
+    CHECK(P->timer_ns(&q) == eevdf_slice(a) - 800 * US, "contended, timer %" PRIu64, P->timer_ns(&q));
     eevdf_feature_set("HRTICK", false);
     CHECK(P->timer_ns(&q) == UINT64_MAX, "HRTICK off, timer %" PRIu64, P->timer_ns(&q));
 }
 
-static uint64_t timer_setup(int nice)
-{
-    setup(4, 4 * MS);
-    spawn(&q, 0, nice, 0);
-    spawn(&q, 1, nice, 700 * US + (uint64_t)(nice + 20) * 13);
-    decide(&q);
-    P->charge(&q, 123 * US);
-    return P->timer_ns(&q);
-}
-
-static void test_hrtick_timer_ends_stretch_exactly(void)
+static void test_hrtick_timer_is_the_slice_in_real_time(void)
 {
     for (int nice = -20; nice <= 19; nice++) {
-        uint64_t t = timer_setup(nice);
+        uint64_t slice = 700 * US + (uint64_t)(nice + 20) * 13;
 
-        P->charge(&q, t - 1);
-        CHECK(eevdf_protected(q.curr), "nice %d: protection over 1 ns before the timer", nice);
-        t = timer_setup(nice);
-        P->charge(&q, t);
-        CHECK(!eevdf_protected(q.curr), "nice %d: still protected when the timer fires", nice);
-        CHECK(P->tick(&q), "nice %d: the timer's tick does not switch", nice);
+        setup(4, 4 * MS);
+        eevdf_feature_set("HRTICK", true);
+        spawn(&q, 0, nice, slice);
+        spawn(&q, 1, nice, slice);
+        decide(&q);
+        P->charge(&q, 123 * US);
+        CHECK(P->timer_ns(&q) == slice - 123 * US, "nice %d: timer %" PRIu64 ", want %" PRIu64, nice,
+              P->timer_ns(&q), (uint64_t)(slice - 123 * US));
+        P->charge(&q, slice - 123 * US);
+        CHECK(P->timer_ns(&q) == 0, "nice %d: the slice is run and the timer is not due", nice);
+        /* The pick clears it (hrtick_clear()); a pick that keeps current
+         * does not arm it again (no set_next_entity()). */
+        if (P->pick(&q) == q.curr)
+            CHECK(P->timer_ns(&q) == UINT64_MAX, "nice %d: re-armed by a pick that kept current", nice);
     }
+}
+
+/* A pick that keeps current leaves its timer unarmed, and a join then
+ * asks for a decision at once (hrtick_start_fair() with the slice run:
+ * resched). */
+static void test_hrtick_join_after_the_slice_asks_at_once(void)
+{
+    setup(1, 4 * MS);
+    eevdf_feature_set("HRTICK", true);
+    spawn(&q, 0, 0, 0);
+    decide(&q);
+    P->charge(&q, 5 * MS);
+    CHECK(P->pick(&q) == q.curr && P->timer_ns(&q) == UINT64_MAX, "setup: alone, a pick should keep current");
+    spawn(&q, 1, 0, 0);
+    CHECK(P->timer_ns(&q) == 0, "a join after the slice: timer %" PRIu64 ", want 0 (now)", P->timer_ns(&q));
 }
 
 /* ---- delayed dequeue ------------------------------------------------ */
@@ -887,6 +914,37 @@ static void leave_not_on_queue(void)
     P->leave(&q2, a, SCHED_LEAVE_BLOCK);
 }
 
+/* Linux 6.18's yield_task_fair() (79104becf42b): an eligible yielder's
+ * vruntime moves to its deadline and its deadline a slice on; an
+ * ineligible one, or one alone, is left as it is. */
+static void test_yield_forfeits_the_request_as_linux_6_18(void)
+{
+    struct sched_entity *a;
+    uint64_t v, d, V;
+
+    setup(4, MS);
+    a = spawn(&q, 0, 0, 0);
+    decide(&q);
+    d = eevdf_deadline(a);
+    P->yield(&q);
+    CHECK(eevdf_deadline(a) == d && eevdf_vruntime(a) == 0, "a lone yielder moved");
+    spawn(&q, 1, 0, 0); /* at V, beside a: both eligible */
+    CHECK(eevdf_eligible(&q, a), "setup: a should be eligible");
+    v = eevdf_vruntime(a);
+    d = eevdf_deadline(a);
+    P->yield(&q);
+    eevdf_check(&q);
+    CHECK(eevdf_vruntime(a) == d && eevdf_deadline(a) == d + vdelta(a, eevdf_slice(a)),
+          "eligible yielder: vruntime %" PRIu64 " deadline %" PRIu64 ", want %" PRIu64 " and %" PRIu64,
+          eevdf_vruntime(a), eevdf_deadline(a), d, d + vdelta(a, eevdf_slice(a)));
+    CHECK(eevdf_vruntime(a) != v && !eevdf_eligible(&q, a), "the yielder is still eligible");
+    V = eevdf_V(&q);
+    v = eevdf_vruntime(a);
+    d = eevdf_deadline(a);
+    P->yield(&q);
+    CHECK(eevdf_vruntime(a) == v && eevdf_deadline(a) == d && eevdf_V(&q) == V, "an ineligible yielder moved");
+}
+
 static void test_misuse_panics(void)
 {
     CHECK(dies(take_while_current), "take() while an entity is current did not BUG");
@@ -899,7 +957,9 @@ static void test_misuse_panics(void)
 static void test_features_by_name(void)
 {
     eevdf_features_reset();
-    CHECK(eevdf_feature(EEVDF_F_PLACE_LAG) && eevdf_feature(EEVDF_F_HRTICK), "defaults");
+    /* Linux 6.18's features.h: HRTICK off; YIELD_BOUNDED is runq's own */
+    CHECK(eevdf_feature(EEVDF_F_PLACE_LAG) && !eevdf_feature(EEVDF_F_HRTICK) && !eevdf_feature(EEVDF_F_YIELD_BOUNDED),
+          "defaults");
     CHECK(!eevdf_feature(EEVDF_F_LAB_LEAVE_BUG), "LAB_LEAVE_BUG on by default");
     CHECK(eevdf_feature_set("PLACE_LAG", false) && !eevdf_feature(EEVDF_F_PLACE_LAG), "cannot turn off");
     CHECK(!eevdf_feature_set("NO_SUCH", true), "unknown name accepted");
@@ -933,13 +993,15 @@ static const struct harness_test tests[] = {
     T(renice_keeps_owed_service),
     T(weighted_lag_sums_to_zero),
     T(yield_bounded),
+    T(yield_forfeits_the_request_as_linux_6_18),
     T(protected_current_not_preempted_by_wakeup),
     T(short_waker_that_waits_trims_the_stretch),
     T(wakeup_check_leaves_delayed_entities_alone),
     T(preempt_short_cuts_protection),
     T(plain_wakeup_preemption_is_not_a_cut),
     T(hrtick_timer_only_when_contended),
-    T(hrtick_timer_ends_stretch_exactly),
+    T(hrtick_timer_is_the_slice_in_real_time),
+    T(hrtick_join_after_the_slice_asks_at_once),
     T(delay_dequeue_keeps_ineligible_sleeper),
     T(delay_zero_clips_positive_lag),
     T(misuse_panics),

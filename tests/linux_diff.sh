@@ -14,17 +14,23 @@
 # move the first difference later, or remove it, are the ones it comes
 # from. Differing workloads are kept in build/linux-diff/.
 #
-# Prints a line per workload and a tally; exits 1 if any differ, 2 if it
-# could not run. Not part of `make test` until runq's D1-D6 are fixed.
+# Prints a line per workload, a tally, and a PASS or FAIL line for each
+# half (tests/run.sh counts those); exits 1 if any differ, 2 if it could
+# not run. `make test` runs 300 of each, `make fuzz` and `make linux-diff`
+# more (LINUX_DIFF_N).
+#
+# LINUX_DIFF_KNOBS: the departures tried when classifying (default: every
+# one linux_ref.h lists; runq has none of them now, so they run only on a
+# difference, to say which old behaviour came back). LINUX_DIFF_GEN: more
+# generator flags, e.g. --no-yield for a runq from before `yield` existed.
 set -u
 
 N=${1:-300}
 RUNQ=${2:-build/runq}
 REF=${3:-build/tests/linux_ref}
 OUT=build/linux-diff
-# The departures runq still has (linux_ref.h lists them all): D1, D2, S1
-# and D4 are fixed (kernel/sched/eevdf.c follows 6.18 there).
-KNOBS="D3 D5 D6 S2"
+KNOBS=${LINUX_DIFF_KNOBS-D1 D2 D3 D4 D5 D6 S1 S2}
+GEN=${LINUX_DIFF_GEN:-}
 
 for x in "$RUNQ" "$REF"; do
     [ -x "$x" ] || { echo "linux_diff: $x not built (make $x)" >&2; exit 2; }
@@ -122,8 +128,8 @@ run_one() { # kind seed genflags
     done
 }
 
-for seed in $(seq 1 "$N"); do run_one default "$seed" ""; done
-for seed in $(seq 1 "$N"); do run_one random "$seed" "--switches"; done
+for seed in $(seq 1 "$N"); do run_one default "$seed" "$GEN"; done
+for seed in $(seq 1 "$N"); do run_one random "$seed" "--switches $GEN"; done
 
 echo
 echo "$N workloads with default features: $differ_default differ ($sched_default in the schedule itself)"
@@ -133,5 +139,13 @@ for k in $KNOBS unclassified; do
     d=${class_count[default.$k]:-0} r=${class_count[random.$k]:-0}
     [ "$d" = 0 ] && [ "$r" = 0 ] && continue
     echo "  $k: $d default, $r random; e.g. ${example[$k]}"
+done
+for kind in default random; do
+    v=differ_$kind
+    if [ "${!v}" = 0 ]; then
+        echo "PASS linux_diff_$kind: $N workloads, every decision identical to Linux 6.18's rules"
+    else
+        echo "FAIL linux_diff_$kind: ${!v} of $N workloads differ from Linux 6.18's rules (kept in $OUT/)"
+    fi
 done
 [ $((differ_default + differ_random)) = 0 ]

@@ -11,6 +11,20 @@
  * __pick_eevdf(cfs_rq, protect); 79104becf42b's yield_task_fair(); the
  * 0-day listings of 6.18's check_preempt_wakeup_fair() and
  * yield_task_fair()), before 6.19's zero_vruntime and NEXT_BUDDY rework.
+ * Checked in a second pass against stored copies of 6.17/6.18-era text:
+ * update_curr() with update_deadline() and "if (resched ||
+ * !protect_slice(curr))", entity_tick(), requeue_delayed_entity() (no
+ * update_curr() before it: 333238da9a19, which adds one, came later),
+ * dequeue_entity() with DELAY_DEQUEUE and DEQUEUE_DELAYED,
+ * hrtick_start_fair() ("slice - ran"), __pick_eevdf()'s treatment of
+ * cfs_rq->curr (a delayed curr is still curr until put_prev_entity()),
+ * and features.h's defaults (HRTICK false, PLACE_REL_DEADLINE true). A
+ * whole 6.18 fair.c was not available: mainline's mirror is too large to
+ * fetch here, and the full copies found are vendor trees.
+ *
+ * Left out, on purpose: PLACE_REL_DEADLINE (only a non-sleep dequeue, a
+ * migration or a setattr, uses it: one CPU never does), NEXT_BUDDY (off by
+ * default), cgroups, and the other classes.
  *
  * The world is `runq sim`'s (docs/sim.md): time moves a quantum at a time
  * and every event falls on a quantum boundary. Linux's decision points are

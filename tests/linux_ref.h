@@ -96,15 +96,17 @@ void lref_workload_print(FILE *out, const struct lref_workload *w);
 
 /* A random single-CPU workload from seed: 2..5 tasks, nice values,
  * requested slices, arrivals, run/sleep patterns, a tick of one to four
- * quanta; with switches, every feature on or off at random. No yield:
- * `runq sim` has no such step yet. */
-void lref_generate(uint64_t seed, bool switches, struct lref_workload *w);
+ * quanta; with switches, every feature on or off at random; with yields,
+ * some run steps followed by a yield. */
+void lref_generate(uint64_t seed, bool switches, bool yields, struct lref_workload *w);
 
 /*
- * runq's departures from Linux (issue 14's D1..D6 and the smaller ones),
- * off by default. Each one put into the reference makes it decide as runq
- * does in that respect only; tests/linux_diff.sh turns them on one at a
- * time to tell which departure a difference comes from.
+ * The departures from Linux runq had (issue 14's D1..D6 and the smaller
+ * ones), all fixed since. Each can still be put into the reference, which
+ * then decides as the old runq did in that respect only:
+ * tests/linux_diff.sh tries them one at a time to tell which old behaviour
+ * a new difference looks like. (tests/bugs/linux/ puts them back into runq
+ * instead, to prove the differential test catches each.)
  */
 #define LREF_COMPATS(X)                                                                 \
     X(D1, "protection without RUN_TO_PARITY uses the CPU-scaled base slice")           \

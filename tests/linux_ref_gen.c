@@ -1,7 +1,8 @@
 /*
  * Random single-CPU workloads for the differential test
- * (tests/linux_diff.sh): only what `runq sim` accepts today (docs/sim.md),
- * so both sides read the same file. The same seed gives the same workload
+ * (tests/linux_diff.sh): only what `runq sim` accepts (docs/sim.md), so
+ * both sides read the same file. Yields come from a second stream, so the
+ * rest of each seed's workload is what it was before `yield` existed. The same seed gives the same workload
  * everywhere: the generator is its own xorshift64*, seeded through
  * splitmix64, as cli/sim_gen.c's.
  */
@@ -51,18 +52,43 @@ static void gen_pattern(struct lref_rng *r, uint64_t q, struct lref_task_spec *t
     }
 }
 
-void lref_generate(uint64_t seed, bool switches, struct lref_workload *w)
+/* Some run steps are followed by a yield; some spinners yield after every
+ * few quanta. */
+static void add_yields(struct lref_rng *r, uint64_t q, struct lref_task_spec *t)
+{
+    struct lref_seg out[LREF_MAX_SEGS];
+    int n = 0;
+
+    if (t->nsegs == 0) {
+        if (lref_chance(r, 15)) {
+            t->segs[0] = (struct lref_seg){ LREF_SEG_RUN, q * (1 + lref_below(r, 4)) };
+            t->segs[1] = (struct lref_seg){ LREF_SEG_YIELD, 0 };
+            t->nsegs = 2;
+        }
+        return;
+    }
+    for (int k = 0; k < t->nsegs; k++) {
+        out[n++] = t->segs[k];
+        if (t->segs[k].kind == LREF_SEG_RUN && n < LREF_MAX_SEGS - 1 && lref_chance(r, 15))
+            out[n++] = (struct lref_seg){ LREF_SEG_YIELD, 0 };
+    }
+    memcpy(t->segs, out, sizeof out[0] * (size_t)n);
+    t->nsegs = n;
+}
+
+void lref_generate(uint64_t seed, bool switches, bool yields, struct lref_workload *w)
 {
     static const uint64_t quanta[] = { 100000, 250000, 500000, 800000, 1000000 };
     static const unsigned cpus[] = { 1, 2, 4, 8 };
     static const unsigned ticks[] = { 1, 1, 1, 2, 3, 4 };
-    struct lref_rng r;
+    struct lref_rng r, ry;
     uint64_t z = seed + 0x9e3779b97f4a7c15ull;
     uint64_t q;
 
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     r.s = (z ^ (z >> 31)) | 1;
+    ry.s = (r.s * 0x9e3779b97f4a7c15ull) | 1;
 
     lref_workload_init(w);
     q = quanta[lref_below(&r, 5)];
@@ -85,5 +111,7 @@ void lref_generate(uint64_t seed, bool switches, struct lref_workload *w)
         if (lref_chance(&r, 40))
             t->arrive_ns = q * lref_below(&r, 12);
         gen_pattern(&r, q, t);
+        if (yields)
+            add_yields(&ry, q, t);
     }
 }

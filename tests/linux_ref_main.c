@@ -4,7 +4,9 @@
  *
  *   linux_ref [--runq D1,D3,...] FILE    decide FILE as Linux ('-': stdin),
  *                                        with those runq departures put in
- *   linux_ref --gen SEED [--switches]    print a random workload
+ *   linux_ref --gen SEED [--switches] [--no-yield]
+ *                                        print a random workload (without
+ *                                        yields: one older runq sims read)
  *
  * Exit 0, 1 on a failure, 2 on a usage or workload error.
  */
@@ -36,7 +38,7 @@ int lref_compat_lookup(const char *name)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: linux_ref [--runq D1,D2,...] FILE | linux_ref --gen SEED [--switches]\n"
+    fprintf(stderr, "usage: linux_ref [--runq D1,D2,...] FILE | linux_ref --gen SEED [--switches] [--no-yield]\n"
                     "runq's departures from Linux, for --runq:\n");
     for (int c = 0; c < LREF_NR_COMPATS; c++)
         fprintf(stderr, "  %s  %s\n", lref_compat_names[c], lref_compat_whats[c]);
@@ -59,7 +61,7 @@ int main(int argc, char **argv)
 {
     static struct lref_workload w;
     const char *file = NULL, *seed = NULL;
-    bool switches = false;
+    bool switches = false, yields = true;
     uint32_t mask = 0;
     char err[512];
 
@@ -71,6 +73,8 @@ int main(int argc, char **argv)
             seed = argv[++i];
         } else if (strcmp(argv[i], "--switches") == 0) {
             switches = true;
+        } else if (strcmp(argv[i], "--no-yield") == 0) {
+            yields = false;
         } else if (argv[i][0] != '-' || strcmp(argv[i], "-") == 0) {
             file = argv[i];
         } else {
@@ -85,12 +89,12 @@ int main(int argc, char **argv)
         s = strtoull(seed, &end, 10);
         if (file || errno || *end || !*seed)
             return usage();
-        lref_generate(s, switches, &w);
-        printf("# linux_ref --gen %s%s\n", seed, switches ? " --switches" : "");
+        lref_generate(s, switches, yields, &w);
+        printf("# linux_ref --gen %s%s%s\n", seed, switches ? " --switches" : "", yields ? "" : " --no-yield");
         lref_workload_print(stdout, &w);
         return 0;
     }
-    if (!file || switches)
+    if (!file || switches || !yields)
         return usage();
     {
         bool is_stdin = strcmp(file, "-") == 0;

@@ -3,7 +3,7 @@
  * (tests/ may not include cli/sim.h; see linux_ref.h). It accepts what the
  * generator writes and what the files in docs/sim/ hold, checks less than
  * cli/sim_parse.c (the workloads come from runq's own files or from
- * linux_ref_gen.c), and knows one step runq sim does not yet: `yield`.
+ * linux_ref_gen.c), and reads `yield` as runq sim does.
  */
 #include <ctype.h>
 #include <stdarg.h>

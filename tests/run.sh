@@ -59,6 +59,7 @@ suite sim bash tests/sim_test.sh "$RUNQ"
 suite rr_policy build/tests/rr_test
 suite eevdf_policy build/tests/eevdf_test
 suite eevdf_fuzz bash tests/eevdf_fuzz.sh 20
+suite linux_diff bash tests/linux_diff.sh 300 "$RUNQ" build/tests/linux_ref
 suite bug_patches bash tests/bug_patches.sh
 suite trace_decode build/tests/trace_decode_test
 suite trace_ring build/tests/ring_test

@@ -152,6 +152,18 @@ bad_line slice_out_of_range 'task A slice=200ms\n' 1 "outside 100us..100ms"
 bad_line duplicate_task 'task A\ntask B\ntask A\n' 3 "task A is already declared on line 1"
 bad_line unknown_feature 'feature FOO on\ntask A\n' 1 "no feature 'FOO'"
 bad_line feature_needs_on_off 'feature HRTICK yes\ntask A\n' 1 "want on or off"
+bad_line yield_takes_no_duration 'task A pattern=run:1ms,yield:1ms\n' 1 "bad pattern step 'yield:1ms'"
+
+# A yield step gives way where its run step ends: A, which would keep the
+# CPU until the 4 ms tick, hands it to B after its first quantum (Linux
+# 6.18's yield: its vruntime moves to its deadline).
+yw='quantum 1ms\nrun 8ms\ntick 4ms\ntask A pattern=run:1ms,yield\ntask B\n'
+with_y=$(printf "$yw" | "$RUNQ" sim - | head -n 1)
+without_y=$(printf 'quantum 1ms\nrun 8ms\ntick 4ms\ntask A\ntask B\n' | "$RUNQ" sim - | head -n 1)
+case "$with_y/$without_y" in
+AB*/AAAA*) pass "yield_step_gives_way ($with_y, without it $without_y)" ;;
+*) failed yield_step_gives_way "with yield $with_y, without $without_y: want AB... and AAAA..." ;;
+esac
 # Checked after the whole file: the line of the task at fault.
 bad_line arrive_off_quantum 'task A\ntask B arrive=1500us\nquantum 1ms\n' 2 "arrive must be a whole number of quanta (1ms)"
 bad_line tick_off_quantum 'quantum 2ms\ntick 3ms\ntask A\n' 2 "the tick must be a whole number of quanta"

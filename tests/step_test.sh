@@ -10,23 +10,26 @@ record_fixtures --cpus 2 --tasks 4 --ms 300 --seed 1
 
 step() { "$RUNQ" step --db "$T/f.db" --plain "$@"; }
 
-# A known EEVDF pick: #10, io2 takes cpu0 from spin0 at the end of its slice.
+# A known EEVDF pick: #10, io2 takes cpu0 from spin0 when spin0's HRTICK
+# timer ends its 1.4 ms slice (Linux's rule: the slice in real time since
+# it was picked; runq's older timer ended the 0.7 ms protected stretch, at
+# lag 349.575).
 printf 'g 10\n' | step 1 > "$T/out" 2>&1
 sed -n '/^why io2\/4 runs/,$p' "$T/out" > "$T/why"
 cat > "$T/want" <<'W'
 why io2/4 runs (pick #10 on cpu0, asked for by: slice):
-  V = 350.425 (virtual us); 1 of the 2 on the queue eligible
-  won: eligible (lag +349.575 >= 0) with the earliest deadline (700.850) of the 1 eligible
+  V = 700.425 (virtual us); 1 of the 2 on the queue eligible
+  won: eligible (lag +699.575 >= 0) with the earliest deadline (700.850) of the 1 eligible
   passed over:
-    spin0/2          not eligible: lag -349.575 < 0, it has had more than its share
+    spin0/2          not eligible: lag -699.575 < 0, it has had more than its share
 W
 if cmp -s "$T/why" "$T/want"; then pass eevdf_pick_explained; else failed eevdf_pick_explained "$(diff "$T/want" "$T/why" | head -5)"; fi
 
 # The queue at that point, by deadline, with lag and eligibility. spin0's
 # vruntime reached its deadline during the stint, so the deadline was
-# renewed: the LEAVE says to what (2100), no estimate (~) needed.
-if grep -q '^    spin0/2          queued        700.000     2100.000    -349.575   no   1024$' "$T/out" &&
-   grep -q '^  \* io2/4            run             0.850      700.850    +349.575  yes   1024$' "$T/out"; then
+# renewed: the LEAVE says to what (2800), no estimate (~) needed.
+if grep -q '^    spin0/2          queued       1400.000     2800.000    -699.575   no   1024$' "$T/out" &&
+   grep -q '^  \* io2/4            run             0.850      700.850    +699.575  yes   1024$' "$T/out"; then
     pass eevdf_queue_rebuilt
 else
     failed eevdf_queue_rebuilt "queue rows not as expected"
@@ -44,15 +47,15 @@ fi
 
 # Navigation: b, g, /, marks, p, r.
 printf 'b 100ms\nm a\nr\n'"'"' a\n/PICK\np\ng 999999\nx\n' | step 1 > "$T/nav" 2>&1
-grep -q 'event 392 of 1161, t=100000.000us' "$T/nav" && r1=1 || r1=0
-grep -q '^mark a at event 392' "$T/nav" && r2=1 || r2=0
-grep -q '^! g N: an event number 0..1160' "$T/nav" && r3=1 || r3=0
+grep -q 'event 411 of 1221, t=100000.000us' "$T/nav" && r1=1 || r1=0
+grep -q '^mark a at event 411' "$T/nav" && r2=1 || r2=0
+grep -q '^! g N: an event number 0..1220' "$T/nav" && r3=1 || r3=0
 grep -q "^! unknown command 'x'" "$T/nav" && r4=1 || r4=0
 if [ $r1$r2$r3$r4 = 1111 ]; then pass navigation; else failed navigation "b/m/g/unknown: $r1$r2$r3$r4"; fi
 
 # --compare keeps the second trace at the same guest time.
 printf 'b 100ms\n' | step 1 --compare 2 > "$T/cmp" 2>&1
-if grep -q '^trace 1 (eevdf), 2 cpus, 250 Hz: event 392 of 1161, t=100000.000us' "$T/cmp" &&
+if grep -q '^trace 1 (eevdf), 2 cpus, 250 Hz: event 411 of 1221, t=100000.000us' "$T/cmp" &&
    grep -q '^trace 2 (rr), 2 cpus, 250 Hz: event 290 of 900, t=100000.000us' "$T/cmp" &&
    grep -q '^=== B: trace 2 (rr)' "$T/cmp"; then
     pass compare_in_step
@@ -60,26 +63,30 @@ else
     failed compare_in_step "$(grep -E '^(trace|===)' "$T/cmp" | tail -4 | tr '\n' '|')"
 fi
 
-# From a real kernel: beside two spinners, a waiter with the default slice
-# (first probe) is kept waiting by RUN_TO_PARITY when it wakes into a
-# spinner's protected stretch; one with a 100 us slice (second probe) cuts
-# that stretch by PREEMPT_SHORT. The explanations name both, and the
-# second the waiter's slice, which reaches the rebuilt queue through the
-# SET of its slice (before the JOINs carried it, it read "default").
-# Such a kept wakeup is rare (most wakeups preempt at once) and where it
-# falls moves with the kernel's instruction counts: with 20 samples the
-# kernel of the one decision routine had none, with 50 it has two.
-if "$RUNQ" boot --deterministic --cpus 2 --record "$T/k.db" --cmd "sched probe 2 50" \
+# From a real kernel: beside two spinners, a waiter with a 100 us slice
+# wakes at lag 0 (PLACE_LAG off, so its wakeups do not drag V below the
+# spinner's vruntime). With PREEMPT_SHORT off it is kept waiting by
+# RUN_TO_PARITY when it wakes into a spinner's protected stretch: no
+# decision follows such a wakeup (Linux takes none), so the explanation is
+# the JOIN's. With PREEMPT_SHORT on (second probe) it cuts that stretch;
+# DELAY_DEQUEUE off there, or the waiter, which blocks owing service, would
+# stay queued and wake ineligible, and no slice lets that preempt.
+# Both are named, and the second the waiter's slice, which reaches the
+# rebuilt queue through the SET of its slice.
+if "$RUNQ" boot --deterministic --cpus 2 --record "$T/k.db" --cmd "sched feature PLACE_LAG off" \
+    --cmd "sched feature PREEMPT_SHORT off" --cmd "sched probe 2 50 100" \
+    --cmd "sched feature PREEMPT_SHORT on" --cmd "sched feature DELAY_DEQUEUE off" \
     --cmd "sched probe 2 20 100" >/dev/null 2>&1; then
-    { echo "c 1"; i=0; while [ $i -lt 1000 ]; do echo N; i=$((i + 1)); done; } |
+    { echo "c 1"; i=0; while [ $i -lt 3000 ]; do echo n; i=$((i + 1)); done; } |
         "$RUNQ" step --db "$T/k.db" --plain 1 > "$T/rtp" 2>&1
-    if grep -q '^  kept by RUN_TO_PARITY: spinner/[0-9]* is still inside its protected stretch' "$T/rtp" &&
+    if grep -q '^why waiter/[0-9]* waits (woken, #[0-9]* on cpu1; no decision followed):$' "$T/rtp" &&
+       grep -q '^  kept by RUN_TO_PARITY: spinner/[0-9]* is still inside its protected stretch' "$T/rtp" &&
        grep -q '^    waiter/[0-9]* *eligible with an earlier deadline [0-9.]*, but the current task is protected (RUN_TO_PARITY)$' "$T/rtp"; then
         pass run_to_parity_explained
     else
-        failed run_to_parity_explained "no kept-by-RUN_TO_PARITY pick among cpu1's picks"
+        failed run_to_parity_explained "no wakeup kept waiting by RUN_TO_PARITY explained on cpu1"
     fi
-    printf '/ preempt_short\n' | "$RUNQ" step --db "$T/k.db" --plain 1 > "$T/ps" 2>&1
+    printf '/ (preempt_short)\n' | "$RUNQ" step --db "$T/k.db" --plain 1 > "$T/ps" 2>&1
     if grep -q '^why waiter/[0-9]* runs (pick #[0-9]* on cpu1, asked for by: preempt_short):$' "$T/ps" &&
        grep -q '^  cut in by PREEMPT_SHORT: it woke with a shorter slice (100.000 us) than spinner/[0-9]*.s' "$T/ps" &&
        grep -q '^    spinner/[0-9]* *eligible, but its protected stretch was cut short (PREEMPT_SHORT)$' "$T/ps"; then

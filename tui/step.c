@@ -475,6 +475,84 @@ void step_explain_pick(const struct step_view *v, int i, struct step_text *t)
     replay_state_free(&st);
 }
 
+/* ---- a wakeup that waits, explained ---- */
+
+/* Did a decision on e's CPU follow the JOIN at i? The core traces the
+ * joins of a decision, then the displaced task's LEAVE, then the PICK, all
+ * within microseconds; a wakeup that does not preempt has no PICK. */
+static bool join_decided(const struct replay *rp, int i)
+{
+    const struct event *e = &rp->tr.ev[i];
+
+    for (int j = i + 1; j < rp->tr.nev && rp->tr.ev[j].ts - e->ts <= 20000; j++) {
+        const struct event *x = &rp->tr.ev[j];
+        if (x->cpu != e->cpu)
+            continue;
+        if (x->kind == EVENT_PICK)
+            return true;
+        if (x->kind != EVENT_JOIN && x->kind != EVENT_LEAVE)
+            return false;
+    }
+    return false;
+}
+
+void step_explain_join(const struct step_view *v, int i, struct step_text *t)
+{
+    const struct replay *rp = &v->rp;
+    if (i < 0 || i >= rp->tr.nev || rp->tr.ev[i].kind != EVENT_JOIN || !rp->tr.eevdf)
+        return;
+    const struct event *e = &rp->tr.ev[i];
+    if (e->join.reason == TRACE_JOIN_MIGRATE || join_decided(rp, i))
+        return;
+    struct rp_state st;
+    replay_state_init(rp, &st);
+    replay_seek(rp, &st, i + 1); /* the queue with the joiner on it */
+    struct rp_cpu *c = &st.cpu[e->cpu];
+    struct rp_ent q[RP_MAX_ENT];
+    int n = replay_queue_sorted(rp, c, q);
+    struct rp_ent *w = NULL, *cur = NULL;
+    for (int k = 0; k < n; k++) {
+        if (q[k].utid == e->join.utid)
+            w = &q[k];
+        if (q[k].current)
+            cur = &q[k];
+    }
+    if (!w || !cur || !c->has_v || w == cur || idle_utid(rp, cur->utid)) {
+        replay_state_free(&st);
+        return;
+    }
+    int64_t V = c->v;
+    const char *wn = replay_name(rp, w->utid), *cn = replay_name(rp, cur->utid);
+    bool w_elig = !vt_before(V, w->vruntime), c_elig = !vt_before(V, cur->vruntime);
+    const struct rp_ent *best = NULL;
+    for (int k = 0; k < n; k++) {
+        const struct rp_ent *x = &q[k];
+        if (!x->delayed && !vt_before(V, x->vruntime) && (!best || vt_before(x->deadline, best->deadline)))
+            best = x;
+    }
+    step_text_add(t, "why %s waits (woken, #%d on cpu%d; no decision followed):", wn, i, e->cpu);
+    step_text_add(t, "  V = %s (virtual us); %s keeps the CPU: a wakeup preempts only if the woken task is "
+                     "then the pick", us(V), cn);
+    if (!w_elig) {
+        step_text_add(t, "  not eligible: lag %s < 0, it has had more than its share", sus(vt_sub(V, w->vruntime)));
+    } else if (c_elig && vt_before(w->deadline, cur->deadline)) {
+        step_text_add(t, "  kept by RUN_TO_PARITY: %s is still inside its protected stretch (until its deadline "
+                         "or the shortest slice queued), so %s, eligible with the earlier deadline %s, waits",
+                      cn, wn, us(w->deadline));
+        step_text_add(t, "  passed over:");
+        step_text_add(t, "    %-16s eligible with an earlier deadline %s, but the current task is protected "
+                         "(RUN_TO_PARITY)",
+                      wn, us(w->deadline));
+    } else if (best && best != w && vt_before(best->deadline, w->deadline)) {
+        step_text_add(t, "  eligible (lag %s), but %s has the earlier deadline %s (its own is %s)",
+                      sus(vt_sub(V, w->vruntime)), replay_name(rp, best->utid), us(best->deadline), us(w->deadline));
+    } else {
+        step_text_add(t, "  eligible (lag %s) with deadline %s; the pick is still %s", sus(vt_sub(V, w->vruntime)),
+                      us(w->deadline), cn);
+    }
+    replay_state_free(&st);
+}
+
 /* ---- the view ---- */
 
 /* The number line's widest picture: a terminal wider than this (or
@@ -589,4 +667,5 @@ void step_render(const struct step *s, int k, int width, struct step_text *t)
     for (int cpu = 0; cpu < rp->tr.ncpus; cpu++)
         render_cpu(s, v, cpu, cpu == focus, width, t);
     step_explain_pick(v, v->cur, t);
+    step_explain_join(v, v->cur, t);
 }

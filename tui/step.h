@@ -81,6 +81,11 @@ void step_render(const struct step *s, int k, int width, struct step_text *t);
  * when event i is not a PICK. */
 void step_explain_pick(const struct step_view *v, int i, struct step_text *t);
 
+/* The explanation of the JOIN at event i when no pick followed it (the
+ * wakeup did not preempt: Linux takes no decision then), appended to t;
+ * nothing otherwise, or on a round-robin trace. */
+void step_explain_join(const struct step_view *v, int i, struct step_text *t);
+
 /* `runq step` front ends. */
 int step_plain_main(struct step *s, FILE *in, FILE *out, int width);
 int step_curses_main(struct step *s);

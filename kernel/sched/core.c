@@ -109,8 +109,16 @@ static void wake_push(struct task *t)
 }
 
 /* Joins every task woken since the last decision, in the order they were
- * woken. Returns how many. Queue lock held. */
-static unsigned drain_wakes(struct rq *rq, struct task **joined)
+ * woken, at time now, taking Linux's steps for each (try_to_wake_up()):
+ * current is charged before an enqueue (not before a delayed task's
+ * requeue: 6.18's ttwu_runnable() does not), the policy's timer is looked
+ * at again (hrtick_update()), and the wakeup preemption is asked unless a
+ * pick is due already (*pending; test_tsk_need_resched()). Sets *pending
+ * if a charge, the timer or a wakeup asks for a pick. Returns how many
+ * joined. Queue lock held. */
+static bool account_curr(struct rq *rq, u64 now);
+
+static unsigned drain_wakes(struct rq *rq, struct task **joined, u64 now, bool *pending)
 {
     struct task *t = __atomic_exchange_n(&rq->wake_stack, NULL, __ATOMIC_ACQUIRE), *fifo = NULL;
     struct task *last = t; /* the newest, last once reversed */
@@ -145,13 +153,21 @@ static unsigned drain_wakes(struct rq *rq, struct task **joined)
         struct sched_entity_view v;
         pol()->describe(&rq->q, &t->se, &v);
         t->join_lag_before = v.lag; /* traced after the decision */
+        bool requeue = t->se.on_queue; /* delayed: still queued */
+        if (!requeue && account_curr(rq, now))
+            *pending = true;
         pol()->join(&rq->q, &t->se, SCHED_JOIN_WAKE);
-        /* The decision follows anyway; this lets the policy settle whether
-         * the wakeup cuts the current task's protected stretch short
-         * (EEVDF's PREEMPT_SHORT) before it picks. */
-        if (rq->q.curr)
-            pol()->wakeup_preempt(&rq->q, &t->se);
+        if (!requeue && rq->q.curr && pol()->timer_ns(&rq->q) == 0)
+            *pending = true;
+        if (rq->q.curr && !*pending) {
+            if (account_curr(rq, now))
+                *pending = true;
+            if (pol()->wakeup_preempt(&rq->q, &t->se))
+                *pending = true;
+        }
     }
+    if (n && !rq->q.curr)
+        *pending = true; /* nothing current: the joiners are the pick */
     return n;
 }
 
@@ -232,8 +248,10 @@ void task_yield(void)
 {
     u64 flags = spin_lock_irqsave(&this_cpu()->rq.lock);
     struct rq *rq = &this_cpu()->rq;
-    if (rq->curr->se.on_queue)
+    if (rq->curr->se.on_queue) {
+        account_curr(rq, clock_ns()); /* yield_task_fair()'s update_curr() */
         pol()->yield(&rq->q);
+    }
     spin_unlock_irqrestore(&rq->lock, flags);
     schedule(WHY_YIELD);
 }
@@ -256,8 +274,9 @@ void preempt_enable(void)
 /* ---- accounting and timers ---- */
 
 /* Charges the running task for the time since it last went on (or was last
- * charged). Queue lock held. */
-static void account_curr(struct rq *rq, u64 now)
+ * charged); true if the policy asks for a decision (policy.h). Queue lock
+ * held. */
+static bool account_curr(struct rq *rq, u64 now)
 {
     struct task *t = rq->curr;
     u64 delta = now > t->exec_start ? now - t->exec_start : 0;
@@ -268,8 +287,7 @@ static void account_curr(struct rq *rq, u64 now)
         t->runtime_ns += delta;
         WRITE_ONCE(rq->stats.busy_ns, rq->stats.busy_ns + delta);
     }
-    if (t->se.on_queue && rq->q.curr == &t->se)
-        pol()->charge(&rq->q, delta);
+    return t->se.on_queue && rq->q.curr == &t->se && pol()->charge(&rq->q, delta);
 }
 
 /* Arms the one-shot timer for the earliest of: the next tick (only while a
@@ -283,8 +301,10 @@ static void arm_timer(struct rq *rq, u64 now)
         if (!rq->next_tick)
             rq->next_tick = now + sched_tick_ns;
         when = rq->next_tick;
+        /* timer_ns() counts from current's last charge */
         u64 left = pol()->timer_ns(&rq->q);
-        rq->slice_end = left == UINT64_MAX ? 0 : now + left;
+        u64 from = rq->curr->exec_start < now ? rq->curr->exec_start : now;
+        rq->slice_end = left == UINT64_MAX ? 0 : from + left;
         if (rq->slice_end && rq->slice_end < when)
             when = rq->slice_end;
     } else {
@@ -334,10 +354,15 @@ static void sched_timer_interrupt(void)
         while (rq->next_tick <= now);
         stats_record_tick(&rq->stats, rq->q.nr_queued + (rq->q.curr ? 1 : 0));
         if (rq->q.curr) {
-            account_curr(rq, now);
-            if (pol()->tick(&rq->q) && !c->need_resched) {
-                c->resched_why = WHY_TICK;
+            /* entity_tick(): the charge's update_curr() asks, or not */
+            bool want = account_curr(rq, now);
+            if (pol()->tick(&rq->q))
+                want = true;
+            if (want) {
+                if (!c->need_resched)
+                    c->resched_why = WHY_TICK;
                 c->need_resched = true;
+                c->resched_forced = true;
             }
         }
         trace_tick(rq);
@@ -348,6 +373,7 @@ static void sched_timer_interrupt(void)
         if (!c->need_resched)
             c->resched_why = WHY_SLICE;
         c->need_resched = true;
+        c->resched_forced = true;
     }
     expire_sleepers(rq, now);
     if (!c->need_resched)
@@ -424,6 +450,19 @@ static enum trace_pick_why trace_why(enum sched_why why)
     return TRACE_WHY_PREEMPT;
 }
 
+/* A decision asked for by wakeups that none of them wins: no pick, as in
+ * Linux, where such a wakeup never calls schedule(). The joiners are
+ * traced and current runs on. Queue lock held; released. */
+static void keep_running(struct rq *rq, struct task *joined)
+{
+    u64 now = clock_ns();
+    arm_timer(rq, now);
+    for (struct task *t = joined; t; t = t->wake_next)
+        trace_join(rq, t, TRACE_JOIN_WAKE, t->join_lag_before);
+    trace_periodic(rq, now);
+    finish_switch(rq);
+}
+
 static void schedule(enum sched_why why)
 {
     u64 flags = irq_save();
@@ -434,12 +473,23 @@ static void schedule(enum sched_why why)
     spin_lock(&rq->lock);
     c->in_sched = true;
     c->need_resched = false;
+    /* A task that calls schedule() itself (blocks, exits, yields, idles)
+     * always gets a pick; so does a tick's, a timer's or a preempting new
+     * task's request. A decision asked for by wakeups alone (their IPI,
+     * or a local wake) picks only if one of them asks (drain_wakes). */
+    bool pending = c->resched_forced || (why != WHY_PREEMPT && why != WHY_IPI);
+    c->resched_forced = false;
 
     struct task *prev = rq->curr;
     u64 start = clock_ns();
-    account_curr(rq, start);
     struct task *joined = NULL;
-    unsigned touched = drain_wakes(rq, &joined);
+    unsigned touched = drain_wakes(rq, &joined, start, &pending);
+    account_curr(rq, start); /* pick_task_fair()'s update_curr() */
+    if (!pending && rq->q.curr == &prev->se) {
+        keep_running(rq, joined);
+        irq_restore(flags);
+        return;
+    }
 
     /* The current task leaves first if it blocks or exits, so the pick
      * chooses among the others. */
@@ -476,7 +526,8 @@ static void schedule(enum sched_why why)
         halt_in_decision(rq);
         start = clock_ns(); /* the wait is not the decision's cost */
         expire_sleepers(rq, start);
-        touched += drain_wakes(rq, &joined);
+        bool again = true;
+        touched += drain_wakes(rq, &joined, start, &again);
         /* A task that blocked and is woken again now is picked from the
          * list like any other. */
         se = sched_decide_again(pol(), &rq->q, &d);
@@ -623,9 +674,19 @@ void sched_start_task(struct task *t)
     pol()->init_entity(&rq->q, &t->se);
     t->state = RUN_QUEUED;
     trace_task(TRACE_REC_TASK_NEW, t);
+    /* wake_up_new_task(): enqueue (current charged first), the timer
+     * looked at again, then the preemption check, which is skipped while
+     * this CPU has a pick due anyway (its need_resched is only readable
+     * here when it is this CPU). */
+    bool kick = rq->q.curr && account_curr(rq, clock_ns());
     pol()->join(&rq->q, &t->se, SCHED_JOIN_NEW);
     trace_join(rq, t, TRACE_JOIN_NEW, 0);
-    bool kick = !rq->q.curr || pol()->wakeup_preempt(&rq->q, &t->se);
+    if (!rq->q.curr || (rq->q.curr && pol()->timer_ns(&rq->q) == 0))
+        kick = true;
+    if (!kick && !(c == this_cpu() && c->need_resched))
+        kick = pol()->wakeup_preempt(&rq->q, &t->se);
+    if (kick)
+        c->resched_forced = true; /* read by that CPU's schedule(), under this lock */
     spin_unlock_irqrestore(&rq->lock, flags);
     if (!kick)
         return;

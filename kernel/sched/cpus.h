@@ -18,6 +18,10 @@ struct cpu {
                            through an IPI; see rq_kick) */
     bool in_sched;      /* inside schedule(): interrupts must not re-enter it */
     u8 resched_why;     /* enum sched_why of the decision need_resched asks for */
+    bool resched_forced; /* a pick is due whatever wakeups bring (a tick, a timer,
+                            a new task that preempts); without it, a decision
+                            asked for by wakeups alone picks only if one of them
+                            preempts, as Linux's try_to_wake_up() does */
     struct rq rq;
 };
 _Static_assert(offsetof(struct cpu, self) == offsetof(struct percpu_head, self) &&

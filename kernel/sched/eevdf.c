@@ -48,6 +48,9 @@
 
 __extension__ typedef unsigned __int128 eevdf_u128;
 
+/* hrtick_start(): Linux never arms the HRTICK timer closer than this. */
+#define EEVDF_HRTICK_MIN_NS 10000ull
+
 /* ---------------------------------------------------------------- */
 /* Feature switches                                                 */
 
@@ -217,20 +220,6 @@ uint64_t eevdf_calc_vdelta(uint64_t delta_ns, uint32_t weight, uint32_t wmult)
 static uint64_t vdelta(const struct eevdf_entity *e, uint64_t delta_ns)
 {
     return eevdf_calc_vdelta(delta_ns, e->weight, e->wmult);
-}
-
-/* The shortest real time whose charge moves e by at least dv. */
-static uint64_t real_for_vdelta(const struct eevdf_entity *e, uint64_t dv)
-{
-    /* dv * w / 1024, rounded up; 1024 = 2^10, so a shift, not a division */
-    uint64_t t = (uint64_t)(((eevdf_u128)dv * e->weight + SCHED_WEIGHT_NICE_0 - 1) >> 10);
-
-    /* wmult is 2^32/w rounded, so the charge may fall short by a unit. */
-    while (vdelta(e, t) < dv)
-        t++;
-    while (t > 0 && vdelta(e, t - 1) >= dv)
-        t--;
-    return t;
 }
 
 static int64_t lag_limit(const struct sched_queue *q, const struct eevdf_entity *e)
@@ -507,6 +496,8 @@ static void detach(struct sched_queue *q, struct sched_entity *se)
             q->nr_queued--;
     }
     sum_sub(eq, &se->ee);
+    if (eq->delayed_curr == &se->ee)
+        eq->delayed_curr = NULL;
     se->on_queue = false;
     se->ee.queue = NULL;
     se->ee.delayed = false;
@@ -571,20 +562,40 @@ static void finish_delayed(struct sched_queue *q, struct sched_entity *se, enum 
     se->ee.vlag = why == SCHED_LEAVE_EXIT ? 0 : lag;
 }
 
+/* A pick reached delayed se: it has paid its lag and leaves, and the
+ * decision hears of it (q->departed). */
+static void note_departure(struct sched_queue *q, struct sched_entity *se)
+{
+    finish_delayed(q, se, SCHED_LEAVE_BLOCK);
+    if (q->nr_departed < SCHED_DEPARTED_MAX)
+        q->departed[q->nr_departed++] = se;
+    else
+        q->departed_lost++;
+}
+
 /* The first pick that is not a delayed entity; delayed ones it meets have
  * paid their lag and leave. */
 static struct sched_entity *pick_runnable(struct sched_queue *q, bool protect)
 {
     for (;;) {
-        struct sched_entity *se = pick(q, protect);
+        struct eevdf_entity *dc = q->ee.delayed_curr;
+        struct sched_entity *se;
+
+        /* A current that blocked and was delayed is still cfs_rq->curr
+         * while Linux picks, so each __pick_eevdf() of pick_task_fair()'s
+         * loop returns it first if it is eligible (again: another delayed
+         * entity's departure may have moved V) and inside its protected
+         * stretch; pick_next_entity() then finishes its dequeue. In runq's
+         * tree it would compete by its deadline only. */
+        if (dc && protect && vt_eligible(&q->ee, dc->vruntime) && eevdf_protected(se_of(dc))) {
+            note_departure(q, se_of(dc)); /* clears delayed_curr */
+            continue;
+        }
+        se = pick(q, protect);
 
         if (!se || !se->ee.delayed)
             return se;
-        finish_delayed(q, se, SCHED_LEAVE_BLOCK);
-        if (q->nr_departed < SCHED_DEPARTED_MAX)
-            q->departed[q->nr_departed++] = se;
-        else
-            q->departed_lost++;
+        note_departure(q, se);
     }
 }
 
@@ -598,6 +609,8 @@ static void requeue_delayed(struct sched_queue *q, struct sched_entity *se)
     e->delayed = false;
     eq->nr_delayed--;
     q->nr_queued++;
+    if (eq->delayed_curr == e)
+        eq->delayed_curr = NULL;
     if (eevdf_feature(EEVDF_F_DELAY_ZERO) && (int64_t)(avg_vruntime(eq) - e->vruntime) > 0) {
         tree_del(eq, e);
         sum_sub(eq, e);
@@ -608,6 +621,34 @@ static void requeue_delayed(struct sched_queue *q, struct sched_entity *se)
         tree_add(eq, e);
         update_base(q);
     }
+}
+
+/* Anyone on the queue but current, delayed entities included: Linux's
+ * cfs_rq->nr_queued counts them all, current too, and update_curr(),
+ * hrtick_start_fair() and yield_task_fair() ask whether it is above 1. */
+static bool others_queued(const struct sched_queue *q)
+{
+    return q->nr_queued + q->ee.nr_delayed > 0;
+}
+
+/* hrtick_start_fair(), at a take and after a join or leave: with anyone
+ * else queued, current's timer is due when it has run its slice since it
+ * was picked, at least 10 us from now (hrtick_start()'s floor); at once if
+ * it has run that long already (Linux reschedules then). Alone, an armed
+ * timer stays as it was. */
+static void arm_timer(struct sched_queue *q)
+{
+    const struct eevdf_entity *e;
+    uint64_t ran;
+
+    if (!eevdf_feature(EEVDF_F_HRTICK) || !q->curr || !others_queued(q))
+        return;
+    e = &q->curr->ee;
+    ran = e->sum_exec - e->prev_sum_exec;
+    if (ran > e->slice)
+        q->ee.timer_at = e->sum_exec;
+    else
+        q->ee.timer_at = e->sum_exec + (e->slice - ran > EEVDF_HRTICK_MIN_NS ? e->slice - ran : EEVDF_HRTICK_MIN_NS);
 }
 
 /* ---------------------------------------------------------------- */
@@ -623,6 +664,7 @@ static void eevdf_init(struct sched_queue *q, const struct sched_params *p)
     q->cut_short_by = NULL;
     q->ee = (struct eevdf_queue){0};
     q->ee.base_slice = eevdf_base_slice(p->ncpus);
+    q->ee.timer_at = UINT64_MAX;
 }
 
 static void eevdf_init_entity(struct sched_queue *q, struct sched_entity *se)
@@ -652,6 +694,7 @@ static void eevdf_join(struct sched_queue *q, struct sched_entity *se, enum sche
         lag = se->ee.vlag;
     place(q, se, lag, why == SCHED_JOIN_NEW);
     attach(q, se);
+    arm_timer(q); /* hrtick_update(); a delayed entity's requeue has none */
 }
 
 static void eevdf_leave(struct sched_queue *q, struct sched_entity *se, enum sched_leave_reason why)
@@ -671,15 +714,18 @@ static void eevdf_leave(struct sched_queue *q, struct sched_entity *se, enum sch
         if (q->curr == se) {
             q->curr = NULL;
             tree_add(eq, &se->ee);
+            eq->delayed_curr = &se->ee;
         } else {
             q->nr_queued--;
         }
         se->ee.delayed = true;
         eq->nr_delayed++;
+        arm_timer(q); /* hrtick_update() */
         return;
     }
     detach(q, se);
     se->ee.vlag = why == SCHED_LEAVE_EXIT ? 0 : lag;
+    arm_timer(q);
 }
 
 static void eevdf_put_back(struct sched_queue *q)
@@ -698,51 +744,94 @@ static void eevdf_take(struct sched_queue *q, struct sched_entity *se)
     q->nr_queued--;
     q->curr = se;
     set_protection(q, &se->ee);
+    se->ee.prev_sum_exec = se->ee.sum_exec;
+    arm_timer(q);
 }
 
+/* pick_task_fair(): the pick, which alone finishes delayed dequeues
+ * (pick_next_entity()), after hrtick_clear(). */
 static struct sched_entity *eevdf_pick(struct sched_queue *q)
 {
-    return pick_runnable(q, true);
+    struct sched_entity *se;
+
+    q->ee.timer_at = UINT64_MAX;
+    if (q->ee.delayed_curr) {
+        /* As cfs_rq->curr it wins a tie of deadlines against nobody
+         * (entity_before() is strict), and put_prev_entity() queues it
+         * after the pick behind every equal deadline: the newest place. */
+        tree_del(&q->ee, q->ee.delayed_curr);
+        tree_add(&q->ee, q->ee.delayed_curr);
+    }
+    se = pick_runnable(q, true);
+    q->ee.delayed_curr = NULL; /* put_prev_entity() */
+    return se;
 }
 
-static void eevdf_charge(struct sched_queue *q, uint64_t delta_ns)
+/* Linux 6.18's update_curr(): charge current, renew its deadline once its
+ * vruntime has reached it (update_deadline()), and, unless it is alone,
+ * ask for a decision when the deadline was renewed or its protected
+ * stretch is over (resched || !protect_slice(curr)). Only asks: the pick
+ * is the decision's (issue 14's D3). Callers charge where Linux calls
+ * update_curr() (a tick, a join, a leave, a yield, a decision), not at
+ * arbitrary moments, since the deadline is renewed only here (D5). */
+static bool eevdf_charge(struct sched_queue *q, uint64_t delta_ns)
 {
     struct eevdf_entity *e;
     uint64_t dv;
+    bool renewed = false;
 
     BUG_ON(q->curr == NULL); /* charge current before it leaves */
+    if (delta_ns == 0)
+        return false;
     e = &q->curr->ee;
+    e->sum_exec += delta_ns;
     dv = vdelta(e, delta_ns);
     e->vruntime += dv;
     q->ee.sum += (eevdf_s128)dv * e->weight;
-    if (!eevdf_vt_before(e->vruntime, e->deadline))
+    if (!eevdf_vt_before(e->vruntime, e->deadline)) {
         e->deadline = e->vruntime + vdelta(e, e->slice); /* a new request */
+        renewed = true;
+    }
     update_base(q);
+    return others_queued(q) && (renewed || !eevdf_protected(q->curr));
 }
 
+/* entity_tick() is update_curr(), which the core has just called by
+ * charging: this repeats its test for a tick that charged nothing. A
+ * renewed deadline needs no term of its own here: vprot never passes the
+ * deadline, so a renewal means the protection is over. */
 static bool eevdf_tick(struct sched_queue *q)
 {
-    if (!q->curr || !q->ee.root)
-        return false;
-    if (eevdf_protected(q->curr))
-        return false;
-    return pick_runnable(q, true) != q->curr;
+    return q->curr && others_queued(q) && !eevdf_protected(q->curr);
 }
 
-/* A yielding entity's deadline goes to at least a slice past V: behind
- * everyone who asks for no more than it does, but no further, so yielding
- * in a loop cannot push it out without bound. */
+/* yield_task_fair() of Linux 6.18 (79104becf42b): unless current is
+ * alone, an eligible yielder forfeits the rest of its request: its
+ * vruntime moves to its deadline and its deadline a slice further. An
+ * ineligible one is left as it is. With YIELD_BOUNDED, the rule of
+ * seed 002's nos instead: the deadline goes to at least a slice past V
+ * and no further, so yielding in a loop cannot push it out without
+ * bound, and the protected stretch ends. */
 static void eevdf_yield(struct sched_queue *q)
 {
     struct eevdf_entity *e;
-    uint64_t target;
 
     BUG_ON(q->curr == NULL);
     e = &q->curr->ee;
-    target = avg_vruntime(&q->ee) + vdelta(e, e->slice);
-    if (eevdf_vt_before(e->deadline, target))
-        e->deadline = target;
-    e->vprot = e->vruntime;
+    if (eevdf_feature(EEVDF_F_YIELD_BOUNDED)) {
+        uint64_t target = avg_vruntime(&q->ee) + vdelta(e, e->slice);
+
+        if (eevdf_vt_before(e->deadline, target))
+            e->deadline = target;
+        e->vprot = e->vruntime;
+        return;
+    }
+    if (!others_queued(q) || !vt_eligible(&q->ee, e->vruntime))
+        return;
+    q->ee.sum += (eevdf_s128)(int64_t)(e->deadline - e->vruntime) * e->weight;
+    e->vruntime = e->deadline;
+    e->deadline += vdelta(e, e->slice);
+    update_base(q);
 }
 
 static bool eevdf_wakeup_preempt(struct sched_queue *q, struct sched_entity *se)
@@ -792,20 +881,17 @@ static bool eevdf_wakeup_preempt(struct sched_queue *q, struct sched_entity *se)
     return false;
 }
 
+/* Linux's hrtick() runs current's remaining slice out in real time:
+ * whatever its vruntime, it may have run its slice since it was picked
+ * (eevdf_take), then the timer asks for a decision. */
 static uint64_t eevdf_timer_ns(struct sched_queue *q)
 {
-    struct eevdf_entity *e;
-    uint64_t end;
+    const struct eevdf_entity *e;
 
-    if (!eevdf_feature(EEVDF_F_HRTICK) || !q->curr)
-        return UINT64_MAX;
-    if (!q->ee.root)
+    if (!eevdf_feature(EEVDF_F_HRTICK) || !q->curr || q->ee.timer_at == UINT64_MAX)
         return UINT64_MAX;
     e = &q->curr->ee;
-    end = eevdf_protected(q->curr) ? e->vprot : e->deadline;
-    if (!eevdf_vt_before(e->vruntime, end))
-        return 0;
-    return real_for_vdelta(e, end - e->vruntime);
+    return q->ee.timer_at > e->sum_exec ? q->ee.timer_at - e->sum_exec : 0;
 }
 
 static void eevdf_set_nice(struct sched_queue *q, struct sched_entity *se, int nice)

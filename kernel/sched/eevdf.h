@@ -43,6 +43,8 @@ struct eevdf_entity {
     uint64_t vprot;    /* while current: protected until vruntime reaches this */
     int64_t vlag;      /* while off the queue: the lag it left with (virtual ns) */
     uint64_t slice;    /* effective slice, ns (request clamped, or the base) */
+    uint64_t sum_exec; /* ns charged in all; at its last take: prev_sum_exec */
+    uint64_t prev_sum_exec;
     uint32_t weight;   /* from nice */
     uint32_t wmult;    /* 2^32 / weight */
     bool delayed;      /* blocked, still queued until its lag is paid */
@@ -66,6 +68,16 @@ struct eevdf_queue {
     uint64_t seq;        /* next insertion number */
     unsigned nr_delayed; /* delayed entities in the tree */
     uint64_t base_slice; /* ns: 700 us x (1 + ilog2(min(ncpus, 8))) */
+    /* HRTICK: when current's timer is due, in current's own charged run
+     * time (its sum_exec), or UINT64_MAX: none. Set as Linux's
+     * hrtick_start_fair() sets it (at take, and after a join or leave);
+     * cleared by a pick, as __schedule()'s hrtick_clear(), and not set
+     * again by a pick that keeps current (no set_next_entity()). */
+    uint64_t timer_at;
+    /* The entity that was current when it blocked and was delayed, until
+     * the next pick: Linux's cfs_rq->curr until put_prev_entity(), which
+     * that pick may still return (see eevdf_pick). NULL: none. */
+    struct eevdf_entity *delayed_curr;
 };
 
 /* Base slice for a machine of ncpus CPUs, ns. */

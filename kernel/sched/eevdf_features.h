@@ -9,6 +9,12 @@
  * fuzzer). Every policy op reads it afresh, so a flip takes effect at the
  * next op on every queue; entities already delayed or protected keep that
  * state until it runs out.
+ *
+ * The defaults are Linux 6.18's (kernel/sched/features.h): HRTICK is off
+ * there too. New switches go at the end: a trace stores the mask by bit.
+ * YIELD_BOUNDED is runq's own (seed 002's nos rule), off so that runq
+ * decides as Linux does; docs/eevdf.md's table "runq vs Linux 6.18" lists
+ * it with LAB_LEAVE_BUG.
  */
 #ifndef RUNQ_SCHED_EEVDF_FEATURES_H
 #define RUNQ_SCHED_EEVDF_FEATURES_H
@@ -23,8 +29,9 @@
     X(PREEMPT_SHORT, true, "a waking entity with a shorter slice may cut current's protected stretch") \
     X(DELAY_DEQUEUE, true, "an entity that blocks with negative lag stays queued until that lag is paid") \
     X(DELAY_ZERO, true, "a delayed entity's positive lag is clipped to zero when it finally leaves or wakes") \
-    X(HRTICK, true, "timer_ns() asks for a timer at the end of current's protected stretch or slice") \
-    X(LAB_LEAVE_BUG, false, "lab only: a blocking current's lag is taken from a V that omits the next entity")
+    X(HRTICK, false, "a timer ends current's turn when it has run its slice since it was picked, not the next tick") \
+    X(LAB_LEAVE_BUG, false, "lab only: a blocking current's lag is taken from a V that omits the next entity") \
+    X(YIELD_BOUNDED, false, "a yielder's deadline moves to V + slice (the nos rule), not its vruntime to its deadline")
 
 enum eevdf_feature {
 #define EEVDF_FEATURE_ENUM(name, on, what) EEVDF_F_##name,

@@ -149,17 +149,25 @@ struct sched_policy {
     struct sched_entity *(*pick)(struct sched_queue *q);
 
     /* The current entity ran for delta_ns more nanoseconds. BUG if none is
-     * current: charge before the current entity leaves. */
-    void (*charge)(struct sched_queue *q, uint64_t delta_ns);
-    /* A scheduler tick while current ran: true if it should be preempted. */
+     * current: charge before the current entity leaves. True if the policy
+     * wants a decision (EEVDF: Linux's update_curr() rule). The caller
+     * charges where it takes one of the steps below, never in between:
+     * the deadline is renewed only by a charge. */
+    bool (*charge)(struct sched_queue *q, uint64_t delta_ns);
+    /* A scheduler tick while current ran (charged just before): true if a
+     * decision is wanted. The decision may keep current: the tick only
+     * asks, the pick decides (as Linux's entity_tick() only asks). */
     bool (*tick)(struct sched_queue *q);
-    /* The current entity asks to give way. */
+    /* The current entity asks to give way (charged just before). */
     void (*yield)(struct sched_queue *q);
-    /* se just joined by waking: true if it should preempt current now. */
+    /* se just joined by waking: true if it should preempt current now.
+     * Not asked while a decision is already due (Linux returns early when
+     * need-resched is set): the caller knows that, the policy does not. */
     bool (*wakeup_preempt)(struct sched_queue *q, struct sched_entity *se);
-    /* Run time (ns) the current entity may still have before the policy
-     * wants a decision, or UINT64_MAX when no timer is needed (the core
-     * arms its one-shot timer for it: HRTICK). */
+    /* Run time (ns) the current entity may still have, counted from its
+     * last charge, before the policy wants a decision; 0: one is due now
+     * (also after a join: ask then); UINT64_MAX: no timer (the core arms
+     * its one-shot timer for it: HRTICK). */
     uint64_t (*timer_ns)(struct sched_queue *q);
 
     /* Change se's nice or requested slice; se may be on q (current or

@@ -115,10 +115,12 @@ static struct sched_entity *rr_pick(struct sched_queue *q)
     return q->rr.head ? q->rr.head : q->curr;
 }
 
-static void rr_charge(struct sched_queue *q, uint64_t delta_ns)
+/* Round robin keeps no account of run time: only the tick asks. */
+static bool rr_charge(struct sched_queue *q, uint64_t delta_ns)
 {
     (void)q;
     (void)delta_ns;
+    return false;
 }
 
 static bool rr_tick(struct sched_queue *q)
