@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every bug patch (tests/bugs/eevdf/*.patch) still applies to the policy
+# Every bug patch (tests/bugs/eevdf/*.patch, tests/bugs/linux/*.patch) still applies to the policy
 # sources, with no fuzz, as scripts/bug_tree.sh applies it. make prove-bugs
 # proves what each patch's tests catch, but it is not in make test: a
 # change to the lines around a bug made a patch stop applying, and only the
@@ -9,7 +9,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 2
 fail=0
 n=0
-for p in tests/bugs/eevdf/*.patch; do
+for p in tests/bugs/eevdf/*.patch tests/bugs/linux/*.patch; do
     name=$(basename "$p" .patch)
     n=$((n + 1))
     if out=$(patch --dry-run -p1 -F0 -s <"$p" 2>&1); then

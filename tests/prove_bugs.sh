@@ -55,4 +55,13 @@ else
     status=1
 fi
 grep '^caught' <<<"$out" | sed 's/^/    /'
+# runq's old departures from Linux 6.18, proven by the differential test:
+# each patch in tests/bugs/linux/ must make the halves it names fail.
+if out=$(bash tests/linux_diff_bugs.sh 2>&1); then
+    grep '^PASS' <<<"$out"
+else
+    echo "FAIL linux_diff_bugs: $(grep -E '^(MISSED|FAIL)' <<<"$out" | tr '\n' ';')"
+    status=1
+fi
+grep '^caught' <<<"$out" | sed 's/^/    /'
 exit $status
