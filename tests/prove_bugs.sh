@@ -19,7 +19,7 @@ sleep_at_tick        TestSleepAccuracy    --policy rr
 lost_wakeup          TestWakeStorm        --policy rr
 rr_wake_first        TestRrProbe          --policy rr --hz 100
 eevdf_leave_order    TestEevdf            --policy eevdf
-timer_always         TestHrtick           --policy eevdf
+timer_not_armed_at_pick TestHrtick        --policy eevdf
 crc_seed             TestCrc32c           --policy eevdf
 "
 while read -r bug test flags; do

@@ -148,6 +148,9 @@ bool probe_run_slice(unsigned nspin, unsigned samples, u64 waiter_slice_ns, stru
     r->p50_ns = p->n ? p->lat[(p->n - 1) * 50 / 100] : 0;
     r->p99_ns = p->n ? p->lat[(p->n - 1) * 99 / 100] : 0;
     r->max_ns = p->n ? p->lat[p->n - 1] : 0;
+    r->over_1ms = 0;
+    for (unsigned i = 0; i < p->n; i++)
+        r->over_1ms += p->lat[i] > NSEC_PER_MSEC;
     return ok;
 }
 

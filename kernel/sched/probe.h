@@ -21,6 +21,7 @@
 struct probe_result {
     unsigned spinners, samples;
     u64 p50_ns, p99_ns, max_ns;
+    unsigned over_1ms; /* wakeups that waited longer than 1 ms (not printed) */
     unsigned share_permille[PROBE_MAX_SPINNERS];
     u64 window_ns;
 };

@@ -5,8 +5,9 @@
  * two spinners must switch at every slice end with HRTICK on (a 2.1 ms
  * slice: about 95 decisions in 200 ms), and only at ticks with it off
  * (250 Hz: about 50), as on the seed's Linux without a high-resolution
- * tick. Build with BUG=timer_always (the timer armed for a lone task too)
- * to see it fail. Skipped under other policies.
+ * tick. Put back tests/bugs/eevdf/timer_not_armed_at_pick.patch (make prove-bugs)
+ * to see it fail: armed by joins only, two spinners switch at ticks. Skipped
+ * under other policies.
  */
 #include "selftest.h"
 #include "../sched/cpus.h"
