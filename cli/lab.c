@@ -6,6 +6,7 @@
  * and each recorded trace in its own database there. The format of a lab
  * is in cli/lab.h and docs/labs.md.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -31,20 +32,22 @@ static void lab_help(FILE *f)
     fprintf(f, "usage: runq lab list\n"
                "       runq lab show N\n"
                "       runq lab run N [--out DIR] [--seed S]\n"
-               "       runq lab check N --answers FILE [--out DIR] [--seed S]\n"
+               "       runq lab check N --answers FILE [--out DIR] [--seed S] [--reveal]\n"
                "\n"
                "Labs about who runs next, under the round robin and EEVDF. N is the lab's\n"
                "number or folder name (labs/NN-name, or $RUNQ_LABS).\n"
                "\n"
                "  list    the labs, with their titles and the time they take\n"
                "  show    the lab's story and questions\n"
-               "  run     asks for your predictions (one line each, from the terminal or\n"
-               "          stdin), stores them with the time, runs the scenarios\n"
-               "          deterministically, shows predicted against measured and the\n"
-               "          explanation, and offers runq step at the lab's moments\n"
-               "  check   for graders: judges an answers file (\"ID = VALUE\" lines),\n"
-               "          prints PASS/FAIL per question and the score; exit 0 only when\n"
-               "          all pass; on a failure the transcript is kept in DIR\n"
+               "  run     three phases: asks for your predictions (one line each, from the\n"
+               "          terminal or stdin; each checked as typed) and stores them with\n"
+               "          the time; runs the scenarios deterministically, shows predicted\n"
+               "          against measured and offers runq step at the lab's moments;\n"
+               "          then asks the questions about what you observed. Says where\n"
+               "          each file is and what to run next\n"
+               "  check   judges an answers file (\"ID = VALUE\" lines): PASS/FAIL per\n"
+               "          question and the score, never the right answer; exit 0 only\n"
+               "          when all pass; on a failure the transcript is kept in DIR\n"
                "\n"
                "flags:\n"
                "  --out DIR        where predictions, consoles, traces and transcripts go\n"
@@ -52,6 +55,8 @@ static void lab_help(FILE *f)
                "  --seed S         the variant of runq sim questions (default: the answers\n"
                "                   file's seed, else $RUNQ_SEED, else 1)\n"
                "  --answers FILE   check: the answers to judge\n"
+               "  --reveal         check: print each measured value too, and write\n"
+               "                   DIR/measured.txt (for instructors)\n"
                "  --help           show this help\n");
 }
 
@@ -143,12 +148,39 @@ static const char *type_name(enum lab_qtype t)
     return t == LAB_Q_NUMBER ? "number" : t == LAB_Q_CHOICE ? "choice" : "order";
 }
 
+/* Text with {lab} replaced by the lab's folder, as lab_self() does for a
+ * command (heap). */
+static char *expand_lab(const struct lab *lab, const char *text)
+{
+    size_t n = strlen(text) + 1, dl = strlen(lab->dir);
+    for (const char *p = strstr(text, "{lab}"); p; p = strstr(p + 5, "{lab}"))
+        n += dl;
+    char *out = malloc(n), *o = out;
+    if (!out)
+        return NULL;
+    for (const char *p = text; *p;) {
+        if (!strncmp(p, "{lab}", 5)) {
+            memcpy(o, lab->dir, dl);
+            o += dl;
+            p += 5;
+        } else {
+            *o++ = *p++;
+        }
+    }
+    *o = 0;
+    return out;
+}
+
 static void print_question(const struct lab *lab, const struct lab_question *q, long seed, FILE *out)
 {
-    fprintf(out, "\n[%s] (%s%s%s)\n%s\n", q->id, type_name(q->type), q->unit[0] ? ", in " : "", q->unit,
-            q->prompt);
+    char *prompt = expand_lab(lab, q->prompt ? q->prompt : "");
+    fprintf(out, "\n[%s] (%s%s%s%s)\n%s\n", q->id, type_name(q->type), q->unit[0] ? ", in " : "", q->unit,
+            q->after ? "; answered after stepping" : "", prompt ? prompt : "");
+    free(prompt);
     if (q->type == LAB_Q_CHOICE && q->choices[0])
         fprintf(out, "  choices: %s\n", q->choices);
+    if (q->type == LAB_Q_NUMBER && q->unit[0])
+        fprintf(out, "  (a unit may be typed: 1.4ms, 25356 us, 25%%; it is converted to %s)\n", q->unit);
     if (q->show) {
         char *s = lab_self(lab, q->show, seed);
         if (s) {
@@ -158,10 +190,27 @@ static void print_question(const struct lab *lab, const struct lab_question *q, 
     }
 }
 
+/* The machine each scenario boots: the student must know what they predict for. */
+static void print_scenarios(const struct lab *lab, FILE *out)
+{
+    fprintf(out, "\n---- the scenarios (runq boot --deterministic) ----\n");
+    for (int i = 0; i < lab->nsc; i++) {
+        const struct lab_scenario *c = &lab->sc[i];
+        fprintf(out, "  %-8s policy %s, %s Hz, %d CPUs%s%s:", c->name, c->policy[0] ? c->policy : "(default)",
+                c->hz ? "" : "default ", c->cpus ? c->cpus : 4, c->append[0] ? ", kernel args " : "", c->append);
+        if (c->hz)
+            fprintf(out, " (hz %d)", c->hz);
+        for (int k = 0; k < c->ncmd; k++)
+            fprintf(out, "%s %s", k ? ";" : "", c->cmd[k]);
+        fprintf(out, "\n");
+    }
+}
+
 static int lab_show(struct lab *lab, long seed)
 {
     if (cat_file(lab->dir, "README.md", stdout))
         printf("%s\n", lab->title);
+    print_scenarios(lab, stdout);
     printf("\n---- questions ----\n");
     for (int i = 0; i < lab->nq; i++)
         print_question(lab, &lab->q[i], seed, stdout);
@@ -330,12 +379,13 @@ static void utc_now(char *buf, size_t len)
     strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* Measured values: every question's truth. */
-static void measure(struct lab *lab, long seed, char truth[][256], bool *ok, const char *outdir)
+/* Measured values: every question's truth; written to DIR/measured.txt
+ * only when the caller may show them (check --reveal). */
+static void measure(struct lab *lab, long seed, char truth[][256], bool *ok, const char *outdir, bool write)
 {
     char path[1200];
     snprintf(path, sizeof path, "%s/measured.txt", outdir);
-    FILE *f = fopen(path, "w");
+    FILE *f = write ? fopen(path, "w") : NULL;
     for (int i = 0; i < lab->nq; i++) {
         ok[i] = lab_truth(lab, &lab->q[i], seed, truth[i], 256) == 0;
         if (f)
@@ -405,69 +455,134 @@ static void show_moments(const struct lab *lab, bool offer)
     }
 }
 
-static int lab_run(struct lab *lab, const char *outdir, long seed)
+/* Asks q at the terminal (or reads stdin) until the answer is valid or
+ * blank (no answer); a refused one is said why, then asked again. */
+static void ask(const struct lab *lab, const struct lab_question *q, long seed, const char *label, char *out,
+                size_t len)
 {
-    cat_file(lab->dir, "README.md", stdout);
-    printf("\n---- your predictions ----\n"
-           "Answer each question before anything runs: a number, a choice or an order.\n");
-    char (*pred)[256] = calloc(LAB_MAX_Q, 256);
-    for (int i = 0; i < lab->nq; i++) {
-        print_question(lab, &lab->q[i], seed, stdout);
-        printf("your prediction> ");
+    print_question(lab, q, seed, stdout);
+    for (int tries = 0;; tries++) {
+        printf("%s> ", label);
         fflush(stdout);
-        if (!fgets(pred[i], 256, stdin))
-            pred[i][0] = 0;
-        pred[i][strcspn(pred[i], "\r\n")] = 0;
+        if (!fgets(out, (int)len, stdin))
+            out[0] = 0;
+        out[strcspn(out, "\r\n")] = 0;
         if (!isatty(0))
-            printf("%s\n", pred[i]);
+            printf("%s\n", out);
+        char why[256];
+        if (!out[0] || lab_answer_check(q, out, NULL, why, sizeof why) == 0)
+            return;
+        printf("  refused: %s%s\n", why, feof(stdin) || tries >= 4 ? "; left blank" : "; try again (or leave it blank)");
+        if (feof(stdin) || tries >= 4) {
+            out[0] = 0;
+            return;
+        }
     }
-    char path[1200], when[32];
-    snprintf(path, sizeof path, "%s/predictions.txt", outdir);
+}
+
+/* The answers file lab check reads: every answer so far, and when. */
+static int store_answers(const struct lab *lab, const char *path, const char *what, long seed, char (*ans)[256])
+{
+    char when[32];
     FILE *f = fopen(path, "w");
     if (!f) {
         fprintf(stderr, "runq lab: %s: %s\n", path, strerror(errno));
-        free(pred);
-        return 1;
+        return -1;
     }
     utc_now(when, sizeof when);
-    fprintf(f, "# runq lab %s: predictions made at %s, before the scenarios ran\nseed = %ld\n", lab->name, when,
-            seed);
+    fprintf(f, "# runq lab %s: %s, written at %s\nseed = %ld\n", lab->name, what, when, seed);
     for (int i = 0; i < lab->nq; i++)
-        fprintf(f, "%s = %s\n", lab->q[i].id, pred[i]);
+        if (ans[i][0])
+            fprintf(f, "%s = %s\n", lab->q[i].id, ans[i]);
     fflush(f);
     fsync(fileno(f));
     fclose(f);
-    printf("\nPredictions stored in %s (%s).\n\n---- running ----\n", path, when);
+    return 0;
+}
+
+/* Three phases: predict (stored before anything runs), run and step, then
+ * answer what was observed; lab check judges the answers file. */
+static int lab_run(struct lab *lab, const char *outdir, long seed)
+{
+    cat_file(lab->dir, "README.md", stdout);
+    print_scenarios(lab, stdout);
+    printf("\n---- 1. your predictions ----\n"
+           "Answer each question before anything runs: a number (a unit may be typed), a choice\n"
+           "or an order. A blank line skips one.\n");
+    char (*ans)[256] = calloc(LAB_MAX_Q, 256);
+    int nafter = 0;
+    for (int i = 0; i < lab->nq; i++) {
+        if (lab->q[i].after) {
+            nafter++;
+            continue;
+        }
+        ask(lab, &lab->q[i], seed, "your prediction", ans[i], 256);
+    }
+    char ppath[1200], apath[1200];
+    snprintf(ppath, sizeof ppath, "%s/predictions.txt", outdir);
+    snprintf(apath, sizeof apath, "%s/answers.txt", outdir);
+    if (store_answers(lab, ppath, "predictions, made before the scenarios ran", seed, ans)) {
+        free(ans);
+        return 1;
+    }
+    printf("\nPredictions stored in %s.\n\n---- 2. running ----\n", ppath);
 
     int rc = run_scenarios(lab, outdir, stdout);
     char truth[LAB_MAX_Q][256];
     bool ok[LAB_MAX_Q];
-    measure(lab, seed, truth, ok, outdir);
-    printf("\n---- predicted against measured ----\n");
+    measure(lab, seed, truth, ok, outdir, false);
+    printf("\n---- predicted against measured (your own run) ----\n");
     printf("  %-14s %-26s %-26s %s\n", "question", "predicted", "measured", "");
-    int right = 0;
+    int right = 0, asked = 0;
     for (int i = 0; i < lab->nq; i++) {
-        char why[300];
-        bool pass = ok[i] && lab_judge(&lab->q[i], pred[i], truth[i], why, sizeof why);
+        const struct lab_question *q = &lab->q[i];
+        if (q->after)
+            continue;
+        asked++;
+        char why[300], meas[300];
+        bool pass = ok[i] && lab_judge(q, ans[i], truth[i], why, sizeof why);
         right += pass;
-        char meas[300];
-        snprintf(meas, sizeof meas, "%s%s%s", truth[i], lab->q[i].unit[0] ? " " : "", lab->q[i].unit);
-        printf("  %-14s %-26.26s %-26.26s %s\n", lab->q[i].id, pred[i][0] ? pred[i] : "(none)", meas,
-               !ok[i] ? "could not measure" : pass ? "close enough" : "off");
+        /* A measurement of this run is the student's own; a choice's
+         * answer is the lab's, and only lab check judges it. */
+        if (q->type == LAB_Q_CHOICE)
+            snprintf(meas, sizeof meas, "(judged by lab check)");
+        else
+            snprintf(meas, sizeof meas, "%.255s%s%.15s", truth[i], q->unit[0] ? " " : "", q->unit);
+        printf("  %-14s %-26.26s %-26.26s %s\n", q->id, ans[i][0] ? ans[i] : "(none)", meas,
+               !ok[i] ? "could not measure" : q->type == LAB_Q_CHOICE ? "" : pass ? "close enough" : "off");
     }
-    printf("  %d of %d predictions within the tolerance\n", right, lab->nq);
+    printf("  %d of %d predictions within the tolerance\n", right, asked);
+    show_moments(lab, isatty(0) && isatty(1));
+    if (nafter) {
+        printf("\n---- 3. your answers, after stepping ----\n"
+               "These are about what the run did: step through it (above) or ask runq sql.\n");
+        for (int i = 0; i < lab->nq; i++)
+            if (lab->q[i].after)
+                ask(lab, &lab->q[i], seed, "your answer", ans[i], 256);
+    }
+    if (store_answers(lab, apath, "predictions and answers", seed, ans)) {
+        free(ans);
+        return 1;
+    }
     printf("\n---- explanation ----\n");
     cat_file(lab->dir, "explanation.md", stdout);
-    for (int i = 0; i < lab->nq; i++)
-        if (lab->q[i].explain)
-            printf("\n[%s] %s\n", lab->q[i].id, lab->q[i].explain);
-    show_moments(lab, isatty(0) && isatty(1));
-    printf("\nConsoles, traces and your predictions are in %s.\n", outdir);
-    free(pred);
+    for (int i = 0; i < lab->nq; i++) {
+        if (!lab->q[i].explain)
+            continue;
+        char *x = lab_explain(lab, lab->q[i].explain);
+        printf("\n[%s] %s\n", lab->q[i].id, x ? x : lab->q[i].explain);
+        free(x);
+    }
+    printf("\nYour predictions: %s (as made, before the run)\n"
+           "All your answers: %s\n"
+           "Consoles and traces: %s\n"
+           "Next: runq lab check %d --answers %s   (PASS or FAIL per question, and the score)\n",
+           ppath, apath, outdir, lab->number, apath);
+    free(ans);
     return rc ? 1 : 0;
 }
 
-static int lab_check(struct lab *lab, const char *outdir, const char *answers, long seed_flag)
+static int lab_check(struct lab *lab, const char *outdir, const char *answers, long seed_flag, bool reveal)
 {
     struct lab_answers a;
     char why[128];
@@ -479,7 +594,7 @@ static int lab_check(struct lab *lab, const char *outdir, const char *answers, l
     int rc = run_scenarios(lab, outdir, NULL);
     char truth[LAB_MAX_Q][256];
     bool ok[LAB_MAX_Q];
-    measure(lab, seed, truth, ok, outdir);
+    measure(lab, seed, truth, ok, outdir, reveal);
     int pass = 0;
     char path[1200];
     snprintf(path, sizeof path, "%s/transcript.txt", outdir);
@@ -498,8 +613,10 @@ static int lab_check(struct lab *lab, const char *outdir, const char *answers, l
         snprintf(line, sizeof line, "%s %s: answered %s; %s", good ? "PASS" : "FAIL", q->id,
                  ans && *ans ? ans : "nothing", why);
         printf("%s\n", line);
+        if (reveal && ok[i])
+            printf("   measured: %s%s%s\n", truth[i], q->unit[0] ? " " : "", q->unit);
         if (t)
-            fprintf(t, "%s\n   truth: %s -> %s\n", line, q->truth, truth[i]);
+            fprintf(t, reveal ? "%s\n   truth: %s -> %s\n" : "%s\n", line, q->truth, truth[i]);
         pass += good;
     }
     printf("score %d/%d\n", pass, lab->nq);
@@ -522,11 +639,14 @@ int cmd_lab(int argc, char **argv)
 {
     const char *sub = NULL, *which = NULL, *out = NULL, *answers = NULL;
     long seed = -1;
+    bool reveal = false;
     for (int i = 1; i < argc; i++) {
         const char *x = argv[i];
         if (!strcmp(x, "--help") || !strcmp(x, "-h")) {
             lab_help(stdout);
             return 0;
+        } else if (!strcmp(x, "--reveal")) {
+            reveal = true;
         } else if (!strcmp(x, "--out") || !strcmp(x, "--answers") || !strcmp(x, "--seed")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "runq lab: %s needs a value\n", x);
@@ -594,7 +714,7 @@ int cmd_lab(int argc, char **argv)
             return 1;
         }
         rc = !strcmp(sub, "run") ? lab_run(&lab, outdir, default_seed(seed))
-                                 : lab_check(&lab, outdir, answers, seed);
+                                 : lab_check(&lab, outdir, answers, seed, reveal);
     }
     lab_free(&lab);
     return rc;

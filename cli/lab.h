@@ -9,7 +9,8 @@
  *
  * lab_conf.c reads lab.conf, lab_eval.c turns a question's `truth` into a
  * value (console lines, SQL on the recorded trace, runq sim) and judges an
- * answer, lab.c is the subcommand.
+ * answer, lab_answer.c reads an answer as typed (units, ranges, choices),
+ * lab.c is the subcommand.
  */
 #ifndef RUNQ_CLI_LAB_H
 #define RUNQ_CLI_LAB_H
@@ -53,6 +54,9 @@ struct lab_question {
     bool tol_rel;       /* tol is a fraction of the truth */
     int length;         /* order: compare the first N items (0: all) */
     char unit[16];
+    double min, max;    /* number: the range an answer may take, in unit */
+    bool has_min, has_max; /* given in lab.conf (else the unit's: lab_answer.c) */
+    bool after;         /* phase = after: answered after stepping, not predicted */
 };
 
 struct lab_moment {
@@ -108,7 +112,18 @@ int lab_truth(const struct lab *lab, const struct lab_question *q, long seed, ch
  * lab's folder) and returns its stdout (heap), or NULL. */
 char *lab_self(const struct lab *lab, const char *args, long seed);
 
-/* Does `answer` pass against `truth`? why gets a short reason. */
+/* Is `answer` a valid answer to q as typed? A number is converted to q's
+ * unit into *value (may be NULL). 0, or -1 with the reason in why: not a
+ * number, a unit of another kind, out of range, not one of the choices. */
+int lab_answer_check(const struct lab_question *q, const char *answer, double *value, char *why, size_t len);
+
+/* An explanation with each "{sql SCENARIO: QUERY}" replaced by the query's
+ * answer on that scenario's recorded trace, so that what it says about the
+ * run is measured on the run (heap; NULL if out of memory). */
+char *lab_explain(const struct lab *lab, const char *text);
+
+/* Does `answer` pass against `truth`? why gets a short reason, which never
+ * names the truth: a caller that may show it prints it itself. */
 bool lab_judge(const struct lab_question *q, const char *answer, const char *truth, char *why, size_t len);
 
 /* "12%" or "500" as text. */

@@ -6,7 +6,8 @@
  *
  *   [scenario rr]            policy, hz, cpus, append, record, cmd (repeat)
  *   [question q1]            type, prompt (repeat: lines), show, truth,
- *                            choices, tolerance, length, unit, explain (repeat)
+ *                            choices, tolerance, length, unit, min, max,
+ *                            phase, explain (repeat)
  *   [moment]                 scenario, after, find (an event query:
  *                            db/events.h), text
  */
@@ -190,10 +191,26 @@ static int conf_question_key(const struct conf *cf, struct lab_question *q, cons
         q->length = atoi(v);
     } else if (!strcmp(k, "unit")) {
         snprintf(q->unit, sizeof q->unit, "%s", v);
+    } else if (!strcmp(k, "min") || !strcmp(k, "max")) {
+        char *end;
+        double x = strtod(v, &end);
+        if (end == v || *end)
+            return conf_err(cf, "%s is a number in the question's unit", k);
+        if (k[1] == 'i') {
+            q->min = x;
+            q->has_min = true;
+        } else {
+            q->max = x;
+            q->has_max = true;
+        }
+    } else if (!strcmp(k, "phase")) {
+        if (strcmp(v, "before") && strcmp(v, "after"))
+            return conf_err(cf, "phase is before (predicted) or after (answered after stepping)");
+        q->after = !strcmp(v, "after");
     } else {
         return conf_err(cf,
                         "unknown question key '%s' (type, prompt, show, truth, choices, tolerance, length, unit, "
-                        "explain)",
+                        "min, max, phase, explain)",
                         k);
     }
     return 0;

@@ -421,6 +421,46 @@ int lab_truth(const struct lab *lab, const struct lab_question *q, long seed, ch
     return rc;
 }
 
+char *lab_explain(const struct lab *lab, const char *text)
+{
+    size_t cap = strlen(text) + 1024, n = 0;
+    char *out = malloc(cap);
+    if (!out)
+        return NULL;
+    for (const char *p = text; *p;) {
+        const char *end = !strncmp(p, "{sql ", 5) ? strchr(p, '}') : NULL;
+        char piece[512];
+        const char *add = piece;
+        size_t alen;
+        if (end) {
+            char t[1024], why[256] = "";
+            bool direct = false;
+            snprintf(t, sizeof t, "%.*s", (int)(end - p - 1), p + 1);
+            if (truth_scenario(lab, t, piece, sizeof piece, why, sizeof why, &direct) && !direct)
+                snprintf(piece, sizeof piece, "(could not measure: %s)", why);
+            alen = strlen(piece);
+            p = end + 1;
+        } else {
+            add = p;
+            alen = 1;
+            p++;
+        }
+        if (n + alen + 1 > cap) {
+            cap = 2 * (n + alen + 1);
+            char *bigger = realloc(out, cap);
+            if (!bigger) {
+                free(out);
+                return NULL;
+            }
+            out = bigger;
+        }
+        memcpy(out + n, add, alen);
+        n += alen;
+    }
+    out[n] = 0;
+    return out;
+}
+
 static void norm_order(const char *in, char *out, size_t len)
 {
     size_t o = 0;
@@ -440,37 +480,41 @@ void lab_tol_str(const struct lab_question *q, char *buf, size_t len)
 
 bool lab_judge(const struct lab_question *q, const char *answer, const char *truth, char *why, size_t len)
 {
-    why[0] = 0;
-    if (!answer || !*answer) {
-        snprintf(why, len, "no answer");
+    double a;
+    if (lab_answer_check(q, answer, &a, why, len))
         return false;
-    }
     if (q->type == LAB_Q_NUMBER) {
-        char *end;
-        double a = strtod(answer, &end), t = atof(truth);
-        while (isspace((unsigned char)*end))
-            end++;
-        if (end == answer || (*end && strcmp(end, q->unit))) {
-            snprintf(why, len, "'%s' is not a number", answer);
-            return false;
-        }
-        double tol = q->tol_rel ? q->tol * fabs(t) : q->tol;
+        double t = atof(truth), tol = q->tol_rel ? q->tol * fabs(t) : q->tol;
         char ts[32];
         lab_tol_str(q, ts, sizeof ts);
         bool ok = fabs(a - t) <= tol + 1e-9;
-        snprintf(why, len, "%s within ±%s of %s", ok ? "is" : "is not", ts, truth);
+        snprintf(why, len, "%g%s%s %s within ±%s of the measured value", a, q->unit[0] ? " " : "", q->unit,
+                 ok ? "is" : "is not", ts);
         return ok;
     }
     if (q->type == LAB_Q_CHOICE) {
-        bool ok = !strcasecmp(answer, truth);
-        snprintf(why, len, ok ? "right" : "the answer is %s", truth);
+        const char *b = answer;
+        while (isspace((unsigned char)*b))
+            b++;
+        size_t n = strlen(b);
+        while (n && isspace((unsigned char)b[n - 1]))
+            n--;
+        bool ok = n == strlen(truth) && !strncasecmp(b, truth, n);
+        snprintf(why, len, ok ? "right" : "not the answer");
         return ok;
     }
-    char a[512], t[512];
-    norm_order(answer, a, sizeof a);
+    char an[512], t[512];
+    norm_order(answer, an, sizeof an);
     norm_order(truth, t, sizeof t);
     size_t n = q->length > 0 ? (size_t)q->length : strlen(t);
-    bool ok = strlen(a) >= n && strlen(t) >= n && !strncmp(a, t, n) && (q->length > 0 || strlen(a) == strlen(t));
-    snprintf(why, len, ok ? "right" : "the order is %.*s", (int)n, t);
+    bool ok = strlen(an) >= n && strlen(t) >= n && !strncmp(an, t, n) && (q->length > 0 || strlen(an) == strlen(t));
+    if (ok) {
+        snprintf(why, len, "right");
+    } else {
+        size_t k = 0;
+        while (k < n && an[k] && an[k] == t[k])
+            k++;
+        snprintf(why, len, "wrong from item %zu on (the first %zu count)", k + 1, n);
+    }
     return ok;
 }

@@ -1,9 +1,12 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # tests/lab_test.sh [runq]: every lab's check passes on its answers.ref and
-# fails on its answers.wrong (keeping a transcript); the same lab run twice
-# measures the same values; lab run stores predictions before the runs and
-# shows predicted against measured. Boots the kernel (deterministic), about
-# 2 s a lab. Prints PASS name / FAIL name: why; exit 1 on any FAIL.
+# fails on its answers.wrong (keeping a transcript), and never prints a
+# measured value or a right answer without --reveal; the same lab run twice
+# measures the same values; lab run stores predictions before the runs,
+# shows predicted against measured, asks the after-stepping questions last
+# and writes an answers file; answers are read with their units and refused
+# out of range. Boots the kernel (deterministic), about 2 s a lab. Prints
+# PASS name / FAIL name: why; exit 1 on any FAIL.
 RUNQ=${1:-build/runq}
 T=$(mktemp -d /tmp/lab_test.XXXXXX)
 trap 'rm -rf "$T"' EXIT
@@ -30,35 +33,123 @@ for dir in labs/0[1-4]-*; do
     else
         failed "${lab}_wrong_fails" "rc=$rc"
     fi
-    "$RUNQ" lab check "$num" --answers "$dir/answers.ref" --out "$T/$lab.again" > /dev/null 2>&1
-    if cmp -s "$T/$lab.ref/measured.txt" "$T/$lab.again/measured.txt"; then
+    # Without --reveal no truth is printed or stored: no "measured:" line,
+    # no measured.txt, no truth in the transcript, and no FAIL line names a
+    # right answer (the reference answer of a question it failed).
+    leak=""
+    grep -q 'measured:' "$T/$lab.wrong.out" && leak="$leak measured-line"
+    [ -e "$T/$lab.wrong/measured.txt" ] && leak="$leak measured.txt"
+    grep -q '   truth: ' "$T/$lab.wrong/transcript.txt" && leak="$leak transcript-truth"
+    for id in $(sed -n 's/^FAIL \([a-z_0-9]*\):.*/\1/p' "$T/$lab.wrong.out"); do
+        r=$(sed -n "s/^$id = //p" "$dir/answers.ref")
+        case $r in [0-9]* | "") continue ;; esac # a number could be in the tolerance text by chance
+        grep "^FAIL $id:" "$T/$lab.wrong.out" | sed 's/^[^;]*;//' | grep -qi -- "$r" && leak="$leak $id"
+    done
+    [ -z "$leak" ] && pass "${lab}_check_reveals_nothing" || failed "${lab}_check_reveals_nothing" "$leak"
+    "$RUNQ" lab check "$num" --answers "$dir/answers.ref" --out "$T/$lab.ref" --reveal > /dev/null 2>&1
+    "$RUNQ" lab check "$num" --answers "$dir/answers.ref" --out "$T/$lab.again" --reveal > /dev/null 2>&1
+    if [ -s "$T/$lab.ref/measured.txt" ] && cmp -s "$T/$lab.ref/measured.txt" "$T/$lab.again/measured.txt"; then
         pass "${lab}_deterministic"
     else
         failed "${lab}_deterministic" "$(diff "$T/$lab.ref/measured.txt" "$T/$lab.again/measured.txt" | head -3 | tr '\n' '|')"
     fi
 done
 
-# A student's run: predictions from stdin, stored with the time before the runs.
-grep -v '^#' labs/01-who-runs-next/answers.ref | sed 's/^[^=]*= //' > "$T/preds"
+# A student's run: predictions from stdin, stored with the time before the
+# runs, then the after-stepping questions (elig_4), then an answers file.
+conf=labs/01-who-runs-next/lab.conf
+ids_before=$(awk '/^\[question /{id=$2; sub(/\]/,"",id); q[++n]=id} /^phase = after/{after[id]=1}
+                  END{for(i=1;i<=n;i++) if(!after[q[i]]) print q[i]}' "$conf")
+ids_after=$(awk '/^\[question /{id=$2; sub(/\]/,"",id)} /^phase = after/{print id}' "$conf")
 ref() { sed -n "s/^$1 = //p" labs/01-who-runs-next/answers.ref; }
+for id in $ids_before $ids_after; do ref "$id"; done > "$T/preds"
+nb=$(echo $ids_before | wc -w)
 "$RUNQ" lab run 1 --out "$T/run1" < "$T/preds" > "$T/run1.out" 2>&1; rc=$?
-if [ $rc = 0 ] && grep -q '^# runq lab 01-who-runs-next: predictions made at 20..-..-..T..:..:..Z, before the scenarios ran' "$T/run1/predictions.txt" &&
-   grep -q "^rr_2 = $(ref rr_2)\$" "$T/run1/predictions.txt" && [ ! "$T/run1/predictions.txt" -nt "$T/run1/rr.console" ]; then
+if [ $rc = 0 ] && grep -q '^# runq lab 01-who-runs-next: predictions, made before the scenarios ran, written at 20..-..-..T..:..:..Z' "$T/run1/predictions.txt" &&
+   grep -q "^rr_2 = $(ref rr_2)\$" "$T/run1/predictions.txt" && [ ! "$T/run1/predictions.txt" -nt "$T/run1/rr.console" ] &&
+   ! grep -q "^elig_4 = " "$T/run1/predictions.txt"; then
     pass run_stores_predictions_first
 else
     failed run_stores_predictions_first "rc=$rc"
 fi
-if grep -q "^  rr_4 *$(ref rr_4) *[0-9]* us *close enough" "$T/run1.out" && grep -q '7 of 7 predictions within the tolerance' "$T/run1.out" &&
+if grep -q "^  rr_4 *$(ref rr_4) *[0-9]* us *close enough" "$T/run1.out" && grep -q "$nb of $nb predictions within the tolerance" "$T/run1.out" &&
    grep -q 'runq step --db .*/rr.db 1 --at [0-9]' "$T/run1.out"; then
     pass run_shows_table_and_moments
 else
     failed run_shows_table_and_moments "$(grep -E 'rr_4|predictions within' "$T/run1.out" | tr '\n' '|')"
 fi
-# The predictions file is an answers file.
-if "$RUNQ" lab check 1 --answers "$T/run1/predictions.txt" --out "$T/run1c" >/dev/null 2>&1; then
-    pass predictions_are_answers
+# The after-stepping question comes after the moments, and the answers file
+# holds it; the run says where the files are and what to run next.
+m=$(grep -n '^---- step through it' "$T/run1.out" | cut -d: -f1)
+a=$(grep -n '^---- 3. your answers, after stepping' "$T/run1.out" | cut -d: -f1)
+if [ -n "$m" ] && [ -n "$a" ] && [ "$a" -gt "$m" ] && grep -q "^elig_4 = $(ref elig_4)\$" "$T/run1/answers.txt" &&
+   grep -q "^Next: runq lab check 1 --answers $T/run1/answers.txt" "$T/run1.out"; then
+    pass run_asks_after_stepping_last
 else
-    failed predictions_are_answers "check on the predictions failed"
+    failed run_asks_after_stepping_last "moments at line ${m:-none}, answers at ${a:-none}"
+fi
+# The answers file is what lab check judges.
+if "$RUNQ" lab check 1 --answers "$T/run1/answers.txt" --out "$T/run1c" >/dev/null 2>&1; then
+    pass answers_file_checks
+else
+    failed answers_file_checks "check on the run's answers failed"
+fi
+
+# Answers as typed: units converted, out-of-range and unknown choices
+# refused with a reason (a lab of fixed truths, no scenario).
+mkdir -p "$T/labs/90-units"
+cat > "$T/labs/90-units/lab.conf" <<'L'
+title = Units
+minutes = 1
+
+[question lat]
+type = number
+unit = us
+tolerance = 1%
+prompt = A latency?
+truth = value 1400
+
+[question big]
+type = number
+unit = us
+tolerance = 1%
+prompt = Another?
+truth = value 25356
+
+[question share]
+type = number
+unit = per mille
+tolerance = 5
+prompt = A share?
+truth = value 250
+
+[question pick]
+type = choice
+choices = on, off
+prompt = On or off?
+truth = value off
+L
+units() { printf "$1" > "$T/u.ans"; RUNQ_LABS="$T/labs" "$RUNQ" lab check 90 --answers "$T/u.ans" --out "$T/u" 2>&1; }
+good=$(units 'lat = 1.4ms\nbig = 25356 µs\nshare = 25%%\npick = off\n')
+bad=$(units 'lat = -80\nbig = 5 ms\nshare = 120%%\npick = tick\n')
+if grep -q '^score 4/4' <<<"$good" &&
+   grep -q '^FAIL lat: answered -80; -80 us is below 0: a time is never negative' <<<"$bad" &&
+   grep -q '^FAIL big: answered 5 ms; 5000 us is not within' <<<"$bad" &&
+   grep -q '^FAIL share: answered 120%; 1200 per mille is above 1000' <<<"$bad" &&
+   grep -q "^FAIL pick: answered tick; 'tick' is not one of the choices (on, off)" <<<"$bad"; then
+    pass answers_read_with_units_and_ranges
+else
+    failed answers_read_with_units_and_ranges "$(tr '\n' '|' <<<"$good$bad")"
+fi
+# At the prompt, a refused answer is said why and asked again.
+printf '1.4 parsecs\n-3\n1.4ms\n25356us\n25%%\nmaybe\noff\n' |
+    RUNQ_LABS="$T/labs" "$RUNQ" lab run 90 --out "$T/urun" > "$T/urun.out" 2>&1
+if grep -q "refused: '1.4 parsecs': unknown unit 'parsecs'" "$T/urun.out" && grep -q 'refused: -3 us is below 0' "$T/urun.out" &&
+   grep -q "refused: 'maybe' is not one of the choices" "$T/urun.out" && grep -q '^lat = 1.4ms$' "$T/urun/predictions.txt" &&
+   grep -q '^pick = off$' "$T/urun/predictions.txt"; then
+    pass prompt_refuses_and_asks_again
+else
+    failed prompt_refuses_and_asks_again "$(grep refused "$T/urun.out" | tr '\n' '|')"
 fi
 
 # Usage errors.
