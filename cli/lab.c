@@ -31,8 +31,10 @@ static void lab_help(FILE *f)
 {
     fprintf(f, "usage: runq lab list\n"
                "       runq lab show N\n"
-               "       runq lab run N [--out DIR] [--seed S]\n"
-               "       runq lab check N --answers FILE [--out DIR] [--seed S] [--reveal]\n"
+               "       runq lab run N [--out DIR] [--seed S | --student ID]\n"
+               "       runq lab check N --answers FILE [--key DIR] [--out DIR] [--seed S] [--reveal]\n"
+               "       runq lab pack OUT\n"
+               "       runq lab grade N --key DIR SUBMISSIONS [--out DIR]\n"
                "\n"
                "Labs about who runs next, under the round robin and EEVDF. N is the lab's\n"
                "number or folder name (labs/NN-name, or $RUNQ_LABS).\n"
@@ -45,6 +47,10 @@ static void lab_help(FILE *f)
                "          against measured and offers runq step at the lab's moments;\n"
                "          then asks the questions about what you observed. Says where\n"
                "          each file is and what to run next\n"
+               "  pack    writes a course: OUT/student (the labs without their fixed\n"
+               "          answers and explanations: hand it out) and OUT/key (keep it)\n"
+               "  grade   judges every answers file in SUBMISSIONS with the key: one line\n"
+               "          a student and the class's mean (docs/instructor.md)\n"
                "  check   judges an answers file (\"ID = VALUE\" lines): PASS/FAIL per\n"
                "          question and the score, never the right answer; exit 0 only\n"
                "          when all pass; on a failure the transcript is kept in DIR\n"
@@ -55,15 +61,23 @@ static void lab_help(FILE *f)
                "  --seed S         the variant of runq sim questions (default: the answers\n"
                "                   file's seed, else $RUNQ_SEED, else 1)\n"
                "  --answers FILE   check: the answers to judge\n"
+               "  --key DIR        check, grade: the instructor's key (lab pack's OUT/key),\n"
+               "                   which holds the fixed answers a student's copy lacks\n"
+               "  --student ID     run: your variant, from your ID (stored in the answers)\n"
                "  --reveal         check: print each measured value too, and write\n"
-               "                   DIR/measured.txt (for instructors)\n"
+               "                   DIR/measured.txt (only with the key, or the labs tree)\n"
                "  --help           show this help\n");
 }
 
-static int find_lab(const char *which, char *dir, size_t len)
+/* The lab called which (a number or a folder name) in root, or in
+ * lab_root() when root is NULL. */
+static int find_lab(const char *which, const char *root_in, char *dir, size_t len)
 {
     char root[512];
-    lab_root(root, sizeof root);
+    if (root_in)
+        snprintf(root, sizeof root, "%s", root_in);
+    else
+        lab_root(root, sizeof root);
     DIR *d = opendir(root);
     if (!d) {
         fprintf(stderr, "runq lab: %s: %s\n", root, strerror(errno));
@@ -89,28 +103,21 @@ static int find_lab(const char *which, char *dir, size_t len)
     return found;
 }
 
-static int name_cmp(const void *a, const void *b)
+static bool is_lab_name(const char *name)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    return name[0] >= '0' && name[0] <= '9' && strchr(name, '-');
 }
 
 static int lab_list(void)
 {
     char root[512];
     lab_root(root, sizeof root);
-    DIR *d = opendir(root);
-    if (!d) {
+    int n;
+    char **names = lab_sorted_names(root, is_lab_name, &n);
+    if (!names) {
         fprintf(stderr, "runq lab: %s: %s\n", root, strerror(errno));
         return 1;
     }
-    char *names[64];
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && n < 64)
-        if (e->d_name[0] >= '0' && e->d_name[0] <= '9' && strchr(e->d_name, '-'))
-            names[n++] = strdup(e->d_name);
-    closedir(d);
-    qsort(names, (size_t)n, sizeof *names, name_cmp);
     int rc = 0;
     for (int i = 0; i < n; i++) {
         char dir[600];
@@ -125,6 +132,7 @@ static int lab_list(void)
         }
         free(names[i]);
     }
+    free(names);
     return rc;
 }
 
@@ -135,10 +143,7 @@ static int cat_file(const char *dir, const char *name, FILE *out)
     FILE *f = fopen(path, "r");
     if (!f)
         return -1;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        fwrite(buf, 1, n, out);
+    lab_copy_stream(f, out);
     fclose(f);
     return 0;
 }
@@ -481,7 +486,8 @@ static void ask(const struct lab *lab, const struct lab_question *q, long seed, 
 }
 
 /* The answers file lab check reads: every answer so far, and when. */
-static int store_answers(const struct lab *lab, const char *path, const char *what, long seed, char (*ans)[256])
+static int store_answers(const struct lab *lab, const char *path, const char *what, long seed, const char *student,
+                         char (*ans)[256])
 {
     char when[32];
     FILE *f = fopen(path, "w");
@@ -491,6 +497,8 @@ static int store_answers(const struct lab *lab, const char *path, const char *wh
     }
     utc_now(when, sizeof when);
     fprintf(f, "# runq lab %s: %s, written at %s\nseed = %ld\n", lab->name, what, when, seed);
+    if (student)
+        fprintf(f, "student = %s\n", student);
     for (int i = 0; i < lab->nq; i++)
         if (ans[i][0])
             fprintf(f, "%s = %s\n", lab->q[i].id, ans[i]);
@@ -502,7 +510,7 @@ static int store_answers(const struct lab *lab, const char *path, const char *wh
 
 /* Three phases: predict (stored before anything runs), run and step, then
  * answer what was observed; lab check judges the answers file. */
-static int lab_run(struct lab *lab, const char *outdir, long seed)
+static int lab_run(struct lab *lab, const char *outdir, long seed, const char *student)
 {
     cat_file(lab->dir, "README.md", stdout);
     print_scenarios(lab, stdout);
@@ -521,7 +529,7 @@ static int lab_run(struct lab *lab, const char *outdir, long seed)
     char ppath[1200], apath[1200];
     snprintf(ppath, sizeof ppath, "%s/predictions.txt", outdir);
     snprintf(apath, sizeof apath, "%s/answers.txt", outdir);
-    if (store_answers(lab, ppath, "predictions, made before the scenarios ran", seed, ans)) {
+    if (store_answers(lab, ppath, "predictions, made before the scenarios ran", seed, student, ans)) {
         free(ans);
         return 1;
     }
@@ -544,12 +552,13 @@ static int lab_run(struct lab *lab, const char *outdir, long seed)
         right += pass;
         /* A measurement of this run is the student's own; a choice's
          * answer is the lab's, and only lab check judges it. */
-        if (q->type == LAB_Q_CHOICE)
+        if (q->type == LAB_Q_CHOICE || !strcmp(truth[i], LAB_NEEDS_KEY))
             snprintf(meas, sizeof meas, "(judged by lab check)");
         else
             snprintf(meas, sizeof meas, "%.255s%s%.15s", truth[i], q->unit[0] ? " " : "", q->unit);
         printf("  %-14s %-26.26s %-26.26s %s\n", q->id, ans[i][0] ? ans[i] : "(none)", meas,
-               !ok[i] ? "could not measure" : q->type == LAB_Q_CHOICE ? "" : pass ? "close enough" : "off");
+               !strcmp(truth[i], LAB_NEEDS_KEY) ? "" : !ok[i] ? "could not measure"
+                                                   : q->type == LAB_Q_CHOICE ? "" : pass ? "close enough" : "off");
     }
     printf("  %d of %d predictions within the tolerance\n", right, asked);
     show_moments(lab, isatty(0) && isatty(1));
@@ -560,7 +569,7 @@ static int lab_run(struct lab *lab, const char *outdir, long seed)
             if (lab->q[i].after)
                 ask(lab, &lab->q[i], seed, "your answer", ans[i], 256);
     }
-    if (store_answers(lab, apath, "predictions and answers", seed, ans)) {
+    if (store_answers(lab, apath, "predictions and answers", seed, student, ans)) {
         free(ans);
         return 1;
     }
@@ -582,7 +591,20 @@ static int lab_run(struct lab *lab, const char *outdir, long seed)
     return rc ? 1 : 0;
 }
 
-static int lab_check(struct lab *lab, const char *outdir, const char *answers, long seed_flag, bool reveal)
+static long student_seed(const char *id);
+
+/* A question whose answer only the instructor's key holds (a student's
+ * copy: truth = key). */
+static bool needs_key(const char *truth)
+{
+    return !strcmp(truth, LAB_NEEDS_KEY);
+}
+
+/* Judges an answers file: PASS/FAIL per question (quiet: none), never the
+ * truth unless reveal; *score and *total the result. The exit status: 0
+ * only when every question passes. */
+static int lab_check(struct lab *lab, const char *outdir, const char *answers, long seed_flag, bool reveal,
+                     bool quiet, int *score, int *total)
 {
     struct lab_answers a;
     char why[128];
@@ -590,54 +612,141 @@ static int lab_check(struct lab *lab, const char *outdir, const char *answers, l
         fprintf(stderr, "runq lab: %s: %s\n", answers, why);
         return 1;
     }
-    long seed = seed_flag >= 0 ? seed_flag : default_seed(a.seed);
+    long seed = seed_flag >= 0 ? seed_flag : a.seed < 0 && a.student[0] ? student_seed(a.student) : default_seed(a.seed);
     int rc = run_scenarios(lab, outdir, NULL);
     char truth[LAB_MAX_Q][256];
     bool ok[LAB_MAX_Q];
     measure(lab, seed, truth, ok, outdir, reveal);
-    int pass = 0;
+    int pass = 0, keyed = 0;
     char path[1200];
     snprintf(path, sizeof path, "%s/transcript.txt", outdir);
     FILE *t = fopen(path, "w");
     char when[32];
     utc_now(when, sizeof when);
     if (t)
-        fprintf(t, "runq lab check %s --answers %s (seed %ld) at %s\n\n", lab->name, answers, seed, when);
+        fprintf(t, "runq lab check %s --answers %s (seed %ld%s%s) at %s\n\n", lab->name, answers, seed,
+                a.student[0] ? ", student " : "", a.student, when);
     for (int i = 0; i < lab->nq; i++) {
         const struct lab_question *q = &lab->q[i];
         const char *ans = lab_answer(&a, q->id);
         char why[300], line[800];
+        if (!ok[i] && needs_key(truth[i])) {
+            keyed++;
+            snprintf(line, sizeof line, "KEY  %s: answered %s; %s", q->id, ans && *ans ? ans : "nothing", truth[i]);
+            if (!quiet)
+                printf("%s\n", line);
+            if (t)
+                fprintf(t, "%s\n", line);
+            continue;
+        }
         bool good = ok[i] && lab_judge(q, ans, truth[i], why, sizeof why);
         if (!ok[i])
             snprintf(why, sizeof why, "could not measure: %s", truth[i]);
         snprintf(line, sizeof line, "%s %s: answered %s; %s", good ? "PASS" : "FAIL", q->id,
                  ans && *ans ? ans : "nothing", why);
-        printf("%s\n", line);
-        if (reveal && ok[i])
-            printf("   measured: %s%s%s\n", truth[i], q->unit[0] ? " " : "", q->unit);
+        if (!quiet) {
+            printf("%s\n", line);
+            if (reveal && ok[i])
+                printf("   measured: %s%s%s\n", truth[i], q->unit[0] ? " " : "", q->unit);
+        }
         if (t)
             fprintf(t, reveal ? "%s\n   truth: %s -> %s\n" : "%s\n", line, q->truth, truth[i]);
         pass += good;
     }
-    printf("score %d/%d\n", pass, lab->nq);
+    if (!quiet) {
+        printf("score %d/%d\n", pass, lab->nq - keyed);
+        if (keyed)
+            printf("%d question(s) left to the instructor's key\n", keyed);
+    }
+    *score = pass;
+    *total = lab->nq - keyed;
     bool all = pass == lab->nq && rc == 0;
     if (t) {
-        fprintf(t, "score %d/%d\n", pass, lab->nq);
+        fprintf(t, "score %d/%d\n", pass, lab->nq - keyed);
         for (int i = 0; i < lab->nsc; i++)
             fprintf(t, "\n==== scenario %s (exit %d) ====\n%s", lab->sc[i].name, lab->sc[i].status,
                     lab->sc[i].out ? lab->sc[i].out : "(no console)\n");
         fclose(t);
         if (all)
             unlink(path);
-        else
+        else if (!quiet)
             printf("transcript: %s\n", path);
     }
     return all ? 0 : 1;
 }
 
+static bool any_name(const char *name)
+{
+    (void)name;
+    return true;
+}
+
+/* lab grade: every answers file in subdir, judged with the key: one line
+ * a student (the answers' "student = ID", else the file's name) and the
+ * class's mean. */
+static int lab_grade(struct lab *lab, const char *outdir, const char *subdir)
+{
+    int n;
+    char **names = lab_sorted_names(subdir, any_name, &n);
+    if (!names) {
+        fprintf(stderr, "runq lab: %s: %s\n", subdir, strerror(errno));
+        return 1;
+    }
+    printf("%-24s %s\n", "student", "score");
+    int graded = 0;
+    double sum = 0;
+    for (int i = 0; i < n; i++) {
+        char path[1200], out[1400], who[64];
+        snprintf(path, sizeof path, "%s/%s", subdir, names[i]);
+        struct stat st;
+        if (stat(path, &st) || !S_ISREG(st.st_mode)) {
+            free(names[i]);
+            continue;
+        }
+        struct lab_answers a;
+        char why[128];
+        if (lab_answers_load(&a, path, why, sizeof why)) {
+            printf("%-24s not graded: %s\n", names[i], why);
+            free(names[i]);
+            continue;
+        }
+        snprintf(who, sizeof who, "%s", a.student[0] ? a.student : names[i]);
+        char *dot = strrchr(who, '.');
+        if (dot && !a.student[0])
+            *dot = 0;
+        snprintf(out, sizeof out, "%s/%s", outdir, who);
+        mkdirs(out);
+        int score = 0, total = 0;
+        lab_check(lab, out, path, -1, false, true, &score, &total);
+        printf("%-24s %d/%d\n", who, score, total);
+        graded++;
+        sum += total ? (double)score / total : 0;
+        free(names[i]);
+    }
+    free(names);
+    if (graded)
+        printf("%d graded, mean %.0f%%\n", graded, 100 * sum / graded);
+    else
+        printf("no answers files in %s\n", subdir);
+    return graded ? 0 : 1;
+}
+
+/* A student's variant from their ID (FNV-1a): neighbours do not share
+ * numbers, and the grader recomputes it from the ID in the answers. */
+static long student_seed(const char *id)
+{
+    unsigned long long h = 1469598103934665603ull;
+    for (const char *p = id; *p; p++) {
+        h ^= (unsigned char)*p;
+        h *= 1099511628211ull;
+    }
+    return (long)(h % 1000000) + 1;
+}
+
 int cmd_lab(int argc, char **argv)
 {
-    const char *sub = NULL, *which = NULL, *out = NULL, *answers = NULL;
+    const char *sub = NULL, *which = NULL, *out = NULL, *answers = NULL, *key = NULL, *student = NULL;
+    const char *extra = NULL;
     long seed = -1;
     bool reveal = false;
     for (int i = 1; i < argc; i++) {
@@ -647,7 +756,8 @@ int cmd_lab(int argc, char **argv)
             return 0;
         } else if (!strcmp(x, "--reveal")) {
             reveal = true;
-        } else if (!strcmp(x, "--out") || !strcmp(x, "--answers") || !strcmp(x, "--seed")) {
+        } else if (!strcmp(x, "--out") || !strcmp(x, "--answers") || !strcmp(x, "--seed") || !strcmp(x, "--key") ||
+                   !strcmp(x, "--student")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "runq lab: %s needs a value\n", x);
                 return 2;
@@ -657,7 +767,16 @@ int cmd_lab(int argc, char **argv)
                 out = v;
             else if (!strcmp(x, "--answers"))
                 answers = v;
-            else {
+            else if (!strcmp(x, "--key"))
+                key = v;
+            else if (!strcmp(x, "--student")) {
+                student = v;
+                if (!*v || strlen(v) > 60 || strpbrk(v, " \t\n=/#")) {
+                    fprintf(stderr, "runq lab: --student takes an ID of 1..60 characters without spaces, '=', '/' "
+                                    "or '#', not '%s'\n", v);
+                    return 2;
+                }
+            } else {
                 char *end;
                 seed = strtol(v, &end, 10);
                 if (end == v || *end || seed < 0) {
@@ -672,35 +791,63 @@ int cmd_lab(int argc, char **argv)
             sub = x;
         } else if (!which) {
             which = x;
+        } else if (!extra) {
+            extra = x;
         } else {
             fprintf(stderr, "runq lab: unexpected '%s'\n", x);
             return 2;
         }
     }
     if (!sub) {
-        fprintf(stderr, "runq lab: list, show N, run N or check N --answers FILE; see runq lab --help\n");
+        fprintf(stderr, "runq lab: list, show N, run N, check N --answers FILE, pack OUT or grade N --key DIR "
+                        "SUBMISSIONS; see runq lab --help\n");
         return 2;
     }
     if (!strcmp(sub, "list"))
         return lab_list();
-    if (strcmp(sub, "show") && strcmp(sub, "run") && strcmp(sub, "check")) {
-        fprintf(stderr, "runq lab: '%s' is not list, show, run or check\n", sub);
+    if (!strcmp(sub, "pack")) {
+        if (!which) {
+            fprintf(stderr, "runq lab: pack needs the folder to write the course into\n");
+            return 2;
+        }
+        return lab_pack(which);
+    }
+    if (strcmp(sub, "show") && strcmp(sub, "run") && strcmp(sub, "check") && strcmp(sub, "grade")) {
+        fprintf(stderr, "runq lab: '%s' is not list, show, run, check, pack or grade\n", sub);
         return 2;
     }
     if (!which) {
         fprintf(stderr, "runq lab: %s needs a lab number\n", sub);
         return 2;
     }
+    if (extra && strcmp(sub, "grade")) {
+        fprintf(stderr, "runq lab: unexpected '%s'\n", extra);
+        return 2;
+    }
     if (!strcmp(sub, "check") && !answers) {
         fprintf(stderr, "runq lab: check needs --answers FILE\n");
         return 2;
     }
+    if (!strcmp(sub, "grade") && (!key || !extra)) {
+        fprintf(stderr, "runq lab: grade needs --key DIR and the folder of answers files\n");
+        return 2;
+    }
     char dir[600];
-    if (find_lab(which, dir, sizeof dir))
+    if (find_lab(which, key, dir, sizeof dir))
         return 2;
     struct lab lab;
     if (lab_load(&lab, dir))
         return 1;
+    bool keyless = false;
+    for (int i = 0; i < lab.nq; i++)
+        keyless = keyless || (lab.q[i].truth && !strcmp(lab.q[i].truth, "key"));
+    if (reveal && keyless) {
+        fprintf(stderr, "runq lab: --reveal needs the instructor's key (--key DIR): this copy of the lab has none\n");
+        lab_free(&lab);
+        return 2;
+    }
+    if (student)
+        seed = student_seed(student);
     int rc;
     if (!strcmp(sub, "show")) {
         rc = lab_show(&lab, default_seed(seed));
@@ -713,8 +860,13 @@ int cmd_lab(int argc, char **argv)
             lab_free(&lab);
             return 1;
         }
-        rc = !strcmp(sub, "run") ? lab_run(&lab, outdir, default_seed(seed))
-                                 : lab_check(&lab, outdir, answers, seed, reveal);
+        int score, total;
+        if (!strcmp(sub, "run"))
+            rc = lab_run(&lab, outdir, default_seed(seed), student);
+        else if (!strcmp(sub, "grade"))
+            rc = lab_grade(&lab, outdir, extra);
+        else
+            rc = lab_check(&lab, outdir, answers, seed, reveal, false, &score, &total);
     }
     lab_free(&lab);
     return rc;

@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "db/events.h"
 
@@ -96,6 +97,7 @@ struct lab_answers {
     char val[LAB_MAX_Q + 1][256];
     int n;
     long seed;          /* -1 when not given */
+    char student[64];   /* "student = ID", "" when not given */
 };
 /* Reads an answers file ("ID = VALUE" lines, # comments) of at most
  * LAB_ANSWERS_MAX bytes. 0, or -1 with why in err (not a regular file,
@@ -103,6 +105,19 @@ struct lab_answers {
 #define LAB_ANSWERS_MAX (64 * 1024)
 int lab_answers_load(struct lab_answers *a, const char *path, char *err, size_t errlen);
 const char *lab_answer(const struct lab_answers *a, const char *id);
+
+/* A student's copy of a lab (runq lab pack) says `truth = key` where the
+ * answer is fixed: lab_truth then fails with this reason. */
+#define LAB_NEEDS_KEY "judged with the instructor's key (runq lab check --key DIR)"
+
+/* lab pack OUT: OUT/student (no fixed answers, no explanations) and
+ * OUT/key (the labs as they are), from lab_root(). 0, or 1. */
+int lab_pack(const char *out);
+/* Copies in to out, to the end. */
+void lab_copy_stream(FILE *in, FILE *out);
+/* The names in dir that keep(name) accepts, sorted (heap, each and the
+ * array; *n their count), or NULL with errno set. */
+char **lab_sorted_names(const char *dir, bool (*keep)(const char *name), int *n);
 
 /* Computes question q's true answer into buf, after the scenarios have run.
  * `seed` is substituted for {seed}. Returns 0, or -1 with the reason in buf. */

@@ -12,6 +12,7 @@
  *                            db/events.h), text
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -393,6 +394,10 @@ int lab_answers_load(struct lab_answers *a, const char *path, char *err, size_t 
             a->seed = atol(v);
             continue;
         }
+        if (!strcmp(k, "student")) {
+            snprintf(a->student, sizeof a->student, "%s", v);
+            continue;
+        }
         if (a->n == LAB_MAX_Q + 1)
             break;
         snprintf(a->id[a->n], sizeof a->id[0], "%s", k);
@@ -409,4 +414,44 @@ const char *lab_answer(const struct lab_answers *a, const char *id)
         if (!strcmp(a->id[i], id))
             return a->val[i];
     return NULL;
+}
+
+void lab_copy_stream(FILE *in, FILE *out)
+{
+    char buf[8192];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        fwrite(buf, 1, n, out);
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char **lab_sorted_names(const char *dir, bool (*keep)(const char *name), int *n)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return NULL;
+    size_t cap = 16;
+    char **names = malloc(cap * sizeof *names);
+    struct dirent *e;
+    *n = 0;
+    while (names && (e = readdir(d))) {
+        if (e->d_name[0] == '.' || !keep(e->d_name))
+            continue;
+        if ((size_t)*n == cap) {
+            char **bigger = realloc(names, 2 * cap * sizeof *names);
+            if (!bigger)
+                break;
+            names = bigger;
+            cap *= 2;
+        }
+        names[(*n)++] = strdup(e->d_name);
+    }
+    closedir(d);
+    if (names)
+        qsort(names, (size_t)*n, sizeof *names, name_cmp);
+    return names;
 }

@@ -406,6 +406,10 @@ int lab_truth(const struct lab *lab, const struct lab_question *q, long seed, ch
         snprintf(buf, len, "%s", t + 6);
         return 0;
     }
+    if (!strcmp(t, "key")) {
+        snprintf(buf, len, "%s", LAB_NEEDS_KEY);
+        return -1;
+    }
     if (!strncmp(t, "metric ", 7))
         rc = truth_metric(lab, t + 7, buf, len, why, sizeof why);
     else if (!strncmp(t, "sql ", 4) || !strncmp(t, "regex ", 6))

@@ -75,6 +75,7 @@ suite top_tmux bash tests/top_tmux.sh "$RUNQ"
 suite step bash tests/step_test.sh "$RUNQ"
 suite step_tmux bash tests/step_tmux.sh "$RUNQ"
 suite lab bash tests/lab_test.sh "$RUNQ"
+suite instructor bash tests/instructor_test.sh "$RUNQ"
 
 # kernel: boot self-tests, on the default 4 CPUs and on 8
 suite boot_selftests_eevdf boot --test all

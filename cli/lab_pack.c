@@ -1,0 +1,134 @@
+/*
+ * runq lab pack: a course's two trees from the labs folder.
+ *
+ *   OUT/student/NN-name/   README.md, and lab.conf with every fixed answer
+ *                          taken out ("truth = value X" becomes "truth =
+ *                          key") and no explanation: what students get
+ *   OUT/key/NN-name/       the lab as it is, answers.ref, answers.wrong and
+ *                          explanation.md included: what the instructor keeps
+ *
+ * A student's `runq lab check` (RUNQ_LABS=OUT/student) judges what it
+ * measures on the student's own run and leaves the key's questions
+ * unjudged; `runq lab check --key OUT/key` and `runq lab grade` judge all.
+ * docs/instructor.md walks through a course.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/lab.h"
+
+/* Opens from for reading and to for writing, or says which failed. */
+static int open_pair(const char *from, const char *to, FILE **in, FILE **out)
+{
+    *in = fopen(from, "r");
+    *out = *in ? fopen(to, "w") : NULL;
+    if (*out)
+        return 0;
+    fprintf(stderr, "runq lab pack: %s: %s\n", *in ? to : from, strerror(errno));
+    if (*in)
+        fclose(*in);
+    return -1;
+}
+
+static int copy_file(const char *from, const char *to)
+{
+    FILE *in, *out;
+    if (open_pair(from, to, &in, &out))
+        return -1;
+    lab_copy_stream(in, out);
+    fclose(in);
+    return fclose(out) ? -1 : 0;
+}
+
+/* lab.conf without its fixed answers and explanations. */
+static int strip_conf(const char *from, const char *to)
+{
+    FILE *in, *out;
+    if (open_pair(from, to, &in, &out))
+        return -1;
+    char line[4096];
+    fprintf(out, "# A student's copy, made by runq lab pack: fixed answers are in the instructor's key.\n");
+    while (fgets(line, sizeof line, in)) {
+        const char *s = line + strspn(line, " \t");
+        if (!strncmp(s, "explain", 7) && strchr(s, '='))
+            continue;
+        if (!strncmp(s, "truth", 5)) {
+            const char *v = strchr(s, '=');
+            if (v && !strncmp(v + 1 + strspn(v + 1, " \t"), "value", 5)) {
+                fputs("truth = key\n", out);
+                continue;
+            }
+        }
+        fputs(line, out);
+    }
+    fclose(in);
+    return fclose(out) ? -1 : 0;
+}
+
+static int mkdir_p(const char *path)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            if (mkdir(buf, 0755) && errno != EEXIST)
+                return -1;
+            *p = '/';
+        }
+    return mkdir(buf, 0755) && errno != EEXIST ? -1 : 0;
+}
+
+int lab_pack(const char *out)
+{
+    char root[512];
+    lab_root(root, sizeof root);
+    DIR *d = opendir(root);
+    if (!d) {
+        fprintf(stderr, "runq lab pack: %s: %s\n", root, strerror(errno));
+        return 1;
+    }
+    int n = 0, rc = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9' || !strchr(e->d_name, '-'))
+            continue;
+        char src[800], sdir[1200], kdir[1200], a[1400], b[1400];
+        snprintf(src, sizeof src, "%s/%s", root, e->d_name);
+        snprintf(sdir, sizeof sdir, "%s/student/%s", out, e->d_name);
+        snprintf(kdir, sizeof kdir, "%s/key/%s", out, e->d_name);
+        if (mkdir_p(sdir) || mkdir_p(kdir)) {
+            fprintf(stderr, "runq lab pack: %s: %s\n", out, strerror(errno));
+            rc = 1;
+            break;
+        }
+        static const char *const key_files[] = { "README.md", "lab.conf", "explanation.md", "answers.ref",
+                                                 "answers.wrong" };
+        for (size_t k = 0; k < sizeof key_files / sizeof key_files[0]; k++) {
+            snprintf(a, sizeof a, "%s/%s", src, key_files[k]);
+            snprintf(b, sizeof b, "%s/%s", kdir, key_files[k]);
+            struct stat st;
+            if (stat(a, &st) == 0 && copy_file(a, b))
+                rc = 1;
+        }
+        snprintf(a, sizeof a, "%s/README.md", src);
+        snprintf(b, sizeof b, "%s/README.md", sdir);
+        if (copy_file(a, b))
+            rc = 1;
+        snprintf(a, sizeof a, "%s/lab.conf", src);
+        snprintf(b, sizeof b, "%s/lab.conf", sdir);
+        if (strip_conf(a, b))
+            rc = 1;
+        n++;
+    }
+    closedir(d);
+    if (!rc)
+        printf("packed %d labs from %s:\n  %s/student   hand this out (RUNQ_LABS=%s/student runq lab run N)\n"
+               "  %s/key       keep this (runq lab check N --key %s/key, runq lab grade N --key %s/key DIR)\n",
+               n, root, out, out, out, out, out);
+    return rc;
+}
