@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,7 @@ static void lab_help(FILE *f)
                "       runq lab check N --answers FILE [--key DIR] [--out DIR] [--seed S] [--reveal]\n"
                "       runq lab pack OUT\n"
                "       runq lab grade N --key DIR SUBMISSIONS [--out DIR]\n"
+               "       runq lab calibrate N [--seeds K] [--out DIR]\n"
                "\n"
                "Labs about who runs next, under the round robin and EEVDF. N is the lab's\n"
                "number or folder name (labs/NN-name, or $RUNQ_LABS).\n"
@@ -51,6 +53,8 @@ static void lab_help(FILE *f)
                "          answers and explanations: hand it out) and OUT/key (keep it)\n"
                "  grade   judges every answers file in SUBMISSIONS with the key: one line\n"
                "          a student and the class's mean (docs/instructor.md)\n"
+               "  calibrate  for lab writers: the truths under seeds 1..K (default 5), each\n"
+               "          question's spread, and whether its tolerance covers it\n"
                "  check   judges an answers file (\"ID = VALUE\" lines): PASS/FAIL per\n"
                "          question and the score, never the right answer; exit 0 only\n"
                "          when all pass; on a failure the transcript is kept in DIR\n"
@@ -241,11 +245,11 @@ static int mkdirs(const char *path)
     return 0;
 }
 
-static pid_t start_scenario(struct lab_scenario *c, const char *outdir)
+static pid_t start_scenario(struct lab_scenario *c, const char *outdir, long seed)
 {
     const char *argv[16 + 2 * LAB_MAX_CMDS];
     int n = 0;
-    char cpus[16], hz[16];
+    char cpus[16], hz[16], append[200];
     argv[n++] = "runq";
     argv[n++] = "boot";
     argv[n++] = "--deterministic";
@@ -265,9 +269,13 @@ static pid_t start_scenario(struct lab_scenario *c, const char *outdir)
         argv[n++] = "--cpus";
         argv[n++] = cpus;
     }
-    if (c->append[0]) {
+    /* A variant scenario boots with the student's seed: their own numbers. */
+    snprintf(append, sizeof append, "%s%s", c->append, c->variant ? (c->append[0] ? " seed=" : "seed=") : "");
+    if (c->variant)
+        snprintf(append + strlen(append), sizeof append - strlen(append), "%ld", seed);
+    if (append[0]) {
         argv[n++] = "--append";
-        argv[n++] = c->append;
+        argv[n++] = append;
     }
     snprintf(c->console, sizeof c->console, "%s/%s.console", outdir, c->name);
     c->db[0] = 0;
@@ -326,7 +334,7 @@ static char *slurp(const char *path)
 }
 
 /* Runs every scenario, LAB_JOBS at a time. Returns 0 when all succeeded. */
-static int run_scenarios(struct lab *lab, const char *outdir, FILE *log)
+static int run_scenarios(struct lab *lab, const char *outdir, FILE *log, long seed)
 {
     pid_t pids[LAB_MAX_SCEN];
     int next = 0, running = 0, failed = 0;
@@ -337,7 +345,7 @@ static int run_scenarios(struct lab *lab, const char *outdir, FILE *log)
             if (log)
                 fprintf(log, "  running scenario %-10s (%s%s%s, %d commands)\n", c->name,
                         c->policy[0] ? c->policy : "default policy", c->append[0] ? ", " : "", c->append, c->ncmd);
-            pids[next] = start_scenario(c, outdir);
+            pids[next] = start_scenario(c, outdir, seed);
             if (pids[next] < 0) {
                 fprintf(stderr, "runq lab: fork: %s\n", strerror(errno));
                 return -1;
@@ -535,7 +543,7 @@ static int lab_run(struct lab *lab, const char *outdir, long seed, const char *s
     }
     printf("\nPredictions stored in %s.\n\n---- 2. running ----\n", ppath);
 
-    int rc = run_scenarios(lab, outdir, stdout);
+    int rc = run_scenarios(lab, outdir, stdout, seed);
     char truth[LAB_MAX_Q][256];
     bool ok[LAB_MAX_Q];
     measure(lab, seed, truth, ok, outdir, false);
@@ -613,7 +621,7 @@ static int lab_check(struct lab *lab, const char *outdir, const char *answers, l
         return 1;
     }
     long seed = seed_flag >= 0 ? seed_flag : a.seed < 0 && a.student[0] ? student_seed(a.student) : default_seed(a.seed);
-    int rc = run_scenarios(lab, outdir, NULL);
+    int rc = run_scenarios(lab, outdir, NULL, seed);
     char truth[LAB_MAX_Q][256];
     bool ok[LAB_MAX_Q];
     measure(lab, seed, truth, ok, outdir, reveal);
@@ -731,6 +739,84 @@ static int lab_grade(struct lab *lab, const char *outdir, const char *subdir)
     return graded ? 0 : 1;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* lab calibrate: the lab's truths under seeds 1..K, each question's spread,
+ * and whether its tolerance covers it: a question whose truth moves more
+ * than its tolerance between students is not fair, and is rewritten. */
+static int lab_calibrate(struct lab *lab, const char *outdir, int seeds)
+{
+    static char truth[LAB_MAX_Q][16][256];
+    bool ok[LAB_MAX_Q];
+    int bad = 0;
+    for (int k = 0; k < seeds; k++) {
+        char dir[700];
+        snprintf(dir, sizeof dir, "%s/seed-%d", outdir, k + 1);
+        if (mkdirs(dir))
+            return 1;
+        fprintf(stderr, "  seed %d of %d\n", k + 1, seeds);
+        char one[LAB_MAX_Q][256];
+        run_scenarios(lab, dir, NULL, k + 1);
+        measure(lab, k + 1, one, ok, dir, true);
+        for (int i = 0; i < lab->nq; i++)
+            snprintf(truth[i][k], 256, "%s", ok[i] ? one[i] : "?");
+    }
+    printf("%-16s %-8s %-40s %s\n", "question", "type", "over seeds 1..N", "verdict");
+    for (int i = 0; i < lab->nq; i++) {
+        const struct lab_question *q = &lab->q[i];
+        char vals[400] = "";
+        for (int k = 0; k < seeds; k++)
+            snprintf(vals + strlen(vals), sizeof vals - strlen(vals), "%s%.40s", k ? ", " : "", truth[i][k]);
+        const char *verdict = "the same for every seed";
+        char buf[200];
+        bool same = true;
+        for (int k = 1; k < seeds; k++)
+            same = same && !strcmp(truth[i][k], truth[i][0]);
+        if (!same && q->after) {
+            verdict = "observed on the student's own run: varies by seed, as it should";
+        } else if (!same && q->type != LAB_Q_NUMBER) {
+            verdict = "UNSTABLE: the answer differs between seeds";
+            bad++;
+        } else if (!same) {
+            /* A prediction derived from the model sits near the middle of
+             * the seeds' truths: it must pass against every one of them,
+             * or the same reasoning passes for some students and not
+             * for others. */
+            double v[16], need = 0;
+            for (int k = 0; k < seeds; k++)
+                v[k] = atof(truth[i][k]);
+            qsort(v, (size_t)seeds, sizeof v[0], cmp_double);
+            double med = v[seeds / 2];
+            bool covered = true;
+            for (int k = 0; k < seeds; k++) {
+                double tol = q->tol_rel ? q->tol * fabs(v[k]) : q->tol, off = fabs(med - v[k]);
+                covered = covered && off <= tol + 1e-9;
+                double n = q->tol_rel ? (v[k] ? off / fabs(v[k]) : 0) : off;
+                if (n > need)
+                    need = n;
+            }
+            char ts[32], ns[32];
+            lab_tol_str(q, ts, sizeof ts);
+            if (q->tol_rel)
+                snprintf(ns, sizeof ns, "%.0f%%", 100 * need);
+            else
+                snprintf(ns, sizeof ns, "%g", need);
+            snprintf(buf, sizeof buf, "%s: the median %g passes %s every seed with ±%s (it needs ±%s)",
+                     covered ? "fair" : "UNSTABLE", med, covered ? "against" : "not against", ts, ns);
+            verdict = buf;
+            bad += !covered;
+        }
+        printf("%-16s %-8s %-40.40s %s\n", q->id, q->type == LAB_Q_NUMBER ? "number" : q->type == LAB_Q_CHOICE ? "choice"
+               : "order", vals, verdict);
+    }
+    printf("%d of %d questions unstable over %d seeds\n", bad, lab->nq, seeds);
+    return bad ? 1 : 0;
+}
+
 /* A student's variant from their ID (FNV-1a): neighbours do not share
  * numbers, and the grader recomputes it from the ID in the answers. */
 static long student_seed(const char *id)
@@ -748,6 +834,7 @@ int cmd_lab(int argc, char **argv)
     const char *sub = NULL, *which = NULL, *out = NULL, *answers = NULL, *key = NULL, *student = NULL;
     const char *extra = NULL;
     long seed = -1;
+    int seeds_n = 0;
     bool reveal = false;
     for (int i = 1; i < argc; i++) {
         const char *x = argv[i];
@@ -757,7 +844,7 @@ int cmd_lab(int argc, char **argv)
         } else if (!strcmp(x, "--reveal")) {
             reveal = true;
         } else if (!strcmp(x, "--out") || !strcmp(x, "--answers") || !strcmp(x, "--seed") || !strcmp(x, "--key") ||
-                   !strcmp(x, "--student")) {
+                   !strcmp(x, "--student") || !strcmp(x, "--seeds")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "runq lab: %s needs a value\n", x);
                 return 2;
@@ -769,6 +856,13 @@ int cmd_lab(int argc, char **argv)
                 answers = v;
             else if (!strcmp(x, "--key"))
                 key = v;
+            else if (!strcmp(x, "--seeds")) {
+                seeds_n = atoi(v);
+                if (seeds_n < 2 || seeds_n > 16) {
+                    fprintf(stderr, "runq lab: --seeds takes 2..16, not '%s'\n", v);
+                    return 2;
+                }
+            }
             else if (!strcmp(x, "--student")) {
                 student = v;
                 if (!*v || strlen(v) > 60 || strpbrk(v, " \t\n=/#")) {
@@ -805,6 +899,8 @@ int cmd_lab(int argc, char **argv)
     }
     if (!strcmp(sub, "list"))
         return lab_list();
+    if (!strcmp(sub, "calibrate") && !seeds_n)
+        seeds_n = 5;
     if (!strcmp(sub, "pack")) {
         if (!which) {
             fprintf(stderr, "runq lab: pack needs the folder to write the course into\n");
@@ -812,8 +908,9 @@ int cmd_lab(int argc, char **argv)
         }
         return lab_pack(which);
     }
-    if (strcmp(sub, "show") && strcmp(sub, "run") && strcmp(sub, "check") && strcmp(sub, "grade")) {
-        fprintf(stderr, "runq lab: '%s' is not list, show, run, check, pack or grade\n", sub);
+    if (strcmp(sub, "show") && strcmp(sub, "run") && strcmp(sub, "check") && strcmp(sub, "grade") &&
+        strcmp(sub, "calibrate")) {
+        fprintf(stderr, "runq lab: '%s' is not list, show, run, check, pack, grade or calibrate\n", sub);
         return 2;
     }
     if (!which) {
@@ -865,6 +962,8 @@ int cmd_lab(int argc, char **argv)
             rc = lab_run(&lab, outdir, default_seed(seed), student);
         else if (!strcmp(sub, "grade"))
             rc = lab_grade(&lab, outdir, extra);
+        else if (!strcmp(sub, "calibrate"))
+            rc = lab_calibrate(&lab, outdir, seeds_n);
         else
             rc = lab_check(&lab, outdir, answers, seed, reveal, false, &score, &total);
     }

@@ -34,6 +34,7 @@ struct lab_scenario {
     char *cmd[LAB_MAX_CMDS];
     int ncmd;
     bool record;        /* record the trace (runq boot --record) */
+    bool variant;       /* boot with seed=S, the student's seed (kernel/cmdline.h) */
     /* filled by a run */
     char console[512];  /* path of the console log */
     char db[512];       /* path of the trace database, when recorded */

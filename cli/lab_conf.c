@@ -137,6 +137,10 @@ static int conf_scenario_key(const struct conf *cf, struct lab_scenario *c, cons
         snprintf(c->append, sizeof c->append, "%s", v);
     } else if (!strcmp(k, "record")) {
         c->record = !strcmp(v, "yes") || !strcmp(v, "1") || !strcmp(v, "on");
+    } else if (!strcmp(k, "variant")) {
+        if (strcmp(v, "yes") && strcmp(v, "no"))
+            return conf_err(cf, "variant is yes (the kernel boots with the student's seed) or no");
+        c->variant = !strcmp(v, "yes");
     } else if (!strcmp(k, "cmd")) {
         if (c->ncmd == LAB_MAX_CMDS)
             return conf_err(cf, "at most %d commands a scenario", LAB_MAX_CMDS);
@@ -144,7 +148,7 @@ static int conf_scenario_key(const struct conf *cf, struct lab_scenario *c, cons
             return conf_err(cf, "one shell command a cmd line (no ';')");
         c->cmd[c->ncmd++] = strdup(v);
     } else {
-        return conf_err(cf, "unknown scenario key '%s' (policy, hz, cpus, append, record, cmd)", k);
+        return conf_err(cf, "unknown scenario key '%s' (policy, hz, cpus, append, record, variant, cmd)", k);
     }
     return 0;
 }

@@ -78,6 +78,10 @@ void cmdline_parse(const char *line, struct boot_config *out)
             cfg->host_crash = strcmp(v, "on") == 0;
         } else if (strcmp(w, "lab_bugs") == 0) {
             cfg->lab_bugs = strcmp(v, "1") == 0;
+        } else if (strcmp(w, "seed") == 0) {
+            if (!parse_long(v, &num) || num < 0)
+                panic("cmdline: seed=%s: expected a whole number", v);
+            cfg->seed = (u64)num;
         } else if (strcmp(w, "console") == 0 || strcmp(w, "earlyprintk") == 0) {
             /* harmless options people pass out of habit */
         } else {

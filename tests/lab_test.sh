@@ -152,6 +152,21 @@ else
     failed prompt_refuses_and_asks_again "$(grep refused "$T/urun.out" | tr '\n' '|')"
 fi
 
+# Calibration: lab 1's scenarios are variants (each student's seed); over
+# three seeds every prediction derived from the model passes against every
+# seed's truth. Over five, with the two-spinner probe at 40 samples, as the lab had it
+# before, its median moved too much between seeds and rr_2 is unstable.
+"$RUNQ" lab calibrate 1 --seeds 3 --out "$T/cal" > "$T/cal.out" 2>/dev/null; rc=$?
+mkdir -p "$T/cal-labs" && cp -r labs/01-who-runs-next "$T/cal-labs/"
+sed -i '/^\[scenario rr\]/,/^\[scenario eevdf\]/s/^cmd = sched probe 2 200$/cmd = sched probe 2 40/' "$T/cal-labs/01-who-runs-next/lab.conf"
+RUNQ_LABS="$T/cal-labs" "$RUNQ" lab calibrate 1 --seeds 5 --out "$T/cal40" > "$T/cal40.out" 2>/dev/null; rc40=$?
+if [ $rc = 0 ] && grep -q '^0 of 7 questions unstable over 3 seeds' "$T/cal.out" && grep -q '^elig_4 .*observed on the student' "$T/cal.out" &&
+   [ $rc40 = 1 ] && grep -q '^rr_2 .*UNSTABLE' "$T/cal40.out"; then
+    pass calibrate_finds_unfair_questions
+else
+    failed calibrate_finds_unfair_questions "rc $rc/$rc40: $(tail -1 "$T/cal.out") | $(grep rr_2 "$T/cal40.out")"
+fi
+
 # Usage errors.
 "$RUNQ" lab check 1 >/dev/null 2>&1; rc1=$?
 "$RUNQ" lab show 99 >/dev/null 2>&1; rc2=$?
