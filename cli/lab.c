@@ -776,7 +776,10 @@ static int lab_calibrate(struct lab *lab, const char *outdir, int seeds)
         bool same = true;
         for (int k = 1; k < seeds; k++)
             same = same && !strcmp(truth[i][k], truth[i][0]);
-        if (!same && q->after) {
+        bool per_student = (q->truth && strstr(q->truth, "{seed}")) || (q->show && strstr(q->show, "{seed}"));
+        if (!same && per_student) {
+            verdict = "each student's own problem ({seed}): varies by seed, as it should";
+        } else if (!same && q->after) {
             verdict = "observed on the student's own run: varies by seed, as it should";
         } else if (!same && q->type != LAB_Q_NUMBER) {
             verdict = "UNSTABLE: the answer differs between seeds";

@@ -21,6 +21,7 @@
 #include "lib/printf.h"
 #include "lib/string.h"
 #include "sched/eevdf_features.h"
+#include "sched/probe.h"
 #include "sched/sched.h"
 #include "shell/shell.h"
 #include "tests/selftest.h"
@@ -67,6 +68,7 @@ void kmain(u32 start_info_paddr)
 
     struct boot_config cfg;
     cmdline_parse(si->cmdline_paddr ? (const char *)si->cmdline_paddr : "", &cfg);
+    probe_set_seed(cfg.seed); /* the experiments' variant (seed=N) */
 
     static struct acpi_info acpi;
     if (!acpi_parse(si->rsdp_paddr, &acpi))

@@ -26,6 +26,10 @@ struct probe_result {
     u64 window_ns;
 };
 
+/* The variant of the probe's random gaps: the boot's seed=N (0: the
+ * documented one). Set once at boot, before any probe runs. */
+void probe_set_seed(u64 seed);
+
 /* The CPU the experiments load: 1 if there is one, else 0. */
 unsigned probe_cpu(void);
 
