@@ -554,12 +554,13 @@ static int lab_run(struct lab *lab, const char *outdir, long seed, const char *s
         const struct lab_question *q = &lab->q[i];
         if (q->after)
             continue;
-        asked++;
         char why[300], meas[300];
         bool pass = ok[i] && lab_judge(q, ans[i], truth[i], why, sizeof why);
-        right += pass;
         /* A measurement of this run is the student's own; a choice's
          * answer is the lab's, and only lab check judges it. */
+        bool shown = q->type != LAB_Q_CHOICE && strcmp(truth[i], LAB_NEEDS_KEY);
+        asked += shown;
+        right += shown && pass;
         if (q->type == LAB_Q_CHOICE || !strcmp(truth[i], LAB_NEEDS_KEY))
             snprintf(meas, sizeof meas, "(judged by lab check)");
         else
@@ -568,7 +569,8 @@ static int lab_run(struct lab *lab, const char *outdir, long seed, const char *s
                !strcmp(truth[i], LAB_NEEDS_KEY) ? "" : !ok[i] ? "could not measure"
                                                    : q->type == LAB_Q_CHOICE ? "" : pass ? "close enough" : "off");
     }
-    printf("  %d of %d predictions within the tolerance\n", right, asked);
+    printf("  %d of %d measured predictions within the tolerance%s\n", right, asked,
+           asked < lab->nq - nafter ? " (the others are judged by lab check)" : "");
     show_moments(lab, isatty(0) && isatty(1));
     if (nafter) {
         printf("\n---- 3. your answers, after stepping ----\n"
