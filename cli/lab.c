@@ -482,8 +482,9 @@ static void ask(const struct lab *lab, const struct lab_question *q, long seed, 
         out[strcspn(out, "\r\n")] = 0;
         if (!isatty(0))
             printf("%s\n", out);
-        char why[256];
-        if (!out[0] || lab_answer_check(q, out, NULL, why, sizeof why) == 0)
+        char why[256], value[256];
+        lab_answer_value(out, value, sizeof value);
+        if (!value[0] || lab_answer_check(q, value, NULL, why, sizeof why) == 0)
             return;
         printf("  refused: %s%s\n", why, feof(stdin) || tries >= 4 ? "; left blank" : "; try again (or leave it blank)");
         if (feof(stdin) || tries >= 4) {
@@ -524,7 +525,8 @@ static int lab_run(struct lab *lab, const char *outdir, long seed, const char *s
     print_scenarios(lab, stdout);
     printf("\n---- 1. your predictions ----\n"
            "Answer each question before anything runs: a number (a unit may be typed), a choice\n"
-           "or an order. A blank line skips one.\n");
+           "or an order, and after a '#' your reasoning if you like (5ms # half a tick): it is\n"
+           "kept with the answer and shown by lab check. A blank line skips one.\n");
     char (*ans)[256] = calloc(LAB_MAX_Q, 256);
     int nafter = 0;
     for (int i = 0; i < lab->nq; i++) {
@@ -555,7 +557,9 @@ static int lab_run(struct lab *lab, const char *outdir, long seed, const char *s
         if (q->after)
             continue;
         char why[300], meas[300];
-        bool pass = ok[i] && lab_judge(q, ans[i], truth[i], why, sizeof why);
+        char value[256];
+        lab_answer_value(ans[i], value, sizeof value);
+        bool pass = ok[i] && lab_judge(q, value, truth[i], why, sizeof why);
         /* A measurement of this run is the student's own; a choice's
          * answer is the lab's, and only lab check judges it. */
         bool shown = q->type != LAB_Q_CHOICE && strcmp(truth[i], LAB_NEEDS_KEY);
@@ -656,6 +660,8 @@ static int lab_check(struct lab *lab, const char *outdir, const char *answers, l
                  ans && *ans ? ans : "nothing", why);
         if (!quiet) {
             printf("%s\n", line);
+            if (*lab_reasoning(&a, q->id))
+                printf("   reasoning: %s\n", lab_reasoning(&a, q->id));
             if (reveal && ok[i])
                 printf("   measured: %s%s%s\n", truth[i], q->unit[0] ? " " : "", q->unit);
         }

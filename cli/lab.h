@@ -96,6 +96,7 @@ const char *lab_root(char *buf, size_t len);
 struct lab_answers {
     char id[LAB_MAX_Q + 1][32];
     char val[LAB_MAX_Q + 1][256];
+    char why[LAB_MAX_Q + 1][256]; /* the reasoning after '#' in "ID = VALUE # WHY", or "" */
     int n;
     long seed;          /* -1 when not given */
     char student[64];   /* "student = ID", "" when not given */
@@ -106,6 +107,10 @@ struct lab_answers {
 #define LAB_ANSWERS_MAX (64 * 1024)
 int lab_answers_load(struct lab_answers *a, const char *path, char *err, size_t errlen);
 const char *lab_answer(const struct lab_answers *a, const char *id);
+/* The reasoning the student gave with id's answer ("" if none). */
+const char *lab_reasoning(const struct lab_answers *a, const char *id);
+/* A typed answer line "VALUE # WHY": VALUE alone, trimmed, into out. */
+void lab_answer_value(const char *line, char *out, size_t len);
 
 /* A student's copy of a lab (runq lab pack) says `truth = key` where the
  * answer is fixed: lab_truth then fails with this reason. */

@@ -405,6 +405,13 @@ int lab_answers_load(struct lab_answers *a, const char *path, char *err, size_t 
         if (a->n == LAB_MAX_Q + 1)
             break;
         snprintf(a->id[a->n], sizeof a->id[0], "%s", k);
+        char *hash = strchr(v, '#');
+        a->why[a->n][0] = 0;
+        if (hash) {
+            *hash = 0;
+            snprintf(a->why[a->n], sizeof a->why[0], "%s", trim(hash + 1));
+            v = trim(v);
+        }
         snprintf(a->val[a->n], sizeof a->val[0], "%s", v);
         a->n++;
     }
@@ -418,6 +425,24 @@ const char *lab_answer(const struct lab_answers *a, const char *id)
         if (!strcmp(a->id[i], id))
             return a->val[i];
     return NULL;
+}
+
+const char *lab_reasoning(const struct lab_answers *a, const char *id)
+{
+    for (int i = 0; i < a->n; i++)
+        if (!strcmp(a->id[i], id))
+            return a->why[i];
+    return "";
+}
+
+void lab_answer_value(const char *line, char *out, size_t len)
+{
+    snprintf(out, len, "%s", line);
+    char *hash = strchr(out, '#');
+    if (hash)
+        *hash = 0;
+    char *t = trim(out);
+    memmove(out, t, strlen(t) + 1);
 }
 
 void lab_copy_stream(FILE *in, FILE *out)

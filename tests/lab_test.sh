@@ -143,6 +143,17 @@ if grep -q '^score 4/4' <<<"$good" &&
 else
     failed answers_read_with_units_and_ranges "$(tr '\n' '|' <<<"$good$bad")"
 fi
+# Reasoning after '#' is kept with the answer, at the prompt and in the
+# answers file, and lab check shows it under the verdict.
+printf '1.4ms # about a slice\n25356 us\n25%%\noff # the default\n' |
+    RUNQ_LABS="$T/labs" "$RUNQ" lab run 90 --out "$T/why" > /dev/null 2>&1
+RUNQ_LABS="$T/labs" "$RUNQ" lab check 90 --answers "$T/why/answers.txt" --out "$T/whyc" > "$T/why.out" 2>&1
+if grep -q '^lat = 1.4ms # about a slice$' "$T/why/answers.txt" && grep -q '^PASS lat: answered 1.4ms;' "$T/why.out" &&
+   grep -A1 '^PASS lat' "$T/why.out" | grep -q '^   reasoning: about a slice$' && grep -q '^score 4/4' "$T/why.out"; then
+    pass reasoning_kept_and_shown
+else
+    failed reasoning_kept_and_shown "$(tr '\n' '|' < "$T/why.out")"
+fi
 # At the prompt, a refused answer is said why and asked again.
 printf '1.4 parsecs\n-3\n1.4ms\n25356us\n25%%\nmaybe\noff\n' |
     RUNQ_LABS="$T/labs" "$RUNQ" lab run 90 --out "$T/urun" > "$T/urun.out" 2>&1
