@@ -21,6 +21,7 @@
 
 #include <sqlite3.h>
 
+#include "cli/boot.h"
 #include "cli/cli.h"
 #include "cli/lab.h"
 #include "tui/step.h"
@@ -205,10 +206,14 @@ static void print_scenarios(const struct lab *lab, FILE *out)
     fprintf(out, "\n---- the scenarios (runq boot --deterministic) ----\n");
     for (int i = 0; i < lab->nsc; i++) {
         const struct lab_scenario *c = &lab->sc[i];
-        fprintf(out, "  %-8s policy %s, %s Hz, %d CPUs%s%s:", c->name, c->policy[0] ? c->policy : "(default)",
-                c->hz ? "" : "default ", c->cpus ? c->cpus : 4, c->append[0] ? ", kernel args " : "", c->append);
+        char hz[32];
         if (c->hz)
-            fprintf(out, " (hz %d)", c->hz);
+            snprintf(hz, sizeof hz, "%d Hz", c->hz);
+        else
+            snprintf(hz, sizeof hz, "the kernel's default Hz");
+        fprintf(out, "  %-8s policy %s, %s, %d CPUs%s%s%s:", c->name, c->policy[0] ? c->policy : "(default)", hz,
+                c->cpus ? c->cpus : BOOT_DEFAULT_CPUS, c->append[0] ? ", kernel args " : "", c->append,
+                c->variant ? ", your seed" : "");
         for (int k = 0; k < c->ncmd; k++)
             fprintf(out, "%s %s", k ? ";" : "", c->cmd[k]);
         fprintf(out, "\n");

@@ -216,6 +216,13 @@ head -c 70000 /dev/zero | tr '\0' a >"$T/big.ans"
 timeout 10 "$RUNQ" lab check 1 --answers "$T/big.ans" >/dev/null 2>"$T/ans.err"; rc=$?
 [ $rc = 1 ] && grep -q 'longer than 65536 bytes' "$T/ans.err" || bad="$bad [big: rc $rc $(head -c 100 "$T/ans.err")]"
 [ -z "$bad" ] && pass answers_file_must_be_a_small_file || failed answers_file_must_be_a_small_file "$bad"
+# lab show says what each scenario boots (it printed " Hz" with no number,
+# and the tick rate after the machine in parentheses).
+if "$RUNQ" lab show 1 | grep -q '^  rr       policy rr, 100 Hz, 2 CPUs, your seed: mark probe1;'; then
+    pass show_states_the_machines
+else
+    failed show_states_the_machines "$("$RUNQ" lab show 1 | grep -A1 'the scenarios' | tail -1)"
+fi
 if "$RUNQ" lab show 4 --seed 1 | grep -q 'runq sim -s 1: what is the schedule'; then
     pass show_sim_variant
 else
