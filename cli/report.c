@@ -3,9 +3,11 @@
  * SQL query over the tables of docs/sql.md (which shows the same queries).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/experiment.h"
 #include "db/recorder_lock.h"
 #include "db/query.h"
 
@@ -65,13 +67,27 @@ static const struct report {
 };
 #define NREPORTS (sizeof reports / sizeof reports[0])
 
+/* `runq report experiment [--trace ID]`: an experiment's table again,
+ * from the database (ID: the experiment; default the newest). */
+static int report_experiment(const char *db_path, int64_t id, enum dbq_format fmt)
+{
+    sqlite3 *db = dbq_open("report", db_path);
+    if (!db)
+        return 1;
+    int rc = experiment_table(db, "report", id, fmt, stdout);
+    sqlite3_close(db);
+    return rc;
+}
+
 static void report_help(void)
 {
-    printf("usage: runq report NAME [--db FILE] [--trace ID] [--csv | --json]\n\n"
+    printf("usage: runq report NAME [--db FILE] [--trace ID] [--csv | --json]\n"
+           "       runq report experiment [ID] [--db FILE] [--csv | --json]\n\n"
            "Canned reports on one trace (default: the newest in the database).\n\n"
            "reports:\n");
     for (size_t i = 0; i < NREPORTS; i++)
         printf("  %-10s %s\n", reports[i].name, reports[i].what);
+    printf("  %-10s %s\n", "experiment", "an experiment's table again (default: the newest): runq experiment");
     printf("\nflags:\n"
            "  --db FILE    database (default %s)\n"
            "  --trace ID   the trace to report on (default: the newest)\n"
@@ -85,7 +101,7 @@ static void report_help(void)
 
 int cmd_report(int argc, char **argv)
 {
-    const char *db_path = DEFAULT_DB, *pos[1];
+    const char *db_path = DEFAULT_DB, *pos[2];
     int64_t trace = 0;
     enum dbq_format fmt = DBQ_TABLE;
     int show_sql = 0, npos;
@@ -103,15 +119,25 @@ int cmd_report(int argc, char **argv)
         return 2;
     }
     args[nargs] = NULL;
-    int rc = dbq_parse_common("report", nargs, args, &db_path, &trace, &fmt, pos, 1, &npos,
+    int rc = dbq_parse_common("report", nargs, args, &db_path, &trace, &fmt, pos, 2, &npos,
                               report_help);
     if (rc >= 0)
         return rc;
-    if (npos != 1) {
+    if (npos == 2 && strcmp(pos[0], "experiment") == 0) {
+        char *end;
+        long long id = strtoll(pos[1], &end, 10);
+        if (*end || id < 1) {
+            fprintf(stderr, "runq report: experiment takes an experiment id (a positive number), not '%s'\n", pos[1]);
+            return 2;
+        }
+        trace = id;
+    } else if (npos != 1) {
         fprintf(stderr, "runq report: name a report (latency, share, decisions, loss); "
                         "see 'runq report --help'\n");
         return 2;
     }
+    if (strcmp(pos[0], "experiment") == 0)
+        return report_experiment(db_path, trace, fmt); /* the id, positional or --trace */
     const struct report *r = NULL;
     for (size_t i = 0; i < NREPORTS; i++)
         if (strcmp(reports[i].name, pos[0]) == 0)

@@ -88,7 +88,7 @@ struct sim_opts {
     const char *policy;
     const char *file;
     int nfeatures;
-    const char *features[SIM_MAX_FEATURES];
+    const char *features[SCN_MAX_FEATURES];
 };
 
 static void sim_help(FILE *f)
@@ -149,7 +149,7 @@ static int flag_value(struct sim_opts *o, const struct sim_flagdef *d, const cha
         o->policy = v;
         return 0;
     case SIM_F_RUN:
-        if (!sim_parse_duration(v, &o->run_ns) || o->run_ns == 0)
+        if (!scn_parse_duration(v, &o->run_ns) || o->run_ns == 0)
             return usage_error("bad --run '%s': want a duration such as 20ms", v);
         return 0;
     case SIM_F_FEATURE: {
@@ -162,8 +162,8 @@ static int flag_value(struct sim_opts *o, const struct sim_flagdef *d, const cha
         name[eq - v] = '\0';
         if (eevdf_feature_lookup(name) < 0)
             return usage_error("bad --feature '%s': no feature '%s'", v, name);
-        if (o->nfeatures == SIM_MAX_FEATURES)
-            return usage_error("more than %d --feature flags", SIM_MAX_FEATURES);
+        if (o->nfeatures == SCN_MAX_FEATURES)
+            return usage_error("more than %d --feature flags", SCN_MAX_FEATURES);
         o->features[o->nfeatures++] = v;
         return 0;
     }
@@ -256,21 +256,30 @@ enum sim_state {
 };
 
 struct sim_task {
-    const struct sim_task_spec *spec;
+    const struct scn_task *spec;
+    char name[16];    /* the instance's: hog3 */
     struct sched_entity se;
     enum sim_state state;
     int seg;          /* the pattern step it is in */
     uint64_t left;    /* CPU time left in this run step */
     uint64_t wake_at; /* while asleep */
     unsigned quanta;  /* quanta it ran */
+    /* the scenario's measurements (trace/scenario.h's, on paper) */
+    uint64_t rng;     /* its jitter draws: scn_rng_init(seed, instance) */
+    uint64_t target;  /* its last periodic target */
+    bool waiting;     /* woken, has not run since */
+    bool yielded;     /* gave way at this boundary */
+    struct scn_samples late;
+    uint64_t missed, vcsw, ivcsw;
 };
 
 struct sim {
-    const struct sim_workload *w;
+    const struct scenario *w;
     const struct sched_policy *P;
     bool eevdf;
     struct sched_queue q;
-    struct sim_task t[SIM_MAX_TASKS];
+    struct sim_task t[SCN_MAX_INSTANCES];
+    unsigned ntask;        /* instances: the workload's counts expanded */
     uint64_t quantum, tick, now;
     uint64_t uncharged;    /* ns current has run since it was last charged */
     uint64_t timer_at;     /* when the policy's timer is due; UINT64_MAX: none */
@@ -279,7 +288,7 @@ struct sim {
     int name_width;        /* column width for names: the longest, at least 5 */
     FILE *log;             /* decisions go here, printed after the schedule */
     bool table, numberline;
-    int *sched;            /* one entry per quantum: task index, or -1 idle */
+    int *sched;            /* one entry per quantum: task index, or -1 idle; NULL: not kept */
 };
 
 static struct sim_task *task_of(struct sim *s, const struct sched_entity *se)
@@ -322,7 +331,7 @@ static void log_table(struct sim *s)
     FILE *f = s->log;
 
     fprintf(f, "  %-*s state      vruntime    deadline         lag  elig\n", s->name_width, "task");
-    for (int i = 0; i < s->w->ntasks; i++) {
+    for (int i = 0; i < (int)s->ntask; i++) {
         struct sim_task *t = &s->t[i];
         bool on = t->se.on_queue && s->eevdf;
         char v[32] = "-", d[32] = "-", l[32] = "-";
@@ -337,7 +346,7 @@ static void log_table(struct sim *s)
             fmt_us(l, sizeof l, eevdf_lag(&s->q, &t->se)); /* the lag it left with */
         }
         fprintf(f, "%c %-*s %-7s %11s %11s %11s  %s\n", s->q.curr == &t->se ? '*' : ' ', s->name_width,
-                t->spec->name, state_name(s, t), v, d, l, e);
+                t->name, state_name(s, t), v, d, l, e);
     }
 }
 
@@ -362,7 +371,7 @@ static void log_numberline(struct sim *s)
 
     if (unit == 0)
         unit = 1;
-    for (int i = 0; i < s->w->ntasks; i++) {
+    for (int i = 0; i < (int)s->ntask; i++) {
         const struct sched_entity *se = &s->t[i].se;
         if (!se->on_queue)
             continue;
@@ -378,7 +387,7 @@ static void log_numberline(struct sim *s)
         unit *= 2;
     }
 #define COL(x) floor_div((int64_t)(x) - origin, unit)
-    for (int i = 0; i < s->w->ntasks; i++) {
+    for (int i = 0; i < (int)s->ntask; i++) {
         const struct sched_entity *se = &s->t[i].se;
         int64_t cv, cd;
         int end = SIM_LINE_COLS;
@@ -393,7 +402,7 @@ static void log_numberline(struct sim *s)
         while (end > 0 && row[end - 1] == ' ')
             end--;
         row[end] = '\0';
-        fprintf(f, "%c %-*s %s\n", s->q.curr == se ? '*' : ' ', s->name_width, s->t[i].spec->name, row);
+        fprintf(f, "%c %-*s %s\n", s->q.curr == se ? '*' : ' ', s->name_width, s->t[i].name, row);
     }
     cols = COL(hi) + 1;
     for (int64_t c = 0; c < cols; c++)
@@ -420,14 +429,14 @@ static void log_decision(struct sim *s, const char *why, const struct sched_deci
     } else {
         fprintf(f, "list");
         for (const struct sched_entity *e = s->q.rr.head; e; e = e->rr.next)
-            fprintf(f, " %s", task_of(s, e)->spec->name);
+            fprintf(f, " %s", task_of(s, e)->name);
         fprintf(f, "%s, ", s->q.rr.head ? "" : " empty");
     }
-    fprintf(f, "picked %s\n", c ? c->spec->name : "nobody");
+    fprintf(f, "picked %s\n", c ? c->name : "nobody");
     /* As the kernel traces a LEAVE 'dequeued' for each. */
     for (unsigned i = 0; i < d->nr_departed; i++)
         fprintf(f, "  %s leaves the queue: its delayed dequeue is done, its lag paid\n",
-                task_of(s, d->departed[i])->spec->name);
+                task_of(s, d->departed[i])->name);
     if (s->table)
         log_table(s);
     if (s->numberline && s->eevdf && s->q.curr)
@@ -439,8 +448,19 @@ static void log_decision(struct sim *s, const char *why, const struct sched_deci
 static void decide(struct sim *s, const char *why)
 {
     struct sched_decision d;
+    struct sim_task *prev = task_of(s, s->q.curr);
 
     sched_decide(s->P, &s->q, NULL, SCHED_LEAVE_BLOCK, &d);
+    /* A switch away from a task that blocked, yielded or exited is
+     * voluntary; from one still runnable and not picked, involuntary. */
+    if (prev && &prev->se != s->q.curr) {
+        if (prev->state == SIM_T_QUEUED && !prev->yielded)
+            prev->ivcsw++;
+        else
+            prev->vcsw++;
+    }
+    if (prev)
+        prev->yielded = false;
     if (s->eevdf)
         eevdf_check(&s->q);
     if (s->log)
@@ -453,6 +473,14 @@ static void add_reason(char *buf, size_t len, const char *name, const char *what
     snprintf(buf + n, len - n, "%s%s%s%s", n ? ", " : "", name, *name ? " " : "", what);
 }
 
+/* A drawn period rounded to the nearest whole quantum, at least one:
+ * on paper everything happens on a quantum boundary. */
+static uint64_t on_grid(const struct sim *s, uint64_t ns)
+{
+    uint64_t q = s->quantum, k = (ns + q / 2) / q;
+    return (k ? k : 1) * q;
+}
+
 /* What current does when a quantum of its run step is done. */
 enum sim_end { SIM_GOES_ON, SIM_BLOCKS, SIM_EXITS };
 
@@ -461,7 +489,7 @@ enum sim_end { SIM_GOES_ON, SIM_BLOCKS, SIM_EXITS };
  * queue: sim_run takes the steps in Linux's order. */
 static enum sim_end finish_quantum(struct sim *s, struct sim_task *t, bool *yields)
 {
-    const struct sim_task_spec *sp = t->spec;
+    const struct scn_task *sp = t->spec;
 
     *yields = false;
     t->quanta++;
@@ -470,22 +498,32 @@ static enum sim_end finish_quantum(struct sim *s, struct sim_task *t, bool *yiel
     t->left -= s->quantum;
     if (t->left)
         return SIM_GOES_ON;
-    for (int guard = 0; guard <= sp->nsegs; guard++) {
-        const struct sim_seg *g;
+    for (int guard = 0; guard <= sp->nsteps; guard++) {
+        const struct scn_step *g;
 
-        t->seg = (t->seg + 1) % sp->nsegs;
-        g = &sp->segs[t->seg];
+        t->seg = (t->seg + 1) % sp->nsteps;
+        g = &sp->steps[t->seg];
         switch (g->kind) {
-        case SIM_SEG_RUN: /* a run straight after a run: no break in between */
+        case SCN_RUN: /* a run straight after a run: no break in between */
             t->left = g->ns;
             return SIM_GOES_ON;
-        case SIM_SEG_YIELD:
+        case SCN_YIELD:
             *yields = true;
             continue;
-        case SIM_SEG_SLEEP:
+        case SCN_SLEEP:
             t->wake_at = s->now + g->ns;
             return SIM_BLOCKS;
-        case SIM_SEG_EXIT:
+        case SCN_EVERY:
+            /* The next target is the last plus a drawn period, on the
+             * quantum grid; one already here or past is missed. */
+            do {
+                t->target += on_grid(s, scn_draw_period(&t->rng, g->ns, g->jitter_permille));
+                if (t->target <= s->now)
+                    t->missed++;
+            } while (t->target <= s->now);
+            t->wake_at = t->target;
+            return SIM_BLOCKS;
+        case SCN_EXIT:
             return SIM_EXITS;
         }
     }
@@ -535,33 +573,36 @@ static bool boundary_curr(struct sim *s, struct sim_task *c, char *why, size_t l
     }
     if (yields) {
         charge_now(s);
+        c->yielded = true;
         s->P->yield(&s->q);
         need = true;
-        add_reason(why, len, c->spec->name, "yields");
+        add_reason(why, len, c->name, "yields");
     }
     if (end != SIM_GOES_ON) {
         charge_now(s);
         s->P->leave(&s->q, &c->se, end == SIM_BLOCKS ? SCHED_LEAVE_BLOCK : SCHED_LEAVE_EXIT);
         c->state = end == SIM_BLOCKS ? SIM_T_ASLEEP : SIM_T_EXITED;
         need = true;
-        add_reason(why, len, c->spec->name, end == SIM_BLOCKS ? "blocks" : "exits");
+        add_reason(why, len, c->name, end == SIM_BLOCKS ? "blocks" : "exits");
     }
     return need;
 }
 
 static void sim_run(struct sim *s)
 {
-    const struct sim_workload *w = s->w;
+    const struct scenario *w = s->w;
     struct sched_params params = { w->cpus, s->tick };
 
     s->P->init(&s->q, &params);
     s->uncharged = 0;
     s->timer_at = UINT64_MAX;
-    for (int i = 0; i < w->ntasks; i++) {
+    for (unsigned i = 0; i < s->ntask; i++) {
         struct sim_task *t = &s->t[i];
         memset(t, 0, sizeof *t);
-        t->spec = &w->tasks[i];
-        t->se.id = i;
+        t->spec = &w->tasks[scn_instance(w, i, NULL)];
+        scn_instance_name(w, i, t->name, sizeof t->name);
+        t->rng = scn_rng_init(w->seed, i);
+        t->se.id = (int)i;
         t->se.nice = t->spec->nice;
         t->se.slice_ns = t->spec->slice_ns;
     }
@@ -577,7 +618,7 @@ static void sim_run(struct sim *s)
         if (k == s->nquanta)
             break;
         /* 4: arrivals and wakeups */
-        for (int i = 0; i < w->ntasks; i++) {
+        for (unsigned i = 0; i < s->ntask; i++) {
             struct sim_task *t = &s->t[i];
             bool new = t->state == SIM_T_NEW && t->spec->arrive_ns == s->now, preempts = false, requeue;
 
@@ -585,12 +626,14 @@ static void sim_run(struct sim *s)
                 continue;
             if (new) {
                 s->P->init_entity(&s->q, &t->se);
-                t->left = t->spec->nsegs ? t->spec->segs[0].ns : UINT64_MAX;
+                t->left = t->spec->nsteps ? t->spec->steps[0].ns : UINT64_MAX;
+                t->target = s->now;
             } else {
+                t->waiting = true; /* its lateness counts from wake_at, now */
                 do /* the run after the sleep (yields before it are moot) */
-                    t->seg = (t->seg + 1) % t->spec->nsegs;
-                while (t->spec->segs[t->seg].kind != SIM_SEG_RUN);
-                t->left = t->spec->segs[t->seg].ns;
+                    t->seg = (t->seg + 1) % t->spec->nsteps;
+                while (t->spec->steps[t->seg].kind != SCN_RUN);
+                t->left = t->spec->steps[t->seg].ns;
             }
             /* A delayed task, still queued, is requeued without charging
              * current first and without looking at the timer (Linux 6.18's
@@ -611,7 +654,7 @@ static void sim_run(struct sim *s)
                 preempts = s->P->wakeup_preempt(&s->q, &t->se);
                 need |= preempts;
             }
-            add_reason(why, sizeof why, t->spec->name,
+            add_reason(why, sizeof why, t->name,
                        new ? (preempts ? "arrives and preempts" : "arrives")
                            : (preempts ? "wakes and preempts" : "wakes"));
         }
@@ -622,7 +665,12 @@ static void sim_run(struct sim *s)
             rearm(s);
         }
         c = task_of(s, s->q.curr);
-        s->sched[k] = c ? (int)(c - s->t) : -1;
+        if (c && c->waiting) {
+            c->waiting = false;
+            scn_samples_add(&c->late, s->now - c->wake_at);
+        }
+        if (s->sched)
+            s->sched[k] = c ? (int)(c - s->t) : -1;
     }
 }
 
@@ -633,9 +681,9 @@ static void print_schedule(FILE *f, const struct sim *s)
     for (unsigned k = 0; k < s->nquanta; k++) {
         int i = s->sched[k];
         if (s->one_char_names)
-            fputc(i < 0 ? '.' : s->t[i].spec->name[0], f);
+            fputc(i < 0 ? '.' : s->t[i].name[0], f);
         else
-            fprintf(f, "%s%s", k ? " " : "", i < 0 ? "." : s->t[i].spec->name);
+            fprintf(f, "%s%s", k ? " " : "", i < 0 ? "." : s->t[i].name);
     }
     fputc('\n', f);
 }
@@ -644,11 +692,11 @@ static void print_header(FILE *f, const struct sim *s)
 {
     char q[32], tick[32], b[32];
 
-    sim_format_duration(q, sizeof q, s->quantum);
-    sim_format_duration(tick, sizeof tick, s->tick);
+    scn_format_duration(q, sizeof q, s->quantum);
+    scn_format_duration(tick, sizeof tick, s->tick);
     fprintf(f, "\n%s, quantum %s, tick %s", s->w->policy, q, tick);
     if (s->eevdf) {
-        sim_format_duration(b, sizeof b, eevdf_base_slice(s->w->cpus));
+        scn_format_duration(b, sizeof b, eevdf_base_slice(s->w->cpus));
         fprintf(f, ", base slice %s", b);
         for (int i = 0; i < EEVDF_NR_FEATURES; i++)
             if (eevdf_feature((enum eevdf_feature)i) != eevdf_feature_default((enum eevdf_feature)i))
@@ -656,55 +704,161 @@ static void print_header(FILE *f, const struct sim *s)
                         eevdf_feature_name((enum eevdf_feature)i));
     }
     fprintf(f, "\n  %-*s nice  weight  slice    quanta\n", s->name_width, "task");
-    for (int i = 0; i < s->w->ntasks; i++) {
+    for (int i = 0; i < (int)s->ntask; i++) {
         const struct sim_task *t = &s->t[i];
 
         if (s->eevdf)
-            sim_format_duration(b, sizeof b, t->spec->slice_ns ? t->spec->slice_ns : eevdf_base_slice(s->w->cpus));
+            scn_format_duration(b, sizeof b, t->spec->slice_ns ? t->spec->slice_ns : eevdf_base_slice(s->w->cpus));
         if (s->eevdf)
-            fprintf(f, "  %-*s %4d  %6u  %-7s  %6u\n", s->name_width, t->spec->name, t->spec->nice,
+            fprintf(f, "  %-*s %4d  %6u  %-7s  %6u\n", s->name_width, t->name, t->spec->nice,
                     sched_nice_to_weight(t->spec->nice), b, t->quanta);
         else
-            fprintf(f, "  %-*s %4d  %6s  %-7s  %6u\n", s->name_width, t->spec->name, t->spec->nice, "-", "-",
+            fprintf(f, "  %-*s %4d  %6s  %-7s  %6u\n", s->name_width, t->name, t->spec->nice, "-", "-",
                     t->quanta);
     }
     if (s->table)
         fprintf(f, s->eevdf ? "times in us; V, vruntime, deadline and lag in virtual us\n" : "times in us\n");
 }
 
-/* Runs w and prints the schedule, then (table or numberline) the decisions.
- * 0 on success, 1 if out of memory. */
-static int sim_simulate(const struct sim_workload *w, bool table, bool numberline)
+int sim_refuses(const struct scenario *w, char *err, size_t errlen)
 {
-    struct sim s;
-    char *logbuf = NULL;
-    size_t loglen = 0;
-    int rc = 0;
+    int pinned = -1, pinned_line = 0;
 
-    memset(&s, 0, sizeof s);
-    s.w = w;
-    s.eevdf = strcmp(w->policy, "eevdf") == 0;
-    s.P = s.eevdf ? &eevdf_policy : &rr_policy;
-    s.quantum = w->quantum_ns;
-    s.tick = w->tick_ns ? w->tick_ns : w->quantum_ns;
-    s.nquanta = (unsigned)(w->run_ns / w->quantum_ns);
-    s.table = table;
-    s.numberline = numberline && s.eevdf;
-    s.one_char_names = true;
-    s.name_width = 5;
     for (int i = 0; i < w->ntasks; i++) {
-        int len = (int)strlen(w->tasks[i].name);
-        if (len != 1)
-            s.one_char_names = false;
-        if (len > s.name_width)
-            s.name_width = len;
+        const struct scn_task *t = &w->tasks[i];
+        if (!t->cpumask)
+            continue;
+        if (t->cpumask & (t->cpumask - 1)) {
+            snprintf(err, errlen, "%s:%d: runq sim models one CPU: task %s may run on several (give it one cpu=)",
+                     w->name, t->line, t->name);
+            return -1;
+        }
+        int cpu = __builtin_ctzll(t->cpumask);
+        if (pinned >= 0 && cpu != pinned) {
+            snprintf(err, errlen, "%s:%d: runq sim models one CPU: task %s is on CPU %d, the task on line %d on CPU %d",
+                     w->name, t->line, t->name, cpu, pinned_line, pinned);
+            return -1;
+        }
+        pinned = cpu;
+        pinned_line = t->line;
     }
-    s.sched = calloc(s.nquanta, sizeof *s.sched);
-    if (!s.sched)
-        goto oom;
+    return 0;
+}
+
+/* The simulation state for w, everything but the schedule and the log. */
+static void sim_setup(struct sim *s, const struct scenario *w)
+{
+    memset(s, 0, sizeof *s);
+    s->w = w;
+    s->eevdf = strcmp(w->policy, "eevdf") == 0;
+    s->P = s->eevdf ? &eevdf_policy : &rr_policy;
+    s->quantum = w->quantum_ns;
+    s->tick = w->tick_ns ? w->tick_ns : w->quantum_ns;
+    s->nquanta = (unsigned)(w->run_ns / w->quantum_ns);
+    s->ntask = scn_ninstances(w);
+    s->one_char_names = true;
+    s->name_width = 5;
+    for (unsigned i = 0; i < s->ntask; i++) {
+        char name[16];
+        scn_instance_name(w, i, name, sizeof name);
+        int len = (int)strlen(name);
+        if (len != 1)
+            s->one_char_names = false;
+        if (len > s->name_width)
+            s->name_width = len;
+    }
     eevdf_features_reset();
     for (int i = 0; i < w->nfeatures; i++)
         eevdf_feature_set(eevdf_feature_name((enum eevdf_feature)w->features[i].feature), w->features[i].on);
+}
+
+static void sim_free(struct sim *s)
+{
+    for (unsigned i = 0; i < s->ntask; i++)
+        scn_samples_free(&s->t[i].late);
+    free(s->sched);
+    s->sched = NULL;
+}
+
+int sim_scenario(const struct scenario *w, struct scn_result *r, char *err, size_t errlen)
+{
+    static struct sim s; /* large: off the stack */
+
+    if (sim_refuses(w, err, errlen) < 0)
+        return -1;
+    sim_setup(&s, w);
+    sim_run(&s);
+    memset(r, 0, sizeof *r);
+    strcpy(r->engine, "sim");
+    r->ntasks = s.ntask;
+    for (unsigned i = 0; i < s.ntask; i++) {
+        struct sim_task *t = &s.t[i];
+        struct scn_task_result *tr = &r->task[i];
+        tr->task = scn_instance(w, i, &tr->index);
+        snprintf(tr->name, sizeof tr->name, "%s", t->name);
+        tr->tid = -1;
+        tr->cpu = t->spec->cpumask ? __builtin_ctzll(t->spec->cpumask) : 0;
+        tr->st.window_ns = w->run_ns > t->spec->arrive_ns ? w->run_ns - t->spec->arrive_ns : 0;
+        tr->st.runtime_ns = (uint64_t)t->quanta * s.quantum;
+        tr->st.wakeups = t->late.n + t->late.dropped;
+        tr->st.dropped = t->late.dropped;
+        tr->st.missed = t->missed;
+        tr->st.vcsw = t->vcsw;
+        tr->st.ivcsw = t->ivcsw;
+        tr->st.ntasks = 1;
+        struct scn_stats *g = &r->line[tr->task];
+        g->ntasks++;
+        g->window_ns = tr->st.window_ns;
+        g->runtime_ns += tr->st.runtime_ns;
+        g->wakeups += tr->st.wakeups;
+        g->dropped += tr->st.dropped;
+        g->missed += t->missed;
+        g->vcsw += t->vcsw;
+        g->ivcsw += t->ivcsw;
+    }
+    /* Lateness of each task, then of each line's tasks together. */
+    for (unsigned i = 0; i < s.ntask; i++)
+        scn_stats_lateness(&r->task[i].st, s.t[i].late.v, s.t[i].late.n, w->stall_ns);
+    for (int line = 0; line < w->ntasks; line++) {
+        struct scn_samples all = { 0 };
+        for (unsigned i = 0; i < s.ntask; i++)
+            if (r->task[i].task == line)
+                for (size_t k = 0; k < s.t[i].late.n; k++)
+                    scn_samples_add(&all, s.t[i].late.v[k]);
+        r->line[line].dropped += all.dropped;
+        scn_stats_lateness(&r->line[line], all.v, all.n, w->stall_ns);
+        scn_samples_free(&all);
+    }
+    sim_free(&s);
+    return 0;
+}
+
+/* Runs w and prints the schedule, then (table or numberline) the decisions.
+ * 0 on success, 1 if out of memory, 2 if w is not one runq sim can run. */
+static int sim_simulate(const struct scenario *w, bool table, bool numberline)
+{
+    static struct sim s; /* large: off the stack */
+    char *logbuf = NULL;
+    size_t loglen = 0;
+    char err[512];
+    int rc = 0;
+
+    if (sim_refuses(w, err, sizeof err) < 0) {
+        fprintf(stderr, "runq sim: %s\n", err);
+        return 2;
+    }
+    if (w->run_ns / w->quantum_ns > SIM_PRINT_MAX_QUANTA) {
+        fprintf(stderr, "runq sim: %s: %llu quanta is too long a schedule to print (at most %d); runq experiment "
+                "--engine sim runs it and prints its measurements\n", w->name,
+                (unsigned long long)(w->run_ns / w->quantum_ns), SIM_PRINT_MAX_QUANTA);
+        return 2;
+    }
+    sim_setup(&s, w);
+    s.table = table;
+    s.numberline = numberline && s.eevdf;
+    s.sched = calloc(s.nquanta, sizeof *s.sched);
+    if (!s.sched)
+        goto oom;
     if (table || s.numberline) {
         s.log = open_memstream(&logbuf, &loglen);
         if (!s.log)
@@ -724,13 +878,13 @@ oom:
     rc = 1;
 out:
     free(logbuf);
-    free(s.sched);
+    sim_free(&s);
     return rc;
 }
 
 /* The workload from -s or the file, before the command-line overrides.
  * 0, or 2 after printing the error. */
-static int load_workload(const struct sim_opts *o, struct sim_workload *w)
+static int load_workload(const struct sim_opts *o, struct scenario *w)
 {
     char err[512];
     bool is_stdin;
@@ -747,7 +901,7 @@ static int load_workload(const struct sim_opts *o, struct sim_workload *w)
         fprintf(stderr, "runq sim: cannot open '%s': %s\n", o->file, strerror(errno));
         return 2;
     }
-    rc = sim_parse(f, is_stdin ? "<stdin>" : o->file, w, err, sizeof err);
+    rc = scn_parse(f, is_stdin ? "<stdin>" : o->file, w, err, sizeof err);
     if (!is_stdin)
         fclose(f);
     if (rc) {
@@ -759,16 +913,17 @@ static int load_workload(const struct sim_opts *o, struct sim_workload *w)
 
 /* --policy, --run and --feature win over the workload. 0, or 2 after
  * printing the error. */
-static int apply_overrides(const struct sim_opts *o, struct sim_workload *w)
+static int apply_overrides(const struct sim_opts *o, struct scenario *w)
 {
     if (o->policy)
         strcpy(w->policy, o->policy);
     if (o->run_ns) {
         char q[32], r[32];
-        sim_format_duration(q, sizeof q, w->quantum_ns);
-        sim_format_duration(r, sizeof r, o->run_ns);
-        if (o->run_ns % w->quantum_ns || o->run_ns / w->quantum_ns > SIM_MAX_QUANTA)
-            return usage_error("bad --run %s: want a whole number of quanta (%s), at most %d", r, q, SIM_MAX_QUANTA);
+        scn_format_duration(q, sizeof q, w->quantum_ns);
+        scn_format_duration(r, sizeof r, o->run_ns);
+        if (o->run_ns % w->quantum_ns || o->run_ns / w->quantum_ns > SIM_PRINT_MAX_QUANTA)
+            return usage_error("bad --run %s: want a whole number of quanta (%s), at most %d", r, q,
+                               SIM_PRINT_MAX_QUANTA);
         w->run_ns = o->run_ns;
     }
     for (int i = 0; i < o->nfeatures; i++) {
@@ -776,7 +931,7 @@ static int apply_overrides(const struct sim_opts *o, struct sim_workload *w)
         char name[64];
         memcpy(name, o->features[i], (size_t)(eq - o->features[i])); /* checked by flag_value */
         name[eq - o->features[i]] = '\0';
-        sim_set_feature(w, name, strcmp(eq + 1, "on") == 0);
+        scn_set_feature(w, name, strcmp(eq + 1, "on") == 0);
     }
     return 0;
 }
@@ -784,7 +939,7 @@ static int apply_overrides(const struct sim_opts *o, struct sim_workload *w)
 int cmd_sim(int argc, char **argv)
 {
     struct sim_opts o;
-    static struct sim_workload w; /* large: keep it off the stack */
+    static struct scenario w; /* large: keep it off the stack */
     int rc = parse_args(argc, argv, &o);
 
     if (rc)
@@ -798,7 +953,7 @@ int cmd_sim(int argc, char **argv)
         /* The problem is printed with the overrides in, so it is the one
          * the answer solves. */
         printf("# runq sim -s %" PRIu64 ": what is the schedule? Predict it, then check with -c.\n", o.seed);
-        sim_workload_print(stdout, &w);
+        scn_print(stdout, &w);
         if (!o.check)
             return 0;
         printf("\nanswer:\n");

@@ -43,7 +43,7 @@ static unsigned rng_below(struct sim_rng *r, unsigned n)
     return (unsigned)((rng_next(r) >> 32) % n);
 }
 
-void sim_generate(uint64_t seed, struct sim_workload *w)
+void sim_generate(uint64_t seed, struct scenario *w)
 {
     static const int nices[] = { 0, 0, 0, 0, -3, -1, 1, 3, 5 };
     struct sim_rng r = { splitmix64(seed) };
@@ -51,21 +51,22 @@ void sim_generate(uint64_t seed, struct sim_workload *w)
 
     if (r.s == 0) /* xorshift's one fixed point */
         r.s = 1;
-    sim_workload_init(w);
+    scn_init(w);
     rr = rng_below(&r, 5) == 0;
     strcpy(w->policy, rr ? "rr" : "eevdf");
     w->quantum_ns = MS;
     w->run_ns = (16 + rng_below(&r, 9)) * MS;
     if (!rr && rng_below(&r, 4) == 0)
-        sim_set_feature(w, "RUN_TO_PARITY", false);
+        scn_set_feature(w, "RUN_TO_PARITY", false);
     w->ntasks = 2 + (int)rng_below(&r, 4);
     for (int i = 0; i < w->ntasks; i++) {
-        struct sim_task_spec *t = &w->tasks[i];
+        struct scn_task *t = &w->tasks[i];
         unsigned slice = rng_below(&r, 5); /* 0: the default */
         int nice = nices[rng_below(&r, sizeof nices / sizeof nices[0])];
 
         memset(t, 0, sizeof *t);
         t->name[0] = (char)('A' + i);
+        t->count = 1;
         if (!rr) {
             t->nice = nice;
             t->slice_ns = slice * MS;
@@ -73,9 +74,9 @@ void sim_generate(uint64_t seed, struct sim_workload *w)
         if (i > 0 && rng_below(&r, 3) == 0)
             t->arrive_ns = (1 + rng_below(&r, 4)) * MS;
         if (rng_below(&r, 2)) {
-            t->nsegs = 2;
-            t->segs[0] = (struct sim_seg){ SIM_SEG_RUN, (1 + rng_below(&r, 4)) * MS };
-            t->segs[1] = (struct sim_seg){ SIM_SEG_SLEEP, (1 + rng_below(&r, 4)) * MS };
+            t->nsteps = 2;
+            t->steps[0] = (struct scn_step){ SCN_RUN, (1 + rng_below(&r, 4)) * MS, 0 };
+            t->steps[1] = (struct scn_step){ SCN_SLEEP, (1 + rng_below(&r, 4)) * MS, 0 };
         }
     }
 }

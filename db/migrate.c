@@ -23,6 +23,21 @@ static const struct step {
     { "ALTER TABLE eevdf_leave ADD COLUMN deadline INTEGER", "eevdf_leave", "deadline" },
     /* 4: records the merge could not put in time order are loss, with a gap */
     { "ALTER TABLE data_gap ADD COLUMN records_late INTEGER", "data_gap", "records_late" },
+    /* 5: scenarios and experiments (runq experiment) */
+    { "CREATE TABLE IF NOT EXISTS experiment (experiment_id INTEGER PRIMARY KEY, created TEXT NOT NULL, file TEXT, "
+      "engine TEXT NOT NULL, axes TEXT, cells INTEGER NOT NULL, repeats INTEGER NOT NULL, shard TEXT, columns TEXT, "
+      "command TEXT);"
+      "CREATE TABLE IF NOT EXISTS scenario (scenario_id INTEGER PRIMARY KEY, experiment_id INTEGER, cell INTEGER, "
+      "repeat INTEGER, seed INTEGER NOT NULL, trace_id INTEGER, engine TEXT NOT NULL, params TEXT, run_ns INTEGER, "
+      "status TEXT NOT NULL, error TEXT, text TEXT);"
+      "CREATE TABLE IF NOT EXISTS scenario_task (scenario_id INTEGER NOT NULL, instance INTEGER NOT NULL, task TEXT "
+      "NOT NULL, idx INTEGER NOT NULL, name TEXT NOT NULL, tid INTEGER, utid INTEGER, cpu INTEGER, window_ns INTEGER, "
+      "runtime_ns INTEGER, wakeups INTEGER, missed INTEGER, stalls INTEGER, dropped INTEGER, p50_ns INTEGER, p90_ns "
+      "INTEGER, p99_ns INTEGER, p999_ns INTEGER, max_ns INTEGER, iters INTEGER, vcsw INTEGER, ivcsw INTEGER, "
+      "PRIMARY KEY (scenario_id, instance));"
+      "CREATE TABLE IF NOT EXISTS scenario_metric (scenario_id INTEGER NOT NULL, task TEXT NOT NULL, metric TEXT "
+      "NOT NULL, value REAL, PRIMARY KEY (scenario_id, task, metric))",
+      "scenario", "scenario_id" },
 };
 
 #define NSTEPS ((int)(sizeof steps / sizeof steps[0]))

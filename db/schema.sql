@@ -211,3 +211,69 @@ CREATE TABLE IF NOT EXISTS stats (
     value       INTEGER NOT NULL,
     description TEXT
 );
+
+-- Scenarios and experiments (docs/scenarios.md, docs/experiments.md). An
+-- experiment is a matrix of cells (one value of each vary axis) run
+-- `repeats` times; each run of a scenario is a row of scenario, with its
+-- trace when the engine records one (the kernel), NULL on paper (sim).
+CREATE TABLE IF NOT EXISTS experiment (
+    experiment_id INTEGER PRIMARY KEY,
+    created       TEXT NOT NULL,     -- wall-clock UTC time it began
+    file          TEXT,              -- the scenario file
+    engine        TEXT NOT NULL,     -- kernel | sim
+    axes          TEXT,              -- the vary keys, comma-separated, slowest first
+    cells         INTEGER NOT NULL,
+    repeats       INTEGER NOT NULL,
+    shard         TEXT,              -- I/N when one shard of the matrix ran here; NULL: all
+    columns       TEXT,              -- the table's columns, TASK.METRIC comma-separated
+    command       TEXT               -- the command line
+);
+
+CREATE TABLE IF NOT EXISTS scenario (
+    scenario_id   INTEGER PRIMARY KEY,
+    experiment_id INTEGER,           -- NULL: run alone
+    cell          INTEGER,           -- 0-based, the first axis slowest
+    repeat        INTEGER,           -- 0-based
+    seed          INTEGER NOT NULL,
+    trace_id      INTEGER,           -- its trace; NULL when not recorded
+    engine        TEXT NOT NULL,     -- kernel | sim
+    params        TEXT,              -- the cell: KEY=VALUE, space-separated
+    run_ns        INTEGER,
+    status        TEXT NOT NULL,     -- ok | failed
+    error         TEXT,              -- why it failed
+    text          TEXT               -- the scenario as run, in the scenario format
+);
+
+CREATE TABLE IF NOT EXISTS scenario_task (
+    scenario_id INTEGER NOT NULL,
+    instance    INTEGER NOT NULL,    -- its place once counts are expanded
+    task        TEXT NOT NULL,       -- its task line's name (the group)
+    idx         INTEGER NOT NULL,    -- its place in that line
+    name        TEXT NOT NULL,       -- hog3
+    tid         INTEGER,             -- the engine's task id (thread.tid); NULL on paper
+    utid        INTEGER,             -- its thread row in the trace; NULL when not recorded
+    cpu         INTEGER,
+    window_ns   INTEGER,             -- measured from its arrival to the end
+    runtime_ns  INTEGER,
+    wakeups     INTEGER,
+    missed      INTEGER,
+    stalls      INTEGER,
+    dropped     INTEGER,             -- wakeups whose lateness was not kept
+    p50_ns      INTEGER,
+    p90_ns      INTEGER,
+    p99_ns      INTEGER,
+    p999_ns     INTEGER,
+    max_ns      INTEGER,
+    iters       INTEGER,             -- NULL on paper
+    vcsw        INTEGER,
+    ivcsw       INTEGER,
+    PRIMARY KEY (scenario_id, instance)
+);
+
+CREATE TABLE IF NOT EXISTS scenario_metric (
+    scenario_id INTEGER NOT NULL,
+    task        TEXT NOT NULL,       -- a task line
+    metric      TEXT NOT NULL,       -- stall p50 p99 share work ... (docs/scenarios.md)
+    value       REAL,                -- NULL: the engine cannot say
+    PRIMARY KEY (scenario_id, task, metric)
+);

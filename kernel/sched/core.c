@@ -543,6 +543,8 @@ static void schedule(enum sched_why why)
         if (why != WHY_YIELD) {
             prev->displaced_ts = now;
             prev->nivcsw++;
+        } else {
+            prev->nvcsw++; /* it gave way: voluntary, though still runnable */
         }
     }
     if (next != prev && prev_blocks)
@@ -552,6 +554,7 @@ static void schedule(enum sched_why why)
     if (next->wake_ts) {
         stats_record_wait(&rq->stats.wake, now - next->wake_ts);
         next->wake_ts = 0;
+        next->woken_run_ts = now;
     }
     if (next->displaced_ts) {
         stats_record_wait(&rq->stats.displaced, now - next->displaced_ts);

@@ -52,7 +52,8 @@ struct task {
     u64 stint_start;  /* when it last went on the CPU */
     u64 wake_ts;      /* when woken, until it runs (0: not waiting) */
     u64 displaced_ts; /* when preempted, until it runs again */
-    u64 nvcsw, nivcsw;
+    u64 woken_run_ts; /* when it last ran after a wakeup: the pick's clock */
+    u64 nvcsw, nivcsw; /* switches away from it: it blocked or yielded / it was displaced */
 
     /* event wait (event.c) */
     struct task *ev_next;

@@ -8,6 +8,7 @@
 #include "../lib/printf.h"
 #include "../lib/string.h"
 #include "../sched/sched.h"
+#include "../sched/scn.h"
 #include "../tests/selftest.h"
 #include "../trace/trace.h"
 #include "../trace/tracer.h"
@@ -189,6 +190,11 @@ static bool cmd_churn(int argc, char **argv)
     return true;
 }
 
+static bool cmd_scn(int argc, char **argv)
+{
+    return scn_line(argc, argv);
+}
+
 static bool cmd_sleep(int argc, char **argv)
 {
     long ms;
@@ -231,6 +237,8 @@ static const struct shell_cmd commands[] = {
     { "spin", "spin NAME MS [CPU [NICE]]", "start a named spinner for MS ms in the background", cmd_spin },
     { "churn", "churn TASKS PERIOD_US MS [CPU [RUN_US]]", "tasks sleeping PERIOD_US us, running RUN_US, for MS ms",
       cmd_churn },
+    { "scn", "scn reset|task|step|start ...", "run a scenario the host wrote (runq experiment, docs/scenarios.md)",
+      cmd_scn },
     { "sleep", "sleep MS", "the shell sleeps (lets background tasks run)", cmd_sleep },
     { "echo", "echo WORDS", "print the words (marks a point in the console log)", cmd_echo },
     { "crash", "crash fault|bug", "panic on purpose: a page fault or a failed BUG_ON (for tests)", cmd_crash },

@@ -1,0 +1,720 @@
+/*
+ * `runq experiment FILE`: runs a scenario (docs/scenarios.md), or the
+ * matrix its vary axes make, each cell --repeat times with seeds seed,
+ * seed+1, ..., on an engine, and stores every run in the database; then
+ * prints the experiment's table from the database (experiment_table.c).
+ * docs/experiments.md is the guide.
+ *
+ * In order:
+ *   1. the flags, the scenario, the --vary axes (a --vary replaces the
+ *      file's axis of the same key);
+ *   2. the runs: cell c (axis values, the first axis slowest) × repeat r,
+ *      numbered c × repeats + r; with --shard I/N only those whose number
+ *      is I-1 modulo N;
+ *   3. the engine: `kernel` runs `runq boot --deterministic --record DB`
+ *      (this binary) with the scenario's `scn` lines, up to --jobs at once
+ *      (icount runs do not disturb each other: guest time is counted in
+ *      instructions), one at a time in real-time mode; `sim` runs the
+ *      policy on paper in this process;
+ *   4. each run's results, tasks and metrics go into the database as it
+ *      ends (db/experiment.c), with its trace's id: a failed run is stored
+ *      too, status failed, with why;
+ *   5. the table.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/experiment.h"
+#include "cli/sim.h"
+#include "db/experiment.h"
+#include "eevdf_features.h"
+#include "scenario/scenario.h"
+
+#define XP_DEFAULT_DB "runq.db"
+#define XP_MAX_JOBS 64
+#define XP_MAX_LINES 96
+#define XP_DEFAULT_TIMEOUT 900
+
+enum xp_flag { XP_ENGINE, XP_VARY, XP_REPEAT, XP_SEED, XP_DB, XP_JOBS, XP_CSV, XP_JSON, XP_SHARD, XP_TIMEOUT,
+               XP_REALTIME, XP_QUIET, XP_HELP };
+
+/* One table drives both parsing and --help. */
+static const struct xp_flagdef {
+    enum xp_flag flag;
+    const char *name, *arg, *help;
+} xp_flagdefs[] = {
+    { XP_ENGINE, "engine", "kernel|sim", "where it runs: runq's kernel under QEMU (default), or on paper" },
+    { XP_VARY, "vary", "KEY=V1,V2", "an axis of the matrix (replaces the file's vary KEY); repeatable" },
+    { XP_REPEAT, "repeat", "N", "run each cell N times, with seeds SEED..SEED+N-1 (default 1)" },
+    { XP_SEED, "seed", "N", "the first repeat's seed (default: the file's seed, else 0)" },
+    { XP_DB, "db", "FILE.db", "store runs and traces here (default runq.db)" },
+    { XP_JOBS, "jobs", "N", "kernel runs at once (default: the host's CPUs; 1 with --realtime)" },
+    { XP_CSV, "csv", NULL, "print the table as CSV" },
+    { XP_JSON, "json", NULL, "print the table as JSON" },
+    { XP_SHARD, "shard", "I/N", "run only shard I of N of the runs (merge the databases with runq merge)" },
+    { XP_TIMEOUT, "timeout", "S", "give up on a kernel run after S wall-clock seconds (default 900)" },
+    { XP_REALTIME, "realtime", NULL, "kernel runs without icount: real time, noisy, one at a time" },
+    { XP_QUIET, "quiet", NULL, "no progress line" },
+    { XP_HELP, "help", NULL, "this help" },
+};
+#define XP_NFLAGS (sizeof xp_flagdefs / sizeof xp_flagdefs[0])
+
+struct xp_opts {
+    const char *file, *db, *engine;
+    int repeat, jobs, timeout, shard_i, shard_n;
+    bool seed_given, realtime, quiet;
+    uint64_t seed;
+    enum dbq_format fmt;
+    int nvary;
+    const char *vary[SCN_MAX_VARY];
+};
+
+static void xp_help(void)
+{
+    printf("usage: runq experiment [flags] FILE\n\n"
+           "Runs the scenario in FILE (docs/scenarios.md), or the matrix of its vary axes,\n"
+           "each cell --repeat times, stores every run in the database, and prints one row\n"
+           "per cell: each measured column's mean and [min..max] over the repeats.\n"
+           "docs/experiments.md is the guide.\n\nflags:\n");
+    for (size_t k = 0; k < XP_NFLAGS; k++) {
+        char left[48];
+        snprintf(left, sizeof left, "--%s%s%s", xp_flagdefs[k].name, xp_flagdefs[k].arg ? " " : "",
+                 xp_flagdefs[k].arg ? xp_flagdefs[k].arg : "");
+        printf("  %-24s %s\n", left, xp_flagdefs[k].help);
+    }
+}
+
+static int usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int usage(const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "runq experiment: ");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n");
+    return 2;
+}
+
+static bool parse_uint(const char *s, uint64_t max, uint64_t *out)
+{
+    char *end;
+    if (!*s || strspn(s, "0123456789") != strlen(s) || strlen(s) > 19)
+        return false;
+    errno = 0;
+    *out = strtoull(s, &end, 10);
+    return errno == 0 && *out <= max;
+}
+
+static int xp_value(struct xp_opts *o, enum xp_flag f, const char *v)
+{
+    uint64_t n;
+    switch (f) {
+    case XP_ENGINE:
+        if (strcmp(v, "kernel") && strcmp(v, "sim"))
+            return usage("--engine takes kernel or sim, not '%s' (the Linux engine is not here yet)", v);
+        o->engine = v;
+        break;
+    case XP_VARY:
+        if (!strchr(v, '=') || strchr(v, '=') == v || !strchr(v, '=')[1])
+            return usage("--vary takes KEY=V1,V2,..., not '%s'", v);
+        if (o->nvary == SCN_MAX_VARY)
+            return usage("at most %d --vary axes", SCN_MAX_VARY);
+        o->vary[o->nvary++] = v;
+        break;
+    case XP_REPEAT:
+        if (!parse_uint(v, 1000, &n) || n < 1)
+            return usage("--repeat takes 1..1000, not '%s'", v);
+        o->repeat = (int)n;
+        break;
+    case XP_SEED:
+        if (!parse_uint(v, UINT64_MAX, &n))
+            return usage("--seed takes a whole number, not '%s'", v);
+        o->seed = n;
+        o->seed_given = true;
+        break;
+    case XP_DB:
+        if (!*v)
+            return usage("--db needs a file name");
+        o->db = v;
+        break;
+    case XP_JOBS:
+        if (!parse_uint(v, XP_MAX_JOBS, &n) || n < 1)
+            return usage("--jobs takes 1..%d, not '%s'", XP_MAX_JOBS, v);
+        o->jobs = (int)n;
+        break;
+    case XP_SHARD: {
+        uint64_t i, k;
+        char a[24], *slash = strchr(v, '/');
+        if (!slash || (size_t)(slash - v) >= sizeof a)
+            return usage("--shard takes I/N (1 <= I <= N), not '%s'", v);
+        memcpy(a, v, (size_t)(slash - v));
+        a[slash - v] = '\0';
+        if (!parse_uint(a, 100000, &i) || !parse_uint(slash + 1, 100000, &k) || i < 1 || i > k)
+            return usage("--shard takes I/N (1 <= I <= N), not '%s'", v);
+        o->shard_i = (int)i;
+        o->shard_n = (int)k;
+        break;
+    }
+    case XP_TIMEOUT:
+        if (!parse_uint(v, 86400, &n) || n < 1)
+            return usage("--timeout takes 1..86400 seconds, not '%s'", v);
+        o->timeout = (int)n;
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
+/* -1 to go on, else the exit status. */
+static int xp_args(int argc, char **argv, struct xp_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->db = XP_DEFAULT_DB;
+    o->engine = "kernel";
+    o->repeat = 1;
+    o->timeout = XP_DEFAULT_TIMEOUT;
+    o->fmt = DBQ_TABLE;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            xp_help();
+            return 0;
+        }
+        if (strncmp(a, "--", 2) != 0 || !a[2]) {
+            if (o->file)
+                return usage("one scenario FILE, not '%s' too", a);
+            o->file = a;
+            continue;
+        }
+        const struct xp_flagdef *d = NULL;
+        const char *eq = strchr(a, '='), *val = NULL;
+        size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+        for (size_t k = 0; k < XP_NFLAGS; k++)
+            if (strlen(xp_flagdefs[k].name) == len && strncmp(xp_flagdefs[k].name, a + 2, len) == 0)
+                d = &xp_flagdefs[k];
+        if (!d)
+            return usage("unknown flag '%s'; see 'runq experiment --help'", a);
+        if (d->arg) {
+            val = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!val)
+                return usage("--%s needs a value (%s)", d->name, d->arg);
+            int rc = xp_value(o, d->flag, val);
+            if (rc)
+                return rc;
+        } else if (eq) {
+            return usage("--%s takes no value", d->name);
+        } else if (d->flag == XP_CSV || d->flag == XP_JSON) {
+            if (o->fmt != DBQ_TABLE)
+                return usage("give --csv or --json, not both");
+            o->fmt = d->flag == XP_CSV ? DBQ_CSV : DBQ_JSON;
+        } else if (d->flag == XP_REALTIME) {
+            o->realtime = true;
+        } else if (d->flag == XP_QUIET) {
+            o->quiet = true;
+        }
+    }
+    if (!o->file)
+        return usage("need a scenario FILE; see 'runq experiment --help'");
+    if (o->realtime && strcmp(o->engine, "kernel"))
+        return usage("--realtime is the kernel engine's (on paper there is no real time)");
+    if (!o->jobs) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        o->jobs = o->realtime ? 1 : (int)(n < 1 ? 1 : n > XP_MAX_JOBS ? XP_MAX_JOBS : n);
+    }
+    if (o->realtime && o->jobs > 1)
+        return usage("--realtime runs one at a time: runs side by side would disturb each other's timing");
+    return -1;
+}
+
+/* ---- the matrix ---- */
+
+/* --vary KEY=V1,V2 into the scenario's axes (replacing one of that key),
+ * each value checked as the parser checks the file's. */
+static int apply_vary_flags(const struct xp_opts *o, struct scenario *s)
+{
+    static struct scenario copy;
+    for (int i = 0; i < o->nvary; i++) {
+        const char *eq = strchr(o->vary[i], '=');
+        struct scn_vary v = { 0 };
+        if ((size_t)(eq - o->vary[i]) >= sizeof v.key)
+            return usage("--vary %s: the key is too long", o->vary[i]);
+        memcpy(v.key, o->vary[i], (size_t)(eq - o->vary[i]));
+        char vals[512], *save;
+        snprintf(vals, sizeof vals, "%s", eq + 1);
+        for (char *x = strtok_r(vals, ",", &save); x; x = strtok_r(NULL, ",", &save)) {
+            if (v.nvalues == SCN_MAX_VALUES || strlen(x) >= SCN_VALUE_MAX)
+                return usage("--vary %s: at most %d values of at most %d characters", v.key, SCN_MAX_VALUES,
+                             SCN_VALUE_MAX - 1);
+            strcpy(v.values[v.nvalues++], x);
+        }
+        for (int k = 0; k < v.nvalues; k++) {
+            char err[512], inner[512];
+            copy = *s;
+            if (scn_apply(&copy, v.key, v.values[k], err, sizeof err) < 0)
+                return usage("--vary %s: %s", v.key, err);
+            if (scn_check(&copy, inner, sizeof inner) < 0)
+                return usage("--vary %s=%s: %s", v.key, v.values[k], inner);
+        }
+        int at = s->nvary;
+        for (int a = 0; a < s->nvary; a++)
+            if (!strcmp(s->vary[a].key, v.key))
+                at = a;
+        if (at == SCN_MAX_VARY)
+            return usage("at most %d vary axes in all", SCN_MAX_VARY);
+        s->vary[at] = v;
+        if (at == s->nvary)
+            s->nvary++;
+    }
+    return 0;
+}
+
+static int ncells(const struct scenario *s)
+{
+    int n = 1;
+    for (int a = 0; a < s->nvary; a++)
+        n *= s->vary[a].nvalues;
+    return n;
+}
+
+/* Cell c of base into *out, and its parameters "k=v k=v". */
+static int cell_scenario(const struct scenario *base, int c, struct scenario *out, char *params, size_t plen,
+                         char *err, size_t errlen)
+{
+    int idx[SCN_MAX_VARY];
+    size_t n = 0;
+    *out = *base;
+    for (int a = base->nvary - 1; a >= 0; a--) {
+        idx[a] = c % base->vary[a].nvalues;
+        c /= base->vary[a].nvalues;
+    }
+    params[0] = '\0';
+    for (int a = 0; a < base->nvary; a++) {
+        const char *v = base->vary[a].values[idx[a]];
+        if (scn_apply(out, base->vary[a].key, v, err, errlen) < 0)
+            return -1;
+        n += (size_t)snprintf(params + n, n < plen ? plen - n : 0, "%s%s=%s", a ? " " : "", base->vary[a].key, v);
+    }
+    out->nvary = 0; /* a cell is one scenario */
+    return scn_check(out, err, errlen);
+}
+
+/* The table's columns: the file's measure lines, or the defaults. */
+static int columns(const struct scenario *s, struct scn_measure *m, char *text, size_t len)
+{
+    int n = s->nmeasures;
+    if (n)
+        memcpy(m, s->measures, (size_t)n * sizeof *m);
+    else
+        n = scn_default_measures(s, m, SCN_MAX_MEASURES);
+    size_t k = 0;
+    text[0] = '\0';
+    for (int i = 0; i < n; i++)
+        k += (size_t)snprintf(text + k, k < len ? len - k : 0, "%s%s.%s", i ? "," : "", s->tasks[m[i].task].name,
+                              scn_metric_name(m[i].metric));
+    return n;
+}
+
+/* ---- one run ---- */
+
+struct xp_run {
+    int number, cell, repeat;
+    uint64_t seed;
+    char params[256];
+    struct scenario sc;
+    pid_t pid;
+    char out[512], err[512];
+    double started;
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    size_t cap = 65536, n = 0;
+    char *buf = malloc(cap);
+    size_t got;
+    while (buf && (got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+        n += got;
+        if (cap - n < 2) {
+            char *b = realloc(buf, cap * 2);
+            if (!b) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = b;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    if (buf)
+        buf[n] = '\0';
+    return buf;
+}
+
+/* Starts run r's kernel: this binary's `boot`, its console to r->out. */
+static int start_kernel(const struct xp_opts *o, struct xp_run *r, const char *dir, char *err, size_t errlen)
+{
+    char *lines[XP_MAX_LINES];
+    int n = scn_kprog(&r->sc, lines, XP_MAX_LINES, err, errlen);
+    if (n < 0)
+        return -1;
+    char *argv[16 + 2 * (XP_MAX_LINES + SCN_MAX_FEATURES)];
+    char cpus[16], hz[16], timeout[16], feat[SCN_MAX_FEATURES][80];
+    int a = 0;
+    argv[a++] = "runq";
+    argv[a++] = "boot";
+    if (!o->realtime)
+        argv[a++] = "--deterministic";
+    argv[a++] = "--policy";
+    argv[a++] = r->sc.policy;
+    snprintf(cpus, sizeof cpus, "%u", r->sc.cpus);
+    argv[a++] = "--cpus";
+    argv[a++] = cpus;
+    if (r->sc.hz) {
+        snprintf(hz, sizeof hz, "%u", r->sc.hz);
+        argv[a++] = "--hz";
+        argv[a++] = hz;
+    }
+    snprintf(timeout, sizeof timeout, "%d", o->timeout);
+    argv[a++] = "--timeout";
+    argv[a++] = timeout;
+    argv[a++] = "--record";
+    argv[a++] = (char *)o->db;
+    for (int i = 0; i < r->sc.nfeatures; i++) {
+        snprintf(feat[i], sizeof feat[i], "sched feature %s %s",
+                 eevdf_feature_name((enum eevdf_feature)r->sc.features[i].feature), r->sc.features[i].on ? "on" : "off");
+        argv[a++] = "--cmd";
+        argv[a++] = feat[i];
+    }
+    for (int i = 0; i < n; i++) {
+        argv[a++] = "--cmd";
+        argv[a++] = lines[i];
+    }
+    argv[a] = NULL;
+    snprintf(r->out, sizeof r->out, "%s/run%d.out", dir, r->number);
+    snprintf(r->err, sizeof r->err, "%s/run%d.err", dir, r->number);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fo = open(r->out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int fe = open(r->err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int fi = open("/dev/null", O_RDONLY);
+        if (fo < 0 || fe < 0 || fi < 0)
+            _exit(127);
+        dup2(fi, 0);
+        dup2(fo, 1);
+        dup2(fe, 2);
+        execv("/proc/self/exe", argv);
+        _exit(127);
+    }
+    for (int i = 0; i < n; i++)
+        free(lines[i]);
+    if (pid < 0) {
+        snprintf(err, errlen, "fork: %s", strerror(errno));
+        return -1;
+    }
+    r->pid = pid;
+    r->started = now_s();
+    return 0;
+}
+
+/* The trace id `runq record` reported on the run's stderr, or 0. */
+static int64_t trace_id_of(const char *errtext)
+{
+    const char *p = errtext;
+    long long id = 0;
+    while (p && (p = strstr(p, "runq record: trace ")) != NULL) {
+        if (sscanf(p, "runq record: trace %lld in ", &id) == 1)
+            return id;
+        p++;
+    }
+    return 0;
+}
+
+/* The last line of text that is not empty, for a failure's why. */
+static void last_line(const char *text, char *buf, size_t len)
+{
+    const char *end = text + strlen(text), *start;
+    while (end > text && (end[-1] == '\n' || end[-1] == '\r'))
+        end--;
+    for (start = end; start > text && start[-1] != '\n'; start--)
+        ;
+    snprintf(buf, len, "%.*s", (int)(end - start), start);
+}
+
+/* Stores run r with result res (NULL: it failed, err says why). */
+static int store(sqlite3 *db, int64_t xid, const struct xp_run *r, const struct scn_result *res, int64_t trace,
+                 const char *why)
+{
+    static struct dbx_task tasks[SCN_MAX_INSTANCES];
+    static struct dbx_metric metrics[SCN_MAX_TASKS * SCN_NR_METRICS];
+    char *text = NULL, err[512];
+    size_t tlen = 0;
+    FILE *f = open_memstream(&text, &tlen);
+    int nm = 0;
+
+    if (f) {
+        scn_print(f, &r->sc);
+        fclose(f);
+    }
+    if (res) {
+        for (unsigned i = 0; i < res->ntasks; i++) {
+            const struct scn_task_result *t = &res->task[i];
+            struct dbx_task *d = &tasks[i];
+            memset(d, 0, sizeof *d);
+            d->instance = (int)i;
+            d->idx = (int)t->index;
+            d->cpu = t->cpu;
+            d->task = r->sc.tasks[t->task].name;
+            d->name = t->name;
+            d->tid = t->tid;
+            d->window_ns = t->st.window_ns;
+            d->runtime_ns = t->st.runtime_ns;
+            d->wakeups = t->st.wakeups;
+            d->missed = t->st.missed;
+            d->stalls = t->st.stalls;
+            d->dropped = t->st.dropped;
+            memcpy(d->late, t->st.late, sizeof d->late);
+            d->vcsw = t->st.vcsw;
+            d->ivcsw = t->st.ivcsw;
+            d->has_iters = res->has_iters;
+            d->iters = t->st.iters;
+        }
+        for (int t = 0; t < r->sc.ntasks; t++)
+            for (int m = 0; m < SCN_NR_METRICS; m++) {
+                metrics[nm].task = r->sc.tasks[t].name;
+                metrics[nm].metric = scn_metric_name((enum scn_metric)m);
+                metrics[nm].value = scn_metric_value(&r->sc, res, t, (enum scn_metric)m);
+                nm++;
+            }
+    }
+    struct dbx_scenario s = {
+        .experiment_id = xid, .cell = r->cell, .repeat = r->repeat, .seed = r->seed, .run_ns = r->sc.run_ns,
+        .trace_id = trace, .engine = res ? res->engine : "", .params = r->params, .status = res ? "ok" : "failed",
+        .error = why, .text = text, .ntasks = res ? (int)res->ntasks : 0, .tasks = tasks, .nmetrics = nm,
+        .metrics = metrics,
+    };
+    int rc = dbx_add_scenario(db, &s, err, sizeof err) < 0 ? -1 : 0;
+    if (rc)
+        fprintf(stderr, "runq experiment: %s\n", err);
+    free(text);
+    return rc;
+}
+
+static void progress(const struct xp_opts *o, int done, int total, double t0, int failed)
+{
+    if (o->quiet)
+        return;
+    double el = now_s() - t0, left = done ? el / done * (total - done) : 0;
+    bool tty = isatty(2);
+    fprintf(stderr, "%sruns %d/%d done%s%.0d%s, %.0f s elapsed%s", tty ? "\r" : "", done, total,
+            failed ? ", " : "", failed, failed ? " failed" : "", el, done < total ? "" : "\n");
+    if (done < total && done)
+        fprintf(stderr, ", about %.0f s left%s", left, tty ? "   " : "\n");
+    else if (done < total)
+        fprintf(stderr, "%s", tty ? "" : "\n");
+}
+
+int cmd_experiment(int argc, char **argv)
+{
+    struct xp_opts o;
+    static struct scenario base;
+    char err[1024], colnames[2048], axes[512] = "", shard[32] = "";
+    struct scn_measure cols[SCN_MAX_MEASURES];
+    int rc = xp_args(argc, argv, &o);
+
+    if (rc >= 0)
+        return rc;
+    if (scn_load(o.file, &base, err, sizeof err) < 0) {
+        fprintf(stderr, "runq experiment: %s\n", err);
+        return 2;
+    }
+    if ((rc = apply_vary_flags(&o, &base)) != 0)
+        return rc;
+    if (!o.seed_given)
+        o.seed = base.seed;
+    int nc = ncells(&base), total = nc * o.repeat;
+    if (total > 100000)
+        return usage("%d runs is too many (at most 100000)", total);
+    columns(&base, cols, colnames, sizeof colnames);
+    for (int a = 0, n = 0; a < base.nvary; a++)
+        n += snprintf(axes + n, sizeof axes - (size_t)n, "%s%s", a ? "," : "", base.vary[a].key);
+    if (o.shard_n)
+        snprintf(shard, sizeof shard, "%d/%d", o.shard_i, o.shard_n);
+
+    /* Every run is checked before any starts: an engine's refusal is a
+     * usage error, with the line. */
+    static struct scenario probe;
+    for (int c = 0; c < nc; c++) {
+        char params[256];
+        if (cell_scenario(&base, c, &probe, params, sizeof params, err, sizeof err) < 0) {
+            fprintf(stderr, "runq experiment: cell %s: %s\n", params, err);
+            return 2;
+        }
+        char *lines[XP_MAX_LINES];
+        int n = strcmp(o.engine, "sim") == 0 ? sim_refuses(&probe, err, sizeof err)
+                                              : scn_kprog(&probe, lines, XP_MAX_LINES, err, sizeof err);
+        for (int i = 0; i < n; i++)
+            free(lines[i]);
+        if (n < 0) {
+            fprintf(stderr, "runq experiment: %s%s%s\n", params[0] ? params : "", params[0] ? ": " : "", err);
+            return 2;
+        }
+    }
+
+    sqlite3 *db = dbx_open(o.db, err, sizeof err);
+    if (!db) {
+        fprintf(stderr, "runq experiment: %s\n", err);
+        return 1;
+    }
+    char command[2048];
+    size_t cl = 0;
+    command[0] = '\0';
+    for (int i = 0; i < argc; i++)
+        cl += (size_t)snprintf(command + cl, cl < sizeof command ? sizeof command - cl : 0, "%s%s", i ? " " : "runq ",
+                               argv[i]);
+    struct dbx_experiment xe = { o.file, o.engine, axes, shard[0] ? shard : NULL, colnames, command, nc, o.repeat };
+    int64_t xid = dbx_add_experiment(db, &xe, err, sizeof err);
+    if (xid < 0) {
+        fprintf(stderr, "runq experiment: %s\n", err);
+        sqlite3_close(db);
+        return 1;
+    }
+
+    /* The runs this shard takes. */
+    int mine = 0;
+    for (int k = 0; k < total; k++)
+        mine += !o.shard_n || k % o.shard_n == o.shard_i - 1;
+    if (!o.quiet)
+        fprintf(stderr, "runq experiment: experiment %lld, %d cell%s x %d repeat%s, %d run%s here, engine %s%s\n",
+                (long long)xid, nc, nc == 1 ? "" : "s", o.repeat, o.repeat == 1 ? "" : "s", mine,
+                mine == 1 ? "" : "s", o.engine, strcmp(o.engine, "kernel") ? "" : o.realtime ? " (real time)" : " (deterministic)");
+
+    char dir[] = "/tmp/runq-experiment-XXXXXX";
+    bool kernel = strcmp(o.engine, "kernel") == 0;
+    if (kernel && !mkdtemp(dir)) {
+        fprintf(stderr, "runq experiment: a temporary directory: %s\n", strerror(errno));
+        sqlite3_close(db);
+        return 1;
+    }
+    struct xp_run *slot = calloc((size_t)o.jobs, sizeof *slot);
+    if (!slot) {
+        fprintf(stderr, "runq experiment: out of memory\n");
+        sqlite3_close(db);
+        return 1;
+    }
+    double t0 = now_s();
+    int next = 0, done = 0, failed = 0, running = 0;
+    rc = 0;
+    while (done < mine && rc == 0) {
+        /* Fill the free slots. */
+        while (running < (kernel ? o.jobs : 1) && next < total) {
+            int k = next++;
+            if (o.shard_n && k % o.shard_n != o.shard_i - 1)
+                continue;
+            struct xp_run *r = NULL;
+            for (int j = 0; j < o.jobs; j++)
+                if (!slot[j].pid)
+                    r = &slot[j];
+            r->number = k;
+            r->cell = k / o.repeat;
+            r->repeat = k % o.repeat;
+            r->seed = o.seed + (uint64_t)r->repeat;
+            cell_scenario(&base, r->cell, &r->sc, r->params, sizeof r->params, err, sizeof err);
+            r->sc.seed = r->seed;
+            if (!kernel) {
+                static struct scn_result res;
+                int ok = sim_scenario(&r->sc, &res, err, sizeof err) == 0;
+                if (store(db, xid, r, ok ? &res : NULL, 0, ok ? NULL : err) < 0)
+                    rc = 1;
+                failed += !ok;
+                done++;
+                progress(&o, done, mine, t0, failed);
+                continue;
+            }
+            if (start_kernel(&o, r, dir, err, sizeof err) < 0) {
+                fprintf(stderr, "runq experiment: %s\n", err);
+                rc = 1;
+                break;
+            }
+            running++;
+        }
+        if (!running)
+            continue;
+        int st;
+        pid_t pid = wait(&st);
+        if (pid < 0) {
+            fprintf(stderr, "runq experiment: wait: %s\n", strerror(errno));
+            rc = 1;
+            break;
+        }
+        struct xp_run *r = NULL;
+        for (int j = 0; j < o.jobs; j++)
+            if (slot[j].pid == pid)
+                r = &slot[j];
+        if (!r)
+            continue;
+        running--;
+        char *out = slurp(r->out), *errtext = slurp(r->err);
+        static struct scn_result res;
+        char why[512] = "";
+        int64_t trace = errtext ? trace_id_of(errtext) : 0;
+        bool ok = out && scn_kresult(&r->sc, out, &res, why, sizeof why) == 0;
+        if (ok && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
+            ok = false;
+            last_line(errtext ? errtext : "", why, sizeof why);
+            if (!why[0])
+                snprintf(why, sizeof why, "runq boot exited with status %d", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+        }
+        if (!ok && !why[0])
+            last_line(errtext ? errtext : "", why, sizeof why);
+        if (!ok)
+            fprintf(stderr, "%srunq experiment: run %d (cell %d%s%s, repeat %d) failed: %s (console: %s)\n",
+                    isatty(2) && !o.quiet ? "\n" : "", r->number, r->cell, r->params[0] ? ": " : "", r->params,
+                    r->repeat, why, r->out);
+        else {
+            unlink(r->out);
+            unlink(r->err);
+        }
+        if (store(db, xid, r, ok ? &res : NULL, trace, ok ? NULL : why) < 0)
+            rc = 1;
+        failed += !ok;
+        free(out);
+        free(errtext);
+        r->pid = 0;
+        done++;
+        progress(&o, done, mine, t0, failed);
+    }
+    free(slot);
+    if (kernel && failed == 0)
+        rmdir(dir);
+    if (rc == 0)
+        rc = experiment_table(db, "experiment", xid, o.fmt, stdout);
+    sqlite3_close(db);
+    if (rc == 0 && failed)
+        rc = 1;
+    return rc;
+}

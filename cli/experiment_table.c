@@ -1,0 +1,289 @@
+/*
+ * An experiment's table, from the database alone (contract in
+ * experiment.h): the rows of scenario and scenario_metric of one
+ * experiment, grouped by cell. `runq experiment` prints it when its runs
+ * are stored, `runq report experiment` again later: one code path, so the
+ * two cannot differ.
+ *
+ * A value is the mean over the cell's repeats that succeeded, with its
+ * spread [min..max] when there are several. Shares and the stall share
+ * print as percentages, lateness as a time, work as iterations a second.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/experiment.h"
+
+#define XT_MAX_COLS 32
+#define XT_MAX_CELLS 4096
+
+struct xt_cell {
+    int cell;
+    char params[256];
+    int runs, ok;
+    double mean[XT_MAX_COLS], min[XT_MAX_COLS], max[XT_MAX_COLS];
+    int n[XT_MAX_COLS];
+};
+
+enum xt_kind { XT_SHARE, XT_TIME, XT_RATE, XT_COUNT };
+
+static enum xt_kind kind_of(const char *metric)
+{
+    if (!strcmp(metric, "stall") || !strcmp(metric, "share") || !strcmp(metric, "asked"))
+        return XT_SHARE;
+    if (metric[0] == 'p' || !strcmp(metric, "max"))
+        return XT_TIME;
+    if (!strcmp(metric, "work"))
+        return XT_RATE;
+    return XT_COUNT;
+}
+
+static void fmt_value(char *buf, size_t len, enum xt_kind k, double v)
+{
+    if (isnan(v)) {
+        snprintf(buf, len, "-");
+        return;
+    }
+    switch (k) {
+    case XT_SHARE:
+        snprintf(buf, len, "%.2f%%", v * 100);
+        break;
+    case XT_TIME:
+        if (v < 1e3)
+            snprintf(buf, len, "%.0fns", v);
+        else if (v < 1e6)
+            snprintf(buf, len, "%.1fus", v / 1e3);
+        else
+            snprintf(buf, len, "%.2fms", v / 1e6);
+        break;
+    case XT_RATE:
+        if (v >= 1e6)
+            snprintf(buf, len, "%.2fM/s", v / 1e6);
+        else
+            snprintf(buf, len, "%.0f/s", v);
+        break;
+    case XT_COUNT:
+        snprintf(buf, len, "%.0f", v);
+        break;
+    }
+}
+
+/* The plain number a CSV or JSON cell holds: the stored value, a share as
+ * a fraction, a time in ns. */
+static void fmt_raw(char *buf, size_t len, double v)
+{
+    if (isnan(v))
+        snprintf(buf, len, "%s", "");
+    else
+        snprintf(buf, len, "%.6g", v);
+}
+
+/* Column k of a cell as the text table shows it: the mean, and its
+ * spread when more than one repeat gave a value. */
+static void fmt_cell(char *buf, size_t len, const struct xt_cell *c, int k, const char *metric)
+{
+    char a[32], b[32], m[32];
+    fmt_value(m, sizeof m, kind_of(metric), c->mean[k]);
+    if (c->n[k] > 1) {
+        fmt_value(a, sizeof a, kind_of(metric), c->min[k]);
+        fmt_value(b, sizeof b, kind_of(metric), c->max[k]);
+        snprintf(buf, len, "%s [%s..%s]", m, a, b);
+    } else {
+        snprintf(buf, len, "%s", m);
+    }
+}
+
+static int column_index(char cols[][64], int ncols, const char *task, const char *metric)
+{
+    char key[64];
+    snprintf(key, sizeof key, "%s.%s", task, metric);
+    for (int i = 0; i < ncols; i++)
+        if (!strcmp(cols[i], key))
+            return i;
+    return -1;
+}
+
+int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format fmt, FILE *out)
+{
+    sqlite3_stmt *s = NULL;
+    char cols[XT_MAX_COLS][64], file[512] = "", engine[32] = "", axes[256] = "", shard[32] = "";
+    int ncols = 0, ncells = 0, repeats = 0, rc = 1;
+    struct xt_cell *cells = NULL;
+
+    if (id <= 0) {
+        if (sqlite3_prepare_v2(db, "SELECT MAX(experiment_id) FROM experiment", -1, &s, NULL) != SQLITE_OK)
+            goto sqlerr;
+        if (sqlite3_step(s) == SQLITE_ROW)
+            id = sqlite3_column_int64(s, 0);
+        sqlite3_finalize(s);
+        s = NULL;
+        if (id <= 0) {
+            fprintf(stderr, "runq %s: the database holds no experiment\n", prog);
+            return 1;
+        }
+    }
+    if (sqlite3_prepare_v2(db, "SELECT file, engine, axes, cells, repeats, shard, columns FROM experiment WHERE "
+                               "experiment_id = ?", -1, &s, NULL) != SQLITE_OK)
+        goto sqlerr;
+    sqlite3_bind_int64(s, 1, id);
+    if (sqlite3_step(s) != SQLITE_ROW) {
+        fprintf(stderr, "runq %s: no experiment %lld in the database\n", prog, (long long)id);
+        sqlite3_finalize(s);
+        return 1;
+    }
+#define COPY(dst, col) snprintf(dst, sizeof dst, "%s", sqlite3_column_text(s, col) ? (const char *)sqlite3_column_text(s, col) : "")
+    COPY(file, 0);
+    COPY(engine, 1);
+    COPY(axes, 2);
+    COPY(shard, 5);
+#undef COPY
+    ncells = sqlite3_column_int(s, 3);
+    repeats = sqlite3_column_int(s, 4);
+    {
+        char all[XT_MAX_COLS * 64], *save;
+        snprintf(all, sizeof all, "%s", sqlite3_column_text(s, 6) ? (const char *)sqlite3_column_text(s, 6) : "");
+        for (char *c = strtok_r(all, ",", &save); c && ncols < XT_MAX_COLS; c = strtok_r(NULL, ",", &save))
+            snprintf(cols[ncols++], sizeof cols[0], "%s", c);
+    }
+    sqlite3_finalize(s);
+    s = NULL;
+    if (ncells < 1 || ncells > XT_MAX_CELLS) {
+        fprintf(stderr, "runq %s: experiment %lld says it has %d cells: the database is damaged\n", prog,
+                (long long)id, ncells);
+        return 1;
+    }
+    cells = calloc((size_t)ncells, sizeof *cells);
+    if (!cells) {
+        fprintf(stderr, "runq %s: out of memory\n", prog);
+        return 1;
+    }
+    for (int c = 0; c < ncells; c++) {
+        cells[c].cell = -1;
+        for (int k = 0; k < ncols; k++)
+            cells[c].mean[k] = cells[c].min[k] = cells[c].max[k] = NAN;
+    }
+    /* The runs of each cell, and their parameters. */
+    if (sqlite3_prepare_v2(db, "SELECT cell, MAX(params), COUNT(*), SUM(status = 'ok') FROM scenario WHERE "
+                               "experiment_id = ? GROUP BY cell ORDER BY cell", -1, &s, NULL) != SQLITE_OK)
+        goto sqlerr;
+    sqlite3_bind_int64(s, 1, id);
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        int c = sqlite3_column_int(s, 0);
+        if (c < 0 || c >= ncells)
+            continue;
+        cells[c].cell = c;
+        snprintf(cells[c].params, sizeof cells[c].params, "%s",
+                 sqlite3_column_text(s, 1) ? (const char *)sqlite3_column_text(s, 1) : "");
+        cells[c].runs = sqlite3_column_int(s, 2);
+        cells[c].ok = sqlite3_column_int(s, 3);
+    }
+    sqlite3_finalize(s);
+    s = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT s.cell, m.task, m.metric, AVG(m.value), MIN(m.value), MAX(m.value), "
+                               "COUNT(m.value) FROM scenario s JOIN scenario_metric m USING (scenario_id) WHERE "
+                               "s.experiment_id = ? AND s.status = 'ok' GROUP BY s.cell, m.task, m.metric",
+                           -1, &s, NULL) != SQLITE_OK)
+        goto sqlerr;
+    sqlite3_bind_int64(s, 1, id);
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        int c = sqlite3_column_int(s, 0);
+        int k = column_index(cols, ncols, (const char *)sqlite3_column_text(s, 1),
+                             (const char *)sqlite3_column_text(s, 2));
+        if (c < 0 || c >= ncells || k < 0)
+            continue;
+        int n = sqlite3_column_int(s, 6);
+        cells[c].n[k] = n;
+        if (n) {
+            cells[c].mean[k] = sqlite3_column_double(s, 3);
+            cells[c].min[k] = sqlite3_column_double(s, 4);
+            cells[c].max[k] = sqlite3_column_double(s, 5);
+        }
+    }
+    sqlite3_finalize(s);
+    s = NULL;
+
+    if (fmt == DBQ_TABLE) {
+        int width[XT_MAX_COLS + 1];
+        char cellbuf[128];
+        fprintf(out, "experiment %lld: %s, engine %s, %d cell%s x %d repeat%s%s%s\n", (long long)id, file, engine,
+                ncells, ncells == 1 ? "" : "s", repeats, repeats == 1 ? "" : "s", shard[0] ? ", shard " : "",
+                shard);
+        width[0] = (int)strlen("params");
+        for (int c = 0; c < ncells; c++)
+            if ((int)strlen(cells[c].params) > width[0])
+                width[0] = (int)strlen(cells[c].params);
+        for (int k = 0; k < ncols; k++) {
+            width[k + 1] = (int)strlen(cols[k]);
+            for (int c = 0; c < ncells; c++) {
+                fmt_cell(cellbuf, sizeof cellbuf, &cells[c], k, strchr(cols[k], '.') + 1);
+                if ((int)strlen(cellbuf) > width[k + 1])
+                    width[k + 1] = (int)strlen(cellbuf);
+            }
+        }
+        fprintf(out, "%-*s", width[0], "params");
+        for (int k = 0; k < ncols; k++)
+            fprintf(out, "  %-*s", width[k + 1], cols[k]);
+        fprintf(out, "  runs\n");
+        for (int c = 0; c < ncells; c++) {
+            if (cells[c].cell < 0)
+                continue; /* not run here (another shard's) */
+            fprintf(out, "%-*s", width[0], cells[c].params[0] ? cells[c].params : "-");
+            for (int k = 0; k < ncols; k++) {
+                fmt_cell(cellbuf, sizeof cellbuf, &cells[c], k, strchr(cols[k], '.') + 1);
+                fprintf(out, "  %-*s", width[k + 1], cellbuf);
+            }
+            fprintf(out, "  %d", cells[c].ok);
+            if (cells[c].ok < cells[c].runs)
+                fprintf(out, " (%d failed)", cells[c].runs - cells[c].ok);
+            fprintf(out, "\n");
+        }
+    } else if (fmt == DBQ_CSV) {
+        fprintf(out, "experiment,cell,params");
+        for (int k = 0; k < ncols; k++)
+            fprintf(out, ",%s,%s_min,%s_max", cols[k], cols[k], cols[k]);
+        fprintf(out, ",runs,failed\n");
+        for (int c = 0; c < ncells; c++) {
+            if (cells[c].cell < 0)
+                continue;
+            fprintf(out, "%lld,%d,\"%s\"", (long long)id, c, cells[c].params);
+            for (int k = 0; k < ncols; k++) {
+                char a[32], b[32], m[32];
+                fmt_raw(m, sizeof m, cells[c].mean[k]);
+                fmt_raw(a, sizeof a, cells[c].min[k]);
+                fmt_raw(b, sizeof b, cells[c].max[k]);
+                fprintf(out, ",%s,%s,%s", m, a, b);
+            }
+            fprintf(out, ",%d,%d\n", cells[c].ok, cells[c].runs - cells[c].ok);
+        }
+    } else {
+        fprintf(out, "[");
+        bool first = true;
+        for (int c = 0; c < ncells; c++) {
+            if (cells[c].cell < 0)
+                continue;
+            fprintf(out, "%s{\"experiment\":%lld,\"cell\":%d,\"params\":\"%s\"", first ? "" : ",\n", (long long)id,
+                    c, cells[c].params);
+            first = false;
+            for (int k = 0; k < ncols; k++) {
+                if (isnan(cells[c].mean[k])) {
+                    fprintf(out, ",\"%s\":null", cols[k]);
+                    continue;
+                }
+                fprintf(out, ",\"%s\":{\"mean\":%.6g,\"min\":%.6g,\"max\":%.6g,\"n\":%d}", cols[k], cells[c].mean[k],
+                        cells[c].min[k], cells[c].max[k], cells[c].n[k]);
+            }
+            fprintf(out, ",\"runs\":%d,\"failed\":%d}", cells[c].ok, cells[c].runs - cells[c].ok);
+        }
+        fprintf(out, "]\n");
+    }
+    rc = 0;
+    goto done;
+sqlerr:
+    fprintf(stderr, "runq %s: %s\n", prog, sqlite3_errmsg(db));
+    sqlite3_finalize(s);
+done:
+    free(cells);
+    return rc;
+}

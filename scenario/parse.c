@@ -1,0 +1,1025 @@
+/*
+ * The scenario format (contract in scenario.h, described with examples in
+ * docs/scenarios.md): one directive a line, `#` to the end of a line is a
+ * comment.
+ *
+ *     policy eevdf                    rr | eevdf
+ *     cpus 1                          the machine (EEVDF's base slice scales with it)
+ *     hz 250                          the tick; or `tick D` (runq sim's old spelling)
+ *     quantum 10us                    runq sim's step; no other engine has one
+ *     run 10s                         how long
+ *     seed 7                          the jitter's draws
+ *     stall 1ms                       a wakeup later than this is a stall
+ *     feature HRTICK off              any switch of kernel/sched/eevdf_features.h
+ *     task hog*8 cpu=0                eight tasks that never sleep
+ *     task probe cpu=0 slice=100us pattern=run:50us,every:1ms:30%
+ *     measure probe stall p50 p99 share
+ *     vary hog.count 2,8
+ *
+ * Durations are a number (decimals allowed) and a unit: ns, us, ms or s;
+ * a bare 0 is zero. The times runq sim steps through (run, tick, arrive,
+ * pattern steps) must be whole quanta; a slice need not be, it is the
+ * policy's business. Because `quantum` may come after the tasks, those
+ * checks wait until the whole file is read (scn_check), and report the
+ * line of the directive at fault.
+ *
+ * A vary axis's values are checked where the axis is written: each is
+ * applied to a copy of the scenario as it stands at the end of the file,
+ * so `vary hz 100,333` fails on its own line.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eevdf.h"
+#include "eevdf_features.h"
+#include "policy.h"
+#include "scenario.h"
+#include "weights.h"
+
+#define SCN_DEFAULT_CPUS 4
+#define SCN_DEFAULT_QUANTUM 1000000ull
+#define SCN_DEFAULT_QUANTA 32
+#define SCN_DEFAULT_STALL 1000000ull
+#define SCN_MAX_COUNT 64
+
+void scn_init(struct scenario *s)
+{
+    memset(s, 0, sizeof *s);
+    strcpy(s->policy, "eevdf");
+    s->cpus = SCN_DEFAULT_CPUS;
+    s->quantum_ns = SCN_DEFAULT_QUANTUM;
+    s->run_ns = SCN_DEFAULT_QUANTA * SCN_DEFAULT_QUANTUM;
+    s->stall_ns = SCN_DEFAULT_STALL;
+}
+
+bool scn_set_feature(struct scenario *s, const char *name, bool on)
+{
+    int f = eevdf_feature_lookup(name);
+    if (f < 0)
+        return false;
+    for (int i = 0; i < s->nfeatures; i++)
+        if (s->features[i].feature == f) {
+            s->features[i].on = on;
+            return true;
+        }
+    s->features[s->nfeatures].feature = f; /* at most one entry per feature */
+    s->features[s->nfeatures].on = on;
+    s->nfeatures++;
+    return true;
+}
+
+/* ---- durations ---- */
+
+static const struct {
+    const char *name;
+    uint64_t ns;
+} scn_units[] = { { "s", 1000000000ull }, { "ms", 1000000ull }, { "us", 1000ull }, { "ns", 1ull } };
+
+bool scn_parse_duration(const char *s, uint64_t *out)
+{
+    uint64_t whole = 0, frac = 0, scale = 1;
+    const char *p = s;
+
+    if (strcmp(s, "0") == 0) {
+        *out = 0;
+        return true;
+    }
+    if (!isdigit((unsigned char)*p))
+        return false;
+    for (; isdigit((unsigned char)*p); p++) {
+        whole = whole * 10 + (uint64_t)(*p - '0');
+        if (whole > 3600000000000ull)
+            return false;
+    }
+    if (*p == '.') {
+        p++;
+        if (!isdigit((unsigned char)*p))
+            return false;
+        for (; isdigit((unsigned char)*p); p++) {
+            if (scale >= 1000000000ull)
+                return false;
+            frac = frac * 10 + (uint64_t)(*p - '0');
+            scale *= 10;
+        }
+    }
+    for (size_t u = 0; u < sizeof scn_units / sizeof scn_units[0]; u++) {
+        if (strcmp(p, scn_units[u].name) != 0)
+            continue;
+        uint64_t unit = scn_units[u].ns;
+        if (frac * unit % scale != 0)
+            return false; /* finer than a nanosecond */
+        *out = whole * unit + frac * unit / scale;
+        return *out <= 3600000000000ull;
+    }
+    return false;
+}
+
+void scn_format_duration(char *buf, size_t len, uint64_t ns)
+{
+    if (ns == 0) {
+        snprintf(buf, len, "0");
+        return;
+    }
+    for (size_t u = 0; u < sizeof scn_units / sizeof scn_units[0]; u++)
+        if (ns % scn_units[u].ns == 0) {
+            snprintf(buf, len, "%llu%s", (unsigned long long)(ns / scn_units[u].ns), scn_units[u].name);
+            return;
+        }
+}
+
+/* "30%", "2.5%", "0": a jitter in per mille, 0..SCN_PROG_JITTER_MAX. */
+static bool parse_jitter(const char *s, unsigned *permille)
+{
+    unsigned whole = 0, tenth = 0;
+    const char *p = s;
+
+    if (strcmp(s, "0") == 0) {
+        *permille = 0;
+        return true;
+    }
+    if (!isdigit((unsigned char)*p))
+        return false;
+    for (; isdigit((unsigned char)*p); p++)
+        if ((whole = whole * 10 + (unsigned)(*p - '0')) > 100)
+            return false;
+    if (*p == '.') {
+        if (!isdigit((unsigned char)p[1]))
+            return false;
+        tenth = (unsigned)(p[1] - '0');
+        p += 2;
+    }
+    if (strcmp(p, "%") != 0)
+        return false;
+    *permille = whole * 10 + tenth;
+    return *permille <= SCN_PROG_JITTER_MAX;
+}
+
+static void format_jitter(char *buf, size_t len, unsigned permille)
+{
+    if (permille % 10)
+        snprintf(buf, len, "%u.%u%%", permille / 10, permille % 10);
+    else
+        snprintf(buf, len, "%u%%", permille / 10);
+}
+
+/* ---- metrics ---- */
+
+static const struct {
+    const char *name, *what;
+} scn_metric_table[] = {
+#define SCN_METRIC_ROW(id, name, what) { name, what },
+    SCN_METRICS(SCN_METRIC_ROW)
+#undef SCN_METRIC_ROW
+};
+
+int scn_metric_lookup(const char *name)
+{
+    for (int m = 0; m < SCN_NR_METRICS; m++)
+        if (strcmp(scn_metric_table[m].name, name) == 0)
+            return m;
+    return -1;
+}
+
+const char *scn_metric_name(enum scn_metric m)
+{
+    return scn_metric_table[m].name;
+}
+
+const char *scn_metric_what(enum scn_metric m)
+{
+    return scn_metric_table[m].what;
+}
+
+/* ---- the parser ---- */
+
+struct parser {
+    const char *name;
+    int line;
+    char *err;
+    size_t errlen;
+};
+
+static int perr(struct parser *p, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* One message "name:line: ..." (line 0, a value from the command line: no
+ * position) into the error buffer; returns -1. */
+static int perr(struct parser *p, int line, const char *fmt, ...)
+{
+    va_list ap;
+    int n = line ? snprintf(p->err, p->errlen, "%s:%d: ", p->name, line) : 0;
+
+    va_start(ap, fmt);
+    if (n >= 0 && (size_t)n < p->errlen)
+        vsnprintf(p->err + n, p->errlen - (size_t)n, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static bool parse_int(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    long v;
+
+    if (!*s || strlen(s) > 12)
+        return false;
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (errno || *end || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+static int duration_arg(struct parser *p, const char *what, const char *s, uint64_t *out)
+{
+    if (!scn_parse_duration(s, out))
+        return perr(p, p->line, "bad %s '%s': want a number and a unit (ns, us, ms, s), e.g. 3ms", what, s);
+    return 0;
+}
+
+/* weight=W must be one of the 40 weights nice values give: the policies
+ * take a nice, not a weight. */
+static int weight_to_nice(struct parser *p, const char *s, int *nice)
+{
+    long w;
+    int best = 0;
+
+    if (!parse_int(s, 1, 1000000, &w))
+        return perr(p, p->line, "bad weight '%s': want a positive integer", s);
+    for (int i = 0; i < 40; i++) {
+        if (sched_weight_table[i] == (uint32_t)w) {
+            *nice = i - 20;
+            return 0;
+        }
+        if (labs((long)sched_weight_table[i] - w) < labs((long)sched_weight_table[best] - w))
+            best = i;
+    }
+    return perr(p, p->line, "weight %ld is not a nice value's weight; nearest is %u (nice %d)", w,
+                sched_weight_table[best], best - 20);
+}
+
+/* "1", "0-3", "0,2,5-6": a set of CPUs 0..63 as a mask. */
+static int parse_cpus(struct parser *p, const char *s, uint64_t *mask)
+{
+    char buf[128], *save;
+
+    if (strlen(s) >= sizeof buf)
+        return perr(p, p->line, "bad cpu '%s': too long", s);
+    strcpy(buf, s);
+    *mask = 0;
+    for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        char *dash = strchr(item, '-');
+        long lo, hi;
+        if (dash)
+            *dash = '\0';
+        if (!parse_int(item, 0, 63, &lo) || (dash && !parse_int(dash + 1, 0, 63, &hi)) || (dash && hi < lo))
+            return perr(p, p->line, "bad cpu '%s': want a CPU (0..63), a range 0-3 or a list 0,2", s);
+        if (!dash)
+            hi = lo;
+        for (long c = lo; c <= hi; c++)
+            *mask |= 1ull << c;
+    }
+    if (!*mask)
+        return perr(p, p->line, "bad cpu '%s': no CPU in it", s);
+    return 0;
+}
+
+static void format_cpus(char *buf, size_t len, uint64_t mask)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int c = 0; c < 64 && n < len; c++) {
+        if (!(mask >> c & 1))
+            continue;
+        int e = c;
+        while (e + 1 < 64 && (mask >> (e + 1) & 1))
+            e++;
+        n += (size_t)snprintf(buf + n, len - n, "%s%d", n ? "," : "", c);
+        if (e > c && n < len)
+            n += (size_t)snprintf(buf + n, len - n, "-%d", e);
+        c = e;
+    }
+}
+
+/* "run:4ms,sleep:2ms,every:1ms:30%,yield,exit" */
+static int parse_pattern(struct parser *p, const char *text, struct scn_task *t)
+{
+    char buf[512], *save;
+
+    if (strlen(text) >= sizeof buf)
+        return perr(p, p->line, "pattern is longer than %zu characters", sizeof buf - 1);
+    strcpy(buf, text);
+    t->nsteps = 0;
+    for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        struct scn_step *g;
+        char *colon = strchr(item, ':');
+
+        if (t->nsteps == SCN_MAX_STEPS)
+            return perr(p, p->line, "pattern has more than %d steps", SCN_MAX_STEPS);
+        if (t->nsteps > 0 && t->steps[t->nsteps - 1].kind == SCN_EXIT)
+            return perr(p, p->line, "nothing may follow exit in a pattern");
+        g = &t->steps[t->nsteps];
+        memset(g, 0, sizeof *g);
+        if (strcmp(item, "exit") == 0 || strcmp(item, "yield") == 0) {
+            g->kind = strcmp(item, "exit") == 0 ? SCN_EXIT : SCN_YIELD;
+        } else if (colon && colon - item == 3 && strncmp(item, "run", 3) == 0) {
+            g->kind = SCN_RUN;
+        } else if (colon && colon - item == 5 && strncmp(item, "sleep", 5) == 0) {
+            g->kind = SCN_SLEEP;
+        } else if (colon && colon - item == 5 && strncmp(item, "every", 5) == 0) {
+            g->kind = SCN_EVERY;
+            char *jit = strchr(colon + 1, ':');
+            if (jit) {
+                *jit++ = '\0';
+                if (!parse_jitter(jit, &g->jitter_permille))
+                    return perr(p, p->line, "bad jitter '%s' in '%s': want a percentage 0%%..99.9%%, e.g. 30%%",
+                                jit, item);
+            }
+        } else {
+            return perr(p, p->line,
+                        "bad pattern step '%s': want run:DURATION, sleep:DURATION, every:PERIOD[:JITTER%%], yield "
+                        "or exit",
+                        item);
+        }
+        if (g->kind != SCN_EXIT && g->kind != SCN_YIELD) {
+            if (duration_arg(p, "pattern duration", colon + 1, &g->ns) < 0)
+                return -1;
+            if (g->ns == 0)
+                return perr(p, p->line, "pattern step '%s' is empty", item);
+        }
+        if (t->nsteps == 0 && g->kind != SCN_RUN)
+            return perr(p, p->line, "a pattern starts with run: (a periodic task: run:50us,every:1ms)");
+        if (t->nsteps > 0 && g->kind != SCN_RUN && g->kind != SCN_YIELD && g->kind != SCN_EXIT &&
+            (t->steps[t->nsteps - 1].kind == SCN_SLEEP || t->steps[t->nsteps - 1].kind == SCN_EVERY))
+            return perr(p, p->line, "two sleeps in a row: write one longer sleep");
+        t->nsteps++;
+    }
+    if (t->nsteps == 0)
+        return perr(p, p->line, "empty pattern");
+    for (int k = 0; k < t->nsteps; k++)
+        if (t->steps[k].kind == SCN_RUN)
+            return 0;
+    return perr(p, p->line, "a pattern needs a run: step");
+}
+
+static int check_name(struct parser *p, const char *name)
+{
+    if (!*name)
+        return perr(p, p->line, "a task needs a name");
+    if (strlen(name) > SCN_NAME_MAX)
+        return perr(p, p->line, "task name '%s' is longer than %d characters", name, SCN_NAME_MAX);
+    for (const char *c = name; *c; c++)
+        if (!isalnum((unsigned char)*c) && *c != '_')
+            return perr(p, p->line, "task name '%s': letters, digits and _ only", name);
+    return 0;
+}
+
+/* Every every: step of t gets this period (period) or jitter. */
+static int set_every(struct parser *p, struct scn_task *t, const char *key, const char *val)
+{
+    uint64_t period = 0;
+    unsigned jitter = 0;
+    int n = 0;
+
+    if (strcmp(key, "period") == 0) {
+        if (duration_arg(p, "period", val, &period) < 0)
+            return -1;
+        if (!period)
+            return perr(p, p->line, "period must be longer than 0");
+    } else if (!parse_jitter(val, &jitter)) {
+        return perr(p, p->line, "bad jitter '%s': want a percentage 0%%..99.9%%, e.g. 30%%", val);
+    }
+    for (int k = 0; k < t->nsteps; k++)
+        if (t->steps[k].kind == SCN_EVERY) {
+            n++;
+            if (period)
+                t->steps[k].ns = period;
+            else
+                t->steps[k].jitter_permille = jitter;
+        }
+    if (!n)
+        return perr(p, p->line, "task %s has no every: step for %s= to change", t->name, key);
+    return 0;
+}
+
+/* One key=value of a task line (also a vary axis TASK.KEY). */
+static int task_option(struct parser *p, struct scn_task *t, const char *key, const char *val, bool *have_nice)
+{
+    long n;
+
+    if (strcmp(key, "nice") == 0 || strcmp(key, "weight") == 0) {
+        if (have_nice && *have_nice)
+            return perr(p, p->line, "give nice= or weight= once");
+        if (have_nice)
+            *have_nice = true;
+        if (key[0] == 'w')
+            return weight_to_nice(p, val, &t->nice);
+        if (!parse_int(val, SCHED_NICE_MIN, SCHED_NICE_MAX, &n))
+            return perr(p, p->line, "bad nice '%s': want %d..%d", val, SCHED_NICE_MIN, SCHED_NICE_MAX);
+        t->nice = (int)n;
+    } else if (strcmp(key, "slice") == 0) {
+        if (strcmp(val, "base") == 0) {
+            t->slice_ns = 0;
+            return 0;
+        }
+        if (duration_arg(p, "slice", val, &t->slice_ns) < 0)
+            return -1;
+        if (t->slice_ns && (t->slice_ns < EEVDF_SLICE_MIN || t->slice_ns > EEVDF_SLICE_MAX))
+            return perr(p, p->line, "slice %s is outside 100us..100ms, which EEVDF would clamp it to", val);
+    } else if (strcmp(key, "arrive") == 0) {
+        return duration_arg(p, "arrive", val, &t->arrive_ns);
+    } else if (strcmp(key, "pattern") == 0) {
+        return parse_pattern(p, val, t);
+    } else if (strcmp(key, "cpu") == 0) {
+        return parse_cpus(p, val, &t->cpumask);
+    } else if (strcmp(key, "count") == 0) {
+        if (!parse_int(val, 1, SCN_MAX_COUNT, &n))
+            return perr(p, p->line, "bad count '%s': want 1..%d", val, SCN_MAX_COUNT);
+        t->count = (unsigned)n;
+    } else if (strcmp(key, "period") == 0 || strcmp(key, "jitter") == 0) {
+        return set_every(p, t, key, val);
+    } else {
+        return perr(p, p->line,
+                    "unknown task option '%s': want nice, weight, slice, arrive, cpu, pattern, period, jitter or "
+                    "count",
+                    key);
+    }
+    return 0;
+}
+
+static int parse_task(struct parser *p, struct scenario *s, char **tok, int ntok)
+{
+    struct scn_task *t;
+    bool have_nice = false;
+    char *star;
+    long n = 1;
+
+    if (ntok < 2)
+        return perr(p, p->line, "task needs a name: task A[*N] [nice=N|weight=W] [slice=D] [arrive=D] [cpu=C] "
+                                "[pattern=...]");
+    if (s->ntasks == SCN_MAX_TASKS)
+        return perr(p, p->line, "more than %d task lines", SCN_MAX_TASKS);
+    if ((star = strchr(tok[1], '*')) != NULL) {
+        *star = '\0';
+        if (!parse_int(star + 1, 1, SCN_MAX_COUNT, &n))
+            return perr(p, p->line, "bad count '%s' in %s*%s: want 1..%d", star + 1, tok[1], star + 1,
+                        SCN_MAX_COUNT);
+    }
+    if (check_name(p, tok[1]) < 0)
+        return -1;
+    for (int i = 0; i < s->ntasks; i++)
+        if (strcmp(s->tasks[i].name, tok[1]) == 0)
+            return perr(p, p->line, "task %s is already declared on line %d", tok[1], s->tasks[i].line);
+    t = &s->tasks[s->ntasks];
+    memset(t, 0, sizeof *t);
+    strcpy(t->name, tok[1]);
+    t->line = p->line;
+    t->count = (unsigned)n;
+    for (int i = 2; i < ntok; i++) {
+        char *key = tok[i], *val = strchr(key, '=');
+        if (!val)
+            return perr(p, p->line, "bad task option '%s': want key=value", key);
+        *val++ = '\0';
+        if (strcmp(key, "count") == 0)
+            return perr(p, p->line, "write the count as %s*N", t->name);
+        if (task_option(p, t, key, val, &have_nice) < 0)
+            return -1;
+    }
+    s->ntasks++;
+    return 0;
+}
+
+static int parse_measure(struct parser *p, struct scenario *s, char **tok, int ntok)
+{
+    int t;
+
+    if (ntok < 3)
+        return perr(p, p->line, "measure needs a task and metrics: measure probe stall p99 share");
+    if ((t = scn_task_lookup(s, tok[1])) < 0)
+        return perr(p, p->line, "measure: no task line '%s' above", tok[1]);
+    for (int i = 2; i < ntok; i++) {
+        int m = scn_metric_lookup(tok[i]);
+        if (m < 0) {
+            char all[512] = "";
+            for (int k = 0; k < SCN_NR_METRICS; k++)
+                snprintf(all + strlen(all), sizeof all - strlen(all), "%s%s", k ? ", " : "",
+                         scn_metric_name((enum scn_metric)k));
+            return perr(p, p->line, "measure: no metric '%s'; want %s", tok[i], all);
+        }
+        if (s->nmeasures == SCN_MAX_MEASURES)
+            return perr(p, p->line, "more than %d measured columns", SCN_MAX_MEASURES);
+        s->measures[s->nmeasures].task = t;
+        s->measures[s->nmeasures].metric = (enum scn_metric)m;
+        s->nmeasures++;
+    }
+    return 0;
+}
+
+/* `vary KEY V1,V2,...`: the values are checked at the end of the file. */
+static int parse_vary(struct parser *p, struct scenario *s, char **tok, int ntok)
+{
+    struct scn_vary *v;
+    char *save;
+
+    if (ntok != 3)
+        return perr(p, p->line, "vary takes a key and values: vary hog.count 2,8");
+    if (s->nvary == SCN_MAX_VARY)
+        return perr(p, p->line, "more than %d vary axes", SCN_MAX_VARY);
+    if (strlen(tok[1]) >= SCN_KEY_MAX)
+        return perr(p, p->line, "vary: key '%s' is too long", tok[1]);
+    for (int i = 0; i < s->nvary; i++)
+        if (strcmp(s->vary[i].key, tok[1]) == 0)
+            return perr(p, p->line, "vary %s is already given on line %d", tok[1], s->vary[i].line);
+    v = &s->vary[s->nvary];
+    memset(v, 0, sizeof *v);
+    strcpy(v->key, tok[1]);
+    v->line = p->line;
+    for (char *val = strtok_r(tok[2], ",", &save); val; val = strtok_r(NULL, ",", &save)) {
+        if (v->nvalues == SCN_MAX_VALUES)
+            return perr(p, p->line, "vary %s: more than %d values", v->key, SCN_MAX_VALUES);
+        if (strlen(val) >= SCN_VALUE_MAX)
+            return perr(p, p->line, "vary %s: value '%s' is too long", v->key, val);
+        strcpy(v->values[v->nvalues++], val);
+    }
+    if (v->nvalues == 0)
+        return perr(p, p->line, "vary %s: no values", v->key);
+    s->nvary++;
+    return 0;
+}
+
+/* A machine directive with its one value (feature takes two). */
+static int machine_directive(struct parser *p, struct scenario *s, const char *d, char **args, int nargs)
+{
+    static const char *const known[] = { "policy", "cpus", "hz", "tick", "quantum", "run", "seed", "stall", "feature" };
+    bool is_known = false;
+    long n;
+
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        is_known |= strcmp(d, known[i]) == 0;
+    if (!is_known)
+        return perr(p, p->line,
+                    "unknown directive '%s': want policy, cpus, hz, tick, quantum, run, seed, stall, feature, "
+                    "task, measure or vary",
+                    d);
+    if (nargs != (strcmp(d, "feature") == 0 ? 2 : 1))
+        return perr(p, p->line, "%s: wrong number of arguments", d);
+    if (strcmp(d, "policy") == 0) {
+        if (strcmp(args[0], "rr") != 0 && strcmp(args[0], "eevdf") != 0)
+            return perr(p, p->line, "bad policy '%s': want rr or eevdf", args[0]);
+        strcpy(s->policy, args[0]);
+        s->lines.policy = p->line;
+    } else if (strcmp(d, "cpus") == 0) {
+        if (!parse_int(args[0], 1, 64, &n))
+            return perr(p, p->line, "bad cpus '%s': want 1..64", args[0]);
+        s->cpus = (unsigned)n;
+        s->lines.cpus = p->line;
+    } else if (strcmp(d, "hz") == 0) {
+        if (!parse_int(args[0], 1, 10000, &n) || 1000000000 % n)
+            return perr(p, p->line, "bad hz '%s': want ticks a second that divide 1 s into whole ns, e.g. 250",
+                        args[0]);
+        if (s->lines.tick && s->lines.tick != p->line)
+            return perr(p, p->line, "give hz or tick, not both (tick is on line %d)", s->lines.tick);
+        s->hz = (unsigned)n;
+        s->tick_ns = 1000000000ull / (uint64_t)n;
+        s->lines.hz = p->line;
+    } else if (strcmp(d, "tick") == 0) {
+        if (duration_arg(p, "tick", args[0], &s->tick_ns) < 0)
+            return -1;
+        if (s->tick_ns == 0)
+            return perr(p, p->line, "the tick must be longer than 0");
+        if (s->lines.hz && s->lines.hz != p->line)
+            return perr(p, p->line, "give hz or tick, not both (hz is on line %d)", s->lines.hz);
+        s->hz = 1000000000ull % s->tick_ns ? 0 : (unsigned)(1000000000ull / s->tick_ns);
+        s->lines.tick = p->line;
+    } else if (strcmp(d, "quantum") == 0) {
+        if (duration_arg(p, "quantum", args[0], &s->quantum_ns) < 0)
+            return -1;
+        if (s->quantum_ns == 0)
+            return perr(p, p->line, "the quantum must be longer than 0");
+        s->lines.quantum = p->line;
+    } else if (strcmp(d, "run") == 0) {
+        if (duration_arg(p, "run", args[0], &s->run_ns) < 0)
+            return -1;
+        if (s->run_ns == 0)
+            return perr(p, p->line, "run must be longer than 0");
+        s->lines.run = p->line;
+    } else if (strcmp(d, "seed") == 0) {
+        char *end;
+        if (!*args[0] || strspn(args[0], "0123456789") != strlen(args[0]) || strlen(args[0]) > 19)
+            return perr(p, p->line, "bad seed '%s': want a whole number", args[0]);
+        s->seed = strtoull(args[0], &end, 10);
+        s->lines.seed = p->line;
+    } else if (strcmp(d, "stall") == 0) {
+        if (duration_arg(p, "stall", args[0], &s->stall_ns) < 0)
+            return -1;
+        s->lines.stall = p->line;
+    } else { /* feature */
+        bool on = strcmp(args[1], "on") == 0;
+        if (!on && strcmp(args[1], "off") != 0)
+            return perr(p, p->line, "feature %s: want on or off, not '%s'", args[0], args[1]);
+        if (!scn_set_feature(s, args[0], on))
+            return perr(p, p->line, "no feature '%s' (see kernel/sched/eevdf_features.h)", args[0]);
+    }
+    return 0;
+}
+
+/* One directive, already cut into tokens. */
+static int parse_line(struct parser *p, struct scenario *s, char **tok, int ntok)
+{
+    if (strcmp(tok[0], "task") == 0)
+        return parse_task(p, s, tok, ntok);
+    if (strcmp(tok[0], "measure") == 0)
+        return parse_measure(p, s, tok, ntok);
+    if (strcmp(tok[0], "vary") == 0)
+        return parse_vary(p, s, tok, ntok);
+    return machine_directive(p, s, tok[0], tok + 1, ntok - 1);
+}
+
+int scn_task_lookup(const struct scenario *s, const char *name)
+{
+    for (int i = 0; i < s->ntasks; i++)
+        if (strcmp(s->tasks[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+/* key = value as a vary axis applies it; line is where the axis is. */
+static int apply_at(struct parser *p, struct scenario *s, const char *key, const char *value)
+{
+    char k[SCN_KEY_MAX], v[SCN_VALUE_MAX * 2];
+    char *dot;
+
+    if (strlen(key) >= sizeof k || strlen(value) >= sizeof v)
+        return perr(p, p->line, "vary %s: too long", key);
+    strcpy(k, key);
+    strcpy(v, value);
+    dot = strchr(k, '.');
+    if (!dot) {
+        char *args[1] = { v };
+        if (strcmp(k, "feature") == 0 || strcmp(k, "task") == 0 || strcmp(k, "measure") == 0 ||
+            strcmp(k, "vary") == 0)
+            return perr(p, p->line, "vary %s: not a key; want hz, cpus, policy, run, seed, stall, quantum, "
+                                    "feature.NAME or TASK.OPTION", k);
+        return machine_directive(p, s, k, args, 1);
+    }
+    *dot++ = '\0';
+    if (strcmp(k, "feature") == 0) {
+        char *args[2] = { dot, v };
+        return machine_directive(p, s, "feature", args, 2);
+    }
+    int t = scn_task_lookup(s, k);
+    if (t < 0)
+        return perr(p, p->line, "vary %s.%s: no task line '%s'", k, dot, k);
+    return task_option(p, &s->tasks[t], dot, v, NULL);
+}
+
+int scn_apply(struct scenario *s, const char *key, const char *value, char *err, size_t errlen)
+{
+    struct parser p = { s->name, 0, err, errlen };
+    return apply_at(&p, s, key, value);
+}
+
+/* ---- whole-scenario checks ---- */
+
+static bool whole_quanta(uint64_t ns, uint64_t q)
+{
+    return ns % q == 0;
+}
+
+unsigned scn_ninstances(const struct scenario *s)
+{
+    unsigned n = 0;
+    for (int i = 0; i < s->ntasks; i++)
+        n += s->tasks[i].count;
+    return n;
+}
+
+int scn_check(const struct scenario *s, char *err, size_t errlen)
+{
+    struct parser pp = { s->name, 0, err, errlen }, *p = &pp;
+    char q[32];
+    uint64_t nq = s->run_ns / s->quantum_ns;
+    int qline = s->lines.quantum, rline = s->lines.run ? s->lines.run : qline;
+
+    scn_format_duration(q, sizeof q, s->quantum_ns);
+    if (s->tick_ns && !whole_quanta(s->tick_ns, s->quantum_ns))
+        return perr(p, s->lines.hz ? s->lines.hz : s->lines.tick, "the tick must be a whole number of quanta (%s)",
+                    q);
+    if (!whole_quanta(s->run_ns, s->quantum_ns) || nq == 0)
+        return perr(p, rline, "run must be a positive whole number of quanta (%s)", q);
+    if (nq > SCN_SIM_MAX_QUANTA)
+        return perr(p, rline, "run is %llu quanta; at most %d", (unsigned long long)nq, SCN_SIM_MAX_QUANTA);
+    if (s->ntasks == 0)
+        return perr(p, 0, "%s: no tasks: add a line like 'task A'", s->name);
+    if (scn_ninstances(s) > SCN_MAX_INSTANCES)
+        return perr(p, s->tasks[s->ntasks - 1].line, "%u tasks in all; at most %d", scn_ninstances(s),
+                    SCN_MAX_INSTANCES);
+    for (int i = 0; i < s->ntasks; i++) {
+        const struct scn_task *t = &s->tasks[i];
+        if (!whole_quanta(t->arrive_ns, s->quantum_ns))
+            return perr(p, t->line, "task %s: arrive must be a whole number of quanta (%s)", t->name, q);
+        if (t->cpumask && (t->cpumask >> s->cpus))
+            return perr(p, t->line, "task %s: cpu %d is not on a machine of %u CPUs (cpus %u)", t->name,
+                        63 - __builtin_clzll(t->cpumask), s->cpus, s->cpus);
+        for (int k = 0; k < t->nsteps; k++) {
+            const struct scn_step *g = &t->steps[k];
+            if (!whole_quanta(g->ns, s->quantum_ns))
+                return perr(p, t->line, "task %s: pattern steps must be whole numbers of quanta (%s)", t->name, q);
+            if (g->kind == SCN_EVERY && g->ns * g->jitter_permille / 1000 < s->quantum_ns && g->jitter_permille &&
+                s->quantum_ns > 1)
+                return perr(p, t->line, "task %s: a jitter of %u per mille of %llu ns is finer than the quantum (%s)",
+                            t->name, g->jitter_permille, (unsigned long long)g->ns, q);
+        }
+    }
+    return 0;
+}
+
+/* Each vary value, applied to a copy of s as the file leaves it, must
+ * give a scenario that passes the checks. */
+static int check_vary(struct parser *p, const struct scenario *s)
+{
+    static struct scenario copy; /* large: off the stack */
+
+    for (int a = 0; a < s->nvary; a++)
+        for (int i = 0; i < s->vary[a].nvalues; i++) {
+            char inner[400];
+            copy = *s;
+            p->line = s->vary[a].line;
+            if (apply_at(p, &copy, s->vary[a].key, s->vary[a].values[i]) < 0)
+                return -1;
+            if (scn_check(&copy, inner, sizeof inner) < 0)
+                return perr(p, s->vary[a].line, "vary %s %s: %s", s->vary[a].key, s->vary[a].values[i], inner);
+        }
+    return 0;
+}
+
+#define SCN_MAX_TOKENS 40
+#define SCN_XSTR(x) #x
+#define SCN_STR(x) SCN_XSTR(x)
+/* A scenario is a small text file: a line longer than this, or a NUL
+ * byte, is not one (`runq sim /dev/zero` read forever), and neither is a
+ * file of more lines than this. */
+#define SCN_LINE_MAX 1024
+#define SCN_LINES_MAX 10000
+
+/* Reads one line of at most SCN_LINE_MAX - 1 bytes into buf (newline
+ * dropped). Returns 1 for a line, 0 at the end, -1 for a line too long or
+ * holding a NUL (why says which). */
+static int read_line(FILE *f, char *buf, const char **why)
+{
+    size_t n = 0;
+    int c = EOF;
+    while ((c = getc(f)) != EOF && c != '\n') {
+        if (c == '\0') {
+            *why = "a NUL byte: not a text file";
+            return -1;
+        }
+        if (n + 1 == SCN_LINE_MAX) {
+            *why = "longer than " SCN_STR(SCN_LINE_MAX) " bytes";
+            return -1;
+        }
+        buf[n++] = (char)c;
+    }
+    buf[n] = '\0';
+    return c == EOF && n == 0 ? 0 : 1;
+}
+
+int scn_parse(FILE *f, const char *name, struct scenario *s, char *err, size_t errlen)
+{
+    struct parser p = { name, 0, err, errlen };
+    char buf[SCN_LINE_MAX];
+    const char *why = NULL;
+    int rc = 0, got;
+
+    scn_init(s);
+    snprintf(s->name, sizeof s->name, "%s", name);
+    while (rc == 0 && (got = read_line(f, buf, &why)) != 0) {
+        char *tok[SCN_MAX_TOKENS], *hash = strchr(buf, '#');
+        int ntok = 0;
+
+        p.line++;
+        if (got < 0) {
+            rc = perr(&p, p.line, "%s", why);
+            break;
+        }
+        if (p.line > SCN_LINES_MAX) {
+            rc = perr(&p, p.line, "more than %d lines: not a scenario", SCN_LINES_MAX);
+            break;
+        }
+        if (hash)
+            *hash = '\0';
+        for (char *t = strtok(buf, " \t\r\n"); t; t = strtok(NULL, " \t\r\n")) {
+            if (ntok == SCN_MAX_TOKENS) {
+                rc = perr(&p, p.line, "more than %d words on a line", SCN_MAX_TOKENS);
+                break;
+            }
+            tok[ntok++] = t;
+        }
+        if (rc == 0 && ntok > 0)
+            rc = parse_line(&p, s, tok, ntok);
+    }
+    if (rc == 0 && ferror(f))
+        rc = perr(&p, p.line, "read error: %s", strerror(errno));
+    if (rc == 0 && s->ntasks == 0)
+        rc = perr(&p, p.line, "no tasks: add a line like 'task A'");
+    if (rc == 0 && !s->lines.run)
+        s->run_ns = SCN_DEFAULT_QUANTA * s->quantum_ns; /* the default is in quanta */
+    if (rc == 0)
+        rc = scn_check(s, err, errlen);
+    if (rc == 0)
+        rc = check_vary(&p, s);
+    return rc;
+}
+
+int scn_load(const char *path, struct scenario *s, char *err, size_t errlen)
+{
+    bool is_stdin = strcmp(path, "-") == 0;
+    FILE *f = is_stdin ? stdin : fopen(path, "r");
+    int rc;
+
+    if (!f) {
+        snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    rc = scn_parse(f, is_stdin ? "<stdin>" : path, s, err, errlen);
+    if (!is_stdin)
+        fclose(f);
+    return rc;
+}
+
+/* ---- what a scenario asks ---- */
+
+int scn_instance(const struct scenario *s, unsigned i, unsigned *index)
+{
+    for (int t = 0; t < s->ntasks; t++) {
+        if (i < s->tasks[t].count) {
+            if (index)
+                *index = i;
+            return t;
+        }
+        i -= s->tasks[t].count;
+    }
+    return -1;
+}
+
+void scn_instance_name(const struct scenario *s, unsigned i, char *buf, size_t len)
+{
+    unsigned k;
+    int t = scn_instance(s, i, &k);
+    if (t < 0)
+        snprintf(buf, len, "?");
+    else if (s->tasks[t].count > 1)
+        snprintf(buf, len, "%s%u", s->tasks[t].name, k);
+    else
+        snprintf(buf, len, "%s", s->tasks[t].name);
+}
+
+bool scn_is_periodic(const struct scn_task *t)
+{
+    for (int k = 0; k < t->nsteps; k++)
+        if (t->steps[k].kind == SCN_EVERY)
+            return true;
+    return false;
+}
+
+static bool sleeps(const struct scn_task *t)
+{
+    for (int k = 0; k < t->nsteps; k++)
+        if (t->steps[k].kind == SCN_EVERY || t->steps[k].kind == SCN_SLEEP)
+            return true;
+    return false;
+}
+
+uint64_t scn_asked_ppm(const struct scn_task *t)
+{
+    uint64_t run = 0, round = 0;
+    for (int k = 0; k < t->nsteps; k++) {
+        const struct scn_step *g = &t->steps[k];
+        if (g->kind == SCN_RUN) {
+            run += g->ns;
+            round += g->ns;
+        } else if (g->kind == SCN_SLEEP) {
+            round += g->ns;
+        } else if (g->kind == SCN_EVERY) {
+            /* the period holds the runs since the last target */
+            round = round > g->ns ? round : g->ns;
+        }
+    }
+    if (!sleeps(t) || !round)
+        return 1000000;
+    return run * 1000000 / round;
+}
+
+int scn_default_measures(const struct scenario *s, struct scn_measure *out, int max)
+{
+    static const enum scn_metric sleeper[] = { SCN_M_STALL, SCN_M_LATE_P50, SCN_M_LATE_P99, SCN_M_SHARE };
+    static const enum scn_metric hog[] = { SCN_M_SHARE, SCN_M_WORK };
+    int n = 0;
+
+    for (int t = 0; t < s->ntasks; t++) {
+        bool sl = sleeps(&s->tasks[t]);
+        const enum scn_metric *m = sl ? sleeper : hog;
+        int k = sl ? 4 : 2;
+        for (int i = 0; i < k && n < max; i++) {
+            out[n].task = t;
+            out[n].metric = m[i];
+            n++;
+        }
+    }
+    return n;
+}
+
+/* ---- printing a scenario back ---- */
+
+void scn_print(FILE *out, const struct scenario *s)
+{
+    char a[64], b[32];
+
+    fprintf(out, "policy %s\n", s->policy);
+    if (strcmp(s->policy, "eevdf") == 0 || s->lines.cpus)
+        fprintf(out, "cpus %u\n", s->cpus);
+    scn_format_duration(a, sizeof a, s->quantum_ns);
+    fprintf(out, "quantum %s\n", a);
+    if (s->lines.hz) {
+        fprintf(out, "hz %u\n", s->hz);
+    } else if (s->tick_ns && s->tick_ns != s->quantum_ns) {
+        scn_format_duration(a, sizeof a, s->tick_ns);
+        fprintf(out, "tick %s\n", a);
+    }
+    scn_format_duration(a, sizeof a, s->run_ns);
+    fprintf(out, "run %s\n", a);
+    if (s->seed || s->lines.seed)
+        fprintf(out, "seed %llu\n", (unsigned long long)s->seed);
+    if (s->stall_ns != SCN_DEFAULT_STALL) {
+        scn_format_duration(a, sizeof a, s->stall_ns);
+        fprintf(out, "stall %s\n", a);
+    }
+    for (int i = 0; i < s->nfeatures; i++)
+        fprintf(out, "feature %s %s\n", eevdf_feature_name((enum eevdf_feature)s->features[i].feature),
+                s->features[i].on ? "on" : "off");
+    for (int i = 0; i < s->ntasks; i++) {
+        const struct scn_task *t = &s->tasks[i];
+
+        fprintf(out, "task %s", t->name);
+        if (t->count > 1)
+            fprintf(out, "*%u", t->count);
+        if (t->nice)
+            fprintf(out, " nice=%d", t->nice);
+        if (t->slice_ns) {
+            scn_format_duration(a, sizeof a, t->slice_ns);
+            fprintf(out, " slice=%s", a);
+        }
+        if (t->arrive_ns) {
+            scn_format_duration(a, sizeof a, t->arrive_ns);
+            fprintf(out, " arrive=%s", a);
+        }
+        if (t->cpumask) {
+            format_cpus(a, sizeof a, t->cpumask);
+            fprintf(out, " cpu=%s", a);
+        }
+        for (int k = 0; k < t->nsteps; k++) {
+            const struct scn_step *g = &t->steps[k];
+            scn_format_duration(b, sizeof b, g->ns);
+            fprintf(out, "%s", k ? "," : " pattern=");
+            switch (g->kind) {
+            case SCN_EXIT:
+                fprintf(out, "exit");
+                break;
+            case SCN_YIELD:
+                fprintf(out, "yield");
+                break;
+            case SCN_RUN:
+                fprintf(out, "run:%s", b);
+                break;
+            case SCN_SLEEP:
+                fprintf(out, "sleep:%s", b);
+                break;
+            case SCN_EVERY:
+                fprintf(out, "every:%s", b);
+                if (g->jitter_permille) {
+                    format_jitter(a, sizeof a, g->jitter_permille);
+                    fprintf(out, ":%s", a);
+                }
+                break;
+            }
+        }
+        fprintf(out, "\n");
+    }
+    for (int i = 0; i < s->nmeasures; i++) {
+        int t = s->measures[i].task;
+        if (i == 0 || s->measures[i - 1].task != t)
+            fprintf(out, "%smeasure %s", i ? "\n" : "", s->tasks[t].name);
+        fprintf(out, " %s", scn_metric_name(s->measures[i].metric));
+        if (i == s->nmeasures - 1)
+            fprintf(out, "\n");
+    }
+    for (int i = 0; i < s->nvary; i++) {
+        fprintf(out, "vary %s ", s->vary[i].key);
+        for (int k = 0; k < s->vary[i].nvalues; k++)
+            fprintf(out, "%s%s", k ? "," : "", s->vary[i].values[k]);
+        fprintf(out, "\n");
+    }
+}
