@@ -37,7 +37,7 @@ static void lab_help(FILE *f)
                "       runq lab check N --answers FILE [--key DIR] [--out DIR] [--seed S] [--reveal]\n"
                "       runq lab pack OUT\n"
                "       runq lab grade N --key DIR SUBMISSIONS [--out DIR]\n"
-               "       runq lab calibrate N [--seeds K] [--out DIR]\n"
+               "       runq lab calibrate N [--seeds K] [--write] [--out DIR]\n"
                "\n"
                "Labs about who runs next, under the round robin and EEVDF. N is the lab's\n"
                "number or folder name (labs/NN-name, or $RUNQ_LABS).\n"
@@ -55,7 +55,9 @@ static void lab_help(FILE *f)
                "  grade   judges every answers file in SUBMISSIONS with the key: one line\n"
                "          a student and the class's mean (docs/instructor.md)\n"
                "  calibrate  for lab writers: the truths under seeds 1..K (default 5), each\n"
-               "          question's spread, and whether its tolerance covers it\n"
+               "          question's spread, and whether its margin bears it; --write\n"
+               "          stores the spreads in the lab's calibration file, which check\n"
+               "          judges with (within spread plus margin)\n"
                "  check   judges an answers file (\"ID = VALUE\" lines): PASS/FAIL per\n"
                "          question and the score, never the right answer; exit 0 only\n"
                "          when all pass; on a failure the transcript is kept in DIR\n"
@@ -69,6 +71,7 @@ static void lab_help(FILE *f)
                "  --key DIR        check, grade: the instructor's key (lab pack's OUT/key),\n"
                "                   which holds the fixed answers a student's copy lacks\n"
                "  --student ID     run: your variant, from your ID (stored in the answers)\n"
+               "  --write          calibrate: store the spreads in the lab's calibration file\n"
                "  --reveal         check: print each measured value too, and write\n"
                "                   DIR/measured.txt (only with the key, or the labs tree)\n"
                "  --help           show this help\n");
@@ -564,7 +567,7 @@ static int lab_run(struct lab *lab, const char *outdir, long seed, const char *s
         char why[300], meas[300];
         char value[256];
         lab_answer_value(ans[i], value, sizeof value);
-        bool pass = ok[i] && lab_judge(q, value, truth[i], why, sizeof why);
+        bool pass = ok[i] && lab_judge(lab, q, value, truth[i], why, sizeof why);
         /* A measurement of this run is the student's own; a choice's
          * answer is the lab's, and only lab check judges it. */
         bool shown = q->type != LAB_Q_CHOICE && strcmp(truth[i], LAB_NEEDS_KEY);
@@ -658,7 +661,7 @@ static int lab_check(struct lab *lab, const char *outdir, const char *answers, l
                 fprintf(t, "%s\n", line);
             continue;
         }
-        bool good = ok[i] && lab_judge(q, ans, truth[i], why, sizeof why);
+        bool good = ok[i] && lab_judge(lab, q, ans, truth[i], why, sizeof why);
         if (!ok[i])
             snprintf(why, sizeof why, "could not measure: %s", truth[i]);
         snprintf(line, sizeof line, "%s %s: answered %s; %s", good ? "PASS" : "FAIL", q->id,
@@ -758,13 +761,95 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* A calibrated question's spread over the seeds' truths v[0..n): the most
+ * one seed's truth lies from their median (*med), of the margin's kind; a
+ * prediction derived from the model sits near the median, and must pass
+ * against every seed's truth. Rounded up: to a whole percent, or to 0.01. */
+static double spread_of(const struct lab_question *q, double *v, int n, double *med)
+{
+    qsort(v, (size_t)n, sizeof v[0], cmp_double);
+    *med = v[n / 2];
+    double need = 0;
+    for (int k = 0; k < n; k++) {
+        double off = fabs(*med - v[k]), x = q->tol_rel ? (v[k] ? off / fabs(v[k]) : 0) : off;
+        if (x > need)
+            need = x;
+    }
+    return ceil(need * 100 - 1e-9) / 100;
+}
+
+/* The verdict on a number that differs between seeds: with a margin, the
+ * spread it measured (fair while the margin bears it, so that the seeds do
+ * not decide more than the reasoning); with a fixed tolerance, whether the
+ * median passes against every seed. *bad is set when not. */
+static void calibrate_number(const struct lab *lab, const struct lab_question *q, double *v, int seeds, double *spread,
+                             char *buf, size_t len, bool *bad)
+{
+    double med;
+    *spread = spread_of(q, v, seeds, &med);
+    char ss[32], ms[32], ts[160];
+    lab_tol_value(q, *spread, ss, sizeof ss);
+    lab_tol_value(q, q->tol, ms, sizeof ms);
+    if (q->calibrated) {
+        *bad = *spread > q->tol + 1e-9;
+        char was[64] = "", cal[32];
+        if (q->has_spread) {
+            lab_tol_value(q, q->spread, cal, sizeof cal);
+            snprintf(was, sizeof was, "; the lab's calibration: ±%s", cal);
+        }
+        snprintf(buf, len, "%s: spread ±%s around the median %g, %s margin %s%s", *bad ? "UNSTABLE" : "fair", ss,
+                 med, *bad ? "more than its" : "within its", ms, was);
+        return;
+    }
+    bool covered = true;
+    for (int k = 0; k < seeds; k++)
+        covered = covered && fabs(med - v[k]) <= (q->tol_rel ? q->tol * fabs(v[k]) : q->tol) + 1e-9;
+    *bad = !covered;
+    lab_tol_str(lab, q, ts, sizeof ts);
+    snprintf(buf, len, "%s: the median %g passes %s every seed with ±%s (it needs ±%s)", covered ? "fair" : "UNSTABLE",
+             med, covered ? "against" : "not against", ts, ss);
+}
+
+/* Writes the lab's calibration file: each calibrated question's spread. */
+static int calibration_write(const struct lab *lab, const double *spread, int seeds)
+{
+    char path[700], tmp[720];
+    snprintf(path, sizeof path, "%s/calibration", lab->dir);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        fprintf(stderr, "runq lab: %s: %s\n", tmp, strerror(errno));
+        return -1;
+    }
+    fprintf(f, "# Written by runq lab calibrate %d --seeds %d --write; do not edit.\n"
+               "# Each question with a margin (lab.conf): its spread, the most one seed's truth\n"
+               "# lies from the median of seeds 1..%d's truths (a percentage: of that truth).\n"
+               "# lab check passes an answer within spread + margin of the student's truth.\n"
+               "seeds = %d\n", lab->number, seeds, seeds, seeds);
+    for (int i = 0; i < lab->nq; i++) {
+        if (!lab->q[i].calibrated)
+            continue;
+        char ss[32];
+        lab_tol_value(&lab->q[i], spread[i], ss, sizeof ss);
+        fprintf(f, "%s = %s\n", lab->q[i].id, ss);
+    }
+    if (fclose(f) || rename(tmp, path)) {
+        fprintf(stderr, "runq lab: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    printf("wrote %s\n", path);
+    return 0;
+}
+
 /* lab calibrate: the lab's truths under seeds 1..K, each question's spread,
- * and whether its tolerance covers it: a question whose truth moves more
- * than its tolerance between students is not fair, and is rewritten. */
-static int lab_calibrate(struct lab *lab, const char *outdir, int seeds)
+ * and whether the question bears it: a question whose truth moves more
+ * than its margin between students is not fair, and is rewritten. With
+ * write, the spreads go to the lab's calibration file. */
+static int lab_calibrate(struct lab *lab, const char *outdir, int seeds, bool write)
 {
     static char truth[LAB_MAX_Q][16][256];
     bool ok[LAB_MAX_Q];
+    double spread[LAB_MAX_Q] = { 0 };
     int bad = 0;
     for (int k = 0; k < seeds; k++) {
         char dir[700];
@@ -785,12 +870,17 @@ static int lab_calibrate(struct lab *lab, const char *outdir, int seeds)
         for (int k = 0; k < seeds; k++)
             snprintf(vals + strlen(vals), sizeof vals - strlen(vals), "%s%.40s", k ? ", " : "", truth[i][k]);
         const char *verdict = "the same for every seed";
-        char buf[200];
-        bool same = true;
+        char buf[300];
+        bool same = true, measured = true;
         for (int k = 1; k < seeds; k++)
             same = same && !strcmp(truth[i][k], truth[i][0]);
+        for (int k = 0; k < seeds; k++)
+            measured = measured && strcmp(truth[i][k], "?");
         bool per_student = (q->truth && strstr(q->truth, "{seed}")) || (q->show && strstr(q->show, "{seed}"));
-        if (!same && per_student) {
+        if (!measured) {
+            verdict = "UNSTABLE: could not be measured under every seed";
+            bad++;
+        } else if (!same && per_student) {
             verdict = "each student's own problem ({seed}): varies by seed, as it should";
         } else if (!same && q->after) {
             verdict = "observed on the student's own run: varies by seed, as it should";
@@ -798,38 +888,22 @@ static int lab_calibrate(struct lab *lab, const char *outdir, int seeds)
             verdict = "UNSTABLE: the answer differs between seeds";
             bad++;
         } else if (!same) {
-            /* A prediction derived from the model sits near the middle of
-             * the seeds' truths: it must pass against every one of them,
-             * or the same reasoning passes for some students and not
-             * for others. */
-            double v[16], need = 0;
+            double v[16];
+            bool unfair;
             for (int k = 0; k < seeds; k++)
                 v[k] = atof(truth[i][k]);
-            qsort(v, (size_t)seeds, sizeof v[0], cmp_double);
-            double med = v[seeds / 2];
-            bool covered = true;
-            for (int k = 0; k < seeds; k++) {
-                double tol = q->tol_rel ? q->tol * fabs(v[k]) : q->tol, off = fabs(med - v[k]);
-                covered = covered && off <= tol + 1e-9;
-                double n = q->tol_rel ? (v[k] ? off / fabs(v[k]) : 0) : off;
-                if (n > need)
-                    need = n;
-            }
-            char ts[32], ns[32];
-            lab_tol_str(q, ts, sizeof ts);
-            if (q->tol_rel)
-                snprintf(ns, sizeof ns, "%.0f%%", 100 * need);
-            else
-                snprintf(ns, sizeof ns, "%g", need);
-            snprintf(buf, sizeof buf, "%s: the median %g passes %s every seed with ±%s (it needs ±%s)",
-                     covered ? "fair" : "UNSTABLE", med, covered ? "against" : "not against", ts, ns);
+            calibrate_number(lab, q, v, seeds, &spread[i], buf, sizeof buf, &unfair);
             verdict = buf;
-            bad += !covered;
+            bad += unfair;
+        } else if (q->calibrated) {
+            snprintf(buf, sizeof buf, "the same for every seed: spread 0, margin alone");
+            verdict = buf;
         }
-        printf("%-16s %-8s %-40.40s %s\n", q->id, q->type == LAB_Q_NUMBER ? "number" : q->type == LAB_Q_CHOICE ? "choice"
-               : "order", vals, verdict);
+        printf("%-16s %-8s %-40.40s %s\n", q->id, type_name(q->type), vals, verdict);
     }
     printf("%d of %d questions unstable over %d seeds\n", bad, lab->nq, seeds);
+    if (write && calibration_write(lab, spread, seeds))
+        return 1;
     return bad ? 1 : 0;
 }
 
@@ -851,7 +925,7 @@ int cmd_lab(int argc, char **argv)
     const char *extra = NULL;
     long seed = -1;
     int seeds_n = 0;
-    bool reveal = false;
+    bool reveal = false, write = false;
     for (int i = 1; i < argc; i++) {
         const char *x = argv[i];
         if (!strcmp(x, "--help") || !strcmp(x, "-h")) {
@@ -859,6 +933,8 @@ int cmd_lab(int argc, char **argv)
             return 0;
         } else if (!strcmp(x, "--reveal")) {
             reveal = true;
+        } else if (!strcmp(x, "--write")) {
+            write = true;
         } else if (!strcmp(x, "--out") || !strcmp(x, "--answers") || !strcmp(x, "--seed") || !strcmp(x, "--key") ||
                    !strcmp(x, "--student") || !strcmp(x, "--seeds")) {
             if (i + 1 >= argc) {
@@ -933,6 +1009,10 @@ int cmd_lab(int argc, char **argv)
         fprintf(stderr, "runq lab: %s needs a lab number\n", sub);
         return 2;
     }
+    if (write && strcmp(sub, "calibrate")) {
+        fprintf(stderr, "runq lab: --write is for calibrate\n");
+        return 2;
+    }
     if (extra && strcmp(sub, "grade")) {
         fprintf(stderr, "runq lab: unexpected '%s'\n", extra);
         return 2;
@@ -954,6 +1034,10 @@ int cmd_lab(int argc, char **argv)
     bool keyless = false;
     for (int i = 0; i < lab.nq; i++)
         keyless = keyless || (lab.q[i].truth && !strcmp(lab.q[i].truth, "key"));
+    if (strcmp(sub, "show") && strcmp(sub, "calibrate") && lab_require_calibration(&lab)) {
+        lab_free(&lab);
+        return 1;
+    }
     if (reveal && keyless) {
         fprintf(stderr, "runq lab: --reveal needs the instructor's key (--key DIR): this copy of the lab has none\n");
         lab_free(&lab);
@@ -979,7 +1063,7 @@ int cmd_lab(int argc, char **argv)
         else if (!strcmp(sub, "grade"))
             rc = lab_grade(&lab, outdir, extra);
         else if (!strcmp(sub, "calibrate"))
-            rc = lab_calibrate(&lab, outdir, seeds_n);
+            rc = lab_calibrate(&lab, outdir, seeds_n, write);
         else
             rc = lab_check(&lab, outdir, answers, seed, reveal, false, &score, &total);
     }

@@ -3,6 +3,8 @@
  *
  *   README.md        the story and the questions, for the student
  *   lab.conf         scenarios, questions and moments (docs/labs.md)
+ *   calibration      each measured number's spread over seeds, written by
+ *                    runq lab calibrate N --write (no truths: students get it)
  *   explanation.md   shown after the measured values
  *   answers.ref      a reference answers file (passes `check`)
  *   answers.wrong    a wrong one (fails it)
@@ -52,8 +54,13 @@ struct lab_question {
     char *truth;        /* how the true answer is computed */
     char *explain;      /* shown after, may be NULL */
     char choices[256];  /* choice: comma-separated */
-    double tol;         /* number: tolerance */
+    double tol;         /* number: tolerance, or with `calibrated` the margin */
     bool tol_rel;       /* tol is a fraction of the truth */
+    bool calibrated;    /* margin = ...: judged within spread + margin, the
+                         * spread from the lab's calibration file */
+    double spread;      /* the most one seed's truth lies from the seeds'
+                         * median, of tol's kind (tol_rel: a fraction) */
+    bool has_spread;    /* the calibration file names this question */
     int length;         /* order: compare the first N items (0: all) */
     char unit[16];
     double min, max;    /* number: the range an answer may take, in unit */
@@ -81,10 +88,19 @@ struct lab {
     int nq;
     struct lab_moment mo[LAB_MAX_MOMENTS];
     int nmo;
+    int cal_seeds;      /* the calibration file's seeds = K (0: no file) */
 };
 
-/* Reads dir/lab.conf. Returns 0, or -1 after printing "runq lab: FILE:LINE: ...". */
+/* Reads dir/lab.conf, and dir/calibration when there is one. Returns 0, or
+ * -1 after printing "runq lab: FILE:LINE: ...". */
 int lab_load(struct lab *lab, const char *dir);
+/* Does every question with a margin have its calibrated spread? run,
+ * check and grade need it; calibrate is what writes it. 0, or -1 after
+ * saying which question and what to run. */
+int lab_require_calibration(const struct lab *lab);
+/* Is q's truth measured on the scenarios (a console line or the trace),
+ * rather than fixed (value), per student (sim) or the key's? */
+bool lab_truth_measured(const struct lab_question *q);
 void lab_free(struct lab *lab);
 
 /* The labs folder: $RUNQ_LABS, else labs/ beside the binary's folder
@@ -145,9 +161,16 @@ char *lab_explain(const struct lab *lab, const char *text);
 
 /* Does `answer` pass against `truth`? why gets a short reason, which never
  * names the truth: a caller that may show it prints it itself. */
-bool lab_judge(const struct lab_question *q, const char *answer, const char *truth, char *why, size_t len);
+bool lab_judge(const struct lab *lab, const struct lab_question *q, const char *answer, const char *truth, char *why,
+               size_t len);
 
-/* "12%" or "500" as text. */
-void lab_tol_str(const struct lab_question *q, char *buf, size_t len);
+/* The tolerance an answer to q is judged with, of tol's kind: the margin
+ * plus the calibrated spread, or the fixed tolerance. */
+double lab_tolerance(const struct lab_question *q);
+/* "12%" or "500" as text; a calibrated question's says where it comes
+ * from: "40% (spread over 5 seeds ±12% plus margin 28%)". */
+void lab_tol_str(const struct lab *lab, const struct lab_question *q, char *buf, size_t len);
+/* A tolerance of q's kind as text: "12%" or "500". */
+void lab_tol_value(const struct lab_question *q, double tol, char *buf, size_t len);
 
 #endif

@@ -6,10 +6,16 @@
  *
  *   [scenario rr]            policy, hz, cpus, append, record, cmd (repeat)
  *   [question q1]            type, prompt (repeat: lines), show, truth,
- *                            choices, tolerance, length, unit, min, max,
- *                            phase, explain (repeat)
+ *                            choices, tolerance or margin, length, unit,
+ *                            min, max, phase, explain (repeat)
  *   [moment]                 scenario, after, find (an event query:
  *                            db/events.h), text
+ *
+ * and the lab's calibration file, which runq lab calibrate --write makes:
+ *
+ *   seeds = 5
+ *   rr_2 = 12%               a question's spread over those seeds, of its
+ *                            margin's kind (relative or absolute)
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -153,16 +159,25 @@ static int conf_scenario_key(const struct conf *cf, struct lab_scenario *c, cons
     return 0;
 }
 
-/* "12.5" (absolute) or "40%" (a fraction of the truth). */
-static int conf_tolerance(const struct conf *cf, struct lab_question *q, const char *v)
+/* "12.5" (absolute) or "40%" (a fraction of the truth), into *x and *rel. */
+static int conf_amount(const char *v, double *x, bool *rel)
 {
     char *end;
-    q->tol = strtod(v, &end);
-    q->tol_rel = *end == '%';
-    if (end == v || (*end && *end != '%') || q->tol < 0)
-        return conf_err(cf, "tolerance is a number (absolute) or a percentage");
-    if (q->tol_rel)
-        q->tol /= 100;
+    *x = strtod(v, &end);
+    *rel = *end == '%';
+    if (end == v || (*end && (*end != '%' || end[1])) || *x < 0)
+        return -1;
+    if (*rel)
+        *x /= 100;
+    return 0;
+}
+
+/* tolerance = X (fixed) or margin = X (added to the calibrated spread). */
+static int conf_tolerance(const struct conf *cf, struct lab_question *q, const char *k, const char *v)
+{
+    if (conf_amount(v, &q->tol, &q->tol_rel))
+        return conf_err(cf, "%s is a number (absolute) or a percentage", k);
+    q->calibrated = !strcmp(k, "margin");
     return 0;
 }
 
@@ -190,8 +205,8 @@ static int conf_question_key(const struct conf *cf, struct lab_question *q, cons
         q->truth = strdup(v);
     } else if (!strcmp(k, "choices")) {
         snprintf(q->choices, sizeof q->choices, "%s", v);
-    } else if (!strcmp(k, "tolerance")) {
-        return conf_tolerance(cf, q, v);
+    } else if (!strcmp(k, "tolerance") || !strcmp(k, "margin")) {
+        return conf_tolerance(cf, q, k, v);
     } else if (!strcmp(k, "length")) {
         q->length = atoi(v);
     } else if (!strcmp(k, "unit")) {
@@ -214,8 +229,8 @@ static int conf_question_key(const struct conf *cf, struct lab_question *q, cons
         q->after = !strcmp(v, "after");
     } else {
         return conf_err(cf,
-                        "unknown question key '%s' (type, prompt, show, truth, choices, tolerance, length, unit, "
-                        "min, max, phase, explain)",
+                        "unknown question key '%s' (type, prompt, show, truth, choices, tolerance, margin, length, "
+                        "unit, min, max, phase, explain)",
                         k);
     }
     return 0;
@@ -267,13 +282,31 @@ static int conf_line(const struct conf *cf, struct lab *lab, char *line, enum co
     return 0;
 }
 
+bool lab_truth_measured(const struct lab_question *q)
+{
+    return q->truth && (!strncmp(q->truth, "metric ", 7) || !strncmp(q->truth, "sql ", 4) ||
+                        !strncmp(q->truth, "regex ", 6));
+}
+
 /* What only the whole file can say: every question has a prompt and a
- * truth, every moment names a recorded scenario. */
+ * truth, every moment names a recorded scenario. A number measured on the
+ * run and predicted before it is judged within its spread over seeds plus
+ * a margin, never a tolerance written by hand; one answered after stepping
+ * is read off the student's own run, so its tolerance is fixed. */
 static int conf_complete(const struct lab *lab, const char *path)
 {
     for (int i = 0; i < lab->nq; i++) {
-        if (!lab->q[i].prompt || !lab->q[i].truth) {
-            fprintf(stderr, "runq lab: %s: question %s needs a prompt and a truth\n", path, lab->q[i].id);
+        const struct lab_question *q = &lab->q[i];
+        const char *why = NULL;
+        if (!q->prompt || !q->truth)
+            why = "needs a prompt and a truth";
+        else if (q->type == LAB_Q_NUMBER && lab_truth_measured(q) && !q->after && !q->calibrated)
+            why = "is measured on the run and predicted: write margin = ... (added to the spread runq lab "
+                  "calibrate --write measures), not tolerance";
+        else if (q->calibrated && (q->after || q->type != LAB_Q_NUMBER))
+            why = "has a margin, but only a number predicted before the run is calibrated: write tolerance";
+        if (why) {
+            fprintf(stderr, "runq lab: %s: question %s %s\n", path, q->id, why);
             return -1;
         }
     }
@@ -288,6 +321,63 @@ static int conf_complete(const struct lab *lab, const char *path)
         }
     }
     return 0;
+}
+
+/* One "ID = SPREAD" or "seeds = K" line of the calibration file. */
+static int calibration_line(const struct conf *cf, struct lab *lab, char *line)
+{
+    char *s = trim(line);
+    if (!*s || *s == '#')
+        return 0;
+    char *eq = strchr(s, '=');
+    if (!eq)
+        return conf_err(cf, "expected ID = SPREAD");
+    *eq = 0;
+    char *k = trim(s), *v = trim(eq + 1);
+    if (!strcmp(k, "seeds")) {
+        lab->cal_seeds = atoi(v);
+        return lab->cal_seeds >= 2 ? 0 : conf_err(cf, "seeds is how many seeds the spread is over, 2 or more");
+    }
+    for (int i = 0; i < lab->nq; i++) {
+        struct lab_question *q = &lab->q[i];
+        if (strcmp(q->id, k))
+            continue;
+        bool rel;
+        if (!q->calibrated)
+            return conf_err(cf, "question %s has no margin = ...: it is not calibrated", k);
+        if (conf_amount(v, &q->spread, &rel))
+            return conf_err(cf, "%s: a spread is a number (absolute) or a percentage", k);
+        if (rel != q->tol_rel)
+            return conf_err(cf, "%s: the spread is %s but the margin is %s; run runq lab calibrate %d --write", k,
+                            rel ? "relative" : "absolute", q->tol_rel ? "relative" : "absolute", lab->number);
+        q->has_spread = true;
+        return 0;
+    }
+    return conf_err(cf, "no question '%s' in lab.conf", k);
+}
+
+/* dir/calibration, when there is one: each calibrated question's spread. */
+static int calibration_load(struct lab *lab, const char *dir)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/calibration", dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    struct conf cf = { .path = path };
+    char line[512];
+    int rc = 0;
+    while (!rc && fgets(line, sizeof line, f)) {
+        cf.ln++;
+        line[strcspn(line, "\n")] = 0;
+        rc = calibration_line(&cf, lab, line);
+    }
+    fclose(f);
+    if (!rc && !lab->cal_seeds) {
+        cf.ln = 0;
+        rc = conf_err(&cf, "no seeds = K line");
+    }
+    return rc;
 }
 
 int lab_load(struct lab *lab, const char *dir)
@@ -317,7 +407,23 @@ int lab_load(struct lab *lab, const char *dir)
         }
     }
     fclose(f);
-    return conf_complete(lab, path);
+    if (conf_complete(lab, path))
+        return -1;
+    return calibration_load(lab, dir);
+}
+
+int lab_require_calibration(const struct lab *lab)
+{
+    for (int i = 0; i < lab->nq; i++) {
+        if (lab->q[i].calibrated && !lab->q[i].has_spread) {
+            fprintf(stderr,
+                    "runq lab: %s: question %s has a margin but no calibrated spread in %s/calibration; "
+                    "run runq lab calibrate %d --write\n",
+                    lab->name, lab->q[i].id, lab->dir, lab->number);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 void lab_free(struct lab *lab)

@@ -474,23 +474,42 @@ static void norm_order(const char *in, char *out, size_t len)
     out[o] = 0;
 }
 
-void lab_tol_str(const struct lab_question *q, char *buf, size_t len)
+double lab_tolerance(const struct lab_question *q)
 {
-    if (q->tol_rel)
-        snprintf(buf, len, "%g%%", q->tol * 100);
-    else
-        snprintf(buf, len, "%g", q->tol);
+    return q->calibrated ? q->spread + q->tol : q->tol;
 }
 
-bool lab_judge(const struct lab_question *q, const char *answer, const char *truth, char *why, size_t len)
+void lab_tol_value(const struct lab_question *q, double tol, char *buf, size_t len)
+{
+    if (q->tol_rel)
+        snprintf(buf, len, "%g%%", tol * 100);
+    else
+        snprintf(buf, len, "%g", tol);
+}
+
+void lab_tol_str(const struct lab *lab, const struct lab_question *q, char *buf, size_t len)
+{
+    char all[32], spread[32], margin[32];
+    lab_tol_value(q, lab_tolerance(q), all, sizeof all);
+    if (!q->calibrated) {
+        snprintf(buf, len, "%s", all);
+        return;
+    }
+    lab_tol_value(q, q->spread, spread, sizeof spread);
+    lab_tol_value(q, q->tol, margin, sizeof margin);
+    snprintf(buf, len, "%s (spread over %d seeds ±%s plus margin %s)", all, lab->cal_seeds, spread, margin);
+}
+
+bool lab_judge(const struct lab *lab, const struct lab_question *q, const char *answer, const char *truth, char *why,
+               size_t len)
 {
     double a;
     if (lab_answer_check(q, answer, &a, why, len))
         return false;
     if (q->type == LAB_Q_NUMBER) {
-        double t = atof(truth), tol = q->tol_rel ? q->tol * fabs(t) : q->tol;
-        char ts[32];
-        lab_tol_str(q, ts, sizeof ts);
+        double t = atof(truth), tol = q->tol_rel ? lab_tolerance(q) * fabs(t) : lab_tolerance(q);
+        char ts[128];
+        lab_tol_str(lab, q, ts, sizeof ts);
         bool ok = fabs(a - t) <= tol + 1e-9;
         snprintf(why, len, "%g%s%s %s within ±%s of the measured value", a, q->unit[0] ? " " : "", q->unit,
                  ok ? "is" : "is not", ts);

@@ -1,9 +1,10 @@
 /*
  * runq lab pack: a course's two trees from the labs folder.
  *
- *   OUT/student/NN-name/   README.md, and lab.conf with every fixed answer
- *                          taken out ("truth = value X" becomes "truth =
- *                          key") and no explanation: what students get
+ *   OUT/student/NN-name/   README.md, calibration (spreads, no truths), and
+ *                          lab.conf with every fixed answer taken out
+ *                          ("truth = value X" becomes "truth = key") and
+ *                          no explanation: what students get
  *   OUT/key/NN-name/       the lab as it is, answers.ref, answers.wrong and
  *                          explanation.md included: what the instructor keeps
  *
@@ -83,6 +84,21 @@ static int mkdir_p(const char *path)
     return mkdir(buf, 0755) && errno != EEXIST ? -1 : 0;
 }
 
+/* Copies each of names that is in from into to. 0, or -1. */
+static int copy_present(const char *from, const char *to, const char *const *names, size_t n)
+{
+    int rc = 0;
+    for (size_t k = 0; k < n; k++) {
+        char a[1400], b[1400];
+        struct stat st;
+        snprintf(a, sizeof a, "%s/%s", from, names[k]);
+        snprintf(b, sizeof b, "%s/%s", to, names[k]);
+        if (stat(a, &st) == 0 && copy_file(a, b))
+            rc = -1;
+    }
+    return rc;
+}
+
 int lab_pack(const char *out)
 {
     char root[512];
@@ -106,18 +122,12 @@ int lab_pack(const char *out)
             rc = 1;
             break;
         }
-        static const char *const key_files[] = { "README.md", "lab.conf", "explanation.md", "answers.ref",
-                                                 "answers.wrong" };
-        for (size_t k = 0; k < sizeof key_files / sizeof key_files[0]; k++) {
-            snprintf(a, sizeof a, "%s/%s", src, key_files[k]);
-            snprintf(b, sizeof b, "%s/%s", kdir, key_files[k]);
-            struct stat st;
-            if (stat(a, &st) == 0 && copy_file(a, b))
-                rc = 1;
-        }
-        snprintf(a, sizeof a, "%s/README.md", src);
-        snprintf(b, sizeof b, "%s/README.md", sdir);
-        if (copy_file(a, b))
+        static const char *const key_files[] = { "README.md",   "lab.conf",      "calibration",
+                                                 "explanation.md", "answers.ref", "answers.wrong" };
+        /* The spreads the student's own check judges with: no truths. */
+        static const char *const student_files[] = { "README.md", "calibration" };
+        if (copy_present(src, kdir, key_files, sizeof key_files / sizeof key_files[0]) ||
+            copy_present(src, sdir, student_files, sizeof student_files / sizeof student_files[0]))
             rc = 1;
         snprintf(a, sizeof a, "%s/lab.conf", src);
         snprintf(b, sizeof b, "%s/lab.conf", sdir);
