@@ -314,6 +314,76 @@ for lab in 2 3 4; do
     fi
 done
 
+# README.md and docs/kernel.md, which students read, hand out no lab's
+# answers. (a) No example there prints a lab question's probe or share
+# figure on the machine the lab asks about: the same line (spinners=,
+# nices=), policy and tick rate. (b) No measured question's seed-0 truth
+# (the docs' runs boot seed 0) or reference answer (answers.ref) of 100 or
+# more appears there with its unit ("5 ms" is lab 1's rr_2), nor a seed-0
+# truth that is not a multiple of 10 as a bare number (4894); smaller and
+# rounder numbers are everywhere in prose.
+leak=""
+for dir in labs/0[1-4]-*; do
+    num=${dir#labs/}; num=${num%%-*}
+    # (a) "word policy hz field k=v..." for each metric of a question, on each
+    # scenario it may be measured in (the kernel's default: eevdf, 250 Hz).
+    awk '/^\[scenario /{sc=$2; sub(/\]/,"",sc); pol[sc]="eevdf"; hz[sc]=250; n[++ns]=sc}
+         /^\[question /{q=$2; sub(/\]/,"",q)}
+         /^policy = /{pol[sc]=$3} /^hz = /{hz[sc]=$3}
+         /^truth = metric /{ t=$0; sub(/^truth = metric /,"",t); m=split(t, refs, / \/ /)
+             for (r=1; r<=m; r++) { ref=refs[r]; sub(/#.*/,"",ref)
+                 word=ref; sub(/\..*/,"",word); field=ref; sub(/^[^.]*\./,"",field); sub(/\[.*/,"",field)
+                 f=ref; sub(/^[^[]*\[?/,"",f); sub(/\]$/,"",f); gsub(/,([a-z_]+=)/,"|&",f); gsub(/\|,/,"|",f)
+                 out[q]=out[q] word " " field " " f "\n" } }
+         END{for (qq in out) { k=split(out[qq], L, "\n"); for (i=1;i<k;i++) { split(L[i], w, " "); nf=split(w[3], fl, "|")
+                 for (j=1;j<=ns;j++) { s=n[j]; ok=1; filt=""
+                     for (x=1;x<=nf;x++) { if (fl[x]=="") continue
+                         if (fl[x] ~ /^scenario=/) { if (fl[x] != "scenario=" s) ok=0 }
+                         else if (fl[x] ~ /^policy=/) { if (fl[x] != "policy=" pol[s]) ok=0 }
+                         else filt=filt " " fl[x] }
+                     if (ok) print qq, w[1], pol[s], hz[s], w[2] filt } } } }' "$dir/lab.conf" > "$T/metrics.$num"
+    for doc in README.md docs/kernel.md; do
+        awk '/^```/ { inblock = !inblock; next }
+             inblock && /^\$ build\/runq boot/ { p="eevdf"; h=250; n=split($0, a, " ")
+                 for (i=1;i<n;i++) { if (a[i]=="--policy") p=a[i+1]; if (a[i]=="--hz") h=a[i+1] } next }
+             inblock && /^(probe|share) / { print p, h, $0 }' "$doc" > "$T/examples"
+        while read -r q word pol hz field filt; do
+            awk -v w="$word" -v p="$pol" -v h="$hz" -v f="$field" -v filt="$filt" '
+                $1 == p && $2 == h && $3 == w { ok = index(" " $0 " ", " " f "=") > 0; n = split(filt, fl, " ")
+                    for (i=1;i<=n;i++) ok = ok && index(" " $0 " ", " " fl[i] " ") > 0; if (ok) found = 1 }
+                END { exit !found }' "$T/examples" && leak="$leak [$doc shows lab $num's $q: $word $field $filt at $pol $hz Hz]"
+        done < "$T/metrics.$num"
+    done
+    # (b) the seed-0 truths, and the reference answers with their units.
+    "$RUNQ" lab check "$num" --answers "$dir/answers.ref" --seed 0 --reveal --out "$T/seed0.$num" > /dev/null 2>&1
+    while read -r q eq v; do
+        unit=$(awk -v q="[question $q]" '$0 == q {in_q=1; next} /^\[/ {in_q=0} in_q && /^unit = / {sub(/^unit = /,""); print}' "$dir/lab.conf")
+        # Measured numbers only: a paper calculation's answer is a round
+        # number ("2 ms") that the docs may use for other things.
+        [ "$(awk -v q="[question $q]" '$0 == q {in_q=1; next} /^\[/ {in_q=0} in_q && /^(type = number|truth = (metric|sql|regex) )/ {n++} END {print n}' "$dir/lab.conf")" = 2 ] || continue
+        for src in seed0 ref; do
+            [ $src = ref ] && v=$(sed -n "s/^$q = \([-0-9.]*\).*/\1/p" "$dir/answers.ref")
+            [ -n "$v" ] && awk -v v="$v" 'BEGIN { exit !(v >= 100 || v <= -100) }' || continue
+            for doc in README.md docs/kernel.md; do
+                # Every number in the doc with what follows it; a bare number
+                # counts for a measured truth, a number with its unit for both.
+                grep -oE '[0-9][0-9,.]*( ?(µs|us|ms|s|ns|per mille|‰|%))?' "$doc" | awk -v v="$v" -v u="$unit" -v src=$src '
+                    { n = $1; gsub(/,/, "", n); rest = $0; sub(/^[0-9,.]*/, "", rest); sub(/^ /, "", rest)
+                      x = n + 0; scale = 1
+                      if (u == "us") { if (rest == "ms") x *= 1000; else if (rest == "s") x *= 1e6; else if (rest == "ns") x /= 1000; else if (rest != "us" && rest != "µs") x = "none" }
+                      else if (u == "ns") { if (rest == "ms") x *= 1e6; else if (rest == "us" || rest == "µs") x *= 1000; else if (rest != "ns") x = "none" }
+                      else if (u ~ /mille/) { if (rest == "%") x *= 10; else if (rest != "per mille" && rest != "‰") x = "none" }
+                      else if (u == "%") { if (rest != "%") x = "none" }
+                      if (rest == "" && src == "seed0" && (v + 0) % 10 != 0) x = n + 0
+                      if (x != "none" && x == v + 0) { print; exit 0 } }' | grep -q . &&
+                    leak="$leak [$doc has lab $num's $q ($src $v $unit)]"
+            done
+        done
+    done < <(grep -E '^[a-z_0-9]+ = -?[0-9]' "$T/seed0.$num/measured.txt")
+    [ -s "$T/metrics.$num" ] || leak="$leak [lab $num: no metric read from lab.conf]"
+done
+[ -z "$leak" ] && pass docs_hold_no_lab_answers || failed docs_hold_no_lab_answers "$leak"
+
 # Usage errors.
 "$RUNQ" lab check 1 >/dev/null 2>&1; rc1=$?
 "$RUNQ" lab show 99 >/dev/null 2>&1; rc2=$?
