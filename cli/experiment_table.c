@@ -77,7 +77,7 @@ static void fmt_raw(char *buf, size_t len, double v)
     if (isnan(v))
         snprintf(buf, len, "%s", "");
     else
-        snprintf(buf, len, "%.6g", v);
+        snprintf(buf, len, "%.10g", v);
 }
 
 /* Column k of a cell as the text table shows it: the mean, and its
@@ -112,6 +112,18 @@ int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format 
     int ncols = 0, ncells = 0, repeats = 0, rc = 1;
     struct xt_cell *cells = NULL;
 
+    /* A database from before schema version 5 has no experiment table
+     * (readers migrate nothing). */
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'experiment'", -1, &s,
+                           NULL) != SQLITE_OK)
+        goto sqlerr;
+    bool has = sqlite3_step(s) == SQLITE_ROW;
+    sqlite3_finalize(s);
+    s = NULL;
+    if (!has) {
+        fprintf(stderr, "runq %s: the database holds no experiment (it has no experiment table)\n", prog);
+        return 1;
+    }
     if (id <= 0) {
         if (sqlite3_prepare_v2(db, "SELECT MAX(experiment_id) FROM experiment", -1, &s, NULL) != SQLITE_OK)
             goto sqlerr;
@@ -271,7 +283,7 @@ int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format 
                     fprintf(out, ",\"%s\":null", cols[k]);
                     continue;
                 }
-                fprintf(out, ",\"%s\":{\"mean\":%.6g,\"min\":%.6g,\"max\":%.6g,\"n\":%d}", cols[k], cells[c].mean[k],
+                fprintf(out, ",\"%s\":{\"mean\":%.10g,\"min\":%.10g,\"max\":%.10g,\"n\":%d}", cols[k], cells[c].mean[k],
                         cells[c].min[k], cells[c].max[k], cells[c].n[k]);
             }
             fprintf(out, ",\"runs\":%d,\"failed\":%d}", cells[c].ok, cells[c].runs - cells[c].ok);

@@ -451,13 +451,14 @@ static void decide(struct sim *s, const char *why)
     struct sim_task *prev = task_of(s, s->q.curr);
 
     sched_decide(s->P, &s->q, NULL, SCHED_LEAVE_BLOCK, &d);
-    /* A switch away from a task that blocked, yielded or exited is
-     * voluntary; from one still runnable and not picked, involuntary. */
-    if (prev && &prev->se != s->q.curr) {
-        if (prev->state == SIM_T_QUEUED && !prev->yielded)
-            prev->ivcsw++;
-        else
+    /* A switch away from a runnable task is voluntary if it yielded,
+     * involuntary if it was displaced; a block counts as voluntary where
+     * the task leaves (boundary_curr), as the kernel counts them. */
+    if (prev && &prev->se != s->q.curr && prev->state == SIM_T_QUEUED) {
+        if (prev->yielded)
             prev->vcsw++;
+        else
+            prev->ivcsw++;
     }
     if (prev)
         prev->yielded = false;
@@ -582,6 +583,7 @@ static bool boundary_curr(struct sim *s, struct sim_task *c, char *why, size_t l
         charge_now(s);
         s->P->leave(&s->q, &c->se, end == SIM_BLOCKS ? SCHED_LEAVE_BLOCK : SCHED_LEAVE_EXIT);
         c->state = end == SIM_BLOCKS ? SIM_T_ASLEEP : SIM_T_EXITED;
+        c->vcsw += end == SIM_BLOCKS; /* it leaves the CPU of its own accord */
         need = true;
         add_reason(why, len, c->name, end == SIM_BLOCKS ? "blocks" : "exits");
     }

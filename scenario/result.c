@@ -40,7 +40,8 @@ void scn_stats_lateness(struct scn_stats *st, uint64_t *v, size_t n, uint64_t st
 {
     static const unsigned per_mille[4] = { 500, 900, 990, 999 };
 
-    qsort(v, n, sizeof *v, cmp_u64);
+    if (n)
+        qsort(v, n, sizeof *v, cmp_u64);
     for (int k = 0; k < 4; k++)
         st->late[k] = n ? v[scn_rank(n, per_mille[k])] : 0;
     st->late[4] = n ? v[n - 1] : 0;

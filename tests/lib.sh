@@ -68,3 +68,25 @@ wait_for() {
     done
     return 1
 }
+
+# doc_examples DOC: every example in DOC, a fenced block whose first line
+# is "$ COMMAND" with build/runq in it and whose other lines are the
+# expected stdout, as $T/ex.N.cmd and $T/ex.N.want (N from 1).
+doc_examples() {
+    awk -v dir="$T" '
+        /^```/ {
+            if (inblock) { inblock = 0; if (n) close(dir "/ex." n ".want"); next }
+            inblock = 1; first = 1; example = 0; next
+        }
+        inblock && first {
+            first = 0
+            if ($0 ~ /^\$ / && index($0, "build/runq")) {
+                example = 1; n++
+                print substr($0, 3) > (dir "/ex." n ".cmd"); close(dir "/ex." n ".cmd")
+                printf "" > (dir "/ex." n ".want")
+            }
+            next
+        }
+        inblock && example { print > (dir "/ex." n ".want") }
+    ' "$1"
+}

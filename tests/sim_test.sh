@@ -17,22 +17,7 @@ trap 'rm -rf "$T"' EXIT
 # An example is a fenced block whose first line is "$ COMMAND" with
 # build/runq in it; the rest of the block is the expected stdout, and the
 # command must exit 0. Each becomes $T/ex.N.cmd and $T/ex.N.want.
-awk -v dir="$T" '
-    /^```/ {
-        if (inblock) { inblock = 0; if (n) close(dir "/ex." n ".want"); next }
-        inblock = 1; first = 1; example = 0; next
-    }
-    inblock && first {
-        first = 0
-        if ($0 ~ /^\$ / && index($0, "build/runq")) {
-            example = 1; n++
-            print substr($0, 3) > (dir "/ex." n ".cmd"); close(dir "/ex." n ".cmd")
-            printf "" > (dir "/ex." n ".want")
-        }
-        next
-    }
-    inblock && example { print > (dir "/ex." n ".want") }
-' "$DOC"
+doc_examples "$DOC"
 
 nex=0
 for cmdfile in "$T"/ex.*.cmd; do

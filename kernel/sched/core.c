@@ -273,12 +273,12 @@ void preempt_enable(void)
 
 /* ---- accounting and timers ---- */
 
-/* Charges the running task for the time since it last went on (or was last
- * charged); true if the policy asks for a decision (policy.h). Queue lock
+/* Adds the time since t (the running task, or the one leaving the CPU)
+ * last went on or was last charged to its run time (or the CPU's idle
+ * time): the books only, not the policy. Returns that time. Queue lock
  * held. */
-static bool account_curr(struct rq *rq, u64 now)
+static u64 account_time(struct rq *rq, struct task *t, u64 now)
 {
-    struct task *t = rq->curr;
     u64 delta = now > t->exec_start ? now - t->exec_start : 0;
     t->exec_start = now;
     if (t == rq->idle && rq->idle_idling) { /* halted time is not run time */
@@ -287,6 +287,16 @@ static bool account_curr(struct rq *rq, u64 now)
         t->runtime_ns += delta;
         WRITE_ONCE(rq->stats.busy_ns, rq->stats.busy_ns + delta);
     }
+    return delta;
+}
+
+/* Charges the running task for the time since it last went on (or was last
+ * charged); true if the policy asks for a decision (policy.h). Queue lock
+ * held. */
+static bool account_curr(struct rq *rq, u64 now)
+{
+    struct task *t = rq->curr;
+    u64 delta = account_time(rq, t, now);
     return t->se.on_queue && rq->q.curr == &t->se && pol()->charge(&rq->q, delta);
 }
 
@@ -525,6 +535,7 @@ static void schedule(enum sched_why why)
     while (!se && !rq->idle_idling) {
         halt_in_decision(rq);
         start = clock_ns(); /* the wait is not the decision's cost */
+        prev->exec_start = start; /* nor anybody's run time */
         expire_sleepers(rq, start);
         bool again = true;
         touched += drain_wakes(rq, &joined, start, &again);
@@ -550,16 +561,16 @@ static void schedule(enum sched_why why)
     if (next != prev && prev_blocks)
         prev->nvcsw++;
 
-    next->exec_start = now;
-    if (next->wake_ts) {
+    bool woken = next->wake_ts != 0;
+    if (woken) {
         stats_record_wait(&rq->stats.wake, now - next->wake_ts);
         next->wake_ts = 0;
-        next->woken_run_ts = now;
     }
     if (next->displaced_ts) {
         stats_record_wait(&rq->stats.displaced, now - next->displaced_ts);
         next->displaced_ts = 0;
     }
+    next->exec_start = now; /* the policy's timer counts from here; the books from the handover */
     rq->curr = next;
     arm_timer(rq, now);
     u64 cost = clock_ns() - start;
@@ -586,6 +597,17 @@ static void schedule(enum sched_why why)
     if (d.departed_lost) /* more than the list holds: counted */
         trace_dropped(d.departed_lost);
     enum trace_pick_why twhy = d.cut_short ? TRACE_WHY_PREEMPT_SHORT : trace_why(why);
+    /* The CPU changes hands here, on the clock the pick's record is
+     * stamped by: prev's run time (the policy was charged at start) runs
+     * to here, next's from here, as the trace's sched_slice splits them,
+     * so the decision's own time is on prev's books, not lost between the
+     * two, and a scenario's counters (kernel/sched/scn.c: run time, and
+     * lateness from woken_run_ts) measure what its trace shows. */
+    u64 handover = clock_ns();
+    account_time(rq, prev, handover);
+    next->exec_start = handover;
+    if (woken)
+        next->woken_run_ts = handover;
     if (next != prev || why != WHY_IDLE)
         trace_pick(rq, prev, next, twhy, cost, touched);
     trace_periodic(rq, now);

@@ -1,0 +1,261 @@
+#!/usr/bin/env bash
+# Tests of scenarios and runq experiment (docs/scenarios.md, issue 16):
+#   - every refusal of the format names the file and the line;
+#   - what an engine cannot run it refuses, with the line;
+#   - the kernel's counters agree with its trace in SQL (lateness, the
+#     stall count, shares within 1 per mille);
+#   - one 1-CPU scenario on both engines gives the same shares;
+#   - one cell run twice gives identical rows, two seeds different ones;
+#   - runq report experiment prints the experiment's table again;
+#   - the kernel refuses hostile scn lines;
+#   - every example in docs/scenarios.md, run and compared.
+# Usage: tests/scenario_test.sh [path/to/runq]   (default build/runq)
+RUNQ=$(realpath "${1:-build/runq}") || exit 2
+cd "$(dirname "$0")/.." || exit 2
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/lib.sh"
+sq() { sqlite3 -batch "$@"; }
+
+# ---- refusals: each bad file must fail with exit 2 and "FILE:LINE: why" ----
+# NAME|LINE|what stderr must hold|the file, lines separated by \n
+while IFS='|' read -r name line want text; do
+    [ -z "$name" ] && continue
+    printf '%b\n' "$text" >"$T/$name.scn"
+    runq sim "$T/$name.scn"
+    if [ "$rc" = 2 ] && grep -qF -- "$T/$name.scn:$line: " "$T/err" && grep -qF -- "$want" "$T/err" &&
+        [ "$(wc -l <"$T/err")" = 1 ]; then
+        pass "refuses_$name"
+    else
+        failed "refuses_$name" "exit $rc, want 2 with '$name.scn:$line: ...$want': $(head -c 300 "$T/err")"
+    fi
+done <<'EOF'
+unknown_directive|2|unknown directive 'nonsense'|task A\nnonsense 1
+bad_hz|1|bad hz '333'|hz 333\ntask A
+hz_and_tick|2|give hz or tick, not both|tick 2ms\nhz 250\ntask A
+bad_cpu|1|bad cpu '2-1'|task A cpu=2-1
+cpu_not_on_machine|2|cpu 5 is not on a machine of 4 CPUs|cpus 4\ntask A cpu=5
+count_zero|1|bad count '0'|task hog*0
+count_too_big|1|bad count '65'|task hog*65
+count_option|1|write the count as hog*N|task hog count=3
+too_many_tasks|3|tasks in all; at most 64|task a*40\ntask b*20\ntask c*5
+bad_jitter|1|bad jitter '130%'|task p pattern=run:1ms,every:2ms:130%
+jitter_finer_than_quantum|2|finer than the quantum|quantum 100us\ntask p pattern=run:100us,every:1ms:1%
+pattern_starts_with_every|1|a pattern starts with run:|task p pattern=every:1ms,run:50us
+two_sleeps|1|two sleeps in a row|task p pattern=run:1ms,sleep:1ms,every:2ms
+bad_step|1|bad pattern step 'walk:1ms'|task p pattern=run:1ms,walk:1ms
+measure_no_task|2|measure: no task line 'probe' above|task A\nmeasure probe stall
+measure_no_metric|2|measure: no metric 'p42'|task A\nmeasure A p42
+vary_bad_value|3|bad hz '333'|task A\nrun 4ms\nvary hz 250,333
+vary_no_task|2|no task line 'probe'|task A\nvary probe.slice base,100us
+vary_twice|3|vary hz is already given on line 2|task A\nvary hz 250,1000\nvary hz 100
+vary_bad_key|2|vary task: not a key|task A\nvary task 1,2
+period_without_every|1|has no every: step for period=|task A pattern=run:1ms,sleep:1ms period=2ms
+bad_seed|1|bad seed '-4'|seed -4\ntask A
+bad_stall|1|bad stall '1'|stall 1\ntask A
+slice_out_of_range|1|outside 100us..100ms|task A slice=50us
+EOF
+
+# The engines' own refusals, with the line.
+printf 'cpus 2\ntask A cpu=0-1\n' >"$T/sim_set.scn"
+expect sim_refuses_a_cpu_set 2 "sim_set.scn:2: runq sim models one CPU" experiment --engine sim --db "$T/r.db" "$T/sim_set.scn"
+printf 'cpus 2\ntask A cpu=0\ntask B cpu=1\n' >"$T/sim_two.scn"
+expect sim_refuses_two_cpus 2 "sim_two.scn:3: runq sim models one CPU: task B is on CPU 1" experiment --engine sim --db "$T/r.db" "$T/sim_two.scn"
+printf 'quantum 100us\nhz 2000\ntask A\n' >"$T/k_hz.scn"
+expect kernel_refuses_its_tick 2 "k_hz.scn:2: runq's kernel ticks at 100, 250 or 1000 Hz" experiment --db "$T/r.db" "$T/k_hz.scn"
+printf 'task A\ntask B pattern=run:1ms,sleep:3ms\nrun 40ms\nmeasure B p99 stall\nvary hz 100,250\n' >"$T/v.scn"
+expect vary_flag_checked 2 "--vary hz: bad hz '333'" experiment --engine sim --db "$T/r.db" --vary hz=250,333 "$T/v.scn"
+expect experiment_bad_engine 2 "--engine takes kernel or sim" experiment --engine qemu "$T/v.scn"
+expect experiment_bad_shard 2 "--shard takes I/N" experiment --shard 3/2 "$T/v.scn"
+expect experiment_no_file 2 "need a scenario FILE" experiment --engine sim
+[ -e "$T/r.db" ] && failed refusals_write_nothing "a refused experiment made $T/r.db" || pass refusals_write_nothing
+
+# ---- the kernel: counters against the trace ----
+cat >"$T/small.scn" <<'EOF'
+policy eevdf
+cpus 2
+hz 250
+quantum 10us
+run 500ms
+seed 3
+task hog*2 cpu=1
+task probe cpu=1 pattern=run:50us,every:1ms:30%
+task napper cpu=1 slice=100us pattern=run:200us,sleep:3ms
+EOF
+if "$RUNQ" experiment --quiet --db "$T/k.db" "$T/small.scn" >"$T/k.out" 2>"$T/k.err"; then
+    pass kernel_runs_a_scenario
+else
+    failed kernel_runs_a_scenario "exit $?: $(tail -3 "$T/k.err")"
+fi
+rows=$(sq "$T/k.db" "SELECT COUNT(*) FROM scenario_task st JOIN scenario s USING (scenario_id)
+                     JOIN thread t ON t.utid = st.utid AND t.trace_id = s.trace_id AND t.name = st.task")
+[ "$rows" = 4 ] && pass scenario_task_names_trace_threads ||
+    failed scenario_task_names_trace_threads "$rows of 4 tasks related to their trace's threads"
+
+# Lateness from the trace, for the tasks that sleep: the wakeups inside the
+# run's marks, each the wakeup row's latency. The trace stamps a wake when
+# the timer interrupt runs and the run at the pick's record, the counters
+# from the target to the pick's own clock: the two differ by the
+# interrupt's and the switch's few instructions, at most 5 us a wakeup.
+# Percentiles by the rank rule of trace/scenario.h.
+trace_late() { # UTID PERMILLE -> the value at rank (n - 1) * PERMILLE / 1000
+    sq "$T/k.db" "WITH b AS (SELECT (SELECT ts FROM mark WHERE name = 'scn start') AS s,
+                                    (SELECT ts FROM mark WHERE name = 'scn end') AS e),
+                  w AS (SELECT latency FROM wakeup, b WHERE utid = $1 AND ts_wake >= b.s AND ts_wake < b.e
+                        AND latency IS NOT NULL ORDER BY latency)
+                  SELECT latency FROM w LIMIT 1 OFFSET ((SELECT COUNT(*) FROM w) - 1) * $2 / 1000"
+}
+trace_count() { # UTID [THRESHOLD_NS]
+    sq "$T/k.db" "SELECT COUNT(*) FROM wakeup WHERE utid = $1 AND latency > ${2:--1}
+                  AND ts_wake >= (SELECT ts FROM mark WHERE name = 'scn start')
+                  AND ts_wake < (SELECT ts FROM mark WHERE name = 'scn end')"
+}
+for task in probe napper; do
+    read -r utid wakeups stalls p50 p90 p99 max <<<"$(sq -separator ' ' "$T/k.db" \
+        "SELECT utid, wakeups, stalls, p50_ns, p90_ns, p99_ns, max_ns FROM scenario_task WHERE task = '$task'")"
+    n=$(trace_count "$utid")
+    # A sleep that began before the end mark may end after it: counted by
+    # the counters, not in the window.
+    if [ "$wakeups" -ge 100 ] && [ "$n" -ge $((wakeups - 1)) ] && [ "$n" -le "$wakeups" ]; then
+        pass "${task}_wakeups_match_the_trace ($wakeups counted, $n traced)"
+    else
+        failed "${task}_wakeups_match_the_trace" "counters $wakeups, trace $n"
+    fi
+    bad=""
+    for pm in 500:$p50 900:$p90 990:$p99 1000:$max; do
+        k=${pm%%:*} v=${pm#*:}
+        [ "$k" = 1000 ] && k=1000
+        tv=$(trace_late "$utid" "$k")
+        d=$((v - tv))
+        [ "${d#-}" -le 5000 ] || bad="$bad p$k counters $v trace $tv;"
+    done
+    [ -z "$bad" ] && pass "${task}_lateness_matches_the_trace (p50 $p50, p99 $p99, max $max ns)" ||
+        failed "${task}_lateness_matches_the_trace" "$bad"
+    # A stall is a wakeup later than 1 ms: the trace's count, give or take
+    # the wakeups within 5 us of the threshold.
+    lo=$(trace_count "$utid" 1005000) hi=$(trace_count "$utid" 995000)
+    [ "$stalls" -ge "$lo" ] && [ "$stalls" -le "$hi" ] && [ "$stalls" -gt 0 ] &&
+        pass "${task}_stalls_match_the_trace ($stalls; the trace $lo..$hi)" ||
+        failed "${task}_stalls_match_the_trace" "counters $stalls, trace $lo..$hi (want within, and some)"
+done
+# Shares: each task's run time inside the marks, from sched_slice, against
+# runtime / window from the counters.
+share_bad=$(sq "$T/k.db" "WITH b AS (SELECT (SELECT ts FROM mark WHERE name = 'scn start') AS s,
+                                            (SELECT ts FROM mark WHERE name = 'scn end') AS e),
+    tr AS (SELECT st.name, st.runtime_ns * 1.0 / st.window_ns AS counted,
+                  (SELECT SUM(MIN(sl.ts + sl.dur, b.e) - MAX(sl.ts, t.start_ts, b.s)) FROM sched_slice sl
+                   WHERE sl.utid = st.utid AND sl.ts < b.e AND sl.ts + sl.dur > MAX(t.start_ts, b.s)) * 1.0
+                  / (b.e - MAX(t.start_ts, b.s)) AS traced
+           FROM scenario_task st JOIN thread t ON t.utid = st.utid, b)
+    SELECT group_concat(name || ' ' || ROUND(counted, 5) || ' vs ' || ROUND(traced, 5), '; ') FROM tr
+    WHERE traced IS NULL OR ABS(counted - traced) > 0.001")
+nshares=$(sq "$T/k.db" "SELECT COUNT(*) FROM scenario_task WHERE runtime_ns > 0")
+[ -z "$share_bad" ] && [ "$nshares" = 4 ] && pass shares_match_the_trace_within_1_permille ||
+    failed shares_match_the_trace_within_1_permille "${share_bad:-only $nshares tasks ran}"
+
+# ---- both engines, one 1-CPU scenario ----
+cat >"$T/both.scn" <<'EOF'
+cpus 1
+hz 250
+quantum 10us
+run 2s
+task a cpu=0
+task b cpu=0 nice=5
+task p cpu=0 pattern=run:100us,every:2ms:20%
+measure a share
+measure b share
+measure p share stall
+EOF
+"$RUNQ" experiment --quiet --db "$T/b.db" --csv "$T/both.scn" >"$T/bk.csv" 2>"$T/bk.err" &&
+    "$RUNQ" experiment --quiet --engine sim --db "$T/b.db" --csv "$T/both.scn" >"$T/bs.csv" 2>"$T/bs.err"
+diffs=$(sq "$T/b.db" "SELECT group_concat(k.task || ' kernel ' || ROUND(k.value, 4) || ' sim ' || ROUND(s.value, 4), '; ')
+    FROM scenario_metric k JOIN scenario ks ON ks.scenario_id = k.scenario_id AND ks.engine = 'kernel'
+    JOIN scenario_metric s ON s.task = k.task AND s.metric = k.metric
+    JOIN scenario ss ON ss.scenario_id = s.scenario_id AND ss.engine = 'sim'
+    WHERE k.metric = 'share' AND ABS(k.value - s.value) > 0.01")
+ratio=$(sq "$T/b.db" "SELECT ROUND(a.value / b.value, 2) FROM scenario_metric a JOIN scenario_metric b
+    ON a.scenario_id = b.scenario_id AND a.task = 'a' AND b.task = 'b' AND a.metric = 'share' AND b.metric = 'share'
+    JOIN scenario s ON s.scenario_id = a.scenario_id AND s.engine = 'kernel'")
+nboth=$(sq "$T/b.db" "SELECT COUNT(DISTINCT engine) FROM scenario WHERE status = 'ok'")
+if [ "$nboth" = 2 ] && [ -z "$diffs" ]; then
+    pass "engines_agree_on_shares_within_1_percent (kernel a/b $ratio; weights 3.06)"
+else
+    failed engines_agree_on_shares_within_1_percent "${diffs:-$nboth engines ran}"
+fi
+
+# ---- determinism: the same cell twice, and two seeds ----
+printf 'cpus 1\nhz 250\nquantum 10us\nrun 300ms\ntask h*2 cpu=0\ntask p cpu=0 pattern=run:50us,every:1ms:30%%\n' >"$T/det.scn"
+"$RUNQ" experiment --quiet --db "$T/d.db" --repeat 2 --seed 5 "$T/det.scn" >/dev/null 2>"$T/d.err" &&
+    "$RUNQ" experiment --quiet --db "$T/d.db" --seed 5 "$T/det.scn" >/dev/null 2>>"$T/d.err" ||
+    failed determinism_runs "$(tail -2 "$T/d.err")"
+rowsof() { # EXPERIMENT REPEAT: that run's task rows, ids aside (runs end in any order)
+    sq "$T/d.db" "SELECT instance, task, name, tid, cpu, window_ns, runtime_ns, wakeups, missed, stalls, p50_ns,
+                  p90_ns, p99_ns, max_ns, iters, vcsw, ivcsw FROM scenario_task JOIN scenario USING (scenario_id)
+                  WHERE experiment_id = $1 AND repeat = $2 ORDER BY instance"
+}
+# experiment 1 repeat 0: seed 5, repeat 1: seed 6; experiment 2: seed 5 again
+if [ -n "$(rowsof 1 0)" ] && [ "$(rowsof 1 0)" = "$(rowsof 2 0)" ]; then
+    pass same_seed_same_rows
+else
+    failed same_seed_same_rows "$(diff <(rowsof 1 0) <(rowsof 2 0) | head -5)"
+fi
+if [ -n "$(rowsof 1 1)" ] && [ "$(rowsof 1 0)" != "$(rowsof 1 1)" ]; then
+    pass other_seed_other_rows
+else
+    failed other_seed_other_rows "seeds 5 and 6 gave the same rows (or none)"
+fi
+
+# ---- the table again, from the database ----
+"$RUNQ" experiment --quiet --engine sim --db "$T/t.db" --repeat 2 "$T/v.scn" >"$T/t1" 2>/dev/null
+"$RUNQ" report experiment --db "$T/t.db" >"$T/t2" 2>&1
+"$RUNQ" report experiment 1 --db "$T/t.db" >"$T/t3" 2>&1
+if [ -s "$T/t1" ] && cmp -s "$T/t1" "$T/t2" && cmp -s "$T/t1" "$T/t3" && grep -q "hz=100" "$T/t1"; then
+    pass report_experiment_prints_the_same_table
+else
+    failed report_experiment_prints_the_same_table "$(diff "$T/t1" "$T/t2" | head -5)"
+fi
+expect report_no_experiment 1 "no experiment 9" report experiment 9 --db "$T/t.db"
+# docs/sql.md's query that rebuilds a table: B's stall share in both
+# cells, the mean over the two repeats as the table's CSV has it.
+awk '/rebuilt in SQL/ { on = 1 } on && /^```$/ { n++; if (n == 2) exit; next } on && n == 1' docs/sql.md >"$T/rebuild.sql"
+"$RUNQ" sql --db "$T/t.db" --csv "$(cat "$T/rebuild.sql")" >"$T/rebuild.out" 2>&1
+"$RUNQ" report experiment --db "$T/t.db" --csv >"$T/t.csv" 2>&1
+want=$(awk -F, 'NR > 1 { printf "%d,%.6f\n", $2, $7 }' "$T/t.csv")
+got=$(awk -F, '$3 == "B.stall" { printf "%d,%.6f\n", $1, $4 }' "$T/rebuild.out")
+[ -n "$want" ] && [ "$(sort <<<"$want")" = "$(sort <<<"$got")" ] && pass sql_md_query_rebuilds_the_table ||
+    failed sql_md_query_rebuilds_the_table "table: $want; query: $(head -c 300 "$T/rebuild.out")"
+
+# ---- the kernel does not trust its lines ----
+runq boot --deterministic --cpus 1 --cmd "scn reset" --cmd "scn task a 65 0 0 0 0" --cmd "scn reset" \
+    --cmd "scn task b 1 ff 0 0 0" --cmd "scn reset" --cmd "scn task c 1 0 0 0 0" --cmd "scn step e:100" \
+    --cmd "scn reset" --cmd "scn task d 1 0 40 0 0" --cmd "scn start 1000 0 0" --cmd "echo survived"
+if grep -q "scn: too many tasks" "$T/out" && grep -q "names a CPU this machine does not have" "$T/out" &&
+    grep -q "scn: a step's time is 1 ns or more; e takes :NS:JITTER" "$T/out" && grep -q "nice is -20..19" "$T/out" &&
+    grep -q "nothing to start" "$T/out" && grep -q "^survived" "$T/out"; then
+    pass kernel_refuses_hostile_scn_lines
+else
+    failed kernel_refuses_hostile_scn_lines "$(grep -E "scn|survived" "$T/out" | head -8)"
+fi
+
+# ---- the examples in docs/scenarios.md ----
+DOC=docs/scenarios.md
+doc_examples "$DOC"
+nex=0
+for cmdfile in "$T"/ex.*.cmd; do
+    [ -e "$cmdfile" ] || break
+    nex=$((nex + 1))
+    want=${cmdfile%.cmd}.want
+    cmd=$(cat "$cmdfile")
+    # build/runq in the doc is the runq under test; runq.db a scratch one.
+    run=${cmd//build\/runq/\"\$RUNQ\"}
+    run=${run//--db runq.db/--db \"\$T\"/doc.db}
+    (cd "$T" && rm -f doc.db && RUNQ="$RUNQ" T="$T" eval "cd $OLDPWD && $run") >"$T/got" 2>"$T/got.err"
+    if cmp -s "$T/got" "$want"; then
+        pass "doc_example_$nex ($(head -c 60 "$cmdfile"))"
+    else
+        failed "doc_example_$nex" "$cmd: $(diff "$want" "$T/got" | head -6)"
+    fi
+done
+[ "$nex" -ge 2 ] && pass "doc_examples_found ($nex)" || failed doc_examples_found "only $nex examples in $DOC"
+
+exit $fail
