@@ -657,12 +657,25 @@ static int apply_at(struct parser *p, struct scenario *s, const char *key, const
     strcpy(k, key);
     strcpy(v, value);
     dot = strchr(k, '.');
+    if (strcmp(k, "switch") == 0) {
+        /* One switch flipped from its default, spelled as Linux's
+         * sched/features file takes it: NAME on, NO_NAME off; `default`
+         * flips none. An ablation is one axis of these. */
+        bool on = strncmp(v, "NO_", 3) != 0;
+        if (strcmp(v, "default") == 0)
+            return 0;
+        if (eevdf_feature_lookup(on ? v : v + 3) < 0)
+            return perr(p, p->line, "vary switch: no feature '%s'; want default, NAME or NO_NAME (see "
+                                    "kernel/sched/eevdf_features.h)", on ? v : v + 3);
+        scn_set_feature(s, on ? v : v + 3, on);
+        return 0;
+    }
     if (!dot) {
         char *args[1] = { v };
         if (strcmp(k, "feature") == 0 || strcmp(k, "task") == 0 || strcmp(k, "measure") == 0 ||
             strcmp(k, "vary") == 0)
             return perr(p, p->line, "vary %s: not a key; want hz, cpus, policy, run, seed, stall, quantum, "
-                                    "feature.NAME or TASK.OPTION", k);
+                                    "feature.NAME, switch or TASK.OPTION", k);
         return machine_directive(p, s, k, args, 1);
     }
     *dot++ = '\0';

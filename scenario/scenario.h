@@ -36,8 +36,8 @@
 #define SCN_MAX_FEATURES 32
 #define SCN_MAX_MEASURES 32
 #define SCN_MAX_VARY 8
-#define SCN_MAX_VALUES 32
-#define SCN_VALUE_MAX 24   /* a vary value's spelling */
+#define SCN_MAX_VALUES 64
+#define SCN_VALUE_MAX 32   /* a vary value's spelling */
 #define SCN_KEY_MAX 48     /* a vary key: "hz", "probe.slice", "feature.HRTICK" */
 /* `runq sim` steps through at most this many quanta. */
 #define SCN_SIM_MAX_QUANTA 20000000
@@ -106,7 +106,8 @@ struct scn_measure {
 
 /* A vary axis: `vary KEY V1,V2,...` in the file or --vary on the command
  * line. KEY is a machine directive (hz, cpus, policy, run, seed, stall),
- * feature.NAME, or TASK.OPTION (probe.slice, hog.count, ...). */
+ * feature.NAME, switch (one feature flipped: NAME, NO_NAME or default),
+ * or TASK.OPTION (probe.slice, hog.count, ...). */
 struct scn_vary {
     char key[SCN_KEY_MAX];
     int line; /* 0: from the command line */
