@@ -47,7 +47,7 @@
 #define XP_DEFAULT_TIMEOUT 900
 
 enum xp_flag { XP_ENGINE, XP_VARY, XP_REPEAT, XP_SEED, XP_DB, XP_JOBS, XP_CSV, XP_JSON, XP_SHARD, XP_TIMEOUT,
-               XP_REALTIME, XP_QUIET, XP_HELP };
+               XP_REALTIME, XP_DRY_RUN, XP_QUIET, XP_HELP };
 
 /* One table drives both parsing and --help. */
 static const struct xp_flagdef {
@@ -65,6 +65,7 @@ static const struct xp_flagdef {
     { XP_SHARD, "shard", "I/N", "run only shard I of N of the runs (merge the databases with runq merge)" },
     { XP_TIMEOUT, "timeout", "S", "give up on a kernel run after S wall-clock seconds (default 900)" },
     { XP_REALTIME, "realtime", NULL, "kernel runs without icount: real time, noisy, one at a time" },
+    { XP_DRY_RUN, "dry-run", NULL, "check everything, print the cells (and the kernel's lines), run nothing" },
     { XP_QUIET, "quiet", NULL, "no progress line" },
     { XP_HELP, "help", NULL, "this help" },
 };
@@ -73,7 +74,7 @@ static const struct xp_flagdef {
 struct xp_opts {
     const char *file, *db, *engine;
     int repeat, jobs, timeout, shard_i, shard_n;
-    bool seed_given, realtime, quiet;
+    bool seed_given, realtime, quiet, dry_run;
     uint64_t seed;
     enum dbq_format fmt;
     int nvary;
@@ -225,6 +226,8 @@ static int xp_args(int argc, char **argv, struct xp_opts *o)
             o->realtime = true;
         } else if (d->flag == XP_QUIET) {
             o->quiet = true;
+        } else if (d->flag == XP_DRY_RUN) {
+            o->dry_run = true;
         }
     }
     if (!o->file)
@@ -538,6 +541,42 @@ static void progress(const struct xp_opts *o, int done, int total, double t0, in
         fprintf(stderr, "%s", tty ? "" : "\n");
 }
 
+/* --dry-run: the matrix as it would run, and the kernel's lines for its
+ * first cell; nothing runs and no database is opened. */
+static int dry_run(const struct xp_opts *o, const struct scenario *base, int nc, int total)
+{
+    static struct scenario cell;
+    char params[256], err[512];
+    int mine = 0;
+    for (int k = 0; k < total; k++)
+        mine += !o->shard_n || k % o->shard_n == o->shard_i - 1;
+    printf("%s: %d cell%s x %d repeat%s (seeds %llu..%llu) = %d run%s, %d here, engine %s\n", o->file, nc,
+           nc == 1 ? "" : "s", o->repeat, o->repeat == 1 ? "" : "s", (unsigned long long)o->seed,
+           (unsigned long long)(o->seed + (uint64_t)o->repeat - 1), total, total == 1 ? "" : "s", mine, o->engine);
+    for (int c = 0; c < nc; c++) {
+        cell_scenario(base, c, &cell, params, sizeof params, err, sizeof err);
+        printf("  cell %d: %s\n", c, params[0] ? params : "(no axes)");
+    }
+    if (strcmp(o->engine, "kernel") == 0) {
+        char *lines[XP_MAX_LINES];
+        cell_scenario(base, 0, &cell, params, sizeof params, err, sizeof err);
+        cell.seed = o->seed;
+        int n = scn_kprog(&cell, lines, XP_MAX_LINES, err, sizeof err);
+        printf("cell 0 in the kernel (runq boot --deterministic --policy %s --cpus %u", cell.policy, cell.cpus);
+        if (cell.hz)
+            printf(" --hz %u", cell.hz);
+        printf("):\n");
+        for (int i = 0; i < cell.nfeatures; i++)
+            printf("  sched feature %s %s\n", eevdf_feature_name((enum eevdf_feature)cell.features[i].feature),
+                   cell.features[i].on ? "on" : "off");
+        for (int i = 0; i < n; i++) {
+            printf("  %s\n", lines[i]);
+            free(lines[i]);
+        }
+    }
+    return 0;
+}
+
 int cmd_experiment(int argc, char **argv)
 {
     struct xp_opts o;
@@ -584,6 +623,9 @@ int cmd_experiment(int argc, char **argv)
             return 2;
         }
     }
+
+    if (o.dry_run)
+        return dry_run(&o, &base, nc, total);
 
     sqlite3 *db = dbx_open(o.db, err, sizeof err);
     if (!db) {

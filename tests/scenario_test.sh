@@ -237,6 +237,18 @@ else
     failed kernel_refuses_hostile_scn_lines "$(grep -E "scn|survived" "$T/out" | head -8)"
 fi
 
+# ---- every scenario in scenarios/: the kernel takes it, and it runs on paper ----
+for f in scenarios/*.scn; do
+    n=$(basename "$f" .scn)
+    cells=$("$RUNQ" experiment --dry-run "$f" 2>"$T/dry.err" | grep -c '^  cell ')
+    if "$RUNQ" experiment --quiet --engine sim --db "$T/all.db" "$f" >"$T/all.out" 2>"$T/all.err" &&
+        [ "$cells" -ge 1 ] && [ "$(($(wc -l <"$T/all.out") - 2))" = "$cells" ] && ! grep -q "failed" "$T/all.out"; then
+        pass "scenarios_${n}_runs ($cells cells on paper)"
+    else
+        failed "scenarios_${n}_runs" "$(cat "$T/dry.err" "$T/all.err" | head -3)"
+    fi
+done
+
 # ---- the examples in docs/scenarios.md ----
 DOC=docs/scenarios.md
 doc_examples "$DOC"
