@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Tests of scenarios and runq experiment (docs/scenarios.md, issue 16):
-#   - every refusal of the format names the file and the line;
+#   - every refusal of the format names the file and the line (42 files);
 #   - what an engine cannot run it refuses, with the line;
 #   - the kernel's counters agree with its trace in SQL (lateness, the
 #     stall count, shares within 1 per mille);
@@ -54,6 +54,24 @@ period_without_every|1|has no every: step for period=|task A pattern=run:1ms,sle
 bad_seed|1|bad seed '-4'|seed -4\ntask A
 bad_stall|1|bad stall '1'|stall 1\ntask A
 slice_out_of_range|1|outside 100us..100ms|task A slice=50us
+bad_policy|1|bad policy 'cfs'|policy cfs\ntask A
+bad_cpus|1|bad cpus '0'|cpus 0\ntask A
+duplicate_task|2|task A is already declared on line 1|task A\ntask A
+unknown_option|1|unknown task option 'colour'|task A colour=red
+option_without_value|1|bad task option 'nice'|task A nice
+exit_not_last|1|nothing may follow exit|task A pattern=run:1ms,exit,run:1ms
+empty_step|1|pattern step 'run:0' is empty|task A pattern=run:0
+bad_weight|1|weight 2048 is not a nice value's weight|task A weight=2048
+feature_bad_value|1|feature HRTICK: want on or off|feature HRTICK maybe\ntask A
+no_feature|1|no feature 'TURBO'|feature TURBO on\ntask A
+no_tasks|1|no tasks|hz 250
+run_off_the_grid|2|run must be a positive whole number of quanta|quantum 1ms\nrun 1500us\ntask A
+arrive_off_the_grid|2|arrive must be a whole number of quanta|quantum 1ms\ntask A arrive=1500us
+tick_off_the_grid|1|the tick must be a whole number of quanta|hz 400\nquantum 1ms\ntask A
+run_too_long|2|quanta; at most 20000000|quantum 1us\nrun 30s\ntask A
+measure_bad_metric_list|3|measure needs a task and metrics|task A\ntask B\nmeasure A
+vary_no_values|2|vary takes a key and values|task A\nvary hz
+hz_period_without_hz|1|bad hz 'fast'|hz fast\ntask A
 EOF
 
 # The engines' own refusals, with the line.
