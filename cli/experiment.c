@@ -343,6 +343,13 @@ struct xp_run {
     double started;
 };
 
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+    stop_signal = sig;
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -671,9 +678,17 @@ int cmd_experiment(int argc, char **argv)
     double t0 = now_s();
     int next = 0, done = 0, failed = 0, running = 0;
     rc = 0;
-    while (done < mine && rc == 0) {
+    /* Ctrl-C or a TERM: no new runs; the running ones (signalled too,
+     * as one process group) end, and are stored as failed with why. */
+    struct sigaction sa = { 0 };
+    sa.sa_handler = on_stop;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    while ((done < mine || running) && rc == 0) {
+        if (stop_signal && !running)
+            break;
         /* Fill the free slots. */
-        while (running < (kernel ? o.jobs : 1) && next < total) {
+        while (!stop_signal && running < (kernel ? o.jobs : 1) && next < total) {
             int k = next++;
             if (o.shard_n && k % o.shard_n != o.shard_i - 1)
                 continue;
@@ -708,6 +723,8 @@ int cmd_experiment(int argc, char **argv)
             continue;
         int st;
         pid_t pid = wait(&st);
+        if (pid < 0 && errno == EINTR)
+            continue;
         if (pid < 0) {
             fprintf(stderr, "runq experiment: wait: %s\n", strerror(errno));
             rc = 1;
@@ -733,6 +750,8 @@ int cmd_experiment(int argc, char **argv)
         }
         if (!ok && !why[0])
             last_line(errtext ? errtext : "", why, sizeof why);
+        if (!ok && stop_signal)
+            snprintf(why, sizeof why, "interrupted (signal %d)", (int)stop_signal);
         if (!ok)
             fprintf(stderr, "%srunq experiment: run %d (cell %d%s%s, repeat %d) failed: %s (console: %s)\n",
                     isatty(2) && !o.quiet ? "\n" : "", r->number, r->cell, r->params[0] ? ": " : "", r->params,
@@ -753,10 +772,13 @@ int cmd_experiment(int argc, char **argv)
     free(slot);
     if (kernel && failed == 0)
         rmdir(dir);
+    if (stop_signal && !o.quiet)
+        fprintf(stderr, "runq experiment: stopped by signal %d after %d of %d runs; experiment %lld holds them\n",
+                (int)stop_signal, done, mine, (long long)xid);
     if (rc == 0)
         rc = experiment_table(db, "experiment", xid, o.fmt, stdout);
     sqlite3_close(db);
     if (rc == 0 && failed)
         rc = 1;
-    return rc;
+    return stop_signal ? 128 + (int)stop_signal : rc;
 }
