@@ -17,6 +17,7 @@ make:make
 ld:binutils
 clang:clang
 /usr/bin/time:time
+parallel:parallel
 "
 
 missing=""

@@ -56,6 +56,7 @@ boot() { "$RUNQ" boot --deterministic --timeout 600 "$@"; }
 suite layers bash tests/layers.sh
 suite cli bash tests/cli_test.sh "$RUNQ"
 suite sim bash tests/sim_test.sh "$RUNQ"
+suite merge bash tests/merge_test.sh "$RUNQ"
 suite scenario bash tests/scenario_test.sh "$RUNQ"
 suite rr_policy build/tests/rr_test
 suite eevdf_policy build/tests/eevdf_test
