@@ -108,7 +108,7 @@ static int column_index(char cols[][64], int ncols, const char *task, const char
 int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format fmt, FILE *out)
 {
     sqlite3_stmt *s = NULL;
-    char cols[XT_MAX_COLS][64], file[512] = "", engine[32] = "", axes[256] = "", shard[32] = "";
+    char cols[XT_MAX_COLS][64], file[512] = "", engine[32] = "", axes[256] = "", shard[512] = "";
     int ncols = 0, ncells = 0, repeats = 0, rc = 1;
     struct xt_cell *cells = NULL;
 
@@ -251,6 +251,14 @@ int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format 
                 fprintf(out, " (%d failed)", cells[c].runs - cells[c].ok);
             fprintf(out, "\n");
         }
+        /* A shard's table, or a merge that lacks shards: say which cells
+         * have no row, rather than leave them out silently. */
+        int missing = 0;
+        for (int c = 0; c < ncells; c++)
+            if (cells[c].cell < 0)
+                fprintf(out, "%s%d", missing++ ? "," : "cells without runs here: ", c);
+        if (missing)
+            fprintf(out, " (of 0..%d)\n", ncells - 1);
     } else if (fmt == DBQ_CSV) {
         fprintf(out, "experiment,cell,params");
         for (int k = 0; k < ncols; k++)

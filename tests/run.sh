@@ -58,6 +58,7 @@ suite cli bash tests/cli_test.sh "$RUNQ"
 suite sim bash tests/sim_test.sh "$RUNQ"
 suite merge bash tests/merge_test.sh "$RUNQ"
 suite scenario bash tests/scenario_test.sh "$RUNQ"
+suite experiments_doc bash tests/experiments_doc_test.sh "$RUNQ"
 suite rr_policy build/tests/rr_test
 suite eevdf_policy build/tests/eevdf_test
 suite eevdf_fuzz bash tests/eevdf_fuzz.sh 20
