@@ -217,7 +217,10 @@ static void print_scenarios(const struct lab *lab, FILE *out)
         fprintf(out, "  %-8s policy %s, %s, %d CPUs%s%s%s:", c->name, c->policy[0] ? c->policy : "(default)", hz,
                 c->cpus ? c->cpus : BOOT_DEFAULT_CPUS, c->append[0] ? ", kernel args " : "", c->append,
                 c->variant ? ", your seed" : "");
-        for (int k = 0; k < c->ncmd; k++)
+        /* A scenario file is read as written, not as the scn lines made of it. */
+        if (c->scn)
+            fprintf(out, " %s%s%s", c->scn_file, c->scn_set[0] ? " with " : "", c->scn_set);
+        for (int k = 0; k < c->ncmd && !c->scn; k++)
             fprintf(out, "%s %s", k ? ";" : "", c->cmd[k]);
         fprintf(out, "\n");
     }
@@ -347,6 +350,9 @@ static int run_scenarios(struct lab *lab, const char *outdir, FILE *log, long se
     pid_t pids[LAB_MAX_SCEN];
     int next = 0, running = 0, failed = 0;
     time_t t0 = time(NULL);
+    for (int i = 0; i < lab->nsc; i++)
+        if (lab_scenario_program(&lab->sc[i], seed))
+            return -1;
     while (next < lab->nsc || running) {
         while (running < LAB_JOBS && next < lab->nsc) {
             struct lab_scenario *c = &lab->sc[next];
@@ -416,8 +422,24 @@ static void measure(struct lab *lab, long seed, char truth[][256], bool *ok, con
         fclose(f);
 }
 
+/* A moment's at: the index of the first event at or after the time its
+ * query answers, and not before from; -1 when it answers none. */
+static int moment_at(sqlite3 *h, const struct events *tr, int from, const char *sql)
+{
+    sqlite3_stmt *st;
+    int at = -1;
+    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER) {
+        at = events_find_ts(tr, sqlite3_column_int64(st, 0));
+        at = at < from ? from : at;
+    }
+    sqlite3_finalize(st);
+    return at;
+}
+
 /* The event of a moment: the first event its query matches in its trace,
- * after its mark. Its index is the one runq step shows (the same events). */
+ * after its mark and its at. Its index is the one runq step shows (the same events). */
 static int moment_event(const struct lab *lab, const struct lab_moment *m, const char **db)
 {
     for (int i = 0; i < lab->nsc; i++) {
@@ -435,6 +457,8 @@ static int moment_event(const struct lab *lab, const struct lab_moment *m, const
         int at = -1;
         if (events_load(&tr, h, 0, err, sizeof err) == 0) {
             int from = m->after[0] ? events_find_mark(&tr, 0, m->after) : 0;
+            if (from >= 0 && m->at)
+                from = moment_at(h, &tr, from, m->at);
             if (from >= 0)
                 at = events_find(&tr, from, &m->query);
         }

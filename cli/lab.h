@@ -23,6 +23,8 @@
 
 #include "db/events.h"
 
+struct scenario;
+
 #define LAB_MAX_SCEN 8
 #define LAB_MAX_CMDS 32
 #define LAB_MAX_Q 16
@@ -35,6 +37,12 @@ struct lab_scenario {
     char append[128];   /* extra kernel args, e.g. lab_bugs=1 */
     char *cmd[LAB_MAX_CMDS];
     int ncmd;
+    /* scenario_file = PATH and its set = KEY=VALUE lines: the scenario
+     * (heap, the sets applied; NULL: the cmd lines as written), which
+     * lab_scenario_program() turns into policy, hz, cpus and cmd. */
+    struct scenario *scn;
+    char scn_file[256];  /* PATH as lab.conf gives it */
+    char scn_set[256];   /* the sets, "hog.count=8 run=6s", for show */
     bool record;        /* record the trace (runq boot --record) */
     bool variant;       /* boot with seed=S, the student's seed (kernel/cmdline.h) */
     /* filled by a run */
@@ -73,6 +81,9 @@ struct lab_moment {
     char after[64];     /* start looking after the mark of this name ("" the start) */
     char find[128];     /* the query as written: "WAKE task=waiter" */
     struct event_query query; /* find, parsed (db/events.h) */
+    char *at;           /* SQL on the scenario's trace: start looking at the
+                         * time its first row's first column gives (NULL: the
+                         * start, or the mark after) */
     char *text;
 };
 
@@ -92,8 +103,21 @@ struct lab {
 };
 
 /* Reads dir/lab.conf, and dir/calibration when there is one. Returns 0, or
- * -1 after printing "runq lab: FILE:LINE: ...". */
+ * -1 after printing "runq lab: FILE:LINE: ...". A scenario given as a
+ * scenario file is read, its sets applied and its program made for the
+ * file's seed, so a file the kernel cannot run is refused here. */
 int lab_load(struct lab *lab, const char *dir);
+/* A scenario given as a scenario file: its cmd lines made again for seed
+ * (a variant's jitter draws are the student's: `scn start`'s seed is the
+ * student's seed; otherwise the file's). Each of the scenario's feature
+ * switches first as `sched feature NAME on|off`, then scn_kprog()'s
+ * lines. Nothing for a scenario of cmd lines. 0, or -1 after saying why. */
+int lab_scenario_program(struct lab_scenario *c, long seed);
+/* Where a scenario_file PATH of the lab in dir is read from: beside
+ * lab.conf (a course's copy, made by runq lab pack, holds it there under
+ * its own name), else PATH below the tree the labs folder is in
+ * (dir/../..). Into buf. */
+void lab_scenario_path(const char *dir, const char *path, char *buf, size_t len);
 /* Does every question with a margin have its calibrated spread? run,
  * check and grade need it; calibrate is what writes it. 0, or -1 after
  * saying which question and what to run. */

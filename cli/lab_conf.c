@@ -4,12 +4,14 @@
  *   title = Who runs next
  *   minutes = 45
  *
- *   [scenario rr]            policy, hz, cpus, append, record, cmd (repeat)
+ *   [scenario rr]            policy, hz, cpus, append, record, cmd (repeat),
+ *                            or scenario_file and set (repeat): a scenario
+ *                            file (docs/scenarios.md) and its cell
  *   [question q1]            type, prompt (repeat: lines), show, truth,
  *                            choices, tolerance or margin, length, unit,
  *                            min, max, phase, explain (repeat)
- *   [moment]                 scenario, after, find (an event query:
- *                            db/events.h), text
+ *   [moment]                 scenario, after, at (SQL giving a time), find
+ *                            (an event query: db/events.h), text
  *
  * and the lab's calibration file, which runq lab calibrate --write makes:
  *
@@ -29,6 +31,8 @@
 #include <unistd.h>
 
 #include "cli/lab.h"
+#include "eevdf_features.h"
+#include "scenario/scenario.h"
 
 static char *trim(char *s)
 {
@@ -58,6 +62,7 @@ static void append_line(char **dst, const char *v)
 /* Where lab.conf is being read, for its messages. */
 struct conf {
     const char *path;
+    const char *dir; /* the lab's folder */
     int ln;
 };
 
@@ -128,10 +133,66 @@ static int conf_top_key(const struct conf *cf, struct lab *lab, const char *k, c
     return 0;
 }
 
+void lab_scenario_path(const char *dir, const char *path, char *buf, size_t len)
+{
+    const char *base = strrchr(path, '/');
+    if (path[0] == '/') {
+        snprintf(buf, len, "%s", path);
+        return;
+    }
+    snprintf(buf, len, "%s/%s", dir, base ? base + 1 : path);
+    if (access(buf, R_OK) != 0)
+        snprintf(buf, len, "%s/../../%s", dir, path);
+}
+
+/* scenario_file = PATH: the scenario is read now, so that a bad file is
+ * refused with its own line; its cell is set by the set lines after. */
+static int conf_scenario_file(const struct conf *cf, struct lab_scenario *c, const char *v)
+{
+    char path[1024], err[400];
+    if (c->scn)
+        return conf_err(cf, "one scenario_file a scenario");
+    if (strlen(v) >= sizeof c->scn_file)
+        return conf_err(cf, "scenario_file: the path is longer than %zu", sizeof c->scn_file - 1);
+    lab_scenario_path(cf->dir, v, path, sizeof path);
+    if (!(c->scn = malloc(sizeof *c->scn))) {
+        fprintf(stderr, "runq lab: out of memory\n");
+        exit(1);
+    }
+    if (scn_load(path, c->scn, err, sizeof err) != 0)
+        return conf_err(cf, "scenario_file: %s", err);
+    snprintf(c->scn_file, sizeof c->scn_file, "%s", v);
+    return 0;
+}
+
+/* set = KEY=VALUE: the scenario's cell, as a vary axis KEY takes VALUE
+ * (hog.count=8, probe.slice=100us, switch=HRTICK, run=6s). */
+static int conf_scenario_set(const struct conf *cf, struct lab_scenario *c, const char *v)
+{
+    char key[SCN_KEY_MAX + SCN_VALUE_MAX], err[400];
+    const char *eq = strchr(v, '=');
+    if (!c->scn)
+        return conf_err(cf, "set needs a scenario_file = PATH before it");
+    if (!eq || eq == v || (size_t)(eq - v) >= sizeof key)
+        return conf_err(cf, "set is KEY=VALUE, a vary axis and one of its values (hog.count=8)");
+    snprintf(key, sizeof key, "%.*s", (int)(eq - v), v);
+    if (scn_apply(c->scn, key, eq + 1, err, sizeof err) != 0)
+        return conf_err(cf, "set %s: %s", v, err);
+    size_t n = strlen(c->scn_set);
+    if (n + strlen(v) + 2 > sizeof c->scn_set)
+        return conf_err(cf, "set: too many sets for one scenario");
+    snprintf(c->scn_set + n, sizeof c->scn_set - n, "%s%s", n ? " " : "", v);
+    return 0;
+}
+
 /* A key of a [scenario]: how runq boot runs it. */
 static int conf_scenario_key(const struct conf *cf, struct lab_scenario *c, const char *k, const char *v)
 {
-    if (!strcmp(k, "policy")) {
+    if (!strcmp(k, "scenario_file")) {
+        return conf_scenario_file(cf, c, v);
+    } else if (!strcmp(k, "set")) {
+        return conf_scenario_set(cf, c, v);
+    } else if (!strcmp(k, "policy")) {
         if (strcmp(v, "rr") && strcmp(v, "eevdf"))
             return conf_err(cf, "policy is rr or eevdf");
         snprintf(c->policy, sizeof c->policy, "%s", v);
@@ -154,7 +215,10 @@ static int conf_scenario_key(const struct conf *cf, struct lab_scenario *c, cons
             return conf_err(cf, "one shell command a cmd line (no ';')");
         c->cmd[c->ncmd++] = strdup(v);
     } else {
-        return conf_err(cf, "unknown scenario key '%s' (policy, hz, cpus, append, record, variant, cmd)", k);
+        return conf_err(cf,
+                        "unknown scenario key '%s' (policy, hz, cpus, append, record, variant, cmd, scenario_file, "
+                        "set)",
+                        k);
     }
     return 0;
 }
@@ -243,6 +307,9 @@ static int conf_moment_key(const struct conf *cf, struct lab_moment *m, const ch
         snprintf(m->scenario, sizeof m->scenario, "%s", v);
     } else if (!strcmp(k, "after")) {
         snprintf(m->after, sizeof m->after, "%s", v);
+    } else if (!strcmp(k, "at")) {
+        free(m->at);
+        m->at = strdup(v);
     } else if (!strcmp(k, "find")) {
         char why[160];
         snprintf(m->find, sizeof m->find, "%s", v);
@@ -251,7 +318,7 @@ static int conf_moment_key(const struct conf *cf, struct lab_moment *m, const ch
     } else if (!strcmp(k, "text")) {
         append_line(&m->text, v);
     } else {
-        return conf_err(cf, "unknown moment key '%s' (scenario, after, find, text)", k);
+        return conf_err(cf, "unknown moment key '%s' (scenario, after, at, find, text)", k);
     }
     return 0;
 }
@@ -319,6 +386,64 @@ static int conf_complete(const struct lab *lab, const char *path)
                     lab->mo[i].scenario);
             return -1;
         }
+    }
+    return 0;
+}
+
+int lab_scenario_program(struct lab_scenario *c, long seed)
+{
+    struct scenario *s = c->scn;
+    char err[400];
+    if (!s)
+        return 0;
+    for (int i = 0; i < c->ncmd; i++)
+        free(c->cmd[i]);
+    c->ncmd = 0;
+    for (int i = 0; i < s->nfeatures && c->ncmd < LAB_MAX_CMDS; i++) {
+        char line[80];
+        snprintf(line, sizeof line, "sched feature %s %s",
+                 eevdf_feature_name((enum eevdf_feature)s->features[i].feature), s->features[i].on ? "on" : "off");
+        c->cmd[c->ncmd++] = strdup(line);
+    }
+    uint64_t file_seed = s->seed;
+    if (c->variant)
+        s->seed = (uint64_t)seed;
+    int n = scn_kprog(s, c->cmd + c->ncmd, LAB_MAX_CMDS - c->ncmd, err, sizeof err);
+    s->seed = file_seed;
+    if (n < 0) {
+        fprintf(stderr, "runq lab: scenario %s: %s\n", c->name, err);
+        return -1;
+    }
+    c->ncmd += n;
+    return 0;
+}
+
+/* A scenario given as a file: the machine is the file's (change it with
+ * set = hz=1000), the commands its program; the cell, once every set is
+ * applied, must pass the file's checks. */
+static int conf_scenarios(struct lab *lab, const char *path)
+{
+    for (int i = 0; i < lab->nsc; i++) {
+        struct lab_scenario *c = &lab->sc[i];
+        char err[400];
+        if (!c->scn)
+            continue;
+        if (c->policy[0] || c->hz || c->cpus || c->ncmd) {
+            fprintf(stderr,
+                    "runq lab: %s: scenario %s: the scenario file says the machine and the commands; write set = "
+                    "hz=... (policy, cpus) instead of policy, hz, cpus or cmd\n",
+                    path, c->name);
+            return -1;
+        }
+        if (scn_check(c->scn, err, sizeof err) != 0) {
+            fprintf(stderr, "runq lab: %s: scenario %s (%s): %s\n", path, c->name, c->scn_set, err);
+            return -1;
+        }
+        snprintf(c->policy, sizeof c->policy, "%s", c->scn->policy);
+        c->hz = (int)c->scn->hz;
+        c->cpus = (int)c->scn->cpus;
+        if (lab_scenario_program(c, (long)c->scn->seed))
+            return -1;
     }
     return 0;
 }
@@ -395,7 +520,7 @@ int lab_load(struct lab *lab, const char *dir)
         fprintf(stderr, "runq lab: %s: %s\n", path, strerror(errno));
         return -1;
     }
-    struct conf cf = { .path = path };
+    struct conf cf = { .path = path, .dir = dir };
     enum conf_section sect = S_TOP;
     char line[1024];
     while (fgets(line, sizeof line, f)) {
@@ -407,7 +532,7 @@ int lab_load(struct lab *lab, const char *dir)
         }
     }
     fclose(f);
-    if (conf_complete(lab, path))
+    if (conf_complete(lab, path) || conf_scenarios(lab, path))
         return -1;
     return calibration_load(lab, dir);
 }
@@ -432,6 +557,7 @@ void lab_free(struct lab *lab)
         for (int j = 0; j < lab->sc[i].ncmd; j++)
             free(lab->sc[i].cmd[j]);
         free(lab->sc[i].out);
+        free(lab->sc[i].scn);
     }
     for (int i = 0; i < lab->nq; i++) {
         free(lab->q[i].prompt);
@@ -439,8 +565,10 @@ void lab_free(struct lab *lab)
         free(lab->q[i].truth);
         free(lab->q[i].explain);
     }
-    for (int i = 0; i < lab->nmo; i++)
+    for (int i = 0; i < lab->nmo; i++) {
         free(lab->mo[i].text);
+        free(lab->mo[i].at);
+    }
     memset(lab, 0, sizeof *lab);
 }
 

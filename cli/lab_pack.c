@@ -8,6 +8,10 @@
  *   OUT/key/NN-name/       the lab as it is, answers.ref, answers.wrong and
  *                          explanation.md included: what the instructor keeps
  *
+ * Both hold a copy of each scenario file the lab's scenarios name
+ * (scenario_file = scenarios/x.scn), as x.scn beside lab.conf, where
+ * lab_scenario_path() looks first: a course runs without the source tree.
+ *
  * A student's `runq lab check` (RUNQ_LABS=OUT/student) judges what it
  * measures on the student's own run and leaves the key's questions
  * unjudged; `runq lab check --key OUT/key` and `runq lab grade` judge all.
@@ -99,6 +103,31 @@ static int copy_present(const char *from, const char *to, const char *const *nam
     return rc;
 }
 
+/* Copies the scenario files the lab in src names into sdir and kdir,
+ * each under its own name. 0, or -1 after saying why. */
+static int copy_scenario_files(const char *src, const char *sdir, const char *kdir)
+{
+    struct lab lab;
+    int rc = 0;
+    if (lab_load(&lab, src))
+        return -1;
+    for (int i = 0; i < lab.nsc && !rc; i++) {
+        const struct lab_scenario *c = &lab.sc[i];
+        char from[1200], a[1400], b[1400];
+        if (!c->scn)
+            continue;
+        const char *base = strrchr(c->scn_file, '/');
+        base = base ? base + 1 : c->scn_file;
+        lab_scenario_path(src, c->scn_file, from, sizeof from);
+        snprintf(a, sizeof a, "%s/%s", sdir, base);
+        snprintf(b, sizeof b, "%s/%s", kdir, base);
+        if (copy_file(from, a) || copy_file(from, b))
+            rc = -1;
+    }
+    lab_free(&lab);
+    return rc;
+}
+
 int lab_pack(const char *out)
 {
     char root[512];
@@ -131,7 +160,7 @@ int lab_pack(const char *out)
             rc = 1;
         snprintf(a, sizeof a, "%s/lab.conf", src);
         snprintf(b, sizeof b, "%s/lab.conf", sdir);
-        if (strip_conf(a, b))
+        if (strip_conf(a, b) || copy_scenario_files(src, sdir, kdir))
             rc = 1;
         n++;
     }
