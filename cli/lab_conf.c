@@ -528,13 +528,16 @@ int lab_load(struct lab *lab, const char *dir)
         line[strcspn(line, "\n")] = 0;
         if (conf_line(&cf, lab, line, &sect) != 0) {
             fclose(f);
+            lab_free(lab); /* what the lines before it allocated */
             return -1;
         }
     }
     fclose(f);
-    if (conf_complete(lab, path) || conf_scenarios(lab, path))
+    if (conf_complete(lab, path) || conf_scenarios(lab, path) || calibration_load(lab, dir)) {
+        lab_free(lab);
         return -1;
-    return calibration_load(lab, dir);
+    }
+    return 0;
 }
 
 int lab_require_calibration(const struct lab *lab)

@@ -41,7 +41,10 @@ sq() { sqlite3 -batch "$@"; }
 # the ones compared through thread.tid.
 "$RUNQ" record --file "$T/s3.bin" --db "$T/schema.db" >/dev/null 2>&1 ||
     { echo "FAIL fixture: runq record"; exit 1; }
-tables=$(sq "$T/schema.db" "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+# A recording's tables: those with a trace_id (the experiment tables,
+# runq experiment's, hold none of a recording's rows).
+tables=$(sq "$T/schema.db" "SELECT m.name FROM sqlite_master m WHERE m.type = 'table' AND EXISTS
+                            (SELECT 1 FROM pragma_table_info(m.name) p WHERE p.name = 'trace_id') ORDER BY m.name")
 utid_cols=" utid prev_utid next_utid parent_utid waker_utid waker "
 
 # query TABLE: TABLE's rows of the trace in table want, sorted on every column,
