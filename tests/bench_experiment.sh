@@ -23,7 +23,8 @@ t1=$(now)
 t2=$(now)
 quanta=$((guest_s * 100000)) # 10 s at 10 us
 runs=$((cells * repeats))
-awk -v k="$(echo "$t1 - $t0" | bc)" -v s="$(echo "$t2 - $t1" | bc)" -v runs="$runs" -v g="$guest_s" \
+awk -v k="$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" -v s="$(awk -v a="$t1" -v b="$t2" 'BEGIN { print b - a }')" \
+    -v runs="$runs" -v g="$guest_s" \
     -v q="$quanta" -v jobs="$(nproc)" 'BEGIN {
     printf "%-34s %10s %14s %14s %s\n", "engine", "wall_s", "guest_s/wall_s", "per run", "target"
     printf "%-34s %10.1f %14.2f %12.2f s %s\n", "kernel (icount, " jobs " jobs)", k, runs * g / k, k / runs * jobs,
