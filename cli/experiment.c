@@ -340,7 +340,6 @@ struct xp_run {
     struct scenario sc;
     pid_t pid;
     char out[512], err[512];
-    double started;
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -447,7 +446,6 @@ static int start_kernel(const struct xp_opts *o, struct xp_run *r, const char *d
         return -1;
     }
     r->pid = pid;
-    r->started = now_s();
     return 0;
 }
 
