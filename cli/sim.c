@@ -639,10 +639,10 @@ static void sim_run(struct sim *s)
             }
             /* A delayed task, still queued, is requeued without charging
              * current first and without looking at the timer (Linux 6.18's
-             * ttwu_runnable() -> requeue_delayed_entity(); 333238da9a19,
-             * after 6.18, charges first: seed 001). */
+             * ttwu_runnable() -> requeue_delayed_entity()); 333238da9a19,
+             * after 6.18, charges first (seed 001): REQUEUE_UPDATE_CURR. */
             requeue = t->se.on_queue;
-            if (!requeue)
+            if (!requeue || eevdf_feature(EEVDF_F_REQUEUE_UPDATE_CURR))
                 need |= charge_now(s);
             s->P->join(&s->q, &t->se, new ? SCHED_JOIN_NEW : SCHED_JOIN_WAKE);
             t->state = SIM_T_QUEUED;

@@ -14,7 +14,8 @@
  * Checked in a second pass against stored copies of 6.17/6.18-era text:
  * update_curr() with update_deadline() and "if (resched ||
  * !protect_slice(curr))", entity_tick(), requeue_delayed_entity() (no
- * update_curr() before it: 333238da9a19, which adds one, came later),
+ * update_curr() before it: 333238da9a19, which adds one, came later; the
+ * switch REQUEUE_UPDATE_CURR, off by default, has it),
  * dequeue_entity() with DELAY_DEQUEUE and DEQUEUE_DELAYED,
  * hrtick_start_fair() ("slice - ran"), __pick_eevdf()'s treatment of
  * cfs_rq->curr (a delayed curr is still curr until put_prev_entity()),
@@ -730,6 +731,10 @@ static void lref_wake(struct lref_rq *rq, int i, bool new, char *why, size_t len
         while (t->spec->segs[t->seg].kind != LREF_SEG_RUN);
         t->left = t->spec->segs[t->seg].ns;
         if (se->on_rq) {
+            /* 333238da9a19 (after 6.18; a switch in runq) adds an
+             * update_curr() before the requeue. */
+            if (rq->feat[LREF_F_REQUEUE_UPDATE_CURR])
+                update_curr(rq, true);
             requeue_delayed_entity(rq, i); /* ttwu_runnable(): ENQUEUE_DELAYED, no hrtick_update */
         } else {
             enqueue_entity(rq, i, false);

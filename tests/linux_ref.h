@@ -38,7 +38,8 @@
     X(PREEMPT_SHORT, true)               \
     X(DELAY_DEQUEUE, true)               \
     X(DELAY_ZERO, true)                  \
-    X(HRTICK, false)
+    X(HRTICK, false)                     \
+    X(REQUEUE_UPDATE_CURR, false)
 
 enum lref_feature {
 #define LREF_FEATURE_ENUM(name, on) LREF_F_##name,

@@ -78,8 +78,11 @@
 #define TRACE_PACKED __attribute__((packed, may_alias))
 
 /* 2: LEAVE carries the task's deadline (a 52-byte version-1 LEAVE is
- * still read, with the deadline unknown). */
-#define TRACE_FORMAT_VERSION 2
+ * still read, with the deadline unknown).
+ * 3: JOIN carries the wakeup check (current's numbers and the answer;
+ * a 68-byte version-2 JOIN is still read, with the check unknown), and
+ * its numbers are taken at the join, not after the decision. */
+#define TRACE_FORMAT_VERSION 3
 
 /* ---- packets ------------------------------------------------------------ */
 
@@ -212,9 +215,40 @@ enum trace_join_reason {
     TRACE_JOIN_NR
 };
 
-/* JOIN: placement. lag_before is the lag the task brought (vlag);
- * lag_after is V - vruntime right after placement (PLACE_LAG scales it by
- * (W + w) / W). V is the queue's V after the join. */
+/* What a JOIN by waking asked of the policy (Linux's
+ * check_preempt_wakeup_fair()) and what it answered: whether the wakee
+ * takes the CPU from current now. */
+#define TRACE_JOIN_CHECKS(X)                                                  \
+    X(NONE, "none", "not asked: not a wakeup, nothing current, or a decision was already due") \
+    X(PREEMPT, "preempt", "the wakee preempts current")                     \
+    X(KEPT, "kept", "current keeps the CPU")
+
+enum trace_join_check {
+#define TRACE_JOIN_CHECK_ENUM(id, name, what) TRACE_JC_##id,
+    TRACE_JOIN_CHECKS(TRACE_JOIN_CHECK_ENUM)
+#undef TRACE_JOIN_CHECK_ENUM
+    TRACE_JC_NR
+};
+
+/* JOIN jflags: the facts behind the answer, as they were at the check. */
+#define TRACE_JF_REQUEUE 0x01u       /* a delayed task woken where it still was (requeue_delayed_entity()) */
+#define TRACE_JF_CHARGED_FIRST 0x02u /* current was charged before the wakee's lag was taken (333238da9a19) */
+#define TRACE_JF_CLIPPED 0x04u       /* DELAY_ZERO clipped the wakee's positive lag to zero */
+#define TRACE_JF_WAKEE_ELIGIBLE 0x08u
+#define TRACE_JF_CURR_ELIGIBLE 0x10u
+#define TRACE_JF_CURR_PROTECTED 0x20u /* current's vruntime was short of curr_vprot */
+#define TRACE_JF_CUT_SHORT 0x40u      /* PREEMPT_SHORT: the wakee's shorter slice cut that protection */
+#define TRACE_JF_PENDING 0x80u        /* a decision was already due: the check was not asked */
+
+/* JOIN: placement, as it was at the join (version 3; version 2 took the
+ * numbers after the decision the join was part of). lag_before is the
+ * lag the task brought (vlag; for a delayed task woken on its queue, V −
+ * vruntime at that moment, before DELAY_ZERO clips it); lag_after is V −
+ * vruntime right after placement (PLACE_LAG scales it by (W + w) / W).
+ * V is the queue's V after the join. The fields from curr on say what the
+ * wakeup check saw: current's vruntime, deadline and the vruntime at which
+ * its protected stretch ends (RUN_TO_PARITY), all 0 when check is NONE
+ * with no current. */
 struct TRACE_PACKED trace_rec_join {
     struct trace_rec_hdr h;
     int32_t task;
@@ -229,8 +263,16 @@ struct TRACE_PACKED trace_rec_join {
     uint32_t weight;
     uint16_t nr_runnable; /* runnable on the queue after the join, current included */
     uint16_t pad2;
+    int32_t curr;           /* version 3: the CPU's current task, or TRACE_TASK_NONE */
+    uint8_t check;          /* enum trace_join_check */
+    uint8_t jflags;         /* TRACE_JF_* */
+    uint16_t pad3;
+    uint64_t curr_vruntime;
+    uint64_t curr_deadline;
+    uint64_t curr_vprot;
 };
-_Static_assert(sizeof(struct trace_rec_join) == 68, "join record");
+_Static_assert(sizeof(struct trace_rec_join) == 100, "join record");
+#define TRACE_JOIN_V2_SIZE 68
 
 #define TRACE_PICK_WHYS(X)                                                    \
     X(TICK, "tick", "tick said current's slice is used up")                 \
@@ -426,7 +468,7 @@ static inline uint16_t trace_rec_min_size(uint8_t type)
     case TRACE_REC_TASK_EXIT:
     case TRACE_REC_TASK_RENAME: return sizeof(struct trace_rec_task);
     case TRACE_REC_WAKE: return sizeof(struct trace_rec_wake);
-    case TRACE_REC_JOIN: return sizeof(struct trace_rec_join);
+    case TRACE_REC_JOIN: return TRACE_JOIN_V2_SIZE; /* the check optional */
     case TRACE_REC_PICK: return sizeof(struct trace_rec_pick);
     case TRACE_REC_LEAVE: return TRACE_LEAVE_V1_SIZE; /* deadline optional */
     case TRACE_REC_TICK: return sizeof(struct trace_rec_tick);

@@ -13,6 +13,7 @@
 #include "sched.h"
 #include "decide.h"
 #include "internal.h"
+#include "eevdf_features.h"
 #include "rq.h"
 #include "../arch/x86_64/apic.h"
 #include "../arch/x86_64/clock.h"
@@ -111,11 +112,13 @@ static void wake_push(struct task *t)
 /* Joins every task woken since the last decision, in the order they were
  * woken, at time now, taking Linux's steps for each (try_to_wake_up()):
  * current is charged before an enqueue (not before a delayed task's
- * requeue: 6.18's ttwu_runnable() does not), the policy's timer is looked
- * at again (hrtick_update()), and the wakeup preemption is asked unless a
- * pick is due already (*pending; test_tsk_need_resched()). Sets *pending
- * if a charge, the timer or a wakeup asks for a pick. Returns how many
- * joined. Queue lock held. */
+ * requeue: 6.18's ttwu_runnable() does not; with REQUEUE_UPDATE_CURR it
+ * is, as after 333238da9a19), the policy's timer is looked at again
+ * (hrtick_update()), and the wakeup preemption is asked unless a pick is
+ * due already (*pending; test_tsk_need_resched()). Sets *pending if a
+ * charge, the timer or a wakeup asks for a pick. Each joiner's JOIN
+ * numbers and the check's answer are noted as they are now, for the trace
+ * after the decision. Returns how many joined. Queue lock held. */
 static bool account_curr(struct rq *rq, u64 now);
 
 static unsigned drain_wakes(struct rq *rq, struct task **joined, u64 now, bool *pending)
@@ -150,20 +153,41 @@ static unsigned drain_wakes(struct rq *rq, struct task **joined, u64 now, bool *
             continue;
         }
 #endif
+        bool requeue = t->se.on_queue; /* delayed: still queued */
+        bool charge_first = !requeue || eevdf_feature(EEVDF_F_REQUEUE_UPDATE_CURR);
+        if (charge_first && account_curr(rq, now))
+            *pending = true;
+        /* The lag it brings: a delayed task's is V − vruntime now, with V
+         * as the charge above left it (requeue_delayed_entity()). */
         struct sched_entity_view v;
         pol()->describe(&rq->q, &t->se, &v);
-        t->join_lag_before = v.lag; /* traced after the decision */
-        bool requeue = t->se.on_queue; /* delayed: still queued */
-        if (!requeue && account_curr(rq, now))
-            *pending = true;
         pol()->join(&rq->q, &t->se, SCHED_JOIN_WAKE);
+        struct join_note *jn = &t->join_note;
+        bool noting = trace_on(TRACE_REC_JOIN);
+        if (noting) {
+            trace_join_note(rq, t, v.lag, jn);
+            jn->jflags |= (requeue ? TRACE_JF_REQUEUE : 0) | (requeue && charge_first ? TRACE_JF_CHARGED_FIRST : 0) |
+                          (requeue && v.lag > 0 && eevdf_feature(EEVDF_F_DELAY_ZERO) ? TRACE_JF_CLIPPED : 0);
+        }
         if (!requeue && rq->q.curr && pol()->timer_ns(&rq->q) == 0)
             *pending = true;
+        if (rq->q.curr && *pending && noting) {
+            trace_join_note_curr(rq, jn);
+            jn->jflags |= TRACE_JF_PENDING;
+        }
         if (rq->q.curr && !*pending) {
             if (account_curr(rq, now))
                 *pending = true;
-            if (pol()->wakeup_preempt(&rq->q, &t->se))
+            if (noting)
+                trace_join_note_curr(rq, jn);
+            bool preempts = pol()->wakeup_preempt(&rq->q, &t->se);
+            if (preempts)
                 *pending = true;
+            if (noting) {
+                jn->check = preempts ? TRACE_JC_PREEMPT : TRACE_JC_KEPT;
+                if (rq->q.cut_short_by == &t->se)
+                    jn->jflags |= TRACE_JF_CUT_SHORT;
+            }
         }
     }
     if (n && !rq->q.curr)
@@ -468,7 +492,7 @@ static void keep_running(struct rq *rq, struct task *joined)
     u64 now = clock_ns();
     arm_timer(rq, now);
     for (struct task *t = joined; t; t = t->wake_next)
-        trace_join(rq, t, TRACE_JOIN_WAKE, t->join_lag_before);
+        trace_join(rq, t, TRACE_JOIN_WAKE, &t->join_note);
     trace_periodic(rq, now);
     finish_switch(rq);
 }
@@ -578,7 +602,7 @@ static void schedule(enum sched_why why)
 
     /* Tracing comes after the decision is made and counted. */
     for (struct task *t = joined; t; t = t->wake_next)
-        trace_join(rq, t, TRACE_JOIN_WAKE, t->join_lag_before);
+        trace_join(rq, t, TRACE_JOIN_WAKE, &t->join_note);
     if (next != prev || prev_blocks) {
         WRITE_ONCE(rq->stats.switches, rq->stats.switches + (next != prev));
         if (!(prev == rq->idle && rq->idle_idling && !prev_blocks))
@@ -705,7 +729,7 @@ void sched_start_task(struct task *t)
      * here when it is this CPU). */
     bool kick = rq->q.curr && account_curr(rq, clock_ns());
     pol()->join(&rq->q, &t->se, SCHED_JOIN_NEW);
-    trace_join(rq, t, TRACE_JOIN_NEW, 0);
+    trace_join(rq, t, TRACE_JOIN_NEW, NULL);
     if (!rq->q.curr || (rq->q.curr && pol()->timer_ns(&rq->q) == 0))
         kick = true;
     if (!kick && !(c == this_cpu() && c->need_resched))

@@ -982,6 +982,7 @@ static void eevdf_describe(const struct sched_queue *q, const struct sched_entit
     v->lag = eevdf_lag(q, se);
     v->eligible = se->on_queue && vt_eligible(&q->ee, e->vruntime);
     v->delayed = e->delayed;
+    v->vprot = q && q->curr == se ? e->vprot : 0;
 }
 
 const struct sched_policy eevdf_policy = {

@@ -14,7 +14,12 @@
  * there too. New switches go at the end: a trace stores the mask by bit.
  * YIELD_BOUNDED is runq's own (seed 002's nos rule), off so that runq
  * decides as Linux does; docs/eevdf.md's table "runq vs Linux 6.18" lists
- * it with LAB_LEAVE_BUG.
+ * it with LAB_LEAVE_BUG. REQUEUE_UPDATE_CURR is Linux's, but later than
+ * 6.18 and not a switch there: commit 333238da9a19 (seed 001's thread)
+ * made ttwu_runnable()'s requeue of a delayed task charge current first;
+ * off is 6.18's order. It is the core's order, not the policy's (the core
+ * reads it in drain_wakes()), but it lives in this table so that a trace,
+ * the shell, runq sim and a scenario set it like any other switch.
  */
 #ifndef RUNQ_SCHED_EEVDF_FEATURES_H
 #define RUNQ_SCHED_EEVDF_FEATURES_H
@@ -31,7 +36,8 @@
     X(DELAY_ZERO, true, "a delayed entity's positive lag is clipped to zero when it finally leaves or wakes") \
     X(HRTICK, false, "a timer ends current's turn when it has run its slice since it was picked, not the next tick") \
     X(LAB_LEAVE_BUG, false, "lab only: a blocking current's lag is taken from a V that omits the next entity") \
-    X(YIELD_BOUNDED, false, "a yielder's deadline moves to V + slice (the nos rule), not its vruntime to its deadline")
+    X(YIELD_BOUNDED, false, "a yielder's deadline moves to V + slice (the nos rule), not its vruntime to its deadline") \
+    X(REQUEUE_UPDATE_CURR, false, "a delayed task woken where it still is: current is charged first, so V moves before its lag is taken (333238da9a19, after 6.18)")
 
 enum eevdf_feature {
 #define EEVDF_FEATURE_ENUM(name, on, what) EEVDF_F_##name,

@@ -117,6 +117,8 @@ struct sched_entity_view {
     int64_t lag;       /* V − vruntime, virtual ns */
     bool eligible;     /* may be picked now */
     bool delayed;      /* blocked, but still queued by the policy */
+    uint64_t vprot;    /* current only: its protected stretch lasts while
+                        * its vruntime is short of this (RUN_TO_PARITY); 0 otherwise */
 };
 
 struct sched_policy {

@@ -18,6 +18,7 @@
 #define RUNQ_SCHED_TASK_H
 #include "../lib/types.h"
 #include "policy.h"
+#include "../trace/trace.h"
 
 enum run_state {
     RUN_QUEUED,
@@ -44,7 +45,7 @@ struct task {
     bool on_sleep_list;
     struct task *sleep_next, *sleep_prev;
     struct task *wake_next; /* wake stack link */
-    s64 join_lag_before;    /* lag it brought to its last join (for the trace) */
+    struct join_note join_note; /* its last join by waking, for the trace */
 
     /* accounting, written by the home CPU */
     u64 runtime_ns;

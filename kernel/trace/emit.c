@@ -153,35 +153,76 @@ static u16 nr_runnable(const struct rq *rq)
     return (u16)(rq->q.nr_queued + (rq->q.curr ? 1 : 0));
 }
 
-void trace_join(struct rq *rq, const struct task *t, enum trace_join_reason why, s64 lag_before)
+void trace_join_note(struct rq *rq, const struct task *t, s64 lag_before, struct join_note *n)
+{
+    struct sched_queue_view qv;
+    view_queue(rq, false, &qv);
+    *n = (struct join_note){ .vtime = qv.vtime, .nr_runnable = nr_runnable(rq), .curr = TRACE_TASK_NONE };
+    if (qv.vtime) {
+        struct sched_entity_view v;
+        view_entity(rq, &t->se, &v);
+        n->lag_before = lag_before;
+        n->lag_after = v.lag;
+        n->vruntime = v.vruntime;
+        n->deadline = v.deadline;
+        n->V = qv.V;
+        n->weight = v.weight;
+        if (v.eligible)
+            n->jflags |= TRACE_JF_WAKEE_ELIGIBLE;
+    }
+}
+
+void trace_join_note_curr(struct rq *rq, struct join_note *n)
+{
+    const struct sched_entity *c = rq->q.curr;
+    if (!c)
+        return;
+    n->curr = c->id; /* the entity's id is its task's */
+    if (!n->vtime)
+        return;
+    struct sched_entity_view v;
+    view_entity(rq, c, &v);
+    n->curr_vruntime = v.vruntime;
+    n->curr_deadline = v.deadline;
+    n->curr_vprot = v.vprot;
+    if (v.eligible)
+        n->jflags |= TRACE_JF_CURR_ELIGIBLE;
+    if ((s64)(v.vprot - v.vruntime) > 0)
+        n->jflags |= TRACE_JF_CURR_PROTECTED;
+}
+
+void trace_join(struct rq *rq, const struct task *t, enum trace_join_reason why, const struct join_note *n)
 {
     if (!trace_on(TRACE_REC_JOIN))
         return;
+    struct join_note now;
+    if (!n) { /* a join traced as it happens */
+        trace_join_note(rq, t, 0, &now);
+        n = &now;
+    }
     EMIT_BEGIN(struct trace_rec_join, r);
     trace_rec_init(&r->h, TRACE_REC_JOIN, sizeof *r, clock_ns());
     r->task = t->id;
     r->cpu = (u16)t->cpu;
     r->reason = (u8)why;
     r->pad = 0;
-    r->nr_runnable = nr_runnable(rq);
+    r->nr_runnable = n->nr_runnable;
     r->pad2 = 0;
-    struct sched_queue_view qv;
-    view_queue(rq, false, &qv);
-    if (qv.vtime) {
-        struct sched_entity_view v;
-        view_entity(rq, &t->se, &v);
-        r->vruntime = v.vruntime;
-        r->deadline = v.deadline;
-        r->lag_before = lag_before;
-        r->lag_after = v.lag;
-        r->V = qv.V;
-        r->weight = v.weight;
-    } else {
+    r->vruntime = n->vruntime;
+    r->deadline = n->deadline;
+    r->lag_before = n->lag_before;
+    r->lag_after = n->lag_after;
+    r->V = n->V;
+    r->weight = n->weight;
+    if (!n->vtime)
         r->h.flags = TRACE_RF_NO_EEVDF;
-        r->vruntime = r->deadline = r->V = 0;
-        r->lag_before = r->lag_after = 0;
-        r->weight = 0;
-    }
+    r->curr = n->curr;
+    r->check = n->check;
+    r->jflags = n->jflags;
+    r->pad3 = 0;
+    r->curr_vruntime = n->curr_vruntime;
+    r->curr_deadline = n->curr_deadline;
+    r->curr_vprot = n->curr_vprot;
     EMIT_END(r);
 }
 
