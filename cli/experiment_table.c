@@ -31,11 +31,11 @@ enum xt_kind { XT_SHARE, XT_TIME, XT_RATE, XT_COUNT };
 
 static enum xt_kind kind_of(const char *metric)
 {
-    if (!strcmp(metric, "stall") || !strcmp(metric, "share") || !strcmp(metric, "asked"))
+    if (!strcmp(metric, "stall") || !strcmp(metric, "share") || !strcmp(metric, "asked") || !strcmp(metric, "invol"))
         return XT_SHARE;
     if (metric[0] == 'p' || !strcmp(metric, "max"))
         return XT_TIME;
-    if (!strcmp(metric, "work"))
+    if (!strcmp(metric, "work") || !strcmp(metric, "handoffs"))
         return XT_RATE;
     return XT_COUNT;
 }

@@ -526,6 +526,9 @@ static enum sim_end finish_quantum(struct sim *s, struct sim_task *t, bool *yiel
             return SIM_BLOCKS;
         case SCN_EXIT:
             return SIM_EXITS;
+        case SCN_READ:
+        case SCN_WRITE:
+            abort(); /* sim_refuses() turned pipes away */
         }
     }
     t->left = UINT64_MAX; /* the parser refuses a pattern of only yields */
@@ -728,6 +731,14 @@ int sim_refuses(const struct scenario *w, char *err, size_t errlen)
 
     for (int i = 0; i < w->ntasks; i++) {
         const struct scn_task *t = &w->tasks[i];
+        if (scn_uses_pipes(t)) {
+            /* On paper a read or a write would take no time, and a
+             * handoff's cost is the very thing measured. */
+            snprintf(err, errlen,
+                     "%s:%d: runq sim has no pipes: task %s reads or writes one (run it on the kernel engine)",
+                     w->name, t->line, t->name);
+            return -1;
+        }
         if (!t->cpumask)
             continue;
         if (t->cpumask & (t->cpumask - 1)) {

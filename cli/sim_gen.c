@@ -75,8 +75,8 @@ void sim_generate(uint64_t seed, struct scenario *w)
             t->arrive_ns = (1 + rng_below(&r, 4)) * MS;
         if (rng_below(&r, 2)) {
             t->nsteps = 2;
-            t->steps[0] = (struct scn_step){ SCN_RUN, (1 + rng_below(&r, 4)) * MS, 0 };
-            t->steps[1] = (struct scn_step){ SCN_SLEEP, (1 + rng_below(&r, 4)) * MS, 0 };
+            t->steps[0] = (struct scn_step){ .kind = SCN_RUN, .ns = (1 + rng_below(&r, 4)) * MS };
+            t->steps[1] = (struct scn_step){ .kind = SCN_SLEEP, .ns = (1 + rng_below(&r, 4)) * MS };
         }
     }
 }

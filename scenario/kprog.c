@@ -46,6 +46,11 @@ int scn_kprog(const struct scenario *s, char **lines, int max, char *err, size_t
     }
     if (add_line(lines, &n, max, "scn reset") < 0)
         goto full;
+    for (int i = 0; i < s->npipes; i++) {
+        snprintf(buf, sizeof buf, "scn pipe %s %u %u", s->pipes[i].name, scn_pipe_copies(s, i), s->pipes[i].size);
+        if (add_line(lines, &n, max, buf) < 0)
+            goto full;
+    }
     for (int i = 0; i < s->ntasks; i++) {
         const struct scn_task *t = &s->tasks[i];
         snprintf(buf, sizeof buf, "scn task %s %u %" PRIx64 " %d %" PRIu64 " %" PRIu64, t->name, t->count,
@@ -61,6 +66,8 @@ int scn_kprog(const struct scenario *s, char **lines, int max, char *err, size_t
             char letter = SCN_PROG_STEP_LETTERS[g->kind];
             if (g->kind == SCN_EVERY)
                 snprintf(step, sizeof step, " %c:%" PRIu64 ":%u", letter, g->ns, g->jitter_permille);
+            else if (g->kind == SCN_READ || g->kind == SCN_WRITE)
+                snprintf(step, sizeof step, " %c:%d:%u", letter, g->pipe, g->bytes);
             else if (g->kind == SCN_RUN || g->kind == SCN_SLEEP)
                 snprintf(step, sizeof step, " %c:%" PRIu64, letter, g->ns);
             else
@@ -161,7 +168,7 @@ int scn_kresult(const struct scenario *s, const char *console, struct scn_result
             if (!stats_fields(line, &t->st) || !num(line, "window_ns", &t->st.window_ns) ||
                 !num(line, "runtime_ns", &t->st.runtime_ns) || !num(line, "missed", &t->st.missed) ||
                 !num(line, "iters", &t->st.iters) || !num(line, "vcsw", &t->st.vcsw) ||
-                !num(line, "ivcsw", &t->st.ivcsw))
+                !num(line, "ivcsw", &t->st.ivcsw) || !num(line, "reads", &t->st.reads))
                 return kerr(err, errlen, "a result line from the kernel lacks a field: %s", line);
             t->st.ntasks = 1;
             r->ntasks++;
@@ -195,6 +202,7 @@ int scn_kresult(const struct scenario *s, const char *console, struct scn_result
         g->iters += st->iters;
         g->vcsw += st->vcsw;
         g->ivcsw += st->ivcsw;
+        g->reads += st->reads;
     }
     return 0;
 }

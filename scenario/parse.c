@@ -13,6 +13,9 @@
  *     feature HRTICK off              any switch of kernel/sched/eevdf_features.h
  *     task hog*8 cpu=0                eight tasks that never sleep
  *     task probe cpu=0 slice=100us pattern=run:50us,every:1ms:30%
+ *     pipe ping                       a bounded byte channel (one per pair)
+ *     task main*15 cpu=0-3 pattern=write:ping,read:pong
+ *     task echo*main cpu=0-3 pattern=read:ping,write:pong
  *     measure probe stall p50 p99 share
  *     vary hog.count 2,8
  *
@@ -44,6 +47,7 @@
 #define SCN_DEFAULT_QUANTA 32
 #define SCN_DEFAULT_STALL 1000000ull
 #define SCN_MAX_COUNT 64
+#define SCN_DEFAULT_PIPE_SIZE 4096
 
 void scn_init(struct scenario *s)
 {
@@ -304,8 +308,32 @@ static void format_cpus(char *buf, size_t len, uint64_t mask)
     }
 }
 
-/* "run:4ms,sleep:2ms,every:1ms:30%,yield,exit" */
-static int parse_pattern(struct parser *p, const char *text, struct scn_task *t)
+/* read:PIPE[:N] or write:PIPE[:N] into g; arg is what follows the colon. */
+static int pipe_step(struct parser *p, const struct scenario *s, char *arg, struct scn_step *g)
+{
+    char *n = strchr(arg, ':');
+    long bytes = 1;
+
+    if (n)
+        *n++ = '\0';
+    if ((g->pipe = scn_pipe_lookup(s, arg)) < 0)
+        return perr(p, p->line, "no pipe '%s' declared above (pipe %s)", arg, arg);
+    if (n && !parse_int(n, 1, SCN_PROG_PIPE_MAX, &bytes))
+        return perr(p, p->line, "bad byte count '%s': want 1..%d", n, SCN_PROG_PIPE_MAX);
+    if ((unsigned long)bytes > s->pipes[g->pipe].size)
+        return perr(p, p->line, "%ld bytes at once do not fit in pipe %s (size=%u)", bytes, arg,
+                    s->pipes[g->pipe].size);
+    g->bytes = (unsigned)bytes;
+    return 0;
+}
+
+static bool does_work(enum scn_step_kind k)
+{
+    return k == SCN_RUN || k == SCN_READ || k == SCN_WRITE;
+}
+
+/* "run:4ms,sleep:2ms,every:1ms:30%,yield,exit,read:ping,write:pong:4" */
+static int parse_pattern(struct parser *p, const struct scenario *s, const char *text, struct scn_task *t)
 {
     char buf[512], *save;
 
@@ -329,6 +357,11 @@ static int parse_pattern(struct parser *p, const char *text, struct scn_task *t)
             g->kind = SCN_RUN;
         } else if (colon && colon - item == 5 && strncmp(item, "sleep", 5) == 0) {
             g->kind = SCN_SLEEP;
+        } else if (colon && ((colon - item == 4 && strncmp(item, "read", 4) == 0) ||
+                             (colon - item == 5 && strncmp(item, "write", 5) == 0))) {
+            g->kind = item[0] == 'r' ? SCN_READ : SCN_WRITE;
+            if (pipe_step(p, s, colon + 1, g) < 0)
+                return -1;
         } else if (colon && colon - item == 5 && strncmp(item, "every", 5) == 0) {
             g->kind = SCN_EVERY;
             char *jit = strchr(colon + 1, ':');
@@ -340,18 +373,18 @@ static int parse_pattern(struct parser *p, const char *text, struct scn_task *t)
             }
         } else {
             return perr(p, p->line,
-                        "bad pattern step '%s': want run:DURATION, sleep:DURATION, every:PERIOD[:JITTER%%], yield "
-                        "or exit",
+                        "bad pattern step '%s': want run:DURATION, sleep:DURATION, every:PERIOD[:JITTER%%], "
+                        "read:PIPE[:N], write:PIPE[:N], yield or exit",
                         item);
         }
-        if (g->kind != SCN_EXIT && g->kind != SCN_YIELD) {
+        if (g->kind != SCN_EXIT && g->kind != SCN_YIELD && g->kind != SCN_READ && g->kind != SCN_WRITE) {
             if (duration_arg(p, "pattern duration", colon + 1, &g->ns) < 0)
                 return -1;
             if (g->ns == 0)
                 return perr(p, p->line, "pattern step '%s' is empty", item);
         }
-        if (t->nsteps == 0 && g->kind != SCN_RUN)
-            return perr(p, p->line, "a pattern starts with run: (a periodic task: run:50us,every:1ms)");
+        if (t->nsteps == 0 && !does_work(g->kind))
+            return perr(p, p->line, "a pattern starts with run:, read: or write: (a periodic task: run:50us,every:1ms)");
         if (t->nsteps > 0 && g->kind != SCN_RUN && g->kind != SCN_YIELD && g->kind != SCN_EXIT &&
             (t->steps[t->nsteps - 1].kind == SCN_SLEEP || t->steps[t->nsteps - 1].kind == SCN_EVERY))
             return perr(p, p->line, "two sleeps in a row: write one longer sleep");
@@ -360,9 +393,9 @@ static int parse_pattern(struct parser *p, const char *text, struct scn_task *t)
     if (t->nsteps == 0)
         return perr(p, p->line, "empty pattern");
     for (int k = 0; k < t->nsteps; k++)
-        if (t->steps[k].kind == SCN_RUN)
+        if (does_work(t->steps[k].kind))
             return 0;
-    return perr(p, p->line, "a pattern needs a run: step");
+    return perr(p, p->line, "a pattern needs a run:, read: or write: step");
 }
 
 static int check_name(struct parser *p, const char *name)
@@ -406,7 +439,8 @@ static int set_every(struct parser *p, struct scn_task *t, const char *key, cons
 }
 
 /* One key=value of a task line (also a vary axis TASK.KEY). */
-static int task_option(struct parser *p, struct scn_task *t, const char *key, const char *val, bool *have_nice)
+static int task_option(struct parser *p, struct scenario *s, struct scn_task *t, const char *key, const char *val,
+                       bool *have_nice)
 {
     long n;
 
@@ -432,13 +466,20 @@ static int task_option(struct parser *p, struct scn_task *t, const char *key, co
     } else if (strcmp(key, "arrive") == 0) {
         return duration_arg(p, "arrive", val, &t->arrive_ns);
     } else if (strcmp(key, "pattern") == 0) {
-        return parse_pattern(p, val, t);
+        return parse_pattern(p, s, val, t);
     } else if (strcmp(key, "cpu") == 0) {
         return parse_cpus(p, val, &t->cpumask);
     } else if (strcmp(key, "count") == 0) {
         if (!parse_int(val, 1, SCN_MAX_COUNT, &n))
             return perr(p, p->line, "bad count '%s': want 1..%d", val, SCN_MAX_COUNT);
+        if (t->count_of) {
+            const char *of = s->tasks[t->count_of - 1].name;
+            return perr(p, p->line, "task %s keeps %s's count (%s*%s): vary %s.count", t->name, of, t->name, of, of);
+        }
         t->count = (unsigned)n;
+        for (int i = 0; i < s->ntasks; i++) /* lines written NAME*THIS keep its count */
+            if (s->tasks[i].count_of == t - s->tasks + 1)
+                s->tasks[i].count = t->count;
     } else if (strcmp(key, "period") == 0 || strcmp(key, "jitter") == 0) {
         return set_every(p, t, key, val);
     } else {
@@ -462,11 +503,20 @@ static int parse_task(struct parser *p, struct scenario *s, char **tok, int ntok
                                 "[pattern=...]");
     if (s->ntasks == SCN_MAX_TASKS)
         return perr(p, p->line, "more than %d task lines", SCN_MAX_TASKS);
+    int count_of = -1; /* the line it keeps the count of */
     if ((star = strchr(tok[1], '*')) != NULL) {
         *star = '\0';
-        if (!parse_int(star + 1, 1, SCN_MAX_COUNT, &n))
-            return perr(p, p->line, "bad count '%s' in %s*%s: want 1..%d", star + 1, tok[1], star + 1,
-                        SCN_MAX_COUNT);
+        if (isalpha((unsigned char)star[1]) || star[1] == '_') { /* echo*main: as many as main */
+            if ((count_of = scn_task_lookup(s, star + 1)) < 0)
+                return perr(p, p->line, "%s*%s: no task line '%s' above to take the count from", tok[1], star + 1,
+                            star + 1);
+            if (s->tasks[count_of].count_of)
+                count_of = s->tasks[count_of].count_of - 1;
+            n = s->tasks[count_of].count;
+        } else if (!parse_int(star + 1, 1, SCN_MAX_COUNT, &n)) {
+            return perr(p, p->line, "bad count '%s' in %s*%s: want 1..%d or a task line's name", star + 1, tok[1],
+                        star + 1, SCN_MAX_COUNT);
+        }
     }
     if (check_name(p, tok[1]) < 0)
         return -1;
@@ -478,6 +528,7 @@ static int parse_task(struct parser *p, struct scenario *s, char **tok, int ntok
     strcpy(t->name, tok[1]);
     t->line = p->line;
     t->count = (unsigned)n;
+    t->count_of = count_of + 1;
     for (int i = 2; i < ntok; i++) {
         char *key = tok[i], *val = strchr(key, '=');
         if (!val)
@@ -485,7 +536,7 @@ static int parse_task(struct parser *p, struct scenario *s, char **tok, int ntok
         *val++ = '\0';
         if (strcmp(key, "count") == 0)
             return perr(p, p->line, "write the count as %s*N", t->name);
-        if (task_option(p, t, key, val, &have_nice) < 0)
+        if (task_option(p, s, t, key, val, &have_nice) < 0)
             return -1;
     }
     s->ntasks++;
@@ -562,7 +613,7 @@ static int machine_directive(struct parser *p, struct scenario *s, const char *d
     if (!is_known)
         return perr(p, p->line,
                     "unknown directive '%s': want policy, cpus, hz, tick, quantum, run, seed, stall, feature, "
-                    "task, measure or vary",
+                    "pipe, task, measure or vary",
                     d);
     if (nargs != (strcmp(d, "feature") == 0 ? 2 : 1))
         return perr(p, p->line, "%s: wrong number of arguments", d);
@@ -626,11 +677,80 @@ static int machine_directive(struct parser *p, struct scenario *s, const char *d
     return 0;
 }
 
+/* pipe NAME [size=BYTES] [shared] */
+static int parse_pipe(struct parser *p, struct scenario *s, char **tok, int ntok)
+{
+    struct scn_pipe *pp;
+    long n;
+
+    if (ntok < 2)
+        return perr(p, p->line, "pipe needs a name: pipe NAME [size=BYTES] [shared]");
+    if (s->npipes == SCN_MAX_PIPES)
+        return perr(p, p->line, "more than %d pipes", SCN_MAX_PIPES);
+    if (check_name(p, tok[1]) < 0)
+        return -1;
+    if (scn_pipe_lookup(s, tok[1]) >= 0)
+        return perr(p, p->line, "pipe %s is already declared on line %d", tok[1],
+                    s->pipes[scn_pipe_lookup(s, tok[1])].line);
+    pp = &s->pipes[s->npipes];
+    memset(pp, 0, sizeof *pp);
+    strcpy(pp->name, tok[1]);
+    pp->line = p->line;
+    pp->size = SCN_DEFAULT_PIPE_SIZE;
+    for (int i = 2; i < ntok; i++) {
+        if (strcmp(tok[i], "shared") == 0)
+            pp->shared = true;
+        else if (strncmp(tok[i], "size=", 5) == 0 && parse_int(tok[i] + 5, 1, SCN_PROG_PIPE_MAX, &n))
+            pp->size = (unsigned)n;
+        else
+            return perr(p, p->line, "bad pipe option '%s': want size=1..%d or shared", tok[i], SCN_PROG_PIPE_MAX);
+    }
+    s->npipes++;
+    return 0;
+}
+
+int scn_pipe_lookup(const struct scenario *s, const char *name)
+{
+    for (int i = 0; i < s->npipes; i++)
+        if (strcmp(s->pipes[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+bool scn_uses_pipes(const struct scn_task *t)
+{
+    for (int k = 0; k < t->nsteps; k++)
+        if (t->steps[k].kind == SCN_READ || t->steps[k].kind == SCN_WRITE)
+            return true;
+    return false;
+}
+
+/* Whether task line t reads (kind SCN_READ) or writes pipe p. */
+static bool uses_pipe(const struct scn_task *t, int p, enum scn_step_kind kind)
+{
+    for (int k = 0; k < t->nsteps; k++)
+        if (t->steps[k].kind == kind && t->steps[k].pipe == p)
+            return true;
+    return false;
+}
+
+unsigned scn_pipe_copies(const struct scenario *s, int p)
+{
+    if (s->pipes[p].shared)
+        return 1;
+    for (int t = 0; t < s->ntasks; t++)
+        if (uses_pipe(&s->tasks[t], p, SCN_READ) || uses_pipe(&s->tasks[t], p, SCN_WRITE))
+            return s->tasks[t].count;
+    return 1;
+}
+
 /* One directive, already cut into tokens. */
 static int parse_line(struct parser *p, struct scenario *s, char **tok, int ntok)
 {
     if (strcmp(tok[0], "task") == 0)
         return parse_task(p, s, tok, ntok);
+    if (strcmp(tok[0], "pipe") == 0)
+        return parse_pipe(p, s, tok, ntok);
     if (strcmp(tok[0], "measure") == 0)
         return parse_measure(p, s, tok, ntok);
     if (strcmp(tok[0], "vary") == 0)
@@ -686,7 +806,7 @@ static int apply_at(struct parser *p, struct scenario *s, const char *key, const
     int t = scn_task_lookup(s, k);
     if (t < 0)
         return perr(p, p->line, "vary %s.%s: no task line '%s'", k, dot, k);
-    return task_option(p, &s->tasks[t], dot, v, NULL);
+    return task_option(p, s, &s->tasks[t], dot, v, NULL);
 }
 
 int scn_apply(struct scenario *s, const char *key, const char *value, char *err, size_t errlen)
@@ -730,6 +850,27 @@ int scn_check(const struct scenario *s, char *err, size_t errlen)
     if (scn_ninstances(s) > SCN_MAX_INSTANCES)
         return perr(p, s->tasks[s->ntasks - 1].line, "%u tasks in all; at most %d", scn_ninstances(s),
                     SCN_MAX_INSTANCES);
+    for (int k = 0; k < s->npipes; k++) {
+        const struct scn_pipe *pp = &s->pipes[k];
+        int reader = -1, writer = -1;
+        for (int i = 0; i < s->ntasks; i++) {
+            const struct scn_task *t = &s->tasks[i];
+            bool r = uses_pipe(t, k, SCN_READ), w = uses_pipe(t, k, SCN_WRITE);
+            if (r && reader < 0)
+                reader = i;
+            if (w && writer < 0)
+                writer = i;
+            if ((r || w) && !pp->shared && t->count != scn_pipe_copies(s, k))
+                return perr(p, t->line,
+                            "task %s*%u uses pipe %s, which has a copy per task of %s*%u: give both lines one count "
+                            "(%s*%s), or declare the pipe shared",
+                            t->name, t->count, pp->name, s->tasks[reader >= 0 ? reader : writer].name,
+                            scn_pipe_copies(s, k), t->name, s->tasks[reader >= 0 ? reader : writer].name);
+        }
+        if (reader < 0 || writer < 0)
+            return perr(p, pp->line, "pipe %s is %s by no task: its %s would wait for ever", pp->name,
+                        reader < 0 ? "read" : "written", reader < 0 ? "writers" : "readers");
+    }
     for (int i = 0; i < s->ntasks; i++) {
         const struct scn_task *t = &s->tasks[i];
         if (!whole_quanta(t->arrive_ns, s->quantum_ns))
@@ -930,12 +1071,13 @@ int scn_default_measures(const struct scenario *s, struct scn_measure *out, int 
 {
     static const enum scn_metric sleeper[] = { SCN_M_STALL, SCN_M_LATE_P50, SCN_M_LATE_P99, SCN_M_SHARE };
     static const enum scn_metric hog[] = { SCN_M_SHARE, SCN_M_WORK };
+    static const enum scn_metric piped[] = { SCN_M_HANDOFFS, SCN_M_INVOL, SCN_M_SHARE };
     int n = 0;
 
     for (int t = 0; t < s->ntasks; t++) {
-        bool sl = sleeps(&s->tasks[t]);
-        const enum scn_metric *m = sl ? sleeper : hog;
-        int k = sl ? 4 : 2;
+        bool sl = sleeps(&s->tasks[t]), pi = scn_uses_pipes(&s->tasks[t]);
+        const enum scn_metric *m = pi ? piped : sl ? sleeper : hog;
+        int k = pi ? 3 : sl ? 4 : 2;
         for (int i = 0; i < k && n < max; i++) {
             out[n].task = t;
             out[n].metric = m[i];
@@ -973,11 +1115,19 @@ void scn_print(FILE *out, const struct scenario *s)
     for (int i = 0; i < s->nfeatures; i++)
         fprintf(out, "feature %s %s\n", eevdf_feature_name((enum eevdf_feature)s->features[i].feature),
                 s->features[i].on ? "on" : "off");
+    for (int i = 0; i < s->npipes; i++) {
+        fprintf(out, "pipe %s", s->pipes[i].name);
+        if (s->pipes[i].size != SCN_DEFAULT_PIPE_SIZE)
+            fprintf(out, " size=%u", s->pipes[i].size);
+        fprintf(out, "%s\n", s->pipes[i].shared ? " shared" : "");
+    }
     for (int i = 0; i < s->ntasks; i++) {
         const struct scn_task *t = &s->tasks[i];
 
         fprintf(out, "task %s", t->name);
-        if (t->count > 1)
+        if (t->count_of)
+            fprintf(out, "*%s", s->tasks[t->count_of - 1].name);
+        else if (t->count > 1)
             fprintf(out, "*%u", t->count);
         if (t->nice)
             fprintf(out, " nice=%d", t->nice);
@@ -1009,6 +1159,12 @@ void scn_print(FILE *out, const struct scenario *s)
                 break;
             case SCN_SLEEP:
                 fprintf(out, "sleep:%s", b);
+                break;
+            case SCN_READ:
+            case SCN_WRITE:
+                fprintf(out, "%s:%s", g->kind == SCN_READ ? "read" : "write", s->pipes[g->pipe].name);
+                if (g->bytes != 1)
+                    fprintf(out, ":%u", g->bytes);
                 break;
             case SCN_EVERY:
                 fprintf(out, "every:%s", b);

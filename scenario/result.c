@@ -53,7 +53,7 @@ void scn_stats_lateness(struct scn_stats *st, uint64_t *v, size_t n, uint64_t st
 double scn_metric_value(const struct scenario *s, const struct scn_result *r, int t, enum scn_metric m)
 {
     const struct scn_stats *g = &r->line[t];
-    double share = 0, work = 0;
+    double share = 0, work = 0, handoffs = 0;
     unsigned n = 0;
 
     for (unsigned i = 0; i < r->ntasks; i++) {
@@ -62,6 +62,7 @@ double scn_metric_value(const struct scenario *s, const struct scn_result *r, in
             continue;
         share += (double)st->runtime_ns / (double)st->window_ns;
         work += (double)st->iters * 1e9 / (double)st->window_ns;
+        handoffs += (double)st->reads * 1e9 / (double)st->window_ns;
         n++;
     }
     switch (m) {
@@ -87,6 +88,10 @@ double scn_metric_value(const struct scenario *s, const struct scn_result *r, in
         return (double)g->vcsw;
     case SCN_M_IVCSW:
         return (double)g->ivcsw;
+    case SCN_M_INVOL:
+        return g->vcsw + g->ivcsw ? (double)g->ivcsw / (double)(g->vcsw + g->ivcsw) : NAN;
+    case SCN_M_HANDOFFS:
+        return handoffs;
     case SCN_NR_METRICS:
         break;
     }

@@ -32,6 +32,7 @@
 #define SCN_MAX_TASKS SCN_PROG_MAX_GROUPS      /* task lines */
 #define SCN_MAX_INSTANCES SCN_PROG_MAX_TASKS   /* tasks once counts are expanded */
 #define SCN_MAX_STEPS SCN_PROG_MAX_STEPS
+#define SCN_MAX_PIPES SCN_PROG_MAX_PIPES
 #define SCN_NAME_MAX 8
 #define SCN_MAX_FEATURES 32
 #define SCN_MAX_MEASURES 32
@@ -49,12 +50,27 @@ enum scn_step_kind {
     SCN_EVERY = SCN_PROG_EVERY, /* sleeps until its next periodic target */
     SCN_YIELD = SCN_PROG_YIELD, /* gives way where the step before ends; no time */
     SCN_EXIT = SCN_PROG_EXIT,   /* leaves for good; only ever the last step */
+    SCN_READ = SCN_PROG_READ,   /* takes bytes from a pipe, blocking while it is empty */
+    SCN_WRITE = SCN_PROG_WRITE, /* puts bytes in a pipe, blocking while it is full */
 };
 
 struct scn_step {
     enum scn_step_kind kind;
     uint64_t ns;              /* run, sleep: the time; every: the period */
     unsigned jitter_permille; /* every: each period drawn within ±this */
+    int pipe;                 /* read, write: index into pipes[] */
+    unsigned bytes;           /* read, write: how many */
+};
+
+/* `pipe NAME [size=B] [shared]`: a bounded byte channel. Unless shared,
+ * each task instance k of a line that uses it has its own copy k, so K
+ * pairs written as `task a*K` and `task b*a` get K pipes; every line that
+ * uses an unshared pipe must then have the same count. */
+struct scn_pipe {
+    char name[SCN_NAME_MAX + 1];
+    int line;
+    unsigned size; /* bytes it holds */
+    bool shared;   /* one pipe for all instances */
 };
 
 /* A task line: `count` identical tasks (hog*8). */
@@ -62,6 +78,7 @@ struct scn_task {
     char name[SCN_NAME_MAX + 1];
     int line;          /* where it was declared, for messages; 0 if generated */
     unsigned count;    /* 1 unless NAME*N */
+    int count_of;      /* NAME*LINE: 1 + the task line whose count it keeps; 0: none */
     int nice;          /* weight= is turned into the nice with that weight */
     uint64_t slice_ns; /* requested slice; 0: the policy's default */
     uint64_t arrive_ns;
@@ -89,7 +106,9 @@ struct scn_feature_setting {
     X(ASKED, "asked", "share of a CPU its pattern asks for")             \
     X(WORK, "work", "loop iterations a second (a run step's work)")     \
     X(VCSW, "vcsw", "voluntary switches: it blocked or yielded")         \
-    X(IVCSW, "ivcsw", "involuntary switches: it was still runnable")
+    X(IVCSW, "ivcsw", "involuntary switches: it was still runnable")     \
+    X(INVOL, "invol", "involuntary share of its switches")               \
+    X(HANDOFFS, "handoffs", "pipe reads a second that got their bytes (each ends a handoff), the line's tasks together")
 
 enum scn_metric {
 #define SCN_METRIC_ENUM(id, name, what) SCN_M_##id,
@@ -135,6 +154,8 @@ struct scenario {
     struct scn_feature_setting features[SCN_MAX_FEATURES];
     int ntasks;
     struct scn_task tasks[SCN_MAX_TASKS];
+    int npipes;
+    struct scn_pipe pipes[SCN_MAX_PIPES];
     int nmeasures; /* 0: every task line's default columns (scn_default_measures) */
     struct scn_measure measures[SCN_MAX_MEASURES];
     int nvary;
@@ -184,6 +205,13 @@ const char *scn_metric_what(enum scn_metric m);
 
 /* The task line called name, or -1. */
 int scn_task_lookup(const struct scenario *s, const char *name);
+/* The pipe called name, or -1. */
+int scn_pipe_lookup(const struct scenario *s, const char *name);
+/* How many copies pipe p has: 1 if shared, else the count of the lines
+ * that use it (scn_check makes them agree); 1 if no line uses it. */
+unsigned scn_pipe_copies(const struct scenario *s, int p);
+/* Whether task line t reads or writes a pipe. */
+bool scn_uses_pipes(const struct scn_task *t);
 
 /* How many tasks the counts make; at most SCN_MAX_INSTANCES once parsed. */
 unsigned scn_ninstances(const struct scenario *s);
@@ -233,6 +261,7 @@ struct scn_stats {
     uint64_t wakeups, missed, stalls, dropped;
     uint64_t iters;      /* loop iterations of its run steps */
     uint64_t vcsw, ivcsw;
+    uint64_t reads;      /* pipe reads that got their bytes */
     uint64_t late[5];    /* lateness p50, p90, p99, p99.9, max (scn_rank) */
     unsigned ntasks;     /* a line's: how many tasks */
 };

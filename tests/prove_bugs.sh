@@ -17,6 +17,7 @@ cases="
 idle_last_resort     TestIdleTakesTurns   --policy rr
 sleep_at_tick        TestSleepAccuracy    --policy rr
 lost_wakeup          TestWakeStorm        --policy rr
+pipe_lost_wakeup     TestPipeRing         --policy eevdf
 rr_wake_first        TestRrProbe          --policy rr --hz 100
 eevdf_leave_order    TestEevdf            --policy eevdf
 timer_not_armed_at_pick TestHrtick        --policy eevdf

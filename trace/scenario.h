@@ -15,11 +15,17 @@
  *   scn task NAME COUNT CPUMASK NICE SLICE_NS ARRIVE_NS
  *          a task line: COUNT tasks called NAME; CPUMASK in hex, bit n for
  *          CPU n, 0 for any; SLICE_NS 0 for the policy's default
+ *   scn pipe NAME COPIES SIZE
+ *          a pipe (numbered from 0 in the order given): COPIES bounded byte
+ *          channels of SIZE bytes each; task instance k of a line uses
+ *          copy k % COPIES (a pipe per pair, or one for all)
  *   scn step STEP...
  *          appends steps to the last task line; STEP is r:NS (run NS of
  *          CPU time), s:NS (sleep NS), e:NS:JIT (sleep until the next
  *          periodic target, NS the period, JIT its jitter in per mille),
- *          y (yield) or x (exit, last)
+ *          y (yield), x (exit, last), i:P:N (read N bytes from pipe P,
+ *          blocking while it is empty) or o:P:N (write N bytes to pipe P,
+ *          blocking while it is full)
  *   scn start RUN_NS SEED STALL_NS
  *          runs the scenario for RUN_NS of guest time and prints results
  *
@@ -28,7 +34,7 @@
  *   scn begin tasks=N cpus=N run_ns=N
  *   scn task i=I group=G name=NAME tid=T cpu=C window_ns=N runtime_ns=N
  *            wakeups=N missed=N stalls=N dropped=N p50=N p90=N p99=N
- *            p999=N max=N iters=N vcsw=N ivcsw=N
+ *            p999=N max=N iters=N vcsw=N ivcsw=N reads=N
  *   scn group g=G name=NAME tasks=N wakeups=N stalls=N dropped=N p50=N
  *            p90=N p99=N p999=N max=N
  *   scn end ok|failed
@@ -36,6 +42,7 @@
  * (a result line is one line; it is folded here only). Lateness values
  * (p50 .. max) are ns; a wakeup's lateness is when it ran less when its
  * sleep should have ended (its periodic target, or the end of its sleep).
+ * reads counts the pipe reads that got their bytes (each ends a handoff).
  * dropped counts wakeups that happened but whose lateness was not kept
  * (the sample store was full): they are in wakeups, not in the
  * percentiles, and never silently.
@@ -49,6 +56,8 @@
 #define SCN_PROG_MAX_GROUPS 26
 #define SCN_PROG_MAX_TASKS 64
 #define SCN_PROG_MAX_STEPS 16
+#define SCN_PROG_MAX_PIPES 8
+#define SCN_PROG_PIPE_MAX 65536 /* bytes a pipe holds, at most */
 #define SCN_PROG_NAME_MAX 8
 /* A jitter is at most ±100 % of its period, less a little: a drawn period
  * is never 0. */
@@ -60,10 +69,12 @@ enum scn_prog_step {
     SCN_PROG_EVERY,
     SCN_PROG_YIELD,
     SCN_PROG_EXIT,
+    SCN_PROG_READ,
+    SCN_PROG_WRITE,
 };
 
 /* The step letters of `scn step`, indexed by enum scn_prog_step. */
-#define SCN_PROG_STEP_LETTERS "rseyx"
+#define SCN_PROG_STEP_LETTERS "rseyxio"
 
 /*
  * The random draws: a task's xorshift64 state starts from the scenario's

@@ -301,9 +301,23 @@ void preempt_enable(void)
  * last went on or was last charged to its run time (or the CPU's idle
  * time): the books only, not the policy. Returns that time. Queue lock
  * held. */
+/* Around every change of the books a lock-free reader may look at. */
+static inline void books_begin(struct rq *rq)
+{
+    WRITE_ONCE(rq->books_seq, rq->books_seq + 1);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
+static inline void books_end(struct rq *rq)
+{
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    WRITE_ONCE(rq->books_seq, rq->books_seq + 1);
+}
+
 static u64 account_time(struct rq *rq, struct task *t, u64 now)
 {
     u64 delta = now > t->exec_start ? now - t->exec_start : 0;
+    books_begin(rq);
     t->exec_start = now;
     if (t == rq->idle && rq->idle_idling) { /* halted time is not run time */
         WRITE_ONCE(rq->stats.idle_ns, rq->stats.idle_ns + delta);
@@ -311,6 +325,7 @@ static u64 account_time(struct rq *rq, struct task *t, u64 now)
         t->runtime_ns += delta;
         WRITE_ONCE(rq->stats.busy_ns, rq->stats.busy_ns + delta);
     }
+    books_end(rq);
     return delta;
 }
 
@@ -559,7 +574,9 @@ static void schedule(enum sched_why why)
     while (!se && !rq->idle_idling) {
         halt_in_decision(rq);
         start = clock_ns(); /* the wait is not the decision's cost */
+        books_begin(rq);
         prev->exec_start = start; /* nor anybody's run time */
+        books_end(rq);
         expire_sleepers(rq, start);
         bool again = true;
         touched += drain_wakes(rq, &joined, start, &again);
@@ -594,8 +611,10 @@ static void schedule(enum sched_why why)
         stats_record_wait(&rq->stats.displaced, now - next->displaced_ts);
         next->displaced_ts = 0;
     }
+    books_begin(rq);
     next->exec_start = now; /* the policy's timer counts from here; the books from the handover */
     rq->curr = next;
+    books_end(rq);
     arm_timer(rq, now);
     u64 cost = clock_ns() - start;
     stats_record_decision(&rq->stats, cost, touched);
@@ -629,7 +648,9 @@ static void schedule(enum sched_why why)
      * lateness from woken_run_ts) measure what its trace shows. */
     u64 handover = clock_ns();
     account_time(rq, prev, handover);
+    books_begin(rq);
     next->exec_start = handover;
+    books_end(rq);
     if (woken)
         next->woken_run_ts = handover;
     if (next != prev || why != WHY_IDLE)
@@ -773,6 +794,20 @@ bool task_set_slice(struct task *t, u64 slice_ns)
     pol()->set_slice(t->se.on_queue ? &rq->q : NULL, &t->se, slice_ns);
     spin_unlock_irqrestore(&rq->lock, flags);
     return true;
+}
+
+u64 task_runtime_ns_unlocked(struct task *t, u64 now)
+{
+    struct rq *rq = &cpus[t->cpu].rq;
+    for (;;) {
+        u32 seq = __atomic_load_n(&rq->books_seq, __ATOMIC_ACQUIRE);
+        u64 r = READ_ONCE(t->runtime_ns), from = READ_ONCE(t->exec_start);
+        bool on = READ_ONCE(rq->curr) == t;
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (!(seq & 1) && __atomic_load_n(&rq->books_seq, __ATOMIC_RELAXED) == seq)
+            return r + (on && now > from ? now - from : 0);
+        cpu_relax();
+    }
 }
 
 u64 task_runtime_ns(struct task *t)

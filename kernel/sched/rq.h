@@ -38,6 +38,11 @@ struct rq {
     u64 slice_end;           /* policy timer (HRTICK); 0 if none */
     unsigned ntasks;         /* tasks homed here (placement of unpinned tasks) */
     struct sched_stats stats;
+    /* Odd while the books (a task's runtime_ns and exec_start, and curr)
+     * are being changed: a reader on another CPU takes them without the
+     * lock (task_runtime_ns_unlocked), which a busy queue would keep it
+     * waiting for (under TCG a spinning vCPU can wait for milliseconds). */
+    u32 books_seq;
 };
 
 #endif

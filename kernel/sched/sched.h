@@ -61,6 +61,9 @@ bool task_set_nice(struct task *t, int nice);
 bool task_set_slice(struct task *t, u64 slice_ns);
 /* Run time including the current stint if it is running. */
 u64 task_runtime_ns(struct task *t);
+/* The same as at time now, taken on any CPU without t's queue lock (rq.h's
+ * books_seq), so a reader never waits for a busy queue. */
+u64 task_runtime_ns_unlocked(struct task *t, u64 now);
 
 
 /* Iterates all tasks under the task-list lock (for ps, lookups). */

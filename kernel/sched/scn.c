@@ -34,6 +34,7 @@
 #include "../lib/string.h"
 #include "../trace/trace.h"
 #include "cpus.h"
+#include "pipe.h"
 #include "sched.h"
 
 #define SCN_ARENA_SAMPLES (2u << 20) /* 16 MiB of u64 */
@@ -42,11 +43,21 @@
  * empty iterations and a pause (the pause lets other vCPUs on, see
  * sched/probe.c). */
 #define SCN_ROUND 256
+/* Every pipe's bytes together, in one buffer allocated once and used by
+ * every later run. */
+#define SCN_PIPE_ARENA (1u << 20)
 
 struct scn_step {
     u8 kind; /* enum scn_prog_step */
     u64 ns;
     unsigned jitter;
+    unsigned pipe, bytes; /* i, o */
+};
+
+/* A pipe line: copies pipes of size bytes; instance k uses copy k % copies. */
+struct scn_pipe {
+    unsigned copies, size;
+    struct pipe *p; /* copies of them, in the pipe arena's header part */
 };
 
 struct scn_group {
@@ -63,13 +74,14 @@ struct scn_task {
     struct task *t;
     const struct scn_group *g;
     unsigned group, instance;
+    unsigned index; /* its place in its line: which copy of a pipe it uses */
     u64 rng, target;
     u64 *samples;
     u64 cap, n;
-    u64 wakeups, missed, dropped, iters;
+    u64 wakeups, missed, dropped, iters, reads;
     u64 created;
     /* read by the shell at the end, before the task is stopped */
-    u64 runtime_ns, vcsw, ivcsw, window_ns;
+    u64 runtime_ns, vcsw, ivcsw, window_ns, reads_at_end;
     unsigned cpu;
 };
 
@@ -77,6 +89,10 @@ static struct {
     bool valid; /* built without error since the last reset */
     int ngroups;
     struct scn_group groups[SCN_PROG_MAX_GROUPS];
+    int npipes;
+    struct scn_pipe pipes[SCN_PROG_MAX_PIPES];
+    u8 *pipe_arena;
+    struct pipe *pipe_structs; /* SCN_PROG_MAX_PIPES x SCN_PROG_MAX_TASKS */
     unsigned ntasks;
     struct scn_task tasks[SCN_PROG_MAX_TASKS];
     u64 seed, stall_ns;
@@ -154,7 +170,31 @@ static bool line_task(int argc, char **argv)
     return true;
 }
 
-/* scn step STEP...: r:NS s:NS e:NS:JIT y x */
+/* scn pipe NAME COPIES SIZE */
+static bool line_pipe(int argc, char **argv)
+{
+    u64 copies, size;
+    if (argc != 5 || !parse_u64(argv[3], &copies) || !parse_u64(argv[4], &size))
+        return fail("usage: scn pipe NAME COPIES SIZE");
+    if (!scn.valid || scn.ngroups)
+        return fail("scn pipe comes after scn reset and before the task lines");
+    if (scn.npipes == SCN_PROG_MAX_PIPES)
+        return fail("too many pipes (at most 8)");
+    if (copies < 1 || copies > SCN_PROG_MAX_TASKS || size < 1 || size > SCN_PROG_PIPE_MAX)
+        return fail("a pipe has 1..64 copies of 1..65536 bytes");
+    u64 used = 0;
+    for (int i = 0; i < scn.npipes; i++)
+        used += (u64)scn.pipes[i].copies * scn.pipes[i].size;
+    if (used + copies * size > SCN_PIPE_ARENA)
+        return fail("the pipes need more than 1 MiB in all");
+    struct scn_pipe *sp = &scn.pipes[scn.npipes++];
+    sp->copies = (unsigned)copies;
+    sp->size = (unsigned)size;
+    sp->p = NULL; /* set up at start */
+    return true;
+}
+
+/* scn step STEP...: r:NS s:NS e:NS:JIT y x i:P:N o:P:N */
 static bool line_step(int argc, char **argv)
 {
     if (!scn.valid || !scn.ngroups)
@@ -177,6 +217,20 @@ static bool line_step(int argc, char **argv)
         if (kind == SCN_PROG_YIELD || kind == SCN_PROG_EXIT) {
             if (w[1])
                 return fail("y and x take nothing");
+        } else if (kind == SCN_PROG_READ || kind == SCN_PROG_WRITE) {
+            char *num = w + 2, *n = NULL;
+            for (char *c = num; *c; c++)
+                if (*c == ':') {
+                    *c = '\0';
+                    n = c + 1;
+                    break;
+                }
+            u64 pipe, bytes;
+            if (w[1] != ':' || !n || !parse_u64(num, &pipe) || !parse_u64(n, &bytes) || pipe >= (u64)scn.npipes ||
+                bytes < 1 || bytes > scn.pipes[pipe].size)
+                return fail("i and o take :PIPE:BYTES, a declared pipe and at most its size");
+            s->pipe = (unsigned)pipe;
+            s->bytes = (unsigned)bytes;
         } else {
             if (w[1] != ':')
                 return fail("r, s and e take :NS");
@@ -193,8 +247,8 @@ static bool line_step(int argc, char **argv)
                 return fail("a step's time is 1 ns or more; e takes :NS:JITTER (per mille, at most 999)");
             s->jitter = (unsigned)j;
         }
-        if (g->nsteps == 0 && kind != SCN_PROG_RUN)
-            return fail("a pattern starts with r");
+        if (g->nsteps == 0 && kind != SCN_PROG_RUN && kind != SCN_PROG_READ && kind != SCN_PROG_WRITE)
+            return fail("a pattern starts with r, i or o");
         g->nsteps++;
     }
     return true;
@@ -284,6 +338,20 @@ static void scn_task_main(void *arg)
         case SCN_PROG_YIELD:
             task_yield();
             break;
+        case SCN_PROG_READ:
+        case SCN_PROG_WRITE: {
+            /* A read takes all its bytes, in as many reads as it needs;
+             * one that got them counts (it ends a handoff). */
+            const struct scn_pipe *sp = &scn.pipes[s->pipe];
+            struct pipe *p = &sp->p[k->index % sp->copies];
+            u32 done = 0;
+            while (done < s->bytes && !scn.stop)
+                done += s->kind == SCN_PROG_READ ? pipe_read(p, NULL, s->bytes - done, &scn.stop)
+                                                 : pipe_write(p, NULL, s->bytes - done, &scn.stop);
+            if (s->kind == SCN_PROG_READ && done == s->bytes)
+                k->reads++;
+            break;
+        }
         case SCN_PROG_EXIT:
             goto out;
         }
@@ -381,9 +449,9 @@ static void print_results(bool ok)
         else
             snprintf(tid, sizeof tid, "none"); /* it never arrived within the run */
         kprintf("scn task i=%u group=%u name=%s tid=%s cpu=%u window_ns=%lu runtime_ns=%lu wakeups=%lu missed=%lu "
-                "stalls=%lu dropped=%lu p50=%lu p90=%lu p99=%lu p999=%lu max=%lu iters=%lu vcsw=%lu ivcsw=%lu\n",
+                "stalls=%lu dropped=%lu p50=%lu p90=%lu p99=%lu p999=%lu max=%lu iters=%lu vcsw=%lu ivcsw=%lu reads=%lu\n",
                 i, k->group, k->g->name, tid, k->cpu, k->window_ns, k->runtime_ns, k->wakeups, k->missed,
-                stalls, k->dropped, p[0], p[1], p[2], p[3], p[4], k->iters, k->vcsw, k->ivcsw);
+                stalls, k->dropped, p[0], p[1], p[2], p[3], p[4], k->iters, k->vcsw, k->ivcsw, k->reads_at_end);
     }
     for (int g = 0; g < scn.ngroups; g++) {
         u64 n = 0, wakeups = 0, stalls = 0, dropped = 0, p[5];
@@ -423,13 +491,26 @@ static bool line_start(int argc, char **argv)
         if (!scn.groups[g].nsteps)
             continue;
         bool runs = false;
-        for (int s = 0; s < scn.groups[g].nsteps; s++)
-            runs |= scn.groups[g].steps[s].kind == SCN_PROG_RUN;
+        for (int s = 0; s < scn.groups[g].nsteps; s++) {
+            u8 kind = scn.groups[g].steps[s].kind;
+            runs |= kind == SCN_PROG_RUN || kind == SCN_PROG_READ || kind == SCN_PROG_WRITE;
+        }
         if (!runs)
-            return fail("a task line's pattern has no run step");
+            return fail("a task line's pattern has no run, read or write step");
     }
     if (!scn.arena)
         scn.arena = kalloc(SCN_ARENA_SAMPLES * sizeof(u64), 64);
+    if (scn.npipes && !scn.pipe_arena) {
+        scn.pipe_arena = kalloc(SCN_PIPE_ARENA, 64);
+        scn.pipe_structs = kalloc(sizeof(struct pipe) * SCN_PROG_MAX_PIPES * SCN_PROG_MAX_TASKS, 64);
+    }
+    u64 used = 0;
+    for (int i = 0; i < scn.npipes; i++) {
+        struct scn_pipe *sp = &scn.pipes[i];
+        sp->p = scn.pipe_structs + i * SCN_PROG_MAX_TASKS;
+        for (unsigned c = 0; c < sp->copies; c++, used += sp->size)
+            pipe_init(&sp->p[c], scn.pipe_arena + used, sp->size);
+    }
     scn.seed = seed;
     scn.stall_ns = stall;
     scn.stop = false;
@@ -443,6 +524,7 @@ static bool line_start(int argc, char **argv)
             k->g = &scn.groups[g];
             k->group = (unsigned)g;
             k->instance = i;
+            k->index = c;
             k->rng = scn_rng_init(seed, i);
             k->samples = scn.arena + (u64)i * per_task;
             k->cap = per_task;
@@ -488,13 +570,16 @@ static bool line_start(int argc, char **argv)
         task_sleep_ns(end - clock_ns());
     end = clock_ns();
     trace_mark(TRACE_MARK_SHELL, "scn end");
+    /* Every task's counters as at end, lock-free: taking each queue's
+     * lock here let the busy ones run on for tens of ms of guest time. */
     for (i = 0; i < scn.ntasks; i++) {
         struct scn_task *k = &scn.tasks[i];
         if (!k->t)
             continue;
-        k->runtime_ns = task_runtime_ns(k->t);
+        k->runtime_ns = task_runtime_ns_unlocked(k->t, end);
         k->vcsw = READ_ONCE(k->t->nvcsw);
         k->ivcsw = READ_ONCE(k->t->nivcsw);
+        k->reads_at_end = READ_ONCE(k->reads);
         k->window_ns = end - k->created;
     }
     scn.stop = true;
@@ -519,13 +604,14 @@ static bool line_start(int argc, char **argv)
 bool scn_line(int argc, char **argv)
 {
     if (argc < 2) {
-        kprintf("usage: scn reset | scn task ... | scn step ... | scn start RUN_NS SEED STALL_NS "
+        kprintf("usage: scn reset | scn pipe ... | scn task ... | scn step ... | scn start RUN_NS SEED STALL_NS "
                 "(the host writes these: runq experiment, docs/scenarios.md)\n");
         return false;
     }
     if (strcmp(argv[1], "reset") == 0) {
         memset(scn.groups, 0, sizeof scn.groups);
         scn.ngroups = 0;
+        scn.npipes = 0;
         scn.ntasks = 0;
         scn.valid = true;
         return true;
@@ -534,7 +620,9 @@ bool scn_line(int argc, char **argv)
         return line_task(argc, argv);
     if (strcmp(argv[1], "step") == 0)
         return line_step(argc, argv);
+    if (strcmp(argv[1], "pipe") == 0)
+        return line_pipe(argc, argv);
     if (strcmp(argv[1], "start") == 0)
         return line_start(argc, argv);
-    return fail("unknown scn line: want reset, task, step or start");
+    return fail("unknown scn line: want reset, pipe, task, step or start");
 }

@@ -60,6 +60,10 @@ struct task {
     struct task *ev_next;
     bool ev_signalled;
 
+    /* pipe wait (pipe.c): on a pipe's list of readers or writers */
+    struct task *pipe_next;
+    bool pipe_waiting;
+
     void (*fn)(void *);
     void *arg;
     struct task *all_next;    /* list of all tasks (ps) */

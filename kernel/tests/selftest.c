@@ -1,12 +1,15 @@
 #include "selftest.h"
 #include "../lib/printf.h"
 #include "../lib/string.h"
+#include "../arch/x86_64/cpu.h"
+#include "../sched/sched.h"
 
 
 static const struct selftest tests[] = {
     { "TestIdleTakesTurns", test_idle_takes_turns },
     { "TestSleepAccuracy", test_sleep_accuracy },
     { "TestWakeStorm", test_wake_storm },
+    { "TestPipeRing", test_pipe_ring },
     { "TestRrProbe", test_rr_probe },
     { "TestEevdf", test_eevdf },
     { "TestHrtick", test_hrtick },
@@ -14,6 +17,24 @@ static const struct selftest tests[] = {
 };
 
 static bool skipped; /* the running test called selftest_skip */
+
+u64 selftest_xorshift64(u64 *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+void selftest_yielder_main(void *arg)
+{
+    const struct selftest_yielder *y = arg;
+    while (!*y->done) {
+        task_yield();
+        cpu_relax(); /* let other vCPUs run under icount (see sched/probe.c) */
+    }
+    __atomic_sub_fetch(y->alive, 1, __ATOMIC_SEQ_CST);
+}
 
 bool selftest_skip(char *why, size_t why_size, const char *reason)
 {

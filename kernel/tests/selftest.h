@@ -18,10 +18,21 @@ struct selftest {
 bool test_idle_takes_turns(char *why, size_t size);
 bool test_sleep_accuracy(char *why, size_t size);
 bool test_wake_storm(char *why, size_t size);
+bool test_pipe_ring(char *why, size_t size);
 bool test_rr_probe(char *why, size_t size);
 bool test_eevdf(char *why, size_t size);
 bool test_hrtick(char *why, size_t size);
 bool test_crc32c(char *why, size_t size);
+
+/* Helpers the ring tests share. A xorshift64 step (x never 0). */
+u64 selftest_xorshift64(u64 *x);
+/* A task that yields until *done, so its CPU's queue is never empty, then
+ * decrements *alive. Create it with a struct selftest_yielder as arg. */
+struct selftest_yielder {
+    const volatile bool *done;
+    int *alive;
+};
+void selftest_yielder_main(void *arg);
 
 /* A test that cannot run here returns selftest_skip(why, size, reason):
  * the runner prints SKIP with the reason. Returns true. */

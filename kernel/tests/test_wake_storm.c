@@ -37,14 +37,7 @@ static volatile u32 passes;
 static volatile unsigned sent_to;
 static volatile bool done;
 static int alive;
-
-static u64 xorshift64(u64 *x)
-{
-    *x ^= *x << 13;
-    *x ^= *x >> 7;
-    *x ^= *x << 17;
-    return *x;
-}
+static struct selftest_yielder yielder = { &done, &alive };
 
 static void ring_main(void *arg)
 {
@@ -52,28 +45,18 @@ static void ring_main(void *arg)
     u64 seed = 0x2545f4914f6cdd1dull + m->idx;
     for (;;) {
         bool got = m->timed ? event_wait_until(&m->ev, clock_ns() + 20 * NSEC_PER_USEC +
-                                                          xorshift64(&seed) % (200 * NSEC_PER_USEC))
+                                                          selftest_xorshift64(&seed) % (200 * NSEC_PER_USEC))
                             : event_wait(&m->ev);
         if (done)
             break;
         if (!got)
             continue; /* the deadline won this time: wait again */
         passes = passes + 1; /* only the token holder writes */
-        if (xorshift64(&seed) % 16 == 0)
-            task_sleep_ns(xorshift64(&seed) % (100 * NSEC_PER_USEC));
+        if (selftest_xorshift64(&seed) % 16 == 0)
+            task_sleep_ns(selftest_xorshift64(&seed) % (100 * NSEC_PER_USEC));
         unsigned next = (m->idx + 1) % nring;
         sent_to = next;
         event_signal(&ring[next].ev);
-    }
-    __atomic_sub_fetch(&alive, 1, __ATOMIC_SEQ_CST);
-}
-
-static void yielder_main(void *arg)
-{
-    (void)arg;
-    while (!done) {
-        task_yield();
-        cpu_relax(); /* let other vCPUs run under icount (see probe.c) */
     }
     __atomic_sub_fetch(&alive, 1, __ATOMIC_SEQ_CST);
 }
@@ -96,7 +79,7 @@ bool test_wake_storm(char *why, size_t size)
     }
     for (unsigned c = 1; c < ncpus; c++) {
         __atomic_add_fetch(&alive, 1, __ATOMIC_SEQ_CST);
-        task_create("yielder", yielder_main, NULL, (int)c, 0);
+        task_create("yielder", selftest_yielder_main, &yielder, (int)c, 0);
     }
 
     u64 start = clock_ns(), last_move = start;
