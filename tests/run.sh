@@ -85,6 +85,7 @@ suite boot_selftests_eevdf boot --test all
 suite boot_selftests_rr_100hz boot --policy rr --hz 100 --test all
 suite boot_selftests_rr_250hz boot --policy rr --test all
 suite boot_wakestorm_8cpu boot --policy rr --cpus 8 --test TestWakeStorm
+suite boot_pipering_8cpu boot --cpus 8 --test TestPipeRing
 suite boot_smp bash tests/boot_smp.sh "$RUNQ"
 suite shell bash tests/shell_test.sh "$RUNQ"
 suite vser bash tests/vser_test.sh build/kernel.elf
@@ -93,6 +94,7 @@ suite host_cmd bash tests/host_cmd.sh "$RUNQ"
 suite trace_fields bash tests/trace_fields.sh "$RUNQ"
 suite probe_rr bash tests/probe_rr.sh "$RUNQ"
 suite probe_eevdf bash tests/probe_eevdf.sh "$RUNQ"
+suite handoff bash tests/handoff_test.sh "$RUNQ"
 suite doc_examples bash tests/doc_examples.sh "$RUNQ"
 
 echo "$skipped skipped (not run here, not counted as passed)"
