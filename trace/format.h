@@ -234,8 +234,8 @@ enum trace_join_check {
 #define TRACE_JF_REQUEUE 0x01u       /* a delayed task woken where it still was (requeue_delayed_entity()) */
 #define TRACE_JF_CHARGED_FIRST 0x02u /* current was charged before the wakee's lag was taken (333238da9a19) */
 #define TRACE_JF_CLIPPED 0x04u       /* DELAY_ZERO clipped the wakee's positive lag to zero */
-#define TRACE_JF_WAKEE_ELIGIBLE 0x08u
-#define TRACE_JF_CURR_ELIGIBLE 0x10u
+#define TRACE_JF_WAKEE_ELIGIBLE 0x08u /* at the check (or at the join, if none was asked) */
+#define TRACE_JF_CURR_ELIGIBLE 0x10u  /* at the check */
 #define TRACE_JF_CURR_PROTECTED 0x20u /* current's vruntime was short of curr_vprot */
 #define TRACE_JF_CUT_SHORT 0x40u      /* PREEMPT_SHORT: the wakee's shorter slice cut that protection */
 #define TRACE_JF_PENDING 0x80u        /* a decision was already due: the check was not asked */

@@ -172,14 +172,14 @@ static unsigned drain_wakes(struct rq *rq, struct task **joined, u64 now, bool *
         if (!requeue && rq->q.curr && pol()->timer_ns(&rq->q) == 0)
             *pending = true;
         if (rq->q.curr && *pending && noting) {
-            trace_join_note_curr(rq, jn);
+            trace_join_note_curr(rq, t, jn);
             jn->jflags |= TRACE_JF_PENDING;
         }
         if (rq->q.curr && !*pending) {
             if (account_curr(rq, now))
                 *pending = true;
             if (noting)
-                trace_join_note_curr(rq, jn);
+                trace_join_note_curr(rq, t, jn);
             bool preempts = pol()->wakeup_preempt(&rq->q, &t->se);
             if (preempts)
                 *pending = true;

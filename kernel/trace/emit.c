@@ -172,11 +172,14 @@ void trace_join_note(struct rq *rq, const struct task *t, s64 lag_before, struct
     }
 }
 
-void trace_join_note_curr(struct rq *rq, struct join_note *n)
+void trace_join_note_curr(struct rq *rq, const struct task *t, struct join_note *n)
 {
     const struct sched_entity *c = rq->q.curr;
     if (!c)
         return;
+    struct sched_entity_view w;
+    view_entity(rq, &t->se, &w); /* the wakee again: current's charge since the join moved V */
+    n->jflags = (u8)((n->jflags & ~TRACE_JF_WAKEE_ELIGIBLE) | (w.eligible ? TRACE_JF_WAKEE_ELIGIBLE : 0));
     n->curr = c->id; /* the entity's id is its task's */
     if (!n->vtime)
         return;

@@ -58,8 +58,9 @@ struct join_note {
  * held. */
 void trace_join_note(struct rq *rq, const struct task *t, s64 lag_before, struct join_note *n);
 /* Fills n's check part from current as it is now (the check is about to
- * be asked), with the answer still to come. Queue lock held. */
-void trace_join_note_curr(struct rq *rq, struct join_note *n);
+ * be asked), with the answer still to come, and takes t's eligibility
+ * again (current's charge before the check moves V). Queue lock held. */
+void trace_join_note_curr(struct rq *rq, const struct task *t, struct join_note *n);
 
 /* The emit points. rq is the CPU's queue, locked by the caller where the
  * argument is there. */
