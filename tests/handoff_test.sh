@@ -8,9 +8,9 @@
 #     kernel, equal what its trace says in SQL;
 #   - the two ends of every pair make the same number of handoffs;
 #   - the thread's direction, in guest time: with REQUEUE_UPDATE_CURR
-#     (333238da9a19) DELAY_ZERO off gives more handoffs than on, and on
-#     gives fewer than without 333238da9a19; without it DELAY_ZERO changes
-#     little; and with every task alone on its CPU
+#     (333238da9a19) DELAY_ZERO off gives more handoffs than on (over 2 %),
+#     and on gives fewer than without 333238da9a19 (over 2 %); without it
+#     DELAY_ZERO changes under 1.5 %; and with every task alone on its CPU
 #     (scenarios/pipe-handoff-apart.scn) it changes nothing.
 # Usage: tests/handoff_test.sh [path/to/runq]   (default build/runq)
 RUNQ=$(realpath "${1:-build/runq}") || exit 2
@@ -74,14 +74,14 @@ off_off=$(value "switch=NO_DELAY_ZERO feature.REQUEUE_UPDATE_CURR=off" main.hand
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f", a / b }'; }
 within() { awk -v r="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(r >= lo && r <= hi) }'; }
 r=$(ratio "$off_on" "$on_on")
-within "$r" 1.03 10 && pass "delay_zero_off_recovers_with_333238da9a19 (x$r: $on_on -> $off_on handoffs/s)" ||
-    failed delay_zero_off_recovers_with_333238da9a19 "DELAY_ZERO off / on = $r ($off_on / $on_on), want > 1.03"
+within "$r" 1.02 10 && pass "delay_zero_off_recovers_with_333238da9a19 (x$r: $on_on -> $off_on handoffs/s)" ||
+    failed delay_zero_off_recovers_with_333238da9a19 "DELAY_ZERO off / on = $r ($off_on / $on_on), want > 1.02"
 r=$(ratio "$on_off" "$on_on")
-within "$r" 1.03 10 && pass "333238da9a19_is_the_regression (x$r without it: $on_on -> $on_off)" ||
-    failed 333238da9a19_is_the_regression "without / with = $r ($on_off / $on_on), want > 1.03"
+within "$r" 1.02 10 && pass "333238da9a19_is_the_regression (x$r without it: $on_on -> $on_off)" ||
+    failed 333238da9a19_is_the_regression "without / with = $r ($on_off / $on_on), want > 1.02"
 r=$(ratio "$off_off" "$on_off")
-within "$r" 0.98 1.02 && pass "without_333238da9a19_delay_zero_changes_little (x$r)" ||
-    failed without_333238da9a19_delay_zero_changes_little "off / on = $r ($off_off / $on_off), want within 2 %"
+within "$r" 0.985 1.015 && pass "without_333238da9a19_delay_zero_changes_little (x$r)" ||
+    failed without_333238da9a19_delay_zero_changes_little "off / on = $r ($off_off / $on_off), want within 1.5 %"
 bad=""
 for p in "switch=default feature.REQUEUE_UPDATE_CURR=on" "switch=NO_DELAY_ZERO feature.REQUEUE_UPDATE_CURR=off"; do
     m=$(value "$p" main.handoffs) e=$(value "$p" echo.handoffs)
