@@ -3,14 +3,15 @@
 # docs/scenarios.md "Pipes", docs/experiments.md "The pipe handoff"):
 #   - the format refuses a pipe it cannot run, naming the line; runq sim
 #     refuses pipes;
-#   - the kernel runs scenarios/pipe-handoff.scn (one pair per CPU), and
+#   - the kernel runs scenarios/pipe-handoff.scn (a pair on one CPU), and
 #     each task's voluntary and involuntary switches, counted by the
 #     kernel, equal what its trace says in SQL;
 #   - the two ends of every pair make the same number of handoffs;
 #   - the thread's direction, in guest time: with REQUEUE_UPDATE_CURR
-#     (333238da9a19) DELAY_ZERO off gives more handoffs than on (over 2 %),
-#     and on gives fewer than without 333238da9a19 (over 2 %); without it
-#     DELAY_ZERO changes under 1.5 %; and with every task alone on its CPU
+#     (333238da9a19) DELAY_ZERO off gives more handoffs than on (over
+#     10 %), and on gives fewer than without 333238da9a19 (over 10 %);
+#     without it DELAY_ZERO changes under 2 %; and with every task alone
+#     on its CPU
 #     (scenarios/pipe-handoff-apart.scn) it changes nothing.
 # Usage: tests/handoff_test.sh [path/to/runq]   (default build/runq)
 RUNQ=$(realpath "${1:-build/runq}") || exit 2
@@ -52,7 +53,7 @@ else
     failed count_follows_its_line "exit $rc: $(grep 'scn task\|scn pipe' "$T/out" | tr '\n' ';')"
 fi
 
-# ---- the kernel: one pair per CPU, the 2 x 2 matrix ----
+# ---- the kernel: a pair on one CPU, the 2 x 2 matrix ----
 sed 's/^measure echo invol$/measure echo invol handoffs/' scenarios/pipe-handoff.scn >"$T/pipe-handoff.scn"
 if ! runq experiment --quiet --csv --db "$T/h.db" "$T/pipe-handoff.scn"; then
     failed kernel_runs_pipe_handoff "exit $rc: $(tail -3 "$T/err")"
@@ -74,14 +75,14 @@ off_off=$(value "switch=NO_DELAY_ZERO feature.REQUEUE_UPDATE_CURR=off" main.hand
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f", a / b }'; }
 within() { awk -v r="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(r >= lo && r <= hi) }'; }
 r=$(ratio "$off_on" "$on_on")
-within "$r" 1.02 10 && pass "delay_zero_off_recovers_with_333238da9a19 (x$r: $on_on -> $off_on handoffs/s)" ||
-    failed delay_zero_off_recovers_with_333238da9a19 "DELAY_ZERO off / on = $r ($off_on / $on_on), want > 1.02"
+within "$r" 1.10 10 && pass "delay_zero_off_recovers_with_333238da9a19 (x$r: $on_on -> $off_on handoffs/s)" ||
+    failed delay_zero_off_recovers_with_333238da9a19 "DELAY_ZERO off / on = $r ($off_on / $on_on), want > 1.10"
 r=$(ratio "$on_off" "$on_on")
-within "$r" 1.02 10 && pass "333238da9a19_is_the_regression (x$r without it: $on_on -> $on_off)" ||
-    failed 333238da9a19_is_the_regression "without / with = $r ($on_off / $on_on), want > 1.02"
+within "$r" 1.10 10 && pass "333238da9a19_is_the_regression (x$r without it: $on_on -> $on_off)" ||
+    failed 333238da9a19_is_the_regression "without / with = $r ($on_off / $on_on), want > 1.10"
 r=$(ratio "$off_off" "$on_off")
-within "$r" 0.985 1.015 && pass "without_333238da9a19_delay_zero_changes_little (x$r)" ||
-    failed without_333238da9a19_delay_zero_changes_little "off / on = $r ($off_off / $on_off), want within 1.5 %"
+within "$r" 0.98 1.02 && pass "without_333238da9a19_delay_zero_changes_little (x$r)" ||
+    failed without_333238da9a19_delay_zero_changes_little "off / on = $r ($off_off / $on_off), want within 2 %"
 bad=""
 for p in "switch=default feature.REQUEUE_UPDATE_CURR=on" "switch=NO_DELAY_ZERO feature.REQUEUE_UPDATE_CURR=off"; do
     m=$(value "$p" main.handoffs) e=$(value "$p" echo.handoffs)
@@ -111,10 +112,10 @@ bad=""
 [ "$lost" = 0 ] || bad="the traces lost $lost (records dropped, gaps): they cannot be compared;"
 bad="$bad"$(awk -F'|' '{ dv = $3 - $4; di = $5 - $6; if (dv < -1 || dv > 1 || di < -1 || di > 1) print $1 " " $2 ": kernel " $3 "/" $5 ", trace " $4 "/" $6 }' "$T/sw")
 total=$(awk -F'|' '{ s += $3 + $5 } END { print s + 0 }' "$T/sw")
-if [ "$n" = 32 ] && [ -z "$bad" ] && [ "$total" -gt 10000 ]; then
+if [ "$n" = 8 ] && [ -z "$bad" ] && [ "$total" -gt 10000 ]; then
     pass "switch_counters_match_the_trace ($n tasks, $total switches; voluntary/involuntary each within 1)"
 else
-    failed switch_counters_match_the_trace "$n rows of 32, $total switches; $bad $(head -c 200 "$T/sw")"
+    failed switch_counters_match_the_trace "$n rows of 8, $total switches; $bad $(head -c 200 "$T/sw")"
 fi
 
 # ---- every task alone on its CPU: nothing to decide ----
