@@ -108,6 +108,7 @@ static const struct {
     { "wakeup", "waker", MG_UTID },
     { "eevdf_pick", "prev_utid", MG_UTID },
     { "eevdf_pick", "next_utid", MG_UTID },
+    { "eevdf_place", "curr_utid", MG_UTID },
 };
 
 static enum mg_kind kind_of(const char *table, const char *column)

@@ -7,12 +7,14 @@
 #include <unistd.h>
 
 #include "db/batch.h"
+#include "db/events.h"
 
 static const char *const stmt_sql[S_NR] = {
     [S_PICK] = "INSERT INTO eevdf_pick(trace_id,ts,cpu,prev_utid,next_utid,why,v,vruntime,deadline,"
                "lag,nr_eligible,nr_runnable,touched,cost_ns) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [S_PLACE] = "INSERT INTO eevdf_place(trace_id,ts,cpu,utid,reason,vruntime,deadline,lag_before,"
-                "lag_after,v,weight,nr_runnable) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+                "lag_after,v,weight,nr_runnable," EVENT_JOIN_CHECK_COLUMNS ") "
+                "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [S_LEAVE] = "INSERT INTO eevdf_leave(trace_id,ts,cpu,utid,reason,vruntime,lag,v,run_ns,deadline) "
                 "VALUES(?,?,?,?,?,?,?,?,?,?)",
     [S_TICK] = "INSERT INTO sched_tick(trace_id,ts,cpu,utid,v,nr_runnable) VALUES(?,?,?,?,?,?)",

@@ -49,7 +49,7 @@ enum stmt_id {
 };
 
 #define BATCH_ROWS 32
-#define BATCH_COLS 14 /* the widest batched statement */
+#define BATCH_COLS 25 /* the widest batched statement (eevdf_place) */
 
 /* One held row: its values, bound when the batch is sent. */
 struct bval {

@@ -261,8 +261,19 @@ static void slice_open(struct derive *d, unsigned ci, int32_t tid, uint64_t ts)
 void derive_pick(struct derive *d, unsigned pc, int32_t next_tid, struct wtask *next, uint64_t ts)
 {
     struct wcpu *c = &d->cpu[pc];
-    if (c->known && c->curr == next_tid)
-        return; /* current kept */
+    if (c->known && c->curr == next_tid) {
+        /* Current kept. After a LEAVE of its own (it blocked, was woken
+         * again and is picked before anything else could run: Linux's
+         * __schedule() with next == prev) it runs on in the same slice,
+         * which that LEAVE did not end: no switch. */
+        if (next && next->st != THREAD_RUNNING) {
+            next->end_state = next->end_reason = NULL;
+            state_set(d, next, THREAD_RUNNING, ts, (int)pc, 0);
+            if (next->wake_pending)
+                wakeup_write(d, next, 1, ts);
+        }
+        return;
+    }
     if (c->known) {
         struct wtask *old = derive_task(d, c->curr, ts);
         slice_close(d, pc, ts, old && old->end_state ? old->end_state : "R",
@@ -282,9 +293,16 @@ void derive_pick(struct derive *d, unsigned pc, int32_t next_tid, struct wtask *
 void derive_leave(struct derive *d, struct wtask *t, const struct trace_rec_leave *r)
 {
     uint64_t ts = r->h.ts_ns;
-    enum thread_state st = leave_meaning_of(r->reason)->state;
-    t->end_state = thread_state_sql_name(st);
-    t->end_reason = trace_leave_reason_name(r->reason);
+    const struct leave_meaning *lm = leave_meaning_of(r->reason);
+    enum thread_state st = lm->state;
+    /* How its slice ends, if it was on the CPU: a departure (dequeued)
+     * ends no slice. The decision that switches a task out as delayed
+     * may find every task left on the queue delayed, and dequeue them
+     * all, it among them: its slice ended 'delayed'. */
+    if (lm->switched_out) {
+        t->end_state = thread_state_sql_name(st);
+        t->end_reason = trace_leave_reason_name(r->reason);
+    }
     state_set(d, t, st, ts, r->cpu, 0);
     if (st == THREAD_DEAD) {
         t->end_ts = ts;

@@ -6,7 +6,10 @@
  *
  *   per CPU   the task on it and since when. A PICK whose next differs
  *             from the task on the CPU closes that task's sched_slice and
- *             opens one for next. A gap closes the open slice at the CPU's
+ *             opens one for next; one that keeps it, after its own LEAVE
+ *             (it blocked and was picked again at once), goes on with the
+ *             slice and makes it Running again. The slice's end_reason is
+ *             its last LEAVE that took it off the CPU (not 'dequeued'). A gap closes the open slice at the CPU's
  *             last record (end_state NULL, end_reason 'gap') and forgets
  *             who runs; the next PICK or KEYFRAME says again.
  *

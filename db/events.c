@@ -30,6 +30,11 @@ enum trace_join_reason event_join_parse(const char *name)
     return (enum trace_join_reason)parse_name(name, trace_join_reason_name, TRACE_JOIN_NR);
 }
 
+enum trace_join_check event_join_check_parse(const char *name)
+{
+    return (enum trace_join_check)parse_name(name, trace_join_check_name, TRACE_JC_NR);
+}
+
 enum trace_pick_why event_why_parse(const char *name)
 {
     return (enum trace_pick_why)parse_name(name, trace_why_name, TRACE_WHY_NR);
@@ -53,14 +58,14 @@ const char *thread_state_sql_name(enum thread_state s)
  * trace/format.h without a row here does not compile.
  */
 static const struct leave_meaning leave_meaning[] = {
-    [TRACE_LEAVE_BLOCK] = { THREAD_SLEEPING, LEAVE_OFF_QUEUE, true },
-    [TRACE_LEAVE_SLEEP] = { THREAD_SLEEPING, LEAVE_OFF_QUEUE, true },
-    [TRACE_LEAVE_YIELD] = { THREAD_RUNNABLE, LEAVE_TO_TAIL, true },
-    [TRACE_LEAVE_PREEMPT] = { THREAD_PREEMPTED, LEAVE_TO_TAIL, true },
-    [TRACE_LEAVE_EXIT] = { THREAD_DEAD, LEAVE_OFF_QUEUE, true },
-    [TRACE_LEAVE_MIGRATE] = { THREAD_RUNNABLE, LEAVE_OFF_QUEUE, true },
-    [TRACE_LEAVE_DELAYED] = { THREAD_DELAYED, LEAVE_STAYS_DELAYED, true },
-    [TRACE_LEAVE_DEQUEUED] = { THREAD_SLEEPING, LEAVE_OFF_QUEUE, false },
+    [TRACE_LEAVE_BLOCK] = { THREAD_SLEEPING, LEAVE_OFF_QUEUE, true, false },
+    [TRACE_LEAVE_SLEEP] = { THREAD_SLEEPING, LEAVE_OFF_QUEUE, true, false },
+    [TRACE_LEAVE_YIELD] = { THREAD_RUNNABLE, LEAVE_TO_TAIL, true, false }, /* it gave way: voluntary */
+    [TRACE_LEAVE_PREEMPT] = { THREAD_PREEMPTED, LEAVE_TO_TAIL, true, true },
+    [TRACE_LEAVE_EXIT] = { THREAD_DEAD, LEAVE_OFF_QUEUE, true, false },
+    [TRACE_LEAVE_MIGRATE] = { THREAD_RUNNABLE, LEAVE_OFF_QUEUE, true, true },
+    [TRACE_LEAVE_DELAYED] = { THREAD_DELAYED, LEAVE_STAYS_DELAYED, true, false },
+    [TRACE_LEAVE_DEQUEUED] = { THREAD_SLEEPING, LEAVE_OFF_QUEUE, false, false },
 };
 _Static_assert(sizeof leave_meaning / sizeof leave_meaning[0] == TRACE_LEAVE_NR,
                "every LEAVE reason of trace/format.h has its row in leave_meaning");
@@ -101,6 +106,13 @@ int event_task(const struct event *e)
     }
 }
 
+/* EVENT_JOIN_CHECK_COLUMNS's flags are the jflags' bits in order. */
+_Static_assert(TRACE_JF_REQUEUE == 1u << 0 && TRACE_JF_CHARGED_FIRST == 1u << 1 && TRACE_JF_CLIPPED == 1u << 2 &&
+                   TRACE_JF_WAKEE_ELIGIBLE == 1u << 3 && TRACE_JF_CURR_ELIGIBLE == 1u << 4 &&
+                   TRACE_JF_CURR_PROTECTED == 1u << 5 && TRACE_JF_CUT_SHORT == 1u << 6 &&
+                   TRACE_JF_PENDING == 1u << (EVENT_JOIN_NFLAGS - 1),
+               "eevdf_place's flag columns are the JOIN's jflags in bit order");
+
 /* Each kind's table and columns: the brief part (every reader), then the
  * rest (full readers). event_decode() reads them in this order. */
 static const struct {
@@ -111,7 +123,7 @@ static const struct {
                          NULL },
     [EVENT_WAKE] = { "wakeup", "utid, latency", "cpu, waker" },
     [EVENT_JOIN] = { "eevdf_place", "cpu, utid, vruntime, deadline, v, weight, nr_runnable",
-                     "reason, lag_before, lag_after" },
+                     "reason, lag_before, lag_after, " EVENT_JOIN_CHECK_COLUMNS },
     [EVENT_TICK] = { "sched_tick", "cpu, v, nr_runnable", "utid" },
     [EVENT_LEAVE] = { "eevdf_leave", "cpu, utid, reason, vruntime, lag, deadline", "v, run_ns" },
     [EVENT_PICK] = { "eevdf_pick", "cpu, next_utid, v, vruntime, deadline, nr_runnable",
@@ -125,23 +137,33 @@ const char *event_table(enum event_kind k)
     return tables[k].table;
 }
 
-const char *event_columns(enum event_kind k, bool full, bool leave_deadline, char *buf, size_t len)
+const char *event_columns(enum event_kind k, bool full, const struct event_schema *sch, char *buf, size_t len)
 {
-    const char *brief = k == EVENT_LEAVE && !leave_deadline ? "cpu, utid, reason, vruntime, lag, NULL" : tables[k].brief;
-    snprintf(buf, len, "%s%s%s", brief, full && tables[k].rest ? ", " : "", full && tables[k].rest ? tables[k].rest : "");
+    const char *brief = k == EVENT_LEAVE && !sch->leave_deadline ? "cpu, utid, reason, vruntime, lag, NULL" : tables[k].brief;
+    const char *rest = tables[k].rest;
+    if (k == EVENT_JOIN && !sch->join_check) /* as many NULLs as EVENT_JOIN_CHECK_COLUMNS has columns */
+        rest = "reason, lag_before, lag_after, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL";
+    snprintf(buf, len, "%s%s%s", brief, full && rest ? ", " : "", full && rest ? rest : "");
     return buf;
 }
 
-bool event_leave_has_deadline(sqlite3 *db)
+static bool has_column(sqlite3 *db, const char *table, const char *column)
 {
     sqlite3_stmt *s;
     bool yes = false;
-    if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info('eevdf_leave') WHERE name='deadline'", -1, &s,
-                           NULL) == SQLITE_OK) {
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1, &s, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(s, 1, table, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 2, column, -1, SQLITE_STATIC);
         yes = sqlite3_step(s) == SQLITE_ROW;
         sqlite3_finalize(s);
     }
     return yes;
+}
+
+void event_schema_read(sqlite3 *db, struct event_schema *out)
+{
+    out->leave_deadline = has_column(db, "eevdf_leave", "deadline");
+    out->join_check = has_column(db, "eevdf_place", "wake_check");
 }
 
 /* Value i of a row of n: NULL (absent) counts as not there. */
@@ -208,6 +230,16 @@ void event_decode(enum event_kind k, int64_t ts, int64_t rowid, sqlite3_value **
         e->join.reason = event_join_parse(text(v, n, 7));
         e->join.lag_before = num(v, n, 8, 0);
         e->join.lag_after = num(v, n, 9, 0);
+        e->join.curr = (int)num(v, n, 10, 0);
+        e->join.has_check = has(v, n, 11);
+        e->join.check = event_join_check_parse(text(v, n, 11));
+        e->join.has_curr_eevdf = has(v, n, 12);
+        e->join.curr_vruntime = num(v, n, 12, 0);
+        e->join.curr_deadline = num(v, n, 13, 0);
+        e->join.curr_vprot = num(v, n, 14, 0);
+        for (int b = 0; b < EVENT_JOIN_NFLAGS; b++)
+            if (num(v, n, 15 + b, 0))
+                e->join.jflags |= 1u << b;
         return;
     case EVENT_TICK:
         e->cpu = (int)num(v, n, 0, 0);
@@ -357,11 +389,11 @@ static char *dup_text(const char *s)
 
 /* Every row of kind k's table in trace tid, as events (keyframe rows
  * grouped into one event per time and CPU). */
-static int load_kind(struct events *t, sqlite3 *db, enum event_kind k, bool leave_dl, int *evcap, int *kfcap,
-                     char *err, size_t errlen)
+static int load_kind(struct events *t, sqlite3 *db, enum event_kind k, const struct event_schema *sch, int *evcap,
+                     int *kfcap, char *err, size_t errlen)
 {
-    char cols[256], sql[1024];
-    event_columns(k, true, leave_dl, cols, sizeof cols);
+    char cols[512], sql[1024];
+    event_columns(k, true, sch, cols, sizeof cols);
     /* The keyframe's rows in row order (current first); the queue is the
      * policy's, so an idle CPU's idle task row is left out. */
     if (k == EVENT_KEYFRAME)
@@ -376,9 +408,9 @@ static int load_kind(struct events *t, sqlite3 *db, enum event_kind k, bool leav
     if (prep(db, sql, t->trace_id, &st, err, errlen))
         return -1;
     int n = sqlite3_column_count(st) - 2;
-    sqlite3_value *v[16];
-    if (n > 16)
-        n = 16;
+    sqlite3_value *v[32];
+    if (n > 32)
+        n = 32;
     struct event *kfe = NULL;
     while (sqlite3_step(st) == SQLITE_ROW) {
         for (int i = 0; i < n; i++)
@@ -467,10 +499,11 @@ int events_load(struct events *t, sqlite3 *db, int64_t trace_id, char *err, size
     }
     sqlite3_finalize(st);
 
-    bool leave_dl = event_leave_has_deadline(db);
+    struct event_schema sch;
+    event_schema_read(db, &sch);
     int evcap = 0, kfcap = 0;
     for (int k = 0; k < EVENT_NKINDS; k++)
-        if (load_kind(t, db, (enum event_kind)k, leave_dl, &evcap, &kfcap, err, errlen))
+        if (load_kind(t, db, (enum event_kind)k, &sch, &evcap, &kfcap, err, errlen))
             return -1;
     /* Events on a CPU no trace can have are not events of this one. */
     int kept = 0;

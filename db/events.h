@@ -41,6 +41,7 @@
  * not one of trace/format.h's. */
 enum trace_leave_reason event_leave_parse(const char *name);
 enum trace_join_reason event_join_parse(const char *name);
+enum trace_join_check event_join_check_parse(const char *name);
 enum trace_pick_why event_why_parse(const char *name);
 enum trace_set_what event_set_parse(const char *name);
 
@@ -71,6 +72,11 @@ struct leave_meaning {
     enum thread_state state;
     enum leave_queue queue;
     bool switched_out;  /* the task was on the CPU (every reason but dequeued) */
+    /* A switch away from a task still runnable that did not ask to go
+     * (preempted): Linux's nivcsw. The other switches out (blocked,
+     * slept, exited, yielded) are voluntary, nvcsw. db/schema.sql's view
+     * thread_switches classes the reasons the same way. */
+    bool involuntary;
 };
 
 /* The meaning of reason r; a reason out of range (a name this build does
@@ -128,6 +134,13 @@ struct event {
             int nr_runnable;
             int64_t weight, vruntime, deadline, lag_before, lag_after;
             int64_t slice_ns;   /* as pick's */
+            /* The wakeup check (trace format 3): has_check false before
+             * it, and in a database older than schema version 6. */
+            bool has_check, has_curr_eevdf; /* has_curr_eevdf: current's numbers are known */
+            enum trace_join_check check;
+            int curr;           /* current's utid at the check; 0: none */
+            int64_t curr_vruntime, curr_deadline, curr_vprot;
+            unsigned jflags;    /* TRACE_JF_*; a flag the database holds as NULL is clear */
         } join;
         struct {
             int utid;
@@ -169,7 +182,8 @@ int event_task(const struct event *e);
  *            vruntime, deadline, lag, slice_ns         (one row per entry)
  *   WAKE     utid, latency               | cpu, waker
  *   JOIN     cpu, utid, vruntime, deadline, v, weight, nr_runnable
- *                                        | reason, lag_before, lag_after
+ *                                        | reason, lag_before, lag_after,
+ *                                          EVENT_JOIN_CHECK_COLUMNS
  *   TICK     cpu, v, nr_runnable         | utid
  *   LEAVE    cpu, utid, reason, vruntime, lag, deadline | v, run_ns
  *   PICK     cpu, next_utid, v, vruntime, deadline, nr_runnable
@@ -178,11 +192,26 @@ int event_task(const struct event *e);
  *   MARK     name                        | cpu
  */
 const char *event_table(enum event_kind k);
-/* The select list; leave_deadline false for a database older than trace
- * format 2 (eevdf_leave has no deadline column). Into buf; returns buf. */
-const char *event_columns(enum event_kind k, bool full, bool leave_deadline, char *buf, size_t len);
-/* Does db's eevdf_leave have its deadline column? */
-bool event_leave_has_deadline(sqlite3 *db);
+
+/* A JOIN's wakeup check as eevdf_place stores it (schema version 6):
+ * current, the answer, current's numbers, then the jflags, one 0/1 column
+ * a flag in bit order (TRACE_JF_REQUEUE first; events.c checks the bits).
+ * The writer inserts and the readers select them in this order. */
+#define EVENT_JOIN_CHECK_COLUMNS                                                \
+    "curr_utid, wake_check, curr_vruntime, curr_deadline, curr_vprot, requeue, " \
+    "charged_first, clipped, wakee_eligible, curr_eligible, curr_protected, cut_short, pending"
+#define EVENT_JOIN_NFLAGS 8
+
+/* The columns a database has that not every runq's had: a reader selects
+ * NULL in their place. */
+struct event_schema {
+    bool leave_deadline; /* eevdf_leave.deadline (schema version 3, trace format 2) */
+    bool join_check;     /* EVENT_JOIN_CHECK_COLUMNS (schema version 6, trace format 3) */
+};
+void event_schema_read(sqlite3 *db, struct event_schema *out);
+
+/* The select list for a database of schema sch. Into buf; returns buf. */
+const char *event_columns(enum event_kind k, bool full, const struct event_schema *sch, char *buf, size_t len);
 
 /* Fills e (and, for a KEYFRAME row, *kf; e->keyframe is zero) from
  * the n values of a row selected by event_columns(); ts and rowid are the

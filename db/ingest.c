@@ -73,6 +73,20 @@ static void on_join(struct derive *d, const struct trace_rec_join *r)
     B_OPT(s, 10, ee, r->V);
     B_INT(s, 11, r->weight);
     B_INT(s, 12, r->nr_runnable);
+    /* The wakeup check (EVENT_JOIN_CHECK_COLUMNS): unknown in a version-2
+     * JOIN; current's numbers and the EEVDF facts under EEVDF only, the
+     * facts about current only with a current. */
+    bool v3 = r->h.size >= sizeof *r;
+    struct wtask *curr = v3 ? derive_task(d, r->curr, ts) : NULL;
+    unsigned known = !v3 ? 0 : !ee ? TRACE_JF_PENDING
+                     : curr ? 0xffu : 0xffu & ~(TRACE_JF_CURR_ELIGIBLE | TRACE_JF_CURR_PROTECTED);
+    B_OPT(s, 13, curr, curr ? curr->utid : 0);
+    B_TXT(s, 14, v3 ? trace_join_check_name(r->check) : NULL);
+    B_OPT(s, 15, ee && curr, r->curr_vruntime);
+    B_OPT(s, 16, ee && curr, r->curr_deadline);
+    B_OPT(s, 17, ee && curr, r->curr_vprot);
+    for (int b = 0; b < EVENT_JOIN_NFLAGS; b++)
+        B_OPT(s, 18 + b, known >> b & 1, r->jflags >> b & 1);
     run(d->b, s, "eevdf_place");
     derive_join(d, t, r);
 }

@@ -8,6 +8,7 @@
  * that a database brought up from version 1 has the columns of a new one.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "db/migrate.h"
 
@@ -16,13 +17,15 @@ static const struct step {
     /* The column the step adds: how a database of version 0 shows that
      * it had the step (the runq that made it ran it at every open). */
     const char *table, *column;
+    /* A view the step creates, as db/schema.sql has it (NULL: none). */
+    const char *view;
 } steps[] = {
     /* 2: the Unix socket of a live recorder (db_writer_set_control) */
-    { "ALTER TABLE trace ADD COLUMN control TEXT", "trace", "control" },
+    { "ALTER TABLE trace ADD COLUMN control TEXT", "trace", "control", NULL },
     /* 3: trace format 2's LEAVE carries the task's deadline (NULL before) */
-    { "ALTER TABLE eevdf_leave ADD COLUMN deadline INTEGER", "eevdf_leave", "deadline" },
+    { "ALTER TABLE eevdf_leave ADD COLUMN deadline INTEGER", "eevdf_leave", "deadline", NULL },
     /* 4: records the merge could not put in time order are loss, with a gap */
-    { "ALTER TABLE data_gap ADD COLUMN records_late INTEGER", "data_gap", "records_late" },
+    { "ALTER TABLE data_gap ADD COLUMN records_late INTEGER", "data_gap", "records_late", NULL },
     /* 5: scenarios and experiments (runq experiment) */
     { "CREATE TABLE IF NOT EXISTS experiment (experiment_id INTEGER PRIMARY KEY, created TEXT NOT NULL, file TEXT, "
       "engine TEXT NOT NULL, axes TEXT, cells INTEGER NOT NULL, repeats INTEGER NOT NULL, shard TEXT, columns TEXT, "
@@ -37,7 +40,22 @@ static const struct step {
       "PRIMARY KEY (scenario_id, instance));"
       "CREATE TABLE IF NOT EXISTS scenario_metric (scenario_id INTEGER NOT NULL, task TEXT NOT NULL, metric TEXT "
       "NOT NULL, value REAL, PRIMARY KEY (scenario_id, task, metric))",
-      "scenario", "scenario_id" },
+      "scenario", "scenario_id", NULL },
+    /* 6: trace format 3's JOIN carries the wakeup check; thread_switches */
+    { "ALTER TABLE eevdf_place ADD COLUMN curr_utid INTEGER;"
+      "ALTER TABLE eevdf_place ADD COLUMN wake_check TEXT;"
+      "ALTER TABLE eevdf_place ADD COLUMN curr_vruntime INTEGER;"
+      "ALTER TABLE eevdf_place ADD COLUMN curr_deadline INTEGER;"
+      "ALTER TABLE eevdf_place ADD COLUMN curr_vprot INTEGER;"
+      "ALTER TABLE eevdf_place ADD COLUMN requeue INTEGER;"
+      "ALTER TABLE eevdf_place ADD COLUMN charged_first INTEGER;"
+      "ALTER TABLE eevdf_place ADD COLUMN clipped INTEGER;"
+      "ALTER TABLE eevdf_place ADD COLUMN wakee_eligible INTEGER;"
+      "ALTER TABLE eevdf_place ADD COLUMN curr_eligible INTEGER;"
+      "ALTER TABLE eevdf_place ADD COLUMN curr_protected INTEGER;"
+      "ALTER TABLE eevdf_place ADD COLUMN cut_short INTEGER;"
+      "ALTER TABLE eevdf_place ADD COLUMN pending INTEGER",
+      "eevdf_place", "curr_utid", "thread_switches" },
 };
 
 #define NSTEPS ((int)(sizeof steps / sizeof steps[0]))
@@ -80,6 +98,28 @@ static int unversioned_version(sqlite3 *db, int *version)
     return SQLITE_OK;
 }
 
+/* Creates view `name` as db/schema.sql does: its one statement there,
+ * found by its opening and ended where SQLite's parser ends it, so the
+ * view has one definition. SQLite's result code; *msg as sqlite3_exec's. */
+static int create_schema_view(sqlite3 *db, const char *name, char **msg)
+{
+    char head[128];
+    snprintf(head, sizeof head, "CREATE VIEW IF NOT EXISTS %s ", name);
+    const char *at = strstr(db_schema_sql, head);
+    sqlite3_stmt *s;
+    if (!at) {
+        *msg = sqlite3_mprintf("db/schema.sql has no view %s", name);
+        return SQLITE_ERROR;
+    }
+    int rc = sqlite3_prepare_v2(db, at, -1, &s, NULL);
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(s);
+        rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+        sqlite3_finalize(s);
+    }
+    return rc;
+}
+
 /* Runs what brings the database from version to the current one (all of
  * the schema when it is empty) and stamps it. Inside the transaction. */
 static int migrate_from(sqlite3 *db, int version, const char *path, char *err, size_t errlen)
@@ -102,7 +142,8 @@ static int migrate_from(sqlite3 *db, int version, const char *path, char *err, s
         }
     }
     for (; version < SCHEMA_VERSION; version++)
-        if (sqlite3_exec(db, steps[version - 1].sql, NULL, NULL, &msg) != SQLITE_OK) {
+        if (sqlite3_exec(db, steps[version - 1].sql, NULL, NULL, &msg) != SQLITE_OK ||
+            (steps[version - 1].view && create_schema_view(db, steps[version - 1].view, &msg) != SQLITE_OK)) {
             snprintf(err, errlen, "%s: migrating the schema from version %d to %d: %s", path, version,
                      version + 1, msg ? msg : sqlite3_errmsg(db));
             sqlite3_free(msg);

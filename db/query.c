@@ -62,7 +62,7 @@ int dbq_scope_trace(sqlite3 *db, const char *prog, int64_t trace_id)
         return -1;
     }
     if (sqlite3_prepare_v2(db,
-                           "SELECT m.name FROM main.sqlite_master m WHERE m.type='table' AND EXISTS "
+                           "SELECT m.name FROM main.sqlite_master m WHERE m.type IN ('table', 'view') AND EXISTS "
                            "(SELECT 1 FROM pragma_table_info(m.name) WHERE name='trace_id')",
                            -1, &s, NULL) != SQLITE_OK) {
         fprintf(stderr, "runq %s: %s\n", prog, sqlite3_errmsg(db));

@@ -18,8 +18,9 @@ sqlite3 *dbq_open(const char *prog, const char *path);
 /* The newest trace's id, or 0 when there is none. */
 int64_t dbq_latest_trace(sqlite3 *db);
 
-/* Scopes the connection to one trace: every table gets a TEMP view of the
- * same name holding only that trace's rows, so unqualified names in later
+/* Scopes the connection to one trace: every table and view with a
+ * trace_id column gets a TEMP view of the same name holding only that
+ * trace's rows, so unqualified names in later
  * queries see one trace (main.NAME still reaches the whole table).
  * Returns 0, or -1 (no such trace, or an error). */
 int dbq_scope_trace(sqlite3 *db, const char *prog, int64_t trace_id);

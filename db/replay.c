@@ -373,8 +373,10 @@ void replay_describe(const struct replay *rp, int i, char *buf, size_t len)
     case EVENT_JOIN:
         n = snprintf(buf, len, "%s joins (%s)", replay_name(rp, e->join.utid), trace_join_reason_name(e->join.reason));
         if (ee && n > 0 && (size_t)n < len)
-            snprintf(buf + n, len - (size_t)n, " lag %s -> %s, V=%s", us3(e->join.lag_before, a, sizeof a),
-                     us3(e->join.lag_after, b, sizeof b), us3(e->v, c, sizeof c));
+            n += snprintf(buf + n, len - (size_t)n, " lag %s -> %s, V=%s", us3(e->join.lag_before, a, sizeof a),
+                          us3(e->join.lag_after, b, sizeof b), us3(e->v, c, sizeof c));
+        if (e->join.has_check && e->join.reason != TRACE_JOIN_NEW && n > 0 && (size_t)n < len)
+            snprintf(buf + n, len - (size_t)n, "; check: %s", trace_join_check_name(e->join.check));
         break;
     case EVENT_LEAVE:
         n = snprintf(buf, len, "%s leaves (%s) after %sus", replay_name(rp, e->leave.utid),

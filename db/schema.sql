@@ -124,7 +124,22 @@ CREATE TABLE IF NOT EXISTS eevdf_place (
     lag_after   INTEGER,
     v           INTEGER,
     weight      INTEGER,
-    nr_runnable INTEGER
+    nr_runnable INTEGER,
+    -- A join by waking: the wakeup check (trace format 3; all NULL before).
+    -- The 0/1 columns are the JOIN's jflags in bit order (db/events.h).
+    curr_utid      INTEGER,           -- the CPU's current task at the check; NULL: none
+    wake_check     TEXT,              -- preempt kept none
+    curr_vruntime  INTEGER,           -- current's, at the check
+    curr_deadline  INTEGER,
+    curr_vprot     INTEGER,           -- its protected stretch lasts while its vruntime is short of this
+    requeue        INTEGER,           -- a delayed task woken where it still was
+    charged_first  INTEGER,           -- current charged before its lag was taken
+    clipped        INTEGER,           -- DELAY_ZERO clipped its positive lag to 0
+    wakee_eligible INTEGER,
+    curr_eligible  INTEGER,
+    curr_protected INTEGER,
+    cut_short      INTEGER,           -- PREEMPT_SHORT cut current's protection
+    pending        INTEGER            -- a decision was already due: not asked
 );
 
 CREATE TABLE IF NOT EXISTS eevdf_leave (
@@ -277,3 +292,21 @@ CREATE TABLE IF NOT EXISTS scenario_metric (
     value       REAL,                -- NULL: the engine cannot say
     PRIMARY KEY (scenario_id, task, metric)
 );
+
+-- Each task's switches away from it, as the kernel counts them
+-- (kernel/sched/core.c, schedule(): nvcsw, nivcsw): a slice that ended
+-- because the task blocked, slept, exited or yielded is a voluntary
+-- switch, one whose task was still runnable (preempted) an involuntary
+-- one. A slice ends only when another task is picked, so a task that
+-- blocks and is picked again at once (next == prev) switched nothing.
+-- Slices cut by a gap or the trace's end, and the idle task's turns (no
+-- LEAVE), are neither. db/events.c's leave_meaning says the same of each
+-- reason (tests/top_model_test.c holds the two together).
+CREATE VIEW IF NOT EXISTS thread_switches AS
+SELECT trace_id, utid, name, voluntary, involuntary,
+       CAST(involuntary AS REAL) / NULLIF(voluntary + involuntary, 0) AS involuntary_share
+FROM (SELECT t.trace_id, t.utid, t.name,
+             COUNT(CASE WHEN s.end_reason IN ('block', 'sleep', 'exit', 'yield', 'delayed') THEN 1 END) AS voluntary,
+             COUNT(CASE WHEN s.end_reason IN ('preempt', 'migrate') THEN 1 END) AS involuntary
+      FROM thread t LEFT JOIN sched_slice s ON s.utid = t.utid
+      GROUP BY t.utid);

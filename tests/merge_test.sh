@@ -252,7 +252,7 @@ dump() {
         case "$tbl.$c" in
         *.id | trace.trace_id | thread.utid | scenario.scenario_id | experiment.experiment_id) continue ;;
         *.trace_id) c=$(trace_key "x.$c") ;;
-        *.utid | *.parent_utid | *.waker_utid | *.waker | *.prev_utid | *.next_utid) c=$(utid_key "x.$c") ;;
+        *.utid | *.parent_utid | *.waker_utid | *.waker | *.prev_utid | *.next_utid | *.curr_utid) c=$(utid_key "x.$c") ;;
         *.scenario_id) c=$(scen_key "x.$c") ;;
         *.experiment_id) c=$(exp_key "x.$c") ;;
         esac

@@ -530,6 +530,8 @@ static void events_reason_names_parse_back(void)
         CHECK(event_leave_parse(trace_leave_reason_name(r)) == r, "leave %s", trace_leave_reason_name(r));
     for (unsigned r = 0; r < TRACE_JOIN_NR; r++)
         CHECK(event_join_parse(trace_join_reason_name(r)) == r, "join %s", trace_join_reason_name(r));
+    for (unsigned r = 0; r < TRACE_JC_NR; r++)
+        CHECK(event_join_check_parse(trace_join_check_name(r)) == r, "check %s", trace_join_check_name(r));
     for (unsigned r = 0; r < TRACE_WHY_NR; r++)
         CHECK(event_why_parse(trace_why_name(r)) == r, "why %s", trace_why_name(r));
     for (unsigned r = 0; r < TRACE_SET_NR; r++)
@@ -627,7 +629,110 @@ static void top_model_lag_across_the_wrap(void)
     top_model_close(m);
 }
 
-/* In this order: the last four add the newest traces. */
+/* Trace 11, one CPU, as the recorder stores it (events and the slices it
+ * derives): a yields at 10 ms, b at 15, a at 20; b is preempted at 25; a
+ * blocks at 30 and, woken at once, is picked again (next == prev: its
+ * slice goes on); a is preempted at 40, b sleeps at 50, a exits at 60.
+ * The kernel counts a 3 voluntary (two yields, the exit) and 1
+ * involuntary, b 2 and 1; so must VOL and INVOL, and the view
+ * thread_switches. (Counting a yield involuntary, and every block
+ * voluntary, shows a 2/2 and b 1/2.) */
+static void top_model_switches_counted_as_the_kernel(void)
+{
+    sqlite3 *db = fixture();
+    exec(db, "INSERT INTO trace(trace_id,created,status,ncpus,tick_hz,policy,start_ts,end_ts,records) "
+             "VALUES(11,'now','complete',1,250,'eevdf',0,%lld,30)", 70 * MS);
+    exec(db, "INSERT INTO thread(utid,trace_id,tid,name,nice,slice_ns,cpu,is_idle,start_ts) VALUES"
+             "(111,11,0,'idle/0',0,0,0,1,0),(112,11,5,'a',0,0,0,0,0),(113,11,6,'b',0,0,0,0,0)");
+    static const struct {
+        int ms, leaver;
+        const char *reason;
+        int next;
+        const char *why, *slice_end; /* the slice the pick closes, or NULL */
+    } step[] = {
+        { 0, 0, NULL, 112, "idle", NULL },         { 10, 112, "yield", 113, "yield", "R" },
+        { 15, 113, "yield", 112, "yield", "R" },   { 20, 112, "yield", 113, "yield", "R" },
+        { 25, 113, "preempt", 112, "preempt", "R+" }, { 30, 112, "block", 112, "block", NULL },
+        { 40, 112, "preempt", 113, "tick", "R+" }, { 50, 113, "sleep", 112, "block", "S" },
+        { 60, 112, "exit", 111, "exit", "X" },
+    };
+    int curr = 111, since = 0;
+    for (size_t i = 0; i < sizeof step / sizeof step[0]; i++) {
+        long long ts = step[i].ms * MS;
+        if (step[i].leaver)
+            exec(db, "INSERT INTO eevdf_leave(trace_id,ts,cpu,utid,reason,vruntime,lag,v,run_ns) VALUES"
+                     "(11,%lld,0,%d,'%s',0,0,0,0)", ts, step[i].leaver, step[i].reason);
+        exec(db, "INSERT INTO eevdf_pick(trace_id,ts,cpu,prev_utid,next_utid,why,v,nr_runnable) VALUES"
+                 "(11,%lld,0,%d,%d,'%s',0,2)", ts, curr, step[i].next, step[i].why);
+        if (step[i].slice_end) {
+            exec(db, "INSERT INTO sched_slice(trace_id,ts,dur,cpu,utid,end_state,end_reason) VALUES"
+                     "(11,%lld,%lld,0,%d,'%s','%s')", since * MS, (step[i].ms - since) * MS, curr, step[i].slice_end,
+                 step[i].reason);
+            since = step[i].ms;
+        }
+        curr = step[i].next;
+    }
+    struct top_model *m = open_at(11, 0);
+    CHECK(m && update(m, 70 * MS) == 0, "open/update failed");
+    const struct top_task *a = task(m, "a"), *b = task(m, "b");
+    CHECK(a && b, "tasks missing");
+    CHECK(a->vol == 3 && a->invol == 1 && b->vol == 2 && b->invol == 1, "VOL/INVOL a %llu/%llu b %llu/%llu, want 3/1 2/1",
+          (unsigned long long)a->vol, (unsigned long long)a->invol, (unsigned long long)b->vol,
+          (unsigned long long)b->invol);
+    sqlite3_stmt *st;
+    CHECK(sqlite3_prepare_v2(db, "SELECT name, voluntary, involuntary FROM thread_switches WHERE trace_id = 11 "
+                                 "AND NOT name LIKE 'idle%' ORDER BY name", -1, &st, NULL) == SQLITE_OK,
+          "the view: %s", sqlite3_errmsg(db));
+    for (int k = 0; k < 2; k++) {
+        const struct top_task *t = k ? b : a;
+        int row = sqlite3_step(st);
+        CHECK(row == SQLITE_ROW && !strcmp((const char *)sqlite3_column_text(st, 0), t->name) &&
+                  (uint64_t)sqlite3_column_int64(st, 1) == t->vol && (uint64_t)sqlite3_column_int64(st, 2) == t->invol,
+              "view and top differ for %s: view %lld/%lld", t->name, row == SQLITE_ROW ? sqlite3_column_int64(st, 1) : -1,
+              row == SQLITE_ROW ? sqlite3_column_int64(st, 2) : -1);
+    }
+    sqlite3_finalize(st);
+    top_model_close(m);
+}
+
+/* Trace 12: one slice a task for every LEAVE reason of trace/format.h,
+ * and for the ends no LEAVE says (switch, gap, trace_end). The view
+ * thread_switches classes each as db/events.c's leave_meaning does (what
+ * runq top counts by): the two hold one rule in two languages. A reason
+ * added to format.h, or moved in either, fails here. */
+static void the_view_classes_every_leave_reason_as_leave_meaning(void)
+{
+    sqlite3 *db = fixture();
+    exec(db, "INSERT INTO trace(trace_id,created,status,ncpus,tick_hz,policy,start_ts,end_ts,records) "
+             "VALUES(12,'now','complete',1,250,'eevdf',0,%lld,30)", 100 * MS);
+    const char *other[] = { "switch", "gap", "trace_end" };
+    int n = TRACE_LEAVE_NR + 3;
+    for (int r = 0; r < n; r++) {
+        const char *why = r < TRACE_LEAVE_NR ? trace_leave_reason_name((unsigned)r) : other[r - TRACE_LEAVE_NR];
+        exec(db, "INSERT INTO thread(utid,trace_id,tid,name,cpu,is_idle,start_ts) VALUES(%d,12,%d,'%s',0,0,0)",
+             1200 + r, 10 + r, why);
+        exec(db, "INSERT INTO sched_slice(trace_id,ts,dur,cpu,utid,end_reason) VALUES(12,%d,1,0,%d,'%s')", r, 1200 + r,
+             why);
+    }
+    sqlite3_stmt *st;
+    CHECK(sqlite3_prepare_v2(db, "SELECT voluntary, involuntary FROM thread_switches WHERE utid = ?", -1, &st, NULL) ==
+              SQLITE_OK,
+          "the view: %s", sqlite3_errmsg(db));
+    for (int r = 0; r < n; r++) {
+        sqlite3_bind_int(st, 1, 1200 + r);
+        CHECK(sqlite3_step(st) == SQLITE_ROW, "no row for reason %d", r);
+        int vol = sqlite3_column_int(st, 0), invol = sqlite3_column_int(st, 1);
+        sqlite3_reset(st);
+        const struct leave_meaning *lm = r < TRACE_LEAVE_NR ? leave_meaning_of((unsigned)r) : NULL;
+        int want_invol = lm && lm->switched_out && lm->involuntary, want_vol = lm && lm->switched_out && !lm->involuntary;
+        CHECK(vol == want_vol && invol == want_invol, "a slice ended '%s': the view says %d voluntary, %d involuntary; "
+              "leave_meaning %d and %d", r < TRACE_LEAVE_NR ? trace_leave_reason_name((unsigned)r) : other[r - TRACE_LEAVE_NR],
+              vol, invol, want_vol, want_invol);
+    }
+    sqlite3_finalize(st);
+}
+
+/* In this order: the last six add the newest traces. */
 static const struct harness_test tests[] = {
     HARNESS_TEST(events_reason_names_parse_back),
     HARNESS_TEST(events_typed_queries_find_moments),
@@ -646,6 +751,8 @@ static const struct harness_test tests[] = {
     HARNESS_TEST(top_model_deadline_survives_a_later_leave),
     HARNESS_TEST(top_model_view_started_late_knows_each_cpu),
     HARNESS_TEST(top_model_lag_across_the_wrap),
+    HARNESS_TEST(top_model_switches_counted_as_the_kernel),
+    HARNESS_TEST(the_view_classes_every_leave_reason_as_leave_meaning),
 };
 
 int main(int argc, char **argv)

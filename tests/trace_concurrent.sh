@@ -45,7 +45,7 @@ sq() { sqlite3 -batch "$@"; }
 # runq experiment's, hold none of a recording's rows).
 tables=$(sq "$T/schema.db" "SELECT m.name FROM sqlite_master m WHERE m.type = 'table' AND EXISTS
                             (SELECT 1 FROM pragma_table_info(m.name) p WHERE p.name = 'trace_id') ORDER BY m.name")
-utid_cols=" utid prev_utid next_utid parent_utid waker_utid waker "
+utid_cols=" utid prev_utid next_utid parent_utid waker_utid waker curr_utid "
 
 # query TABLE: TABLE's rows of the trace in table want, sorted on every column,
 # without the ids the database gives (id, trace_id, thread's utid, the

@@ -416,25 +416,39 @@ static void malformed_records_stop_the_packet_not_the_stream(void)
           (unsigned long long)D.c.bad_records, (unsigned long long)D.c.unknown_records);
 }
 
-/* A version-1 LEAVE (52 bytes, no deadline) is still a good record; one
- * shorter than that is not. */
-static void a_version_1_leave_is_still_read(void)
+/* Records of type `type` of the sizes an older and the current format
+ * gave it (old, cur) are good records; one shorter than old is not. */
+static void both_versions_read(uint8_t type, uint16_t old, uint16_t cur)
 {
+    static uint8_t rec[256]; /* zeros: only the sizes matter to the decoder */
     reset();
     add_tick(1, 1);
-    struct trace_rec_leave l = { 0 };
-    trace_rec_init(&l.h, TRACE_REC_LEAVE, TRACE_LEAVE_V1_SIZE, 2);
-    add_raw(&l, TRACE_LEAVE_V1_SIZE);
-    add_tick(3, 3);
+    trace_rec_init((struct trace_rec_hdr *)rec, (enum trace_rec_type)type, old, 2);
+    add_raw(rec, old);
+    trace_rec_init((struct trace_rec_hdr *)rec, (enum trace_rec_type)type, cur, 3);
+    add_raw(rec, cur);
+    add_tick(4, 4);
     packet(0);
-    trace_rec_init(&l.h, TRACE_REC_LEAVE, TRACE_LEAVE_V1_SIZE - 8, 4);
-    add_raw(&l, TRACE_LEAVE_V1_SIZE - 8);
+    trace_rec_init((struct trace_rec_hdr *)rec, (enum trace_rec_type)type, old - 4, 5);
+    add_raw(rec, old - 4u);
     packet(0);
     decode(0);
-    int32_t want[] = { 1, 3 };
-    CHECK(seen_is(want, 2), "records %zu", nseen);
-    CHECK(D.c.records == 3 && D.c.bad_records == 1, "records %llu bad %llu", (unsigned long long)D.c.records,
-          (unsigned long long)D.c.bad_records);
+    int32_t want[] = { 1, 4 };
+    CHECK(seen_is(want, 2), "%s: records %zu", trace_rec_type_name(type), nseen);
+    CHECK(D.c.records == 4 && D.c.bad_records == 1, "%s: records %llu bad %llu", trace_rec_type_name(type),
+          (unsigned long long)D.c.records, (unsigned long long)D.c.bad_records);
+}
+
+/* A version-1 LEAVE (52 bytes, no deadline) is still a good record. */
+static void a_version_1_leave_is_still_read(void)
+{
+    both_versions_read(TRACE_REC_LEAVE, TRACE_LEAVE_V1_SIZE, sizeof(struct trace_rec_leave));
+}
+
+/* A version-2 JOIN (68 bytes, no wakeup check) is still a good record. */
+static void a_version_2_join_is_still_read(void)
+{
+    both_versions_read(TRACE_REC_JOIN, TRACE_JOIN_V2_SIZE, sizeof(struct trace_rec_join));
 }
 
 static void names_cover_every_enum_value(void)
@@ -443,6 +457,10 @@ static void names_cover_every_enum_value(void)
         CHECK(strcmp(trace_rec_type_name(t), "?") != 0, "type %u", t);
     CHECK(strcmp(trace_why_name(TRACE_WHY_PREEMPT_SHORT), "preempt_short") == 0, "why");
     CHECK(strcmp(trace_leave_reason_name(TRACE_LEAVE_DELAYED), "delayed") == 0, "leave");
+    CHECK(strcmp(trace_join_check_name(TRACE_JC_NONE), "none") == 0 &&
+              strcmp(trace_join_check_name(TRACE_JC_PREEMPT), "preempt") == 0 &&
+              strcmp(trace_join_check_name(TRACE_JC_KEPT), "kept") == 0 && strcmp(trace_join_check_name(TRACE_JC_NR), "?") == 0,
+          "join check names");
     CHECK(strcmp(trace_why_name(99), "?") == 0, "out of range");
     CHECK(strcmp(trace_counter_name(TRACE_CTR_RING_USED), "ring_used") == 0, "counter");
 }
@@ -461,6 +479,7 @@ static const struct harness_test tests[] = {
     HARNESS_TEST(a_cut_near_the_end_keeps_the_packets_after_it),
     HARNESS_TEST(malformed_records_stop_the_packet_not_the_stream),
     HARNESS_TEST(a_version_1_leave_is_still_read),
+    HARNESS_TEST(a_version_2_join_is_still_read),
     HARNESS_TEST(names_cover_every_enum_value),
 };
 

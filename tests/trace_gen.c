@@ -3,7 +3,9 @@
  * by driving the real policies (kernel/sched/rr.c, eevdf.c) with a small
  * discrete-event simulation of a few CPUs: spinners and tasks that run in
  * bursts and sleep, woken by timers or by tasks on other CPUs; ticks,
- * slice-end timers (HRTICK on), keyframes and counters. Packets are framed per CPU, as
+ * slice-end timers (HRTICK on), keyframes and counters. A wakeup joins
+ * as the kernel's drain_wakes() takes it, and its JOIN carries the wakeup
+ * check the policy answered (trace format 3). Packets are framed per CPU, as
  * the kernel's rings do, so CPUs' packets interleave on the wire.
  *
  * Then it can damage the stream the ways a real one is damaged: flipped
@@ -76,6 +78,10 @@ static struct {
     long cut;          /* keep only this many bytes; -1 all */
     int no_end;
     int verbose;
+    int join_v2;       /* JOINs as format version 2 wrote them: 68 bytes, no check */
+    unsigned repick;   /* 1 in N sleeps, with nothing else to run, picked again at once */
+    const char *feature[8]; /* --feature NAME or NO_NAME, in order */
+    unsigned nfeature;
 } opt = {
     .policy = "eevdf", .ncpus = 4, .ntasks = 12, .hz = 250, .dur_ns = 500 * MS,
     .seed = 1, .packet_bytes = 4096, .drop_packet = -1, .garbage_at = -1,
@@ -230,30 +236,67 @@ static void emit_task(struct gcpu *c, enum trace_rec_type type, struct gtask *t)
     emit(c, &r);
 }
 
-static void emit_join(struct gcpu *c, struct gtask *t, uint8_t reason, int64_t lag_before)
+/* t's JOIN as the kernel notes it right after the join (trace_join_note()):
+ * its placement now, the check part "not asked" and no current. */
+static void join_note(struct gcpu *c, struct gtask *t, uint8_t reason, int64_t lag_before, struct trace_rec_join *r)
 {
     struct sched_queue *q = &c->q;
-    struct trace_rec_join r = { 0 };
-    trace_rec_init(&r.h, TRACE_REC_JOIN, sizeof r, now);
-    r.h.flags = rflags();
-    r.task = t->id;
-    r.cpu = cpu_no(c);
-    r.reason = reason;
-    r.nr_runnable = (uint16_t)nr_runnable(q);
-    r.weight = sched_nice_to_weight(t->se.nice);
+    memset(r, 0, sizeof *r);
+    trace_rec_init(&r->h, TRACE_REC_JOIN, opt.join_v2 ? TRACE_JOIN_V2_SIZE : sizeof *r, now);
+    r->h.flags = rflags();
+    r->task = t->id;
+    r->cpu = cpu_no(c);
+    r->reason = reason;
+    r->nr_runnable = (uint16_t)nr_runnable(q);
+    r->weight = sched_nice_to_weight(t->se.nice);
+    r->curr = TRACE_TASK_NONE;
+    r->check = TRACE_JC_NONE;
     if (is_eevdf) {
-        r.vruntime = eevdf_vruntime(&t->se);
-        r.deadline = eevdf_deadline(&t->se);
-        r.lag_before = lag_before;
-        r.lag_after = eevdf_lag(q, &t->se);
-        r.V = eevdf_V(q);
+        r->vruntime = eevdf_vruntime(&t->se);
+        r->deadline = eevdf_deadline(&t->se);
+        r->lag_before = lag_before;
+        r->lag_after = eevdf_lag(q, &t->se);
+        r->V = eevdf_V(q);
+        if (eevdf_eligible(q, &t->se))
+            r->jflags |= TRACE_JF_WAKEE_ELIGIBLE;
     }
-    emit(c, &r);
+}
+
+/* What the wakeup check of wakee t is about to see (trace_join_note_curr()):
+ * current, and both eligibilities as they are now. The wakee's may have
+ * changed since the join: a delayed task's lag is taken before current is
+ * charged unless REQUEUE_UPDATE_CURR, and the charge moves V. format.h
+ * says the flags are "as they were at the check". */
+static void join_note_curr(struct gcpu *c, struct gtask *t, struct trace_rec_join *r)
+{
+    struct sched_entity *cur = c->q.curr;
+    if (!cur)
+        return;
+    r->curr = task_of(cur)->id;
+    if (!is_eevdf)
+        return;
+    r->jflags &= ~TRACE_JF_WAKEE_ELIGIBLE;
+    if (eevdf_eligible(&c->q, &t->se))
+        r->jflags |= TRACE_JF_WAKEE_ELIGIBLE;
+    struct sched_entity_view v;
+    P->describe(&c->q, cur, &v);
+    r->curr_vruntime = v.vruntime;
+    r->curr_deadline = v.deadline;
+    r->curr_vprot = v.vprot;
+    if (v.eligible)
+        r->jflags |= TRACE_JF_CURR_ELIGIBLE;
+    if ((int64_t)(v.vprot - v.vruntime) > 0)
+        r->jflags |= TRACE_JF_CURR_PROTECTED;
+}
+
+static void emit_join(struct gcpu *c, struct trace_rec_join *r)
+{
+    emit(c, r);
     if (csv_place)
         fprintf(csv_place, "%llu,%u,%d,%s,%llu,%llu,%lld,%lld,%llu,%u\n", (unsigned long long)now,
-                r.cpu, t->id, reason == TRACE_JOIN_NEW ? "new" : "wake",
-                (unsigned long long)r.vruntime, (unsigned long long)r.deadline,
-                (long long)r.lag_before, (long long)r.lag_after, (unsigned long long)r.V, r.weight);
+                r->cpu, r->task, r->reason == TRACE_JOIN_NEW ? "new" : "wake",
+                (unsigned long long)r->vruntime, (unsigned long long)r->deadline,
+                (long long)r->lag_before, (long long)r->lag_after, (unsigned long long)r->V, r->weight);
 }
 
 static void emit_leave(struct gcpu *c, struct gtask *t, uint8_t reason, uint64_t vr, int64_t lag,
@@ -442,6 +485,9 @@ static void tick(struct gcpu *c)
         decide(c, TRACE_WHY_TICK);
 }
 
+static bool join_woken(struct gcpu *c, struct gtask *t);
+static void emit_wake(struct gcpu *wc, struct gtask *t, bool timer);
+
 static void burst_end(struct gcpu *c)
 {
     struct gtask *t = c->curr;
@@ -455,17 +501,20 @@ static void burst_end(struct gcpu *c)
                is_eevdf ? eevdf_deadline(&t->se) : 0);
     t->state = T_SLEEPING;
     t->wake_at = now + rnd_range(100 * US, 6 * MS);
+    /* --repick: nothing else can run here, and its sleep is over before
+     * the decision (the kernel's boot-time idle task waits in the
+     * decision, halted, for a wakeup): it is picked again, next == prev,
+     * after its LEAVE. Not a switch. */
+    if (opt.repick && !delayed && !q->nr_queued && rnd() % opt.repick == 0) {
+        emit_wake(c, t, true);
+        join_woken(c, t);
+    }
     decide(c, TRACE_WHY_BLOCK);
 }
 
-static void wake(struct gtask *t)
+/* t's WAKE, by the task running on wc or (timer) its sleep timer on wc. */
+static void emit_wake(struct gcpu *wc, struct gtask *t, bool timer)
 {
-    struct gcpu *c = &cpus[t->cpu];
-    /* The waker: the task running on a random CPU, or the sleep timer. */
-    struct gcpu *wc = &cpus[rnd() % opt.ncpus];
-    bool timer = wc->curr == wc->idle || rnd() % 3 == 0;
-    if (timer)
-        wc = c;
     struct trace_rec_wake w = { 0 };
     trace_rec_init(&w.h, TRACE_REC_WAKE, sizeof w, now);
     w.waker = timer ? TRACE_TASK_NONE : wc->curr->id;
@@ -477,25 +526,57 @@ static void wake(struct gtask *t)
     if (csv_wake)
         fprintf(csv_wake, "%llu,%d,%d,%u,%u\n", (unsigned long long)now, w.waker, w.wakee,
                 w.waker_cpu, w.target_cpu);
+}
 
-    /* The wakee's CPU drains its wake stack a little later. */
-    now += rnd_range(1 * US, 20 * US);
-    charge(c);
+/* Woken t joins its CPU's queue as the kernel's drain_wakes() takes it: a
+ * delayed task (still queued) is requeued with current charged first only
+ * under REQUEUE_UPDATE_CURR, its lag taken after that charge; then current
+ * is charged and the wakeup check asked, its numbers noted just before.
+ * Emits the JOIN. Returns whether a decision is due: the check preempts,
+ * or nothing runs here (no check is asked then). */
+static bool join_woken(struct gcpu *c, struct gtask *t)
+{
+    bool requeue = t->se.on_queue, charge_first = !requeue || eevdf_feature(EEVDF_F_REQUEUE_UPDATE_CURR);
+    if (charge_first)
+        charge(c);
     struct sched_entity_view v = { 0 };
     if (is_eevdf)
         P->describe(&c->q, &t->se, &v);
-    int64_t lag_before = v.lag;
-    bool requeue = t->se.on_queue;
     P->join(&c->q, &t->se, SCHED_JOIN_WAKE);
-    emit_join(c, t, requeue ? TRACE_JOIN_REQUEUE : TRACE_JOIN_WAKE, lag_before);
+    struct trace_rec_join r;
+    join_note(c, t, TRACE_JOIN_WAKE, v.lag, &r);
+    if (requeue)
+        r.jflags |= TRACE_JF_REQUEUE | (charge_first ? TRACE_JF_CHARGED_FIRST : 0) |
+                    (v.lag > 0 && eevdf_feature(EEVDF_F_DELAY_ZERO) ? TRACE_JF_CLIPPED : 0);
     c->ctr[TRACE_CTR_WAKES]++;
     t->state = T_RUNNABLE;
     new_burst(t);
-    if (c->curr == c->idle) {
-        decide(c, TRACE_WHY_IDLE);
-    } else if (P->wakeup_preempt(&c->q, &t->se)) {
-        decide(c, wc != c ? TRACE_WHY_IPI : TRACE_WHY_PREEMPT);
+    bool preempts = true;
+    charge(c);
+    if (c->q.curr) {
+        join_note_curr(c, t, &r);
+        preempts = P->wakeup_preempt(&c->q, &t->se);
+        r.check = preempts ? TRACE_JC_PREEMPT : TRACE_JC_KEPT;
+        if (c->q.cut_short_by == &t->se)
+            r.jflags |= TRACE_JF_CUT_SHORT;
     }
+    emit_join(c, &r);
+    return preempts;
+}
+
+static void wake(struct gtask *t)
+{
+    struct gcpu *c = &cpus[t->cpu];
+    /* The waker: the task running on a random CPU, or the sleep timer. */
+    struct gcpu *wc = &cpus[rnd() % opt.ncpus];
+    bool timer = wc->curr == wc->idle || rnd() % 3 == 0;
+    if (timer)
+        wc = c;
+    emit_wake(wc, t, timer);
+    /* The wakee's CPU drains its wake stack a little later. */
+    now += rnd_range(1 * US, 20 * US);
+    if (join_woken(c, t))
+        decide(c, c->curr == c->idle ? TRACE_WHY_IDLE : wc != c ? TRACE_WHY_IPI : TRACE_WHY_PREEMPT);
 }
 
 static uint64_t slice_timer(struct gcpu *c)
@@ -515,6 +596,13 @@ static void setup(void)
      * the traces the tests and benches read keep a third kind of pick
      * (why "slice") beside ticks and wakeups. */
     eevdf_feature_set("HRTICK", true);
+    for (unsigned i = 0; i < opt.nfeature; i++) {
+        bool off = !strncmp(opt.feature[i], "NO_", 3);
+        if (!eevdf_feature_set(opt.feature[i] + (off ? 3 : 0), !off)) {
+            fprintf(stderr, "trace_gen: --feature %s: no such EEVDF feature switch\n", opt.feature[i]);
+            exit(2);
+        }
+    }
     for (unsigned c = 0; c < opt.ncpus; c++) {
         P->init(&cpus[c].q, &params);
         struct gtask *idle = &tasks[ntask];
@@ -540,7 +628,7 @@ static void setup(void)
     snprintf(cmdline, sizeof cmdline, "sched=%s hz=%u -- trace_gen seed=%lu", opt.policy, opt.hz,
              opt.seed);
     memcpy(sr.s.magic, TRACE_STREAM_MAGIC, 8);
-    sr.s.version = TRACE_FORMAT_VERSION;
+    sr.s.version = opt.join_v2 ? 2 : TRACE_FORMAT_VERSION;
     sr.s.ncpus = (uint16_t)opt.ncpus;
     sr.s.tick_hz = opt.hz;
     sr.s.tsc_hz = 1000000000ull;
@@ -592,7 +680,9 @@ static void setup(void)
         emit_task(c, TRACE_REC_TASK_NEW, t);
         charge(c);
         P->join(&c->q, &t->se, SCHED_JOIN_NEW);
-        emit_join(c, t, TRACE_JOIN_NEW, 0);
+        struct trace_rec_join r;
+        join_note(c, t, TRACE_JOIN_NEW, 0, &r);
+        emit_join(c, &r);
         if (t->se.slice_ns) {
             struct trace_rec_set s = { 0 };
             trace_rec_init(&s.h, TRACE_REC_SET, sizeof s, now);
@@ -744,6 +834,10 @@ static void usage(FILE *f)
             "  --packet-bytes N    largest payload (default 4096)\n"
             "  --out FILE          write here instead of stdout\n"
             "  --csv-dir DIR       also write pick/place/leave/wake/tick CSVs (for the bench)\n"
+            "  --feature NAME      switch an EEVDF feature on (NO_NAME: off); up to 8 times\n"
+            "  --join-v2           JOINs as trace format 2 wrote them (68 bytes, no wakeup check)\n"
+            "  --repick N          1 in N sleeps with nothing else to run ends at once: the\n"
+            "                      task is woken and picked again after its LEAVE (next == prev)\n"
             "damage:\n"
             "  --flip N            flip N random bits after the first packet\n"
             "  --drop-packet K     leave out packet K (0-based, in wire order)\n"
@@ -767,7 +861,7 @@ int main(int argc, char **argv)
     }
         NUM("--cpus", ncpus) NUM("--tasks", ntasks) NUM("--hz", hz) NUM("--seed", seed)
         NUM("--records", max_records) NUM("--packet-bytes", packet_bytes) NUM("--flip", flips)
-        NUM("--garbage-len", garbage_len) NUM("--ring-drop", ring_drop)
+        NUM("--garbage-len", garbage_len) NUM("--ring-drop", ring_drop) NUM("--repick", repick)
 #undef NUM
         if (strcmp(a, "--ms") == 0 && v) {
             opt.dur_ns = strtoull(v, NULL, 0) * MS;
@@ -790,6 +884,11 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--csv-dir") == 0 && v) {
             opt.csv_dir = v;
             i++;
+        } else if (strcmp(a, "--feature") == 0 && v && opt.nfeature < sizeof opt.feature / sizeof opt.feature[0]) {
+            opt.feature[opt.nfeature++] = v;
+            i++;
+        } else if (strcmp(a, "--join-v2") == 0) {
+            opt.join_v2 = 1;
         } else if (strcmp(a, "--no-end") == 0) {
             opt.no_end = 1;
         } else if (strcmp(a, "--verbose") == 0) {

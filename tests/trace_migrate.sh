@@ -18,10 +18,11 @@ TRACE_GEN=${2:-${TRACE_GEN:-build/tests/trace_gen}}
 . tests/lib.sh
 sq() { sqlite3 -batch "$@"; }
 # Every table's columns, by name: what a schema is, whatever order and
-# comments its CREATE TABLE has.
+# comments its CREATE TABLE has; and every view, as defined.
 columns() {
     sq "$1" "SELECT m.name || '.' || p.name || ' ' || p.type FROM sqlite_master m, pragma_table_info(m.name) p
-             WHERE m.type = 'table' ORDER BY m.name, p.name"
+             WHERE m.type = 'table' ORDER BY m.name, p.name;
+             SELECT 'view ' || name || ': ' || sql FROM sqlite_master WHERE type = 'view' ORDER BY name"
 }
 version() { sq "$1" "PRAGMA user_version"; }
 
@@ -44,19 +45,27 @@ else
 fi
 
 # old NAME COLUMN...: $T/NAME.db as a runq without those columns
-# (table.column) made it, holding one old trace (id 1) with a LEAVE row.
+# (table.column; view.NAME: without that view) made it, holding one old
+# trace (id 1) with a LEAVE row and a JOIN row.
 old() {
     local name=$1 db=$T/$1.db
     shift
     {
         cat db/schema.sql
-        for tc in "$@"; do echo "ALTER TABLE ${tc%%.*} DROP COLUMN ${tc#*.};"; done
+        for tc in "$@"; do
+            if [ "${tc%%.*}" = view ]; then echo "DROP VIEW ${tc#*.};"; else echo "ALTER TABLE ${tc%%.*} DROP COLUMN ${tc#*.};"; fi
+        done
         echo "INSERT INTO trace(trace_id, created, source, status, records) VALUES (1, 'then', 'old.bin', 'complete', 1);"
         echo "INSERT INTO thread(utid, trace_id, tid, name) VALUES (1, 1, 7, 'old');"
         echo "INSERT INTO eevdf_leave(trace_id, ts, cpu, utid, reason, run_ns) VALUES (1, 10, 0, 1, 'block', 5);"
+        echo "INSERT INTO eevdf_place(trace_id, ts, cpu, utid, reason, lag_before) VALUES (1, 5, 0, 1, 'wake', 3);"
         echo "PRAGMA user_version = 0;"
     } | sq "$db" || { failed "$name" "cannot build the old database"; return 1; }
 }
+# What version 6 added (trace format 3's wakeup check, the view thread_switches).
+V6="eevdf_place.curr_utid eevdf_place.wake_check eevdf_place.curr_vruntime eevdf_place.curr_deadline
+    eevdf_place.curr_vprot eevdf_place.requeue eevdf_place.charged_first eevdf_place.clipped eevdf_place.wakee_eligible
+    eevdf_place.curr_eligible eevdf_place.curr_protected eevdf_place.cut_short eevdf_place.pending view.thread_switches"
 
 # migrates NAME: recording into $T/NAME.db brings it to the new schema.
 migrates() {
@@ -68,14 +77,17 @@ migrates() {
     local v old new
     v=$(version "$db")
     old=$(sq "$db" "SELECT COUNT(*) FROM trace WHERE trace_id = 1 AND source = 'old.bin'
-                    AND (SELECT COUNT(*) FROM eevdf_leave WHERE trace_id = 1 AND deadline IS NULL) = 1")
-    new=$(sq "$db" "SELECT COUNT(*) FROM eevdf_leave WHERE trace_id = 2 AND deadline IS NOT NULL")
+                    AND (SELECT COUNT(*) FROM eevdf_leave WHERE trace_id = 1 AND deadline IS NULL) = 1
+                    AND (SELECT COUNT(*) FROM eevdf_place WHERE trace_id = 1 AND lag_before = 3 AND wake_check IS NULL) = 1")
+    new=$(sq "$db" "SELECT MIN((SELECT COUNT(*) FROM eevdf_leave WHERE trace_id = 2 AND deadline IS NOT NULL),
+                               (SELECT COUNT(*) FROM eevdf_place WHERE trace_id = 2 AND wake_check IS NOT NULL),
+                               (SELECT COUNT(*) FROM thread_switches WHERE trace_id = 2))")
     if [ "$v" != "$current" ]; then
         failed "${name}_is_migrated" "user_version $v, want $current"
     elif ! columns "$db" | diff "$T/new.cols" - >"$T/$name.diff"; then
         failed "${name}_is_migrated" "columns differ from a new database's: $(tr '\n' ' ' <"$T/$name.diff")"
     elif [ "$old" != 1 ] || [ "$new" -lt 1 ] 2>/dev/null; then
-        failed "${name}_is_migrated" "old trace kept: $old (want 1); new LEAVEs with a deadline: $new"
+        failed "${name}_is_migrated" "old trace kept: $old (want 1); new LEAVEs with a deadline, JOINs with a check, rows of thread_switches: at least $new"
     else
         pass "${name}_is_migrated (to version $v, old trace kept)"
     fi
@@ -88,18 +100,26 @@ migrates() {
 }
 
 # Version 1 (git show 0069d36:db/schema.sql): none of the later columns.
-old v1 trace.control eevdf_leave.deadline data_gap.records_late && migrates v1
+# shellcheck disable=SC2086
+old v1 trace.control eevdf_leave.deadline data_gap.records_late $V6 && migrates v1
 # Version 2: the control socket, no deadline.
-old v2 eevdf_leave.deadline data_gap.records_late && migrates v2
+# shellcheck disable=SC2086
+old v2 eevdf_leave.deadline data_gap.records_late $V6 && migrates v2
 # What runqs from version 3 until versions were stamped made: every
 # column of version 3, user_version 0.
-old v3_unstamped data_gap.records_late && migrates v3_unstamped
+# shellcheck disable=SC2086
+old v3_unstamped data_gap.records_late $V6 && migrates v3_unstamped
 # Version 3, stamped: no data_gap.records_late.
-old v3 data_gap.records_late && sq "$T/v3.db" "PRAGMA user_version = 3" && migrates v3
+# shellcheck disable=SC2086
+old v3 data_gap.records_late $V6 && sq "$T/v3.db" "PRAGMA user_version = 3" && migrates v3
+# Version 5 (the experiments' tables): no wakeup check, no thread_switches.
+# shellcheck disable=SC2086
+old v5 $V6 && sq "$T/v5.db" "PRAGMA user_version = 5" && migrates v5
 
 # A step that fails (version 1 less its eevdf_leave: step 3 cannot run)
 # leaves the database as it was: step 2's column is rolled back too.
-if old broken trace.control eevdf_leave.deadline data_gap.records_late && sq "$T/broken.db" "DROP TABLE eevdf_leave"; then
+# shellcheck disable=SC2086
+if old broken trace.control eevdf_leave.deadline data_gap.records_late $V6 && sq "$T/broken.db" "DROP TABLE eevdf_leave"; then
     "$RUNQ" record --db "$T/broken.db" --file "$T/s.bin" >/dev/null 2>"$T/broken.err"
     rc=$?
     has_control=$(sq "$T/broken.db" "SELECT COUNT(*) FROM pragma_table_info('trace') WHERE name = 'control'")

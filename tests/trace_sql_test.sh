@@ -35,6 +35,96 @@ case "$deq" in
 *) fail trace_gen_traces_delayed_departures "dequeued, not after delayed: $deq" ;;
 esac
 
+# Trace format 3's JOIN: every join by waking stores its wakeup check, and
+# the facts (one 0/1 column a jflags bit, db/events.h's order) hang
+# together as the record means them: a column stored in another's place
+# breaks one of these. Not vacuous: the trace has requeues, clips, both
+# answers.
+q() { "$RUNQ" sql --db "$1" --csv "$2" | tail -n 1; }
+facts=$(q "$T/db" "SELECT
+    SUM(wake_check IS NULL OR wake_check NOT IN ('preempt', 'kept', 'none')),
+    SUM(clipped AND NOT requeue) + SUM(charged_first AND NOT requeue) + SUM(cut_short AND wake_check <> 'preempt')
+      + SUM(pending AND wake_check <> 'none') + SUM((curr_utid IS NULL) <> (wake_check = 'none' AND NOT pending))
+      + SUM(curr_protected <> (curr_vprot - curr_vruntime > 0)) + SUM((curr_eligible IS NULL) <> (curr_utid IS NULL)),
+    SUM(requeue), SUM(clipped), SUM(wake_check = 'preempt'), SUM(wake_check = 'kept'), SUM(curr_protected)
+  FROM eevdf_place WHERE trace_id = 1 AND reason = 'wake'")
+rr=$(q "$T/db" "SELECT SUM(wake_check IS NULL) + SUM(pending IS NULL) + SUM(curr_vprot IS NOT NULL)
+                  + SUM(wakee_eligible IS NOT NULL) + SUM(requeue IS NOT NULL), COUNT(*)
+                FROM eevdf_place WHERE trace_id = 2 AND reason = 'wake'")
+IFS=, read -r unknown broken nreq nclip npre nkept nprot <<<"$facts"
+if [ "$unknown" = 0 ] && [ "$broken" = 0 ] && [ "$nreq" -gt 0 ] && [ "$nclip" -gt 0 ] && [ "$npre" -gt 0 ] &&
+    [ "$nkept" -gt 0 ] && [ "$nprot" -gt 0 ] && [ "${rr%,*}" = 0 ] && [ "${rr#*,}" -gt 0 ]; then
+    pass "wakeup_check_stored ($npre preempt, $nkept kept, $nreq requeued, $nclip clipped)"
+else
+    fail wakeup_check_stored "unknown $unknown, inconsistent $broken, requeue $nreq, clipped $nclip, preempt $npre, kept $nkept, protected $nprot; rr: $rr"
+fi
+
+# A version-2 JOIN (68 bytes, as runqs before trace format 3 wrote it) is
+# read, its placement stored and its check unknown: NULL, not 0.
+"$GEN" --ms 100 --join-v2 --out "$T/v2.bin" && "$RUNQ" record --db "$T/v2.db" --file "$T/v2.bin" >/dev/null 2>&1 ||
+    fail version_2_join_is_read "could not record"
+v2=$(q "$T/v2.db" "SELECT COUNT(*), SUM(vruntime IS NOT NULL AND lag_before IS NOT NULL),
+                      SUM(COALESCE(curr_utid, wake_check, curr_vruntime, curr_deadline, curr_vprot, requeue, charged_first,
+                                   clipped, wakee_eligible, curr_eligible, curr_protected, cut_short, pending) IS NULL),
+                      (SELECT format_version FROM trace), (SELECT SUM(value) FROM stats WHERE name = 'bad_records')
+                    FROM eevdf_place")
+IFS=, read -r n placed unknown ver bad <<<"$v2"
+if [ "$n" -gt 10 ] && [ "$placed" = "$n" ] && [ "$unknown" = "$n" ] && [ "$ver" = 2 ] && [ "$bad" = 0 ]; then
+    pass "version_2_join_is_read ($n joins, their checks NULL)"
+else
+    fail version_2_join_is_read "joins $n, placed $placed, check NULL $unknown, format $ver, bad records $bad"
+fi
+
+# The view thread_switches against counts made here from the raw records,
+# not from sched_slice: a switch is a PICK whose next is not its prev,
+# involuntary when prev's last LEAVE (on the CPU: not a departure) says it
+# was preempted (still runnable), voluntary when it blocked, slept, exited
+# or yielded. The idle task leaves no LEAVE and counts neither way. With
+# --repick some tasks block and are picked again at once (next == prev,
+# after their LEAVE): no switch, as the kernel counts it.
+"$GEN" --cpus 3 --tasks 5 --ms 300 --repick 3 --out "$T/sw.bin" && "$RUNQ" record --db "$T/sw.db" --file "$T/sw.bin" >/dev/null 2>&1 ||
+    fail thread_switches_view "could not record"
+"$RUNQ" sql --db "$T/sw.db" --csv "
+    SELECT ts, 0 AS k, id, utid, reason FROM eevdf_leave WHERE reason <> 'dequeued'
+    UNION ALL SELECT ts, 1, id, prev_utid, next_utid FROM eevdf_pick ORDER BY ts, k, id" | tail -n +2 |
+    awk -F, '$2 == 0 { why[$4] = $5; when[$4] = $1; next }
+             !($4 in why) { next }
+             $4 != $5 { if (why[$4] == "preempt") inv[$4]++; else vol[$4]++; next }
+             when[$4] == $1 { repicked++ }
+             END { for (u in vol) seen[u] = 1; for (u in inv) seen[u] = 1
+                   for (u in seen) printf "%d,%d,%d\n", u, vol[u], inv[u]; print "repicked," repicked + 0 > "/dev/stderr" }' \
+    2>"$T/sw.repicked" | sort -n >"$T/sw.want"
+"$RUNQ" sql --db "$T/sw.db" --csv "SELECT utid, voluntary, involuntary FROM thread_switches
+                                    WHERE voluntary + involuntary > 0 ORDER BY utid" | tail -n +2 >"$T/sw.got"
+share=$(q "$T/sw.db" "SELECT SUM(ABS(involuntary_share - CAST(involuntary AS REAL) / (voluntary + involuntary)) < 1e-12),
+                      COUNT(*) FROM thread_switches WHERE voluntary + involuntary > 0")
+repicked=$(cut -d, -f2 "$T/sw.repicked")
+if [ -s "$T/sw.want" ] && cmp -s "$T/sw.want" "$T/sw.got" && [ "$repicked" -gt 0 ] && [ "${share%,*}" = "${share#*,}" ] &&
+    [ "$(wc -l <"$T/sw.want")" -ge 4 ]; then
+    pass "thread_switches_view ($(wc -l <"$T/sw.want") tasks, $repicked picked again after their LEAVE)"
+else
+    fail thread_switches_view "repicked $repicked, shares $share; want (utid,vol,invol) / got: $(paste -d' ' "$T/sw.want" "$T/sw.got" | tr '\n' '|')"
+fi
+# A task picked again after its LEAVE runs: its time is Running in
+# thread_state, as in sched_slice.
+run=$(q "$T/sw.db" "SELECT COUNT(*), SUM((SELECT SUM(dur) FROM thread_state s WHERE s.utid = t.utid AND state = 'Running')
+                                      = (SELECT SUM(dur) FROM sched_slice s WHERE s.utid = t.utid))
+                    FROM thread t WHERE NOT is_idle")
+if [ "${run%,*}" = "${run#*,}" ] && [ "${run%,*}" -ge 4 ]; then
+    pass "repicked_task_is_running (${run%,*} tasks: Running time = slice time)"
+else
+    fail repicked_task_is_running "tasks, equal: $run"
+fi
+# docs/sql.md prints the view's query in full: it is db/schema.sql's, to
+# the letter (whitespace aside).
+doc=$(awk '/^### thread_switches/ { s = 1 } s && /^```$/ { if (b) exit; b = 1; next } b' docs/sql.md | tr -d ' \n')
+def=$(awk '/^CREATE VIEW IF NOT EXISTS thread_switches AS$/ { b = 1; next } b { print } b && /;$/ { exit }' db/schema.sql | tr -d ' \n')
+if [ -n "$doc" ] && [ "$doc" = "$def" ]; then pass sql_doc_shows_the_view_as_defined; else
+    fail sql_doc_shows_the_view_as_defined "docs/sql.md: ${doc:0:80}...; db/schema.sql: ${def:0:80}..."; fi
+# runq sql --trace N scopes the view to the trace, as it does the tables.
+n=$("$RUNQ" sql --db "$T/db" --trace 2 --csv "SELECT COUNT(DISTINCT trace_id), MIN(trace_id) FROM thread_switches" | tail -1)
+[ "$n" = 1,2 ] && pass sql_trace_scopes_the_views || fail sql_trace_scopes_the_views "traces seen: $n"
+
 # Blobs print as hex: the buffer was one byte short (an ASan report under
 # make test's sanitized runq, issue 13), and a huge one printed whole took
 # minutes: at most 1024 bytes are shown, with the size.

@@ -322,64 +322,28 @@ const char *trace_rec_type_name(unsigned type)
     return NAME_OF(names, type);
 }
 
-const char *trace_why_name(unsigned why)
-{
-    static const char *const names[] = {
-#define TRACE_WHY_NAME(id, name, what) name,
-        TRACE_PICK_WHYS(TRACE_WHY_NAME)
-#undef TRACE_WHY_NAME
-    };
-    _Static_assert(sizeof names / sizeof names[0] == TRACE_WHY_NR, "why names");
-    return NAME_OF(names, why);
-}
+/* A name function for each reason table of format.h, X(ID, "name", what):
+ * the name of row i, in wire order, "?" beyond the table. */
+#define TRACE_ROW_NAME(id, name, what) name,
+#define TRACE_TABLE_NAMES(fn, TABLE, nr)                                                                           \
+    const char *fn(unsigned i)                                                                                     \
+    {                                                                                                              \
+        static const char *const names[] = { TABLE(TRACE_ROW_NAME) };                                             \
+        _Static_assert(sizeof names / sizeof names[0] == (nr), #fn ": a name for every row of " #TABLE);          \
+        return NAME_OF(names, i);                                                                                  \
+    }
 
-const char *trace_join_reason_name(unsigned reason)
-{
-    static const char *const names[] = {
-#define TRACE_JOIN_NAME(id, name, what) name,
-        TRACE_JOIN_REASONS(TRACE_JOIN_NAME)
-#undef TRACE_JOIN_NAME
-    };
-    _Static_assert(sizeof names / sizeof names[0] == TRACE_JOIN_NR, "join names");
-    return NAME_OF(names, reason);
-}
-
-const char *trace_leave_reason_name(unsigned reason)
-{
-    static const char *const names[] = {
-#define TRACE_LEAVE_NAME(id, name, what) name,
-        TRACE_LEAVE_REASONS(TRACE_LEAVE_NAME)
-#undef TRACE_LEAVE_NAME
-    };
-    _Static_assert(sizeof names / sizeof names[0] == TRACE_LEAVE_NR, "leave names");
-    return NAME_OF(names, reason);
-}
-
-const char *trace_set_what_name(unsigned what)
-{
-    static const char *const names[] = {
-#define TRACE_SET_NAME(id, name, what) name,
-        TRACE_SET_WHATS(TRACE_SET_NAME)
-#undef TRACE_SET_NAME
-    };
-    _Static_assert(sizeof names / sizeof names[0] == TRACE_SET_NR, "set names");
-    return NAME_OF(names, what);
-}
+TRACE_TABLE_NAMES(trace_why_name, TRACE_PICK_WHYS, TRACE_WHY_NR)
+TRACE_TABLE_NAMES(trace_join_reason_name, TRACE_JOIN_REASONS, TRACE_JOIN_NR)
+TRACE_TABLE_NAMES(trace_join_check_name, TRACE_JOIN_CHECKS, TRACE_JC_NR)
+TRACE_TABLE_NAMES(trace_leave_reason_name, TRACE_LEAVE_REASONS, TRACE_LEAVE_NR)
+TRACE_TABLE_NAMES(trace_set_what_name, TRACE_SET_WHATS, TRACE_SET_NR)
+TRACE_TABLE_NAMES(trace_counter_name, TRACE_COUNTER_NAMES, TRACE_CTR_NR)
 
 const char *trace_mark_source_name(unsigned source)
 {
     static const char *const names[] = { "shell", "host", "kernel" };
     return NAME_OF(names, source);
-}
-
-const char *trace_counter_name(unsigned counter)
-{
-    static const char *const names[] = {
-#define TRACE_CTR_NAME(id, name, what) name,
-        TRACE_COUNTER_NAMES(TRACE_CTR_NAME)
-#undef TRACE_CTR_NAME
-    };
-    return NAME_OF(names, counter);
 }
 
 void trace_copy_str(char *out, const char *field, size_t n)

@@ -114,6 +114,8 @@ static inline unsigned trace_dec_cpu_index(uint16_t cpu)
 const char *trace_rec_type_name(unsigned type);
 const char *trace_why_name(unsigned why);
 const char *trace_join_reason_name(unsigned reason);
+/* A JOIN's wakeup check (enum trace_join_check): "none", "preempt", "kept". */
+const char *trace_join_check_name(unsigned check);
 const char *trace_leave_reason_name(unsigned reason);
 const char *trace_set_what_name(unsigned what);
 const char *trace_mark_source_name(unsigned source);

@@ -426,7 +426,7 @@ static void on_join(struct top_model *m, const struct event *e, uint64_t ts)
     }
 }
 
-/* LEAVE: the state its reason's leave_meaning says, and a voluntary
+/* LEAVE: the state its reason's leave_meaning says, and an involuntary
  * switch counted. */
 static void on_leave(struct top_model *m, const struct event *e, uint64_t ts)
 {
@@ -436,10 +436,14 @@ static void on_leave(struct top_model *m, const struct event *e, uint64_t ts)
         return;
     const struct leave_meaning *lm = leave_meaning_of(e->leave.reason);
     task_set_state(t, lm->state, ts, RANK_LEAVE, c->cpu);
-    /* Every voluntary leave ends a stint; the others (INVOL) are the
-     * rest of the task's switches out, so the count needs no order. */
-    if (lm->switched_out && (lm->state == THREAD_SLEEPING || lm->state == THREAD_DELAYED || lm->state == THREAD_DEAD))
-        t->vol++;
+    /* An involuntary leave (preempted) always ends a stint: the kernel
+     * never picks a task it displaced in the same decision. A voluntary
+     * one need not: a task that blocks, is woken and picked again at
+     * once (next == prev) switched nothing, as Linux and the kernel count
+     * it. So VOL is the rest of the task's switches out, which the picks
+     * count (nout), and the count needs no order between the tables. */
+    if (lm->switched_out && lm->involuntary)
+        t->invol++;
     task_set_eevdf(t, e->has_eevdf, e->leave.vruntime, e->leave.has_deadline, e->leave.deadline, e->has_eevdf,
                    e->leave.lag, ts, RANK_LEAVE);
     if (t->state == THREAD_DEAD && !t->end_ts)
@@ -751,7 +755,7 @@ static int read_tables(struct top_model *m, uint64_t t, char *err, size_t errlen
         return -1;
     for (size_t i = 0; i < m->s.ntasks; i++) {
         struct top_task *tk = &m->s.tasks[i];
-        tk->invol = tk->nout > tk->vol ? tk->nout - tk->vol : 0;
+        tk->vol = tk->nout > tk->invol ? tk->nout - tk->invol : 0;
     }
     return 0;
 }
@@ -1144,7 +1148,7 @@ static void seed_cpus(struct top_model *m, uint64_t from)
     }
     for (size_t i = 0; i < m->s.ntasks; i++) {
         struct top_task *t = &m->s.tasks[i];
-        t->run_ns = t->vol = t->nout = 0;
+        t->run_ns = t->vol = t->invol = t->nout = 0;
     }
     m->map_head = m->map_n = 0;
 }
@@ -1239,7 +1243,7 @@ static int choose_trace(struct top_model *m, int64_t trace_id, char *err, size_t
 
 /* Table k's statements: its columns, the one-step read (read_tables) or
  * the row-by-row one, its last rowid and the probe seek_table uses. */
-static int prepare_table(struct top_model *m, enum tbl k, bool leave_deadline, char *err, size_t errlen)
+static int prepare_table(struct top_model *m, enum tbl k, const struct event_schema *sch, char *err, size_t errlen)
 {
     char sql[1024];
     /* +trace_id: never the (trace_id, ...) indexes a finished trace
@@ -1247,7 +1251,7 @@ static int prepare_table(struct top_model *m, enum tbl k, bool leave_deadline, c
     if (k == T_GAP)
         snprintf(m->cols[k], sizeof m->cols[k], "cpu, ts_start");
     else
-        event_columns(TBL_KIND(k), false, leave_deadline, m->cols[k], sizeof m->cols[k]);
+        event_columns(TBL_KIND(k), false, sch, m->cols[k], sizeof m->cols[k]);
     const char *cols = m->cols[k];
     if (k != T_GAP) { /* read in one step (read_tables) */
         snprintf(sql, sizeof sql, "SELECT count(runq_top_row(%d, %s, %s)) FROM main.%s "
@@ -1275,7 +1279,8 @@ static int prepare_table(struct top_model *m, enum tbl k, bool leave_deadline, c
 /* Every statement an update runs. */
 static int prepare_statements(struct top_model *m, char *err, size_t errlen)
 {
-    bool leave_deadline = event_leave_has_deadline(m->db); /* not before trace format 2 */
+    struct event_schema sch; /* the columns a database of its version has */
+    event_schema_read(m->db, &sch);
     char sql[1024];
     /* A trace whose recorder is gone is no longer live, and its control
      * socket has nobody behind it (db/recorder_lock.h). */
@@ -1294,7 +1299,7 @@ static int prepare_statements(struct top_model *m, char *err, size_t errlen)
                 &m->st_stats, err, errlen) != 0)
         return -1;
     for (int k = 0; k < T_NR; k++)
-        if (prepare_table(m, (enum tbl)k, leave_deadline, err, errlen) != 0)
+        if (prepare_table(m, (enum tbl)k, &sch, err, errlen) != 0)
             return -1;
     return prepare(m, "SELECT 1 FROM main.data_gap WHERE rowid > ?1 AND +trace_id = ?2 LIMIT 1", &m->st_gap_ahead,
                    err, errlen);

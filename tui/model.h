@@ -34,8 +34,12 @@
  *                               CPU's task (sched_slice without reading
  *                               it), cut at data_gap rows, plus the stint
  *                               open since the CPU's last switch
- *   vol / invol                 leaves that block, sleep or exit / the
- *                               task's other switches out
+ *   vol / invol                 the task's switches out (the picks
+ *                               that take the CPU from it) less the
+ *                               involuntary ones / leaves whose reason
+ *                               is involuntary (leave_meaning: preempted):
+ *                               as the kernel counts nvcsw and nivcsw, and
+ *                               as the view thread_switches
  *   wake latency                wakeup.latency, into a log-linear histogram
  *   V, runnable count           the newest of pick, place, leave, tick,
  *                               keyframe on that CPU
@@ -94,7 +98,7 @@ struct top_task {
     /* since the view began */
     double cpu_pct;     /* over the rate window, 0..100 */
     uint64_t run_ns;    /* closed stints */
-    uint64_t vol, invol; /* switches out: blocked/slept vs preempted/yielded */
+    uint64_t vol, invol; /* switches out: blocked, slept, exited or yielded vs preempted */
     uint64_t lat_n, lat_max, lat_p50, lat_p99; /* ns */
     uint32_t lat_hist[TOP_LAT_SLOTS];
 

@@ -475,12 +475,13 @@ void step_explain_pick(const struct step_view *v, int i, struct step_text *t)
     replay_state_free(&st);
 }
 
-/* ---- a wakeup that waits, explained ---- */
+/* ---- a wakeup explained ---- */
 
-/* Did a decision on e's CPU follow the JOIN at i? The core traces the
- * joins of a decision, then the displaced task's LEAVE, then the PICK, all
- * within microseconds; a wakeup that does not preempt has no PICK. */
-static bool join_decided(const struct replay *rp, int i)
+/* The PICK of the decision that followed the JOIN at i on its CPU, or -1
+ * when none did. The core traces the joins of a decision, then the
+ * displaced task's LEAVE, then the PICK, all within microseconds; a
+ * wakeup that does not preempt has no PICK. */
+static int join_decision(const struct replay *rp, int i)
 {
     const struct event *e = &rp->tr.ev[i];
 
@@ -489,11 +490,126 @@ static bool join_decided(const struct replay *rp, int i)
         if (x->cpu != e->cpu)
             continue;
         if (x->kind == EVENT_PICK)
-            return true;
+            return j;
         if (x->kind != EVENT_JOIN && x->kind != EVENT_LEAVE)
-            return false;
+            return -1;
     }
-    return false;
+    return -1;
+}
+
+/* The wakeup check the JOIN at i carries (trace format 3), in words: what
+ * the woken task brought and got, what current was, the answer and why,
+ * and the decision the trace shows next. The reasons follow Linux 6.18's
+ * check_preempt_wakeup_fair(): the wakee preempts when it is the pick,
+ * the pick being the eligible task with the earliest deadline, unless an
+ * eligible current still inside its protected stretch keeps the CPU
+ * (which PREEMPT_SHORT cancels for a wakee with a shorter slice). */
+static void explain_check(const struct replay *rp, int i, struct step_text *t)
+{
+    const struct event *e = &rp->tr.ev[i];
+    unsigned f = e->join.jflags;
+    const char *wn = replay_name(rp, e->join.utid), *cn = e->join.curr ? replay_name(rp, e->join.curr) : NULL;
+    bool w_elig = f & TRACE_JF_WAKEE_ELIGIBLE, c_elig = f & TRACE_JF_CURR_ELIGIBLE,
+         c_prot = f & TRACE_JF_CURR_PROTECTED, numbers = cn && e->join.has_curr_eevdf;
+    const char *w_dl = us(e->join.deadline), *c_dl = us(e->join.curr_deadline);
+
+    if (e->join.check == TRACE_JC_PREEMPT)
+        step_text_add(t, "why %s preempts %s (wakeup check, #%d on cpu%d):", wn, cn ? cn : "-", i, e->cpu);
+    else if (e->join.check == TRACE_JC_KEPT)
+        step_text_add(t, "why %s keeps the CPU as %s wakes (wakeup check, #%d on cpu%d):", cn ? cn : "-", wn, i,
+                      e->cpu);
+    else
+        step_text_add(t, "why %s's wakeup was not checked (#%d on cpu%d):", wn, i, e->cpu);
+    if (e->has_v)
+        step_text_add(t, "  V = %s (virtual us) after the join", us(e->v));
+    bool late_charge = (f & TRACE_JF_REQUEUE) && !(f & TRACE_JF_CHARGED_FIRST);
+    const char *how = !(f & TRACE_JF_REQUEUE) ? ""
+                      : late_charge ? " (a delayed task requeued; its lag was taken before current was charged)"
+                                    : " (a delayed task requeued; current was charged first)";
+    /* Its eligibility is the check's: after a late charge V has moved
+     * since the numbers of the join. */
+    char elig[64];
+    snprintf(elig, sizeof elig, "%s%s", w_elig ? "eligible" : "not eligible",
+             late_charge && cn ? " at the check, after current's charge moved V" : "");
+    if (e->has_eevdf && f & TRACE_JF_CLIPPED)
+        step_text_add(t, "  %s woke%s: its lag %s was clipped to 0 by DELAY_ZERO; placed at lag %s, deadline %s; %s",
+                      wn, how, sus(e->join.lag_before), sus(e->join.lag_after), w_dl, elig);
+    else if (e->has_eevdf)
+        step_text_add(t, "  %s woke%s: it brought lag %s; placed at lag %s, deadline %s; %s", wn, how,
+                      sus(e->join.lag_before), sus(e->join.lag_after), w_dl, elig);
+    if (numbers) {
+        int64_t left = vt_sub(e->join.curr_vprot, e->join.curr_vruntime);
+        char prot[128];
+        if (c_prot)
+            snprintf(prot, sizeof prot, "protected until its vruntime reaches %s (it is %s short)",
+                     us(e->join.curr_vprot), us(left));
+        else
+            snprintf(prot, sizeof prot, "its protected stretch is over (it ended at vruntime %s)",
+                     us(e->join.curr_vprot));
+        step_text_add(t, "  %s (current): vruntime %s, deadline %s; %s; %s", cn, us(e->join.curr_vruntime), c_dl,
+                      c_elig ? "eligible" : "not eligible", prot);
+    }
+
+    if (e->join.check == TRACE_JC_KEPT && numbers) {
+        if (!w_elig)
+            step_text_add(t, "  so %s keeps the CPU: %s is not eligible, it has had more than its share", cn, wn);
+        else if (c_elig && c_prot && vt_before(e->join.curr_deadline, e->join.deadline))
+            step_text_add(t, "  so %s keeps the CPU: its protection held (and its deadline %s is earlier than "
+                             "%s's %s)",
+                          cn, c_dl, wn, w_dl);
+        else if (c_elig && c_prot)
+            step_text_add(t, "  so %s keeps the CPU: its protection held", cn);
+        else if (c_elig && vt_before(e->join.curr_deadline, e->join.deadline))
+            step_text_add(t, "  so %s keeps the CPU: it is eligible with the earlier deadline (%s < %s)", cn, c_dl,
+                          w_dl);
+        else
+            step_text_add(t, "  so %s keeps the CPU: another queued task has a deadline earlier than %s's, so %s "
+                             "is not the pick",
+                          cn, wn, wn);
+    } else if (e->join.check == TRACE_JC_PREEMPT && numbers) {
+        if (f & TRACE_JF_CUT_SHORT)
+            step_text_add(t, "  so %s preempts: %s's protection was cut short by PREEMPT_SHORT (%s asks for a "
+                             "shorter slice), and %s is eligible with the earlier deadline (%s < %s)",
+                          wn, cn, wn, wn, w_dl, c_dl);
+        else if (!c_elig)
+            step_text_add(t, "  so %s preempts: %s is not eligible, and %s is the eligible task with the earliest "
+                             "deadline",
+                          wn, cn, wn);
+        else if (!c_prot && e->join.deadline == e->join.curr_deadline)
+            step_text_add(t, "  so %s preempts: %s's protection is over, and %s is eligible with the same "
+                             "deadline (%s): the queued task wins a tie",
+                          wn, cn, wn, w_dl);
+        else if (!c_prot)
+            step_text_add(t, "  so %s preempts: %s's protection is over, and %s is eligible with the earlier "
+                             "deadline (%s < %s)",
+                          wn, cn, wn, w_dl, c_dl);
+        else
+            step_text_add(t, "  so %s preempts: it is the pick", wn);
+    } else if (e->join.check == TRACE_JC_KEPT || e->join.check == TRACE_JC_PREEMPT) {
+        step_text_add(t, "  so %s", e->join.check == TRACE_JC_KEPT ? "current keeps the CPU" : "it preempts");
+    } else if (f & TRACE_JF_PENDING) {
+        step_text_add(t, "  a decision was already due: not asked (Linux asks only when no reschedule is pending); "
+                         "the decision picks");
+    } else {
+        step_text_add(t, "  nothing ran on cpu%d: not asked; the decision picks", e->cpu);
+    }
+
+    int d = join_decision(rp, i);
+    if (d >= 0) {
+        const struct event *p = &rp->tr.ev[d];
+        char what[96];
+        if (p->pick.prev == p->pick.next)
+            snprintf(what, sizeof what, "%s keeps the CPU", replay_name(rp, p->pick.next));
+        else
+            snprintf(what, sizeof what, "%s -> %s", replay_name(rp, p->pick.prev), replay_name(rp, p->pick.next));
+        step_text_add(t, "  %s (#%d, asked for by: %s): %s",
+                      e->join.check == TRACE_JC_KEPT ? "a decision followed all the same" : "the decision that followed",
+                      d, trace_why_name(p->pick.why), what);
+    } else if (cn) {
+        step_text_add(t, "  no decision followed: %s runs on", cn);
+    } else {
+        step_text_add(t, "  no decision followed");
+    }
 }
 
 void step_explain_join(const struct step_view *v, int i, struct step_text *t)
@@ -502,7 +618,13 @@ void step_explain_join(const struct step_view *v, int i, struct step_text *t)
     if (i < 0 || i >= rp->tr.nev || rp->tr.ev[i].kind != EVENT_JOIN || !rp->tr.eevdf)
         return;
     const struct event *e = &rp->tr.ev[i];
-    if (e->join.reason == TRACE_JOIN_MIGRATE || join_decided(rp, i))
+    if (e->join.has_check && (e->join.reason == TRACE_JOIN_WAKE || e->join.reason == TRACE_JOIN_REQUEUE)) {
+        explain_check(rp, i, t);
+        return;
+    }
+    /* Before trace format 3: only a wakeup that no decision followed,
+     * from the rebuilt queue. */
+    if (e->join.reason == TRACE_JOIN_MIGRATE || join_decision(rp, i) >= 0)
         return;
     struct rp_state st;
     replay_state_init(rp, &st);

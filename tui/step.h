@@ -81,9 +81,12 @@ void step_render(const struct step *s, int k, int width, struct step_text *t);
  * when event i is not a PICK. */
 void step_explain_pick(const struct step_view *v, int i, struct step_text *t);
 
-/* The explanation of the JOIN at event i when no pick followed it (the
- * wakeup did not preempt: Linux takes no decision then), appended to t;
- * nothing otherwise, or on a round-robin trace. */
+/* The explanation of the JOIN by waking at event i, appended to t: from
+ * the wakeup check it carries (trace format 3), why the woken task
+ * preempted current or not, or why it was not asked, and the decision the
+ * trace shows next; before format 3, only when no pick followed it (the
+ * wakeup did not preempt: Linux takes no decision then), from the rebuilt
+ * queue. Nothing for other events, or on a round-robin trace. */
 void step_explain_join(const struct step_view *v, int i, struct step_text *t);
 
 /* `runq step` front ends. */

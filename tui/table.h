@@ -29,8 +29,8 @@
     X(P50, "WAKE50", 7, 1, "wake latency, median")               \
     X(P99, "WAKE99", 7, 1, "wake latency, 99th percentile")      \
     X(LMAX, "WAKEMAX", 7, 1, "wake latency, worst")              \
-    X(VOL, "VOL", 6, 1, "voluntary switches (blocked, slept)")   \
-    X(INVOL, "INVOL", 6, 1, "involuntary switches (preempted, yielded)")
+    X(VOL, "VOL", 6, 1, "voluntary switches (blocked, slept, yielded)") \
+    X(INVOL, "INVOL", 6, 1, "involuntary switches (preempted)")
 
 enum top_col {
 #define TOP_COL_ENUM(id, hdr, w, right, what) TOP_COL_##id,
