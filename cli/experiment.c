@@ -508,6 +508,7 @@ static int store(sqlite3 *db, int64_t xid, const struct xp_run *r, const struct 
             memcpy(d->late, t->st.late, sizeof d->late);
             d->vcsw = t->st.vcsw;
             d->ivcsw = t->st.ivcsw;
+            d->reads = t->st.reads;
             d->has_iters = res->has_iters;
             d->iters = t->st.iters;
         }

@@ -88,9 +88,9 @@ static int add_task(sqlite3 *db, int64_t sid, int64_t trace_id, const struct dbx
     if (sqlite3_prepare_v2(db,
                            "INSERT INTO scenario_task (scenario_id, instance, task, idx, name, tid, utid, cpu, "
                            "window_ns, runtime_ns, wakeups, missed, stalls, dropped, p50_ns, p90_ns, p99_ns, "
-                           "p999_ns, max_ns, iters, vcsw, ivcsw) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+                           "p999_ns, max_ns, iters, vcsw, ivcsw, reads) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
                            "(SELECT utid FROM thread WHERE trace_id = ?23 AND tid = ?6 ORDER BY utid DESC LIMIT 1), "
-                           "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
+                           "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)",
                            -1, &s, NULL) != SQLITE_OK)
         return -1;
     sqlite3_bind_int64(s, 1, sid);
@@ -113,6 +113,7 @@ static int add_task(sqlite3 *db, int64_t sid, int64_t trace_id, const struct dbx
         sqlite3_bind_null(s, 19);
     sqlite3_bind_int64(s, 20, (int64_t)t->vcsw);
     sqlite3_bind_int64(s, 21, (int64_t)t->ivcsw);
+    sqlite3_bind_int64(s, 22, (int64_t)t->reads);
     if (trace_id > 0)
         sqlite3_bind_int64(s, 23, trace_id);
     else

@@ -34,7 +34,7 @@ struct dbx_task {
     int instance, idx, cpu;
     const char *task, *name;
     int64_t tid;       /* < 0: none */
-    uint64_t window_ns, runtime_ns, wakeups, missed, stalls, dropped, late[5], vcsw, ivcsw;
+    uint64_t window_ns, runtime_ns, wakeups, missed, stalls, dropped, late[5], vcsw, ivcsw, reads;
     bool has_iters;
     uint64_t iters;
 };

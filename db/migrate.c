@@ -56,6 +56,8 @@ static const struct step {
       "ALTER TABLE eevdf_place ADD COLUMN cut_short INTEGER;"
       "ALTER TABLE eevdf_place ADD COLUMN pending INTEGER",
       "eevdf_place", "curr_utid", "thread_switches" },
+    /* 7: a scenario task's pipe reads (its handoffs) */
+    { "ALTER TABLE scenario_task ADD COLUMN reads INTEGER", "scenario_task", "reads", NULL },
 };
 
 #define NSTEPS ((int)(sizeof steps / sizeof steps[0]))

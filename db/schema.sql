@@ -282,6 +282,7 @@ CREATE TABLE IF NOT EXISTS scenario_task (
     iters       INTEGER,             -- NULL on paper
     vcsw        INTEGER,
     ivcsw       INTEGER,
+    reads       INTEGER,             -- pipe reads that got their bytes: its handoffs (schema 7)
     PRIMARY KEY (scenario_id, instance)
 );
 

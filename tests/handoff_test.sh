@@ -89,6 +89,13 @@ for p in "switch=default feature.REQUEUE_UPDATE_CURR=on" "switch=NO_DELAY_ZERO f
     within "$(ratio "$m" "$e")" 0.999 1.001 || bad="$bad $p: main $m echo $e;"
 done
 [ -z "$bad" ] && pass pairs_hand_off_equally || failed pairs_hand_off_equally "$bad"
+# Per pair, as stored: each task's reads in scenario_task, the two ends of
+# a pair within one read of each other.
+pairs=$(sq "$T/h.db" "SELECT COUNT(*), SUM(ABS(m.reads - e.reads) <= 1 AND m.reads > 1000)
+                      FROM scenario_task m JOIN scenario_task e ON e.scenario_id = m.scenario_id AND e.idx = m.idx
+                      WHERE m.task = 'main' AND e.task = 'echo'")
+[ "$pairs" = "4|4" ] && pass "pairs_reads_stored_per_task (4 cells: $(sq "$T/h.db" "SELECT GROUP_CONCAT(reads, '/') FROM scenario_task WHERE task = 'main'") reads)" ||
+    failed pairs_reads_stored_per_task "pairs stored and equal: $pairs, want 4|4"
 
 # Each task's switches: the kernel's counters against its trace. A switch
 # is a slice that ends with the task blocking, sleeping, yielding, being

@@ -66,6 +66,8 @@ old() {
 V6="eevdf_place.curr_utid eevdf_place.wake_check eevdf_place.curr_vruntime eevdf_place.curr_deadline
     eevdf_place.curr_vprot eevdf_place.requeue eevdf_place.charged_first eevdf_place.clipped eevdf_place.wakee_eligible
     eevdf_place.curr_eligible eevdf_place.curr_protected eevdf_place.cut_short eevdf_place.pending view.thread_switches"
+# What version 7 added (a scenario task's pipe reads).
+V7="scenario_task.reads"
 
 # migrates NAME: recording into $T/NAME.db brings it to the new schema.
 migrates() {
@@ -101,25 +103,28 @@ migrates() {
 
 # Version 1 (git show 0069d36:db/schema.sql): none of the later columns.
 # shellcheck disable=SC2086
-old v1 trace.control eevdf_leave.deadline data_gap.records_late $V6 && migrates v1
+old v1 trace.control eevdf_leave.deadline data_gap.records_late $V6 $V7 && migrates v1
 # Version 2: the control socket, no deadline.
 # shellcheck disable=SC2086
-old v2 eevdf_leave.deadline data_gap.records_late $V6 && migrates v2
+old v2 eevdf_leave.deadline data_gap.records_late $V6 $V7 && migrates v2
 # What runqs from version 3 until versions were stamped made: every
 # column of version 3, user_version 0.
 # shellcheck disable=SC2086
-old v3_unstamped data_gap.records_late $V6 && migrates v3_unstamped
+old v3_unstamped data_gap.records_late $V6 $V7 && migrates v3_unstamped
 # Version 3, stamped: no data_gap.records_late.
 # shellcheck disable=SC2086
-old v3 data_gap.records_late $V6 && sq "$T/v3.db" "PRAGMA user_version = 3" && migrates v3
+old v3 data_gap.records_late $V6 $V7 && sq "$T/v3.db" "PRAGMA user_version = 3" && migrates v3
 # Version 5 (the experiments' tables): no wakeup check, no thread_switches.
 # shellcheck disable=SC2086
-old v5 $V6 && sq "$T/v5.db" "PRAGMA user_version = 5" && migrates v5
+old v5 $V6 $V7 && sq "$T/v5.db" "PRAGMA user_version = 5" && migrates v5
+# Version 6 (the wakeup check): no scenario_task.reads.
+# shellcheck disable=SC2086
+old v6 $V7 && sq "$T/v6.db" "PRAGMA user_version = 6" && migrates v6
 
 # A step that fails (version 1 less its eevdf_leave: step 3 cannot run)
 # leaves the database as it was: step 2's column is rolled back too.
 # shellcheck disable=SC2086
-if old broken trace.control eevdf_leave.deadline data_gap.records_late $V6 && sq "$T/broken.db" "DROP TABLE eevdf_leave"; then
+if old broken trace.control eevdf_leave.deadline data_gap.records_late $V6 $V7 && sq "$T/broken.db" "DROP TABLE eevdf_leave"; then
     "$RUNQ" record --db "$T/broken.db" --file "$T/s.bin" >/dev/null 2>"$T/broken.err"
     rc=$?
     has_control=$(sq "$T/broken.db" "SELECT COUNT(*) FROM pragma_table_info('trace') WHERE name = 'control'")
