@@ -116,12 +116,13 @@ rows=$(sq "$T/k.db" "SELECT COUNT(*) FROM scenario_task st JOIN scenario s USING
 # from the target to the pick's own clock: the two differ by the
 # interrupt's and the switch's few instructions, at most 5 us a wakeup.
 # Percentiles by the rank rule of trace/scenario.h.
-trace_late() { # UTID PERMILLE -> the value at rank (n - 1) * PERMILLE / 1000
+trace_late() { # UTID PERMILLE [SHIFT] -> the value at rank (n - 1) * PERMILLE / 1000 + SHIFT
     sq "$T/k.db" "WITH b AS (SELECT (SELECT ts FROM mark WHERE name = 'scn start') AS s,
                                     (SELECT ts FROM mark WHERE name = 'scn end') AS e),
                   w AS (SELECT latency FROM wakeup, b WHERE utid = $1 AND ts_wake >= b.s AND ts_wake < b.e
                         AND latency IS NOT NULL ORDER BY latency)
-                  SELECT latency FROM w LIMIT 1 OFFSET ((SELECT COUNT(*) FROM w) - 1) * $2 / 1000"
+                  SELECT latency FROM w LIMIT 1 OFFSET MAX(0, MIN((SELECT COUNT(*) FROM w) - 1,
+                                                              ((SELECT COUNT(*) FROM w) - 1) * $2 / 1000 + ${3:-0}))"
 }
 trace_count() { # UTID [THRESHOLD_NS]
     sq "$T/k.db" "SELECT COUNT(*) FROM wakeup WHERE utid = $1 AND latency > ${2:--1}
@@ -139,13 +140,23 @@ for task in probe napper; do
     else
         failed "${task}_wakeups_match_the_trace" "counters $wakeups, trace $n"
     fi
+    # The counters count a wakeup's lateness from its due time, the trace
+    # from its wake: the two differ by more than 5 us for a wakeup whose
+    # timer fired late (measured: one napper wakeup of 138 woke 35 us
+    # after its due time), which moves it up the counters' order by a
+    # rank. So a percentile must match the trace's at its rank, or at the
+    # rank beside it, within 5 us.
     bad=""
     for pm in 500:$p50 900:$p90 990:$p99 1000:$max; do
         k=${pm%%:*} v=${pm#*:}
-        [ "$k" = 1000 ] && k=1000
-        tv=$(trace_late "$utid" "$k")
-        d=$((v - tv))
-        [ "${d#-}" -le 5000 ] || bad="$bad p$k counters $v trace $tv;"
+        ok=0 tvs=""
+        for shift in 0 1 -1; do
+            tv=$(trace_late "$utid" "$k" "$shift")
+            tvs="$tvs $tv"
+            d=$((v - tv))
+            [ "${d#-}" -le 5000 ] && ok=1 && break
+        done
+        [ "$ok" = 1 ] || bad="$bad p$k counters $v trace (rank, +1, -1)$tvs;"
     done
     [ -z "$bad" ] && pass "${task}_lateness_matches_the_trace (p50 $p50, p99 $p99, max $max ns)" ||
         failed "${task}_lateness_matches_the_trace" "$bad"
@@ -255,15 +266,22 @@ else
     failed kernel_refuses_hostile_scn_lines "$(grep -E "scn|survived" "$T/out" | head -8)"
 fi
 
-# ---- every scenario in scenarios/: the kernel takes it, and it runs on paper ----
+# ---- every scenario in scenarios/: the kernel takes it, and it runs on
+# paper, or paper refuses it for a reason it names (pipes, several CPUs),
+# before anything runs ----
 for f in scenarios/*.scn; do
     n=$(basename "$f" .scn)
     cells=$("$RUNQ" experiment --dry-run "$f" 2>"$T/dry.err" | grep -c '^  cell ')
-    if "$RUNQ" experiment --quiet --engine sim --db "$T/all.db" "$f" >"$T/all.out" 2>"$T/all.err" &&
-        [ "$cells" -ge 1 ] && [ "$(($(wc -l <"$T/all.out") - 2))" = "$cells" ] && ! grep -q "failed" "$T/all.out"; then
+    "$RUNQ" experiment --quiet --engine sim --db "$T/all.db" "$f" >"$T/all.out" 2>"$T/all.err"
+    rc=$?
+    if [ "$rc" = 0 ] && [ "$cells" -ge 1 ] && [ "$(($(wc -l <"$T/all.out") - 2))" = "$cells" ] &&
+        ! grep -q "failed" "$T/all.out"; then
         pass "scenarios_${n}_runs ($cells cells on paper)"
+    elif [ "$rc" = 2 ] && [ "$cells" -ge 1 ] && [ ! -s "$T/all.out" ] &&
+        grep -qE "runq sim (has no pipes|models one CPU)" "$T/all.err"; then
+        pass "scenarios_${n}_runs ($cells cells for the kernel; paper refuses: $(sed 's/.*: runq sim/runq sim/' "$T/all.err" | head -c 60))"
     else
-        failed "scenarios_${n}_runs" "$(cat "$T/dry.err" "$T/all.err" | head -3)"
+        failed "scenarios_${n}_runs" "exit $rc: $(cat "$T/dry.err" "$T/all.err" | head -3)"
     fi
 done
 
