@@ -19,7 +19,6 @@ cd "$(dirname "$0")/.." || exit 2
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 . "$(dirname "$0")/lib.sh"
-sq() { sqlite3 -batch "$@"; }
 
 # ---- refusals ----
 while IFS='|' read -r name line want text; do

@@ -5,6 +5,25 @@ fail=0
 pass() { echo "PASS $1"; }
 failed() { echo "FAIL $1: $2"; fail=1; }
 
+# sq DB SQL...: the sqlite3 shell, in batch mode.
+sq() { sqlite3 -batch "$@"; }
+
+# run_example NAME DOC DIR CMD WANT: runs the shell command CMD in DIR;
+# PASS NAME if it exits 0 and prints exactly the file WANT (the example's
+# output in DOC), else FAIL with the exit or the diff.
+run_example() {
+    local name=$1 doc=$2 dir=$3 cmd=$4 want=$5 rc
+    (cd "$dir" && sh -c "$cmd") >"$T/got" 2>"$T/err"
+    rc=$?
+    if [ $rc -ne 0 ]; then
+        failed "$name" "exit $rc: $(head -c 300 "$T/err")"
+    elif ! diff -u "$want" "$T/got" >"$T/diff"; then
+        failed "$name" "output differs from $doc: $(head -n 20 "$T/diff")"
+    else
+        pass "$name"
+    fi
+}
+
 # runq ARGS...: runs $RUNQ with no input; leaves $rc, $T/out and $T/err.
 runq() { "$RUNQ" "$@" >"$T/out" 2>"$T/err" </dev/null; rc=$?; }
 

@@ -24,7 +24,6 @@ ROOT=$PWD
 T=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$T"' EXIT
 . tests/lib.sh
-sq() { sqlite3 -batch "$@"; }
 
 REAL_PARALLEL=$(command -v parallel)
 if [ -z "$REAL_PARALLEL" ] || ! parallel --version 2>/dev/null | grep -q '^GNU parallel'; then
@@ -86,15 +85,7 @@ for b in "$T"/block.*; do
     while [ -e "$T/cmd.$k" ]; do
         cmd=$(cat "$T/cmd.$k")
         name="doc_example_$console.$k (${cmd:0:60}...)"
-        (cd "$D" && sh -c "$cmd") >"$T/got" 2>"$T/err"
-        rc=$?
-        if [ $rc -ne 0 ]; then
-            failed "$name" "exit $rc: $(head -c 300 "$T/err")"
-        elif ! diff -u "$T/want.$k" "$T/got" >"$T/diff"; then
-            failed "$name" "output differs from docs/experiments.md: $(head -n 20 "$T/diff")"
-        else
-            pass "$name"
-        fi
+        run_example "$name" docs/experiments.md "$D" "$cmd" "$T/want.$k"
         rm -f "$T/cmd.$k" "$T/want.$k"
         k=$((k + 1))
     done

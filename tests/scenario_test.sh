@@ -15,7 +15,6 @@ cd "$(dirname "$0")/.." || exit 2
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 . "$(dirname "$0")/lib.sh"
-sq() { sqlite3 -batch "$@"; }
 
 # ---- refusals: each bad file must fail with exit 2 and "FILE:LINE: why" ----
 # NAME|LINE|what stderr must hold|the file, lines separated by \n

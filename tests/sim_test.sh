@@ -28,16 +28,7 @@ for cmdfile in "$T"/ex.*.cmd; do
     name="doc_example_$n ($cmd)"
     # The examples say build/runq; run the runq under test.
     run=${cmd//build\/runq/\"$RUNQ\"}
-    sh -c "$run" >"$T/got" 2>"$T/err"
-    rc=$?
-    if [ $rc -ne 0 ]; then
-        failed "$name" "exit $rc: $(head -c 300 "$T/err")"
-    elif ! diff -u "$T/ex.$n.want" "$T/got" >"$T/diff"; then
-        failed "$name" "output differs from $DOC:
-$(head -n 30 "$T/diff")"
-    else
-        pass "$name"
-    fi
+    run_example "$name" "$DOC" . "$run" "$T/ex.$n.want"
 done
 if [ "$nex" -ge 4 ]; then pass "doc_has_examples ($nex)"; else failed doc_has_examples "found $nex, want 4 or more"; fi
 

@@ -87,15 +87,7 @@ for n in $(seq 1 "$nex"); do
     cmd=$(cat "$T/ex.$n.cmd")
     run=${cmd//build\/runq/"$RUNQ_ABS"}
     run=${run//build\/tests\/trace_gen/"$GEN_ABS"}
-    (cd "$T/doc" && sh -c "$run") >"$T/got" 2>"$T/err"
-    rc=$?
-    if [ $rc -ne 0 ]; then
-        failed "doc_example_$n" "exit $rc: $cmd: $(head -c 300 "$T/err")"
-    elif ! diff -u "$T/ex.$n.want" "$T/got" >"$T/diff"; then
-        failed "doc_example_$n" "output differs from docs/step.md ($cmd): $(head -n 12 "$T/diff")"
-    else
-        pass "doc_example_$n"
-    fi
+    run_example "doc_example_$n" "docs/step.md ($cmd)" "$T/doc" "$run" "$T/ex.$n.want"
 done
 [ "$nex" -ge 5 ] && pass "step_doc_has_examples ($nex)" || failed step_doc_has_examples "found $nex, want 5"
 

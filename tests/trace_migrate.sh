@@ -16,7 +16,6 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 TRACE_GEN=${2:-${TRACE_GEN:-build/tests/trace_gen}}
 . tests/lib.sh
-sq() { sqlite3 -batch "$@"; }
 # Every table's columns, by name: what a schema is, whatever order and
 # comments its CREATE TABLE has; and every view, as defined.
 columns() {
