@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli/experiment.h"
+#include "scenario/scenario.h"
 
 #define XT_MAX_COLS 32
 #define XT_MAX_CELLS 4096
@@ -27,30 +28,25 @@ struct xt_cell {
     int n[XT_MAX_COLS];
 };
 
-enum xt_kind { XT_SHARE, XT_TIME, XT_RATE, XT_COUNT };
-
-static enum xt_kind kind_of(const char *metric)
+/* A stored column's metric by its name; a name this runq does not know
+ * (a database written by another) prints as a count. */
+static enum scn_metric_kind kind_of(const char *metric)
 {
-    if (!strcmp(metric, "stall") || !strcmp(metric, "share") || !strcmp(metric, "asked") || !strcmp(metric, "invol"))
-        return XT_SHARE;
-    if (metric[0] == 'p' || !strcmp(metric, "max"))
-        return XT_TIME;
-    if (!strcmp(metric, "work") || !strcmp(metric, "handoffs"))
-        return XT_RATE;
-    return XT_COUNT;
+    int m = scn_metric_lookup(metric);
+    return m < 0 ? SCN_KIND_COUNT : scn_metric_kind((enum scn_metric)m);
 }
 
-static void fmt_value(char *buf, size_t len, enum xt_kind k, double v)
+static void fmt_value(char *buf, size_t len, enum scn_metric_kind k, double v)
 {
     if (isnan(v)) {
         snprintf(buf, len, "-");
         return;
     }
     switch (k) {
-    case XT_SHARE:
+    case SCN_KIND_SHARE:
         snprintf(buf, len, "%.2f%%", v * 100);
         break;
-    case XT_TIME:
+    case SCN_KIND_TIME:
         if (v < 1e3)
             snprintf(buf, len, "%.0fns", v);
         else if (v < 1e6)
@@ -58,13 +54,13 @@ static void fmt_value(char *buf, size_t len, enum xt_kind k, double v)
         else
             snprintf(buf, len, "%.2fms", v / 1e6);
         break;
-    case XT_RATE:
+    case SCN_KIND_RATE:
         if (v >= 1e6)
             snprintf(buf, len, "%.2fM/s", v / 1e6);
         else
             snprintf(buf, len, "%.0f/s", v);
         break;
-    case XT_COUNT:
+    case SCN_KIND_COUNT:
         snprintf(buf, len, "%.0f", v);
         break;
     }

@@ -173,8 +173,9 @@ static void format_jitter(char *buf, size_t len, unsigned permille)
 
 static const struct {
     const char *name, *what;
+    enum scn_metric_kind kind;
 } scn_metric_table[] = {
-#define SCN_METRIC_ROW(id, name, what) { name, what },
+#define SCN_METRIC_ROW(id, name, kind, what) { name, what, SCN_KIND_##kind },
     SCN_METRICS(SCN_METRIC_ROW)
 #undef SCN_METRIC_ROW
 };
@@ -195,6 +196,11 @@ const char *scn_metric_name(enum scn_metric m)
 const char *scn_metric_what(enum scn_metric m)
 {
     return scn_metric_table[m].what;
+}
+
+enum scn_metric_kind scn_metric_kind(enum scn_metric m)
+{
+    return scn_metric_table[m].kind;
 }
 
 /* ---- the parser ---- */

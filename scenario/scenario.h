@@ -92,26 +92,31 @@ struct scn_feature_setting {
     bool on;
 };
 
-/* What the metrics a `measure` line names are (docs/scenarios.md). */
-#define SCN_METRICS(X)                                                    \
-    X(WAKEUPS, "wakeups", "wakeups measured")                             \
-    X(MISSED, "missed", "periodic targets already past when it slept")  \
-    X(STALL, "stall", "share of wakeups later than the stall threshold") \
-    X(LATE_P50, "p50", "lateness, median")                               \
-    X(LATE_P90, "p90", "lateness, 90th percentile")                      \
-    X(LATE_P99, "p99", "lateness, 99th percentile")                      \
-    X(LATE_P999, "p99.9", "lateness, 99.9th percentile")                 \
-    X(LATE_MAX, "max", "lateness, the largest")                          \
-    X(SHARE, "share", "share of a CPU it got")                           \
-    X(ASKED, "asked", "share of a CPU its pattern asks for")             \
-    X(WORK, "work", "loop iterations a second (a run step's work)")     \
-    X(VCSW, "vcsw", "voluntary switches: it blocked or yielded")         \
-    X(IVCSW, "ivcsw", "involuntary switches: it was still runnable")     \
-    X(INVOL, "invol", "involuntary share of its switches")               \
-    X(HANDOFFS, "handoffs", "pipe reads a second that got their bytes (each ends a handoff), the line's tasks together")
+/* What a metric's value is, for its printing: a share (a fraction,
+ * printed as %), a time in ns, a rate (a second), or a count. */
+enum scn_metric_kind { SCN_KIND_SHARE, SCN_KIND_TIME, SCN_KIND_RATE, SCN_KIND_COUNT };
+
+/* What the metrics a `measure` line names are (docs/scenarios.md):
+ * X(ID, "name", kind, "what"). */
+#define SCN_METRICS(X)                                                                   \
+    X(WAKEUPS, "wakeups", COUNT, "wakeups measured")                                     \
+    X(MISSED, "missed", COUNT, "periodic targets already past when it slept")            \
+    X(STALL, "stall", SHARE, "share of wakeups later than the stall threshold")          \
+    X(LATE_P50, "p50", TIME, "lateness, median")                                         \
+    X(LATE_P90, "p90", TIME, "lateness, 90th percentile")                                \
+    X(LATE_P99, "p99", TIME, "lateness, 99th percentile")                                \
+    X(LATE_P999, "p99.9", TIME, "lateness, 99.9th percentile")                           \
+    X(LATE_MAX, "max", TIME, "lateness, the largest")                                    \
+    X(SHARE, "share", SHARE, "share of a CPU it got")                                    \
+    X(ASKED, "asked", SHARE, "share of a CPU its pattern asks for")                      \
+    X(WORK, "work", RATE, "loop iterations a second (a run step's work)")                \
+    X(VCSW, "vcsw", COUNT, "voluntary switches: it blocked or yielded")                  \
+    X(IVCSW, "ivcsw", COUNT, "involuntary switches: it was still runnable")              \
+    X(INVOL, "invol", SHARE, "involuntary share of its switches")                        \
+    X(HANDOFFS, "handoffs", RATE, "pipe reads a second that got their bytes (each ends a handoff), the line's tasks together")
 
 enum scn_metric {
-#define SCN_METRIC_ENUM(id, name, what) SCN_M_##id,
+#define SCN_METRIC_ENUM(id, name, kind, what) SCN_M_##id,
     SCN_METRICS(SCN_METRIC_ENUM)
 #undef SCN_METRIC_ENUM
     SCN_NR_METRICS
@@ -202,6 +207,7 @@ void scn_format_duration(char *buf, size_t len, uint64_t ns);
 int scn_metric_lookup(const char *name);
 const char *scn_metric_name(enum scn_metric m);
 const char *scn_metric_what(enum scn_metric m);
+enum scn_metric_kind scn_metric_kind(enum scn_metric m);
 
 /* The task line called name, or -1. */
 int scn_task_lookup(const struct scenario *s, const char *name);
