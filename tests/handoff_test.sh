@@ -10,9 +10,9 @@
 #   - the thread's direction, in guest time: with REQUEUE_UPDATE_CURR
 #     (333238da9a19) DELAY_ZERO off gives more handoffs than on (over
 #     10 %), and on gives fewer than without 333238da9a19 (over 10 %);
-#     without it DELAY_ZERO changes under 2 %; and with every task alone
-#     on its CPU
-#     (scenarios/pipe-handoff-apart.scn) it changes nothing.
+#     without it DELAY_ZERO changes under a quarter as much; and with
+#     every task alone on its CPU (scenarios/pipe-handoff-apart.scn) it
+#     changes nothing.
 # Usage: tests/handoff_test.sh [path/to/runq]   (default build/runq)
 RUNQ=$(realpath "${1:-build/runq}") || exit 2
 cd "$(dirname "$0")/.." || exit 2
@@ -80,8 +80,14 @@ r=$(ratio "$on_off" "$on_on")
 within "$r" 1.10 10 && pass "333238da9a19_is_the_regression (x$r without it: $on_on -> $on_off)" ||
     failed 333238da9a19_is_the_regression "without / with = $r ($on_off / $on_on), want > 1.10"
 r=$(ratio "$off_off" "$on_off")
-within "$r" 0.98 1.02 && pass "without_333238da9a19_delay_zero_changes_little (x$r)" ||
-    failed without_333238da9a19_delay_zero_changes_little "off / on = $r ($off_off / $on_off), want within 2 %"
+# Without the commit the regression is gone: what DELAY_ZERO changes then
+# is under a quarter of what it changes with the commit. (A bound in
+# percent would be tuned to one build: the kernel's own code moves these
+# digits, 1.0 % and 2.1 % in two builds, against 25.6 % and 26.9 %.)
+with=$(ratio "$off_on" "$on_on")
+awk -v a="$r" -v w="$with" 'BEGIN { d = a - 1; if (d < 0) d = -d; exit !(d < (w - 1) / 4) }' &&
+    pass "without_333238da9a19_delay_zero_changes_little (x$r, against x$with with it)" ||
+    failed without_333238da9a19_delay_zero_changes_little "off / on = $r ($off_off / $on_off), want a change under a quarter of x$with's"
 bad=""
 for p in "switch=default feature.REQUEUE_UPDATE_CURR=on" "switch=NO_DELAY_ZERO feature.REQUEUE_UPDATE_CURR=off"; do
     m=$(value "$p" main.handoffs) e=$(value "$p" echo.handoffs)

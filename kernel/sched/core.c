@@ -157,13 +157,15 @@ static unsigned drain_wakes(struct rq *rq, struct task **joined, u64 now, bool *
         bool charge_first = !requeue || eevdf_feature(EEVDF_F_REQUEUE_UPDATE_CURR);
         if (charge_first && account_curr(rq, now))
             *pending = true;
-        /* The lag it brings: a delayed task's is V − vruntime now, with V
-         * as the charge above left it (requeue_delayed_entity()). */
-        struct sched_entity_view v;
-        pol()->describe(&rq->q, &t->se, &v);
-        pol()->join(&rq->q, &t->se, SCHED_JOIN_WAKE);
-        struct join_note *jn = &t->join_note;
+        /* For the trace, the lag it brings: a delayed task's is V −
+         * vruntime now, with V as the charge above left it
+         * (requeue_delayed_entity()). */
+        struct trace_rec_join *jn = &t->join_rec;
         bool noting = trace_on(TRACE_REC_JOIN);
+        struct sched_entity_view v = { .lag = 0 };
+        if (noting)
+            pol()->describe(&rq->q, &t->se, &v);
+        pol()->join(&rq->q, &t->se, SCHED_JOIN_WAKE);
         if (noting) {
             trace_join_note(rq, t, v.lag, jn);
             jn->jflags |= (requeue ? TRACE_JF_REQUEUE : 0) | (requeue && charge_first ? TRACE_JF_CHARGED_FIRST : 0) |
@@ -507,7 +509,7 @@ static void keep_running(struct rq *rq, struct task *joined)
     u64 now = clock_ns();
     arm_timer(rq, now);
     for (struct task *t = joined; t; t = t->wake_next)
-        trace_join(rq, t, TRACE_JOIN_WAKE, &t->join_note);
+        trace_join(rq, t, TRACE_JOIN_WAKE, &t->join_rec);
     trace_periodic(rq, now);
     finish_switch(rq);
 }
@@ -621,7 +623,7 @@ static void schedule(enum sched_why why)
 
     /* Tracing comes after the decision is made and counted. */
     for (struct task *t = joined; t; t = t->wake_next)
-        trace_join(rq, t, TRACE_JOIN_WAKE, &t->join_note);
+        trace_join(rq, t, TRACE_JOIN_WAKE, &t->join_rec);
     if (next != prev || prev_blocks) {
         WRITE_ONCE(rq->stats.switches, rq->stats.switches + (next != prev));
         if (!(prev == rq->idle && rq->idle_idling && !prev_blocks))

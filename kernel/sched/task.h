@@ -45,7 +45,7 @@ struct task {
     bool on_sleep_list;
     struct task *sleep_next, *sleep_prev;
     struct task *wake_next; /* wake stack link */
-    struct join_note join_note; /* its last join by waking, for the trace */
+    struct trace_rec_join join_rec; /* its last join by waking, for the trace (trace.h) */
 
     /* accounting, written by the home CPU */
     u64 runtime_ns;

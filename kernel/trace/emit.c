@@ -153,79 +153,62 @@ static u16 nr_runnable(const struct rq *rq)
     return (u16)(rq->q.nr_queued + (rq->q.curr ? 1 : 0));
 }
 
-void trace_join_note(struct rq *rq, const struct task *t, s64 lag_before, struct join_note *n)
+void trace_join_note(struct rq *rq, const struct task *t, s64 lag_before, struct trace_rec_join *r)
 {
     struct sched_queue_view qv;
     view_queue(rq, false, &qv);
-    *n = (struct join_note){ .vtime = qv.vtime, .nr_runnable = nr_runnable(rq), .curr = TRACE_TASK_NONE };
-    if (qv.vtime) {
-        struct sched_entity_view v;
-        view_entity(rq, &t->se, &v);
-        n->lag_before = lag_before;
-        n->lag_after = v.lag;
-        n->vruntime = v.vruntime;
-        n->deadline = v.deadline;
-        n->V = qv.V;
-        n->weight = v.weight;
-        if (v.eligible)
-            n->jflags |= TRACE_JF_WAKEE_ELIGIBLE;
+    *r = (struct trace_rec_join){ .h.type = TRACE_REC_JOIN, .task = t->id, .cpu = (u16)t->cpu,
+                                  .nr_runnable = nr_runnable(rq), .curr = TRACE_TASK_NONE };
+    if (!qv.vtime) {
+        r->h.flags = TRACE_RF_NO_EEVDF;
+        return;
     }
+    struct sched_entity_view v;
+    view_entity(rq, &t->se, &v);
+    r->lag_before = lag_before;
+    r->lag_after = v.lag;
+    r->vruntime = v.vruntime;
+    r->deadline = v.deadline;
+    r->V = qv.V;
+    r->weight = v.weight;
+    if (v.eligible)
+        r->jflags |= TRACE_JF_WAKEE_ELIGIBLE;
 }
 
-void trace_join_note_curr(struct rq *rq, const struct task *t, struct join_note *n)
+void trace_join_note_curr(struct rq *rq, const struct task *t, struct trace_rec_join *r)
 {
     const struct sched_entity *c = rq->q.curr;
     if (!c)
         return;
-    struct sched_entity_view w;
-    view_entity(rq, &t->se, &w); /* the wakee again: current's charge since the join moved V */
-    n->jflags = (u8)((n->jflags & ~TRACE_JF_WAKEE_ELIGIBLE) | (w.eligible ? TRACE_JF_WAKEE_ELIGIBLE : 0));
-    n->curr = c->id; /* the entity's id is its task's */
-    if (!n->vtime)
+    r->curr = c->id; /* the entity's id is its task's */
+    if (r->h.flags & TRACE_RF_NO_EEVDF)
         return;
-    struct sched_entity_view v;
+    struct sched_entity_view w, v;
+    view_entity(rq, &t->se, &w); /* the wakee again: current's charge since the join moved V */
     view_entity(rq, c, &v);
-    n->curr_vruntime = v.vruntime;
-    n->curr_deadline = v.deadline;
-    n->curr_vprot = v.vprot;
-    if (v.eligible)
-        n->jflags |= TRACE_JF_CURR_ELIGIBLE;
-    if ((s64)(v.vprot - v.vruntime) > 0)
-        n->jflags |= TRACE_JF_CURR_PROTECTED;
+    r->curr_vruntime = v.vruntime;
+    r->curr_deadline = v.deadline;
+    r->curr_vprot = v.vprot;
+    r->jflags = (u8)((r->jflags & ~(TRACE_JF_WAKEE_ELIGIBLE | TRACE_JF_CURR_ELIGIBLE | TRACE_JF_CURR_PROTECTED)) |
+                     (w.eligible ? TRACE_JF_WAKEE_ELIGIBLE : 0) | (v.eligible ? TRACE_JF_CURR_ELIGIBLE : 0) |
+                     ((s64)(v.vprot - v.vruntime) > 0 ? TRACE_JF_CURR_PROTECTED : 0));
 }
 
-void trace_join(struct rq *rq, const struct task *t, enum trace_join_reason why, const struct join_note *n)
+void trace_join(struct rq *rq, const struct task *t, enum trace_join_reason why, struct trace_rec_join *note)
 {
     if (!trace_on(TRACE_REC_JOIN))
         return;
-    struct join_note now;
-    if (!n) { /* a join traced as it happens */
+    struct trace_rec_join now;
+    if (!note || note->h.type != TRACE_REC_JOIN) { /* a join traced as it happens */
         trace_join_note(rq, t, 0, &now);
-        n = &now;
+        note = &now;
     }
     EMIT_BEGIN(struct trace_rec_join, r);
+    *r = *note;
     trace_rec_init(&r->h, TRACE_REC_JOIN, sizeof *r, clock_ns());
-    r->task = t->id;
-    r->cpu = (u16)t->cpu;
+    r->h.flags = note->h.flags;
     r->reason = (u8)why;
-    r->pad = 0;
-    r->nr_runnable = n->nr_runnable;
-    r->pad2 = 0;
-    r->vruntime = n->vruntime;
-    r->deadline = n->deadline;
-    r->lag_before = n->lag_before;
-    r->lag_after = n->lag_after;
-    r->V = n->V;
-    r->weight = n->weight;
-    if (!n->vtime)
-        r->h.flags = TRACE_RF_NO_EEVDF;
-    r->curr = n->curr;
-    r->check = n->check;
-    r->jflags = n->jflags;
-    r->pad3 = 0;
-    r->curr_vruntime = n->curr_vruntime;
-    r->curr_deadline = n->curr_deadline;
-    r->curr_vprot = n->curr_vprot;
+    note->h.type = 0; /* emitted: not again */
     EMIT_END(r);
 }
 

@@ -39,34 +39,26 @@ struct trace_selfcost {
 extern struct trace_selfcost trace_selfcost[MAX_CPUS][TRACE_REC_NR_TYPES];
 #endif
 
-/* A JOIN's numbers as they were at the join (trace/format.h, version 3).
- * The core fills one while the queue is locked, during the decision, and
- * emits it after the decision with trace_join(). */
-struct join_note {
-    bool vtime; /* the policy has virtual time: the numbers mean something */
-    s64 lag_before, lag_after;
-    u64 vruntime, deadline, V;
-    u32 weight;
-    u16 nr_runnable;
-    int32_t curr; /* what the wakeup check saw of current (TRACE_TASK_NONE: none) */
-    u8 check, jflags;
-    u64 curr_vruntime, curr_deadline, curr_vprot;
-};
-
-/* Fills n with t's placement on rq now, right after its join, lag_before
- * being what it brought; the check part says "not asked". Queue lock
- * held. */
-void trace_join_note(struct rq *rq, const struct task *t, s64 lag_before, struct join_note *n);
-/* Fills n's check part from current as it is now (the check is about to
- * be asked), with the answer still to come, and takes t's eligibility
- * again (current's charge before the check moves V). Queue lock held. */
-void trace_join_note_curr(struct rq *rq, const struct task *t, struct join_note *n);
+/* A JOIN's numbers are taken at the join (trace/format.h, version 3),
+ * while the queue is locked during the decision, into the record itself
+ * (struct task's join_rec), which trace_join() emits after the decision.
+ *
+ * trace_join_note fills r with t's placement on rq now, right after its
+ * join, lag_before being what it brought; the check part says "not
+ * asked". trace_join_note_curr fills the check part from current as it is
+ * now (the check is about to be asked), with the answer still to come,
+ * and takes t's eligibility again (current's charge before the check
+ * moves V). Queue lock held. */
+void trace_join_note(struct rq *rq, const struct task *t, s64 lag_before, struct trace_rec_join *r);
+void trace_join_note_curr(struct rq *rq, const struct task *t, struct trace_rec_join *r);
 
 /* The emit points. rq is the CPU's queue, locked by the caller where the
  * argument is there. */
 void trace_task(enum trace_rec_type type, const struct task *t);
 void trace_wake(const struct task *waker, const struct task *wakee, bool timer);
-void trace_join(struct rq *rq, const struct task *t, enum trace_join_reason why, const struct join_note *n);
+/* note: the JOIN as trace_join_note took it; NULL, or one not filled
+ * since t's last JOIN (tracing came on in between): its numbers now. */
+void trace_join(struct rq *rq, const struct task *t, enum trace_join_reason why, struct trace_rec_join *note);
 void trace_pick(struct rq *rq, const struct task *prev, const struct task *next, enum trace_pick_why why,
                 u64 cost_ns, unsigned touched);
 void trace_leave(struct rq *rq, const struct task *t, enum trace_leave_reason why, u64 run_ns);
