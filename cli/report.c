@@ -1,30 +1,172 @@
 /*
  * `runq report NAME`: canned questions about one trace, each a read-only
  * SQL query over the tables of docs/sql.md (which shows the same queries).
+ * Most are fixed text; two are made here from a table: latency (its
+ * threshold is a flag) and releases (a column for each class above the
+ * fair one, from trace/format.h's TRACE_CLASSES, so a new class is a new
+ * column without an edit here).
+ *
+ * Percentiles follow the one rule every engine uses (trace/scenario.h,
+ * scn_rank): of n sorted values, the one at 0-based index
+ * (n - 1) * per_mille / 1000, rounded down.
  */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/compare.h"
 #include "cli/experiment.h"
 #include "db/recorder_lock.h"
 #include "db/query.h"
+#include "scenario/scenario.h"
+#include "trace/decode.h"
 
 #define DEFAULT_DB "runq.db"
+#define REPORT_SQL_MAX 8192
+#define DEFAULT_THRESHOLD_NS 1000000ull
 
-/* Percentiles are nearest-rank: the value at rank ceil(n * p / 100). */
-static const char report_latency[] =
-    "WITH w AS (SELECT utid, latency, ts_wake,"
-    "  ROW_NUMBER() OVER (PARTITION BY utid ORDER BY latency, ts_wake) AS rn,"
-    "  COUNT(*) OVER (PARTITION BY utid) AS n FROM wakeup WHERE latency IS NOT NULL)\n"
-    "SELECT t.tid, t.name, w.n AS wakeups,\n"
-    "  ROUND(MAX(CASE WHEN rn = (n * 50 + 99) / 100 THEN latency END) / 1000.0, 1) AS p50_us,\n"
-    "  ROUND(MAX(CASE WHEN rn = (n * 99 + 99) / 100 THEN latency END) / 1000.0, 1) AS p99_us,\n"
-    "  ROUND(MAX(latency) / 1000.0, 1) AS max_us,\n"
-    "  ROUND(MAX(CASE WHEN rn = n THEN ts_wake END) / 1e6, 3) AS max_at_ms\n"
-    "FROM w JOIN thread t USING (utid)\n"
-    "GROUP BY w.utid ORDER BY p99_us DESC, t.tid";
+/* SQL for value number PER_MILLE of a window partition whose 0-based
+ * index is column i and size n: scn_rank() in SQL. */
+#define RANK_SQL(per_mille) "i = (n - 1) * " #per_mille " / 1000"
+
+/* Appends to a bounded buffer; a report's SQL never comes near its size
+ * (abort otherwise: a bug, not an input). */
+static void add(char *buf, size_t len, const char *fmt, ...)
+{
+    size_t at = strlen(buf);
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + at, len - at, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= len - at) {
+        fprintf(stderr, "runq report: internal error: a report's SQL outgrew its buffer\n");
+        abort();
+    }
+}
+
+/* Two populations of latencies, as the seed (shared/seeds/004) splits
+ * them: wake -> run (wakeup) and bounce -> run (bounce: put back because
+ * a higher class took the CPU), and both together; then per task, both.
+ * threshold_ns: the tail's bound, `name` its spelling ("1ms"). */
+static void latency_sql(char *buf, size_t len, uint64_t threshold_ns, const char *name)
+{
+    buf[0] = '\0';
+    add(buf, len,
+        "WITH s AS (SELECT 'wake->run' AS population, latency FROM wakeup WHERE latency IS NOT NULL\n"
+        "  UNION ALL SELECT 'bounce->run', latency FROM bounce WHERE latency IS NOT NULL),\n"
+        "a AS (SELECT population, latency FROM s UNION ALL SELECT 'all', latency FROM s),\n"
+        "r AS (SELECT population, latency, ROW_NUMBER() OVER (PARTITION BY population ORDER BY latency) - 1 AS i,\n"
+        "  COUNT(*) OVER (PARTITION BY population) AS n FROM a),\n"
+        "g AS (SELECT population, n,\n"
+        "  MAX(CASE WHEN " RANK_SQL(990) " THEN latency END) AS p99,\n"
+        "  MAX(CASE WHEN " RANK_SQL(999) " THEN latency END) AS p999,\n"
+        "  MAX(latency) AS mx, SUM(latency > %llu) AS over FROM r GROUP BY population),\n"
+        "p(population, ord) AS (VALUES ('wake->run', 0), ('bounce->run', 1), ('all', 2))\n"
+        "SELECT p.population, COALESCE(g.n, 0) AS samples,\n"
+        "  ROUND(100.0 * COALESCE(g.n, 0) / NULLIF((SELECT COUNT(*) FROM s), 0), 2) AS share_pct,\n"
+        "  ROUND(g.p99 / 1000.0, 1) AS p99_us, ROUND(g.p999 / 1000.0, 1) AS p999_us,\n"
+        "  ROUND(g.mx / 1000.0, 1) AS max_us, ROUND(100.0 * g.over / g.n, 3) AS \"over_%s_pct\"\n"
+        "FROM p LEFT JOIN g USING (population) ORDER BY p.ord;\n",
+        (unsigned long long)threshold_ns, name);
+    add(buf, len,
+        "WITH w AS (SELECT utid, latency, ts_wake,\n"
+        "  ROW_NUMBER() OVER (PARTITION BY utid ORDER BY latency, ts_wake) - 1 AS i,\n"
+        "  COUNT(*) OVER (PARTITION BY utid) AS n FROM wakeup WHERE latency IS NOT NULL),\n"
+        "wt AS (SELECT utid, n, MAX(CASE WHEN " RANK_SQL(500) " THEN latency END) AS p50,\n"
+        "  MAX(CASE WHEN " RANK_SQL(990) " THEN latency END) AS p99, MAX(latency) AS mx,\n"
+        "  MAX(CASE WHEN i = n - 1 THEN ts_wake END) AS mx_at FROM w GROUP BY utid),\n"
+        "b AS (SELECT utid, latency, ROW_NUMBER() OVER (PARTITION BY utid ORDER BY latency) - 1 AS i,\n"
+        "  COUNT(*) OVER (PARTITION BY utid) AS n FROM bounce WHERE latency IS NOT NULL),\n"
+        "bt AS (SELECT utid, n, MAX(CASE WHEN " RANK_SQL(990) " THEN latency END) AS p99 FROM b GROUP BY utid)\n"
+        "SELECT t.tid, t.name, COALESCE(wt.n, 0) AS wakeups,\n"
+        "  ROUND(wt.p50 / 1000.0, 1) AS p50_us, ROUND(wt.p99 / 1000.0, 1) AS p99_us,\n"
+        "  ROUND(wt.mx / 1000.0, 1) AS max_us, ROUND(wt.mx_at / 1e6, 3) AS max_at_ms,\n"
+        "  COALESCE(bt.n, 0) AS bounces, ROUND(bt.p99 / 1000.0, 1) AS bounce_p99_us\n"
+        "FROM (SELECT utid FROM wt UNION SELECT utid FROM bt) u JOIN thread t USING (utid)\n"
+        "LEFT JOIN wt USING (utid) LEFT JOIN bt USING (utid)\n"
+        "ORDER BY p99_us DESC, bounce_p99_us DESC, t.tid");
+}
+
+/* The classes above the fair one: every row of TRACE_CLASSES but FAIR. */
+#define CLASS_NAME(id, name, what) name,
+static const char *const class_names[] = { TRACE_CLASSES(CLASS_NAME) };
+#undef CLASS_NAME
+
+/* Appends fmt once for each class above the fair one; fmt takes the
+ * class's name twice. */
+static void add_classes(char *buf, size_t len, const char *fmt)
+{
+    for (unsigned c = 0; c < TRACE_CLASS_NR; c++)
+        if (c != TRACE_CLASS_FAIR)
+            add(buf, len, fmt, class_names[c], class_names[c]);
+}
+
+/* Per trace: guest seconds, the fair class's CPU releases (LEAVE release
+ * records), by the class that took the CPU, a second, and tasks bounced
+ * per release. A trace of a scenario run is named by its scenario file
+ * and cell. */
+static void releases_sql(char *buf, size_t len)
+{
+    buf[0] = '\0';
+    add(buf, len,
+        "WITH tr AS (SELECT t.trace_id, (t.end_ts - t.start_ts) / 1e9 AS secs,\n"
+        "  COALESCE((SELECT COALESCE(replace(replace(e.file, rtrim(e.file, replace(e.file, '/', '')), ''), '.scn', '')\n"
+        "      || CASE WHEN s.params <> '' THEN ' ' || s.params ELSE '' END, 'scenario ' || s.scenario_id)\n"
+        "    FROM scenario s LEFT JOIN experiment e USING (experiment_id) WHERE s.trace_id = t.trace_id\n"
+        "    ORDER BY s.scenario_id LIMIT 1), 'trace ' || t.trace_id) AS label FROM trace t),\n"
+        "rl AS (SELECT trace_id, COUNT(*) AS releases");
+    add_classes(buf, len, ", COUNT(CASE WHEN by_class = '%s' THEN 1 END) AS \"%s\"");
+    add(buf, len,
+        " FROM eevdf_leave WHERE reason = 'release' GROUP BY trace_id),\n"
+        "bn AS (SELECT trace_id, COUNT(*) AS bounces FROM bounce GROUP BY trace_id)\n"
+        "SELECT tr.trace_id, tr.label AS trace, ROUND(tr.secs, 3) AS guest_s, COALESCE(rl.releases, 0) AS releases");
+    add_classes(buf, len, ", COALESCE(rl.\"%s\", 0) AS \"%s\"");
+    add(buf, len,
+        ",\n  ROUND(COALESCE(rl.releases, 0) / NULLIF(tr.secs, 0), 1) AS per_s,\n"
+        "  ROUND(1.0 * COALESCE(bn.bounces, 0) / NULLIF(rl.releases, 0), 2) AS bounced_per_release\n"
+        "FROM tr LEFT JOIN rl USING (trace_id) LEFT JOIN bn USING (trace_id) ORDER BY tr.trace_id");
+}
+
+/* The kernel's own count against the trace's: on each CPU, its counter
+ * releases_CLASS went up by (last - first sample) while the trace holds
+ * some LEAVE release by that class between those two samples. Rows only
+ * where they differ (loss, or a bug on either side). */
+static void releases_check_sql(char *buf, size_t len)
+{
+    buf[0] = '\0';
+    add(buf, len, "WITH c AS (SELECT trace_id, cpu, substr(name, 10) AS class, MIN(ts) AS t0, MAX(ts) AS t1,\n"
+                  "  MAX(value) - MIN(value) AS counted FROM counter WHERE name IN (");
+    add_classes(buf, len, "'releases_%s', %.0s");
+    add(buf, len, "NULL) GROUP BY trace_id, cpu, name)\n"
+                  "SELECT trace_id, cpu, class, counted, (SELECT COUNT(*) FROM eevdf_leave l WHERE l.trace_id = c.trace_id\n"
+                  "  AND l.cpu = c.cpu AND l.reason = 'release' AND l.by_class = c.class AND l.ts > c.t0 AND l.ts <= c.t1)\n"
+                  "  AS traced FROM c WHERE counted <> traced ORDER BY trace_id, cpu, class");
+}
+
+/* Prints a warning line to stderr for each CPU whose kernel count of
+ * releases differs from the trace's. Returns 0, or 1 on an SQL error. */
+static int releases_check(sqlite3 *db)
+{
+    char sql[REPORT_SQL_MAX];
+    releases_check_sql(sql, sizeof sql);
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) {
+        fprintf(stderr, "runq report: %s\n", sqlite3_errmsg(db));
+        return 1;
+    }
+    while (sqlite3_step(s) == SQLITE_ROW)
+        fprintf(stderr, "runq report: warning: trace %lld cpu %lld: the kernel counted %lld releases to %s "
+                        "(counter releases_%s), the trace has %lld LEAVE release between those samples\n",
+                (long long)sqlite3_column_int64(s, 0), (long long)sqlite3_column_int64(s, 1),
+                (long long)sqlite3_column_int64(s, 3), (const char *)sqlite3_column_text(s, 2),
+                (const char *)sqlite3_column_text(s, 2), (long long)sqlite3_column_int64(s, 4));
+    sqlite3_finalize(s);
+    return 0;
+}
 
 static const char report_share[] =
     "SELECT t.tid, t.name, s.cpu, COUNT(*) AS slices,\n"
@@ -57,10 +199,14 @@ static const char report_loss[] =
     "FROM data_gap ORDER BY ts_start";
 
 static const struct report {
-    const char *name, *what, *sql;
+    const char *name, *what, *sql; /* sql NULL: made by cmd_report */
 } reports[] = {
-    { "latency", "wake-to-run latency per task: count, p50, p99, max and when the max happened",
-      report_latency },
+    { "latency", "latency by population (wake->run, bounce->run, all: count, share, p99, p99.9, max, "
+                 "share past --threshold), then per task: wakeups, p50, p99, max and when, bounces, bounce p99",
+      NULL },
+    { "releases", "per trace (all of them without --trace): CPU releases of the fair class by the class that "
+                  "took the CPU, a second, tasks bounced per release; the kernel's counters cross-checked",
+      NULL },
     { "share", "CPU share per task: of the trace's length, and of its CPU's busy time", report_share },
     { "decisions", "decision cost histogram (log2 buckets of cost_ns) and summary", report_decisions },
     { "loss", "the trace's status, every data-loss and error count, and the gaps", report_loss },
@@ -82,18 +228,25 @@ static int report_experiment(const char *db_path, int64_t id, enum dbq_format fm
 static void report_help(void)
 {
     printf("usage: runq report NAME [--db FILE] [--trace ID] [--csv | --json]\n"
-           "       runq report experiment [ID] [--db FILE] [--csv | --json]\n\n"
+           "       runq report latency [--threshold D] ...\n"
+           "       runq report experiment [ID] [--db FILE] [--csv | --json]\n"
+           "       runq report compare A B [--interval D] [--metric M] [--task NAME] ... (its --help)\n\n"
            "Canned reports on one trace (default: the newest in the database).\n\n"
            "reports:\n");
     for (size_t i = 0; i < NREPORTS; i++)
         printf("  %-10s %s\n", reports[i].name, reports[i].what);
     printf("  %-10s %s\n", "experiment", "an experiment's table again (default: the newest): runq experiment");
+    printf("  %-10s %s\n", "compare", "two runs that differ in one setting, interval by interval, with a sign test");
     printf("\nflags:\n"
            "  --db FILE    database (default %s)\n"
            "  --trace ID   the trace to report on (default: the newest)\n"
            "  --csv        CSV with a header line\n"
            "  --json       JSON\n"
+           "  --threshold D  latency: the tail's bound for over_D_pct, a duration (500us, 1ms,\n"
+           "               2.5ms; default 1ms)\n"
            "  --help       show this help\n\n"
+           "Percentiles: of n sorted values the one at 0-based index (n - 1) * p / 100, rounded\n"
+           "down (trace/scenario.h's scn_rank, the rule of every scenario engine).\n"
            "Each report is plain SQL over the tables in docs/sql.md; 'runq report NAME --sql'\n"
            "prints it.\n",
            DEFAULT_DB);
@@ -105,14 +258,25 @@ int cmd_report(int argc, char **argv)
     int64_t trace = 0;
     enum dbq_format fmt = DBQ_TABLE;
     int show_sql = 0, npos;
-    /* --sql is report's own flag: take it out before the shared parser. */
+    const char *threshold = NULL;
+    if (argc > 1 && strcmp(argv[1], "compare") == 0)
+        return report_compare(argc - 1, argv + 1); /* flags of its own: cli/compare.c */
+    /* --sql and --threshold are report's own flags: taken out before the
+     * shared parser. */
     char *args[64];
     int nargs = 0;
     for (int i = 0; i < argc && nargs < 63; i++) {
-        if (i > 0 && strcmp(argv[i], "--sql") == 0)
+        if (i > 0 && strcmp(argv[i], "--sql") == 0) {
             show_sql = 1;
-        else
+        } else if (i > 0 && strncmp(argv[i], "--threshold", 11) == 0 && (argv[i][11] == '=' || !argv[i][11])) {
+            threshold = argv[i][11] == '=' ? argv[i] + 12 : i + 1 < argc ? argv[++i] : NULL;
+            if (!threshold) {
+                fprintf(stderr, "runq report: --threshold needs a value (a duration: 500us, 1ms)\n");
+                return 2;
+            }
+        } else {
             args[nargs++] = argv[i];
+        }
     }
     if (argc >= 64) {
         fprintf(stderr, "runq report: too many arguments\n");
@@ -132,7 +296,7 @@ int cmd_report(int argc, char **argv)
         }
         trace = id;
     } else if (npos != 1) {
-        fprintf(stderr, "runq report: name a report (latency, share, decisions, loss); "
+        fprintf(stderr, "runq report: name a report (latency, releases, share, decisions, loss); "
                         "see 'runq report --help'\n");
         return 2;
     }
@@ -143,29 +307,56 @@ int cmd_report(int argc, char **argv)
         if (strcmp(reports[i].name, pos[0]) == 0)
             r = &reports[i];
     if (!r) {
-        fprintf(stderr, "runq report: no report '%s': want latency, share, decisions or loss\n", pos[0]);
+        fprintf(stderr, "runq report: no report '%s': want latency, releases, share, decisions or loss\n", pos[0]);
         return 2;
     }
+    bool is_latency = !strcmp(r->name, "latency"), is_releases = !strcmp(r->name, "releases");
+    uint64_t threshold_ns = DEFAULT_THRESHOLD_NS;
+    if (threshold && !is_latency) {
+        fprintf(stderr, "runq report: --threshold is for the latency report, not %s\n", r->name);
+        return 2;
+    }
+    if (threshold && (!scn_parse_duration(threshold, &threshold_ns) || threshold_ns == 0)) {
+        fprintf(stderr, "runq report: bad --threshold '%s': want a duration above 0 (500us, 1ms, 2.5ms)\n",
+                threshold);
+        return 2;
+    }
+    char made[REPORT_SQL_MAX], tname[32];
+    const char *sql = r->sql;
+    if (is_latency) {
+        scn_format_duration(tname, sizeof tname, threshold_ns);
+        latency_sql(made, sizeof made, threshold_ns, tname);
+        sql = made;
+    } else if (is_releases) {
+        releases_sql(made, sizeof made);
+        sql = made;
+    }
     if (show_sql) {
-        printf("%s;\n", r->sql);
+        printf("%s;\n", sql);
         return 0;
     }
     sqlite3 *db = dbq_open("report", db_path);
     if (!db)
         return 1;
+    /* releases compares traces: all of them unless one is named */
+    bool all = is_releases && !trace;
     if (!trace)
         trace = dbq_latest_trace(db);
     rc = 0;
     if (!trace) {
         fprintf(stderr, "runq report: %s holds no trace yet\n", db_path);
         rc = 1;
-    } else if (dbq_scope_trace(db, "report", trace) != 0) {
+    } else if (!all && dbq_scope_trace(db, "report", trace) != 0) {
         rc = 1;
     }
     if (!rc) {
-        if (fmt == DBQ_TABLE)
+        if (fmt == DBQ_TABLE && all)
+            printf("all traces: %s\n\n", r->what);
+        else if (fmt == DBQ_TABLE)
             printf("trace %lld: %s\n\n", (long long)trace, r->what);
-        rc = dbq_run(db, "report", r->sql, fmt, stdout);
+        rc = dbq_run(db, "report", sql, fmt, stdout);
+        if (!rc && is_releases)
+            rc = releases_check(db);
     }
     sqlite3_close(db);
     return rc;

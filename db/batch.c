@@ -15,8 +15,8 @@ static const char *const stmt_sql[S_NR] = {
     [S_PLACE] = "INSERT INTO eevdf_place(trace_id,ts,cpu,utid,reason,vruntime,deadline,lag_before,"
                 "lag_after,v,weight,nr_runnable," EVENT_JOIN_CHECK_COLUMNS ") "
                 "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-    [S_LEAVE] = "INSERT INTO eevdf_leave(trace_id,ts,cpu,utid,reason,vruntime,lag,v,run_ns,deadline) "
-                "VALUES(?,?,?,?,?,?,?,?,?,?)",
+    [S_LEAVE] = "INSERT INTO eevdf_leave(trace_id,ts,cpu,utid,reason,vruntime,lag,v,run_ns,deadline,by_class) "
+                "VALUES(?,?,?,?,?,?,?,?,?,?,?)",
     [S_TICK] = "INSERT INTO sched_tick(trace_id,ts,cpu,utid,v,nr_runnable) VALUES(?,?,?,?,?,?)",
     [S_SNAP] = "INSERT INTO queue_snapshot(trace_id,ts,cpu,v,utid,is_current,eligible,delayed,nice,"
                "weight,vruntime,deadline,lag,slice_ns) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -28,10 +28,12 @@ static const char *const stmt_sql[S_NR] = {
     [S_STATE] = "INSERT INTO thread_state(trace_id,ts,dur,utid,state,cpu,waker_utid) VALUES(?,?,?,?,?,?,?)",
     [S_WAKEUP] = "INSERT INTO wakeup(trace_id,utid,ts_wake,ts_run,latency,waker,cpu,waker_cpu) "
                  "VALUES(?,?,?,?,?,?,?,?)",
+    [S_BOUNCE] = "INSERT INTO bounce(trace_id,utid,ts_bounce,ts_run,latency,cpu,run_cpu,by_class) "
+                 "VALUES(?,?,?,?,?,?,?,?)",
     [S_GAP] = "INSERT INTO data_gap(trace_id,cpu,ts_start,ts_end,packets_lost,records_dropped,records_late) "
               "VALUES(?,?,?,?,?,?,?)",
     [S_THREAD] = "INSERT OR REPLACE INTO thread(utid,trace_id,tid,name,nice,slice_ns,cpu,is_idle,pinned,"
-                 "parent_utid,start_ts,end_ts) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+                 "parent_utid,start_ts,end_ts,class,rt_prio,rt_policy) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [S_CPU] = "INSERT OR REPLACE INTO cpu(trace_id,cpu,packets,records,first_ts,last_ts) VALUES(?,?,?,?,?,?)",
     [S_STAT] = "INSERT INTO stats(trace_id,name,idx,severity,value,description) VALUES(?,?,?,?,?,?)",
     [S_STAT_DEL] = "DELETE FROM stats WHERE trace_id=?",
@@ -45,7 +47,7 @@ static const char *const stmt_sql[S_NR] = {
 static const char *const stmt_what[S_NR] = {
     [S_PICK] = "eevdf_pick", [S_PLACE] = "eevdf_place", [S_LEAVE] = "eevdf_leave", [S_TICK] = "sched_tick",
     [S_SNAP] = "queue_snapshot", [S_COUNTER] = "counter", [S_SLICE] = "sched_slice",
-    [S_STATE] = "thread_state", [S_WAKEUP] = "wakeup",
+    [S_STATE] = "thread_state", [S_WAKEUP] = "wakeup", [S_BOUNCE] = "bounce",
 };
 
 /* Keeps the first failure (the last SQLite call's) and prints it, unless

@@ -1,6 +1,7 @@
 /*
  * The derived tables' state machines (what they are in derive.h).
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,7 +93,7 @@ static int let_go_of_one(struct derive *d)
         int running = 0;
         for (unsigned k = 0; k < TRACE_MAX_CPUS && !running; k++)
             running = d->cpu[k].known && d->cpu[k].curr == tid;
-        if (t->dirty || t->wake_pending || running) {
+        if (t->dirty || t->wake_pending || t->bounce_pending || running) {
             tids_push(&d->dead_owing, tid);
             continue;
         }
@@ -219,6 +220,34 @@ static void wakeup_write(struct derive *d, struct wtask *t, int ran, uint64_t ts
         d->wakeups_unmatched++;
 }
 
+/* Writes t's pending bounce: it ran at ts_run on run_cpu, or (ran 0) was
+ * not seen to. */
+static void bounce_write(struct derive *d, struct wtask *t, int ran, uint64_t ts_run, int run_cpu)
+{
+    struct brow *s = batch_row(d->b, S_BOUNCE);
+    B_INT(s, 1, d->b->trace_id);
+    B_INT(s, 2, t->utid);
+    B_INT(s, 3, t->bounce_ts);
+    B_OPT(s, 4, ran, ts_run);
+    B_OPT(s, 5, ran, dur(t->bounce_ts, ts_run));
+    B_INT(s, 6, t->bounce_cpu);
+    B_OPT(s, 7, ran, run_cpu);
+    B_TXT(s, 8, trace_class_name(t->bounce_by));
+    run(d->b, s, "bounce");
+    t->bounce_pending = 0;
+    if (!ran)
+        d->bounces_unmatched++;
+}
+
+/* t runs on cpu from ts: the end of the waits it had pending. */
+static void waits_end(struct derive *d, struct wtask *t, uint64_t ts, int cpu)
+{
+    if (t->wake_pending)
+        wakeup_write(d, t, 1, ts);
+    if (t->bounce_pending)
+        bounce_write(d, t, 1, ts, cpu);
+}
+
 /* ---- CPUs ---- */
 
 static void slice_close(struct derive *d, unsigned ci, uint64_t ts, const char *end_state,
@@ -269,8 +298,7 @@ void derive_pick(struct derive *d, unsigned pc, int32_t next_tid, struct wtask *
         if (next && next->st != THREAD_RUNNING) {
             next->end_state = next->end_reason = NULL;
             state_set(d, next, THREAD_RUNNING, ts, (int)pc, 0);
-            if (next->wake_pending)
-                wakeup_write(d, next, 1, ts);
+            waits_end(d, next, ts, (int)pc);
         }
         return;
     }
@@ -285,8 +313,7 @@ void derive_pick(struct derive *d, unsigned pc, int32_t next_tid, struct wtask *
     if (next) {
         slice_open(d, pc, next_tid, ts);
         state_set(d, next, THREAD_RUNNING, ts, (int)pc, 0);
-        if (next->wake_pending)
-            wakeup_write(d, next, 1, ts);
+        waits_end(d, next, ts, (int)pc);
     }
 }
 
@@ -303,6 +330,16 @@ void derive_leave(struct derive *d, struct wtask *t, const struct trace_rec_leav
         t->end_state = thread_state_sql_name(st);
         t->end_reason = trace_leave_reason_name(r->reason);
     }
+    if (r->reason == TRACE_LEAVE_RELEASE) {
+        if (t->bounce_pending) /* bounced before without being seen to run */
+            bounce_write(d, t, 0, 0, 0);
+        t->bounce_pending = 1;
+        t->bounce_ts = ts;
+        t->bounce_cpu = r->cpu;
+        t->bounce_by = r->by;
+    }
+    if (lm->keeps_runnable && (t->st == THREAD_RUNNABLE || t->st == THREAD_PREEMPTED))
+        return; /* moving between queues: the JOIN that follows says where */
     state_set(d, t, st, ts, r->cpu, 0);
     if (st == THREAD_DEAD) {
         t->end_ts = ts;
@@ -312,8 +349,14 @@ void derive_leave(struct derive *d, struct wtask *t, const struct trace_rec_leav
 
 void derive_join(struct derive *d, struct wtask *t, const struct trace_rec_join *r)
 {
-    if (t->st != THREAD_RUNNING && t->st != THREAD_RUNNABLE && t->st != THREAD_PREEMPTED)
+    if (t->st != THREAD_RUNNING && t->st != THREAD_RUNNABLE && t->st != THREAD_PREEMPTED) {
         state_set(d, t, THREAD_RUNNABLE, r->h.ts_ns, r->cpu, 0);
+    } else if (r->reason == TRACE_JOIN_MIGRATE && t->st != THREAD_RUNNING) {
+        /* Its runnable interval goes on, on this CPU's queue now: a gap
+         * here, not on the CPU it left, makes it unknown. */
+        t->st_cpu = r->cpu;
+        note(d, t);
+    }
 }
 
 void derive_wake(struct derive *d, const struct trace_rec_wake *r)
@@ -341,6 +384,12 @@ void derive_task_info(struct derive *d, const struct trace_rec_task *r)
     if (!t)
         return;
     trace_copy_str(t->name, r->name, TRACE_NAME_LEN);
+    struct trace_task_class tc;
+    trace_task_class_of(r, &tc);
+    t->sclass = tc.sclass;
+    t->rt_prio = tc.rt_prio;
+    t->rt_policy = tc.rt_policy;
+    t->class_known = 1;
     t->nice = r->nice;
     t->slice_ns = r->slice_ns;
     t->cpu = r->cpu;
@@ -363,6 +412,16 @@ void derive_set(struct wtask *t, const struct trace_rec_set *r)
         t->nice = (int)r->new_value;
     if (t && r->what == TRACE_SET_SLICE)
         t->slice_ns = (uint64_t)r->new_value;
+    if (t && r->what == TRACE_SET_CLASS) {
+        /* new_value is the RT priority, 0 for fair; the name "fair",
+         * "fifo" or "rr" says the policy (format.h) */
+        bool rt = r->new_value > 0;
+        t->class_known = 1;
+        t->sclass = rt ? TRACE_CLASS_RT : TRACE_CLASS_FAIR;
+        t->rt_prio = rt ? (unsigned)r->new_value : 0;
+        t->rt_policy = !rt ? NULL : !strncmp(r->name, "rr", TRACE_SET_NAME_LEN) ? trace_rt_policy_name(TRACE_RT_RR)
+                                                                                : trace_rt_policy_name(TRACE_RT_FIFO);
+    }
 }
 
 void derive_queued(struct derive *d, struct wtask *t, const struct trace_kf_entry *e, unsigned cpu,
@@ -403,6 +462,8 @@ void derive_gap(struct derive *d, unsigned ci, uint64_t from)
             continue;
         if (t->wake_pending)
             wakeup_write(d, t, 0, 0);
+        if (t->bounce_pending)
+            bounce_write(d, t, 0, 0, 0);
         if (t->st == TS_NONE || t->st == THREAD_UNKNOWN)
             continue;
         if (t->st_ts > from) {
@@ -429,6 +490,8 @@ void derive_finish(struct derive *d, uint64_t end)
             continue;
         if (t->wake_pending)
             wakeup_write(d, t, 0, 0);
+        if (t->bounce_pending)
+            bounce_write(d, t, 0, 0, 0);
         if (t->st != TS_NONE && t->st != THREAD_DEAD)
             state_set(d, t, TS_NONE, end, t->st_cpu, 0);
     }
@@ -451,6 +514,9 @@ void derive_write_threads(struct derive *d)
         B_OPT(s, 10, t->parent_utid > 0, t->parent_utid);
         B_INT(s, 11, t->start_ts);
         B_OPT(s, 12, t->end_ts, t->end_ts);
+        B_TXT(s, 13, t->class_known ? trace_class_name(t->sclass) : NULL);
+        B_OPT(s, 14, t->class_known, t->rt_prio);
+        B_TXT(s, 15, t->rt_policy);
         run(d->b, s, "thread");
         t->dirty = 0;
     }

@@ -22,6 +22,12 @@
  *             '?', which lasts until a record says what the task does.
  *             A WAKE opens a pending wakeup, written when the task next
  *             runs (ts_run) or, with ts_run NULL, at a gap or the end.
+ *             A LEAVE `release` (a higher class took its CPU) opens a
+ *             pending bounce the same way, written at its next PICK on
+ *             any CPU (table bounce). A LEAVE `migrate` and the JOIN
+ *             `migrate` after it keep a runnable task's state (R or R+)
+ *             going, its CPU now the new queue's: the interval is one
+ *             row, not cut where the task moved.
  *
  * The task table also gives every task its utid (unique in the database)
  * and keeps what thread says of it; a task whose row changed is dirty until
@@ -76,6 +82,15 @@ struct wtask {
     uint64_t wake_ts;
     int64_t waker;
     int waker_cpu, wake_cpu;
+    /* class (trace format 4): enum trace_class, RT priority, policy name */
+    unsigned sclass, rt_prio;
+    const char *rt_policy;
+    int class_known;
+    /* bounce: a LEAVE release not yet followed by a PICK */
+    int bounce_pending;
+    uint64_t bounce_ts;
+    int bounce_cpu;
+    unsigned bounce_by;
     /* how its running slice ends (from LEAVE) */
     const char *end_state, *end_reason;
     uint64_t on_gap_list[TRACE_MAX_CPUS / 64]; /* bit k: on CPU k's gap list */
@@ -111,7 +126,7 @@ struct derive {
     size_t ndirty, dirty_cap;
     struct wcpu cpu[TRACE_DEC_NCPU]; /* seen, first_ts, last_ts, records: kept by the writer */
     unsigned ncpus;       /* the stream header's CPU count; 0: none seen yet */
-    uint64_t bad_tid, wakeups_unmatched, tasks_over_limit, bad_cpu;
+    uint64_t bad_tid, wakeups_unmatched, bounces_unmatched, tasks_over_limit, bad_cpu;
     int gap_cpu;          /* the CPU whose gap is being made: note() leaves it be */
 };
 
@@ -135,7 +150,7 @@ void derive_join(struct derive *d, struct wtask *t, const struct trace_rec_join 
 void derive_wake(struct derive *d, const struct trace_rec_wake *r);
 /* A TASK_NEW, TASK_EXIT or TASK_RENAME. */
 void derive_task_info(struct derive *d, const struct trace_rec_task *r);
-/* A SET's new nice or slice for t (NULL: a global setting). */
+/* A SET's new nice, slice or class for t (NULL: a global setting). */
 void derive_set(struct wtask *t, const struct trace_rec_set *r);
 /* Keyframe entry e of t, queued on cpu at ts: rebuilds what a gap or a
  * late start left unknown. */

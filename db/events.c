@@ -58,14 +58,18 @@ const char *thread_state_sql_name(enum thread_state s)
  * trace/format.h without a row here does not compile.
  */
 static const struct leave_meaning leave_meaning[] = {
-    [TRACE_LEAVE_BLOCK] = { THREAD_SLEEPING, LEAVE_OFF_QUEUE, true, false },
-    [TRACE_LEAVE_SLEEP] = { THREAD_SLEEPING, LEAVE_OFF_QUEUE, true, false },
-    [TRACE_LEAVE_YIELD] = { THREAD_RUNNABLE, LEAVE_TO_TAIL, true, false }, /* it gave way: voluntary */
-    [TRACE_LEAVE_PREEMPT] = { THREAD_PREEMPTED, LEAVE_TO_TAIL, true, true },
-    [TRACE_LEAVE_EXIT] = { THREAD_DEAD, LEAVE_OFF_QUEUE, true, false },
-    [TRACE_LEAVE_MIGRATE] = { THREAD_RUNNABLE, LEAVE_OFF_QUEUE, true, true },
-    [TRACE_LEAVE_DELAYED] = { THREAD_DELAYED, LEAVE_STAYS_DELAYED, true, false },
-    [TRACE_LEAVE_DEQUEUED] = { THREAD_SLEEPING, LEAVE_OFF_QUEUE, false, false },
+    [TRACE_LEAVE_BLOCK] = { THREAD_SLEEPING, LEAVE_OFF_QUEUE, true, false, false },
+    [TRACE_LEAVE_SLEEP] = { THREAD_SLEEPING, LEAVE_OFF_QUEUE, true, false, false },
+    [TRACE_LEAVE_YIELD] = { THREAD_RUNNABLE, LEAVE_TO_TAIL, true, false, false }, /* it gave way: voluntary */
+    [TRACE_LEAVE_PREEMPT] = { THREAD_PREEMPTED, LEAVE_TO_TAIL, true, true, false },
+    [TRACE_LEAVE_EXIT] = { THREAD_DEAD, LEAVE_OFF_QUEUE, true, false, false },
+    /* A queued task moved to another CPU's queue (trace format 4): it was
+     * not running, so no switch; its JOIN `migrate` follows there. */
+    [TRACE_LEAVE_MIGRATE] = { THREAD_RUNNABLE, LEAVE_OFF_QUEUE, false, false, true },
+    [TRACE_LEAVE_DELAYED] = { THREAD_DELAYED, LEAVE_STAYS_DELAYED, true, false, false },
+    [TRACE_LEAVE_DEQUEUED] = { THREAD_SLEEPING, LEAVE_OFF_QUEUE, false, false, false },
+    /* A higher class took the CPU: preempted, as far as the task can tell. */
+    [TRACE_LEAVE_RELEASE] = { THREAD_PREEMPTED, LEAVE_TO_TAIL, true, true, false },
 };
 _Static_assert(sizeof leave_meaning / sizeof leave_meaning[0] == TRACE_LEAVE_NR,
                "every LEAVE reason of trace/format.h has its row in leave_meaning");

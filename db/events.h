@@ -73,10 +73,15 @@ struct leave_meaning {
     enum leave_queue queue;
     bool switched_out;  /* the task was on the CPU (every reason but dequeued) */
     /* A switch away from a task still runnable that did not ask to go
-     * (preempted): Linux's nivcsw. The other switches out (blocked,
-     * slept, exited, yielded) are voluntary, nvcsw. db/schema.sql's view
-     * thread_switches classes the reasons the same way. */
+     * (preempted, or released to a higher class): Linux's nivcsw. The
+     * other switches out (blocked, slept, exited, yielded) are voluntary,
+     * nvcsw. db/schema.sql's view thread_switches classes the reasons the
+     * same way. */
     bool involuntary;
+    /* A queued task only changed queues (migrate): a runnable task stays
+     * in the state it had (R, or R+ after a preemption), which goes on
+     * where the JOIN that follows puts it. */
+    bool keeps_runnable;
 };
 
 /* The meaning of reason r; a reason out of range (a name this build does

@@ -49,6 +49,7 @@ static void on_leave(struct derive *d, const struct trace_rec_leave *r)
     B_OPT(s, 8, ee, r->V);
     B_INT(s, 9, r->run_ns);
     B_OPT(s, 10, ee && r->h.size >= sizeof *r, r->deadline); /* version 1 had none */
+    B_TXT(s, 11, r->reason == TRACE_LEAVE_RELEASE ? trace_class_name(r->by) : NULL);
     run(d->b, s, "eevdf_leave");
     derive_leave(d, t, r);
 }

@@ -58,6 +58,17 @@ static const struct step {
       "eevdf_place", "curr_utid", "thread_switches" },
     /* 7: a scenario task's pipe reads (its handoffs) */
     { "ALTER TABLE scenario_task ADD COLUMN reads INTEGER", "scenario_task", "reads", NULL },
+    /* 8: trace format 4's classes: a task's class, the bounce -> run
+     * population; thread_switches counts a release (not a migrate, which
+     * switches nothing now) as involuntary, so the view is made again */
+    { "ALTER TABLE thread ADD COLUMN class TEXT;"
+      "ALTER TABLE thread ADD COLUMN rt_prio INTEGER;"
+      "ALTER TABLE thread ADD COLUMN rt_policy TEXT;"
+      "ALTER TABLE eevdf_leave ADD COLUMN by_class TEXT;"
+      "CREATE TABLE IF NOT EXISTS bounce (id INTEGER PRIMARY KEY, trace_id INTEGER NOT NULL, utid INTEGER NOT NULL, "
+      "ts_bounce INTEGER NOT NULL, ts_run INTEGER, latency INTEGER, cpu INTEGER, run_cpu INTEGER, by_class TEXT);"
+      "DROP VIEW IF EXISTS thread_switches",
+      "thread", "class", "thread_switches" },
 };
 
 #define NSTEPS ((int)(sizeof steps / sizeof steps[0]))

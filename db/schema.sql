@@ -55,7 +55,10 @@ CREATE TABLE IF NOT EXISTS thread (
     pinned    INTEGER,
     parent_utid INTEGER,
     start_ts  INTEGER,                -- TASK_NEW, or first seen
-    end_ts    INTEGER                 -- TASK_EXIT
+    end_ts    INTEGER,                -- TASK_EXIT
+    class     TEXT,                   -- fair | rt: its scheduling class, latest known (schema 8)
+    rt_prio   INTEGER,                -- rt: 1..99 (99 highest); fair: 0
+    rt_policy TEXT                    -- rt: fifo | rr; fair: NULL
 );
 
 CREATE TABLE IF NOT EXISTS sched_slice (
@@ -91,6 +94,21 @@ CREATE TABLE IF NOT EXISTS wakeup (
     waker     INTEGER,                -- utid of the waker; NULL: timer or interrupt
     cpu       INTEGER,                -- the wakee's CPU
     waker_cpu INTEGER
+);
+
+-- A fair task put back on its queue because a higher class (RT) took its
+-- CPU (a LEAVE `release`), and how long until it ran again: the bounce ->
+-- run population, beside wakeup's wake -> run (schema 8).
+CREATE TABLE IF NOT EXISTS bounce (
+    id        INTEGER PRIMARY KEY,
+    trace_id  INTEGER NOT NULL,
+    utid      INTEGER NOT NULL,       -- the task bounced
+    ts_bounce INTEGER NOT NULL,       -- the LEAVE release: when it was put back
+    ts_run    INTEGER,                -- its next PICK, on any CPU; NULL: never seen (gap, end)
+    latency   INTEGER,                -- ts_run - ts_bounce
+    cpu       INTEGER,                -- where it was bounced
+    run_cpu   INTEGER,                -- where it ran next
+    by_class  TEXT                    -- the class that took the CPU: rt
 );
 
 CREATE TABLE IF NOT EXISTS eevdf_pick (
@@ -148,12 +166,13 @@ CREATE TABLE IF NOT EXISTS eevdf_leave (
     ts       INTEGER NOT NULL,
     cpu      INTEGER NOT NULL,
     utid     INTEGER NOT NULL,
-    reason   TEXT,                    -- block sleep yield preempt exit migrate delayed
+    reason   TEXT,                    -- block sleep yield preempt exit migrate delayed dequeued release
     vruntime INTEGER,
     lag      INTEGER,
     v        INTEGER,
     run_ns   INTEGER,                 -- the stint that ended
-    deadline INTEGER                  -- virtual deadline now (the stint may have renewed it)
+    deadline INTEGER,                 -- virtual deadline now (the stint may have renewed it)
+    by_class TEXT                     -- release: the class that took the CPU (rt); else NULL (schema 8)
 );
 
 CREATE TABLE IF NOT EXISTS sched_tick (
@@ -187,6 +206,7 @@ CREATE TABLE IF NOT EXISTS counter (
     ts       INTEGER NOT NULL,
     cpu      INTEGER NOT NULL,
     name     TEXT NOT NULL,           -- decisions decision_ns switches wakes ticks idle_ns busy_ns ring_used
+                                      -- releases_rt rt_ns rt_throttled migrations (trace format 4)
     value    INTEGER NOT NULL         -- cumulative since boot
 );
 
@@ -194,8 +214,8 @@ CREATE TABLE IF NOT EXISTS sched_set (
     trace_id  INTEGER NOT NULL,
     ts        INTEGER NOT NULL,
     utid      INTEGER,                -- NULL for global settings
-    what      TEXT NOT NULL,          -- nice slice feature policy hz
-    name      TEXT,                   -- feature or policy name
+    what      TEXT NOT NULL,          -- nice slice feature policy hz class knob
+    name      TEXT,                   -- feature, policy or knob name; class: fair fifo rr
     old_value INTEGER,
     new_value INTEGER
 );
@@ -297,9 +317,11 @@ CREATE TABLE IF NOT EXISTS scenario_metric (
 -- Each task's switches away from it, as the kernel counts them
 -- (kernel/sched/core.c, schedule(): nvcsw, nivcsw): a slice that ended
 -- because the task blocked, slept, exited or yielded is a voluntary
--- switch, one whose task was still runnable (preempted) an involuntary
--- one. A slice ends only when another task is picked, so a task that
--- blocks and is picked again at once (next == prev) switched nothing.
+-- switch, one whose task was still runnable (preempted, or released to
+-- a higher class) an involuntary one. A slice ends only when another task
+-- is picked, so a task that blocks and is picked again at once (next ==
+-- prev) switched nothing; a task moved between queues (migrate) was not
+-- running and switched nothing either.
 -- Slices cut by a gap or the trace's end, and the idle task's turns (no
 -- LEAVE), are neither. db/events.c's leave_meaning says the same of each
 -- reason (tests/top_model_test.c holds the two together).
@@ -308,6 +330,6 @@ SELECT trace_id, utid, name, voluntary, involuntary,
        CAST(involuntary AS REAL) / NULLIF(voluntary + involuntary, 0) AS involuntary_share
 FROM (SELECT t.trace_id, t.utid, t.name,
              COUNT(CASE WHEN s.end_reason IN ('block', 'sleep', 'exit', 'yield', 'delayed') THEN 1 END) AS voluntary,
-             COUNT(CASE WHEN s.end_reason IN ('preempt', 'migrate') THEN 1 END) AS involuntary
+             COUNT(CASE WHEN s.end_reason IN ('preempt', 'release') THEN 1 END) AS involuntary
       FROM thread t LEFT JOIN sched_slice s ON s.utid = t.utid
       GROUP BY t.utid);

@@ -250,6 +250,8 @@ static void write_stats(struct db_writer *w)
              "records naming a CPU the stream header does not have, not stored");
     stat_row(w, "wakeups_unmatched", -1, "info", w->d.wakeups_unmatched,
              "wakeups whose run was not seen (gap, trace end, woken twice)");
+    stat_row(w, "bounces_unmatched", -1, "info", w->d.bounces_unmatched,
+             "bounces (LEAVE release) whose next run was not seen (gap, trace end)");
     for (int i = 0; i < w->nextra; i++)
         stat_row(w, w->extra[i].name, -1, w->extra[i].severity, w->extra[i].value,
                  w->extra[i].description);

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# The whole test suite (make test). Every suite prints "PASS name",
-# "FAIL name: why" or "SKIP name: why" (a check that could not run here)
-# lines. A suite that exits non-zero without a FAIL line counts as one
-# failure, and so does a suite that checked nothing (no PASS, FAIL or SKIP
-# line): a suite cannot pass by printing nothing. Skips are counted apart,
-# never as passes. Logs go to build/test-logs/. Ends with the line
-# "N passed, N failed" (skips on the line before) and exits non-zero if
-# anything failed.
+# The whole test suite (make test): one `suite NAME CMD...` line a suite,
+# run by tests/runner.sh, which says how the lanes work and how a suite
+# passes or fails (and docs/testing.md, how to read a failure). It ends
+# with the line "N passed, N failed" and exits non-zero if anything failed.
+# A new suite goes above run_suites. It runs beside others, so it keeps
+# its files in a directory of its own (mktemp -d): no fixed path in the
+# tree or /tmp, no fixed port or tmux session name. One that cannot share
+# the machine (it times the host) is listed `suite --alone NAME CMD...`.
 set -u
 cd "$(dirname "$0")/.."
 RUNQ=${RUNQ:-build/runq}
@@ -16,43 +16,12 @@ RUNQ=${RUNQ:-build/runq}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=86}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-exitcode=86}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-exitcode=86:print_stacktrace=1}
-LOGS=build/test-logs
-mkdir -p "$LOGS"
-passed=0
-failed=0
-skipped=0
-
-suite() {
-    local name=$1
-    shift
-    local log=$LOGS/$name.log start=$SECONDS
-    "$@" >"$log" 2>&1
-    local rc=$?
-    local p f k
-    p=$(grep -c '^PASS ' "$log")
-    f=$(grep -c '^FAIL ' "$log")
-    k=$(grep -c '^SKIP ' "$log")
-    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-        echo "FAIL $name: exited with status $rc" >>"$log"
-        f=1
-    elif [ "$p" -eq 0 ] && [ "$f" -eq 0 ] && [ "$k" -eq 0 ]; then
-        echo "FAIL $name: no check ran (no PASS, FAIL or SKIP line)" >>"$log"
-        f=1
-    fi
-    printf '%-28s %3d passed %3d failed %3d skipped  (%ds)\n' "$name" "$p" "$f" "$k" $((SECONDS - start))
-    grep -E '^(FAIL|SKIP) ' "$log" | sed 's/^/    /'
-    if [ "$f" -ne 0 ]; then
-        echo "    --- last lines of $log ---"
-        tail -n 15 "$log" | sed 's/^/    /'
-    fi
-    passed=$((passed + p))
-    failed=$((failed + f))
-    skipped=$((skipped + k))
-}
+. tests/runner.sh
 
 boot() { "$RUNQ" boot --deterministic --timeout 600 "$@"; }
 
 # host
+suite runner bash tests/runner_test.sh
 suite layers bash tests/layers.sh
 suite cli bash tests/cli_test.sh "$RUNQ"
 suite sim bash tests/sim_test.sh "$RUNQ"
@@ -69,6 +38,7 @@ suite trace_ring build/tests/ring_test
 suite trace_fuzz bash tests/trace_fuzz.sh 20
 suite trace_corrupt bash tests/trace_corrupt.sh "$RUNQ" build/tests/trace_gen
 suite trace_sql bash tests/trace_sql_test.sh "$RUNQ" build/tests/trace_gen
+suite bounce bash tests/bounce_test.sh "$RUNQ" build/tests/trace_gen
 suite trace_migrate bash tests/trace_migrate.sh "$RUNQ" build/tests/trace_gen
 suite trace_hostile bash tests/trace_hostile.sh "$RUNQ" build/runq build/tests/trace_hostile build/tests/trace_gen
 suite trace_disk_full bash tests/trace_disk_full.sh "$RUNQ"
@@ -97,6 +67,4 @@ suite probe_eevdf bash tests/probe_eevdf.sh "$RUNQ"
 suite handoff bash tests/handoff_test.sh "$RUNQ"
 suite doc_examples bash tests/doc_examples.sh "$RUNQ"
 
-echo "$skipped skipped (not run here, not counted as passed)"
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+run_suites

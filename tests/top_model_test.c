@@ -545,13 +545,16 @@ static void events_reason_names_parse_back(void)
         [TRACE_LEAVE_YIELD] = { "R", "R" },  [TRACE_LEAVE_PREEMPT] = { "R+", "R+" },
         [TRACE_LEAVE_EXIT] = { "X", "X" },   [TRACE_LEAVE_MIGRATE] = { "R", "R" },
         [TRACE_LEAVE_DELAYED] = { "S", "D" }, [TRACE_LEAVE_DEQUEUED] = { "S", "S" },
+        [TRACE_LEAVE_RELEASE] = { "R+", "R+" },
     };
+    _Static_assert(sizeof want / sizeof want[0] == TRACE_LEAVE_NR, "a row for every LEAVE reason");
     for (unsigned r = 0; r < sizeof want / sizeof want[0]; r++) {
         enum thread_state st = leave_meaning_of(r)->state;
         CHECK(!strcmp(thread_state_sql_name(st), want[r][0]) && !strcmp(top_state_name(st), want[r][1]),
               "%s: %s / %s", trace_leave_reason_name(r), thread_state_sql_name(st), top_state_name(st));
-        CHECK(leave_meaning_of(r)->switched_out == (r != TRACE_LEAVE_DEQUEUED), "%s switched out?",
-              trace_leave_reason_name(r));
+        /* dequeued and migrate are about a queued task, not the one running */
+        CHECK(leave_meaning_of(r)->switched_out == (r != TRACE_LEAVE_DEQUEUED && r != TRACE_LEAVE_MIGRATE),
+              "%s switched out?", trace_leave_reason_name(r));
     }
 }
 

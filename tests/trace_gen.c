@@ -8,6 +8,14 @@
  * check the policy answered (trace format 3). Packets are framed per CPU, as
  * the kernel's rings do, so CPUs' packets interleave on the wire.
  *
+ * With --rt N, N real-time tasks (trace format 4), one a CPU, wake on a
+ * timer now and then and run a short burst above the fair class: the fair
+ * task they find running leaves with reason `release` (by rt), put back
+ * on its queue, and with --migrate K one release in K moves that task to
+ * the next CPU's queue (LEAVE migrate, JOIN migrate), as re-placing a
+ * bounced task does. The RT class here is the generator's own few lines,
+ * not the kernel's policy: what the host reads is the records.
+ *
  * Then it can damage the stream the ways a real one is damaged: flipped
  * bytes, a lost packet, garbage between packets, a ring that overflowed,
  * a cut end. Used by the trace tests, the ingest bench and the TUI.
@@ -33,7 +41,7 @@
 #define MAX_CPUS 64
 #define MAX_TASKS 512
 
-enum kind { K_IDLE, K_SPIN, K_IO };
+enum kind { K_IDLE, K_SPIN, K_IO, K_RT };
 enum tstate { T_RUNNABLE, T_SLEEPING };
 
 struct gtask {
@@ -43,7 +51,8 @@ struct gtask {
     int cpu;
     enum kind kind;
     enum tstate state;
-    uint64_t run_left; /* K_IO: of the current burst */
+    uint64_t run_left; /* K_IO, K_RT: of the current burst */
+    unsigned rt_prio, rt_policy; /* K_RT */
     uint64_t wake_at;  /* T_SLEEPING */
     uint64_t stint_start;
 };
@@ -79,6 +88,9 @@ static struct {
     int no_end;
     int verbose;
     int join_v2;       /* JOINs as format version 2 wrote them: 68 bytes, no check */
+    int task_v3;       /* TASK records as format version 3 wrote them: 48 bytes, no class */
+    unsigned rt;       /* real-time tasks, one a CPU */
+    unsigned migrate;  /* 1 in N releases moves the released task to the next CPU */
     unsigned repick;   /* 1 in N sleeps, with nothing else to run, picked again at once */
     const char *feature[8]; /* --feature NAME or NO_NAME, in order */
     unsigned nfeature;
@@ -233,7 +245,22 @@ static void emit_task(struct gcpu *c, enum trace_rec_type type, struct gtask *t)
     r.cpu = (uint16_t)t->cpu;
     r.slice_ns = t->se.slice_ns;
     memcpy(r.name, t->name, TRACE_NAME_LEN);
+    /* An RT task of even id is born RT; one of odd id is born fair and
+     * made RT by a SET class after (rt_setup), as a shell command would. */
+    if (t->kind == K_RT && t->id % 2 == 0) {
+        r.sclass = TRACE_CLASS_RT;
+        r.rt_prio = (uint8_t)t->rt_prio;
+        r.rt_policy = (uint8_t)t->rt_policy;
+    }
+    if (opt.task_v3)
+        r.h.size = TRACE_TASK_V3_SIZE;
     emit(c, &r);
+}
+
+/* Records about an RT task have no EEVDF numbers (format.h). */
+static uint8_t rflags_of(const struct gtask *t)
+{
+    return t->kind == K_RT ? TRACE_RF_NO_EEVDF : rflags();
 }
 
 /* t's JOIN as the kernel notes it right after the join (trace_join_note()):
@@ -304,10 +331,11 @@ static void emit_leave(struct gcpu *c, struct gtask *t, uint8_t reason, uint64_t
 {
     struct trace_rec_leave r = { 0 };
     trace_rec_init(&r.h, TRACE_REC_LEAVE, sizeof r, now);
-    r.h.flags = rflags();
+    r.h.flags = rflags_of(t);
     r.task = t->id;
     r.cpu = cpu_no(c);
     r.reason = reason;
+    r.by = reason == TRACE_LEAVE_RELEASE ? TRACE_CLASS_RT : 0;
     r.vruntime = vr;
     r.lag = lag;
     r.V = V;
@@ -390,6 +418,11 @@ static void charge(struct gcpu *c)
         return;
     }
     c->ctr[TRACE_CTR_BUSY_NS] += d;
+    if (c->curr->kind == K_RT) {
+        c->ctr[TRACE_CTR_RT_NS] += d;
+        c->curr->run_left = c->curr->run_left > d ? c->curr->run_left - d : 0;
+        return;
+    }
     if (d)
         P->charge(&c->q, d);
     if (c->curr->kind == K_IO)
@@ -481,6 +514,8 @@ static void tick(struct gcpu *c)
     if (csv_tick)
         fprintf(csv_tick, "%llu,%u,%d,%u,%llu\n", (unsigned long long)now, r.cpu, r.curr,
                 r.nr_runnable, (unsigned long long)r.V);
+    if (c->curr->kind == K_RT)
+        return; /* it runs its burst out: the fair class is not asked */
     if (P->tick(&c->q))
         decide(c, TRACE_WHY_TICK);
 }
@@ -575,18 +610,147 @@ static void wake(struct gtask *t)
     emit_wake(wc, t, timer);
     /* The wakee's CPU drains its wake stack a little later. */
     now += rnd_range(1 * US, 20 * US);
-    if (join_woken(c, t))
+    if (join_woken(c, t) && c->curr->kind != K_RT) /* under RT the fair class waits */
         decide(c, c->curr == c->idle ? TRACE_WHY_IDLE : wc != c ? TRACE_WHY_IPI : TRACE_WHY_PREEMPT);
 }
 
 static uint64_t slice_timer(struct gcpu *c)
 {
-    if (c->curr == c->idle)
+    if (c->curr == c->idle || c->curr->kind == K_RT)
         return UINT64_MAX;
     uint64_t left = P->timer_ns(&c->q);
     if (left == UINT64_MAX)
         return UINT64_MAX;
     return c->last_charge + (left < 20 * US ? 20 * US : left);
+}
+
+/* ---- the real-time tasks ---- */
+
+static void emit_set(struct gcpu *c, int32_t task, uint8_t what, const char *name, int64_t old, int64_t new)
+{
+    struct trace_rec_set s = { 0 };
+    trace_rec_init(&s.h, TRACE_REC_SET, sizeof s, now);
+    s.task = task;
+    s.what = what;
+    s.old_value = old;
+    s.new_value = new;
+    snprintf(s.name, sizeof s.name, "%s", name ? name : "");
+    emit(c, &s);
+}
+
+/* Queued fair task t moves from c's queue to dst's, carrying its lag:
+ * LEAVE migrate (run_ns 0), then JOIN migrate on dst, both written by c,
+ * the CPU that moves it, so they stay in that order. */
+static void migrate_task(struct gcpu *c, struct gtask *t, struct gcpu *dst)
+{
+    uint64_t stint = t->stint_start;
+    t->stint_start = now; /* not a stint: it was queued */
+    emit_leave_now(c, t, TRACE_LEAVE_MIGRATE);
+    t->stint_start = stint;
+    struct sched_entity_view v = { 0 };
+    if (is_eevdf)
+        P->describe(&c->q, &t->se, &v);
+    P->leave(&c->q, &t->se, SCHED_LEAVE_MIGRATE);
+    charge(dst);
+    P->join(&dst->q, &t->se, SCHED_JOIN_MIGRATE);
+    t->cpu = (int)cpu_no(dst);
+    struct trace_rec_join r;
+    join_note(dst, t, TRACE_JOIN_MIGRATE, v.lag, &r);
+    emit_join(c, &r);
+    c->ctr[TRACE_CTR_MIGRATIONS]++;
+    if (dst->curr == dst->idle) { /* the kernel's IPI: an idle CPU decides as soon as it arrives */
+        now += rnd_range(1 * US, 5 * US);
+        decide(dst, TRACE_WHY_IPI);
+    }
+}
+
+/* RT task t wakes on its CPU and takes it at once: a fair task running
+ * there is released (LEAVE release, by rt), back on its queue. */
+static void rt_wake(struct gtask *t)
+{
+    struct gcpu *c = &cpus[t->cpu];
+    emit_wake(c, t, true);
+    charge(c);
+    struct trace_rec_join j = { 0 };
+    trace_rec_init(&j.h, TRACE_REC_JOIN, opt.join_v2 ? TRACE_JOIN_V2_SIZE : sizeof j, now);
+    j.h.flags = TRACE_RF_NO_EEVDF;
+    j.task = t->id;
+    j.cpu = cpu_no(c);
+    j.reason = TRACE_JOIN_WAKE;
+    j.nr_runnable = (uint16_t)(nr_runnable(&c->q) + 1);
+    j.curr = c->curr->id;
+    j.check = TRACE_JC_NONE;
+    emit_join(c, &j);
+    c->ctr[TRACE_CTR_WAKES]++;
+    t->state = T_RUNNABLE;
+    t->run_left = rnd_range(50 * US, 1500 * US);
+    struct gtask *prev = c->curr;
+    if (prev != c->idle) {
+        emit_leave_now(c, prev, TRACE_LEAVE_RELEASE);
+        P->put_back(&c->q);
+        c->ctr[TRACE_CTR_RELEASES_RT]++;
+    }
+    struct trace_rec_pick r = { 0 };
+    trace_rec_init(&r.h, TRACE_REC_PICK, sizeof r, now);
+    r.h.flags = TRACE_RF_NO_EEVDF; /* next is RT */
+    r.prev = prev->id;
+    r.next = t->id;
+    r.cpu = cpu_no(c);
+    r.why = prev == c->idle ? TRACE_WHY_IDLE : TRACE_WHY_PREEMPT;
+    r.nr_runnable = (uint16_t)(nr_runnable(&c->q) + 1);
+    r.touched = 1;
+    r.cost_ns = (uint32_t)(200 + rnd() % 300);
+    emit(c, &r);
+    c->ctr[TRACE_CTR_DECISIONS]++;
+    c->ctr[TRACE_CTR_DECISION_NS] += r.cost_ns;
+    c->ctr[TRACE_CTR_SWITCHES]++;
+    t->stint_start = now;
+    c->curr = t;
+    /* Then, RT running, the task it released may be re-placed. */
+    if (prev != c->idle && opt.migrate && opt.ncpus > 1 && rnd() % opt.migrate == 0)
+        migrate_task(c, prev, &cpus[(cpu_no(c) + 1) % opt.ncpus]);
+}
+
+/* RT task t on c ends its burst and sleeps until its next period; the
+ * fair class decides who runs. */
+static void rt_sleep(struct gcpu *c)
+{
+    struct gtask *t = c->curr;
+    charge(c);
+    emit_leave(c, t, TRACE_LEAVE_SLEEP, 0, 0, 0, 0);
+    t->state = T_SLEEPING;
+    t->wake_at = now + rnd_range(2 * MS, 8 * MS);
+    decide(c, TRACE_WHY_BLOCK);
+}
+
+/* The RT tasks, one on each of the first opt.rt CPUs; and the knobs, as
+ * the kernel states them when tracing starts. */
+static void rt_setup(void)
+{
+    static const struct {
+        const char *name;
+        int64_t value;
+    } knobs[] = { { "replace_on_release", 1 }, { "rt_runtime_us", 950000 }, { "rt_period_us", 1000000 } };
+    for (size_t k = 0; k < sizeof knobs / sizeof knobs[0]; k++)
+        emit_set(&cpus[0], TRACE_TASK_NONE, TRACE_SET_KNOB, knobs[k].name, knobs[k].value, knobs[k].value);
+    for (unsigned i = 0; i < opt.rt && ntask < MAX_TASKS; i++) {
+        struct gtask *t = &tasks[ntask];
+        memset(t, 0, sizeof *t);
+        t->id = (int)ntask++;
+        t->cpu = (int)i;
+        t->kind = K_RT;
+        t->rt_prio = 50 + i;
+        t->rt_policy = i % 2 ? TRACE_RT_RR : TRACE_RT_FIFO;
+        snprintf(t->name, sizeof t->name, "rt%u", i);
+        struct gcpu *c = &cpus[i];
+        now = c->last_charge + 70 * US + i * US;
+        emit_task(c, TRACE_REC_TASK_NEW, t);
+        if (t->id % 2)
+            emit_set(c, t->id, TRACE_SET_CLASS, t->rt_policy == TRACE_RT_RR ? "rr" : "fifo", 0,
+                     (int64_t)t->rt_prio);
+        t->state = T_SLEEPING;
+        t->wake_at = now + rnd_range(1 * MS, 4 * MS);
+    }
 }
 
 static void setup(void)
@@ -628,7 +792,7 @@ static void setup(void)
     snprintf(cmdline, sizeof cmdline, "sched=%s hz=%u -- trace_gen seed=%lu", opt.policy, opt.hz,
              opt.seed);
     memcpy(sr.s.magic, TRACE_STREAM_MAGIC, 8);
-    sr.s.version = opt.join_v2 ? 2 : TRACE_FORMAT_VERSION;
+    sr.s.version = opt.join_v2 ? 2 : opt.task_v3 ? 3 : TRACE_FORMAT_VERSION;
     sr.s.ncpus = (uint16_t)opt.ncpus;
     sr.s.tick_hz = opt.hz;
     sr.s.tsc_hz = 1000000000ull;
@@ -696,6 +860,8 @@ static void setup(void)
         if (c->curr == c->idle)
             decide(c, TRACE_WHY_IDLE);
     }
+    if (opt.rt)
+        rt_setup();
 }
 
 static void run(void)
@@ -714,13 +880,14 @@ static void run(void)
                 best = c->next_tick, kind = 0, who = c;
             if (c->next_kf < best)
                 best = c->next_kf, kind = 1, who = c;
-            if (c->curr->kind == K_IO && (t = c->last_charge + c->curr->run_left) < best)
+            if ((c->curr->kind == K_IO || c->curr->kind == K_RT) && (t = c->last_charge + c->curr->run_left) < best)
                 best = t, kind = 2, who = c;
             if ((t = slice_timer(c)) < best)
                 best = t, kind = 3, who = c;
         }
         for (unsigned i = 0; i < ntask; i++)
-            if (tasks[i].kind == K_IO && tasks[i].state == T_SLEEPING && tasks[i].wake_at < best)
+            if ((tasks[i].kind == K_IO || tasks[i].kind == K_RT) && tasks[i].state == T_SLEEPING &&
+                tasks[i].wake_at < best)
                 best = tasks[i].wake_at, kind = 4, who = &tasks[i];
         if (best > now)
             now = best;
@@ -741,14 +908,14 @@ static void run(void)
                 flush_cpu(&cpus[i], (uint16_t)i);
             break;
         }
-        case 2: burst_end(who); break;
+        case 2: ((struct gcpu *)who)->curr->kind == K_RT ? rt_sleep(who) : burst_end(who); break;
         case 3: {
             struct gcpu *c = who;
             charge(c);
             decide(c, TRACE_WHY_SLICE);
             break;
         }
-        case 4: wake(who); break;
+        case 4: ((struct gtask *)who)->kind == K_RT ? rt_wake(who) : wake(who); break;
         }
     }
     for (unsigned i = 0; i < opt.ncpus; i++) {
@@ -836,6 +1003,10 @@ static void usage(FILE *f)
             "  --csv-dir DIR       also write pick/place/leave/wake/tick CSVs (for the bench)\n"
             "  --feature NAME      switch an EEVDF feature on (NO_NAME: off); up to 8 times\n"
             "  --join-v2           JOINs as trace format 2 wrote them (68 bytes, no wakeup check)\n"
+            "  --task-v3           TASK records as trace format 3 wrote them (48 bytes, no class)\n"
+            "  --rt N              N real-time tasks, one on each of the first N CPUs: bursts that\n"
+            "                      release the fair task they find running (trace format 4)\n"
+            "  --migrate K         1 in K releases moves the released task to the next CPU\n"
             "  --repick N          1 in N sleeps with nothing else to run ends at once: the\n"
             "                      task is woken and picked again after its LEAVE (next == prev)\n"
             "damage:\n"
@@ -862,6 +1033,7 @@ int main(int argc, char **argv)
         NUM("--cpus", ncpus) NUM("--tasks", ntasks) NUM("--hz", hz) NUM("--seed", seed)
         NUM("--records", max_records) NUM("--packet-bytes", packet_bytes) NUM("--flip", flips)
         NUM("--garbage-len", garbage_len) NUM("--ring-drop", ring_drop) NUM("--repick", repick)
+        NUM("--rt", rt) NUM("--migrate", migrate)
 #undef NUM
         if (strcmp(a, "--ms") == 0 && v) {
             opt.dur_ns = strtoull(v, NULL, 0) * MS;
@@ -889,6 +1061,8 @@ int main(int argc, char **argv)
             i++;
         } else if (strcmp(a, "--join-v2") == 0) {
             opt.join_v2 = 1;
+        } else if (strcmp(a, "--task-v3") == 0) {
+            opt.task_v3 = 1;
         } else if (strcmp(a, "--no-end") == 0) {
             opt.no_end = 1;
         } else if (strcmp(a, "--verbose") == 0) {
@@ -913,6 +1087,10 @@ int main(int argc, char **argv)
     if (opt.ncpus < 1 || opt.ncpus > MAX_CPUS || opt.hz < 1 || opt.packet_bytes < 128 ||
         opt.packet_bytes > TRACE_PKT_MAX_PAYLOAD) {
         fprintf(stderr, "trace_gen: --cpus 1..64, --hz >= 1, --packet-bytes 128..65535\n");
+        return 2;
+    }
+    if (opt.rt > opt.ncpus || (opt.rt && (opt.task_v3 || opt.join_v2))) {
+        fprintf(stderr, "trace_gen: --rt at most --cpus, and not with an older format (--task-v3, --join-v2)\n");
         return 2;
     }
     rng_state = opt.seed * 0x9E3779B97F4A7C15ull + 1;

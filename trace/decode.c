@@ -339,6 +339,24 @@ TRACE_TABLE_NAMES(trace_join_check_name, TRACE_JOIN_CHECKS, TRACE_JC_NR)
 TRACE_TABLE_NAMES(trace_leave_reason_name, TRACE_LEAVE_REASONS, TRACE_LEAVE_NR)
 TRACE_TABLE_NAMES(trace_set_what_name, TRACE_SET_WHATS, TRACE_SET_NR)
 TRACE_TABLE_NAMES(trace_counter_name, TRACE_COUNTER_NAMES, TRACE_CTR_NR)
+TRACE_TABLE_NAMES(trace_class_name, TRACE_CLASSES, TRACE_CLASS_NR)
+
+const char *trace_rt_policy_name(unsigned policy)
+{
+    return policy == TRACE_RT_FIFO ? "fifo" : policy == TRACE_RT_RR ? "rr" : "?";
+}
+
+void trace_task_class_of(const struct trace_rec_task *r, struct trace_task_class *out)
+{
+    *out = (struct trace_task_class){ .sclass = TRACE_CLASS_FAIR };
+    if (r->h.size < sizeof *r) /* version 3: before classes, every task was fair */
+        return;
+    out->sclass = r->sclass;
+    if (r->sclass != TRACE_CLASS_FAIR) {
+        out->rt_prio = r->rt_prio;
+        out->rt_policy = trace_rt_policy_name(r->rt_policy);
+    }
+}
 
 const char *trace_mark_source_name(unsigned source)
 {

@@ -120,6 +120,21 @@ const char *trace_leave_reason_name(unsigned reason);
 const char *trace_set_what_name(unsigned what);
 const char *trace_mark_source_name(unsigned source);
 const char *trace_counter_name(unsigned counter);
+/* A scheduling class (enum trace_class): "fair", "rt". */
+const char *trace_class_name(unsigned sclass);
+
+/* What a TASK record says of its class (trace format 4). A version-3
+ * record (TRACE_TASK_V3_SIZE bytes) has none: a fair task. rt_policy is
+ * "fifo" or "rr" for an RT task, NULL for a fair one; a class or policy
+ * out of range reads as the names' "?". */
+struct trace_task_class {
+    unsigned sclass;       /* enum trace_class */
+    unsigned rt_prio;      /* 1..99; 0 for a fair task */
+    const char *rt_policy; /* "fifo", "rr", or NULL (fair) */
+};
+void trace_task_class_of(const struct trace_rec_task *r, struct trace_task_class *out);
+/* The policy name of a TRACE_RT_* value: "fifo", "rr", "?". */
+const char *trace_rt_policy_name(unsigned policy);
 
 /* Copies a fixed, maybe unterminated string field of n bytes into out
  * (size >= n + 1), stopping at the first NUL. */
