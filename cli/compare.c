@@ -1,0 +1,991 @@
+/*
+ * `runq report compare A B`: a paired comparison of two runs, as seed 004
+ * made one ("false better in 4 intervals, true in 10, sign test p =
+ * 0.18"). docs/compare.md is the guide; the contract is in compare.h.
+ *
+ * In order:
+ *   1. the flags, and A and B: each a trace id, `run:N` (a scenario run)
+ *      or E/C[/R] (experiment E's cell C, repeat R, default 0);
+ *   2. what the database knows of each run: its trace's settings (policy,
+ *      cpus, hz, the EEVDF switches, anything `sched_set` records for the
+ *      whole machine before the run starts) and, for a scenario run, its
+ *      cell's parameters, its seed and its scenario's text. Then the
+ *      check: one scenario and one seed, or a refusal (--force compares
+ *      anyway), and the settings that differ, with a warning when more
+ *      than one does;
+ *   3. each run's window of guest time, from its `scn start` mark (else
+ *      its first record) to its `scn end` mark (else its last), cut into
+ *      --interval pieces from its own start; interval i of A is paired
+ *      with interval i of B, whole intervals only;
+ *   4. per interval and side, the wake->run samples of the chosen tasks
+ *      (a sample falls in the interval its wakeup does): how many, the
+ *      share past --threshold, p99, p99.9 and max by scn_rank() (the one
+ *      percentile rule of every engine, through scn_stats_lateness()),
+ *      and, where the database has a `bounce` table, the bounce samples
+ *      and the releases to a higher class; which side was better by
+ *      --metric;
+ *   5. the sign test over the intervals one side won.
+ *
+ * Why intervals and a sign test: two runs of a scheduler are one sample
+ * each, and their tails differ by luck as much as by setting. Cut into
+ * intervals of the same scenario time, each interval is a small paired
+ * experiment; the sign test asks only which side won each, so one
+ * interval's outlier counts once, not by its size. It needs the intervals
+ * to be alike, which is why the runs must be one scenario and seed.
+ *
+ * An interval that crosses a data gap on either side is unknown (its
+ * samples are not all there), and one where a side has no samples cannot
+ * be judged: neither is compared, and the count says so.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/compare.h"
+#include "db/query.h"
+#include "scenario/scenario.h"
+
+#define CMP_DEFAULT_DB "runq.db"
+#define CMP_MAX_TASKS 16
+#define CMP_MAX_SETTINGS 96
+#define CMP_MAX_INTERVALS 100000
+
+/* ---- flags ---- */
+
+enum cmp_flag { CMP_DB, CMP_INTERVAL, CMP_THRESHOLD, CMP_METRIC, CMP_TASK, CMP_FORCE, CMP_CSV, CMP_HELP };
+
+/* One table drives both parsing and --help. */
+static const struct cmp_flagdef {
+    enum cmp_flag flag;
+    const char *name, *arg, *help;
+} cmp_flagdefs[] = {
+    { CMP_DB, "db", "FILE", "the database holding both runs (default " CMP_DEFAULT_DB ")" },
+    { CMP_INTERVAL, "interval", "D", "the intervals' length in guest time (default 1s; 500ms, 2.5s, ...)" },
+    { CMP_THRESHOLD, "threshold", "D", "the tail is the share of samples past D (default 1ms)" },
+    { CMP_METRIC, "metric", "M", "who won an interval: tail (default), p99, p99.9 or max; lower wins" },
+    { CMP_TASK, "task", "NAME", "only these tasks (NAME, or a prefix as hog*); repeatable (default: all)" },
+    { CMP_FORCE, "force", NULL, "compare runs of other scenarios or seeds too" },
+    { CMP_CSV, "csv", NULL, "the intervals as CSV, in ns and counts, and nothing else" },
+    { CMP_HELP, "help", NULL, "this help" },
+};
+#define CMP_NFLAGS (sizeof cmp_flagdefs / sizeof cmp_flagdefs[0])
+
+enum cmp_metric { CMP_TAIL, CMP_P99, CMP_P999, CMP_MAX };
+static const char *const metric_names[] = { "tail", "p99", "p99.9", "max" };
+
+struct cmp_opts {
+    const char *db, *run[2];
+    uint64_t interval_ns, threshold_ns;
+    enum cmp_metric metric;
+    int ntasks;
+    const char *task[CMP_MAX_TASKS];
+    bool force, csv;
+};
+
+/* One line on stderr, "runq report compare: ...", and status: 2 for a
+ * usage error (the spelling of the command), 1 for a refusal (what the
+ * database holds). */
+static int complain(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int complain(int status, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "runq report compare: ");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n");
+    return status;
+}
+
+static void cmp_help(void)
+{
+    printf("usage: runq report compare A B [flags]\n\n"
+           "Compares two runs of one scenario and seed that differ in one setting, interval\n"
+           "by interval of guest time, and ends with the sign test over the intervals one\n"
+           "side won: 'NAME_A better in X intervals, NAME_B in Y, T ties, sign test p = P'.\n"
+           "docs/compare.md is the guide.\n\n"
+           "A and B: a trace id (N), a scenario run (run:N, the scenario table's\n"
+           "scenario_id), or an experiment's cell (E/C, or E/C/R for repeat R; default 0).\n\n"
+           "Per interval and side: wake->run samples of the chosen tasks, the share past\n"
+           "the threshold, p99, p99.9 (of n sorted samples the one at index (n-1)*p/1000,\n"
+           "rounded down: scn_rank()) and max; bounce samples and releases where the\n"
+           "database has them. p is the exact two-sided binomial sign test, ties dropped.\n\n"
+           "flags:\n");
+    for (size_t k = 0; k < CMP_NFLAGS; k++) {
+        char left[32];
+        snprintf(left, sizeof left, "--%s%s%s", cmp_flagdefs[k].name, cmp_flagdefs[k].arg ? " " : "",
+                 cmp_flagdefs[k].arg ? cmp_flagdefs[k].arg : "");
+        printf("  %-18s %s\n", left, cmp_flagdefs[k].help);
+    }
+}
+
+static int cmp_value(struct cmp_opts *o, enum cmp_flag f, const char *v)
+{
+    switch (f) {
+    case CMP_DB:
+        if (!*v)
+            return complain(2, "--db needs a file name");
+        o->db = v;
+        break;
+    case CMP_INTERVAL:
+        if (!scn_parse_duration(v, &o->interval_ns) || o->interval_ns == 0)
+            return complain(2, "--interval takes a duration longer than 0 (1s, 500ms), not '%s'", v);
+        break;
+    case CMP_THRESHOLD:
+        if (!scn_parse_duration(v, &o->threshold_ns))
+            return complain(2, "--threshold takes a duration (1ms, 500us), not '%s'", v);
+        break;
+    case CMP_METRIC: {
+        size_t m = 0;
+        while (m < sizeof metric_names / sizeof metric_names[0] && strcmp(metric_names[m], v))
+            m++;
+        if (m == sizeof metric_names / sizeof metric_names[0])
+            return complain(2, "--metric takes tail, p99, p99.9 or max, not '%s'", v);
+        o->metric = (enum cmp_metric)m;
+        break;
+    }
+    case CMP_TASK:
+        if (!*v || strchr(v, '*') != strrchr(v, '*') || (strchr(v, '*') && v[strlen(v) - 1] != '*') ||
+            strcmp(v, "*") == 0)
+            return complain(2, "--task takes a task's name, or a prefix and one '*' at its end (hog*), not '%s'", v);
+        if (o->ntasks == CMP_MAX_TASKS)
+            return complain(2, "at most %d --task", CMP_MAX_TASKS);
+        o->task[o->ntasks++] = v;
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
+/* -1 to go on, else the exit status. */
+static int cmp_args(int argc, char **argv, struct cmp_opts *o)
+{
+    int npos = 0;
+    memset(o, 0, sizeof *o);
+    o->db = CMP_DEFAULT_DB;
+    o->interval_ns = 1000000000ull;
+    o->threshold_ns = 1000000ull;
+    o->metric = CMP_TAIL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            cmp_help();
+            return 0;
+        }
+        if (strncmp(a, "--", 2) != 0 || !a[2]) {
+            if (npos == 2)
+                return complain(2, "two runs, A and B, not '%s' too", a);
+            o->run[npos++] = a;
+            continue;
+        }
+        const struct cmp_flagdef *d = NULL;
+        const char *eq = strchr(a, '='), *val = NULL;
+        size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+        for (size_t k = 0; k < CMP_NFLAGS; k++)
+            if (strlen(cmp_flagdefs[k].name) == len && strncmp(cmp_flagdefs[k].name, a + 2, len) == 0)
+                d = &cmp_flagdefs[k];
+        if (!d)
+            return complain(2, "unknown flag '%s'; see 'runq report compare --help'", a);
+        if (d->arg) {
+            val = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!val)
+                return complain(2, "--%s needs a value (%s)", d->name, d->arg);
+            int rc = cmp_value(o, d->flag, val);
+            if (rc)
+                return rc;
+        } else if (eq) {
+            return complain(2, "--%s takes no value", d->name);
+        } else if (d->flag == CMP_FORCE) {
+            o->force = true;
+        } else if (d->flag == CMP_CSV) {
+            o->csv = true;
+        }
+    }
+    if (npos < 2)
+        return complain(2, "name two runs, A and B (trace ids, run:N or E/C); see 'runq report compare --help'");
+    return -1;
+}
+
+/* ---- what the database knows of a run ---- */
+
+struct cmp_setting {
+    char key[64], value[64];
+};
+
+/* One interval of one run. */
+struct cmp_iv {
+    struct scn_stats st; /* wakeups: the samples; stalls: past the threshold; late[]: p50..max */
+    uint64_t bounces, releases;
+    bool gap; /* crosses a data gap: unknown */
+};
+
+struct cmp_run {
+    char side;          /* 'A' or 'B' */
+    const char *arg;    /* as given */
+    int64_t trace, scenario, experiment; /* 0: none */
+    int cell, repeat;
+    uint64_t seed;
+    char *params, *text, *file, *status; /* NULL: not a scenario run */
+    int64_t start, end;
+    bool start_mark, end_mark;
+    uint64_t nfull; /* whole intervals in its window */
+    struct cmp_iv *iv;
+    int nset, nparam;
+    struct cmp_setting set[CMP_MAX_SETTINGS];   /* from the trace */
+    struct cmp_setting param[CMP_MAX_SETTINGS]; /* the cell's */
+};
+
+static bool has_table(sqlite3 *db, const char *name)
+{
+    sqlite3_stmt *s;
+    bool yes = false;
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", -1, &s, NULL) ==
+        SQLITE_OK) {
+        sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+        yes = sqlite3_step(s) == SQLITE_ROW;
+    }
+    sqlite3_finalize(s);
+    return yes;
+}
+
+static sqlite3_stmt *prepare(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) {
+        fprintf(stderr, "runq report compare: %s\n", sqlite3_errmsg(db));
+        sqlite3_finalize(s);
+        return NULL;
+    }
+    return s;
+}
+
+static char *column_dup(sqlite3_stmt *s, int i)
+{
+    const unsigned char *t = sqlite3_column_text(s, i);
+    return t ? strdup((const char *)t) : NULL;
+}
+
+/* Sets key to value in list (replacing an earlier value of key). */
+static void set_put(struct cmp_setting *list, int *n, const char *key, const char *value)
+{
+    int i = 0;
+    while (i < *n && strcmp(list[i].key, key))
+        i++;
+    if (i == CMP_MAX_SETTINGS)
+        return;
+    snprintf(list[i].key, sizeof list[i].key, "%s", key);
+    snprintf(list[i].value, sizeof list[i].value, "%s", value);
+    if (i == *n)
+        (*n)++;
+}
+
+static const char *set_get(const struct cmp_setting *list, int n, const char *key)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(list[i].key, key) == 0)
+            return list[i].value;
+    return NULL;
+}
+
+/* Which run the argument names: its trace, and its scenario row when it
+ * has one. 0, 1 after a refusal, 2 after a usage error. */
+static int find_run(sqlite3 *db, struct cmp_run *r)
+{
+    long long a = 0, b = 0, c = 0;
+    int used = 0;
+    bool scenarios = has_table(db, "scenario");
+    const char *where;
+
+    if (sscanf(r->arg, "run:%lld%n", &a, &used) == 1 && !r->arg[used] && a > 0)
+        where = "scenario_id = ?1";
+    else if ((sscanf(r->arg, "%lld/%lld/%lld%n", &a, &b, &c, &used) == 3 ||
+              (c = 0, sscanf(r->arg, "%lld/%lld%n", &a, &b, &used) == 2)) &&
+             !r->arg[used] && a > 0 && b >= 0 && c >= 0 && strspn(r->arg, "0123456789/") == strlen(r->arg))
+        where = "experiment_id = ?1 AND cell = ?2 AND repeat = ?3";
+    else if (strspn(r->arg, "0123456789") == strlen(r->arg) && strlen(r->arg) < 19 && (a = atoll(r->arg)) > 0)
+        where = "trace_id = ?1";
+    else
+        return complain(2, "%c: want a trace id (3), a scenario run (run:5) or an experiment's cell (2/1), not '%s'",
+                     r->side, r->arg);
+    bool by_trace = strncmp(where, "trace_id", 8) == 0;
+    if (!scenarios && !by_trace)
+        return complain(1, "%s holds no scenario runs (no scenario table): name the traces", r->arg);
+
+    if (scenarios) {
+        char sql[512];
+        snprintf(sql, sizeof sql,
+                 "SELECT s.scenario_id, s.trace_id, s.experiment_id, s.cell, s.repeat, s.seed, s.params, s.text,"
+                 " e.file, s.status FROM scenario s LEFT JOIN experiment e USING (experiment_id) WHERE s.%s"
+                 " ORDER BY s.scenario_id DESC LIMIT 1",
+                 where);
+        sqlite3_stmt *s = prepare(db, sql);
+        if (!s)
+            return 1;
+        sqlite3_bind_int64(s, 1, a);
+        sqlite3_bind_int64(s, 2, b);
+        sqlite3_bind_int64(s, 3, c);
+        if (sqlite3_step(s) == SQLITE_ROW) {
+            r->scenario = sqlite3_column_int64(s, 0);
+            r->trace = sqlite3_column_int64(s, 1);
+            r->experiment = sqlite3_column_int64(s, 2);
+            r->cell = sqlite3_column_int(s, 3);
+            r->repeat = sqlite3_column_int(s, 4);
+            r->seed = (uint64_t)sqlite3_column_int64(s, 5);
+            r->params = column_dup(s, 6);
+            r->text = column_dup(s, 7);
+            r->file = column_dup(s, 8);
+            r->status = column_dup(s, 9);
+        }
+        sqlite3_finalize(s);
+        if (!r->scenario && !by_trace)
+            return complain(1, "%c: no scenario run %s in the database", r->side,
+                          strchr(r->arg, '/') ? r->arg : r->arg + 4);
+        if (r->scenario && !r->trace)
+            return complain(1, "%c: scenario run %lld has no trace (engine sim runs on paper): nothing to compare",
+                          r->side, (long long)r->scenario);
+    }
+    if (by_trace)
+        r->trace = a;
+    sqlite3_stmt *s = prepare(db, "SELECT 1 FROM trace WHERE trace_id = ?");
+    if (!s)
+        return 1;
+    sqlite3_bind_int64(s, 1, r->trace);
+    bool found = sqlite3_step(s) == SQLITE_ROW;
+    sqlite3_finalize(s);
+    if (!found)
+        return complain(1, "%c: no trace %lld in the database", r->side, (long long)r->trace);
+    return 0;
+}
+
+/* The run's window: from its `scn start` mark (else its first record) to
+ * its `scn end` mark (else its last). 0, or 1 after a refusal. */
+static int find_window(sqlite3 *db, struct cmp_run *r)
+{
+    sqlite3_stmt *s = prepare(db, "SELECT t.start_ts, t.end_ts,"
+                                  " (SELECT MIN(ts) FROM mark WHERE trace_id = ?1 AND name = 'scn start'),"
+                                  " (SELECT MAX(ts) FROM mark WHERE trace_id = ?1 AND name = 'scn end')"
+                                  " FROM trace t WHERE t.trace_id = ?1");
+    if (!s)
+        return 1;
+    sqlite3_bind_int64(s, 1, r->trace);
+    if (sqlite3_step(s) == SQLITE_ROW) {
+        r->start_mark = sqlite3_column_type(s, 2) != SQLITE_NULL;
+        r->end_mark = sqlite3_column_type(s, 3) != SQLITE_NULL;
+        r->start = sqlite3_column_int64(s, r->start_mark ? 2 : 0);
+        r->end = sqlite3_column_int64(s, r->end_mark ? 3 : 1);
+        if (r->end_mark && r->end <= r->start) {
+            r->end_mark = false;
+            r->end = sqlite3_column_int64(s, 1);
+        }
+    }
+    sqlite3_finalize(s);
+    if (r->end <= r->start)
+        return complain(1, "%c: trace %lld holds no stretch of time to compare", r->side, (long long)r->trace);
+    return 0;
+}
+
+/* The settings the trace records, as they were when the run started:
+ * policy, cpus, hz, each EEVDF switch (feature.NAME on/off), and what
+ * sched_set changed for the whole machine before then (a knob by its own
+ * name). */
+static int trace_settings(sqlite3 *db, struct cmp_run *r)
+{
+    char num[32];
+    sqlite3_stmt *s = prepare(db, "SELECT policy, ncpus, tick_hz, features, feature_names FROM trace WHERE trace_id = ?");
+    if (!s)
+        return -1;
+    sqlite3_bind_int64(s, 1, r->trace);
+    if (sqlite3_step(s) == SQLITE_ROW) {
+        const char *policy = (const char *)sqlite3_column_text(s, 0);
+        set_put(r->set, &r->nset, "policy", policy ? policy : "?");
+        snprintf(num, sizeof num, "%d", sqlite3_column_int(s, 1));
+        set_put(r->set, &r->nset, "cpus", num);
+        snprintf(num, sizeof num, "%d", sqlite3_column_int(s, 2));
+        set_put(r->set, &r->nset, "hz", num);
+        uint64_t mask = (uint64_t)sqlite3_column_int64(s, 3);
+        char *names = column_dup(s, 4), *save = NULL, key[64];
+        int bit = 0;
+        for (char *n = names ? strtok_r(names, ",", &save) : NULL; n; n = strtok_r(NULL, ",", &save), bit++) {
+            snprintf(key, sizeof key, "feature.%s", n);
+            set_put(r->set, &r->nset, key, bit < 64 && (mask >> bit & 1) ? "on" : "off");
+        }
+        free(names);
+    }
+    sqlite3_finalize(s);
+    s = prepare(db, "SELECT what, name, new_value FROM sched_set WHERE trace_id = ? AND utid IS NULL AND ts <= ?"
+                    " ORDER BY ts, rowid");
+    if (!s)
+        return -1;
+    sqlite3_bind_int64(s, 1, r->trace);
+    sqlite3_bind_int64(s, 2, r->start);
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        const char *what = (const char *)sqlite3_column_text(s, 0), *name = (const char *)sqlite3_column_text(s, 1);
+        long long v = sqlite3_column_int64(s, 2);
+        char key[64], value[64];
+        if (!what)
+            continue;
+        snprintf(value, sizeof value, "%lld", v);
+        if (strcmp(what, "feature") == 0) {
+            snprintf(key, sizeof key, "feature.%s", name ? name : "?");
+            snprintf(value, sizeof value, "%s", v ? "on" : "off");
+        } else if (strcmp(what, "policy") == 0) {
+            snprintf(key, sizeof key, "policy");
+            snprintf(value, sizeof value, "%s", name ? name : "?");
+        } else if (strcmp(what, "knob") == 0 && name) {
+            snprintf(key, sizeof key, "%s", name);
+        } else {
+            snprintf(key, sizeof key, "%s%s%s", what, name ? "." : "", name ? name : "");
+        }
+        set_put(r->set, &r->nset, key, value);
+    }
+    sqlite3_finalize(s);
+    return 0;
+}
+
+/* The cell's parameters, "k=v k=v", into r->param. */
+static void cell_params(struct cmp_run *r)
+{
+    char *copy = r->params ? strdup(r->params) : NULL, *save = NULL;
+    for (char *kv = copy ? strtok_r(copy, " ", &save) : NULL; kv; kv = strtok_r(NULL, " ", &save)) {
+        char *eq = strchr(kv, '=');
+        if (!eq)
+            continue;
+        *eq = '\0';
+        set_put(r->param, &r->nparam, kv, eq + 1);
+    }
+    free(copy);
+}
+
+/* A's scenario and B's, each given both cells' values (A's, then B's)
+ * and no seed, printed: equal when they are one scenario that differs
+ * only in those values. 1 equal, 0 not, -1 when a text cannot be read
+ * (err says why). */
+static int same_scenario(const struct cmp_run *a, const struct cmp_run *b, char *err, size_t errlen)
+{
+    struct scenario *s = malloc(sizeof *s);
+    char *printed[2] = { NULL, NULL };
+    size_t len[2];
+    int rc = -1;
+    const struct cmp_run *runs[2] = { a, b };
+
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (int i = 0; i < 2; i++) {
+        FILE *f = fmemopen(runs[i]->text, strlen(runs[i]->text), "r");
+        char name[32];
+        snprintf(name, sizeof name, "run %lld", (long long)runs[i]->scenario);
+        if (!f || scn_parse(f, name, s, err, errlen) < 0) {
+            if (f)
+                fclose(f);
+            goto out;
+        }
+        fclose(f);
+        for (int k = 0; k < 2; k++)
+            for (int p = 0; p < runs[k]->nparam; p++)
+                if (scn_apply(s, runs[k]->param[p].key, runs[k]->param[p].value, err, errlen) < 0)
+                    goto out;
+        s->seed = 0;
+        s->lines.seed = 0;
+        FILE *o = open_memstream(&printed[i], &len[i]);
+        if (!o)
+            goto out;
+        scn_print(o, s);
+        fclose(o);
+    }
+    rc = len[0] == len[1] && memcmp(printed[0], printed[1], len[0]) == 0;
+out:
+    free(printed[0]);
+    free(printed[1]);
+    free(s);
+    return rc;
+}
+
+/* ---- the intervals ---- */
+
+/* The SQL that takes one run's rows of table (its time column tcol)
+ * into intervals: ?1 the trace, ?2 its start, ?3 the interval, ?4 the
+ * end of its last whole interval, ?5... the --task names. what is the
+ * select list after the interval's number. */
+static void interval_sql(char *buf, size_t len, const struct cmp_opts *o, const char *table, const char *tcol,
+                         const char *what, const char *cond, const char *tail)
+{
+    size_t n = (size_t)snprintf(buf, len,
+                                "SELECT (x.%s - ?2) / ?3, %s FROM %s x JOIN thread t USING (utid)"
+                                " WHERE x.trace_id = ?1 AND NOT t.is_idle AND x.%s >= ?2 AND x.%s < ?4 AND %s",
+                                tcol, what, table, tcol, tcol, cond);
+    for (int i = 0; i < o->ntasks && n < len; i++) {
+        const char *star = strchr(o->task[i], '*');
+        if (star)
+            n += (size_t)snprintf(buf + n, len - n, "%s substr(t.name, 1, %d) = ?%d", i ? " OR" : " AND (",
+                                  (int)(star - o->task[i]), 5 + i);
+        else
+            n += (size_t)snprintf(buf + n, len - n, "%s t.name = ?%d", i ? " OR" : " AND (", 5 + i);
+    }
+    if (n < len)
+        snprintf(buf + n, len - n, "%s %s", o->ntasks ? ")" : "", tail);
+}
+
+static void bind_interval(sqlite3_stmt *s, const struct cmp_opts *o, const struct cmp_run *r)
+{
+    sqlite3_bind_int64(s, 1, r->trace);
+    sqlite3_bind_int64(s, 2, r->start);
+    sqlite3_bind_int64(s, 3, (int64_t)o->interval_ns);
+    sqlite3_bind_int64(s, 4, r->start + (int64_t)(r->nfull * o->interval_ns));
+    for (int i = 0; i < o->ntasks; i++) {
+        const char *star = strchr(o->task[i], '*');
+        sqlite3_bind_text(s, 5 + i, o->task[i], star ? (int)(star - o->task[i]) : -1, SQLITE_STATIC);
+    }
+}
+
+/* Counts rows of table a interval into the field at offset off of each. */
+static int count_into(sqlite3 *db, const struct cmp_opts *o, struct cmp_run *r, const char *table, const char *tcol,
+                      const char *cond, size_t off)
+{
+    char sql[2048];
+    interval_sql(sql, sizeof sql, o, table, tcol, "COUNT(*)", cond, "GROUP BY 1");
+    sqlite3_stmt *s = prepare(db, sql);
+    if (!s)
+        return -1;
+    bind_interval(s, o, r);
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        int64_t i = sqlite3_column_int64(s, 0);
+        if (i >= 0 && (uint64_t)i < r->nfull)
+            *(uint64_t *)((char *)&r->iv[i] + off) = (uint64_t)sqlite3_column_int64(s, 1);
+    }
+    sqlite3_finalize(s);
+    return 0;
+}
+
+/* Fills r->iv: each whole interval's samples, bounces, releases, gaps. */
+static int measure(sqlite3 *db, const struct cmp_opts *o, struct cmp_run *r, bool bounce_table)
+{
+    char sql[2048];
+    struct scn_samples v = { 0 };
+    int64_t cur = -1;
+
+    r->iv = calloc(r->nfull ? r->nfull : 1, sizeof *r->iv);
+    if (!r->iv)
+        return -1;
+    interval_sql(sql, sizeof sql, o, "wakeup", "ts_wake", "x.latency", "x.latency IS NOT NULL", "ORDER BY 1, 2");
+    sqlite3_stmt *s = prepare(db, sql);
+    if (!s)
+        return -1;
+    bind_interval(s, o, r);
+    for (;;) {
+        bool row = sqlite3_step(s) == SQLITE_ROW;
+        int64_t i = row ? sqlite3_column_int64(s, 0) : -2;
+        if (i != cur && cur >= 0 && (uint64_t)cur < r->nfull) {
+            r->iv[cur].st.wakeups = v.n;
+            scn_stats_lateness(&r->iv[cur].st, v.v, v.n, o->threshold_ns);
+        }
+        if (!row)
+            break;
+        if (i != cur)
+            v.n = 0;
+        cur = i;
+        scn_samples_add(&v, (uint64_t)sqlite3_column_int64(s, 1));
+    }
+    sqlite3_finalize(s);
+    bool lost = v.dropped > 0;
+    scn_samples_free(&v);
+    if (lost) {
+        fprintf(stderr, "runq report compare: out of memory\n");
+        return -1;
+    }
+    if (bounce_table &&
+        (count_into(db, o, r, "bounce", "ts_bounce", "x.latency IS NOT NULL", offsetof(struct cmp_iv, bounces)) < 0 ||
+         count_into(db, o, r, "eevdf_leave", "ts", "x.reason = 'release'", offsetof(struct cmp_iv, releases)) < 0))
+        return -1;
+
+    s = prepare(db, "SELECT ts_start, ts_end FROM data_gap WHERE trace_id = ?1 AND ts_end > ?2 AND ts_start < ?4");
+    if (!s)
+        return -1;
+    bind_interval(s, o, r);
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        int64_t from = sqlite3_column_int64(s, 0), to = sqlite3_column_int64(s, 1);
+        uint64_t first = from <= r->start ? 0 : (uint64_t)(from - r->start) / o->interval_ns;
+        uint64_t last = (uint64_t)(to - 1 - r->start) / o->interval_ns;
+        for (uint64_t i = first; i <= last && i < r->nfull; i++)
+            r->iv[i].gap = true;
+    }
+    sqlite3_finalize(s);
+    return 0;
+}
+
+/* -1: A was better in this interval, 1: B, 0: a tie. Lower is better;
+ * the tail's shares are compared exactly, as fractions. */
+static int better(enum cmp_metric m, const struct scn_stats *a, const struct scn_stats *b)
+{
+    uint64_t x, y;
+    switch (m) {
+    case CMP_TAIL: {
+        unsigned __int128 l = (unsigned __int128)a->stalls * b->wakeups, r = (unsigned __int128)b->stalls * a->wakeups;
+        return l < r ? -1 : l > r;
+    }
+    case CMP_P99:
+        x = a->late[2], y = b->late[2];
+        break;
+    case CMP_P999:
+        x = a->late[3], y = b->late[3];
+        break;
+    default:
+        x = a->late[4], y = b->late[4];
+        break;
+    }
+    return x < y ? -1 : x > y;
+}
+
+/* The exact two-sided sign test, ties already dropped: with either side
+ * as likely to win each interval, the chance of a split at least as
+ * uneven as wins_a : wins_b, min(1, 2 * sum_{k <= min} C(n, k) / 2^n),
+ * n = wins_a + wins_b. Each term is taken through lgamma, so n may be
+ * past where 2^n is a double. */
+static double sign_test(unsigned wins_a, unsigned wins_b)
+{
+    unsigned n = wins_a + wins_b, k = wins_a < wins_b ? wins_a : wins_b;
+    double sum = 0;
+    for (unsigned j = 0; j <= k; j++)
+        sum += exp(lgamma(n + 1.0) - lgamma(j + 1.0) - lgamma(n - j + 1.0) - n * log(2.0));
+    return fmin(1.0, 2 * sum);
+}
+
+/* ---- printing ---- */
+
+static void fmt_ns(char *buf, size_t len, uint64_t ns)
+{
+    if (ns < 1000)
+        snprintf(buf, len, "%lluns", (unsigned long long)ns);
+    else if (ns < 1000000)
+        snprintf(buf, len, "%.1fus", (double)ns / 1e3);
+    else if (ns < 1000000000)
+        snprintf(buf, len, "%.2fms", (double)ns / 1e6);
+    else
+        snprintf(buf, len, "%.2fs", (double)ns / 1e9);
+}
+
+static void describe(const struct cmp_run *r)
+{
+    printf("  %c: trace %lld", r->side, (long long)r->trace);
+    if (r->scenario) {
+        printf(", scenario run %lld", (long long)r->scenario);
+        if (r->experiment)
+            printf(" (experiment %lld cell %d repeat %d%s%s)", (long long)r->experiment, r->cell, r->repeat,
+                   r->file ? ", " : "", r->file ? r->file : "");
+        printf(", seed %llu", (unsigned long long)r->seed);
+        if (r->params && *r->params)
+            printf(", %s", r->params);
+        if (r->status && strcmp(r->status, "ok"))
+            printf(" (the run %s)", r->status);
+    }
+    printf("\n");
+}
+
+/* A run's label in the summary: the one setting that differs, or A/B. */
+struct cmp_diff {
+    int n;            /* settings that differ */
+    char name[2][140];
+    char same[320];   /* what is known of the scenario and the seed */
+};
+
+/* Whether the cells of a and b give key other values (or only one gives
+ * it). */
+static bool param_differs(const struct cmp_run *a, const struct cmp_run *b, const char *key)
+{
+    const char *va = set_get(a->param, a->nparam, key), *vb = set_get(b->param, b->nparam, key);
+    return (va || vb) && !(va && vb && strcmp(va, vb) == 0);
+}
+
+/* Prints the settings that differ, cell's first, then the trace's that
+ * no differing parameter of the cell explains (a differing `switch`
+ * explains every feature.*); counts them into d. */
+static void settings_differ(const struct cmp_run *a, const struct cmp_run *b, bool print, struct cmp_diff *d)
+{
+    const struct cmp_run *rs[2] = { a, b };
+    bool switch_differs = false;
+    d->n = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        const struct cmp_setting *list[2] = { pass ? a->set : a->param, pass ? b->set : b->param };
+        int n[2] = { pass ? a->nset : a->nparam, pass ? b->nset : b->nparam };
+        for (int side = 0; side < 2; side++)
+            for (int i = 0; i < n[side]; i++) {
+                const char *key = list[side][i].key;
+                if (side == 1 && set_get(list[0], n[0], key))
+                    continue; /* seen from A's side */
+                const char *va = set_get(list[0], n[0], key), *vb = set_get(list[1], n[1], key);
+                if (va && vb && strcmp(va, vb) == 0)
+                    continue;
+                if (pass && ((switch_differs && strncmp(key, "feature.", 8) == 0) || param_differs(a, b, key)))
+                    continue; /* the cell's difference, seen in the trace */
+                if (!pass && strcmp(key, "switch") == 0)
+                    switch_differs = true;
+                if (print)
+                    printf("  %-28s %s | %s%s\n", key, va ? va : "-", vb ? vb : "-", pass ? "  (in the trace)" : "");
+                if (++d->n == 1)
+                    for (int k = 0; k < 2; k++) {
+                        const char *v = set_get(pass ? rs[k]->set : rs[k]->param, pass ? rs[k]->nset : rs[k]->nparam,
+                                                key);
+                        snprintf(d->name[k], sizeof d->name[k], "%s=%s", key, v ? v : "-");
+                    }
+            }
+    }
+    if (d->n != 1)
+        for (int k = 0; k < 2; k++)
+            snprintf(d->name[k], sizeof d->name[k], "%c", rs[k]->side);
+}
+
+/* The checks of step 2: 0 to go on (d says what is known), 1 after a
+ * refusal. */
+static int check_pair(const struct cmp_opts *o, const struct cmp_run *a, const struct cmp_run *b, struct cmp_diff *d)
+{
+    char err[512];
+    const char *fa = a->file ? a->file : "no file", *fb = b->file ? b->file : "no file";
+    bool seeds = a->seed == b->seed;
+    int same = -1;
+
+    if (a->trace == b->trace)
+        return complain(1, "A and B are the same trace (%lld)", (long long)a->trace);
+    settings_differ(a, b, false, d);
+    if (!a->scenario || !b->scenario) {
+        const char *who = a->scenario ? "B is not" : b->scenario ? "A is not" : "neither is";
+        snprintf(d->same, sizeof d->same, "not known (%s a scenario run)", who);
+        fprintf(stderr, "runq report compare: warning: %s a scenario run: whether A and B are one scenario and "
+                        "seed is not known\n", who);
+    } else {
+        if (a->experiment && a->experiment == b->experiment)
+            same = 1;
+        else if (a->text && b->text)
+            same = same_scenario(a, b, err, sizeof err);
+        else
+            snprintf(err, sizeof err, "a run has no text");
+        if (same < 0)
+            fprintf(stderr, "runq report compare: warning: cannot tell whether A and B are one scenario: %s\n", err);
+        const char *warn = o->force ? "warning: " : "", *how = o->force ? "" : "; --force compares them anyway";
+        if (!same)
+            fprintf(stderr, "runq report compare: %sother scenarios: A's (%s) and B's (%s) differ beyond their cells' "
+                            "values%s\n", warn, fa, fb, how);
+        if (!seeds)
+            fprintf(stderr, "runq report compare: %sother seeds: A's is %llu, B's %llu%s\n", warn,
+                    (unsigned long long)a->seed, (unsigned long long)b->seed, how);
+        if ((!same || !seeds) && !o->force)
+            return 1;
+        if (same > 0 && a->experiment == b->experiment)
+            snprintf(d->same, sizeof d->same, "one scenario (experiment %lld, %s)", (long long)a->experiment, fa);
+        else if (same > 0)
+            snprintf(d->same, sizeof d->same, "one scenario (%s; %s: one text but for the cells' values)", fa, fb);
+        else
+            snprintf(d->same, sizeof d->same, "%s (%s; %s)", same ? "scenario not known" : "OTHER SCENARIOS", fa, fb);
+        size_t n = strlen(d->same);
+        if (seeds)
+            snprintf(d->same + n, sizeof d->same - n, ", one seed (%llu)", (unsigned long long)a->seed);
+        else
+            snprintf(d->same + n, sizeof d->same - n, ", OTHER SEEDS (%llu, %llu)", (unsigned long long)a->seed,
+                     (unsigned long long)b->seed);
+    }
+    if (d->n > 1)
+        fprintf(stderr, "runq report compare: warning: %d settings differ, not one: a side's wins are not one "
+                        "setting's\n",
+                d->n);
+    return 0;
+}
+
+static void print_side(const struct cmp_iv *v, const struct cmp_opts *o, bool bounces)
+{
+    char p99[16], p999[16], max[16], tail[16];
+    const struct scn_stats *s = &v->st;
+    if (o->csv) {
+        printf(",%llu,%llu,%llu,%llu,%llu", (unsigned long long)s->wakeups, (unsigned long long)s->stalls,
+               (unsigned long long)s->late[2], (unsigned long long)s->late[3], (unsigned long long)s->late[4]);
+        if (bounces)
+            printf(",%llu,%llu", (unsigned long long)v->bounces, (unsigned long long)v->releases);
+        return;
+    }
+    if (!s->wakeups) {
+        printf("  %8s %8s %8s %8s %8s", "0", "-", "-", "-", "-");
+    } else {
+        fmt_ns(p99, sizeof p99, s->late[2]);
+        fmt_ns(p999, sizeof p999, s->late[3]);
+        fmt_ns(max, sizeof max, s->late[4]);
+        snprintf(tail, sizeof tail, "%.3f%%", 100.0 * (double)s->stalls / (double)s->wakeups);
+        printf("  %8llu %8s %8s %8s %8s", (unsigned long long)s->wakeups, tail, p99, p999, max);
+    }
+    if (bounces)
+        printf(" %9llu %10llu", (unsigned long long)v->bounces, (unsigned long long)v->releases);
+}
+
+static void print_header(const struct cmp_opts *o, bool bounces)
+{
+    char th[16];
+    if (o->csv) {
+        printf("interval");
+        for (int k = 0; k < 2; k++) {
+            const char *p = k ? "b" : "a";
+            printf(",%s_wakeups,%s_past,%s_p99_ns,%s_p999_ns,%s_max_ns", p, p, p, p, p);
+            if (bounces)
+                printf(",%s_bounces,%s_releases", p, p);
+        }
+        printf(",better\n");
+        return;
+    }
+    scn_format_duration(th, sizeof th, o->threshold_ns);
+    char past[24];
+    snprintf(past, sizeof past, ">%s", th);
+    printf("%8s", "interval");
+    for (int k = 0; k < 2; k++) {
+        char col[5][24];
+        const char *name[5] = { "wakeups", past, "p99", "p99.9", "max" };
+        for (int c = 0; c < 5; c++)
+            snprintf(col[c], sizeof col[c], "%c %s", k ? 'B' : 'A', name[c]);
+        printf("  %8s %8s %8s %8s %8s", col[0], col[1], col[2], col[3], col[4]);
+        if (bounces)
+            printf(" %9s %10s", k ? "B bounces" : "A bounces", k ? "B releases" : "A releases");
+    }
+    printf("  better\n");
+}
+
+int report_compare(int argc, char **argv)
+{
+    struct cmp_opts o;
+    int rc = cmp_args(argc, argv, &o);
+    if (rc >= 0)
+        return rc;
+
+    static struct cmp_run runs[2];
+    struct cmp_run *a = &runs[0], *b = &runs[1];
+    memset(runs, 0, sizeof runs);
+    a->side = 'A';
+    b->side = 'B';
+    a->arg = o.run[0];
+    b->arg = o.run[1];
+
+    sqlite3 *db = dbq_open("report compare", o.db);
+    if (!db)
+        return 1;
+    bool bounce_table = has_table(db, "bounce");
+    struct cmp_diff d;
+    rc = 0;
+    for (int k = 0; k < 2 && !rc; k++) {
+        rc = find_run(db, &runs[k]);
+        if (!rc)
+            rc = find_window(db, &runs[k]);
+        if (!rc && trace_settings(db, &runs[k]) < 0)
+            rc = 1;
+        if (!rc) {
+            cell_params(&runs[k]);
+            runs[k].nfull = (uint64_t)(runs[k].end - runs[k].start) / o.interval_ns;
+        }
+    }
+    if (!rc)
+        rc = check_pair(&o, a, b, &d);
+    for (int k = 0; k < 2 && !rc; k++) {
+        char len[32], iv[32];
+        scn_format_duration(iv, sizeof iv, o.interval_ns);
+        fmt_ns(len, sizeof len, (uint64_t)(runs[k].end - runs[k].start));
+        if (!runs[k].nfull)
+            rc = complain(1, "%c: its run (%s of trace %lld) is shorter than one interval (%s): see --interval",
+                        runs[k].side, len, (long long)runs[k].trace, iv);
+        else if (runs[k].nfull > CMP_MAX_INTERVALS)
+            rc = complain(1, "--interval %s cuts %c's run into %llu intervals; at most %d", iv, runs[k].side,
+                       (unsigned long long)runs[k].nfull, CMP_MAX_INTERVALS);
+    }
+    for (int k = 0; k < 2 && !rc; k++) {
+        if (measure(db, &o, &runs[k], bounce_table) < 0) {
+            rc = 1;
+            break;
+        }
+        uint64_t total = 0;
+        for (uint64_t i = 0; i < runs[k].nfull; i++)
+            total += runs[k].iv[i].st.wakeups;
+        if (!total)
+            rc = complain(1, "%c: trace %lld has no wake->run samples%s in its whole intervals: nothing to compare",
+                        runs[k].side, (long long)runs[k].trace, o.ntasks ? " of the chosen tasks" : "");
+    }
+    if (rc)
+        goto out;
+
+    uint64_t npairs = a->nfull < b->nfull ? a->nfull : b->nfull;
+    /* The bounce columns only where a higher class took a CPU from the
+     * chosen tasks: a run without one would show a column of zeros. */
+    bool bounces = false;
+    for (uint64_t i = 0; i < npairs; i++)
+        bounces |= a->iv[i].bounces || a->iv[i].releases || b->iv[i].bounces || b->iv[i].releases;
+    unsigned wins[2] = { 0, 0 }, ties = 0, unknown = 0, empty = 0;
+    char iv[16], th[16];
+    scn_format_duration(iv, sizeof iv, o.interval_ns);
+    scn_format_duration(th, sizeof th, o.threshold_ns);
+    if (!o.csv) {
+        printf("runq report compare: %s\n", o.db);
+        describe(a);
+        describe(b);
+        printf("scenario and seed: %s\n", d.same);
+        printf("%s:\n", d.n ? "settings that differ (A | B)" : "no setting differs");
+        settings_differ(a, b, true, &d);
+        printf("tasks: %s", o.ntasks ? "" : "every task but the idle ones\n");
+        for (int i = 0; i < o.ntasks; i++)
+            printf("%s%s", o.task[i], i + 1 < o.ntasks ? ", " : "\n");
+        printf("intervals: %s of guest time from each run's start (A: %s, B: %s); A has %llu whole, B %llu: "
+               "%llu pairs, %llu dropped\n",
+               iv, a->start_mark ? "its scn start mark" : "its first record",
+               b->start_mark ? "its scn start mark" : "its first record", (unsigned long long)a->nfull,
+               (unsigned long long)b->nfull, (unsigned long long)npairs,
+               (unsigned long long)(a->nfull + b->nfull - 2 * npairs));
+        if (o.metric == CMP_TAIL)
+            printf("metric: tail, the share of wake->run samples past %s; lower is better\n\n", th);
+        else
+            printf("metric: %s of the wake->run samples; lower is better\n\n", metric_names[o.metric]);
+    }
+    print_header(&o, bounces);
+    for (uint64_t i = 0; i < npairs; i++) {
+        const struct cmp_iv *x = &a->iv[i], *y = &b->iv[i];
+        const char *verdict;
+        if (x->gap || y->gap) {
+            verdict = o.csv ? "unknown" : "unknown (a data gap)";
+            unknown++;
+        } else if (!x->st.wakeups || !y->st.wakeups) {
+            verdict = o.csv ? "none" : "- (no samples)";
+            empty++;
+        } else {
+            int w = better(o.metric, &x->st, &y->st);
+            verdict = w < 0 ? "A" : w > 0 ? "B" : "tie";
+            if (w)
+                wins[w > 0]++;
+            else
+                ties++;
+        }
+        printf(o.csv ? "%llu" : "%8llu", (unsigned long long)i);
+        print_side(x, &o, bounces);
+        print_side(y, &o, bounces);
+        printf(o.csv ? ",%s\n" : "  %s\n", verdict);
+    }
+    if (!o.csv) {
+        printf("\n");
+        if (unknown || empty)
+            printf("not compared: %u interval%s crossing a data gap, %u with no samples on a side\n", unknown,
+                   unknown == 1 ? "" : "s", empty);
+        printf("%s better in %u interval%s, %s in %u, %u tie%s", d.name[0], wins[0], wins[0] == 1 ? "" : "s",
+               d.name[1], wins[1], ties, ties == 1 ? "" : "s");
+        if (wins[0] + wins[1])
+            printf(", sign test p = %.2g\n", sign_test(wins[0], wins[1]));
+        else
+            printf(": no interval that one side won, nothing to test\n");
+    }
+out:
+    for (int k = 0; k < 2; k++) {
+        free(runs[k].params);
+        free(runs[k].text);
+        free(runs[k].file);
+        free(runs[k].status);
+        free(runs[k].iv);
+    }
+    sqlite3_close(db);
+    return rc;
+}
