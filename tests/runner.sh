@@ -1,0 +1,170 @@
+# tests/runner.sh: the runner behind tests/run.sh. Source it, list the
+# suites with `suite NAME CMD...` (`suite --alone NAME CMD...` for one that
+# must have the machine to itself), then call run_suites.
+#
+# Suites run in RUNQ_TEST_JOBS lanes at once (default: the number of CPUs;
+# 1 runs them one at a time in the listed order, as make test always did).
+# The longest expected start first, so the lanes finish together: the
+# expected seconds are the last run's (LOGS/durations, written at the end
+# of every run), else tests/durations (kept in git, for a clean clone); a
+# suite in neither is taken for the longest. --alone suites run last, one
+# at a time, nothing beside them.
+#
+# Each suite's result line is printed in the listed order, whatever order
+# they finish in (a line waits for the suites listed above it), so two runs
+# print the same lines in the same place. Each suite prints "PASS name",
+# "FAIL name: why" or "SKIP name: why" lines (a check that could not run
+# here). A suite that exits non-zero without a FAIL line counts as one
+# failure, and so does a suite that checked nothing (no PASS, FAIL or SKIP
+# line): a suite cannot pass by printing nothing. Skips are counted apart,
+# never as passes. A suite's output goes to LOGS/NAME.log (stdin is
+# /dev/null). Ends with the line "N passed, N failed" (skips on the line
+# before); run_suites returns non-zero if anything failed.
+#
+# A lane is a process group of its own, so nothing a suite starts sees a
+# terminal's ^C directly, and none of it starts with SIGINT ignored (as
+# bash's background commands otherwise do); the runner passes ^C (SIGINT),
+# SIGTERM or SIGHUP on to every running lane's group, and SIGKILLs what is
+# left 5 s later.
+
+LOGS=${LOGS:-build/test-logs}
+DURATIONS=${DURATIONS:-tests/durations}
+suite_names=()
+suite_cmds=()
+suite_alone=()
+
+suite() {
+    local alone=0
+    [ "$1" = --alone ] && { alone=1; shift; }
+    suite_names+=("$1")
+    shift
+    suite_cmds+=("$(printf '%q ' "$@")")
+    suite_alone+=("$alone")
+}
+
+# runner_jobs: how many lanes, from RUNQ_TEST_JOBS (a positive whole
+# number) or the number of CPUs.
+runner_jobs() {
+    local j=${RUNQ_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
+    case $j in '' | *[!0-9]* | 0*) echo "tests/run.sh: RUNQ_TEST_JOBS='$j' is not a number of lanes (1, 2, ...)" >&2; return 1 ;; esac
+    echo "$j"
+}
+
+# runner_order JOBS: the suites' indexes in the order they start. One lane:
+# the listed order. More: the longest expected first (ties in the listed
+# order), --alone ones last in the listed order.
+runner_order() {
+    local i
+    if [ "$1" -eq 1 ]; then
+        seq 0 $((${#suite_names[@]} - 1))
+        return
+    fi
+    for i in "${!suite_names[@]}"; do
+        echo "${suite_alone[$i]} $i ${suite_names[$i]}"
+    done | awk -v committed="$DURATIONS" -v last="$LOGS/durations" '
+        BEGIN {
+            while ((getline l < committed) > 0) if (l !~ /^#/ && split(l, f, " ") == 2) secs[f[1]] = f[2]
+            while ((getline l < last) > 0) if (split(l, f, " ") == 2) secs[f[1]] = f[2]
+        }
+        { print $1, ($3 in secs ? secs[$3] : 999999), $2 }' |
+        sort -s -k1,1n -k2,2nr | awk '{ print $3 }'
+}
+
+# runner_report I RC SECS: counts suite I's PASS, FAIL and SKIP lines, notes
+# in its log why it failed if it printed no FAIL line, adds them to the
+# totals, and leaves its result line (with its FAIL and SKIP lines, and the
+# log's tail on a failure) in report[I].
+runner_report() {
+    local i=$1 rc=$2 secs=$3 name=${suite_names[$1]} log=$LOGS/${suite_names[$1]}.log p f k
+    p=$(grep -c '^PASS ' "$log")
+    f=$(grep -c '^FAIL ' "$log")
+    k=$(grep -c '^SKIP ' "$log")
+    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+        echo "FAIL $name: exited with status $rc" >>"$log"
+        f=1
+    elif [ "$p" -eq 0 ] && [ "$f" -eq 0 ] && [ "$k" -eq 0 ]; then
+        echo "FAIL $name: no check ran (no PASS, FAIL or SKIP line)" >>"$log"
+        f=1
+    fi
+    report[$i]=$(
+        printf '%-28s %3d passed %3d failed %3d skipped  (%ds)\n' "$name" "$p" "$f" "$k" "$secs"
+        grep -E '^(FAIL|SKIP) ' "$log" | sed 's/^/    /'
+        if [ "$f" -ne 0 ]; then
+            echo "    --- last lines of $log ---"
+            tail -n 15 "$log" | sed 's/^/    /'
+        fi
+    )
+    passed=$((passed + p))
+    failed=$((failed + f))
+    skipped=$((skipped + k))
+    took[$i]=$secs
+}
+
+# runner_stop SIGNAL: passes SIGNAL on to every running lane's process
+# group, waits up to 5 s for them, SIGKILLs what is left, and exits.
+runner_stop() {
+    local pid n
+    for pid in "${!lane_of[@]}"; do kill -s "$1" -- "-$pid" 2>/dev/null; done
+    for n in $(seq 50); do
+        for pid in "${!lane_of[@]}"; do kill -0 -- "-$pid" 2>/dev/null || unset "lane_of[$pid]"; done
+        [ ${#lane_of[@]} -eq 0 ] && break
+        sleep 0.1
+    done
+    for pid in "${!lane_of[@]}"; do kill -KILL -- "-$pid" 2>/dev/null; done
+    echo "tests/run.sh: stopped by SIG$1; logs of the suites that ran are in $LOGS/" >&2
+    trap - "$1"
+    kill -s "$1" $$
+}
+
+run_suites() {
+    local jobs n i pid rc shown=0 running=0 alone_running=0
+    local -a order report took started
+    local -A lane_of
+    jobs=$(runner_jobs) || return 2
+    passed=0 failed=0 skipped=0
+    n=${#suite_names[@]}
+    mkdir -p "$LOGS"
+    mapfile -t order < <(runner_order "$jobs")
+    [ "$jobs" -gt 1 ] && echo "tests/run.sh: $n suites in $jobs lanes, longest first; results in the listed order (RUNQ_TEST_JOBS=1: one at a time)"
+    trap 'runner_stop INT' INT
+    trap 'runner_stop TERM' TERM
+    trap 'runner_stop HUP' HUP
+    while [ "$shown" -lt "$n" ]; do
+        # Start suites while a lane is free; an --alone suite waits for
+        # every lane to empty and keeps the others waiting while it runs.
+        while [ ${#order[@]} -gt 0 ] && [ "$running" -lt "$jobs" ] && [ "$alone_running" -eq 0 ]; do
+            i=${order[0]}
+            [ "${suite_alone[$i]}" = 1 ] && [ "$running" -gt 0 ] && break
+            order=("${order[@]:1}")
+            started[$i]=$SECONDS
+            set -m
+            (eval "${suite_cmds[$i]}") >"$LOGS/${suite_names[$i]}.log" 2>&1 </dev/null &
+            set +m
+            lane_of[$!]=$i
+            running=$((running + 1))
+            [ "${suite_alone[$i]}" = 1 ] && alone_running=1
+        done
+        wait -n -p pid
+        rc=$?
+        if [ -z "${pid:-}" ]; then
+            echo "FAIL tests/run.sh: no suite left running, $((n - shown)) results missing" >&2
+            failed=$((failed + n - shown))
+            break
+        fi
+        [ -n "${lane_of[$pid]+set}" ] || continue
+        i=${lane_of[$pid]}
+        unset "lane_of[$pid]"
+        running=$((running - 1))
+        [ "${suite_alone[$i]}" = 1 ] && alone_running=0
+        runner_report "$i" "$rc" $((SECONDS - started[i]))
+        while [ "$shown" -lt "$n" ] && [ -n "${report[$shown]+set}" ]; do
+            printf '%s\n' "${report[$shown]}"
+            shown=$((shown + 1))
+        done
+    done
+    trap - INT TERM HUP
+    for i in "${!suite_names[@]}"; do echo "${suite_names[$i]} ${took[$i]}"; done >"$LOGS/durations"
+    echo "$skipped skipped (not run here, not counted as passed)"
+    echo "$passed passed, $failed failed"
+    [ "$failed" -eq 0 ]
+}

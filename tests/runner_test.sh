@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# The runner of make test (tests/runner.sh) on lists of fake suites: in two
+# lanes, a suite that exits 1 without a FAIL line, one that prints nothing,
+# one FAIL line, a skip, each counted as tests/run.sh promises; result lines
+# in the listed order whatever order the suites end in; two suites that
+# can only pass if they run at the same time; an --alone suite run with
+# nothing beside it; the longest expected first; RUNQ_TEST_JOBS=1 runs the
+# listed order; ^C stops every lane, and what the lanes started.
+set -u
+cd "$(dirname "$0")/.." || exit 2
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail=0
+pass() { echo "PASS $1"; }
+failed() { echo "FAIL $1: $2"; fail=1; }
+
+# runner NAME JOBS: runs the list $T/NAME.list (suite lines, and the
+# functions they call) with JOBS lanes; leaves $T/NAME.out and $rc.
+runner() {
+    { echo ". tests/runner.sh"; cat "$T/$1.list"; echo "run_suites"; } >"$T/$1.sh"
+    LOGS=$T/$1.logs DURATIONS=$T/durations RUNQ_TEST_JOBS=$2 bash "$T/$1.sh" >"$T/$1.out" 2>&1
+    rc=$?
+}
+# line NAME SUITE: SUITE's result line in $T/NAME.out, its figures only.
+line() { sed -n "s/^$2  *\([0-9]* passed *[0-9]* failed *[0-9]* skipped\).*/\1/p" "$T/$1.out" | tr -s ' '; }
+# counts NAME SUITE WANT: SUITE's line says WANT ("P passed F failed K skipped").
+counts() {
+    if [ "$(line "$1" "$2")" = "$3" ]; then pass "$1_$2"; else failed "$1_$2" "want '$3', got '$(line "$1" "$2")'"; fi
+}
+
+# ---- two lanes: every way a suite fails, skips and passes ----
+# meet A B: suite A waits (up to 20 s) for suite B to be running: passes
+# only if both run at once.
+cat >"$T/mixed.list" <<EOF
+meet() { touch "$T/at.\$1"; for _ in \$(seq 200); do [ -e "$T/at.\$2" ] && { echo "PASS met_\$2"; return; }; sleep 0.1; done; echo "FAIL met_\$2: never ran beside \$2"; }
+suite slow_first bash -c 'sleep 2; echo PASS slow'
+suite exit1 bash -c 'echo PASS before_the_exit; exit 1'
+suite silent true
+suite onefail bash -c 'echo PASS a; echo "FAIL b: wrong"; echo PASS c'
+suite skips bash -c 'echo PASS a; echo "SKIP b: not here"'
+suite meet_a meet a b
+suite meet_b meet b a
+suite --alone alone bash -c 'for s in slow_first exit1 silent onefail skips meet_a meet_b; do [ -s "$T/mixed.logs/\$s.log" ] || [ \$s = silent ] || { echo "FAIL alone: \$s had not run"; exit 1; }; done; echo PASS alone'
+suite ok bash -c 'echo PASS one; echo PASS two'
+EOF
+printf 'slow_first 50\nexit1 1\nsilent 1\nonefail 1\nskips 1\nmeet_a 9\nmeet_b 9\nalone 1\nok 1\n' >"$T/durations"
+runner mixed 2
+counts mixed slow_first "1 passed 0 failed 0 skipped"
+counts mixed exit1 "1 passed 1 failed 0 skipped"
+grep -q '^FAIL exit1: exited with status 1$' "$T/mixed.logs/exit1.log" && pass exit1_noted_in_its_log ||
+    failed exit1_noted_in_its_log "$(cat "$T/mixed.logs/exit1.log")"
+counts mixed silent "0 passed 1 failed 0 skipped"
+grep -q '^    FAIL silent: no check ran' "$T/mixed.out" && pass silent_says_why || failed silent_says_why "$(cat "$T/mixed.out")"
+counts mixed onefail "2 passed 1 failed 0 skipped"
+counts mixed skips "1 passed 0 failed 1 skipped"
+counts mixed meet_a "1 passed 0 failed 0 skipped"
+counts mixed meet_b "1 passed 0 failed 0 skipped"
+counts mixed alone "1 passed 0 failed 0 skipped"
+counts mixed ok "2 passed 0 failed 0 skipped"
+order=$(grep -oE '^[a-z_0-9]+ +[0-9]+ passed' "$T/mixed.out" | awk '{ print $1 }' | tr '\n' ' ')
+[ "$order" = "slow_first exit1 silent onefail skips meet_a meet_b alone ok " ] && pass results_in_listed_order ||
+    failed results_in_listed_order "$order"
+if [ "$(tail -n 2 "$T/mixed.out")" = "1 skipped (not run here, not counted as passed)
+10 passed, 3 failed" ] && [ "$rc" = 1 ]; then pass totals_and_exit; else failed totals_and_exit "rc $rc: $(tail -n 2 "$T/mixed.out")"; fi
+[ "$(wc -l <"$T/mixed.logs/durations")" = 9 ] && grep -q '^slow_first [0-9]' "$T/mixed.logs/durations" &&
+    pass durations_written || failed durations_written "$(cat "$T/mixed.logs/durations")"
+
+# ---- the longest expected starts first; one lane keeps the listed order ----
+cat >"$T/order.list" <<EOF
+started() { echo \$1 >>"$T/\$2"; echo "PASS \$1"; }
+suite short started short started
+suite unknown started unknown started
+suite long started long started
+EOF
+printf 'short 1\nlong 100\n' >"$T/durations"
+runner order 2
+[ "$(head -n 2 "$T/started" | sort | tr '\n' ' ')" = "long unknown " ] && pass longest_and_unknown_start_first ||
+    failed longest_and_unknown_start_first "started: $(tr '\n' ' ' <"$T/started")"
+rm -f "$T/started"
+runner order 1
+[ "$(tr '\n' ' ' <"$T/started")" = "short unknown long " ] && [ "$rc" = 0 ] && [ "$(tail -n 1 "$T/order.out")" = "3 passed, 0 failed" ] &&
+    pass one_lane_runs_the_listed_order || failed one_lane_runs_the_listed_order "rc $rc, started: $(tr '\n' ' ' <"$T/started")"
+runner order 0
+[ "$rc" = 2 ] && grep -q "RUNQ_TEST_JOBS='0' is not a number of lanes" "$T/order.out" && pass bad_jobs_refused ||
+    failed bad_jobs_refused "rc $rc: $(cat "$T/order.out")"
+
+# ---- ^C: every lane stopped, with what it started ----
+cat >"$T/stop.list" <<EOF
+suite a bash -c 'sleep 300 & echo \$! >"$T/child.a"; wait'
+suite b bash -c 'sleep 300 & echo \$! >"$T/child.b"; wait'
+EOF
+{ echo ". tests/runner.sh"; cat "$T/stop.list"; echo "run_suites"; } >"$T/stop.sh"
+# (started as a job of its own: a background command of a script starts
+# with SIGINT ignored, and a shell cannot trap what it started ignoring)
+set -m
+LOGS=$T/stop.logs DURATIONS=$T/durations RUNQ_TEST_JOBS=2 bash "$T/stop.sh" >"$T/stop.out" 2>&1 &
+r=$!
+set +m
+for _ in $(seq 100); do [ -s "$T/child.a" ] && [ -s "$T/child.b" ] && break; sleep 0.1; done
+kill -INT $r
+for _ in $(seq 100); do kill -0 $r 2>/dev/null || break; sleep 0.1; done
+# (a killed child can stay a zombie a moment, until whoever adopted it reaps it)
+running() { case $(ps -o stat= -p "$1" 2>/dev/null) in '' | Z*) return 1 ;; esac; }
+alive=
+for _ in $(seq 20); do
+    alive=
+    for c in a b; do running "$(cat "$T/child.$c" 2>/dev/null || echo 0)" && alive="$alive $c"; done
+    [ -z "$alive" ] && break
+    sleep 0.1
+done
+if ! kill -0 $r 2>/dev/null && [ -z "$alive" ] && grep -q 'stopped by SIGINT' "$T/stop.out"; then
+    pass interrupt_stops_every_lane
+else
+    failed interrupt_stops_every_lane "runner $(kill -0 $r 2>/dev/null && echo alive || echo gone), lanes' children alive:${alive:- none}; $(cat "$T/stop.out")"
+    kill -9 $r 2>/dev/null
+    for c in a b; do kill -9 "$(cat "$T/child.$c" 2>/dev/null || echo 0)" 2>/dev/null; done
+fi
+exit $fail
