@@ -35,7 +35,7 @@ RUNQ := $(BUILD)/runq
 # The host binary holds the CLI, the trace decoder and recorder, the database
 # layer, the TUI, the labs, and the policies themselves (for runq sim).
 HOST_SRC := $(sort $(wildcard cli/*.c trace/*.c db/*.c tui/*.c labs/*.c scenario/*.c)) \
-	kernel/sched/decide.c kernel/sched/rr.c kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c
+	kernel/sched/decide.c kernel/sched/rr.c kernel/sched/rt.c kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c
 HOST_OBJ := $(patsubst %.c,$(BUILD)/host/%.o,$(HOST_SRC))
 # SQL files in db/ are embedded as C strings (scripts/embed.sh FILE NAME).
 HOST_SQL := $(sort $(wildcard db/*.sql))
@@ -91,7 +91,7 @@ TCFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wmissing-prototypes -O1
 FUZZFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wmissing-prototypes -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
 	-fno-sanitize-recover=all -iquote . -iquote kernel/sched -iquote kernel/lib -MMD -MP
 FUZZLINK := -fsanitize=fuzzer,address,undefined
-POLICY_SRC := kernel/sched/decide.c kernel/sched/rr.c kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c
+POLICY_SRC := kernel/sched/decide.c kernel/sched/rr.c kernel/sched/rt.c kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c
 tobj = $(patsubst %.c,$(BUILD)/tobj/%.o,$(1))
 fobj = $(patsubst %.c,$(BUILD)/fobj/%.o,$(1))
 hobj = $(patsubst %.c,$(BUILD)/host/%.o,$(1))

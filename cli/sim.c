@@ -598,7 +598,7 @@ static void sim_run(struct sim *s)
     const struct scenario *w = s->w;
     struct sched_params params = { w->cpus, s->tick };
 
-    s->P->init(&s->q, &params);
+    sched_queue_init(s->P, &s->q, &params);
     s->uncharged = 0;
     s->timer_at = UINT64_MAX;
     for (unsigned i = 0; i < s->ntask; i++) {

@@ -143,7 +143,7 @@ static struct result bench(unsigned n)
         fprintf(stderr, "bench_pick: out of memory\n");
         exit(1);
     }
-    P->init(&q, &params);
+    sched_queue_init(P, &q, &params);
     for (unsigned i = 0; i < n; i++) {
         static const uint64_t slices[] = { 0, 0, 100000, 700000, 1000000, 3000000, 10000000 };
 

@@ -317,8 +317,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     eevdf_features_set_mask(mask);
     params.ncpus = 1 + byte(&in) % 16;
     params.tick_ns = (1 + byte(&in) % 10) * MS;
-    P->init(&qs[0], &params);
-    P->init(&qs[1], &params);
+    sched_queue_init(P, &qs[0], &params);
+    sched_queue_init(P, &qs[1], &params);
     memset(ent, 0, sizeof ent);
     for (int i = 0; i < NENT; i++)
         where[i] = -1; /* never joined */

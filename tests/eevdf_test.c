@@ -44,8 +44,8 @@ static void setup(unsigned ncpus, uint64_t tick_ns)
 
     eevdf_features_reset();
     memset(ent, 0, sizeof ent);
-    P->init(&q, &p);
-    P->init(&q2, &p);
+    sched_queue_init(P, &q, &p);
+    sched_queue_init(P, &q2, &p);
 }
 
 static struct sched_entity *mk(int id, int nice, uint64_t slice_ns)

@@ -6,7 +6,7 @@
 # kernel is built in a patched copy of the tree (scripts/bug_tree.sh). Then
 # tests/eevdf_bugs.sh proves the policy's tests with every patch and the
 # host unit tests. Run: make prove-bugs. Not part of make test (it builds
-# seven kernels); docs/testing.md shows its output.
+# nine kernels); docs/testing.md shows its output.
 set -u
 cd "$(dirname "$0")/.."
 RUNQ=build/runq
@@ -21,6 +21,8 @@ pipe_lost_wakeup     TestPipeRing         --policy eevdf
 rr_wake_first        TestRrProbe          --policy rr --hz 100
 eevdf_leave_order    TestEevdf            --policy eevdf
 timer_not_armed_at_pick TestHrtick        --policy eevdf
+rt_no_preempt        TestRtPreempt        --policy eevdf
+rt_no_throttle       TestRtThrottle       --policy eevdf
 crc_seed             TestCrc32c           --policy eevdf
 "
 while read -r bug test flags; do

@@ -15,7 +15,7 @@ static const struct sched_policy *P = &rr_policy;
 static void setup(struct sched_queue *q, struct sched_entity *se, int n)
 {
     struct sched_params p = { .ncpus = 4, .tick_ns = 10000000 };
-    P->init(q, &p);
+    sched_queue_init(P, q, &p);
     for (int i = 0; i < n; i++) {
         memset(&se[i], 0, sizeof se[i]);
         se[i].id = i;

@@ -768,7 +768,7 @@ static void setup(void)
         }
     }
     for (unsigned c = 0; c < opt.ncpus; c++) {
-        P->init(&cpus[c].q, &params);
+        sched_queue_init(P, &cpus[c].q, &params);
         struct gtask *idle = &tasks[ntask];
         memset(idle, 0, sizeof *idle);
         idle->id = (int)ntask++;

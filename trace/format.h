@@ -81,8 +81,14 @@
  * still read, with the deadline unknown).
  * 3: JOIN carries the wakeup check (current's numbers and the answer;
  * a 68-byte version-2 JOIN is still read, with the check unknown), and
- * its numbers are taken at the join, not after the decision. */
-#define TRACE_FORMAT_VERSION 3
+ * its numbers are taken at the join, not after the decision.
+ * 4: scheduling classes (issue 18). TASK records carry the task's class
+ * and real-time priority (a 48-byte version-3 TASK is still read, as a
+ * fair task); LEAVE has the reason `release` (a higher class took the
+ * CPU) with the class that took it in `by`; SET has `class` and `knob`;
+ * COUNTERS append releases_rt, rt_ns, rt_throttled and migrations.
+ * Records about an RT task set TRACE_RF_NO_EEVDF: it has no lag. */
+#define TRACE_FORMAT_VERSION 4
 
 /* ---- packets ------------------------------------------------------------ */
 
@@ -115,7 +121,27 @@ struct TRACE_PACKED trace_rec_hdr {
 _Static_assert(sizeof(struct trace_rec_hdr) == 12, "record header is 12 bytes");
 
 /* Record flags. */
-#define TRACE_RF_NO_EEVDF 0x01u /* round robin: EEVDF fields are empty (zero) */
+#define TRACE_RF_NO_EEVDF 0x01u /* round robin, or an RT task: EEVDF fields are empty (zero) */
+
+/* Scheduling classes. The wire value is a name's position, not a rank (a
+ * decision asks RT before fair: kernel/sched/decide.c). The fair class
+ * is the stream's policy, rr or eevdf. X(ID, "name", what), as the
+ * reason tables below. */
+#define TRACE_CLASSES(X)                                                      \
+    X(FAIR, "fair", "the fair policy: the stream's rr or eevdf")             \
+    X(RT, "rt", "real-time: fixed priority 1..99 (99 highest), above fair")
+
+enum trace_class {
+#define TRACE_CLASS_ENUM(id, name, what) TRACE_CLASS_##id,
+    TRACE_CLASSES(TRACE_CLASS_ENUM)
+#undef TRACE_CLASS_ENUM
+    TRACE_CLASS_NR
+};
+
+/* Among equal real-time priorities: first in first out (SCHED_FIFO) or
+ * round robin with a quantum (SCHED_RR). */
+#define TRACE_RT_FIFO 0u
+#define TRACE_RT_RR 1u
 
 #define TRACE_RECORD_TYPES(X)                                                 \
     X(STREAM, 1, "stream header: version, CPUs, rates, policy, features")    \
@@ -178,11 +204,16 @@ struct TRACE_PACKED trace_rec_task {
     int32_t parent;    /* creator, or TRACE_TASK_NONE */
     int8_t nice;
     uint8_t tflags;    /* TRACE_TF_* */
-    uint16_t cpu;      /* home CPU (its affinity: a task has one for life) */
+    uint16_t cpu;      /* home CPU now (the queue it is on or joins next) */
     uint64_t slice_ns; /* requested slice, 0 = the policy's default */
     char name[TRACE_NAME_LEN];
+    uint8_t sclass;    /* version 4: enum trace_class */
+    uint8_t rt_prio;   /* version 4: 1..99 for an RT task, 0 for a fair one */
+    uint8_t rt_policy; /* version 4: TRACE_RT_FIFO or TRACE_RT_RR */
+    uint8_t pad;
 };
-_Static_assert(sizeof(struct trace_rec_task) == 48, "task record");
+_Static_assert(sizeof(struct trace_rec_task) == 52, "task record");
+#define TRACE_TASK_V3_SIZE 48
 
 /* WAKE: emitted by the waker's CPU when the wake wins. */
 #define TRACE_WF_TIMER 0x01u /* a sleep deadline expired (no waker task) */
@@ -322,7 +353,8 @@ _Static_assert(sizeof(struct trace_rec_pick) == 68, "pick record");
     X(MIGRATE, "migrate", "moved to another CPU")                            \
     X(DELAYED, "delayed", "blocked, but stays queued until its lag is paid") \
     X(DEQUEUED, "dequeued", "a DELAYED task's lag is paid: it leaves the queue now " \
-                            "(not a switch: it was not running)")
+                            "(not a switch: it was not running)")                  \
+    X(RELEASE, "release", "a higher class (`by`) took the CPU: back on the queue")
 
 enum trace_leave_reason {
 #define TRACE_LEAVE_ENUM(id, name, what) TRACE_LEAVE_##id,
@@ -333,13 +365,17 @@ enum trace_leave_reason {
 
 /* LEAVE: a task stops running on cpu. run_ns is the stint just ended.
  * deadline: its virtual deadline now, which the stint may have renewed
- * (the pick that started it carried the old one). */
+ * (the pick that started it carried the old one). A fair task displaced
+ * by a task of a higher class leaves with reason RELEASE (not PREEMPT)
+ * and that class in `by` (version 4; 0 otherwise). MIGRATE: a queued
+ * task moved to another CPU's queue (run_ns 0: it was not running); the
+ * JOIN `migrate` on the new CPU follows, lag_before being this lag. */
 struct TRACE_PACKED trace_rec_leave {
     struct trace_rec_hdr h;
     int32_t task;
     uint16_t cpu;
     uint8_t reason; /* enum trace_leave_reason */
-    uint8_t pad;
+    uint8_t by;     /* RELEASE: enum trace_class that took the CPU; else 0 */
     uint64_t vruntime;
     int64_t lag;
     uint64_t V;
@@ -364,7 +400,9 @@ _Static_assert(sizeof(struct trace_rec_tick) == 28, "tick record");
     X(SLICE, "slice", "task's requested slice, ns: old, new")                \
     X(FEATURE, "feature", "feature `name`: old, new = 0/1")                  \
     X(POLICY, "policy", "policy: name = new policy's name")                  \
-    X(HZ, "hz", "tick rate: old, new")
+    X(HZ, "hz", "tick rate: old, new")                                     \
+    X(CLASS, "class", "task's class: old, new = RT priority (0: fair); name = new class") \
+    X(KNOB, "knob", "scheduler setting `name`: old, new (docs/kernel.md, sched set)")
 
 enum trace_set_what {
 #define TRACE_SET_ENUM(id, name, what) TRACE_SET_##id,
@@ -409,7 +447,11 @@ _Static_assert(sizeof(struct trace_rec_mark) == 16, "mark record");
     X(TICKS, "ticks", "scheduler ticks")                                     \
     X(IDLE_NS, "idle_ns", "time the idle task ran, ns")                      \
     X(BUSY_NS, "busy_ns", "time other tasks ran, ns")                        \
-    X(RING_USED, "ring_used", "bytes in the trace ring when sampled")
+    X(RING_USED, "ring_used", "bytes in the trace ring when sampled")        \
+    X(RELEASES_RT, "releases_rt", "fair tasks that lost this CPU to the RT class") \
+    X(RT_NS, "rt_ns", "time RT tasks ran, ns")                               \
+    X(RT_THROTTLED, "rt_throttled", "times the RT class used up its budget") \
+    X(MIGRATIONS, "migrations", "tasks moved from this CPU's queue to another's")
 
 enum trace_counter {
 #define TRACE_COUNTER_ENUM(id, name, what) TRACE_CTR_##id,
@@ -431,6 +473,7 @@ _Static_assert(sizeof(struct trace_rec_counters) == 16 + 8 * TRACE_CTR_NR, "coun
 #define TRACE_KF_CURRENT 0x01u  /* on the CPU */
 #define TRACE_KF_ELIGIBLE 0x02u /* lag >= 0 */
 #define TRACE_KF_DELAYED 0x04u  /* blocked, kept queued (DELAY_DEQUEUE) */
+#define TRACE_KF_RT 0x08u       /* version 4: an RT task; its EEVDF fields are empty */
 struct TRACE_PACKED trace_kf_entry {
     int32_t task;
     uint8_t kflags; /* TRACE_KF_* */
@@ -466,7 +509,7 @@ static inline uint16_t trace_rec_min_size(uint8_t type)
     case TRACE_REC_END: return sizeof(struct trace_rec_end);
     case TRACE_REC_TASK_NEW:
     case TRACE_REC_TASK_EXIT:
-    case TRACE_REC_TASK_RENAME: return sizeof(struct trace_rec_task);
+    case TRACE_REC_TASK_RENAME: return TRACE_TASK_V3_SIZE; /* class optional */
     case TRACE_REC_WAKE: return sizeof(struct trace_rec_wake);
     case TRACE_REC_JOIN: return TRACE_JOIN_V2_SIZE; /* the check optional */
     case TRACE_REC_PICK: return sizeof(struct trace_rec_pick);

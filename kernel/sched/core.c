@@ -14,6 +14,7 @@
 #include "decide.h"
 #include "internal.h"
 #include "eevdf_features.h"
+#include "knob.h"
 #include "rq.h"
 #include "../arch/x86_64/apic.h"
 #include "../arch/x86_64/clock.h"
@@ -164,25 +165,26 @@ static unsigned drain_wakes(struct rq *rq, struct task **joined, u64 now, bool *
         bool noting = trace_on(TRACE_REC_JOIN);
         struct sched_entity_view v = { .lag = 0 };
         if (noting)
-            pol()->describe(&rq->q, &t->se, &v);
-        pol()->join(&rq->q, &t->se, SCHED_JOIN_WAKE);
+            sched_describe(pol(), &rq->q, &t->se, &v);
+        sched_join(pol(), &rq->q, &t->se, SCHED_JOIN_WAKE);
         if (noting) {
             trace_join_note(rq, t, v.lag, jn);
             jn->jflags |= (requeue ? TRACE_JF_REQUEUE : 0) | (requeue && charge_first ? TRACE_JF_CHARGED_FIRST : 0) |
                           (requeue && v.lag > 0 && eevdf_feature(EEVDF_F_DELAY_ZERO) ? TRACE_JF_CLIPPED : 0);
         }
-        if (!requeue && rq->q.curr && pol()->timer_ns(&rq->q) == 0)
+        bool busy = sched_running(&rq->q) != NULL;
+        if (!requeue && busy && sched_timer_ns(pol(), &rq->q) == 0)
             *pending = true;
-        if (rq->q.curr && *pending && noting) {
+        if (busy && *pending && noting) {
             trace_join_note_curr(rq, t, jn);
             jn->jflags |= TRACE_JF_PENDING;
         }
-        if (rq->q.curr && !*pending) {
+        if (busy && !*pending) {
             if (account_curr(rq, now))
                 *pending = true;
             if (noting)
                 trace_join_note_curr(rq, t, jn);
-            bool preempts = pol()->wakeup_preempt(&rq->q, &t->se);
+            bool preempts = sched_wakeup_preempt(pol(), &rq->q, &t->se);
             if (preempts)
                 *pending = true;
             if (noting) {
@@ -192,7 +194,7 @@ static unsigned drain_wakes(struct rq *rq, struct task **joined, u64 now, bool *
             }
         }
     }
-    if (n && !rq->q.curr)
+    if (n && !sched_running(&rq->q))
         *pending = true; /* nothing current: the joiners are the pick */
     return n;
 }
@@ -276,7 +278,7 @@ void task_yield(void)
     struct rq *rq = &this_cpu()->rq;
     if (rq->curr->se.on_queue) {
         account_curr(rq, clock_ns()); /* yield_task_fair()'s update_curr() */
-        pol()->yield(&rq->q);
+        sched_yield_curr(pol(), &rq->q);
     }
     spin_unlock_irqrestore(&rq->lock, flags);
     schedule(WHY_YIELD);
@@ -326,6 +328,8 @@ static u64 account_time(struct rq *rq, struct task *t, u64 now)
     } else {
         t->runtime_ns += delta;
         WRITE_ONCE(rq->stats.busy_ns, rq->stats.busy_ns + delta);
+        if (sched_is_rt(&t->se))
+            WRITE_ONCE(rq->stats.rt_ns, rq->stats.rt_ns + delta);
     }
     books_end(rq);
     return delta;
@@ -338,7 +342,51 @@ static bool account_curr(struct rq *rq, u64 now)
 {
     struct task *t = rq->curr;
     u64 delta = account_time(rq, t, now);
-    return t->se.on_queue && rq->q.curr == &t->se && pol()->charge(&rq->q, delta);
+    if (!t->se.on_queue || sched_running(&rq->q) != &t->se)
+        return false;
+    bool want = sched_charge(pol(), &rq->q, delta);
+    WRITE_ONCE(rq->stats.rt_throttled, rq->q.rt.nr_throttled);
+    return want;
+}
+
+/* ---- the RT budget (throttling, rt.h; docs/kernel.md) ---- */
+
+static u64 rt_period_ns(void)
+{
+    return (u64)sched_knob(KNOB_RT_PERIOD_US) * NSEC_PER_USEC;
+}
+
+/* The budget a queue gets: none if the runtime fills the period. */
+static u64 rt_budget_ns(void)
+{
+    u64 runtime = (u64)sched_knob(KNOB_RT_RUNTIME_US) * NSEC_PER_USEC;
+    return runtime >= rt_period_ns() ? RT_NO_BUDGET : runtime;
+}
+
+/* Each CPU's period ends now: its next tick starts a new one with the new
+ * budget (and decides again if that lets a throttled RT task run). */
+void sched_rt_budget_changed(void)
+{
+    for (unsigned c = 0; c < ncpus; c++) {
+        struct rq *rq = &cpus[c].rq;
+        u64 flags = spin_lock_irqsave(&rq->lock);
+        rt_set_runtime(&rq->q, rt_budget_ns());
+        rq->rt_period_end = clock_ns();
+        spin_unlock_irqrestore(&rq->lock, flags);
+    }
+}
+
+/* Starts a new RT period on rq if its last one is over: the budget is
+ * whole again. True if that lets throttled RT tasks run (a decision is
+ * due). Lock held. */
+static bool rt_period_check(struct rq *rq, u64 now)
+{
+    if (now < rq->rt_period_end)
+        return false;
+    bool was_throttled = sched_rt_throttled(&rq->q);
+    rq->rt_period_end = now + rt_period_ns();
+    rt_new_period(&rq->q);
+    return was_throttled;
 }
 
 /* Arms the one-shot timer for the earliest of: the next tick (only while a
@@ -347,13 +395,13 @@ static bool account_curr(struct rq *rq, u64 now)
 static void arm_timer(struct rq *rq, u64 now)
 {
     u64 when = UINT64_MAX;
-    bool busy = rq->q.curr != NULL;
+    bool busy = sched_running(&rq->q) != NULL;
     if (busy) {
         if (!rq->next_tick)
             rq->next_tick = now + sched_tick_ns;
         when = rq->next_tick;
         /* timer_ns() counts from current's last charge */
-        u64 left = pol()->timer_ns(&rq->q);
+        u64 left = sched_timer_ns(pol(), &rq->q);
         u64 from = rq->curr->exec_start < now ? rq->curr->exec_start : now;
         rq->slice_end = left == UINT64_MAX ? 0 : from + left;
         if (rq->slice_end && rq->slice_end < when)
@@ -403,18 +451,20 @@ static void sched_timer_interrupt(void)
         do
             rq->next_tick += sched_tick_ns;
         while (rq->next_tick <= now);
-        stats_record_tick(&rq->stats, rq->q.nr_queued + (rq->q.curr ? 1 : 0));
-        if (rq->q.curr) {
+        stats_record_tick(&rq->stats, sched_nr_runnable(&rq->q));
+        bool want = rt_period_check(rq, now);
+        if (sched_running(&rq->q)) {
             /* entity_tick(): the charge's update_curr() asks, or not */
-            bool want = account_curr(rq, now);
-            if (pol()->tick(&rq->q))
+            if (account_curr(rq, now))
                 want = true;
-            if (want) {
-                if (!c->need_resched)
-                    c->resched_why = WHY_TICK;
-                c->need_resched = true;
-                c->resched_forced = true;
-            }
+            if (sched_tick(pol(), &rq->q))
+                want = true;
+        }
+        if (want) {
+            if (!c->need_resched)
+                c->resched_why = WHY_TICK;
+            c->need_resched = true;
+            c->resched_forced = true;
         }
         trace_tick(rq);
         trace_periodic(rq, now);
@@ -536,7 +586,9 @@ static void schedule(enum sched_why why)
     struct task *joined = NULL;
     unsigned touched = drain_wakes(rq, &joined, start, &pending);
     account_curr(rq, start); /* pick_task_fair()'s update_curr() */
-    if (!pending && rq->q.curr == &prev->se) {
+    if (rt_period_check(rq, start))
+        pending = true;
+    if (!pending && sched_running(&rq->q) == &prev->se) {
         keep_running(rq, joined);
         irq_restore(flags);
         return;
@@ -593,7 +645,9 @@ static void schedule(enum sched_why why)
     if (d.displaced) {
         /* prev, still runnable, is displaced, unless it asked to go */
         BUG_ON(d.prev != &prev->se || prev_blocks);
-        leave_why = why == WHY_YIELD ? TRACE_LEAVE_YIELD : TRACE_LEAVE_PREEMPT;
+        leave_why = why == WHY_YIELD ? TRACE_LEAVE_YIELD : d.released ? TRACE_LEAVE_RELEASE : TRACE_LEAVE_PREEMPT;
+        if (d.released) /* a higher class took the CPU from a fair task */
+            WRITE_ONCE(rq->stats.releases_rt, rq->stats.releases_rt + 1);
         if (why != WHY_YIELD) {
             prev->displaced_ts = now;
             prev->nivcsw++;
@@ -690,7 +744,7 @@ void idle_enter(void)
     BUG_ON(rq->curr != rq->idle);
     account_curr(rq, clock_ns());
     if (rq->idle->se.on_queue)
-        pol()->leave(&rq->q, &rq->idle->se, SCHED_LEAVE_BLOCK);
+        sched_leave(pol(), &rq->q, &rq->idle->se, SCHED_LEAVE_BLOCK);
     rq->idle_idling = true;
     spin_unlock_irqrestore(&rq->lock, flags);
     for (;;) {
@@ -723,14 +777,16 @@ void sched_init_cpu(unsigned cpu)
     struct rq *rq = &c->rq;
     spin_init(&rq->lock, "rq");
     struct sched_params p = { .ncpus = ncpus, .tick_ns = sched_tick_ns };
-    pol()->init(&rq->q, &p);
+    sched_queue_init(pol(), &rq->q, &p);
+    rt_set_runtime(&rq->q, rt_budget_ns());
+    rq->rt_period_end = clock_ns() + rt_period_ns();
 
     struct task *idle = task_alloc_boot(cpu);
     u64 flags = spin_lock_irqsave(&rq->lock);
     rq->idle = idle;
     rq->curr = idle;
-    pol()->init_entity(&rq->q, &idle->se);
-    pol()->join(&rq->q, &idle->se, SCHED_JOIN_NEW);
+    sched_init_entity(pol(), &rq->q, &idle->se);
+    sched_join(pol(), &rq->q, &idle->se, SCHED_JOIN_NEW);
     pol()->take(&rq->q, &idle->se);
     idle->exec_start = clock_ns();
     arm_timer(rq, idle->exec_start);
@@ -743,20 +799,21 @@ void sched_start_task(struct task *t)
     struct cpu *c = &cpus[t->cpu];
     struct rq *rq = &c->rq;
     u64 flags = spin_lock_irqsave(&rq->lock);
-    pol()->init_entity(&rq->q, &t->se);
+    sched_init_entity(pol(), &rq->q, &t->se);
     t->state = RUN_QUEUED;
     trace_task(TRACE_REC_TASK_NEW, t);
     /* wake_up_new_task(): enqueue (current charged first), the timer
      * looked at again, then the preemption check, which is skipped while
      * this CPU has a pick due anyway (its need_resched is only readable
      * here when it is this CPU). */
-    bool kick = rq->q.curr && account_curr(rq, clock_ns());
-    pol()->join(&rq->q, &t->se, SCHED_JOIN_NEW);
+    bool busy = sched_running(&rq->q) != NULL;
+    bool kick = busy && account_curr(rq, clock_ns());
+    sched_join(pol(), &rq->q, &t->se, SCHED_JOIN_NEW);
     trace_join(rq, t, TRACE_JOIN_NEW, NULL);
-    if (!rq->q.curr || (rq->q.curr && pol()->timer_ns(&rq->q) == 0))
+    if (!busy || sched_timer_ns(pol(), &rq->q) == 0)
         kick = true;
     if (!kick && !(c == this_cpu() && c->need_resched))
-        kick = pol()->wakeup_preempt(&rq->q, &t->se);
+        kick = sched_wakeup_preempt(pol(), &rq->q, &t->se);
     if (kick)
         c->resched_forced = true; /* read by that CPU's schedule(), under this lock */
     spin_unlock_irqrestore(&rq->lock, flags);
@@ -781,7 +838,7 @@ bool task_set_nice(struct task *t, int nice)
     if (rq->curr == t)
         account_curr(rq, clock_ns());
     trace_set(t, TRACE_SET_NICE, t->se.nice, nice, NULL);
-    pol()->set_nice(t->se.on_queue ? &rq->q : NULL, &t->se, nice);
+    sched_class_of(pol(), &t->se)->set_nice(t->se.on_queue ? &rq->q : NULL, &t->se, nice);
     spin_unlock_irqrestore(&rq->lock, flags);
     return true;
 }
@@ -793,8 +850,50 @@ bool task_set_slice(struct task *t, u64 slice_ns)
     if (rq->curr == t)
         account_curr(rq, clock_ns());
     trace_set(t, TRACE_SET_SLICE, (s64)t->se.slice_ns, (s64)slice_ns, NULL);
-    pol()->set_slice(t->se.on_queue ? &rq->q : NULL, &t->se, slice_ns);
+    sched_class_of(pol(), &t->se)->set_slice(t->se.on_queue ? &rq->q : NULL, &t->se, slice_ns);
     spin_unlock_irqrestore(&rq->lock, flags);
+    return true;
+}
+
+bool task_set_class(struct task *t, unsigned rt_prio, unsigned rt_policy, const char **why)
+{
+    struct cpu *c = &cpus[t->cpu];
+    struct rq *rq = &c->rq;
+    struct sched_entity *se = &t->se;
+    bool kick = false;
+    u64 flags = spin_lock_irqsave(&rq->lock);
+    if (rq->curr == t) {
+        spin_unlock_irqrestore(&rq->lock, flags);
+        *why = "it is running";
+        return false;
+    }
+    if (se->on_queue && eevdf_delayed(se)) {
+        spin_unlock_irqrestore(&rq->lock, flags);
+        *why = "it is blocked but still queued (delayed)";
+        return false;
+    }
+    trace_set(t, TRACE_SET_CLASS, se->rt.prio, rt_prio, !rt_prio ? "fair" : rt_policy == RT_RR ? "rr" : "fifo");
+    /* Out of one class's queue and into the other's, as Linux's
+     * __sched_setscheduler() dequeues and enqueues a queued task. */
+    bool queued = se->on_queue;
+    if (queued)
+        sched_leave(pol(), &rq->q, se, SCHED_LEAVE_MIGRATE);
+    sched_set_class(pol(), se, rt_prio, rt_policy);
+    if (queued) {
+        sched_join(pol(), &rq->q, se, SCHED_JOIN_MIGRATE);
+        kick = sched_wakeup_preempt(pol(), &rq->q, se);
+        if (kick)
+            c->resched_forced = true; /* read by that CPU's schedule(), under this lock */
+    }
+    spin_unlock_irqrestore(&rq->lock, flags);
+    if (kick) {
+        if (c == this_cpu()) {
+            c->need_resched = true;
+            resched_if_due();
+        } else {
+            lapic_send_ipi(cpu_apic_id[t->cpu], VEC_RESCHED);
+        }
+    }
     return true;
 }
 

@@ -15,12 +15,13 @@
  *   1. the leaving entity (the current one, blocking or exiting) leaves:
  *      leave(q, se, why); a policy may keep it queued (EEVDF's delayed
  *      dequeue), which the decision reports as leaver_kept;
- *   2. next = the first class's pick (today one class, the fair policy:
- *      rr or eevdf; an RT class goes before it, see pick_next() in
- *      decide.c); NULL means nothing is runnable, and the caller runs its
- *      idle task;
- *   3. if next is not the current entity: put_back(q) the current one if
- *      it is still there (it was displaced), then take(q, next);
+ *   2. next = the first class's pick: the RT class (rt.h) first, then the
+ *      fair policy P (rr or eevdf); NULL means nothing is runnable, and
+ *      the caller runs its idle task. RT's pick is passed over while its
+ *      budget is used up and the fair policy has an entity to run
+ *      (throttling, rt.h);
+ *   3. if next is not the running entity: its class puts it back if it is
+ *      still there (it was displaced), then next's class takes next;
  *   4. the policy's own notes are collected and cleared: entities whose
  *      departure it finished by itself (q->departed) and the entity whose
  *      wakeup cut current's protected turn short (q->cut_short_by).
@@ -32,10 +33,11 @@
 
 /* What a decision did, for the caller to count and trace. */
 struct sched_decision {
-    struct sched_entity *prev; /* current when the decision began (the
+    struct sched_entity *prev; /* running when the decision began (the
                                 * leaving entity, if any), or NULL */
-    struct sched_entity *next; /* current now, or NULL: nothing runnable */
+    struct sched_entity *next; /* running now, or NULL: nothing runnable */
     bool displaced;            /* prev, still runnable, was put back */
+    bool released;             /* displaced by a higher class: prev fair, next RT */
     bool leaver_kept;          /* the leaving entity stays queued (delayed) */
     bool cut_short;            /* next preempted only because its wakeup cut
                                 * prev's protected turn short (PREEMPT_SHORT) */
@@ -64,5 +66,67 @@ struct sched_entity *sched_decide(const struct sched_policy *P, struct sched_que
  */
 struct sched_entity *sched_decide_again(const struct sched_policy *P, struct sched_queue *q,
                                         struct sched_decision *d);
+
+/* ---- The class layer ----
+ *
+ * The core's every other call into the scheduler's classes goes through
+ * these, which send it to the class of the entity concerned (the running
+ * one, or se) and answer the questions that span the classes. P is the
+ * fair policy; the RT class is rt_policy. */
+
+/* The entity on the CPU, of either class, or NULL. */
+static inline struct sched_entity *sched_running(const struct sched_queue *q)
+{
+    return q->rt.curr ? q->rt.curr : q->curr;
+}
+
+/* Runnable entities of both classes, the running one included. */
+static inline unsigned sched_nr_runnable(const struct sched_queue *q)
+{
+    return q->nr_queued + q->rt.nr_queued + (sched_running(q) ? 1 : 0);
+}
+
+/* The class that keeps se: rt_policy or P. */
+static inline const struct sched_policy *sched_class_of(const struct sched_policy *P, const struct sched_entity *se)
+{
+    return sched_is_rt(se) ? &rt_policy : P;
+}
+
+/* An empty queue, for both classes. */
+void sched_queue_init(const struct sched_policy *P, struct sched_queue *q, const struct sched_params *p);
+/* A new entity (class, nice and slice set), for both classes. */
+void sched_init_entity(const struct sched_policy *P, struct sched_queue *q, struct sched_entity *se);
+/* se (on no queue) moves to the RT class at prio 1..99 with RT_FIFO or
+ * RT_RR, or (prio 0) to the fair one. */
+void sched_set_class(const struct sched_policy *P, struct sched_entity *se, unsigned prio, unsigned policy);
+
+void sched_join(const struct sched_policy *P, struct sched_queue *q, struct sched_entity *se,
+                enum sched_join_reason why);
+/* se, queued and not running, leaves (moving away, or the idle task). */
+void sched_leave(const struct sched_policy *P, struct sched_queue *q, struct sched_entity *se,
+                 enum sched_leave_reason why);
+/* The running entity ran delta_ns more: true if a decision is wanted
+ * (its policy's rule, or RT's budget just ran out with fair work waiting). */
+bool sched_charge(const struct sched_policy *P, struct sched_queue *q, uint64_t delta_ns);
+bool sched_tick(const struct sched_policy *P, struct sched_queue *q);
+/* The running entity gives way (not libc's sched_yield(), hence the name). */
+void sched_yield_curr(const struct sched_policy *P, struct sched_queue *q);
+/* se just joined by waking or as new: true if it takes the CPU from the
+ * running entity now. A higher class always does (Linux's wakeup_preempt()
+ * in core.c), a lower never, except across a used-up RT budget; within a
+ * class its policy answers. */
+bool sched_wakeup_preempt(const struct sched_policy *P, struct sched_queue *q, struct sched_entity *se);
+/* Run time the running entity may still have before a decision is
+ * wanted (policy.h's timer_ns; for RT: its budget, if fair work waits). */
+uint64_t sched_timer_ns(const struct sched_policy *P, struct sched_queue *q);
+void sched_describe(const struct sched_policy *P, const struct sched_queue *q, const struct sched_entity *se,
+                    struct sched_entity_view *v);
+/* Every queued entity but the running one: RT's (in priority order), then
+ * the fair policy's. */
+void sched_for_each_queued(const struct sched_policy *P, const struct sched_queue *q,
+                           void (*fn)(struct sched_entity *se, void *arg), void *arg);
+/* RT has runnable entities but is not picked: its budget is used up and
+ * the fair policy has work. */
+bool sched_rt_throttled(const struct sched_queue *q);
 
 #endif

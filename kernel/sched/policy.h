@@ -26,6 +26,15 @@
  * What a policy shows of itself (V, lag, deadlines...) goes through
  * describe_queue() and describe(): the core, the trace and the shell print
  * those views and never read a policy's own fields.
+ *
+ * Classes. The real-time class (rt.h) implements this same table on its
+ * own part of the queue (q->rt, with its own current, q->rt.curr) and is
+ * asked before the fair policy. q->curr is the fair policy's current: NULL
+ * while an RT entity has the CPU (Linux's cfs_rq->curr, put back when RT
+ * takes over). Which class an entity is in, and every question that spans
+ * both (who runs, whether a wakeup preempts across them, the RT budget),
+ * is the class layer's: decide.h. The core calls that layer, never a
+ * class's op directly.
  */
 #ifndef RUNQ_SCHED_POLICY_H
 #define RUNQ_SCHED_POLICY_H
@@ -36,6 +45,7 @@
 
 #include "rr.h"
 #include "eevdf.h"
+#include "rt.h"
 
 #define SCHED_NICE_MIN (-20)
 #define SCHED_NICE_MAX 19
@@ -67,7 +77,14 @@ struct sched_entity {
     bool on_queue;     /* on a queue: its list or current */
     struct rr_entity rr;
     struct eevdf_entity ee;
+    struct rt_entity rt; /* rt.prio != 0: the entity is in the RT class */
 };
+
+/* In the real-time class (rt.h), not the fair one. */
+static inline bool sched_is_rt(const struct sched_entity *se)
+{
+    return se->rt.prio != 0;
+}
 
 /* Fixed facts about the queue's world, given at init. */
 struct sched_params {
@@ -77,13 +94,15 @@ struct sched_params {
 
 /* One CPU's queue, as the policy sees it. */
 struct sched_queue {
-    struct sched_entity *curr; /* on the CPU, counted in the queue; or NULL */
-    unsigned nr_queued;        /* runnable entities on the list; curr and
+    struct sched_entity *curr; /* the fair policy's entity on the CPU, counted
+                                * in the queue; NULL if none, or RT runs */
+    unsigned nr_queued;        /* fair entities runnable on the list; curr and
                                 * delayed ones (EEVDF, eevdf.h) excluded */
     unsigned touched;          /* entities the last pick examined (a counter) */
     struct sched_params params;
     struct rr_queue rr;
     struct eevdf_queue ee;
+    struct rt_queue rt; /* the RT class's part, with its own current */
     /* The policy's notes to the decision, which sched_decide() collects
      * and clears (decide.h):
      *  - departed: entities that left the queue on the policy's own
@@ -188,5 +207,6 @@ struct sched_policy {
 
 extern const struct sched_policy rr_policy;
 extern const struct sched_policy eevdf_policy;
+extern const struct sched_policy rt_policy;
 
 #endif

@@ -37,6 +37,7 @@ struct rq {
     u64 next_tick;           /* 0 while no policy task runs (tickless idle) */
     u64 slice_end;           /* policy timer (HRTICK); 0 if none */
     unsigned ntasks;         /* tasks homed here (placement of unpinned tasks) */
+    u64 rt_period_end;       /* when the RT budget's period ends (core.c) */
     struct sched_stats stats;
     /* Odd while the books (a task's runtime_ns and exec_start, and curr)
      * are being changed: a reader on another CPU takes them without the

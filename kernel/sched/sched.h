@@ -33,6 +33,16 @@ __attribute__((noreturn)) void idle_enter(void);
 
 /* Creates a runnable task. cpu < 0: the CPU with the fewest tasks (not pinned). */
 struct task *task_create(const char *name, void (*fn)(void *), void *arg, int cpu, int nice);
+/* The same, in the RT class at rt_prio 1..99 with RT_FIFO or RT_RR (rt.h);
+ * rt_prio 0 is task_create. */
+struct task *task_create_rt(const char *name, void (*fn)(void *), void *arg, int cpu, unsigned rt_prio,
+                            unsigned rt_policy);
+/* Moves t to the RT class (rt_prio 1..99) or the fair one (0). Not while t
+ * is on a CPU or delayed (EEVDF): then false, and *why says so. */
+bool task_set_class(struct task *t, unsigned rt_prio, unsigned rt_policy, const char **why);
+/* The RT budget knobs changed (knob.c): every CPU's queue takes the new
+ * budget, from its next period. */
+void sched_rt_budget_changed(void);
 __attribute__((noreturn)) void task_exit(void);
 struct task *current(void);
 

@@ -62,6 +62,10 @@ void stats_snapshot(const struct sched_stats *s, struct sched_stats *out)
     out->tick_runnable = READ_ONCE(s->tick_runnable);
     for (int i = 0; i < RUNNABLE_BUCKETS; i++)
         out->tick_runnable_hist[i] = READ_ONCE(s->tick_runnable_hist[i]);
+    out->releases_rt = READ_ONCE(s->releases_rt);
+    out->rt_ns = READ_ONCE(s->rt_ns);
+    out->rt_throttled = READ_ONCE(s->rt_throttled);
+    out->migrations = READ_ONCE(s->migrations);
 }
 
 static void hist_diff(const struct wait_hist *a, const struct wait_hist *b, struct wait_hist *o)
@@ -88,6 +92,10 @@ void stats_diff(const struct sched_stats *a, const struct sched_stats *b, struct
     out->tick_runnable = a->tick_runnable - b->tick_runnable;
     for (int i = 0; i < RUNNABLE_BUCKETS; i++)
         out->tick_runnable_hist[i] = a->tick_runnable_hist[i] - b->tick_runnable_hist[i];
+    out->releases_rt = a->releases_rt - b->releases_rt;
+    out->rt_ns = a->rt_ns - b->rt_ns;
+    out->rt_throttled = a->rt_throttled - b->rt_throttled;
+    out->migrations = a->migrations - b->migrations;
 }
 
 u64 stats_percentile_us(const struct wait_hist *h, unsigned permille)

@@ -32,6 +32,10 @@ struct sched_stats {
     u64 idle_ns, busy_ns;  /* time the idle task idled / anything else ran */
     u64 ticks, tick_runnable;
     u64 tick_runnable_hist[RUNNABLE_BUCKETS];
+    u64 releases_rt;  /* fair tasks that lost the CPU to the RT class */
+    u64 rt_ns;        /* time RT tasks ran (also in busy_ns) */
+    u64 rt_throttled; /* times the RT budget ran out */
+    u64 migrations;   /* tasks moved from this CPU's queue to another's */
 };
 
 void stats_record_wait(struct wait_hist *h, u64 ns);

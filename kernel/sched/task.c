@@ -99,6 +99,9 @@ struct task *task_alloc_boot(unsigned cpu)
     return t;
 }
 
+static struct task *task_create_class(const char *name, void (*fn)(void *), void *arg, int cpu, int nice,
+                                      unsigned rt_prio, unsigned rt_policy);
+
 static unsigned least_loaded_cpu(void)
 {
     unsigned best = 0;
@@ -110,8 +113,21 @@ static unsigned least_loaded_cpu(void)
 
 struct task *task_create(const char *name, void (*fn)(void *), void *arg, int cpu, int nice)
 {
-    BUG_ON(cpu >= (int)ncpus);
     BUG_ON(nice < SCHED_NICE_MIN || nice > SCHED_NICE_MAX);
+    return task_create_class(name, fn, arg, cpu, nice, 0, RT_FIFO);
+}
+
+struct task *task_create_rt(const char *name, void (*fn)(void *), void *arg, int cpu, unsigned rt_prio,
+                            unsigned rt_policy)
+{
+    BUG_ON(rt_prio > RT_PRIO_MAX);
+    return task_create_class(name, fn, arg, cpu, 0, rt_prio, rt_policy);
+}
+
+static struct task *task_create_class(const char *name, void (*fn)(void *), void *arg, int cpu, int nice,
+                                      unsigned rt_prio, unsigned rt_policy)
+{
+    BUG_ON(cpu >= (int)ncpus);
     u64 flags = spin_lock_irqsave(&tasks_lock);
     unsigned home = cpu < 0 ? least_loaded_cpu() : (unsigned)cpu;
     struct task *t = task_new_locked(name, home);
@@ -121,6 +137,7 @@ struct task *task_create(const char *name, void (*fn)(void *), void *arg, int cp
         t->stack = kalloc(TASK_STACK_SIZE, 16);
     t->pinned = cpu >= 0;
     t->se.nice = nice;
+    rt_set_class(&t->se, rt_prio, rt_policy); /* also a recycled task's old class undone */
     t->fn = fn;
     t->arg = arg;
 

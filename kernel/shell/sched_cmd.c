@@ -9,7 +9,9 @@
 #include "../lib/printf.h"
 #include "../lib/string.h"
 #include "../cmdline.h"
+#include "../sched/decide.h"
 #include "../sched/eevdf_features.h"
+#include "../sched/knob.h"
 #include "../sched/probe.h"
 #include "../sched/rq.h"
 #include "../sched/sched.h"
@@ -173,7 +175,12 @@ static void queue_line(struct task *t, void *arg)
     if (t->cpu != ctx->cpu || !t->se.on_queue)
         return;
     struct rq *rq = &cpus[t->cpu].rq;
-    const char *state = rq->q.curr == &t->se ? "running" : "queued";
+    const char *state = sched_running(&rq->q) == &t->se ? "running" : "queued";
+    if (sched_is_rt(&t->se)) { /* no virtual time: its class and priority */
+        kprintf("  %4d %-15s %4d %-8s rt prio=%u %s\n", t->id, t->name, t->se.nice, state, t->se.rt.prio,
+                t->se.rt.policy == RT_RR ? "rr" : "fifo");
+        return;
+    }
     if (!ctx->qv.vtime) {
         kprintf("  %4d %-15s %4d %-8s\n", t->id, t->name, t->se.nice, state);
         return;
@@ -181,7 +188,7 @@ static void queue_line(struct task *t, void *arg)
     struct sched_queue_view qv;
     struct sched_entity_view v;
     sched_policy_current->describe_queue(&rq->q, false, &qv);
-    sched_policy_current->describe(&rq->q, &t->se, &v);
+    sched_describe(sched_policy_current, &rq->q, &t->se, &v);
     u64 V = qv.V;
     char vr[24], dl[24], lag[24];
     fmt_vus(vr, sizeof vr, (s64)(v.vruntime - V));
@@ -208,8 +215,11 @@ static bool sched_queue(int argc, char **argv)
     sched_policy_current->describe_queue(&rq->q, false, &ctx.qv);
     /* One consistent picture: the queue cannot change while we print it
      * (the console lock is taken inside; no queue lock is taken there). */
-    kprintf("queue cpu=%ld policy=%s runnable=%u%s", cpu, sched_policy_current->name,
-            rq->q.nr_queued + (rq->q.curr ? 1 : 0), rq->idle_idling && !rq->q.curr ? " (idle)" : "");
+    kprintf("queue cpu=%ld policy=%s runnable=%u%s", cpu, sched_policy_current->name, sched_nr_runnable(&rq->q),
+            rq->idle_idling && !sched_running(&rq->q) ? " (idle)" : "");
+    if (rq->q.rt.curr || rq->q.rt.nr_queued)
+        kprintf(" rt=%u%s", rq->q.rt.nr_queued + (rq->q.rt.curr ? 1 : 0),
+                sched_rt_throttled(&rq->q) ? " (rt throttled)" : "");
     if (ctx.qv.vtime)
         kprintf(" V=%lu.%03lu base_slice_us=%lu\n", ctx.qv.V / 1000, ctx.qv.V % 1000, ctx.qv.base_slice_ns / 1000);
     else
@@ -271,6 +281,64 @@ static bool sched_feature(int argc, char **argv)
     return true;
 }
 
+/* sched knob [NAME VALUE]: the settings of knob.h. */
+static bool sched_knob_cmd(int argc, char **argv)
+{
+    if (argc == 2) {
+        for (int k = 0; k < KNOB_NR; k++)
+            kprintf("  %-20s %-8ld (default %ld)  %s\n", sched_knob_name(k), sched_knob(k), sched_knob_default(k),
+                    sched_knob_comment(k));
+        return true;
+    }
+    long v;
+    if (argc != 4 || !parse_long(argv[3], &v)) {
+        kprintf("usage: sched knob [NAME VALUE]\n");
+        return false;
+    }
+    int k = sched_knob_lookup(argv[2]);
+    if (k < 0) {
+        kprintf("sched knob: no knob '%s' (sched knob lists them)\n", argv[2]);
+        return false;
+    }
+    const char *why = "";
+    if (!sched_knob_set(k, v, &why)) {
+        kprintf("sched knob: %s=%ld refused: %s\n", argv[2], v, why);
+        return false;
+    }
+    kprintf("knob %s=%ld\n", sched_knob_name(k), v);
+    return true;
+}
+
+/* sched rt ID PRIO [fifo|rr]: a task's class (PRIO 0: fair). */
+static bool sched_rt_cmd(int argc, char **argv)
+{
+    long id, prio;
+    unsigned policy = RT_FIFO;
+    if (argc < 4 || argc > 5 || (argc == 5 && strcmp(argv[4], "fifo") != 0 && strcmp(argv[4], "rr") != 0)) {
+        kprintf("usage: sched rt ID PRIO [fifo|rr]   (PRIO 1..99, 0: back to the fair class)\n");
+        return false;
+    }
+    if (!parse_range(argv[2], 1, 0x7fffffff, &id, "ID") || !parse_range(argv[3], 0, RT_PRIO_MAX, &prio, "PRIO"))
+        return false;
+    if (argc == 5 && strcmp(argv[4], "rr") == 0)
+        policy = RT_RR;
+    struct task *t = task_find((int)id);
+    if (!t || t->is_idle) {
+        kprintf("sched rt: no task %ld\n", id);
+        return false;
+    }
+    const char *why = "";
+    if (!task_set_class(t, (unsigned)prio, policy, &why)) {
+        kprintf("sched rt: task %ld cannot change class now: %s\n", id, why);
+        return false;
+    }
+    if (prio)
+        kprintf("rt id=%ld prio=%ld %s\n", id, prio, policy == RT_RR ? "rr" : "fifo");
+    else
+        kprintf("rt id=%ld fair\n", id);
+    return true;
+}
+
 void sched_cmd_help(void)
 {
     kprintf("  sched [MS]               counters over a window (default %d ms), a line per CPU\n",
@@ -285,6 +353,8 @@ void sched_cmd_help(void)
             "                           deadline, lag, eligibility)\n");
     kprintf("  sched slice ID US        request a slice (100..100000 us; EEVDF)\n");
     kprintf("  sched feature [NAME on|off]  list or flip EEVDF's feature switches\n");
+    kprintf("  sched knob [NAME VALUE]  list or set the RT budget and the re-place knob\n");
+    kprintf("  sched rt ID PRIO [fifo|rr]  move a task to the RT class (PRIO 1..99; 0: fair)\n");
 }
 
 bool sched_cmd(int argc, char **argv)
@@ -313,6 +383,10 @@ bool sched_cmd(int argc, char **argv)
         return sched_slice(argc, argv);
     if (strcmp(argv[1], "feature") == 0)
         return sched_feature(argc, argv);
+    if (strcmp(argv[1], "knob") == 0)
+        return sched_knob_cmd(argc, argv);
+    if (strcmp(argv[1], "rt") == 0)
+        return sched_rt_cmd(argc, argv);
     if (strcmp(argv[1], "help") == 0) {
         sched_cmd_help();
         return true;

@@ -13,6 +13,8 @@ static const struct selftest tests[] = {
     { "TestRrProbe", test_rr_probe },
     { "TestEevdf", test_eevdf },
     { "TestHrtick", test_hrtick },
+    { "TestRtPreempt", test_rt_preempt },
+    { "TestRtThrottle", test_rt_throttle },
     { "TestCrc32c", test_crc32c },
 };
 

@@ -22,6 +22,8 @@ bool test_pipe_ring(char *why, size_t size);
 bool test_rr_probe(char *why, size_t size);
 bool test_eevdf(char *why, size_t size);
 bool test_hrtick(char *why, size_t size);
+bool test_rt_preempt(char *why, size_t size);
+bool test_rt_throttle(char *why, size_t size);
 bool test_crc32c(char *why, size_t size);
 
 /* Helpers the ring tests share. A xorshift64 step (x never 0). */

@@ -13,6 +13,7 @@
 #include "../lib/string.h"
 #include "../sched/rq.h"
 #include "../sched/sched.h"
+#include "../sched/decide.h"
 
 u32 trace_mask;
 struct trace_ring trace_rings[MAX_CPUS];
@@ -100,7 +101,7 @@ static void view_queue(const struct rq *rq, bool count_eligible, struct sched_qu
 
 static void view_entity(const struct rq *rq, const struct sched_entity *se, struct sched_entity_view *v)
 {
-    sched_policy_current->describe(&rq->q, se, v);
+    sched_describe(sched_policy_current, &rq->q, se, v);
 }
 
 static void name_copy(char *dst, const char *src, size_t n)
@@ -130,6 +131,10 @@ void trace_task(enum trace_rec_type type, const struct task *t)
     r.cpu = (u16)t->cpu;
     r.slice_ns = t->se.slice_ns;
     name_copy(r.name, t->name, TRACE_NAME_LEN);
+    r.sclass = sched_is_rt(&t->se) ? TRACE_CLASS_RT : TRACE_CLASS_FAIR;
+    r.rt_prio = t->se.rt.prio;
+    r.rt_policy = t->se.rt.policy == RT_RR ? TRACE_RT_RR : TRACE_RT_FIFO;
+    r.pad = 0;
     put(&r, sizeof r);
 }
 
@@ -150,7 +155,7 @@ void trace_wake(const struct task *waker, const struct task *wakee, bool timer)
 
 static u16 nr_runnable(const struct rq *rq)
 {
-    return (u16)(rq->q.nr_queued + (rq->q.curr ? 1 : 0));
+    return (u16)sched_nr_runnable(&rq->q);
 }
 
 void trace_join_note(struct rq *rq, const struct task *t, s64 lag_before, struct trace_rec_join *r)
@@ -159,7 +164,7 @@ void trace_join_note(struct rq *rq, const struct task *t, s64 lag_before, struct
     view_queue(rq, false, &qv);
     *r = (struct trace_rec_join){ .h.type = TRACE_REC_JOIN, .task = t->id, .cpu = (u16)t->cpu,
                                   .nr_runnable = nr_runnable(rq), .curr = TRACE_TASK_NONE };
-    if (!qv.vtime) {
+    if (!qv.vtime || sched_is_rt(&t->se)) { /* an RT task has no lag */
         r->h.flags = TRACE_RF_NO_EEVDF;
         return;
     }
@@ -177,11 +182,11 @@ void trace_join_note(struct rq *rq, const struct task *t, s64 lag_before, struct
 
 void trace_join_note_curr(struct rq *rq, const struct task *t, struct trace_rec_join *r)
 {
-    const struct sched_entity *c = rq->q.curr;
+    const struct sched_entity *c = sched_running(&rq->q);
     if (!c)
         return;
     r->curr = c->id; /* the entity's id is its task's */
-    if (r->h.flags & TRACE_RF_NO_EEVDF)
+    if ((r->h.flags & TRACE_RF_NO_EEVDF) || sched_is_rt(c))
         return;
     struct sched_entity_view w, v;
     view_entity(rq, &t->se, &w); /* the wakee again: current's charge since the join moved V */
@@ -232,7 +237,7 @@ void trace_pick(struct rq *rq, const struct task *prev, const struct task *next,
     r->next_lag = 0;
     struct sched_queue_view qv;
     view_queue(rq, true, &qv);
-    if (qv.vtime) {
+    if (qv.vtime && !(next && sched_is_rt(&next->se))) {
         r->V = qv.V;
         if (next && next->se.on_queue) {
             struct sched_entity_view v;
@@ -259,11 +264,11 @@ void trace_leave(struct rq *rq, const struct task *t, enum trace_leave_reason wh
     r->task = t->id;
     r->cpu = (u16)t->cpu;
     r->reason = (u8)why;
-    r->pad = 0;
+    r->by = why == TRACE_LEAVE_RELEASE ? TRACE_CLASS_RT : 0; /* the one class above fair */
     r->run_ns = run_ns;
     struct sched_queue_view qv;
     view_queue(rq, false, &qv);
-    if (qv.vtime) {
+    if (qv.vtime && !sched_is_rt(&t->se)) {
         struct sched_entity_view v;
         view_entity(rq, &t->se, &v);
         r->V = qv.V;
@@ -351,11 +356,13 @@ static void kf_entry(struct sched_entity *se, void *arg)
     memset(e, 0, sizeof *e);
     e->task = t->id;
     e->nice = (int8_t)se->nice;
-    e->kflags = b->rq->q.curr == se ? TRACE_KF_CURRENT : 0;
+    e->kflags = sched_running(&b->rq->q) == se ? TRACE_KF_CURRENT : 0;
     struct sched_entity_view v;
     view_entity(b->rq, se, &v);
     e->slice_ns = v.slice_ns;
-    if (b->vtime) {
+    if (sched_is_rt(se))
+        e->kflags |= TRACE_KF_RT;
+    else if (b->vtime) {
         e->weight = v.weight;
         e->vruntime = v.vruntime;
         e->deadline = v.deadline;
@@ -376,9 +383,9 @@ static void emit_keyframe(struct rq *rq, u64 now)
     struct sched_queue_view qv;
     view_queue(rq, false, &qv);
     struct kf_build b = { rq, qv.vtime, r.e, 0 };
-    if (rq->q.curr)
-        kf_entry(rq->q.curr, &b);
-    sched_policy_current->for_each_queued(&rq->q, kf_entry, &b);
+    if (sched_running(&rq->q))
+        kf_entry(sched_running(&rq->q), &b);
+    sched_for_each_queued(sched_policy_current, &rq->q, kf_entry, &b);
     u32 size = (u32)(sizeof r.k + b.n * sizeof(struct trace_kf_entry));
     trace_rec_init(&r.k.h, TRACE_REC_KEYFRAME, (u16)size, now);
     r.k.cpu = (u16)this_cpu()->id;
@@ -405,6 +412,10 @@ static void emit_counters(struct rq *rq, u64 now)
     r.value[TRACE_CTR_IDLE_NS] = rq->stats.idle_ns;
     r.value[TRACE_CTR_BUSY_NS] = rq->stats.busy_ns;
     r.value[TRACE_CTR_RING_USED] = ring_used(ring);
+    r.value[TRACE_CTR_RELEASES_RT] = rq->stats.releases_rt;
+    r.value[TRACE_CTR_RT_NS] = rq->stats.rt_ns;
+    r.value[TRACE_CTR_RT_THROTTLED] = rq->stats.rt_throttled;
+    r.value[TRACE_CTR_MIGRATIONS] = rq->stats.migrations;
     put(&r, sizeof r);
 }
 

@@ -23,6 +23,7 @@
 #include "../arch/x86_64/clock.h"
 #include "../arch/x86_64/trap.h"
 #include "../sched/cpus.h"
+#include "../sched/knob.h"
 #include "../drivers/virtio_serial.h"
 #include "../lib/alloc.h"
 #include "../lib/crc32c.h"
@@ -30,6 +31,7 @@
 #include "../lib/string.h"
 #include "../sched/eevdf_features.h"
 #include "../sched/sched.h"
+#include "../sched/knob.h"
 
 #define TRACER_PERIOD_MIN_NS (2 * NSEC_PER_MSEC)
 /* The rings must hold what the CPUs write between two rounds: at the
@@ -261,6 +263,7 @@ void trace_init(const char *cmdline, trace_run_fn run, bool host_crash)
     out = kalloc(OUT_SIZE, 16);
     trace_mask = all_types_mask();
     tasks_for_each(announce, NULL); /* the tasks that exist already */
+    sched_knobs_trace();            /* the settings, as they are now */
     task_create("tracer", tracer_main, NULL, 0, TRACER_NICE);
     host_init(run, host_crash);
     trace_ask_keyframes(); /* the other CPUs went idle before tracing began */
