@@ -735,6 +735,49 @@ static void the_view_classes_every_leave_reason_as_leave_meaning(void)
     sqlite3_finalize(st);
 }
 
+/* Trace 13: the bounce -> run population and the knobs (trace format
+ * 4). gamma is bounced three times (10 us, 20 us, 2 ms; a fourth never
+ * seen to run), beside its three wakeups; replace_on_release is on from
+ * the start and off at 1 s. A view started at 1.5 s still knows the RT
+ * budget, which the kernel stated once, at 0. */
+static void top_model_bounces_and_knobs(void)
+{
+    sqlite3 *db = fixture();
+    write_trace(db, 13, 1, "complete");
+    int g = 135; /* gamma's utid in trace 13 */
+    exec(db, "INSERT INTO bounce(trace_id,utid,ts_bounce,ts_run,latency,cpu,run_cpu,by_class) VALUES"
+             "(13,%d,%lld,%lld,10000,1,1,'rt'),(13,%d,%lld,%lld,20000,1,0,'rt'),(13,%d,%lld,%lld,2000000,1,1,'rt'),"
+             "(13,%d,%lld,NULL,NULL,1,NULL,'rt')",
+         g, 400 * MS, 400 * MS + 10000, g, 600 * MS, 600 * MS + 20000, g, 700 * MS, 702 * MS, g, 1900 * MS);
+    exec(db, "INSERT INTO sched_set(trace_id,ts,utid,what,name,old_value,new_value) VALUES"
+             "(13,0,NULL,'knob','replace_on_release',1,1),(13,0,NULL,'knob','rt_runtime_us',950000,950000),"
+             "(13,0,NULL,'knob','rt_period_us',1000000,1000000),(13,%lld,NULL,'knob','replace_on_release',1,0)",
+         1 * S);
+    struct top_model *m = open_at(13, 0);
+    CHECK(m && update(m, 800 * MS) == 0, "open/update failed");
+    const struct top_snapshot *s = top_model_snapshot(m);
+    const struct top_task *c = task(m, "gamma");
+    int64_t v = -1;
+    CHECK(c->bnc_n == 3 && c->bnc_max == 2000000 && c->bnc_p99 == 2000000 && c->lat_n == 3,
+          "bounces %llu, max %llu, p99 %llu; wakeups %llu", (unsigned long long)c->bnc_n,
+          (unsigned long long)c->bnc_max, (unsigned long long)c->bnc_p99, (unsigned long long)c->lat_n);
+    char cell[16];
+    top_cell(s, c, TOP_COL_BNC, cell, sizeof cell);
+    CHECK(!strcmp(cell, "3"), "BOUNCE shows '%s'", cell);
+    top_cell(s, task(m, "alpha"), TOP_COL_B99, cell, sizeof cell);
+    CHECK(!strcmp(cell, "-"), "BNC99 of a task never bounced shows '%s'", cell);
+    CHECK(top_knob(&s->h, "replace_on_release", &v) && v == 1, "replace_on_release at 0.8 s: %lld", (long long)v);
+    CHECK(update(m, 1200 * MS) == 0, "update failed");
+    CHECK(top_knob(&s->h, "replace_on_release", &v) && v == 0, "replace_on_release at 1.2 s: %lld", (long long)v);
+    top_model_close(m);
+    m = open_at(13, 1500 * MS);
+    CHECK(m && update(m, 1600 * MS) == 0, "open/update at 1.5 s failed");
+    s = top_model_snapshot(m);
+    CHECK(top_knob(&s->h, "rt_runtime_us", &v) && v == 950000 && top_knob(&s->h, "replace_on_release", &v) && v == 0,
+          "knobs of a view started at 1.5 s: %d known", s->h.nknobs);
+    top_model_close(m);
+}
+
 /* In this order: the last six add the newest traces. */
 static const struct harness_test tests[] = {
     HARNESS_TEST(events_reason_names_parse_back),
@@ -756,6 +799,7 @@ static const struct harness_test tests[] = {
     HARNESS_TEST(top_model_lag_across_the_wrap),
     HARNESS_TEST(top_model_switches_counted_as_the_kernel),
     HARNESS_TEST(the_view_classes_every_leave_reason_as_leave_meaning),
+    HARNESS_TEST(top_model_bounces_and_knobs),
 };
 
 int main(int argc, char **argv)

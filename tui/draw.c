@@ -113,6 +113,20 @@ static int draw_header(const struct top_ui *ui, int y, int w)
     }
     y++;
 
+    /* the scheduler's knobs, when the trace states them (format 4) */
+    if (h->nknobs) {
+        int64_t v, rt, period;
+        char line[160] = "";
+        if (top_knob(h, "replace_on_release", &v))
+            snprintf(line, sizeof line, "replace_on_release %s  ", v ? "on" : "off");
+        if (top_knob(h, "rt_runtime_us", &rt) && top_knob(h, "rt_period_us", &period))
+            snprintf(line + strlen(line), sizeof line - strlen(line), "rt budget %lldus of %lldus",
+                     (long long)rt, (long long)period);
+        put(y, 0, w, term_attr(TR_TITLE), "knobs");
+        put(y, 9, w - 9, NORMAL, "%s", line);
+        y++;
+    }
+
     /* recording state, view state */
     char state[160];
     if (ui->live)

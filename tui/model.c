@@ -24,12 +24,14 @@ enum { RANK_LEAVE, RANK_PLACE, RANK_PICK, RANK_KEYFRAME };
 /* Rows are merged in time order across tables; at one timestamp, in this
  * order: a gap first (it happened before the record that revealed it),
  * then the event tables in the kernel's order (enum event_kind). */
-enum tbl { T_GAP, T_SNAP, T_WAKE, T_PLACE, T_TICK, T_LEAVE, T_PICK, T_SET, T_MARK, T_NR };
+/* Two tables are not event tables: data_gap, and bounce (schema 8), read
+ * like wakeup but a count only, never merged. */
+enum tbl { T_GAP, T_SNAP, T_WAKE, T_PLACE, T_TICK, T_LEAVE, T_PICK, T_SET, T_MARK, T_BOUNCE, T_NR };
 #define TBL_KIND(k) ((enum event_kind)((k) - 1))
 _Static_assert(TBL_KIND(T_SNAP) == EVENT_KEYFRAME && TBL_KIND(T_WAKE) == EVENT_WAKE &&
                    TBL_KIND(T_PLACE) == EVENT_JOIN && TBL_KIND(T_TICK) == EVENT_TICK &&
                    TBL_KIND(T_LEAVE) == EVENT_LEAVE && TBL_KIND(T_PICK) == EVENT_PICK &&
-                   TBL_KIND(T_SET) == EVENT_SET && TBL_KIND(T_MARK) == EVENT_MARK && T_NR == EVENT_NKINDS + 1,
+                   TBL_KIND(T_SET) == EVENT_SET && TBL_KIND(T_MARK) == EVENT_MARK && T_BOUNCE == EVENT_NKINDS + 1,
                "the event tables follow enum event_kind");
 
 /* Column 0 is the rowid, column 1 the time the row became true (its
@@ -40,11 +42,12 @@ _Static_assert(TBL_KIND(T_SNAP) == EVENT_KEYFRAME && TBL_KIND(T_WAKE) == EVENT_W
 static const char *const tbl_time[T_NR] = {
     [T_GAP] = "ts_end", [T_SNAP] = "ts", [T_WAKE] = "COALESCE(ts_run, ts_wake)", [T_PLACE] = "ts",
     [T_TICK] = "ts",    [T_LEAVE] = "ts", [T_PICK] = "ts", [T_SET] = "ts", [T_MARK] = "ts",
+    [T_BOUNCE] = "COALESCE(ts_run, ts_bounce)",
 };
 
 static const char *tbl_name(enum tbl k)
 {
-    return k == T_GAP ? "data_gap" : event_table(TBL_KIND(k));
+    return k == T_GAP ? "data_gap" : k == T_BOUNCE ? "bounce" : event_table(TBL_KIND(k));
 }
 
 #define TOP_MAX_COLS 16
@@ -52,7 +55,7 @@ static const char *tbl_name(enum tbl k)
 /* Tables read in one pass each even when a gap is ahead (read_tables):
  * every effect of their rows is a newer-wins update or a count. */
 static const bool tbl_order_free[T_NR] = {
-    [T_WAKE] = true, [T_PLACE] = true, [T_TICK] = true, [T_LEAVE] = true,
+    [T_WAKE] = true, [T_PLACE] = true, [T_TICK] = true, [T_LEAVE] = true, [T_BOUNCE] = true,
 };
 
 struct sample {
@@ -71,6 +74,7 @@ struct top_model {
     int *hval;
     size_t hcap;
 
+    bool has_bounce; /* the database has table bounce (schema 8) */
     sqlite3_stmt *st[T_NR], *st_sink[T_NR], *st_max[T_NR], *st_probe[T_NR], *st_gap_ahead, *st_trace, *st_thread, *st_stats;
     char cols[T_NR][256]; /* what each table's reads select after rowid and time */
     int ncols[T_NR];
@@ -485,22 +489,63 @@ static void on_tick(struct top_model *m, const struct event *e, uint64_t ts)
     cpu_set_nr(c, e->tick.nr_runnable, ts);
 }
 
+/* A latency into histogram hist of n values, with its maximum. */
+static void lat_add(uint32_t *hist, uint64_t *n, uint64_t *max, bool *dirty, uint64_t lat)
+{
+    hist[top_lat_slot(lat)]++;
+    (*n)++;
+    *dirty = true;
+    if (lat > *max)
+        *max = lat;
+}
+
+/* A bounce row (utid, latency): into the task's bounce histogram, once
+ * the task has run. */
+static void on_bounce(struct top_model *m, sqlite3_value **v, int n)
+{
+    if (n < 2 || sqlite3_value_type(v[1]) == SQLITE_NULL)
+        return; /* not seen to run (yet) */
+    struct top_task *t = task_of(m, sqlite3_value_int64(v[0]));
+    if (t)
+        lat_add(t->bnc_hist, &t->bnc_n, &t->bnc_max, &t->bnc_dirty, (uint64_t)sqlite3_value_int64(v[1]));
+}
+
+bool top_knob(const struct top_header *h, const char *name, int64_t *value)
+{
+    for (int k = 0; k < h->nknobs; k++)
+        if (!strcmp(h->knob[k], name)) {
+            *value = h->knob_value[k];
+            return true;
+        }
+    return false;
+}
+
+/* Knob `name` is v now (a new name is added while there is room). */
+static void knob_set(struct top_header *h, const char *name, int64_t v)
+{
+    int k = 0;
+    while (k < h->nknobs && strcmp(h->knob[k], name))
+        k++;
+    if (k == h->nknobs) {
+        if (k == TOP_MAX_KNOBS)
+            return;
+        snprintf(h->knob[k], sizeof h->knob[k], "%s", name);
+        h->nknobs++;
+    }
+    h->knob_value[k] = v;
+}
+
 /* WAKE: its latency into the task's histogram, once the task has run. */
 static void on_wake(struct top_model *m, const struct event *e)
 {
     struct top_task *t = task_of(m, e->wake.utid);
     if (!t || e->wake.latency < 0) /* it has not run (yet) */
         return;
-    uint64_t lat = (uint64_t)e->wake.latency;
-    t->lat_hist[top_lat_slot(lat)]++;
-    t->lat_n++;
-    t->lat_dirty = true;
-    if (lat > t->lat_max)
-        t->lat_max = lat;
+    lat_add(t->lat_hist, &t->lat_n, &t->lat_max, &t->lat_dirty, (uint64_t)e->wake.latency);
 }
 
-/* SET: a task's nice or slice, or the trace's tick rate, policy or a
- * feature switch. */
+/* SET: a task's nice or slice, or the trace's tick rate, policy, a
+ * feature switch or a knob. */
 static void on_set(struct top_model *m, const struct event *e, uint64_t ts)
 {
     enum trace_set_what what = e->set.what;
@@ -523,6 +568,8 @@ static void on_set(struct top_model *m, const struct event *e, uint64_t ts)
         for (int f = 0; f < h->nfeatures; f++)
             if (!strcmp(h->feature[f], name))
                 h->features = nv ? h->features | (1u << f) : h->features & ~(1u << f);
+    } else if (what == TRACE_SET_KNOB && name) {
+        knob_set(h, name, nv);
     }
     if (t)
         t->set_ts = ts;
@@ -586,6 +633,10 @@ static void on_row(struct top_model *m, enum tbl k, sqlite3_value **v, int n, ui
         on_gap(m, v);
         return;
     }
+    if (k == T_BOUNCE) {
+        on_bounce(m, v, n);
+        return;
+    }
     struct event e;
     struct event_kf_entry kf;
     event_decode(TBL_KIND(k), (int64_t)ts, 0, v, n, &e, &kf);
@@ -613,6 +664,8 @@ static int sink_table(struct top_model *m, enum tbl k, uint64_t t, bool live, ch
 {
     /* the last rowid to read: all, or up to the first row past t */
     int64_t bound = -1;
+    if (!m->st_sink[k])
+        return 0; /* a table this database does not have (bounce before schema 8) */
     if (!live) /* a binary search, as at open: rows are in time order */
         bound = seek_table(m, k, m->cur[k], t + 1);
     if (bound < 0 || live) {
@@ -740,7 +793,7 @@ static int read_tables(struct top_model *m, uint64_t t, char *err, size_t errlen
     sqlite3_bind_int64(m->st_gap_ahead, 2, m->s.h.trace_id);
     bool gap = sqlite3_step(m->st_gap_ahead) == SQLITE_ROW;
     sqlite3_reset(m->st_gap_ahead);
-    static const enum tbl sink_order[] = { T_WAKE, T_PLACE, T_TICK, T_LEAVE, T_PICK, T_SNAP, T_SET, T_MARK };
+    static const enum tbl sink_order[] = { T_WAKE, T_BOUNCE, T_PLACE, T_TICK, T_LEAVE, T_PICK, T_SNAP, T_SET, T_MARK };
     struct merge mg = { .sunk = { false } };
     for (size_t i = 0; i < sizeof sink_order / sizeof sink_order[0]; i++) {
         enum tbl k = sink_order[i];
@@ -766,6 +819,8 @@ static int read_tables(struct top_model *m, uint64_t t, char *err, size_t errlen
 static int64_t seek_table(struct top_model *m, enum tbl k, int64_t lo, uint64_t from)
 {
     int64_t hi = lo;
+    if (!m->st_max[k])
+        return lo; /* a table this database does not have */
     sqlite3_stmt *s = m->st_max[k];
     if (sqlite3_step(s) == SQLITE_ROW)
         hi = sqlite3_column_int64(s, 0);
@@ -883,14 +938,19 @@ static int read_threads(struct top_model *m)
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* For a view that starts before later changes: the values as of `from`
- * are the old values of the first change after it. */
+/* The settings as of `from`, for a view that starts there: the values
+ * before a change after it are that change's old values, taken newest
+ * first. The knobs (trace format 4) the kernel states once, when tracing
+ * starts, so a later view first takes the last word on each before
+ * `from` (its new value), oldest first. */
 static void rewind_settings(struct top_model *m, uint64_t from)
 {
     sqlite3_stmt *s;
     if (sqlite3_prepare_v2(m->db,
-                           "SELECT utid, what, name, old_value FROM main.sched_set WHERE trace_id=? AND ts>=? "
-                           "ORDER BY ts DESC, rowid DESC",
+                           "SELECT utid, what, name, CASE WHEN ts >= ?2 THEN old_value ELSE new_value END FROM "
+                           "main.sched_set WHERE trace_id=?1 AND (ts>=?2 OR what='knob') "
+                           "ORDER BY ts >= ?2, CASE WHEN ts >= ?2 THEN -ts ELSE ts END, "
+                           "CASE WHEN ts >= ?2 THEN -rowid ELSE rowid END",
                            -1, &s, NULL) != SQLITE_OK)
         return;
     sqlite3_bind_int64(s, 1, m->s.h.trace_id);
@@ -909,10 +969,13 @@ static void rewind_settings(struct top_model *m, uint64_t from)
             t->slice_ns = v;
         else if (what == TRACE_SET_HZ)
             h->tick_hz = (int)v;
-        else if (what == TRACE_SET_FEATURE && name)
+        else if (what == TRACE_SET_FEATURE && name) {
             for (int f = 0; f < h->nfeatures; f++)
                 if (!strcmp(h->feature[f], name))
                     h->features = v ? h->features | (1u << f) : h->features & ~(1u << f);
+        } else if (what == TRACE_SET_KNOB && name) {
+            knob_set(h, name, v);
+        }
     }
     sqlite3_finalize(s);
 }
@@ -1031,6 +1094,11 @@ static void derive_latency(struct top_model *m)
 {
     for (size_t i = 0; i < m->s.ntasks; i++) {
         struct top_task *t = &m->s.tasks[i];
+        if (t->bnc_dirty) {
+            t->bnc_dirty = false;
+            uint64_t p99 = top_lat_percentile(t->bnc_hist, t->bnc_n, 99);
+            t->bnc_p99 = p99 > t->bnc_max ? t->bnc_max : p99;
+        }
         if (!t->lat_dirty)
             continue;
         t->lat_dirty = false;
@@ -1219,6 +1287,10 @@ static int check_schema(struct top_model *m, char *err, size_t errlen)
         return -1;
     m->s.h.has_control_column = sqlite3_step(s) == SQLITE_ROW;
     sqlite3_finalize(s);
+    if (prepare(m, "SELECT 1 FROM main.sqlite_master WHERE type='table' AND name='bounce'", &s, err, errlen) != 0)
+        return -1;
+    m->has_bounce = sqlite3_step(s) == SQLITE_ROW;
+    sqlite3_finalize(s);
     return 0;
 }
 
@@ -1248,8 +1320,12 @@ static int prepare_table(struct top_model *m, enum tbl k, const struct event_sch
     char sql[1024];
     /* +trace_id: never the (trace_id, ...) indexes a finished trace
      * has, which would sort the whole trace by rowid every update. */
+    if (k == T_BOUNCE && !m->has_bounce)
+        return 0;
     if (k == T_GAP)
         snprintf(m->cols[k], sizeof m->cols[k], "cpu, ts_start");
+    else if (k == T_BOUNCE)
+        snprintf(m->cols[k], sizeof m->cols[k], "utid, latency");
     else
         event_columns(TBL_KIND(k), false, sch, m->cols[k], sizeof m->cols[k]);
     const char *cols = m->cols[k];

@@ -41,6 +41,10 @@
  *                               as the kernel counts nvcsw and nivcsw, and
  *                               as the view thread_switches
  *   wake latency                wakeup.latency, into a log-linear histogram
+ *   bounce latency              bounce.latency (schema 8: a fair task put
+ *                               back because a higher class took its CPU,
+ *                               until it ran), a histogram of its own
+ *   knobs                       sched_set rows of what 'knob', the newest
  *   V, runnable count           the newest of pick, place, leave, tick,
  *                               keyframe on that CPU
  *   nice, slice, features       thread rows, then sched_set as it happens
@@ -64,6 +68,7 @@
 #define TOP_MAP_ROWS 512   /* switch events kept for the timeline strip */
 #define TOP_MAX_CPUS 256
 #define TOP_T_LIVE UINT64_MAX
+#define TOP_MAX_KNOBS 8
 
 /* Wake latency histogram: log-linear, 8 sub-buckets per power of two
  * (values < 8 ns exact), so percentiles are within 1/16 of the value. */
@@ -101,11 +106,14 @@ struct top_task {
     uint64_t vol, invol; /* switches out: blocked, slept, exited or yielded vs preempted */
     uint64_t lat_n, lat_max, lat_p50, lat_p99; /* ns */
     uint32_t lat_hist[TOP_LAT_SLOTS];
+    /* bounce -> run: released to a higher class until it ran again */
+    uint64_t bnc_n, bnc_max, bnc_p99; /* ns */
+    uint32_t bnc_hist[TOP_LAT_SLOTS];
 
     /* bookkeeping (the model's own) */
     uint64_t st_ts, ev_ts, dl_ts, slice_end, set_ts;
     int st_rank, ev_rank, dl_rank;
-    bool lat_dirty;     /* percentiles to recompute */
+    bool lat_dirty, bnc_dirty; /* percentiles to recompute */
     uint64_t nout;      /* switches out (vol + invol) */
     int64_t lag_ev;     /* lag as of the newest event (a sleeper keeps it) */
 };
@@ -150,7 +158,16 @@ struct top_header {
     bool has_control_column;
     char control[256];         /* the recorder's control socket, "" none */
     char last_mark[64];
+    /* scheduler knobs (SET knob, trace format 4), as of `now`: the
+     * kernel states each when tracing starts */
+    int nknobs;
+    char knob[TOP_MAX_KNOBS][24];
+    int64_t knob_value[TOP_MAX_KNOBS];
 };
+
+/* A knob's value as of the view's time; false when the trace has not
+ * stated it. */
+bool top_knob(const struct top_header *h, const char *name, int64_t *value);
 
 struct top_snapshot {
     struct top_header h;

@@ -81,6 +81,11 @@ void top_cell(const struct top_snapshot *s, const struct top_task *t, enum top_c
         if (t->lat_n)
             top_fmt_ns(buf, n, (int64_t)t->lat_max);
         return;
+    case TOP_COL_BNC: snprintf(buf, n, "%llu", (unsigned long long)t->bnc_n); return;
+    case TOP_COL_B99:
+        if (t->bnc_n)
+            top_fmt_ns(buf, n, (int64_t)t->bnc_p99);
+        return;
     case TOP_COL_VOL: snprintf(buf, n, "%llu", (unsigned long long)t->vol); return;
     case TOP_COL_INVOL: snprintf(buf, n, "%llu", (unsigned long long)t->invol); return;
     case TOP_COL_NR: return;
@@ -150,6 +155,8 @@ static int sort_cmp(const void *pa, const void *pb)
     case TOP_COL_P50: r = cmp_num((double)a->lat_p50, (double)b->lat_p50); break;
     case TOP_COL_P99: r = cmp_num((double)a->lat_p99, (double)b->lat_p99); break;
     case TOP_COL_LMAX: r = cmp_num((double)a->lat_max, (double)b->lat_max); break;
+    case TOP_COL_BNC: r = cmp_num((double)a->bnc_n, (double)b->bnc_n); break;
+    case TOP_COL_B99: r = cmp_num((double)a->bnc_p99, (double)b->bnc_p99); break;
     case TOP_COL_VOL: r = cmp_num((double)a->vol, (double)b->vol); break;
     case TOP_COL_INVOL: r = cmp_num((double)a->invol, (double)b->invol); break;
     case TOP_COL_NR: break;

@@ -29,8 +29,10 @@
     X(P50, "WAKE50", 7, 1, "wake latency, median")               \
     X(P99, "WAKE99", 7, 1, "wake latency, 99th percentile")      \
     X(LMAX, "WAKEMAX", 7, 1, "wake latency, worst")              \
+    X(BNC, "BOUNCE", 6, 1, "bounces: released to a higher class (RT)") \
+    X(B99, "BNC99", 7, 1, "bounce -> run latency, 99th percentile") \
     X(VOL, "VOL", 6, 1, "voluntary switches (blocked, slept, yielded)") \
-    X(INVOL, "INVOL", 6, 1, "involuntary switches (preempted)")
+    X(INVOL, "INVOL", 6, 1, "involuntary switches (preempted, released)")
 
 enum top_col {
 #define TOP_COL_ENUM(id, hdr, w, right, what) TOP_COL_##id,

@@ -183,6 +183,21 @@ static void act_feature(struct top_ui *ui)
     send_line(ui, line);
 }
 
+/* Flips the knob replace_on_release (when a higher class takes a CPU, are
+ * the fair tasks queued there re-placed on other CPUs, or kept?) with
+ * the shell's `sched knob`, run by the kernel's host task. */
+static void act_replace_on_release(struct top_ui *ui)
+{
+    int64_t v;
+    if (!top_knob(&ui->s->h, "replace_on_release", &v)) {
+        snprintf(ui->msg, sizeof ui->msg, "this trace states no replace_on_release (a SET knob: trace format 4)");
+        return;
+    }
+    char line[64];
+    snprintf(line, sizeof line, "run sched knob replace_on_release %d", v ? 0 : 1);
+    send_line(ui, line);
+}
+
 /* ---- keys ---- */
 
 static bool is_enter(int ch)
@@ -433,6 +448,13 @@ static int do_feature(struct top_ui *ui, int ch)
     return 0;
 }
 
+static int do_knob(struct top_ui *ui, int ch)
+{
+    (void)ch;
+    act_replace_on_release(ui);
+    return 0;
+}
+
 static int do_mark(struct top_ui *ui, int ch)
 {
     (void)ch;
@@ -463,6 +485,7 @@ const struct top_action top_actions[] = {
     { { 'n', 'N' }, "nice down / up (-1 / +1) in the kernel", do_nice },
     { { 's' }, "set the task's slice (microseconds)", do_slice },
     { { 'f' }, "toggle an EEVDF feature switch", do_feature },
+    { { 'R' }, "flip replace_on_release: re-place or keep fair tasks a higher class bounced", do_knob },
     { { 'm' }, "drop a named marker into the trace", do_mark },
 };
 const size_t top_nactions = sizeof top_actions / sizeof top_actions[0];
