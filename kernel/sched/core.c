@@ -2,8 +2,10 @@
  * The scheduler core: decisions, the wake protocol, sleepers and timers.
  *
  * Locking: each CPU's queue (struct rq) has one lock, taken with interrupts
- * off. A task's home CPU never changes, so everything about a task that is
- * not its state word is changed only under its home queue's lock. The
+ * off. Everything about a task that is not its state word is changed only
+ * under its home queue's lock; the home itself (t->cpu) changes only under
+ * the old home's lock while the task is on no queue and Waking (task.h), so
+ * lock_home() finds the right lock by looking again once it holds one. The
  * state word follows the protocol in task.h; wake stacks are lock-free.
  *
  * A decision (schedule) holds the queue lock across the switch: the task
@@ -57,6 +59,19 @@ const char *run_state_name(u32 state)
 static inline bool state_cas(struct task *t, u32 from, u32 to)
 {
     return __atomic_compare_exchange_n(&t->state, &from, to, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
+/* Locks t's home queue, with interrupts off: the home it has once the
+ * lock is held (a move changes t->cpu under the old home's lock). */
+static struct rq *lock_home(struct task *t, u64 *flags)
+{
+    for (;;) {
+        struct rq *rq = &cpus[READ_ONCE(t->cpu)].rq;
+        *flags = spin_lock_irqsave(&rq->lock);
+        if (rq == &cpus[READ_ONCE(t->cpu)].rq)
+            return rq;
+        spin_unlock_irqrestore(&rq->lock, *flags);
+    }
 }
 
 /* ---- sleep list: tasks asleep until a deadline, soonest first ---- */
@@ -122,10 +137,13 @@ static void wake_push(struct task *t)
  * after the decision. Returns how many joined. Queue lock held. */
 static bool account_curr(struct rq *rq, u64 now);
 
+static void forward_disallowed(struct rq *rq, struct task **list);
+
 static unsigned drain_wakes(struct rq *rq, struct task **joined, u64 now, bool *pending)
 {
     struct task *t = __atomic_exchange_n(&rq->wake_stack, NULL, __ATOMIC_ACQUIRE), *fifo = NULL;
-    struct task *last = t; /* the newest, last once reversed */
+    forward_disallowed(rq, &t);
+    struct task *last = t; /* the newest, last once reversed (forwarded ones gone) */
     unsigned n = 0;
     while (t) { /* the stack is newest first: reverse it */
         struct task *next = t->wake_next;
@@ -144,6 +162,9 @@ static unsigned drain_wakes(struct rq *rq, struct task **joined, u64 now, bool *
         if (t->on_sleep_list)
             sleep_remove(rq, t);
         t->sleep_deadline = 0;
+        bool migrating = t->moving;
+        t->moving = false;
+        t->join_why = migrating ? TRACE_JOIN_MIGRATE : TRACE_JOIN_WAKE;
         __atomic_store_n(&t->state, RUN_QUEUED, __ATOMIC_RELEASE);
 #ifdef RUNQ_BUG_IDLE_LAST_RESORT
         /* Test-proving bug, the seed's boot stall: the idle task is the
@@ -166,7 +187,7 @@ static unsigned drain_wakes(struct rq *rq, struct task **joined, u64 now, bool *
         struct sched_entity_view v = { .lag = 0 };
         if (noting)
             sched_describe(pol(), &rq->q, &t->se, &v);
-        sched_join(pol(), &rq->q, &t->se, SCHED_JOIN_WAKE);
+        sched_join(pol(), &rq->q, &t->se, migrating ? SCHED_JOIN_MIGRATE : SCHED_JOIN_WAKE);
         if (noting) {
             trace_join_note(rq, t, v.lag, jn);
             jn->jflags |= (requeue ? TRACE_JF_REQUEUE : 0) | (requeue && charge_first ? TRACE_JF_CHARGED_FIRST : 0) |
@@ -497,6 +518,148 @@ static void sched_irq_exit(void)
         schedule((enum sched_why)c->resched_why);
 }
 
+/* ---- moving tasks between CPUs ---- */
+
+static bool cpu_allowed(const struct task *t, unsigned cpu)
+{
+    return (t->cpus_allowed >> cpu) & 1;
+}
+
+/* Blocked but kept queued by EEVDF (DELAY_DEQUEUE): it stays where it is. */
+static bool delayed(const struct task *t)
+{
+    return pol() == &eevdf_policy && t->se.on_queue && eevdf_delayed(&t->se);
+}
+
+/* The allowed CPU with the fewest tasks homed there (the creation rule). */
+static unsigned allowed_cpu(const struct task *t)
+{
+    unsigned best = t->cpu;
+    for (unsigned c = 0; c < ncpus; c++)
+        if (cpu_allowed(t, c) && (!cpu_allowed(t, best) || READ_ONCE(cpus[c].rq.ntasks) < READ_ONCE(cpus[best].rq.ntasks)))
+            best = c;
+    return best;
+}
+
+/* t (state Waking, on no queue) gets dst as its home and goes onto dst's
+ * wake stack, to join there by migrating. Its old home's lock held. */
+static void send_to(struct task *t, unsigned dst)
+{
+    __atomic_sub_fetch(&cpus[t->cpu].rq.ntasks, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&cpus[dst].rq.ntasks, 1, __ATOMIC_RELAXED);
+    t->moving = true;
+    WRITE_ONCE(t->cpu, dst);
+    wake_push(t);
+}
+
+/* t, queued on rq and not on its CPU, leaves for dst's queue, carrying its
+ * lag (the policy's leave and join by MIGRATE: EEVDF keeps the lag as it
+ * does across a sleep, place_entity()). Traced LEAVE migrate here, JOIN
+ * migrate where it lands. False if it cannot go now: it is running,
+ * blocking, delayed, exited or the idle task. rq's lock held. */
+static bool move_queued(struct rq *rq, struct task *t, unsigned dst)
+{
+    if (t->is_idle || t == rq->curr || !t->se.on_queue || delayed(t) || dst == t->cpu || dst >= ncpus)
+        return false;
+    if (!state_cas(t, RUN_QUEUED, RUN_WAKING))
+        return false;
+    trace_leave(rq, t, TRACE_LEAVE_MIGRATE, 0); /* its lag on this queue */
+    sched_leave(pol(), &rq->q, &t->se, SCHED_LEAVE_MIGRATE);
+    WRITE_ONCE(rq->stats.migrations, rq->stats.migrations + 1);
+    send_to(t, dst);
+    return true;
+}
+
+/* Tasks woken here that may no longer run here (their set changed while
+ * they slept) go on to an allowed CPU instead of joining; list is the
+ * drained wake stack, newest first. rq's lock held. */
+static void forward_disallowed(struct rq *rq, struct task **list)
+{
+    for (struct task **pp = list; *pp;) {
+        struct task *t = *pp;
+        if (cpu_allowed(t, t->cpu) || t->se.on_queue) { /* a delayed one rejoins here */
+            pp = &t->wake_next;
+            continue;
+        }
+        *pp = t->wake_next;
+        if (t->on_sleep_list)
+            sleep_remove(rq, t);
+        t->sleep_deadline = 0;
+        WRITE_ONCE(rq->stats.migrations, rq->stats.migrations + 1);
+        send_to(t, allowed_cpu(t));
+    }
+}
+
+/* An idle CPU t may run on, not in taken (CPUs already given a task by
+ * this release), or -1. Read without their locks: a hint, as Linux's
+ * select_idle_cpu() reads other CPUs' idleness. */
+static int idle_cpu_for(const struct task *t, u64 taken)
+{
+    for (unsigned c = 0; c < ncpus; c++) {
+        struct rq *o = &cpus[c].rq;
+        if (c == t->cpu || !cpu_allowed(t, c) || ((taken >> c) & 1))
+            continue;
+        if (READ_ONCE(o->curr) == o->idle && READ_ONCE(o->idle_idling) && !READ_ONCE(o->wake_stack))
+            return (int)c;
+    }
+    return -1;
+}
+
+struct replace_ctx {
+    struct task *cand[16];
+    unsigned n;
+};
+
+static void replace_collect(struct sched_entity *se, void *arg)
+{
+    struct replace_ctx *x = arg;
+    if (x->n < ARRAY_SIZE(x->cand))
+        x->cand[x->n++] = task_of(se);
+}
+
+/* A higher class took this CPU from prev (knob replace_on_release): each
+ * fair task queued here that may run on an idle CPU goes there, carrying
+ * its lag, rather than wait out the higher class; the rest stay. prev,
+ * whose stack this still is, goes once the switch is done (finish_switch).
+ * rq's lock held. */
+static void replace_released(struct rq *rq, struct task *prev)
+{
+    struct replace_ctx x = { .n = 0 };
+    u64 taken = 0;
+    pol()->for_each_queued(&rq->q, replace_collect, &x); /* the fair ones only */
+    for (unsigned i = 0; i < x.n; i++) {
+        struct task *t = x.cand[i];
+        int dst = idle_cpu_for(t, taken);
+        if (dst < 0)
+            break; /* no idle CPU left for anyone */
+        if (t == prev) {
+            rq->move_out = prev;
+            rq->move_dst = (unsigned)dst;
+        } else if (!move_queued(rq, t, (unsigned)dst)) {
+            continue;
+        }
+        taken |= 1ull << dst;
+    }
+}
+
+bool task_set_allowed(struct task *t, u64 mask)
+{
+    u64 all = ncpus >= 64 ? ~0ull : (1ull << ncpus) - 1;
+    mask = mask ? mask & all : all;
+    if (!mask || t->is_idle)
+        return false;
+    u64 flags;
+    struct rq *rq = lock_home(t, &flags);
+    t->cpus_allowed = mask;
+    /* Queued and waiting: it moves now. Running or asleep: when it next
+     * wakes (forward_disallowed), or, running, when it is next put back
+     * with the queue and can go. */
+    if (!cpu_allowed(t, t->cpu))
+        move_queued(rq, t, allowed_cpu(t));
+    spin_unlock_irqrestore(&rq->lock, flags);
+    return true;
+}
+
 /* ---- the decision ---- */
 
 /* Runs on the stack of the task switched to, right after the switch: drops
@@ -507,6 +670,10 @@ static void finish_switch(struct rq *rq)
     if (rq->dead) {
         task_reap_later(rq->dead);
         rq->dead = NULL;
+    }
+    if (rq->move_out) { /* off its stack now: it may run elsewhere */
+        move_queued(rq, rq->move_out, rq->move_dst);
+        rq->move_out = NULL;
     }
     this_cpu()->in_sched = false;
     spin_unlock(&rq->lock);
@@ -559,7 +726,7 @@ static void keep_running(struct rq *rq, struct task *joined)
     u64 now = clock_ns();
     arm_timer(rq, now);
     for (struct task *t = joined; t; t = t->wake_next)
-        trace_join(rq, t, TRACE_JOIN_WAKE, &t->join_rec);
+        trace_join(rq, t, t->join_why, &t->join_rec);
     trace_periodic(rq, now);
     finish_switch(rq);
 }
@@ -677,7 +844,7 @@ static void schedule(enum sched_why why)
 
     /* Tracing comes after the decision is made and counted. */
     for (struct task *t = joined; t; t = t->wake_next)
-        trace_join(rq, t, TRACE_JOIN_WAKE, &t->join_rec);
+        trace_join(rq, t, t->join_why, &t->join_rec);
     if (next != prev || prev_blocks) {
         WRITE_ONCE(rq->stats.switches, rq->stats.switches + (next != prev));
         if (!(prev == rq->idle && rq->idle_idling && !prev_blocks))
@@ -695,6 +862,12 @@ static void schedule(enum sched_why why)
     }
     if (d.departed_lost) /* more than the list holds: counted */
         trace_dropped(d.departed_lost);
+    if (d.released && sched_knob(KNOB_REPLACE_ON_RELEASE))
+        replace_released(rq, prev);
+    if (d.displaced && !cpu_allowed(prev, prev->cpu) && !rq->move_out) {
+        rq->move_out = prev; /* its set changed while it ran: it goes now */
+        rq->move_dst = allowed_cpu(prev);
+    }
     enum trace_pick_why twhy = d.cut_short ? TRACE_WHY_PREEMPT_SHORT : trace_why(why);
     /* The CPU changes hands here, on the clock the pick's record is
      * stamped by: prev's run time (the policy was charged at start) runs
@@ -833,8 +1006,8 @@ bool task_set_nice(struct task *t, int nice)
 {
     if (nice < SCHED_NICE_MIN || nice > SCHED_NICE_MAX)
         return false;
-    struct rq *rq = &cpus[t->cpu].rq;
-    u64 flags = spin_lock_irqsave(&rq->lock);
+    u64 flags;
+    struct rq *rq = lock_home(t, &flags);
     if (rq->curr == t)
         account_curr(rq, clock_ns());
     trace_set(t, TRACE_SET_NICE, t->se.nice, nice, NULL);
@@ -845,8 +1018,8 @@ bool task_set_nice(struct task *t, int nice)
 
 bool task_set_slice(struct task *t, u64 slice_ns)
 {
-    struct rq *rq = &cpus[t->cpu].rq;
-    u64 flags = spin_lock_irqsave(&rq->lock);
+    u64 flags;
+    struct rq *rq = lock_home(t, &flags);
     if (rq->curr == t)
         account_curr(rq, clock_ns());
     trace_set(t, TRACE_SET_SLICE, (s64)t->se.slice_ns, (s64)slice_ns, NULL);
@@ -857,17 +1030,17 @@ bool task_set_slice(struct task *t, u64 slice_ns)
 
 bool task_set_class(struct task *t, unsigned rt_prio, unsigned rt_policy, const char **why)
 {
-    struct cpu *c = &cpus[t->cpu];
-    struct rq *rq = &c->rq;
     struct sched_entity *se = &t->se;
     bool kick = false;
-    u64 flags = spin_lock_irqsave(&rq->lock);
+    u64 flags;
+    struct rq *rq = lock_home(t, &flags);
+    struct cpu *c = &cpus[t->cpu];
     if (rq->curr == t) {
         spin_unlock_irqrestore(&rq->lock, flags);
         *why = "it is running";
         return false;
     }
-    if (se->on_queue && eevdf_delayed(se)) {
+    if (delayed(t)) {
         spin_unlock_irqrestore(&rq->lock, flags);
         *why = "it is blocked but still queued (delayed)";
         return false;
@@ -913,8 +1086,8 @@ u64 task_runtime_ns_unlocked(struct task *t, u64 now)
 
 u64 task_runtime_ns(struct task *t)
 {
-    struct rq *rq = &cpus[t->cpu].rq;
-    u64 flags = spin_lock_irqsave(&rq->lock);
+    u64 flags;
+    struct rq *rq = lock_home(t, &flags);
     u64 r = t->runtime_ns;
     if (rq->curr == t)
         r += clock_ns() - t->exec_start;

@@ -38,6 +38,9 @@ struct rq {
     u64 slice_end;           /* policy timer (HRTICK); 0 if none */
     unsigned ntasks;         /* tasks homed here (placement of unpinned tasks) */
     u64 rt_period_end;       /* when the RT budget's period ends (core.c) */
+    struct task *move_out;   /* put back by this decision, to move to move_dst once
+                              * switched away from (its stack is in use until then) */
+    unsigned move_dst;
     struct sched_stats stats;
     /* Odd while the books (a task's runtime_ns and exec_start, and curr)
      * are being changed: a reader on another CPU takes them without the

@@ -40,6 +40,11 @@ struct task *task_create_rt(const char *name, void (*fn)(void *), void *arg, int
 /* Moves t to the RT class (rt_prio 1..99) or the fair one (0). Not while t
  * is on a CPU or delayed (EEVDF): then false, and *why says so. */
 bool task_set_class(struct task *t, unsigned rt_prio, unsigned rt_policy, const char **why);
+/* The CPUs t may run on: bit n for CPU n, 0 for all. If its home is not
+ * among them it moves now when queued and waiting, else when it next wakes
+ * or is put back. False (nothing changed) for no CPU that exists, or the
+ * idle task. */
+bool task_set_allowed(struct task *t, u64 mask);
 /* The RT budget knobs changed (knob.c): every CPU's queue takes the new
  * budget, from its next period. */
 void sched_rt_budget_changed(void);

@@ -50,7 +50,7 @@ static void reap_zombies(void)
                 break;
             }
         }
-        cpus[z->cpu].rq.ntasks--;
+        __atomic_sub_fetch(&cpus[z->cpu].rq.ntasks, 1, __ATOMIC_RELAXED);
         z->all_next = free_tasks;
         free_tasks = z;
         z = next;
@@ -75,9 +75,10 @@ static struct task *task_new_locked(const char *name, unsigned cpu)
     t->se.id = t->id;
     strncpy_z(t->name, name, sizeof t->name);
     t->cpu = cpu;
+    t->cpus_allowed = ncpus >= 64 ? ~0ull : (1ull << ncpus) - 1;
     t->all_next = all_tasks;
     all_tasks = t;
-    cpus[cpu].rq.ntasks++;
+    __atomic_add_fetch(&cpus[cpu].rq.ntasks, 1, __ATOMIC_RELAXED);
     return t;
 }
 
@@ -94,6 +95,7 @@ struct task *task_alloc_boot(unsigned cpu)
     struct task *t = task_new_locked(name, cpu);
     t->is_idle = true;
     t->pinned = true;
+    t->cpus_allowed = 1ull << cpu;
     t->state = RUN_QUEUED;
     spin_unlock_irqrestore(&tasks_lock, flags);
     return t;
@@ -136,6 +138,8 @@ static struct task *task_create_class(const char *name, void (*fn)(void *), void
     if (!t->stack)
         t->stack = kalloc(TASK_STACK_SIZE, 16);
     t->pinned = cpu >= 0;
+    if (t->pinned)
+        t->cpus_allowed = 1ull << home;
     t->se.nice = nice;
     rt_set_class(&t->se, rt_prio, rt_policy); /* also a recycled task's old class undone */
     t->fn = fn;

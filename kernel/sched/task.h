@@ -1,7 +1,14 @@
 /*
- * Kernel tasks. Every task has a home CPU (its queue) for life: affinity
- * is the home CPU, chosen at creation (pinned, or the CPU with the fewest
- * tasks). There is no load balancing; the labs pin their tasks.
+ * Kernel tasks. Every task has a home CPU (its queue), chosen at creation
+ * (pinned, or the CPU with the fewest tasks), and a set of CPUs it may run
+ * on (cpus_allowed). There is no load balancing: a task moves to another
+ * CPU only when its set no longer holds its home (it moves at once if it
+ * is queued, else when it next wakes), or when a higher class takes its
+ * CPU and the knob replace_on_release sends it to an idle one (core.c,
+ * "moving tasks"). A moving task goes through its new CPU's wake stack,
+ * state Waking, like a wakeup; the core's locking rule "a task's fields
+ * change under its home queue's lock" holds because t->cpu itself changes
+ * only under the old home's lock, while the task is on no queue.
  *
  * RunState (the state word) says where a task is with its queue, and every
  * change between Queued, Blocking, Sleeping and Waking is a compare-and-swap
@@ -36,8 +43,11 @@ struct task {
     char name[TASK_NAME_LEN];
     u64 rsp;     /* saved stack pointer while switched out */
     void *stack; /* TASK_STACK_SIZE bytes; NULL for a CPU's boot context */
-    unsigned cpu;
-    bool pinned;
+    unsigned cpu;       /* home CPU: the queue it is on or joins next */
+    u64 cpus_allowed;   /* bit n: it may run on CPU n */
+    bool pinned;        /* created on one CPU */
+    bool moving;        /* on its new home's wake stack, to join it by migrating */
+    u8 join_why;        /* enum trace_join_reason of its last join by the wake stack */
     bool is_idle;
     u32 state; /* enum run_state; changed only as above */
 

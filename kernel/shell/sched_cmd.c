@@ -339,6 +339,28 @@ static bool sched_rt_cmd(int argc, char **argv)
     return true;
 }
 
+/* sched cpu ID CPU|all: the CPUs a task may run on (one, or all). */
+static bool sched_cpu_cmd(int argc, char **argv)
+{
+    long id, cpu = -1;
+    if (argc != 4) {
+        kprintf("usage: sched cpu ID CPU|all\n");
+        return false;
+    }
+    if (!parse_range(argv[2], 1, 0x7fffffff, &id, "ID"))
+        return false;
+    if (strcmp(argv[3], "all") != 0 && !parse_range(argv[3], 0, ncpus - 1, &cpu, "CPU"))
+        return false;
+    struct task *t = task_find((int)id);
+    if (!t || t->is_idle) {
+        kprintf("sched cpu: no task %ld\n", id);
+        return false;
+    }
+    task_set_allowed(t, cpu < 0 ? 0 : 1ull << cpu);
+    kprintf("cpu id=%ld allowed=%s home=%u\n", id, argv[3], READ_ONCE(t->cpu));
+    return true;
+}
+
 void sched_cmd_help(void)
 {
     kprintf("  sched [MS]               counters over a window (default %d ms), a line per CPU\n",
@@ -355,6 +377,8 @@ void sched_cmd_help(void)
     kprintf("  sched feature [NAME on|off]  list or flip EEVDF's feature switches\n");
     kprintf("  sched knob [NAME VALUE]  list or set the RT budget and the re-place knob\n");
     kprintf("  sched rt ID PRIO [fifo|rr]  move a task to the RT class (PRIO 1..99; 0: fair)\n");
+    kprintf("  sched cpu ID CPU|all     the CPUs a task may run on; it moves if queued, else when it\n"
+            "                           next wakes or is preempted\n");
 }
 
 bool sched_cmd(int argc, char **argv)
@@ -387,6 +411,8 @@ bool sched_cmd(int argc, char **argv)
         return sched_knob_cmd(argc, argv);
     if (strcmp(argv[1], "rt") == 0)
         return sched_rt_cmd(argc, argv);
+    if (strcmp(argv[1], "cpu") == 0)
+        return sched_cpu_cmd(argc, argv);
     if (strcmp(argv[1], "help") == 0) {
         sched_cmd_help();
         return true;
