@@ -61,6 +61,7 @@ suite boot_smp bash tests/boot_smp.sh "$RUNQ"
 suite shell bash tests/shell_test.sh "$RUNQ"
 suite vser bash tests/vser_test.sh build/kernel.elf
 suite trace_kernel bash tests/trace_kernel.sh "$RUNQ"
+suite rt_kernel bash tests/rt_kernel.sh "$RUNQ"
 suite host_cmd bash tests/host_cmd.sh "$RUNQ"
 suite trace_fields bash tests/trace_fields.sh "$RUNQ"
 suite probe_rr bash tests/probe_rr.sh "$RUNQ"

@@ -565,6 +565,10 @@ static bool move_queued(struct rq *rq, struct task *t, unsigned dst)
         return false;
     trace_leave(rq, t, TRACE_LEAVE_MIGRATE, 0); /* its lag on this queue */
     sched_leave(pol(), &rq->q, &t->se, SCHED_LEAVE_MIGRATE);
+#ifdef RUNQ_BUG_MIGRATE_FORGETS_LAG
+    /* Test-proving bug: a move forgets the lag. tests/rt_kernel.sh must fail. */
+    t->se.ee.vlag = 0;
+#endif
     WRITE_ONCE(rq->stats.migrations, rq->stats.migrations + 1);
     send_to(t, dst);
     return true;
@@ -1035,11 +1039,6 @@ bool task_set_class(struct task *t, unsigned rt_prio, unsigned rt_policy, const 
     u64 flags;
     struct rq *rq = lock_home(t, &flags);
     struct cpu *c = &cpus[t->cpu];
-    if (rq->curr == t) {
-        spin_unlock_irqrestore(&rq->lock, flags);
-        *why = "it is running";
-        return false;
-    }
     if (delayed(t)) {
         spin_unlock_irqrestore(&rq->lock, flags);
         *why = "it is blocked but still queued (delayed)";
@@ -1048,16 +1047,22 @@ bool task_set_class(struct task *t, unsigned rt_prio, unsigned rt_policy, const 
     trace_set(t, TRACE_SET_CLASS, se->rt.prio, rt_prio, !rt_prio ? "fair" : rt_policy == RT_RR ? "rr" : "fifo");
     /* Out of one class's queue and into the other's, as Linux's
      * __sched_setscheduler() dequeues and enqueues a queued task. */
-    bool queued = se->on_queue;
+    bool queued = se->on_queue, running = queued && sched_running(&rq->q) == se;
+    if (running) { /* put_prev_task(), then the same, then set_next_task() */
+        account_curr(rq, clock_ns());
+        sched_class_of(pol(), se)->put_back(&rq->q);
+    }
     if (queued)
         sched_leave(pol(), &rq->q, se, SCHED_LEAVE_MIGRATE);
     sched_set_class(pol(), se, rt_prio, rt_policy);
-    if (queued) {
+    if (queued)
         sched_join(pol(), &rq->q, se, SCHED_JOIN_MIGRATE);
-        kick = sched_wakeup_preempt(pol(), &rq->q, se);
-        if (kick)
-            c->resched_forced = true; /* read by that CPU's schedule(), under this lock */
-    }
+    if (running)
+        sched_class_of(pol(), se)->take(&rq->q, se);
+    /* A newly RT task preempts; a running one that left RT decides again. */
+    kick = running || (queued && sched_wakeup_preempt(pol(), &rq->q, se));
+    if (kick)
+        c->resched_forced = true; /* read by that CPU's schedule(), under this lock */
     spin_unlock_irqrestore(&rq->lock, flags);
     if (kick) {
         if (c == this_cpu()) {

@@ -37,8 +37,9 @@ struct task *task_create(const char *name, void (*fn)(void *), void *arg, int cp
  * rt_prio 0 is task_create. */
 struct task *task_create_rt(const char *name, void (*fn)(void *), void *arg, int cpu, unsigned rt_prio,
                             unsigned rt_policy);
-/* Moves t to the RT class (rt_prio 1..99) or the fair one (0). Not while t
- * is on a CPU or delayed (EEVDF): then false, and *why says so. */
+/* Moves t to the RT class (rt_prio 1..99) or the fair one (0), running or
+ * not, as Linux's __sched_setscheduler() does. Not while EEVDF keeps it
+ * queued while blocked (delayed): then false, and *why says so. */
 bool task_set_class(struct task *t, unsigned rt_prio, unsigned rt_policy, const char **why);
 /* The CPUs t may run on: bit n for CPU n, 0 for all. If its home is not
  * among them it moves now when queued and waiting, else when it next wakes

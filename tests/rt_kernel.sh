@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# The RT class and moving tasks, from a real kernel recording (issue 18):
+# one deterministic boot where a spinner is moved onto a busy CPU (sched
+# cpu), an RT task takes a CPU from a fair spinner that may run anywhere
+# (replace_on_release 1: it goes to an idle CPU), and, with the knob 0, an
+# RT task takes a CPU from one that then cannot leave. SQL checks what the
+# trace says against itself:
+#  - every LEAVE migrate is followed by that task's JOIN migrate on
+#    another CPU, bringing exactly the lag it left with (lag_before), and
+#    on a queue with others keeping it after placement (lag_after within
+#    one virtual ns a weight unit: PLACE_LAG's scaling undoes V's shift);
+#  - a release (a fair task losing its CPU to RT) is a bounce row, once;
+#    with the knob 1 the released task moves, with 0 none does;
+#  - the tasks made RT are class rt in `thread`, with their priority, and
+#    their picks carry no EEVDF numbers;
+#  - slices never overlap on a CPU, moves included.
+# Proof: make BUG=migrate_forgets_lag (the lag is dropped on the way) fails
+# migrate_brings_its_lag.
+set -u
+RUNQ=${1:-build/runq}
+KERNEL=${RUNQ_KERNEL:-}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+db=$dir/rt.db
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; }
+q() { "$RUNQ" sql --db "$db" --csv "$1" | tail -n +2; }
+
+# ids are deterministic: a=7 b=8 c=9 r=10 d=11 e=12 (the kernel's own
+# tasks first); the shell's answers below are checked before the SQL
+args=(boot --deterministic --cpus 4 --record "$db")
+[ -n "$KERNEL" ] && args+=(--kernel "$KERNEL")
+out=$("$RUNQ" "${args[@]}" \
+    --cmd "spin a 400 1" --cmd "spin b 400 1" --cmd "spin c 400 2" --cmd "sleep 50" \
+    --cmd "sched cpu 7 2" \
+    --cmd "spin r 300 3" --cmd "spin d 300 3" --cmd "sched cpu 11 all" --cmd "sleep 30" \
+    --cmd "sched rt 10 50" --cmd "sleep 100" \
+    --cmd "sched knob replace_on_release 0" --cmd "spin e 200 1" --cmd "sched cpu 12 all" --cmd "sleep 20" \
+    --cmd "sched rt 8 40" --cmd "sleep 100" 2>&1) || { fail record "runq boot failed"; echo "$out" | tail -5; exit 0; }
+for want in "cpu id=7 allowed=2" "rt id=10 prio=50 fifo" "knob replace_on_release=0" "rt id=8 prio=40 fifo"; do
+    grep -q "$want" <<<"$out" && pass "shell_says: $want" || fail "shell_says" "no '$want' in the shell's output"
+done
+
+moves=$(q "SELECT count(*) FROM eevdf_leave WHERE reason = 'migrate'")
+bad=$(q "SELECT count(*) FROM eevdf_leave l WHERE l.reason = 'migrate' AND NOT EXISTS (
+           SELECT 1 FROM eevdf_place p WHERE p.utid = l.utid AND p.reason = 'migrate' AND p.cpu != l.cpu
+             AND p.lag_before = l.lag
+             AND p.ts = (SELECT min(p2.ts) FROM eevdf_place p2 WHERE p2.utid = l.utid AND p2.ts >= l.ts))")
+[ "$moves" -ge 2 ] && [ "$bad" = 0 ] && pass "migrate_brings_its_lag ($moves moves: each JOIN migrate on another CPU with lag_before = the LEAVE's lag)" ||
+    fail migrate_brings_its_lag "$bad of $moves moves did not: $(q "SELECT l.utid, l.lag, (SELECT p.lag_before FROM eevdf_place p WHERE p.utid = l.utid AND p.ts >= l.ts ORDER BY p.ts LIMIT 1) FROM eevdf_leave l WHERE l.reason = 'migrate'" | tr '\n' ' ')"
+
+busy=$(q "SELECT count(*) FROM eevdf_place WHERE reason = 'migrate' AND nr_runnable > 1")
+off=$(q "SELECT count(*) FROM eevdf_place WHERE reason = 'migrate' AND nr_runnable > 1 AND abs(lag_after - lag_before) > 1")
+[ "$busy" -ge 1 ] && [ "$off" = 0 ] && pass "migrate_onto_a_busy_queue_keeps_the_lag ($busy joins)" ||
+    fail migrate_onto_a_busy_queue_keeps_the_lag "$off of $busy joins onto a busy queue changed the lag"
+
+rel=$(q "SELECT count(*) FROM eevdf_leave WHERE reason = 'release' AND by_class = 'rt'")
+bounces=$(q "SELECT count(*) FROM bounce b JOIN eevdf_leave l ON l.utid = b.utid AND l.ts = b.ts_bounce AND l.reason = 'release'")
+allb=$(q "SELECT count(*) FROM bounce")
+[ "$rel" = 2 ] && [ "$bounces" = "$rel" ] && [ "$allb" = "$rel" ] && pass "each_release_is_one_bounce ($rel)" ||
+    fail each_release_is_one_bounce "$rel releases, $bounces bounce rows match them, $allb bounce rows"
+
+knob_at=$(q "SELECT ts FROM sched_set WHERE what = 'knob' AND name = 'replace_on_release' AND new_value = 0")
+moved_on=$(q "SELECT count(*) FROM eevdf_leave r WHERE r.reason = 'release' AND r.ts < $knob_at AND EXISTS (
+                SELECT 1 FROM eevdf_leave m WHERE m.utid = r.utid AND m.reason = 'migrate' AND m.ts >= r.ts)")
+moved_off=$(q "SELECT count(*) FROM eevdf_leave WHERE reason = 'migrate' AND ts > $knob_at")
+[ "$moved_on" = 1 ] && [ "$moved_off" = 0 ] && pass "replace_on_release_moves_the_released_task_only_when_on" ||
+    fail replace_on_release_moves_the_released_task_only_when_on "knob 1: $moved_on released moved; knob 0: $moved_off moves"
+
+cls=$(q "SELECT group_concat(name || ':' || class || ':' || rt_prio, ' ') FROM (SELECT name, class, rt_prio FROM thread WHERE class = 'rt' ORDER BY tid)")
+[ "$cls" = "b:rt:40 r:rt:50" ] && pass "rt_tasks_are_class_rt_with_their_priority" || fail rt_tasks_are_class_rt_with_their_priority "got '$cls'"
+
+# picks of a task after it became RT (it was fair before its SET class)
+rtpicks="FROM eevdf_pick p JOIN sched_set c ON c.utid = p.next_utid AND c.what = 'class' AND c.new_value > 0 AND p.ts > c.ts"
+n=$(q "SELECT count(*) $rtpicks WHERE p.lag IS NOT NULL")
+all=$(q "SELECT count(*) $rtpicks")
+[ "$all" -gt 0 ] && [ "$n" = 0 ] && pass "rt_picks_carry_no_lag ($all picks)" || fail rt_picks_carry_no_lag "$n of $all RT picks have a lag"
+
+n=$(q "SELECT count(*) FROM sched_slice a JOIN sched_slice b ON a.trace_id = b.trace_id AND a.cpu = b.cpu
+       AND a.id < b.id AND a.ts < b.ts + b.dur AND b.ts < a.ts + a.dur")
+[ "$n" = 0 ] && pass "no_overlapping_slices_with_moves" || fail no_overlapping_slices_with_moves "$n overlaps"
