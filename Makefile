@@ -103,6 +103,7 @@ $(BUILD)/fobj/%.o: %.c
 	clang $(FUZZFLAGS) -c $< -o $@
 
 RR_TEST_OBJ := $(call tobj,tests/rr_test.c $(POLICY_SRC))
+RT_TEST_OBJ := $(call tobj,tests/rt_test.c $(POLICY_SRC))
 EEVDF_TEST_OBJ := $(call tobj,tests/eevdf_test.c $(POLICY_SRC))
 DECODE_TEST_OBJ := $(call tobj,tests/trace_decode_test.c trace/decode.c)
 # The kernel's trace ring, compiled for the host against libc's memcpy.
@@ -110,6 +111,7 @@ RING_TEST_OBJ := $(call tobj,tests/ring_test.c kernel/trace/ring.c)
 TOP_MODEL_TEST_OBJ := $(call tobj,tests/top_model_test.c tui/model.c tui/table.c tui/control.c db/recorder_lock.c \
 	db/events.c trace/decode.c kernel/sched/weights.c)
 EEVDF_FUZZ_OBJ := $(call fobj,tests/eevdf_fuzz.c $(POLICY_SRC))
+RT_FUZZ_OBJ := $(call fobj,tests/rt_fuzz.c $(POLICY_SRC))
 TRACE_FUZZ_OBJ := $(call fobj,tests/trace_fuzz.c trace/decode.c)
 TRACE_GEN_OBJ := $(call hobj,tests/trace_gen.c $(POLICY_SRC))
 TRACE_HOSTILE_OBJ := $(call hobj,tests/trace_hostile.c)
@@ -119,13 +121,16 @@ LINUX_REF_OBJ := $(call hobj,tests/linux_ref.c tests/linux_ref_parse.c tests/lin
 	tests/linux_ref_main.c kernel/sched/weights.c)
 ASAN_RUNQ := $(BUILD)/asan/runq
 ASAN_OBJ := $(call tobj,$(HOST_SRC))
-TEST_OBJ := $(sort $(RR_TEST_OBJ) $(EEVDF_TEST_OBJ) $(DECODE_TEST_OBJ) $(RING_TEST_OBJ) $(TOP_MODEL_TEST_OBJ) \
+TEST_OBJ := $(sort $(RR_TEST_OBJ) $(RT_TEST_OBJ) $(RT_FUZZ_OBJ) $(EEVDF_TEST_OBJ) $(DECODE_TEST_OBJ) $(RING_TEST_OBJ) $(TOP_MODEL_TEST_OBJ) \
 	$(EEVDF_FUZZ_OBJ) $(TRACE_FUZZ_OBJ) $(TRACE_GEN_OBJ) $(TRACE_HOSTILE_OBJ) $(LINUX_REF_OBJ) $(ASAN_OBJ))
 
-HOST_TESTS := $(BUILD)/tests/rr_test $(BUILD)/tests/eevdf_test $(BUILD)/tests/eevdf_fuzz \
+HOST_TESTS := $(BUILD)/tests/rr_test $(BUILD)/tests/rt_test $(BUILD)/tests/rt_fuzz $(BUILD)/tests/eevdf_test $(BUILD)/tests/eevdf_fuzz \
 	$(BUILD)/tests/trace_gen $(BUILD)/tests/trace_decode_test $(BUILD)/tests/trace_fuzz $(BUILD)/tests/top_model_test \
 	$(BUILD)/tests/ring_test $(BUILD)/tests/trace_hostile $(BUILD)/tests/linux_ref $(ASAN_RUNQ)
 $(BUILD)/tests/rr_test: $(RR_TEST_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(SANFLAGS) -o $@ $^
+$(BUILD)/tests/rt_test: $(RT_TEST_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) -o $@ $^
 $(BUILD)/tests/eevdf_test: $(EEVDF_TEST_OBJ)
@@ -141,6 +146,9 @@ $(BUILD)/tests/top_model_test: $(TOP_MODEL_TEST_OBJ) $(BUILD)/gen/schema_sql.o
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) -o $@ $^ -lsqlite3 -lm
 $(BUILD)/tests/eevdf_fuzz: $(EEVDF_FUZZ_OBJ)
+	@mkdir -p $(dir $@)
+	clang $(FUZZLINK) -o $@ $^
+$(BUILD)/tests/rt_fuzz: $(RT_FUZZ_OBJ)
 	@mkdir -p $(dir $@)
 	clang $(FUZZLINK) -o $@ $^
 $(BUILD)/tests/trace_fuzz: $(TRACE_FUZZ_OBJ)

@@ -20,8 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "decide.h"
 #include "harness.h"
@@ -119,23 +117,6 @@ static int64_t vdelta(const struct sched_entity *se, uint64_t ns)
 static int64_t labs64(int64_t x)
 {
     return x < 0 ? -x : x;
-}
-
-/* Does fn() die (abort from BUG_ON) in a child process? */
-static int dies(void (*fn)(void))
-{
-    pid_t pid;
-    int status;
-
-    fflush(stdout);
-    pid = fork();
-    if (pid == 0) {
-        freopen("/dev/null", "w", stderr);
-        fn();
-        _exit(0);
-    }
-    waitpid(pid, &status, 0);
-    return WIFSIGNALED(status);
 }
 
 /* ---- weights and virtual time -------------------------------------- */
@@ -947,9 +928,9 @@ static void test_yield_forfeits_the_request_as_linux_6_18(void)
 
 static void test_misuse_panics(void)
 {
-    CHECK(dies(take_while_current), "take() while an entity is current did not BUG");
-    CHECK(dies(join_twice), "joining twice did not BUG");
-    CHECK(dies(leave_not_on_queue), "leaving a queue it is not on did not BUG");
+    CHECK(harness_dies(take_while_current), "take() while an entity is current did not BUG");
+    CHECK(harness_dies(join_twice), "joining twice did not BUG");
+    CHECK(harness_dies(leave_not_on_queue), "leaving a queue it is not on did not BUG");
 }
 
 /* ---- features ------------------------------------------------------- */

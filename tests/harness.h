@@ -26,6 +26,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 struct harness_test {
     const char *name;
@@ -91,6 +93,25 @@ static inline __attribute__((format(printf, 1, 2))) void harness_detail(const ch
 static inline const char *harness_name(void)
 {
     return harness.name;
+}
+
+/* Does fn() die (abort, as BUG_ON does) in a child process? Its stderr
+ * is thrown away: the BUG message is the expected outcome. */
+static inline int harness_dies(void (*fn)(void))
+{
+    pid_t pid;
+    int status;
+
+    fflush(stdout);
+    pid = fork();
+    if (pid == 0) {
+        if (!freopen("/dev/null", "w", stderr))
+            _exit(0);
+        fn();
+        _exit(0);
+    }
+    waitpid(pid, &status, 0);
+    return WIFSIGNALED(status);
 }
 
 #define CHECK(cond, ...)              \

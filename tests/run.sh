@@ -29,6 +29,8 @@ suite merge bash tests/merge_test.sh "$RUNQ"
 suite scenario bash tests/scenario_test.sh "$RUNQ"
 suite experiments_doc bash tests/experiments_doc_test.sh "$RUNQ"
 suite rr_policy build/tests/rr_test
+suite rt_policy build/tests/rt_test
+suite rt_fuzz bash tests/rt_fuzz.sh 10
 suite eevdf_policy build/tests/eevdf_test
 suite eevdf_fuzz bash tests/eevdf_fuzz.sh 20
 suite linux_diff bash tests/linux_diff.sh 300 "$RUNQ" build/tests/linux_ref

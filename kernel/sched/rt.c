@@ -145,6 +145,16 @@ static bool rt_charge(struct sched_queue *q, uint64_t delta_ns)
     return false;
 }
 
+/* An entity of se's priority is on the list (a higher one may be ahead
+ * of it, waiting for the decision it asked for). */
+static bool has_equal(const struct sched_queue *q, const struct sched_entity *se)
+{
+    const struct sched_entity *n = q->rt.head;
+    while (n && n->rt.prio > se->rt.prio)
+        n = n->rt.next;
+    return n && n->rt.prio == se->rt.prio;
+}
+
 /* RR: a tick less of the quantum; used up, the entity goes behind its
  * equals if it has any, and gets a new quantum either way. FIFO has no
  * quantum. */
@@ -158,17 +168,17 @@ static bool rt_tick(struct sched_queue *q)
     if (se->rt.rr_left_ns > 0)
         return false;
     se->rt.rr_left_ns = (int64_t)RT_RR_QUANTUM_NS;
-    if (q->rt.head && q->rt.head->rt.prio == se->rt.prio) {
-        se->rt.to_tail = true;
-        return true;
-    }
-    return false;
+    se->rt.to_tail = has_equal(q, se);
+    return se->rt.to_tail;
 }
 
+/* yield_task_rt(): behind its equals. With none queued the mark is not
+ * set, since Linux's requeue then changes nothing: an equal that joins
+ * later queues behind the yielder, not in front at the next put_back. */
 static void rt_yield(struct sched_queue *q)
 {
     BUG_ON(!q->rt.curr);
-    q->rt.curr->rt.to_tail = true; /* yield_task_rt(): behind its equals */
+    q->rt.curr->rt.to_tail = has_equal(q, q->rt.curr);
 }
 
 /* Within the class, only a higher priority preempts. */
