@@ -75,18 +75,25 @@ tmux() { command tmux -S "$T/tmux.sock" "$@"; }
 tmux_start() { tmux new-session -d -s keeper "sleep 86400"; }
 tmux_stop() { tmux kill-server 2>/dev/null; }
 
-# tmux helpers for the session $S.
-screen() { tmux capture-pane -p -t "$S"; }
-# waits up to 5 s for text on the screen
-wait_for() {
-    i=0
-    while [ $i -lt 50 ]; do
-        screen | grep -q -- "$1" && return 0
+# eventually CMD...: runs CMD every 0.1 s until it succeeds, for up to
+# 20 s; fails if it never does. For what a screen or a recording shows
+# once the program under test gets to it: make test runs suites side by
+# side, so a check made after a fixed sleep fails on a loaded machine.
+eventually() {
+    local i=0
+    while [ $i -lt 200 ]; do
+        "$@" && return 0
         sleep 0.1
         i=$((i + 1))
     done
     return 1
 }
+
+# tmux helpers for the session $S.
+screen() { tmux capture-pane -p -t "$S"; }
+on_screen() { screen | grep -q -- "$1"; }
+# wait_for TEXT: up to 20 s for TEXT on the screen
+wait_for() { eventually on_screen "$1"; }
 
 # doc_examples DOC: every example in DOC, a fenced block whose first line
 # is "$ COMMAND" with build/runq in it and whose other lines are the

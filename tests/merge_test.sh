@@ -352,7 +352,7 @@ if [ "$rc" = 1 ] && grep -qF "runq merge: $T/self.db: is OUT itself" "$T/err" &&
 : >"$T/live.in"
 "$RUNQ" record --follow --file "$T/live.in" --db "$T/live.db" >/dev/null 2>&1 &
 live=$!
-for _ in $(seq 50); do
+for _ in $(seq 200); do # up to 20 s: make test runs suites side by side
     [ "$(sq "$T/live.db" "SELECT status FROM trace" 2>/dev/null)" = recording ] && break
     sleep 0.1
 done

@@ -8,7 +8,9 @@
 # expected seconds are the last run's (LOGS/durations, written at the end
 # of every run), else tests/durations (kept in git, for a clean clone); a
 # suite in neither is taken for the longest. --alone suites run last, one
-# at a time, nothing beside them.
+# at a time, nothing beside them. LOGS/schedule says when each suite
+# started and ended (seconds from the first start), to see what ran beside
+# a failing one.
 #
 # Each suite's result line is printed in the listed order, whatever order
 # they finish in (a line waits for the suites listed above it), so two runs
@@ -117,14 +119,15 @@ runner_stop() {
 }
 
 run_suites() {
-    local jobs n i pid rc shown=0 running=0 alone_running=0
-    local -a order report took started
+    local jobs n i pid rc t0 shown=0 running=0 alone_running=0
+    local -a order launched report took started
     local -A lane_of
     jobs=$(runner_jobs) || return 2
     passed=0 failed=0 skipped=0
     n=${#suite_names[@]}
     mkdir -p "$LOGS"
     mapfile -t order < <(runner_order "$jobs")
+    t0=$SECONDS
     [ "$jobs" -gt 1 ] && echo "tests/run.sh: $n suites in $jobs lanes, longest first; results in the listed order (RUNQ_TEST_JOBS=1: one at a time)"
     trap 'runner_stop INT' INT
     trap 'runner_stop TERM' TERM
@@ -137,6 +140,7 @@ run_suites() {
             [ "${suite_alone[$i]}" = 1 ] && [ "$running" -gt 0 ] && break
             order=("${order[@]:1}")
             started[$i]=$SECONDS
+            launched+=("$i")
             set -m
             (eval "${suite_cmds[$i]}") >"$LOGS/${suite_names[$i]}.log" 2>&1 </dev/null &
             set +m
@@ -164,6 +168,9 @@ run_suites() {
     done
     trap - INT TERM HUP
     for i in "${!suite_names[@]}"; do echo "${suite_names[$i]} ${took[$i]}"; done >"$LOGS/durations"
+    for i in "${launched[@]}"; do
+        printf '%5d %5d  %s\n' $((started[i] - t0)) $((started[i] - t0 + took[i])) "${suite_names[$i]}"
+    done >"$LOGS/schedule"
     echo "$skipped skipped (not run here, not counted as passed)"
     echo "$passed passed, $failed failed"
     [ "$failed" -eq 0 ]

@@ -40,10 +40,11 @@ suite onefail bash -c 'echo PASS a; echo "FAIL b: wrong"; echo PASS c'
 suite skips bash -c 'echo PASS a; echo "SKIP b: not here"'
 suite meet_a meet a b
 suite meet_b meet b a
-suite --alone alone bash -c 'for s in slow_first exit1 silent onefail skips meet_a meet_b; do [ -s "$T/mixed.logs/\$s.log" ] || [ \$s = silent ] || { echo "FAIL alone: \$s had not run"; exit 1; }; done; echo PASS alone'
+suite --alone alone bash -c '[ -e "$T/busy.done" ] || { echo "FAIL alone: started beside busy"; exit 1; }; for s in slow_first exit1 silent onefail skips meet_a meet_b; do [ -s "$T/mixed.logs/\$s.log" ] || [ \$s = silent ] || { echo "FAIL alone: \$s had not run"; exit 1; }; done; echo PASS alone'
 suite ok bash -c 'echo PASS one; echo PASS two'
+suite busy bash -c 'sleep 2; touch "$T/busy.done"; echo PASS busy'
 EOF
-printf 'slow_first 50\nexit1 1\nsilent 1\nonefail 1\nskips 1\nmeet_a 9\nmeet_b 9\nalone 1\nok 1\n' >"$T/durations"
+printf 'slow_first 50\nexit1 1\nsilent 1\nonefail 1\nskips 1\nmeet_a 9\nmeet_b 9\nalone 1\nok 1\nbusy 1\n' >"$T/durations"
 runner mixed 2
 counts mixed slow_first "1 passed 0 failed 0 skipped"
 counts mixed exit1 "1 passed 1 failed 0 skipped"
@@ -57,13 +58,17 @@ counts mixed meet_a "1 passed 0 failed 0 skipped"
 counts mixed meet_b "1 passed 0 failed 0 skipped"
 counts mixed alone "1 passed 0 failed 0 skipped"
 counts mixed ok "2 passed 0 failed 0 skipped"
+counts mixed busy "1 passed 0 failed 0 skipped"
 order=$(grep -oE '^[a-z_0-9]+ +[0-9]+ passed' "$T/mixed.out" | awk '{ print $1 }' | tr '\n' ' ')
-[ "$order" = "slow_first exit1 silent onefail skips meet_a meet_b alone ok " ] && pass results_in_listed_order ||
+[ "$order" = "slow_first exit1 silent onefail skips meet_a meet_b alone ok busy " ] && pass results_in_listed_order ||
     failed results_in_listed_order "$order"
 if [ "$(tail -n 2 "$T/mixed.out")" = "1 skipped (not run here, not counted as passed)
-10 passed, 3 failed" ] && [ "$rc" = 1 ]; then pass totals_and_exit; else failed totals_and_exit "rc $rc: $(tail -n 2 "$T/mixed.out")"; fi
-[ "$(wc -l <"$T/mixed.logs/durations")" = 9 ] && grep -q '^slow_first [0-9]' "$T/mixed.logs/durations" &&
+11 passed, 3 failed" ] && [ "$rc" = 1 ]; then pass totals_and_exit; else failed totals_and_exit "rc $rc: $(tail -n 2 "$T/mixed.out")"; fi
+[ "$(wc -l <"$T/mixed.logs/durations")" = 10 ] && grep -q '^slow_first [0-9]' "$T/mixed.logs/durations" &&
     pass durations_written || failed durations_written "$(cat "$T/mixed.logs/durations")"
+# the schedule: ten suites, the --alone one last, started when all else had ended
+if awk '$3 == "alone" { a = $1; last = NR } $3 != "alone" && $2 > e { e = $2 } END { exit !(NR == 10 && last == 10 && a >= e) }' \
+    "$T/mixed.logs/schedule"; then pass schedule_written; else failed schedule_written "$(cat "$T/mixed.logs/schedule")"; fi
 
 # ---- the longest expected starts first; one lane keeps the listed order ----
 cat >"$T/order.list" <<EOF
@@ -90,10 +95,12 @@ suite a bash -c 'sleep 300 & echo \$! >"$T/child.a"; wait'
 suite b bash -c 'sleep 300 & echo \$! >"$T/child.b"; wait'
 EOF
 { echo ". tests/runner.sh"; cat "$T/stop.list"; echo "run_suites"; } >"$T/stop.sh"
-# (started as a job of its own: a background command of a script starts
-# with SIGINT ignored, and a shell cannot trap what it started ignoring)
+# (started as a job of its own with SIGINT at its default, as a terminal's
+# foreground job is: a script's background command starts with SIGINT
+# ignored, so may this test, and a shell cannot trap what it started
+# ignoring)
 set -m
-LOGS=$T/stop.logs DURATIONS=$T/durations RUNQ_TEST_JOBS=2 bash "$T/stop.sh" >"$T/stop.out" 2>&1 &
+LOGS=$T/stop.logs DURATIONS=$T/durations RUNQ_TEST_JOBS=2 env --default-signal=INT bash "$T/stop.sh" >"$T/stop.out" 2>&1 &
 r=$!
 set +m
 for _ in $(seq 100); do [ -s "$T/child.a" ] && [ -s "$T/child.b" ] && break; sleep 0.1; done

@@ -17,6 +17,7 @@ record_fixtures --ms 2000 --seed 3
 # the task table's rows: the lines after the header row that starts "  TID" or "   TID"
 rows() { screen | sed -n '/^ *TID NAME/,$p' | sed 1d | grep -E '^[ *] *[0-9]+ '; }
 first_name() { rows | head -1 | awk '{print ($1=="*") ? $3 : $2}'; }
+first_is() { case $(first_name) in $1*) return 0 ;; esac; return 1; }
 start() { # size, then runq top's arguments
     tmux kill-session -t $S 2>/dev/null
     size=$1
@@ -38,8 +39,7 @@ if [ "$(screen | grep -c '^ *[0-3] [a-z]')" -ge 4 ]; then pass top_cpu_rows; els
 
 # sort: P (by %CPU) puts a spinner first; I inverts; < and > walk the columns
 tmux send-keys -t $S P
-sleep 0.4
-case $(first_name) in spin*) pass top_sort_cpu ;; *) failed top_sort_cpu "first row $(rows | head -1)" ;; esac
+if eventually first_is spin; then pass top_sort_cpu; else failed top_sort_cpu "first row $(rows | head -1)"; fi
 tmux send-keys -t $S I
 wait_for 'sort %CPU (inverted)' >/dev/null
 case $(first_name) in io*) pass top_sort_invert ;; *) failed top_sort_invert "first row $(rows | head -1)" ;; esac
@@ -52,12 +52,12 @@ else failed top_sort_column_keys "$(screen | sed -n 4p) / $(rows | head -1)"; fi
 tmux send-keys -t $S '\' i o 1
 sleep 0.4
 tmux send-keys -t $S Enter
-sleep 0.4
-names=$(rows | awk '{print $2}' | sort | tr '\n' ' ')
-if [ "$names" = "io1 io10 io11 " ]; then pass top_filter; else failed top_filter "rows: $names"; fi
+names() { rows | awk '{print $2}' | sort | tr '\n' ' '; }
+names_are() { [ "$(names)" = "$1" ]; }
+if eventually names_are "io1 io10 io11 "; then pass top_filter; else failed top_filter "rows: $(names)"; fi
 tmux send-keys -t $S '\' Escape
-sleep 0.4
-if rows | grep -q spin0; then pass top_filter_clear; else failed top_filter_clear "$(rows | head -3)"; fi
+has_row() { rows | grep -q -- "$1"; }
+if eventually has_row spin0; then pass top_filter_clear; else failed top_filter_clear "$(rows | head -3)"; fi
 
 # search: the selection moves to the match; the histogram view names it
 tmux send-keys -t $S / s p i n 6 Enter Tab
@@ -79,8 +79,8 @@ a=$(screen | head -1 | grep -o 'up [0-9.]*s')
 sleep 1.2
 b=$(screen | head -1 | grep -o 'up [0-9.]*s')
 tmux send-keys -t $S z
-sleep 1.2
-c=$(screen | head -1 | grep -o 'up [0-9.]*s')
+uptime_moved_from() { c=$(screen | head -1 | grep -o 'up [0-9.]*s'); [ "$c" != "$1" ]; }
+eventually uptime_moved_from "$b"
 if [ -n "$a" ] && [ "$a" = "$b" ] && [ "$b" != "$c" ]; then pass top_pause; else failed top_pause "$a / $b / $c"; fi
 
 # help lists every key; any key returns
@@ -97,8 +97,7 @@ if wait_for 'actions need a live recording'; then pass top_action_needs_live; el
 
 # resize, then quit: the terminal is restored and the exit status is 0
 tmux resize-window -t $S -x 140 -y 45 2>/dev/null
-sleep 0.5
-if screen | grep -q 'WAKEMAX'; then pass top_resize_wider; else failed top_resize_wider "$(screen | grep 'TID NAME')"; fi
+if wait_for 'WAKEMAX'; then pass top_resize_wider; else failed top_resize_wider "$(screen | grep 'TID NAME')"; fi
 tmux send-keys -t $S q
 if wait_for 'TOP-EXITED=0' && ! screen | grep -q 'TID NAME'; then pass top_quit_restores
 else failed top_quit_restores "$(screen | tail -3)"; fi
@@ -144,8 +143,8 @@ a=$(screen | head -1 | grep -o 'up [0-9.]*s')
 tail -c +$((half + 1)) "$T/g.bin" >>"$T/grow.bin"
 wait $REC
 REC=
-sleep 1
-b=$(screen | head -1 | grep -o 'up [0-9.]*s')
+at_the_end() { b=$(screen | head -1 | grep -o 'up [0-9.]*s'); [ "$b" = "up 3.000s" ] && on_screen 'live  complete'; }
+eventually at_the_end
 if [ -n "$a" ] && [ "$a" != "$b" ] && [ "$b" = "up 3.000s" ] && screen | grep -q 'live  complete'; then
     pass top_live_grows_to_the_end
 else failed top_live_grows_to_the_end "$a then $b; $(screen | sed -n 4p)"; fi
@@ -164,9 +163,11 @@ if ! "$RUNQ" boot --help 2>/dev/null | grep -q -- '--record'; then
 elif ! sqlite3 "$T/f.db" "SELECT control FROM trace LIMIT 1" >/dev/null 2>&1; then
     echo "SKIP top_live_renice: the recorder offers no control socket yet (trace.control)"
 else
-    # two spinners on one CPU; renice one from the view, then compare shares
+    # two spinners on one CPU; renice one from the view, then compare shares.
+    # (Guest time runs with the host's clock here: the spinners outlast a
+    # slow view on a loaded machine, and are killed when done with.)
     "$RUNQ" boot --record "$T/live.db" --cpus 1 --timeout 120 \
-        --cmd "spin a 8000" --cmd "spin b 8000" --cmd "sleep 8000" >/dev/null 2>&1 &
+        --cmd "spin a 30000" --cmd "spin b 30000" --cmd "sleep 30000" >/dev/null 2>&1 &
     BOOT=$!
     wait_thread "$T/live.db" b
     start 100x30 --db "$T/live.db"
@@ -195,16 +196,14 @@ fi
 # (they halted before tracing began; without the keyframe each CPU writes
 # when tracing starts, the view could only show '?' for them)
 tmux kill-session -t $S 2>/dev/null
-"$RUNQ" boot --record "$T/idle.db" --timeout 120 --cmd "spin a 6000 1" --cmd "sleep 6000" >/dev/null 2>&1 &
+"$RUNQ" boot --record "$T/idle.db" --timeout 120 --cmd "spin a 30000 1" --cmd "sleep 30000" >/dev/null 2>&1 &
 BOOT=$!
 wait_thread "$T/idle.db" a
 start 100x30 --db "$T/idle.db"
 wait_for 'live  recording' >/dev/null
 cpus() { screen | sed -n '/^CPU CURRENT/,/TID NAME/p' | awk '$1 ~ /^[0-9]+$/ { print $1 "=" $2 }' | tr '\n' ' '; }
-j=0
-while [ $j -lt 20 ] && case "$(cpus)" in *"1=a 2=idle 3=idle ") false ;; *) true ;; esac do
-    sleep 0.25; j=$((j + 1))
-done
+idle_shown() { case "$(cpus)" in *"1=a 2=idle 3=idle ") return 0 ;; esac; return 1; }
+eventually idle_shown
 case "$(cpus)" in *"1=a 2=idle 3=idle ") pass top_live_idle_cpus_show_their_idle_task ;;
 *) failed top_live_idle_cpus_show_their_idle_task "CPU column: $(cpus)" ;; esac
 tmux send-keys -t $S q
@@ -230,7 +229,7 @@ wait_recording
 sock=$(sqlite3 "$T/run/runq.db" "SELECT source FROM trace" 2>/dev/null)
 tmux kill-session -t runs
 row=""
-for _ in $(seq 1 50); do
+for _ in $(seq 1 100); do
     row=$(sqlite3 "$T/run/runq.db" "SELECT status || ' ' || end_reason FROM trace" 2>/dev/null)
     [ "$row" = "incomplete interrupted" ] && [ ! -e "$(dirname "${sock:-/nonexistent/x}")" ] && break
     sleep 0.2

@@ -172,12 +172,22 @@ nulls=$("$RUNQ" sql --db "$db" --trace 1 --csv "SELECT COUNT(*) FROM eevdf_pick 
 [ "$n" = 2 ] && [ "$dup" = 0 ] && [ "$p1" = rr ] && [ "$nulls" = 0 ] && pass one_database_holds_many_traces ||
     fail one_database_holds_many_traces "traces $n dup utids $dup trace-1 policy '$p1' rr V values $nulls"
 
+# committed DB: waits (up to 20 s: make test runs suites side by side) for
+# the recorder following a file into DB to have committed records.
+committed() {
+    local i
+    for i in $(seq 100); do
+        [ "$(q "$1" "SELECT records > 0 FROM trace" 2>/dev/null)" = 1 ] && return
+        sleep 0.2
+    done
+}
+
 # a trace that is never finished is readable up to its last commit
 "$GEN" --ms 3000 --out "$T/long.bin"
 head -c 400000 "$T/long.bin" >"$T/grow.bin"
 "$RUNQ" record --db "$T/live.db" --file "$T/grow.bin" --follow >/dev/null 2>&1 &
 pid=$!
-sleep 1
+committed "$T/live.db"
 mid=$(q "$T/live.db" "SELECT status||' '||(records>0) FROM trace")
 kill -INT $pid
 wait $pid
@@ -192,7 +202,7 @@ end=$(q "$T/live.db" "SELECT status||' '||end_reason FROM trace")
 # database stores that and deletes its reserve file
 "$RUNQ" record --db "$T/dead.db" --file "$T/grow.bin" --follow >/dev/null 2>&1 &
 pid=$!
-sleep 1
+committed "$T/dead.db"
 alive=$("$RUNQ" sql --db "$T/dead.db" --csv "SELECT runq_recorder_alive(1)" | tail -n +2)
 shown=$("$RUNQ" report loss --db "$T/dead.db" --csv | sed -n 2p)
 kill -KILL $pid

@@ -257,19 +257,22 @@ fi
 # reach it: made 0600 whatever the umask (under umask 000 another user sent
 # `run crash fault`, issue 13), and refused in a directory every user may
 # write that is not sticky. A silent fake QEMU holds the trace socket.
-fake_qemu() { # SOCKET: listens, accepts, stays silent for 3 s
+fake_qemu() { # SOCKET: listens, accepts, stays silent for 3 s; returns once it listens
     python3 - "$1" <<'PY' &
 import socket, sys, time
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 s.bind(sys.argv[1]); s.listen(1)
+open(sys.argv[1] + ".up", "w").close()
 c, _ = s.accept()
 time.sleep(3)
 PY
+    # (a fixed 0.5 s was too short for python's start on a loaded machine)
+    for _ in $(seq 200); do [ -e "$1.up" ] && return; sleep 0.1; done
 }
 if ! command -v python3 >/dev/null; then
     fail control_socket_is_private "no python3"
 else
-    mkdir -m 700 "$dir/own" && fake_qemu "$dir/own/t.sock" && sleep 0.5
+    mkdir -m 700 "$dir/own" && fake_qemu "$dir/own/t.sock"
     (umask 000; exec "$RUNQ" record --socket "$dir/own/t.sock" --db "$dir/own.db" >/dev/null 2>"$dir/own.err") &
     rec=$!
     for _ in $(seq 30); do [ -S "$dir/own/t.sock.ctl" ] && break; sleep 0.1; done
@@ -277,7 +280,7 @@ else
     wait $rec
     [ "$mode" = 600 ] && pass "control_socket_is_private (mode $mode under umask 000)" ||
         fail control_socket_is_private "mode '${mode:-none}' under umask 000: $(head -c 200 "$dir/own.err")"
-    mkdir "$dir/open" && chmod 777 "$dir/open" && fake_qemu "$dir/open/t.sock" && sleep 0.5
+    mkdir "$dir/open" && chmod 777 "$dir/open" && fake_qemu "$dir/open/t.sock"
     "$RUNQ" record --socket "$dir/open/t.sock" --db "$dir/open.db" >/dev/null 2>"$dir/open.err"
     if [ ! -e "$dir/open/t.sock.ctl" ] &&
        grep -q 'control socket .*t.sock.ctl: its directory is writable by every user and not sticky (live actions off)' "$dir/open.err"; then
