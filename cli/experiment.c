@@ -273,9 +273,13 @@ static int apply_vary_flags(const struct xp_opts *o, struct scenario *s)
                 return usage("--vary %s=%s: %s", v.key, v.values[k], inner);
         }
         int at = s->nvary;
-        for (int a = 0; a < s->nvary; a++)
-            if (!strcmp(s->vary[a].key, v.key))
+        char key[SCN_KEY_MAX], other[SCN_KEY_MAX];
+        scn_param_key(v.key, key, sizeof key); /* knob.NAME and NAME are one axis */
+        for (int a = 0; a < s->nvary; a++) {
+            scn_param_key(s->vary[a].key, other, sizeof other);
+            if (!strcmp(other, key))
                 at = a;
+        }
         if (at == SCN_MAX_VARY)
             return usage("at most %d vary axes in all", SCN_MAX_VARY);
         s->vary[at] = v;
@@ -309,7 +313,9 @@ static int cell_scenario(const struct scenario *base, int c, struct scenario *ou
         const char *v = base->vary[a].values[idx[a]];
         if (scn_apply(out, base->vary[a].key, v, err, errlen) < 0)
             return -1;
-        n += (size_t)snprintf(params + n, n < plen ? plen - n : 0, "%s%s=%s", a ? " " : "", base->vary[a].key, v);
+        char key[SCN_KEY_MAX];
+        scn_param_key(base->vary[a].key, key, sizeof key);
+        n += (size_t)snprintf(params + n, n < plen ? plen - n : 0, "%s%s=%s", a ? " " : "", key, v);
     }
     out->nvary = 0; /* a cell is one scenario */
     return scn_check(out, err, errlen);
@@ -332,6 +338,23 @@ static int columns(const struct scenario *s, struct scn_measure *m, char *text, 
 }
 
 /* ---- one run ---- */
+
+/* The shell lines that set the machine before the scenario's own (trace/
+ * scenario.h): each EEVDF switch, then each knob in an order the kernel
+ * accepts. Into lines[SCN_MAX_FEATURES + SCN_MAX_KNOBS]; returns how many. */
+#define XP_SETUP_MAX (SCN_MAX_FEATURES + SCN_MAX_KNOBS)
+static int setup_lines(const struct scenario *sc, char lines[XP_SETUP_MAX][80])
+{
+    int n = 0, order[SCN_MAX_KNOBS];
+    for (int i = 0; i < sc->nfeatures; i++)
+        snprintf(lines[n++], sizeof lines[0], "sched feature %s %s",
+                 eevdf_feature_name((enum eevdf_feature)sc->features[i].feature), sc->features[i].on ? "on" : "off");
+    scn_knob_order(sc, order);
+    for (int i = 0; i < sc->nknobs; i++)
+        snprintf(lines[n++], sizeof lines[0], "sched knob %s %lld", scn_knob_name(sc->knobs[order[i]].knob),
+                 (long long)sc->knobs[order[i]].value);
+    return n;
+}
 
 struct xp_run {
     int number, cell, repeat;
@@ -390,8 +413,8 @@ static int start_kernel(const struct xp_opts *o, struct xp_run *r, const char *d
     int n = scn_kprog(&r->sc, lines, XP_MAX_LINES, err, errlen);
     if (n < 0)
         return -1;
-    char *argv[16 + 2 * (XP_MAX_LINES + SCN_MAX_FEATURES)];
-    char cpus[16], hz[16], timeout[16], feat[SCN_MAX_FEATURES][80];
+    char *argv[16 + 2 * (XP_MAX_LINES + XP_SETUP_MAX)];
+    char cpus[16], hz[16], timeout[16], setup[XP_SETUP_MAX][80];
     int a = 0;
     argv[a++] = "runq";
     argv[a++] = "boot";
@@ -412,11 +435,9 @@ static int start_kernel(const struct xp_opts *o, struct xp_run *r, const char *d
     argv[a++] = timeout;
     argv[a++] = "--record";
     argv[a++] = (char *)o->db;
-    for (int i = 0; i < r->sc.nfeatures; i++) {
-        snprintf(feat[i], sizeof feat[i], "sched feature %s %s",
-                 eevdf_feature_name((enum eevdf_feature)r->sc.features[i].feature), r->sc.features[i].on ? "on" : "off");
+    for (int i = 0, ns = setup_lines(&r->sc, setup); i < ns; i++) {
         argv[a++] = "--cmd";
-        argv[a++] = feat[i];
+        argv[a++] = setup[i];
     }
     for (int i = 0; i < n; i++) {
         argv[a++] = "--cmd";
@@ -572,9 +593,9 @@ static int dry_run(const struct xp_opts *o, const struct scenario *base, int nc,
         if (cell.hz)
             printf(" --hz %u", cell.hz);
         printf("):\n");
-        for (int i = 0; i < cell.nfeatures; i++)
-            printf("  sched feature %s %s\n", eevdf_feature_name((enum eevdf_feature)cell.features[i].feature),
-                   cell.features[i].on ? "on" : "off");
+        char setup[XP_SETUP_MAX][80];
+        for (int i = 0, ns = setup_lines(&cell, setup); i < ns; i++)
+            printf("  %s\n", setup[i]);
         for (int i = 0; i < n; i++) {
             printf("  %s\n", lines[i]);
             free(lines[i]);

@@ -1,20 +1,26 @@
 /*
  * `runq sim`: runs a policy (kernel/sched/rr.c or eevdf.c, the same source
- * the kernel runs) on a workload, one quantum at a time, and prints the
+ * the kernel runs, with the RT class above it, rt.c) on a workload, one
+ * quantum at a time, and prints the
  * schedule, one letter per quantum, and with -v or --numberline the state
  * of the queue at every decision. docs/sim.md describes the format and the
  * output; sim.h says which file does what.
  *
  * The loop plays the core (kernel/sched/core.c) with every event moved to a
  * quantum boundary, and takes Linux's steps at Linux's points
- * (docs/sim.md, issue 14). At each boundary t, in this order:
+ * (docs/sim.md, issue 14). Like the core it calls the classes only through
+ * the class layer (decide.h: sched_charge, sched_tick, sched_join, ...),
+ * which sends each call to the RT class or the fair policy; "current" is
+ * the running entity of either. At each boundary t, in this order:
  *
  *   1. the quantum just run is not charged yet: current is charged only
  *      at the steps below, as Linux calls update_curr() only there, and a
  *      charge may ask for a decision (policy.h);
- *   2. on a tick boundary, the tick charges and may ask for a decision
- *      (it never picks); so may the policy's timer (timer_ns(), HRTICK) if
- *      it came due by t;
+ *   2. on a tick boundary, a new RT budget period starts if the last one
+ *      is over (as the core's rt_period_check(), before the charge), and
+ *      the tick charges and may ask for a decision (it never picks); so may
+ *      the policy's timer (timer_ns(), HRTICK; RT's used-up budget) if it
+ *      came due by t;
  *   3. if current's run step ended: it yields if a `yield` step follows,
  *      and blocks or exits if a sleep or the end follows: leave() now,
  *      before the pick, as the core does;
@@ -43,6 +49,7 @@
 #include "decide.h"
 #include "eevdf.h"
 #include "eevdf_features.h"
+#include "knob.h"
 #include "policy.h"
 #include "sim.h"
 #include "weights.h"
@@ -283,6 +290,8 @@ struct sim {
     uint64_t quantum, tick, now;
     uint64_t uncharged;    /* ns current has run since it was last charged */
     uint64_t timer_at;     /* when the policy's timer is due; UINT64_MAX: none */
+    uint64_t rt_period;    /* the RT budget's period (rt_period_us) */
+    uint64_t rt_period_end; /* when the current one ends */
     unsigned nquanta;
     bool one_char_names;
     int name_width;        /* column width for names: the longest, at least 5 */
@@ -294,6 +303,12 @@ struct sim {
 static struct sim_task *task_of(struct sim *s, const struct sched_entity *se)
 {
     return se ? &s->t[se->id] : NULL;
+}
+
+/* The entity on the CPU, of either class. */
+static struct sched_entity *running(const struct sim *s)
+{
+    return sched_running(&s->q);
 }
 
 /* Virtual or real ns as microseconds: "1600", "-533.333", exact. */
@@ -317,7 +332,7 @@ static const char *state_name(const struct sim *s, const struct sim_task *t)
     case SIM_T_NEW:
         return "new";
     case SIM_T_QUEUED:
-        return s->q.curr == &t->se ? "run" : "queued";
+        return running(s) == &t->se ? "run" : "queued";
     case SIM_T_ASLEEP:
         return s->eevdf && t->se.on_queue && eevdf_delayed(&t->se) ? "delayed" : "asleep";
     case SIM_T_EXITED:
@@ -333,7 +348,7 @@ static void log_table(struct sim *s)
     fprintf(f, "  %-*s state      vruntime    deadline         lag  elig\n", s->name_width, "task");
     for (int i = 0; i < (int)s->ntask; i++) {
         struct sim_task *t = &s->t[i];
-        bool on = t->se.on_queue && s->eevdf;
+        bool on = t->se.on_queue && s->eevdf && !sched_is_rt(&t->se); /* RT is not in EEVDF's books */
         char v[32] = "-", d[32] = "-", l[32] = "-";
         const char *e = "-";
 
@@ -342,10 +357,10 @@ static void log_table(struct sim *s)
             fmt_us(d, sizeof d, (int64_t)eevdf_deadline(&t->se));
             fmt_us(l, sizeof l, eevdf_lag(&s->q, &t->se));
             e = eevdf_eligible(&s->q, &t->se) ? "yes" : "no";
-        } else if (s->eevdf && t->state == SIM_T_ASLEEP) {
+        } else if (s->eevdf && t->state == SIM_T_ASLEEP && !sched_is_rt(&t->se)) {
             fmt_us(l, sizeof l, eevdf_lag(&s->q, &t->se)); /* the lag it left with */
         }
-        fprintf(f, "%c %-*s %-7s %11s %11s %11s  %s\n", s->q.curr == &t->se ? '*' : ' ', s->name_width,
+        fprintf(f, "%c %-*s %-7s %11s %11s %11s  %s\n", running(s) == &t->se ? '*' : ' ', s->name_width,
                 t->name, state_name(s, t), v, d, l, e);
     }
 }
@@ -373,7 +388,7 @@ static void log_numberline(struct sim *s)
         unit = 1;
     for (int i = 0; i < (int)s->ntask; i++) {
         const struct sched_entity *se = &s->t[i].se;
-        if (!se->on_queue)
+        if (!se->on_queue || sched_is_rt(se))
             continue;
         if ((int64_t)eevdf_vruntime(se) < lo)
             lo = (int64_t)eevdf_vruntime(se);
@@ -392,7 +407,7 @@ static void log_numberline(struct sim *s)
         int64_t cv, cd;
         int end = SIM_LINE_COLS;
 
-        if (!se->on_queue)
+        if (!se->on_queue || sched_is_rt(se))
             continue;
         cv = COL(eevdf_vruntime(se));
         cd = COL(eevdf_deadline(se));
@@ -419,7 +434,7 @@ static void log_decision(struct sim *s, const char *why, const struct sched_deci
 {
     FILE *f = s->log;
     char t[32], V[32];
-    struct sim_task *c = task_of(s, s->q.curr);
+    struct sim_task *c = task_of(s, running(s));
 
     fmt_us(t, sizeof t, (int64_t)s->now);
     fprintf(f, "\nt=%s %s: ", t, why);
@@ -439,7 +454,7 @@ static void log_decision(struct sim *s, const char *why, const struct sched_deci
                 task_of(s, d->departed[i])->name);
     if (s->table)
         log_table(s);
-    if (s->numberline && s->eevdf && s->q.curr)
+    if (s->numberline && s->eevdf && s->q.curr) /* a fair entity runs */
         log_numberline(s);
 }
 
@@ -448,13 +463,13 @@ static void log_decision(struct sim *s, const char *why, const struct sched_deci
 static void decide(struct sim *s, const char *why)
 {
     struct sched_decision d;
-    struct sim_task *prev = task_of(s, s->q.curr);
+    struct sim_task *prev = task_of(s, running(s));
 
     sched_decide(s->P, &s->q, NULL, SCHED_LEAVE_BLOCK, &d);
     /* A switch away from a runnable task is voluntary if it yielded,
      * involuntary if it was displaced; a block counts as voluntary where
      * the task leaves (boundary_curr), as the kernel counts them. */
-    if (prev && &prev->se != s->q.curr && prev->state == SIM_T_QUEUED) {
+    if (prev && &prev->se != running(s) && prev->state == SIM_T_QUEUED) {
         if (prev->yielded)
             prev->vcsw++;
         else
@@ -542,7 +557,7 @@ static bool charge_now(struct sim *s)
     uint64_t d = s->uncharged;
 
     s->uncharged = 0;
-    return s->q.curr && d && s->P->charge(&s->q, d);
+    return running(s) && d && sched_charge(s->P, &s->q, d);
 }
 
 /* The policy's timer, looked at again after a decision or a join: its due
@@ -550,10 +565,23 @@ static bool charge_now(struct sim *s)
  * once. */
 static bool rearm(struct sim *s)
 {
-    uint64_t left = s->q.curr ? s->P->timer_ns(&s->q) : UINT64_MAX;
+    uint64_t left = sched_timer_ns(s->P, &s->q);
 
     s->timer_at = left == UINT64_MAX ? UINT64_MAX : s->now - s->uncharged + left;
     return left == 0;
+}
+
+/* A new RT budget period if the last one is over (the core's
+ * rt_period_check()): the budget is whole again. True if that lets a
+ * throttled RT task run. */
+static bool rt_period_check(struct sim *s)
+{
+    if (s->now < s->rt_period_end)
+        return false;
+    bool was_throttled = sched_rt_throttled(&s->q);
+    s->rt_period_end = s->now + s->rt_period;
+    rt_new_period(&s->q);
+    return was_throttled;
 }
 
 /* Steps 2 and 3 of a boundary (see the top of this file). */
@@ -565,7 +593,8 @@ static bool boundary_curr(struct sim *s, struct sim_task *c, char *why, size_t l
     s->uncharged += s->quantum;
     end = finish_quantum(s, c, &yields);
     if (s->now % s->tick == 0) {
-        need = charge_now(s) | s->P->tick(&s->q);
+        need = rt_period_check(s);
+        need |= charge_now(s) | sched_tick(s->P, &s->q);
         if (need)
             add_reason(why, len, "", "tick");
     }
@@ -578,13 +607,13 @@ static bool boundary_curr(struct sim *s, struct sim_task *c, char *why, size_t l
     if (yields) {
         charge_now(s);
         c->yielded = true;
-        s->P->yield(&s->q);
+        sched_yield_curr(s->P, &s->q);
         need = true;
         add_reason(why, len, c->name, "yields");
     }
     if (end != SIM_GOES_ON) {
         charge_now(s);
-        s->P->leave(&s->q, &c->se, end == SIM_BLOCKS ? SCHED_LEAVE_BLOCK : SCHED_LEAVE_EXIT);
+        sched_leave(s->P, &s->q, &c->se, end == SIM_BLOCKS ? SCHED_LEAVE_BLOCK : SCHED_LEAVE_EXIT);
         c->state = end == SIM_BLOCKS ? SIM_T_ASLEEP : SIM_T_EXITED;
         c->vcsw += end == SIM_BLOCKS; /* it leaves the CPU of its own accord */
         need = true;
@@ -599,6 +628,12 @@ static void sim_run(struct sim *s)
     struct sched_params params = { w->cpus, s->tick };
 
     sched_queue_init(s->P, &s->q, &params);
+    /* The RT budget as the core gives it (core.c's rt_budget_ns()): none
+     * if the runtime fills the period. */
+    uint64_t rt_runtime = (uint64_t)scn_knob_value(w, KNOB_RT_RUNTIME_US) * 1000;
+    s->rt_period = (uint64_t)scn_knob_value(w, KNOB_RT_PERIOD_US) * 1000;
+    rt_set_runtime(&s->q, rt_runtime >= s->rt_period ? RT_NO_BUDGET : rt_runtime);
+    s->rt_period_end = s->rt_period;
     s->uncharged = 0;
     s->timer_at = UINT64_MAX;
     for (unsigned i = 0; i < s->ntask; i++) {
@@ -610,9 +645,12 @@ static void sim_run(struct sim *s)
         t->se.id = (int)i;
         t->se.nice = t->spec->nice;
         t->se.slice_ns = t->spec->slice_ns;
+        if (t->spec->rt)
+            sched_set_class(s->P, &t->se, t->spec->rt_prio,
+                            t->spec->rt_policy == SCN_PROG_RT_RR ? RT_RR : RT_FIFO);
     }
     for (unsigned k = 0; k <= s->nquanta; k++) {
-        struct sim_task *c = task_of(s, s->q.curr);
+        struct sim_task *c = task_of(s, running(s));
         char why[256] = "";
         bool need = false, joined = false;
 
@@ -630,7 +668,7 @@ static void sim_run(struct sim *s)
             if (!new && !(t->state == SIM_T_ASLEEP && t->wake_at == s->now))
                 continue;
             if (new) {
-                s->P->init_entity(&s->q, &t->se);
+                sched_init_entity(s->P, &s->q, &t->se);
                 t->left = t->spec->nsteps ? t->spec->steps[0].ns : UINT64_MAX;
                 t->target = s->now;
             } else {
@@ -647,16 +685,16 @@ static void sim_run(struct sim *s)
             requeue = t->se.on_queue;
             if (!requeue || eevdf_feature(EEVDF_F_REQUEUE_UPDATE_CURR))
                 need |= charge_now(s);
-            s->P->join(&s->q, &t->se, new ? SCHED_JOIN_NEW : SCHED_JOIN_WAKE);
+            sched_join(s->P, &s->q, &t->se, new ? SCHED_JOIN_NEW : SCHED_JOIN_WAKE);
             t->state = SIM_T_QUEUED;
             joined = true;
             if (!requeue)
                 need |= rearm(s);
             /* Linux asks the wakeup preemption only without a decision
              * pending (test_tsk_need_resched()); it charges current first. */
-            if (s->q.curr && !need) {
+            if (running(s) && !need) {
                 need = charge_now(s);
-                preempts = s->P->wakeup_preempt(&s->q, &t->se);
+                preempts = sched_wakeup_preempt(s->P, &s->q, &t->se);
                 need |= preempts;
             }
             add_reason(why, sizeof why, t->name,
@@ -664,12 +702,13 @@ static void sim_run(struct sim *s)
                            : (preempts ? "wakes and preempts" : "wakes"));
         }
         /* 5: the decision, and the quantum */
-        if (need || (!s->q.curr && joined)) {
+        if (need || (!running(s) && joined)) {
             charge_now(s);
+            rt_period_check(s); /* the core's schedule() looks too */
             decide(s, why);
             rearm(s);
         }
-        c = task_of(s, s->q.curr);
+        c = task_of(s, running(s));
         if (c && c->waiting) {
             c->waiting = false;
             scn_samples_add(&c->late, s->now - c->wake_at);
@@ -712,6 +751,12 @@ static void print_header(FILE *f, const struct sim *s)
     for (int i = 0; i < (int)s->ntask; i++) {
         const struct sim_task *t = &s->t[i];
 
+        if (t->spec->rt) { /* no nice, weight or slice: a priority */
+            char prio[16];
+            snprintf(prio, sizeof prio, "rt %u", t->spec->rt_prio);
+            fprintf(f, "  %-*s %4s  %6s  %-7s  %6u\n", s->name_width, t->name, "-", prio, "-", t->quanta);
+            continue;
+        }
         if (s->eevdf)
             scn_format_duration(b, sizeof b, t->spec->slice_ns ? t->spec->slice_ns : eevdf_base_slice(s->w->cpus));
         if (s->eevdf)

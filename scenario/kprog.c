@@ -2,7 +2,10 @@
  * The kernel engine's side of trace/scenario.h: a scenario as `scn` shell
  * lines, and the kernel's answer read back into a struct scn_result.
  * What the kernel cannot run it refuses here, with the line: a tick other
- * than 100, 250 or 1000 Hz. Everything else in the format it runs.
+ * than 100, 250 or 1000 Hz, and an RT task that never blocks where it may
+ * sit on CPU 0 (the shell conducts the run from CPU 0 as a fair task: it
+ * would wait up to the RT budget, 950 ms of every second, to create the
+ * next arrival or to end the run). Everything else in the format it runs.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -44,6 +47,17 @@ int scn_kprog(const struct scenario *s, char **lines, int max, char *err, size_t
         return kerr(err, errlen, "%s:%d: runq's kernel ticks at 100, 250 or 1000 Hz, not %s", s->name, line,
                     s->hz ? "this rate" : "every quantum");
     }
+    for (int i = 0; i < s->ntasks; i++) {
+        const struct scn_task *t = &s->tasks[i];
+        bool blocks = false;
+        for (int k = 0; k < t->nsteps; k++)
+            blocks |= t->steps[k].kind != SCN_RUN && t->steps[k].kind != SCN_YIELD;
+        if (t->rt && !blocks && (!t->cpumask || (t->cpumask & 1)))
+            return kerr(err, errlen,
+                        "%s:%d: task %s: an RT task that never sleeps may not sit on CPU 0 in runq's kernel: the "
+                        "shell runs the scenario from there as a fair task (give it cpu= without 0)",
+                        s->name, t->line, t->name);
+    }
     if (add_line(lines, &n, max, "scn reset") < 0)
         goto full;
     for (int i = 0; i < s->npipes; i++) {
@@ -53,8 +67,11 @@ int scn_kprog(const struct scenario *s, char **lines, int max, char *err, size_t
     }
     for (int i = 0; i < s->ntasks; i++) {
         const struct scn_task *t = &s->tasks[i];
-        snprintf(buf, sizeof buf, "scn task %s %u %" PRIx64 " %d %" PRIu64 " %" PRIu64, t->name, t->count,
-                 t->cpumask, t->nice, t->slice_ns, t->arrive_ns);
+        static const char *const rt_policy[] = SCN_PROG_RT_POLICY_NAMES;
+        int len0 = snprintf(buf, sizeof buf, "scn task %s %u %" PRIx64 " %d %" PRIu64 " %" PRIu64, t->name,
+                            t->count, t->cpumask, t->nice, t->slice_ns, t->arrive_ns);
+        if (t->rt) /* a fair line stays as it was before the RT class */
+            snprintf(buf + len0, sizeof buf - (size_t)len0, " %u %s", t->rt_prio, rt_policy[t->rt_policy]);
         if (add_line(lines, &n, max, buf) < 0)
             goto full;
         /* Steps go as many to a line as fit. */

@@ -11,8 +11,10 @@
  *     seed 7                          the jitter's draws
  *     stall 1ms                       a wakeup later than this is a stall
  *     feature HRTICK off              any switch of kernel/sched/eevdf_features.h
+ *     knob replace_on_release 0       any knob of kernel/sched/knob.h
  *     task hog*8 cpu=0                eight tasks that never sleep
  *     task probe cpu=0 slice=100us pattern=run:50us,every:1ms:30%
+ *     task audio cpu=0 class=rt prio=50 pattern=run:40us,every:7.7ms:20%
  *     pipe ping                       a bounded byte channel (one per pair)
  *     task main*15 cpu=0-3 pattern=write:ping,read:pong
  *     task echo*main cpu=0-3 pattern=read:ping,write:pong
@@ -38,6 +40,7 @@
 
 #include "eevdf.h"
 #include "eevdf_features.h"
+#include "knob.h"
 #include "policy.h"
 #include "scenario.h"
 #include "weights.h"
@@ -73,6 +76,98 @@ bool scn_set_feature(struct scenario *s, const char *name, bool on)
     s->features[s->nfeatures].on = on;
     s->nfeatures++;
     return true;
+}
+
+/* ---- knobs: the kernel's table (knob.h), its names and ranges ---- */
+
+static const struct {
+    const char *name;
+    int64_t lo, hi, def;
+} scn_knob_table[KNOB_NR] = {
+#define SCN_KNOB_ROW(id, nm, l, h, d, w) [KNOB_##id] = { nm, l, h, d },
+    SCHED_KNOBS(SCN_KNOB_ROW)
+#undef SCN_KNOB_ROW
+};
+_Static_assert(KNOB_NR <= SCN_MAX_KNOBS, "SCN_MAX_KNOBS holds every knob once");
+
+static int knob_lookup(const char *name)
+{
+    for (int k = 0; k < KNOB_NR; k++)
+        if (strcmp(scn_knob_table[k].name, name) == 0)
+            return k;
+    return -1;
+}
+
+const char *scn_knob_name(int k)
+{
+    return scn_knob_table[k].name;
+}
+
+int scn_set_knob(struct scenario *s, const char *name, int64_t value, char *err, size_t errlen)
+{
+    int k = knob_lookup(name), i;
+
+    if (k < 0) {
+        size_t n = (size_t)snprintf(err, errlen, "no knob '%s'; want", name);
+        for (int j = 0; j < KNOB_NR && n < errlen; j++)
+            n += (size_t)snprintf(err + n, errlen - n, "%s %s", j ? (j == KNOB_NR - 1 ? " or" : ",") : "",
+                                  scn_knob_table[j].name);
+        if (n < errlen)
+            snprintf(err + n, errlen - n, " (kernel/sched/knob.h)");
+        return -1;
+    }
+    if (value < scn_knob_table[k].lo || value > scn_knob_table[k].hi) {
+        snprintf(err, errlen, "knob %s: %lld is out of its range %lld..%lld", name, (long long)value,
+                 (long long)scn_knob_table[k].lo, (long long)scn_knob_table[k].hi);
+        return -1;
+    }
+    for (i = 0; i < s->nknobs && s->knobs[i].knob != k; i++)
+        ;
+    s->knobs[i].knob = k; /* at most one entry per knob */
+    s->knobs[i].value = value;
+    s->knobs[i].line = 0;
+    if (i == s->nknobs)
+        s->nknobs++;
+    return 0;
+}
+
+/* Knob k's value in s: its setting, or the kernel's default. *line: where
+ * it was set (0: not, or by a vary axis). */
+static int64_t knob_value(const struct scenario *s, int k, int *line)
+{
+    *line = 0;
+    for (int i = 0; i < s->nknobs; i++)
+        if (s->knobs[i].knob == k) {
+            *line = s->knobs[i].line;
+            return s->knobs[i].value;
+        }
+    return scn_knob_table[k].def;
+}
+
+int64_t scn_knob_value(const struct scenario *s, int k)
+{
+    int line;
+    return knob_value(s, k, &line);
+}
+
+void scn_knob_order(const struct scenario *s, int *order)
+{
+    int n = 0, line;
+    /* The kernel checks runtime <= period at each step. A runtime that
+     * fits the default period goes first; one that does not needs its
+     * longer period set before it. */
+    bool period_first = knob_value(s, KNOB_RT_RUNTIME_US, &line) > scn_knob_table[KNOB_RT_PERIOD_US].def;
+    for (int i = 0; i < s->nknobs; i++)
+        if (s->knobs[i].knob == (period_first ? KNOB_RT_PERIOD_US : KNOB_RT_RUNTIME_US))
+            order[n++] = i;
+    for (int i = 0; i < s->nknobs; i++)
+        if (s->knobs[i].knob != (period_first ? KNOB_RT_PERIOD_US : KNOB_RT_RUNTIME_US))
+            order[n++] = i;
+}
+
+void scn_param_key(const char *key, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", strncmp(key, "knob.", 5) == 0 && knob_lookup(key + 5) >= 0 ? key + 5 : key);
 }
 
 /* ---- durations ---- */
@@ -488,10 +583,23 @@ static int task_option(struct parser *p, struct scenario *s, struct scn_task *t,
                 s->tasks[i].count = t->count;
     } else if (strcmp(key, "period") == 0 || strcmp(key, "jitter") == 0) {
         return set_every(p, t, key, val);
+    } else if (strcmp(key, "class") == 0) {
+        if (strcmp(val, "rt") != 0 && strcmp(val, "fair") != 0)
+            return perr(p, p->line, "bad class '%s': want fair or rt", val);
+        t->rt = val[0] == 'r';
+    } else if (strcmp(key, "prio") == 0) {
+        if (!parse_int(val, 1, SCN_PROG_RT_PRIO_MAX, &n))
+            return perr(p, p->line, "bad prio '%s': want an RT priority 1..%d (99 highest)", val,
+                        SCN_PROG_RT_PRIO_MAX);
+        t->rt_prio = (unsigned)n;
+    } else if (strcmp(key, "rt") == 0) {
+        if (strcmp(val, "fifo") != 0 && strcmp(val, "rr") != 0)
+            return perr(p, p->line, "bad rt '%s': want fifo or rr", val);
+        t->rt_policy = val[0] == 'f' ? SCN_PROG_RT_FIFO : SCN_PROG_RT_RR;
     } else {
         return perr(p, p->line,
-                    "unknown task option '%s': want nice, weight, slice, arrive, cpu, pattern, period, jitter or "
-                    "count",
+                    "unknown task option '%s': want nice, weight, slice, arrive, cpu, pattern, period, jitter, "
+                    "class, prio, rt or count",
                     key);
     }
     return 0;
@@ -506,7 +614,7 @@ static int parse_task(struct parser *p, struct scenario *s, char **tok, int ntok
 
     if (ntok < 2)
         return perr(p, p->line, "task needs a name: task A[*N] [nice=N|weight=W] [slice=D] [arrive=D] [cpu=C] "
-                                "[pattern=...]");
+                                "[class=rt prio=N [rt=fifo|rr]] [pattern=...]");
     if (s->ntasks == SCN_MAX_TASKS)
         return perr(p, p->line, "more than %d task lines", SCN_MAX_TASKS);
     int count_of = -1; /* the line it keeps the count of */
@@ -587,9 +695,13 @@ static int parse_vary(struct parser *p, struct scenario *s, char **tok, int ntok
         return perr(p, p->line, "more than %d vary axes", SCN_MAX_VARY);
     if (strlen(tok[1]) >= SCN_KEY_MAX)
         return perr(p, p->line, "vary: key '%s' is too long", tok[1]);
-    for (int i = 0; i < s->nvary; i++)
-        if (strcmp(s->vary[i].key, tok[1]) == 0)
+    char key[SCN_KEY_MAX], other[SCN_KEY_MAX];
+    scn_param_key(tok[1], key, sizeof key); /* knob.NAME and NAME are one axis */
+    for (int i = 0; i < s->nvary; i++) {
+        scn_param_key(s->vary[i].key, other, sizeof other);
+        if (strcmp(other, key) == 0)
             return perr(p, p->line, "vary %s is already given on line %d", tok[1], s->vary[i].line);
+    }
     v = &s->vary[s->nvary];
     memset(v, 0, sizeof *v);
     strcpy(v->key, tok[1]);
@@ -610,7 +722,8 @@ static int parse_vary(struct parser *p, struct scenario *s, char **tok, int ntok
 /* A machine directive with its one value (feature takes two). */
 static int machine_directive(struct parser *p, struct scenario *s, const char *d, char **args, int nargs)
 {
-    static const char *const known[] = { "policy", "cpus", "hz", "tick", "quantum", "run", "seed", "stall", "feature" };
+    static const char *const known[] = { "policy", "cpus", "hz", "tick", "quantum", "run", "seed", "stall", "feature",
+                                         "knob" };
     bool is_known = false;
     long n;
 
@@ -619,9 +732,9 @@ static int machine_directive(struct parser *p, struct scenario *s, const char *d
     if (!is_known)
         return perr(p, p->line,
                     "unknown directive '%s': want policy, cpus, hz, tick, quantum, run, seed, stall, feature, "
-                    "pipe, task, measure or vary",
+                    "knob, pipe, task, measure or vary",
                     d);
-    if (nargs != (strcmp(d, "feature") == 0 ? 2 : 1))
+    if (nargs != (strcmp(d, "feature") == 0 || strcmp(d, "knob") == 0 ? 2 : 1))
         return perr(p, p->line, "%s: wrong number of arguments", d);
     if (strcmp(d, "policy") == 0) {
         if (strcmp(args[0], "rr") != 0 && strcmp(args[0], "eevdf") != 0)
@@ -673,6 +786,19 @@ static int machine_directive(struct parser *p, struct scenario *s, const char *d
         if (duration_arg(p, "stall", args[0], &s->stall_ns) < 0)
             return -1;
         s->lines.stall = p->line;
+    } else if (strcmp(d, "knob") == 0) {
+        char why[256];
+        long long v;
+        char *end;
+        errno = 0;
+        v = strtoll(args[1], &end, 10);
+        if (!*args[1] || *end || errno)
+            return perr(p, p->line, "knob %s: bad value '%s': want a whole number", args[0], args[1]);
+        if (scn_set_knob(s, args[0], v, why, sizeof why) < 0)
+            return perr(p, p->line, "%s", why);
+        for (int i = 0; i < s->nknobs; i++)
+            if (s->knobs[i].knob == knob_lookup(args[0]))
+                s->knobs[i].line = p->line;
     } else { /* feature */
         bool on = strcmp(args[1], "on") == 0;
         if (!on && strcmp(args[1], "off") != 0)
@@ -796,12 +922,16 @@ static int apply_at(struct parser *p, struct scenario *s, const char *key, const
         scn_set_feature(s, on ? v : v + 3, on);
         return 0;
     }
+    if (knob_lookup(dot ? k + 5 : k) >= 0 && (!dot || strncmp(k, "knob.", 5) == 0)) {
+        char *args[2] = { dot ? k + 5 : k, v }; /* replace_on_release or knob.replace_on_release */
+        return machine_directive(p, s, "knob", args, 2);
+    }
     if (!dot) {
         char *args[1] = { v };
         if (strcmp(k, "feature") == 0 || strcmp(k, "task") == 0 || strcmp(k, "measure") == 0 ||
             strcmp(k, "vary") == 0)
             return perr(p, p->line, "vary %s: not a key; want hz, cpus, policy, run, seed, stall, quantum, "
-                                    "feature.NAME, switch or TASK.OPTION", k);
+                                    "feature.NAME, switch, a knob or TASK.OPTION", k);
         return machine_directive(p, s, k, args, 1);
     }
     *dot++ = '\0';
@@ -877,8 +1007,23 @@ int scn_check(const struct scenario *s, char *err, size_t errlen)
             return perr(p, pp->line, "pipe %s is %s by no task: its %s would wait for ever", pp->name,
                         reader < 0 ? "read" : "written", reader < 0 ? "writers" : "readers");
     }
+    int runtime_line, period_line;
+    int64_t runtime = knob_value(s, KNOB_RT_RUNTIME_US, &runtime_line),
+            period = knob_value(s, KNOB_RT_PERIOD_US, &period_line);
+    if (runtime > period)
+        return perr(p, runtime_line > period_line ? runtime_line : period_line,
+                    "rt_runtime_us %lld is longer than rt_period_us %lld: the kernel refuses it (equal: no budget)",
+                    (long long)runtime, (long long)period);
     for (int i = 0; i < s->ntasks; i++) {
         const struct scn_task *t = &s->tasks[i];
+        if (t->rt && !t->rt_prio)
+            return perr(p, t->line, "task %s: class=rt needs prio=1..%d", t->name, SCN_PROG_RT_PRIO_MAX);
+        if (!t->rt && (t->rt_prio || t->rt_policy != SCN_PROG_RT_FIFO))
+            return perr(p, t->line, "task %s: %s is for an RT task: give class=rt too", t->name,
+                        t->rt_prio ? "prio=" : "rt=");
+        if (t->rt && (t->nice || t->slice_ns))
+            return perr(p, t->line, "task %s: class=rt takes no %s (an RT task has a priority, not a %s)", t->name,
+                        t->nice ? "nice= or weight=" : "slice=", t->nice ? "weight" : "slice");
         if (!whole_quanta(t->arrive_ns, s->quantum_ns))
             return perr(p, t->line, "task %s: arrive must be a whole number of quanta (%s)", t->name, q);
         if (t->cpumask && (t->cpumask >> s->cpus))
@@ -1121,6 +1266,8 @@ void scn_print(FILE *out, const struct scenario *s)
     for (int i = 0; i < s->nfeatures; i++)
         fprintf(out, "feature %s %s\n", eevdf_feature_name((enum eevdf_feature)s->features[i].feature),
                 s->features[i].on ? "on" : "off");
+    for (int i = 0; i < s->nknobs; i++)
+        fprintf(out, "knob %s %lld\n", scn_knob_name(s->knobs[i].knob), (long long)s->knobs[i].value);
     for (int i = 0; i < s->npipes; i++) {
         fprintf(out, "pipe %s", s->pipes[i].name);
         if (s->pipes[i].size != SCN_DEFAULT_PIPE_SIZE)
@@ -1149,6 +1296,12 @@ void scn_print(FILE *out, const struct scenario *s)
             format_cpus(a, sizeof a, t->cpumask);
             fprintf(out, " cpu=%s", a);
         }
+        if (t->rt || t->rt_prio)
+            fprintf(out, " class=%s", t->rt ? "rt" : "fair");
+        if (t->rt_prio)
+            fprintf(out, " prio=%u", t->rt_prio);
+        if (t->rt_policy == SCN_PROG_RT_RR)
+            fprintf(out, " rt=rr");
         for (int k = 0; k < t->nsteps; k++) {
             const struct scn_step *g = &t->steps[k];
             scn_format_duration(b, sizeof b, g->ns);

@@ -2,7 +2,7 @@
  * Scenarios: one text file that says what runs and what is measured, run
  * by any engine (docs/scenarios.md): on paper (`runq sim`, the policy code
  * on the host, a quantum at a time), in runq's kernel under QEMU (its
- * interpreter, kernel/sched/scenario.c), and later on the host's Linux.
+ * interpreter, kernel/sched/scn.c), and later on the host's Linux.
  * The format grew out of `runq sim`'s workload format, which it still
  * reads unchanged: a workload is a scenario that uses none of the new
  * directives.
@@ -35,11 +35,12 @@
 #define SCN_MAX_PIPES SCN_PROG_MAX_PIPES
 #define SCN_NAME_MAX 8
 #define SCN_MAX_FEATURES 32
+#define SCN_MAX_KNOBS 8    /* at least the kernel's knobs (kernel/sched/knob.h; parse.c asserts it) */
 #define SCN_MAX_MEASURES 32
 #define SCN_MAX_VARY 8
 #define SCN_MAX_VALUES 64
 #define SCN_VALUE_MAX 32   /* a vary value's spelling */
-#define SCN_KEY_MAX 48     /* a vary key: "hz", "probe.slice", "feature.HRTICK" */
+#define SCN_KEY_MAX 48     /* a vary key: "hz", "probe.slice", "feature.HRTICK", "replace_on_release" */
 /* `runq sim` steps through at most this many quanta. */
 #define SCN_SIM_MAX_QUANTA 20000000
 
@@ -83,6 +84,9 @@ struct scn_task {
     uint64_t slice_ns; /* requested slice; 0: the policy's default */
     uint64_t arrive_ns;
     uint64_t cpumask;  /* the CPUs it may run on (bit n: CPU n); 0: any */
+    bool rt;           /* class=rt: the RT class, above the fair policy; no nice, no slice */
+    unsigned rt_prio;  /* prio=: 1..SCN_PROG_RT_PRIO_MAX (99 highest); 0: not given */
+    unsigned rt_policy; /* rt=: SCN_PROG_RT_FIFO (default) or SCN_PROG_RT_RR */
     int nsteps;        /* 0: runs forever */
     struct scn_step steps[SCN_MAX_STEPS]; /* starts with run or every; repeats unless exit ends it */
 };
@@ -90,6 +94,15 @@ struct scn_task {
 struct scn_feature_setting {
     int feature; /* enum eevdf_feature */
     bool on;
+};
+
+/* `knob NAME VALUE`: a scheduler setting of the kernel's knob table
+ * (kernel/sched/knob.h: replace_on_release, rt_runtime_us, rt_period_us),
+ * its name and range checked here as the kernel checks them. */
+struct scn_knob_setting {
+    int knob; /* enum sched_knob */
+    int64_t value;
+    int line; /* where it was given; 0: by a vary axis */
 };
 
 /* What a metric's value is, for its printing: a share (a fraction,
@@ -130,8 +143,9 @@ struct scn_measure {
 
 /* A vary axis: `vary KEY V1,V2,...` in the file or --vary on the command
  * line. KEY is a machine directive (hz, cpus, policy, run, seed, stall),
- * feature.NAME, switch (one feature flipped: NAME, NO_NAME or default),
- * or TASK.OPTION (probe.slice, hog.count, ...). */
+ * feature.NAME, switch (one feature flipped: NAME, NO_NAME or default), a
+ * knob by its name or as knob.NAME (replace_on_release), or TASK.OPTION
+ * (probe.slice, hog.count, probe.prio, ...). */
 struct scn_vary {
     char key[SCN_KEY_MAX];
     int line; /* 0: from the command line */
@@ -157,6 +171,8 @@ struct scenario {
     uint64_t stall_ns;   /* a wakeup later than this is a stall */
     int nfeatures;       /* switches set, in order, each feature at most once */
     struct scn_feature_setting features[SCN_MAX_FEATURES];
+    int nknobs;          /* knobs set, in order, each at most once */
+    struct scn_knob_setting knobs[SCN_MAX_KNOBS];
     int ntasks;
     struct scn_task tasks[SCN_MAX_TASKS];
     int npipes;
@@ -191,6 +207,24 @@ int scn_check(const struct scenario *s, char *err, size_t errlen);
 /* Records feature NAME as on/off in s (replacing an earlier setting of the
  * same feature). False if there is no such feature. */
 bool scn_set_feature(struct scenario *s, const char *name, bool on);
+
+/* Records knob NAME = value in s (replacing an earlier setting of it). 0,
+ * or -1 with why ("no knob ...", "out of range ...") in err, no position. */
+int scn_set_knob(struct scenario *s, const char *name, int64_t value, char *err, size_t errlen);
+/* The name of knob k (enum sched_knob), as the kernel's `sched knob` takes it. */
+const char *scn_knob_name(int k);
+/* Knob k's value in s: its setting, or the kernel's default. */
+int64_t scn_knob_value(const struct scenario *s, int k);
+/* The knob settings in an order the kernel accepts one at a time (it
+ * refuses an RT runtime longer than its period at every step, from its
+ * defaults): indexes into s->knobs, into order[s->nknobs]. */
+void scn_knob_order(const struct scenario *s, int *order);
+
+/* The name vary axis key goes by in a cell's parameters (a run's
+ * `params`): the key itself, but a knob by its own name (knob.NAME ->
+ * NAME), as a trace's SET records name it, so `runq report compare` sees
+ * one setting. */
+void scn_param_key(const char *key, char *buf, size_t len);
 
 /* Writes s in the scenario format, so scn_parse reads back the same s
  * (vary lines included). */

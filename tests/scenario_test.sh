@@ -8,6 +8,9 @@
 #   - one cell run twice gives identical rows, two seeds different ones;
 #   - runq report experiment prints the experiment's table again;
 #   - the kernel refuses hostile scn lines;
+#   - the RT class and knobs (issue 18): their refusals, the lines the
+#     kernel gets, shares on paper, and one kernel run where the class
+#     order and the RT budget decide the shares;
 #   - every example in docs/scenarios.md, run and compared.
 # Usage: tests/scenario_test.sh [path/to/runq]   (default build/runq)
 RUNQ=$(realpath "${1:-build/runq}") || exit 2
@@ -71,6 +74,23 @@ run_too_long|2|quanta; at most 20000000|quantum 1us\nrun 30s\ntask A
 measure_bad_metric_list|3|measure needs a task and metrics|task A\ntask B\nmeasure A
 vary_no_values|2|vary takes a key and values|task A\nvary hz
 hz_period_without_hz|1|bad hz 'fast'|hz fast\ntask A
+rt_prio_out_of_range|1|bad prio '100': want an RT priority 1..99|task A class=rt prio=100
+rt_prio_zero|1|bad prio '0'|task A class=rt prio=0
+rt_without_prio|1|task A: class=rt needs prio=1..99|task A class=rt
+rt_with_nice|2|task A: class=rt takes no nice= or weight=|cpus 1\ntask A class=rt prio=5 nice=3
+rt_with_weight|1|task A: class=rt takes no nice= or weight=|task A weight=3121 class=rt prio=5
+rt_with_slice|1|task A: class=rt takes no slice=|task A class=rt prio=5 slice=1ms
+prio_without_rt|1|task A: prio= is for an RT task: give class=rt too|task A prio=5
+rt_policy_without_rt|1|task A: rt= is for an RT task|task A rt=rr
+bad_class|1|bad class 'idle': want fair or rt|task A class=idle
+bad_rt_policy|1|bad rt 'edf': want fifo or rr|task A class=rt prio=5 rt=edf
+vary_prio_checked|2|bad prio '0'|task A class=rt prio=5\nvary A.prio 5,0
+unknown_knob|1|no knob 'turbo'; want replace_on_release, rt_runtime_us or rt_period_us|knob turbo 1\ntask A
+knob_out_of_range|1|knob replace_on_release: 2 is out of its range 0..1|knob replace_on_release 2\ntask A
+knob_not_a_number|1|knob rt_period_us: bad value '1s'|knob rt_period_us 1s\ntask A
+knob_runtime_over_period|3|rt_runtime_us 950000 is longer than rt_period_us 100000: the kernel refuses it|task A\nrun 4ms\nknob rt_period_us 100000
+vary_knob_out_of_range|2|knob rt_period_us: 10 is out of its range 1000..10000000|task A\nvary knob.rt_period_us 1000000,10
+vary_knob_twice|3|vary replace_on_release is already given on line 2|task A\nvary knob.replace_on_release 0,1\nvary replace_on_release 1
 EOF
 
 # The engines' own refusals, with the line.
@@ -86,6 +106,119 @@ expect experiment_bad_engine 2 "--engine takes kernel or sim" experiment --engin
 expect experiment_bad_shard 2 "--shard takes I/N" experiment --shard 3/2 "$T/v.scn"
 expect experiment_no_file 2 "need a scenario FILE" experiment --engine sim
 [ -e "$T/r.db" ] && failed refusals_write_nothing "a refused experiment made $T/r.db" || pass refusals_write_nothing
+
+# The kernel's shell runs a scenario from CPU 0 as a fair task: an RT hog
+# that may sit there is refused, with the line.
+printf 'cpus 2\ntask A\ntask H cpu=0-1 class=rt prio=5\n' >"$T/k_rthog.scn"
+expect kernel_refuses_an_rt_hog_on_cpu_0 2 "k_rthog.scn:3: task H: an RT task that never sleeps may not sit on CPU 0" \
+    experiment --dry-run "$T/k_rthog.scn"
+
+# ---- RT and knobs: the kernel's lines (issue 18) ----
+# An RT line's priority and policy ride on its scn task line (a fair line
+# is as before); each knob is a `sched knob` line before the scenario's,
+# in an order the kernel takes one at a time (a runtime over the default
+# period needs its period first); a knob axis is a cell parameter under the
+# knob's own name, as the trace's SET records name it.
+cat >"$T/rtk.scn" <<'EOF'
+cpus 2
+knob rt_period_us 100000
+knob rt_runtime_us 80000
+task r cpu=1 class=rt prio=50 rt=rr pattern=run:2ms,every:10ms
+task f cpu=0-1
+vary knob.replace_on_release 0,1
+EOF
+runq experiment --dry-run "$T/rtk.scn"
+cat >"$T/rtk.want" <<'EOF'
+  cell 0: replace_on_release=0
+  cell 1: replace_on_release=1
+  sched knob rt_runtime_us 80000
+  sched knob rt_period_us 100000
+  sched knob replace_on_release 0
+  scn task r 1 2 0 0 0 50 rr
+  scn task f 1 3 0 0 0
+EOF
+if [ "$rc" = 0 ] && diff <(grep -E "^  (cell|sched|scn task)" "$T/out") "$T/rtk.want" >"$T/diff"; then
+    pass kprog_sends_rt_prio_policy_and_knobs
+else
+    failed kprog_sends_rt_prio_policy_and_knobs "exit $rc: $(head -c 400 "$T/diff") $(head -c 200 "$T/err")"
+fi
+printf 'knob rt_runtime_us 2000000\nknob rt_period_us 3000000\ntask A\n' >"$T/rtk2.scn"
+runq experiment --dry-run "$T/rtk2.scn"
+[ "$(grep -E '^  sched knob' "$T/out" | tr '\n' ';')" = "  sched knob rt_period_us 3000000;  sched knob rt_runtime_us 2000000;" ] &&
+    pass kprog_orders_knobs_for_the_kernel || failed kprog_orders_knobs_for_the_kernel "$(grep knob "$T/out")"
+# The scenario as stored (scn_print) keeps the class and the knobs, and
+# reads back.
+printf 'knob replace_on_release 0\ntask a class=rt prio=7 rt=rr cpu=0 pattern=run:1ms,sleep:3ms\ntask b cpu=0\nrun 20ms\n' >"$T/rtp.scn"
+"$RUNQ" experiment --quiet --engine sim --db "$T/rtp.db" "$T/rtp.scn" >/dev/null 2>"$T/rtp.err"
+sq "$T/rtp.db" "SELECT text FROM scenario" >"$T/rtp.printed"
+if grep -q "^knob replace_on_release 0$" "$T/rtp.printed" && grep -q "^task a cpu=0 class=rt prio=7 rt=rr " "$T/rtp.printed" &&
+    "$RUNQ" experiment --dry-run "$T/rtp.printed" >/dev/null 2>&1; then
+    pass stored_scenario_keeps_class_and_knobs
+else
+    failed stored_scenario_keeps_class_and_knobs "$(cat "$T/rtp.printed" "$T/rtp.err" | head -8)"
+fi
+
+# ---- RT on paper: the class order and the budget, exact ----
+# One CPU: an RT task that runs 6 ms every 10 ms takes 60 % ahead of two
+# fair hogs (20 % each); an RT hog with 80 ms of every 100 ms leaves a fair
+# hog 20 %, and with the runtime equal to the period (no budget) nothing.
+cat >"$T/rtsim.scn" <<'EOF'
+cpus 1
+hz 1000
+quantum 100us
+run 1s
+task burst cpu=0 class=rt prio=50 pattern=run:6ms,every:10ms
+task hog*2 cpu=0
+EOF
+cat >"$T/rtsim2.scn" <<'EOF'
+cpus 1
+hz 1000
+run 1s
+knob rt_runtime_us 80000
+knob rt_period_us 100000
+task rthog cpu=0 class=rt prio=10
+task fair cpu=0
+vary rt_runtime_us 80000,100000
+EOF
+"$RUNQ" experiment --quiet --engine sim --db "$T/rs.db" "$T/rtsim.scn" >/dev/null 2>&1
+"$RUNQ" experiment --quiet --engine sim --db "$T/rs.db" "$T/rtsim2.scn" >/dev/null 2>&1
+got=$(sq "$T/rs.db" "SELECT group_concat(p || ':' || task || '=' || v, ' ') FROM (SELECT s.params AS p, m.task,
+    ROUND(m.value, 4) AS v FROM scenario_metric m JOIN scenario s USING (scenario_id) WHERE m.metric = 'share'
+    ORDER BY s.scenario_id, m.task)")
+want=":burst=0.6 :hog=0.2 rt_runtime_us=80000:fair=0.2 rt_runtime_us=80000:rthog=0.8 rt_runtime_us=100000:fair=0.0 rt_runtime_us=100000:rthog=1.0"
+[ "$got" = "$want" ] && pass sim_rt_class_order_and_budget || failed sim_rt_class_order_and_budget "got '$got', want '$want'"
+
+# ---- RT in the kernel: the class order and the budget decide the shares ----
+# CPU 0: an RT task that runs 6 ms every 10 ms beside two fair hogs: 60 %
+# and 20 % each (sent as fair, it would get a third), within 200 us of its
+# wakeups. CPU 1: an RT hog beside a fair hog, with a budget of 80 ms
+# every 100 ms (the knob lines): 80 % and 20 % (without them, the default
+# 950 of every 1000 ms leaves the fair hog nothing in 300 ms).
+cat >"$T/rtk3.scn" <<'EOF'
+cpus 2
+hz 1000
+run 300ms
+knob rt_runtime_us 80000
+knob rt_period_us 100000
+task burst cpu=0 class=rt prio=50 pattern=run:6ms,every:10ms
+task hog*2 cpu=0
+task rthog cpu=1 class=rt prio=10
+task fair cpu=1
+EOF
+if "$RUNQ" experiment --quiet --db "$T/rk.db" "$T/rtk3.scn" >"$T/rk.out" 2>"$T/rk.err"; then
+    got=$(sq -separator ' ' "$T/rk.db" "SELECT name, runtime_ns * 1000 / window_ns, p99_ns FROM scenario_task ORDER BY instance" |
+        tr '\n' ';')
+    bad=$(sq "$T/rk.db" "SELECT group_concat(name, ' ') FROM scenario_task WHERE NOT (
+        (task = 'burst' AND runtime_ns * 1000 / window_ns BETWEEN 570 AND 630 AND p99_ns < 200000 AND wakeups >= 25) OR
+        (task = 'hog' AND runtime_ns * 1000 / window_ns BETWEEN 170 AND 230) OR
+        (task = 'rthog' AND runtime_ns * 1000 / window_ns BETWEEN 760 AND 840) OR
+        (task = 'fair' AND runtime_ns * 1000 / window_ns BETWEEN 160 AND 240))")
+    n=$(sq "$T/rk.db" "SELECT COUNT(*) FROM scenario_task")
+    [ -z "$bad" ] && [ "$n" = 5 ] && pass "kernel_rt_shares_follow_the_class_order_and_budget (name permille p99_ns: $got)" ||
+        failed kernel_rt_shares_follow_the_class_order_and_budget "out of bounds: ${bad:-none} of $n; got $got"
+else
+    failed kernel_rt_shares_follow_the_class_order_and_budget "exit $?: $(tail -3 "$T/rk.err")"
+fi
 
 # ---- the kernel: counters against the trace ----
 cat >"$T/small.scn" <<'EOF'
@@ -256,10 +389,14 @@ got=$(awk -F, '$3 == "B.stall" { printf "%d,%.6f\n", $1, $4 }' "$T/rebuild.out")
 # ---- the kernel does not trust its lines ----
 runq boot --deterministic --cpus 1 --cmd "scn reset" --cmd "scn task a 65 0 0 0 0" --cmd "scn reset" \
     --cmd "scn task b 1 ff 0 0 0" --cmd "scn reset" --cmd "scn task c 1 0 0 0 0" --cmd "scn step e:100" \
+    --cmd "scn reset" --cmd "scn task e 1 0 0 0 0 100 fifo" --cmd "scn reset" --cmd "scn task g 1 0 3 0 0 5 fifo" \
+    --cmd "scn reset" --cmd "scn task h 1 0 0 0 0 5 edf" \
     --cmd "scn reset" --cmd "scn task d 1 0 40 0 0" --cmd "scn start 1000 0 0" --cmd "echo survived"
 if grep -q "scn: too many tasks" "$T/out" && grep -q "names a CPU this machine does not have" "$T/out" &&
     grep -q "scn: a step's time is 1 ns or more; e takes :NS:JITTER" "$T/out" && grep -q "nice is -20..19" "$T/out" &&
-    grep -q "nothing to start" "$T/out" && grep -q "^survived" "$T/out"; then
+    grep -q "nothing to start" "$T/out" && grep -q "scn: an RT priority is 1..99" "$T/out" &&
+    grep -q "scn: an RT task line has nice 0 and slice 0" "$T/out" && grep -q "scn: an RT policy is fifo or rr" "$T/out" &&
+    grep -q "^survived" "$T/out"; then
     pass kernel_refuses_hostile_scn_lines
 else
     failed kernel_refuses_hostile_scn_lines "$(grep -E "scn|survived" "$T/out" | head -8)"
@@ -273,7 +410,10 @@ for f in scenarios/*.scn; do
     cells=$("$RUNQ" experiment --dry-run "$f" 2>"$T/dry.err" | grep -c '^  cell ')
     "$RUNQ" experiment --quiet --engine sim --db "$T/all.db" "$f" >"$T/all.out" 2>"$T/all.err"
     rc=$?
-    if [ "$rc" = 0 ] && [ "$cells" -ge 1 ] && [ "$(($(wc -l <"$T/all.out") - 2))" = "$cells" ] &&
+    # the kernel takes it too: its refusals come before any run
+    if ! "$RUNQ" experiment --dry-run "$f" >/dev/null 2>>"$T/dry.err"; then
+        failed "scenarios_${n}_runs" "the kernel refuses it: $(tail -1 "$T/dry.err")"
+    elif [ "$rc" = 0 ] && [ "$cells" -ge 1 ] && [ "$(($(wc -l <"$T/all.out") - 2))" = "$cells" ] &&
         ! grep -q "failed" "$T/all.out"; then
         pass "scenarios_${n}_runs ($cells cells on paper)"
     elif [ "$rc" = 2 ] && [ "$cells" -ge 1 ] && [ ! -s "$T/all.out" ] &&

@@ -3,7 +3,7 @@
  * how the kernel answers. The one source of truth for both sides, as
  * trace/format.h is for the trace stream: the host compiles a scenario
  * file (scenario/kprog.c) into shell lines, the kernel's interpreter
- * (kernel/sched/scenario.c, the shell's `scn`) runs them and prints one
+ * (kernel/sched/scn.c, the shell's `scn`) runs them and prints one
  * result line per task, which the host reads back (cli/experiment.c).
  * Freestanding: macros, an enum and static inline arithmetic that the
  * kernel, runq sim and the host engines all use, so every engine draws the
@@ -11,10 +11,19 @@
  *
  * ---- The lines, host to kernel (each at most SCN_PROG_LINE_MAX - 1) ----
  *
+ * Before them the host sets the machine with the shell's own lines, not
+ * scn's: `sched feature NAME on|off` for each EEVDF switch and `sched knob
+ * NAME VALUE` for each knob the scenario sets (kernel/sched/knob.h), in an
+ * order the kernel accepts one at a time (scn_knob_order).
+ *
  *   scn reset
- *   scn task NAME COUNT CPUMASK NICE SLICE_NS ARRIVE_NS
+ *   scn task NAME COUNT CPUMASK NICE SLICE_NS ARRIVE_NS [RT_PRIO RT_POLICY]
  *          a task line: COUNT tasks called NAME; CPUMASK in hex, bit n for
- *          CPU n, 0 for any; SLICE_NS 0 for the policy's default
+ *          CPU n, 0 for any; SLICE_NS 0 for the policy's default. With
+ *          RT_PRIO (1..99, 99 highest) and RT_POLICY (fifo or rr) its tasks
+ *          are in the RT class (NICE and SLICE_NS then 0); without, fair,
+ *          so a line of before the RT class means what it meant. Each task
+ *          starts on a CPU of CPUMASK (in turn) and may move within it
  *   scn pipe NAME COPIES SIZE
  *          a pipe (numbered from 0 in the order given): COPIES bounded byte
  *          channels of SIZE bytes each; task instance k of a line uses
@@ -62,6 +71,12 @@
 /* A jitter is at most ±100 % of its period, less a little: a drawn period
  * is never 0. */
 #define SCN_PROG_JITTER_MAX 999
+/* RT priorities and policies (the kernel's rt.h: RT_FIFO 0, RT_RR 1). */
+#define SCN_PROG_RT_PRIO_MAX 99
+#define SCN_PROG_RT_FIFO 0
+#define SCN_PROG_RT_RR 1
+/* The RT_POLICY words of `scn task`, indexed by SCN_PROG_RT_*. */
+#define SCN_PROG_RT_POLICY_NAMES { "fifo", "rr" }
 
 enum scn_prog_step {
     SCN_PROG_RUN,

@@ -6,8 +6,10 @@
  *      with their steps, checked here (the host checked them too, but what
  *      reaches the kernel is not trusted to be the host's).
  *   2. `scn start RUN SEED STALL`: the shell task creates each task line's
- *      tasks when its arrival comes, pinned as the line says, with its
- *      nice and slice, then sleeps out the run.
+ *      tasks when its arrival comes, fair with its nice and slice or RT at
+ *      its priority, each on a CPU of its line's set in turn and allowed
+ *      the whole set (task_set_allowed: it may move within it), then
+ *      sleeps out the run.
  *   3. Each task runs its pattern: run steps spin until its CPU time has
  *      grown by the step's time, counting loop rounds (work); sleep steps
  *      sleep; every steps sleep until the next periodic target, drawn as
@@ -35,6 +37,7 @@
 #include "../trace/trace.h"
 #include "cpus.h"
 #include "pipe.h"
+#include "rt.h"
 #include "sched.h"
 
 #define SCN_ARENA_SAMPLES (2u << 20) /* 16 MiB of u64 */
@@ -66,6 +69,8 @@ struct scn_group {
     u64 cpumask;
     int nice;
     u64 slice_ns, arrive_ns;
+    unsigned rt_prio;   /* 0: fair */
+    unsigned rt_policy; /* RT_FIFO or RT_RR */
     int nsteps;
     struct scn_step steps[SCN_PROG_MAX_STEPS];
 };
@@ -138,14 +143,26 @@ static bool fail(const char *why)
     return false;
 }
 
-/* scn task NAME COUNT CPUMASK NICE SLICE_NS ARRIVE_NS */
+/* scn task NAME COUNT CPUMASK NICE SLICE_NS ARRIVE_NS [RT_PRIO RT_POLICY] */
 static bool line_task(int argc, char **argv)
 {
-    u64 count, mask, slice, arrive;
+    static const char *const rt_policies[] = SCN_PROG_RT_POLICY_NAMES;
+    u64 count, mask, slice, arrive, rt_prio = 0;
+    unsigned rt_policy = RT_FIFO;
     long nice;
-    if (argc != 8 || !parse_u64(argv[3], &count) || !parse_hex(argv[4], &mask) || !parse_long(argv[5], &nice) ||
-        !parse_u64(argv[6], &slice) || !parse_u64(argv[7], &arrive))
-        return fail("usage: scn task NAME COUNT CPUMASK NICE SLICE_NS ARRIVE_NS");
+    if ((argc != 8 && argc != 10) || !parse_u64(argv[3], &count) || !parse_hex(argv[4], &mask) ||
+        !parse_long(argv[5], &nice) || !parse_u64(argv[6], &slice) || !parse_u64(argv[7], &arrive))
+        return fail("usage: scn task NAME COUNT CPUMASK NICE SLICE_NS ARRIVE_NS [RT_PRIO fifo|rr]");
+    if (argc == 10) {
+        if (!parse_u64(argv[8], &rt_prio) || rt_prio < 1 || rt_prio > SCN_PROG_RT_PRIO_MAX)
+            return fail("an RT priority is 1..99");
+        if (strcmp(argv[9], rt_policies[SCN_PROG_RT_RR]) == 0)
+            rt_policy = RT_RR;
+        else if (strcmp(argv[9], rt_policies[SCN_PROG_RT_FIFO]) != 0)
+            return fail("an RT policy is fifo or rr");
+        if (nice || slice)
+            return fail("an RT task line has nice 0 and slice 0");
+    }
     if (!scn.valid)
         return fail("scn task before scn reset, or after an error");
     if (scn.ngroups == SCN_PROG_MAX_GROUPS)
@@ -166,6 +183,8 @@ static bool line_task(int argc, char **argv)
     g->nice = (int)nice;
     g->slice_ns = slice;
     g->arrive_ns = arrive;
+    g->rt_prio = (unsigned)rt_prio;
+    g->rt_policy = rt_policy;
     scn.ntasks += (unsigned)count;
     return true;
 }
@@ -364,8 +383,8 @@ out:
 /* ---- the run ---- */
 
 /* Instance i of a line on mask: its one CPU, the i-th of its set in turn,
- * or -1 (any: the CPU with the fewest tasks, at creation; tasks never
- * move, see task.h). */
+ * or -1 (any: the CPU with the fewest tasks, at creation). It starts
+ * there; with a set it may move within it (task.h says when). */
 static int place(u64 mask, unsigned i)
 {
     unsigned n = 0;
@@ -559,10 +578,15 @@ static bool line_start(int argc, char **argv)
             for (unsigned j = 0; j < i; j++)
                 index += scn.tasks[j].group == (unsigned)next;
             k->created = clock_ns();
-            k->t = task_create(g->name, scn_task_main, k, place(g->cpumask, index), g->nice);
+            int cpu = place(g->cpumask, index);
+            k->t = g->rt_prio ? task_create_rt(g->name, scn_task_main, k, cpu, g->rt_prio, g->rt_policy)
+                              : task_create(g->name, scn_task_main, k, cpu, g->nice);
             k->cpu = k->t->cpu;
             if (g->slice_ns)
                 task_set_slice(k->t, g->slice_ns);
+            /* Created pinned to its first CPU; a set widens that. */
+            if (g->cpumask & (g->cpumask - 1))
+                task_set_allowed(k->t, g->cpumask);
         }
     }
     u64 end = start + run_ns;
