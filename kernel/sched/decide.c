@@ -5,15 +5,9 @@
 #include "decide.h"
 #include "bug.h"
 
-/* Fair work to run: a runnable fair entity, listed or current. */
-static bool fair_waiting(const struct sched_queue *q)
-{
-    return q->nr_queued > 0 || q->curr != NULL;
-}
-
 bool sched_rt_throttled(const struct sched_queue *q)
 {
-    return (q->rt.curr || q->rt.nr_queued) && rt_budget_used(q) && fair_waiting(q);
+    return (q->rt.curr || q->rt.nr_queued) && rt_budget_used(q) && sched_fair_waiting(q);
 }
 
 /* The entity to run next: each class is asked in order and the first that
@@ -22,8 +16,11 @@ bool sched_rt_throttled(const struct sched_queue *q)
  * the fair policy instead (Linux's fair server, in effect: docs/kernel.md). */
 static struct sched_entity *pick_next(const struct sched_policy *P, struct sched_queue *q, unsigned *touched)
 {
-    struct sched_entity *rt = rt_policy.pick(q), *fair;
-    *touched += q->touched;
+    struct sched_entity *rt = NULL, *fair;
+    if (q->rt.curr || q->rt.head) { /* most decisions have no RT to ask about */
+        rt = rt_policy.pick(q);
+        *touched += q->touched;
+    }
 #ifdef RUNQ_BUG_RT_NO_THROTTLE
     /* Test-proving bug: the budget never stops RT. TestRtThrottle must fail. */
     if (rt)
@@ -134,12 +131,9 @@ void sched_leave(const struct sched_policy *P, struct sched_queue *q, struct sch
     sched_class_of(P, se)->leave(q, se, why);
 }
 
-bool sched_charge(const struct sched_policy *P, struct sched_queue *q, uint64_t delta_ns)
+bool sched_charge_rt(struct sched_queue *q, uint64_t delta_ns)
 {
-    if (q->rt.curr)
-        return rt_policy.charge(q, delta_ns) && fair_waiting(q);
-    BUG_ON(!q->curr);
-    return P->charge(q, delta_ns);
+    return rt_policy.charge(q, delta_ns) && sched_fair_waiting(q);
 }
 
 bool sched_tick(const struct sched_policy *P, struct sched_queue *q)
@@ -154,7 +148,8 @@ void sched_yield_curr(const struct sched_policy *P, struct sched_queue *q)
     sched_class_of(P, sched_running(q))->yield(q);
 }
 
-bool sched_wakeup_preempt(const struct sched_policy *P, struct sched_queue *q, struct sched_entity *se)
+/* sched_wakeup_preempt() when RT is involved or nothing runs. */
+bool sched_wakeup_preempt_across(struct sched_queue *q, struct sched_entity *se)
 {
     struct sched_entity *running = sched_running(q);
     if (!running)
@@ -169,15 +164,9 @@ bool sched_wakeup_preempt(const struct sched_policy *P, struct sched_queue *q, s
         bool higher = sched_is_rt(se);
         return higher != rt_budget_used(q);
     }
-    return sched_class_of(P, se)->wakeup_preempt(q, se);
+    return rt_policy.wakeup_preempt(q, se); /* both RT */
 }
 
-uint64_t sched_timer_ns(const struct sched_policy *P, struct sched_queue *q)
-{
-    if (q->rt.curr)
-        return q->nr_queued > 0 ? rt_budget_left(q) : UINT64_MAX;
-    return q->curr ? P->timer_ns(q) : UINT64_MAX;
-}
 
 void sched_describe(const struct sched_policy *P, const struct sched_queue *q, const struct sched_entity *se,
                     struct sched_entity_view *v)

@@ -105,9 +105,25 @@ void sched_join(const struct sched_policy *P, struct sched_queue *q, struct sche
 /* se, queued and not running, leaves (moving away, or the idle task). */
 void sched_leave(const struct sched_policy *P, struct sched_queue *q, struct sched_entity *se,
                  enum sched_leave_reason why);
+/* Fair work to run: a runnable fair entity, listed or current. */
+static inline bool sched_fair_waiting(const struct sched_queue *q)
+{
+    return q->nr_queued > 0 || q->curr != NULL;
+}
+
+bool sched_charge_rt(struct sched_queue *q, uint64_t delta_ns);
+
 /* The running entity ran delta_ns more: true if a decision is wanted
- * (its policy's rule, or RT's budget just ran out with fair work waiting). */
-bool sched_charge(const struct sched_policy *P, struct sched_queue *q, uint64_t delta_ns);
+ * (its policy's rule, or RT's budget just ran out with fair work waiting).
+ * Inline, as sched_timer_ns() below: both are on every wakeup's path, and
+ * this layer's calls on top of the policy's cost a handoff 300 guest
+ * instructions (tests/bench_handoff.sh). */
+static inline bool sched_charge(const struct sched_policy *P, struct sched_queue *q, uint64_t delta_ns)
+{
+    if (q->rt.curr)
+        return sched_charge_rt(q, delta_ns);
+    return P->charge(q, delta_ns);
+}
 bool sched_tick(const struct sched_policy *P, struct sched_queue *q);
 /* The running entity gives way (not libc's sched_yield(), hence the name). */
 void sched_yield_curr(const struct sched_policy *P, struct sched_queue *q);
@@ -115,10 +131,21 @@ void sched_yield_curr(const struct sched_policy *P, struct sched_queue *q);
  * running entity now. A higher class always does (Linux's wakeup_preempt()
  * in core.c), a lower never, except across a used-up RT budget; within a
  * class its policy answers. */
-bool sched_wakeup_preempt(const struct sched_policy *P, struct sched_queue *q, struct sched_entity *se);
+bool sched_wakeup_preempt_across(struct sched_queue *q, struct sched_entity *se);
+static inline bool sched_wakeup_preempt(const struct sched_policy *P, struct sched_queue *q, struct sched_entity *se)
+{
+    if (q->rt.curr || sched_is_rt(se) || !q->curr)
+        return sched_wakeup_preempt_across(q, se);
+    return P->wakeup_preempt(q, se); /* fair and fair: the policy's answer */
+}
 /* Run time the running entity may still have before a decision is
  * wanted (policy.h's timer_ns; for RT: its budget, if fair work waits). */
-uint64_t sched_timer_ns(const struct sched_policy *P, struct sched_queue *q);
+static inline uint64_t sched_timer_ns(const struct sched_policy *P, struct sched_queue *q)
+{
+    if (q->rt.curr)
+        return q->nr_queued > 0 ? rt_budget_left(q) : UINT64_MAX;
+    return q->curr ? P->timer_ns(q) : UINT64_MAX;
+}
 void sched_describe(const struct sched_policy *P, const struct sched_queue *q, const struct sched_entity *se,
                     struct sched_entity_view *v);
 /* Every queued entity but the running one: RT's (in priority order), then
