@@ -635,7 +635,7 @@ static void replace_released(struct rq *rq, struct task *prev)
         struct task *t = x.cand[i];
         int dst = idle_cpu_for(t, taken);
         if (dst < 0)
-            break; /* no idle CPU left for anyone */
+            continue; /* none it may run on: another may have one */
         if (t == prev) {
             rq->move_out = prev;
             rq->move_dst = (unsigned)dst;
