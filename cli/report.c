@@ -51,13 +51,18 @@ static void add(char *buf, size_t len, const char *fmt, ...)
 /* Two populations of latencies, as the seed (shared/seeds/004) splits
  * them: wake -> run (wakeup) and bounce -> run (bounce: put back because
  * a higher class took the CPU), and both together; then per task, both.
- * threshold_ns: the tail's bound, `name` its spelling ("1ms"). */
-static void latency_sql(char *buf, size_t len, uint64_t threshold_ns, const char *name)
+ * threshold_ns: the tail's bound, `name` its spelling ("1ms"); cls: only
+ * the tasks of that class in the populations ("fair", "rt"), or NULL for
+ * all (the seed's histograms were of its scheduler's own tasks: --class
+ * fair leaves out the RT tasks' own quick wakeups). */
+static void latency_sql(char *buf, size_t len, uint64_t threshold_ns, const char *name, const char *cls)
 {
+    char where[64];
+    snprintf(where, sizeof where, cls ? "IN (SELECT utid FROM thread WHERE class = '%s')" : "IS NOT NULL", cls);
     buf[0] = '\0';
     add(buf, len,
-        "WITH s AS (SELECT 'wake->run' AS population, latency FROM wakeup WHERE latency IS NOT NULL\n"
-        "  UNION ALL SELECT 'bounce->run', latency FROM bounce WHERE latency IS NOT NULL),\n"
+        "WITH s AS (SELECT 'wake->run' AS population, latency FROM wakeup WHERE latency IS NOT NULL AND utid %s\n"
+        "  UNION ALL SELECT 'bounce->run', latency FROM bounce WHERE latency IS NOT NULL AND utid %s),\n"
         "a AS (SELECT population, latency FROM s UNION ALL SELECT 'all', latency FROM s),\n"
         "r AS (SELECT population, latency, ROW_NUMBER() OVER (PARTITION BY population ORDER BY latency) - 1 AS i,\n"
         "  COUNT(*) OVER (PARTITION BY population) AS n FROM a),\n"
@@ -71,7 +76,7 @@ static void latency_sql(char *buf, size_t len, uint64_t threshold_ns, const char
         "  ROUND(g.p99 / 1000.0, 1) AS p99_us, ROUND(g.p999 / 1000.0, 1) AS p999_us,\n"
         "  ROUND(g.mx / 1000.0, 1) AS max_us, ROUND(100.0 * g.over / g.n, 3) AS \"over_%s_pct\"\n"
         "FROM p LEFT JOIN g USING (population) ORDER BY p.ord;\n",
-        (unsigned long long)threshold_ns, name);
+        where, where, (unsigned long long)threshold_ns, name);
     add(buf, len,
         "WITH w AS (SELECT utid, latency, ts_wake,\n"
         "  ROW_NUMBER() OVER (PARTITION BY utid ORDER BY latency, ts_wake) - 1 AS i,\n"
@@ -228,7 +233,7 @@ static int report_experiment(const char *db_path, int64_t id, enum dbq_format fm
 static void report_help(void)
 {
     printf("usage: runq report NAME [--db FILE] [--trace ID] [--csv | --json]\n"
-           "       runq report latency [--threshold D] ...\n"
+           "       runq report latency [--threshold D] [--class fair|rt|all] ...\n"
            "       runq report experiment [ID] [--db FILE] [--csv | --json]\n"
            "       runq report compare A B [--interval D] [--metric M] [--task NAME] ... (its --help)\n\n"
            "Canned reports on one trace (default: the newest in the database).\n\n"
@@ -242,6 +247,7 @@ static void report_help(void)
            "  --trace ID   the trace to report on (default: the newest)\n"
            "  --csv        CSV with a header line\n"
            "  --json       JSON\n"
+           "  --class C    latency: the populations of class C's tasks only (fair, rt; default all)\n"
            "  --threshold D  latency: the tail's bound for over_D_pct, a duration (500us, 1ms,\n"
            "               2.5ms; default 1ms)\n"
            "  --help       show this help\n\n"
@@ -258,7 +264,7 @@ int cmd_report(int argc, char **argv)
     int64_t trace = 0;
     enum dbq_format fmt = DBQ_TABLE;
     int show_sql = 0, npos;
-    const char *threshold = NULL;
+    const char *threshold = NULL, *cls = NULL;
     if (argc > 1 && strcmp(argv[1], "compare") == 0)
         return report_compare(argc - 1, argv + 1); /* flags of its own: cli/compare.c */
     /* --sql and --threshold are report's own flags: taken out before the
@@ -274,6 +280,14 @@ int cmd_report(int argc, char **argv)
                 fprintf(stderr, "runq report: --threshold needs a value (a duration: 500us, 1ms)\n");
                 return 2;
             }
+        } else if (i > 0 && strncmp(argv[i], "--class", 7) == 0 && (argv[i][7] == '=' || !argv[i][7])) {
+            cls = argv[i][7] == '=' ? argv[i] + 8 : i + 1 < argc ? argv[++i] : NULL;
+            if (!cls || (strcmp(cls, "fair") != 0 && strcmp(cls, "rt") != 0 && strcmp(cls, "all") != 0)) {
+                fprintf(stderr, "runq report: --class wants fair, rt or all\n");
+                return 2;
+            }
+            if (!strcmp(cls, "all"))
+                cls = NULL;
         } else {
             args[nargs++] = argv[i];
         }
@@ -312,8 +326,9 @@ int cmd_report(int argc, char **argv)
     }
     bool is_latency = !strcmp(r->name, "latency"), is_releases = !strcmp(r->name, "releases");
     uint64_t threshold_ns = DEFAULT_THRESHOLD_NS;
-    if (threshold && !is_latency) {
-        fprintf(stderr, "runq report: --threshold is for the latency report, not %s\n", r->name);
+    if ((threshold || cls) && !is_latency) {
+        fprintf(stderr, "runq report: --%s is for the latency report, not %s\n", threshold ? "threshold" : "class",
+                r->name);
         return 2;
     }
     if (threshold && (!scn_parse_duration(threshold, &threshold_ns) || threshold_ns == 0)) {
@@ -325,7 +340,7 @@ int cmd_report(int argc, char **argv)
     const char *sql = r->sql;
     if (is_latency) {
         scn_format_duration(tname, sizeof tname, threshold_ns);
-        latency_sql(made, sizeof made, threshold_ns, tname);
+        latency_sql(made, sizeof made, threshold_ns, tname, cls);
         sql = made;
     } else if (is_releases) {
         releases_sql(made, sizeof made);

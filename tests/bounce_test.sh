@@ -221,6 +221,20 @@ if [ -n "$want" ] && [ "$got" = "$want" ]; then
 else
     failed report_latency_per_task_bounces "got '$(echo "$got" | tr '\n' ' ')', want '$(echo "$want" | tr '\n' ' ')'"
 fi
+# --class: only that class's tasks in the populations (the study of seed
+# 004 looks at the fair tasks; RT tasks' own wakeups would dilute them).
+for c in fair rt; do
+    runq report latency --db "$DB" --trace 1 --class $c --csv
+    got=$(sed -n '2,3p' "$T/out" | cut -d, -f1,2 | tr '\n' ' ')
+    want=$(q "SELECT 'wake->run,' || (SELECT count(*) FROM wakeup w JOIN thread t USING (utid) WHERE w.trace_id = 1 AND w.latency IS NOT NULL AND t.class = '$c')
+              || ' bounce->run,' || (SELECT count(*) FROM bounce b JOIN thread t USING (utid) WHERE b.trace_id = 1 AND b.latency IS NOT NULL AND t.class = '$c')")
+    if [ "$rc" = 0 ] && [ "$got" = "$want " ] && [ "${want#wake->run,0 }" = "$want" ]; then
+        pass "report_latency_class_$c ($want)"
+    else
+        failed "report_latency_class_$c" "exit $rc; got '$got', want '$want '"
+    fi
+done
+expect report_latency_bad_class 2 "--class wants fair, rt or all" report latency --db "$DB" --class idle
 expect report_latency_bad_threshold 2 "bad --threshold 'soon'" report latency --db "$DB" --threshold soon
 expect report_threshold_only_for_latency 2 "--threshold is for the latency report" report share --db "$DB" --threshold 1ms
 
