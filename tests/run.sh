@@ -64,6 +64,7 @@ suite shell bash tests/shell_test.sh "$RUNQ"
 suite vser bash tests/vser_test.sh build/kernel.elf
 suite trace_kernel bash tests/trace_kernel.sh "$RUNQ"
 suite rt_kernel bash tests/rt_kernel.sh "$RUNQ"
+suite seed004_doc bash tests/seed004_doc_test.sh "$RUNQ"
 suite host_cmd bash tests/host_cmd.sh "$RUNQ"
 suite trace_fields bash tests/trace_fields.sh "$RUNQ"
 suite probe_rr bash tests/probe_rr.sh "$RUNQ"

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# make bench: seed 004's paired run at ten seconds (docs/seed004.md shows
+# three): desktop.scn with replace_on_release 1 and 0, the UI loops' tail
+# past 1 ms compared in 1 s intervals, and the kernel's counts of releases
+# and of the moves that followed them. A table, not a test.
+set -u
+cd "$(dirname "$0")/.."
+RUNQ=${RUNQ:-build/runq}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+"$RUNQ" experiment --quiet --jobs 1 --db "$T/s.db" scenarios/desktop.scn
+"$RUNQ" report releases --db "$T/s.db"
+"$RUNQ" report compare --db "$T/s.db" run:1 run:2 --task 'ui*' | tail -1
+"$RUNQ" sql --db "$T/s.db" "SELECT trace_id, count(*) AS moves FROM eevdf_leave WHERE reason = 'migrate' GROUP BY trace_id"
