@@ -26,6 +26,10 @@
  *      --metric;
  *   5. the sign test over the intervals one side won.
  *
+ * compare_pair() is steps 2 to 5 without the printing, for two runs each
+ * in its own database: a lab's truth (cli/lab_eval.c) is this command's
+ * verdict on the student's two recordings.
+ *
  * Why intervals and a sign test: two runs of a scheduler are one sample
  * each, and their tails differ by luck as much as by setting. Cut into
  * intervals of the same scenario time, each interval is a small paired
@@ -88,7 +92,11 @@ struct cmp_opts {
     bool force, csv;
 };
 
-/* One line on stderr, "runq report compare: ...", and status: 2 for a
+/* Where refusals and warnings go: stderr for the command; compare_pair()
+ * catches them in memory and returns the refusal as its reason. */
+static FILE *cmp_msg;
+
+/* One line on cmp_msg, "runq report compare: ...", and status: 2 for a
  * usage error (the spelling of the command), 1 for a refusal (what the
  * database holds). */
 static int complain(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -96,11 +104,11 @@ static int complain(int status, const char *fmt, ...) __attribute__((format(prin
 static int complain(int status, const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "runq report compare: ");
+    fprintf(cmp_msg, "runq report compare: ");
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vfprintf(cmp_msg, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\n");
+    fprintf(cmp_msg, "\n");
     return status;
 }
 
@@ -230,6 +238,7 @@ struct cmp_iv {
 struct cmp_run {
     char side;          /* 'A' or 'B' */
     const char *arg;    /* as given */
+    sqlite3 *db;        /* the database it is read from (the command: both from --db) */
     int64_t trace, scenario, experiment; /* 0: none */
     int cell, repeat;
     uint64_t seed;
@@ -260,7 +269,7 @@ static sqlite3_stmt *prepare(sqlite3 *db, const char *sql)
 {
     sqlite3_stmt *s = NULL;
     if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) {
-        fprintf(stderr, "runq report compare: %s\n", sqlite3_errmsg(db));
+        fprintf(cmp_msg, "runq report compare: %s\n", sqlite3_errmsg(db));
         sqlite3_finalize(s);
         return NULL;
     }
@@ -297,8 +306,9 @@ static const char *set_get(const struct cmp_setting *list, int n, const char *ke
 
 /* Which run the argument names: its trace, and its scenario row when it
  * has one. 0, 1 after a refusal, 2 after a usage error. */
-static int find_run(sqlite3 *db, struct cmp_run *r)
+static int find_run(struct cmp_run *r)
 {
+    sqlite3 *db = r->db;
     long long a = 0, b = 0, c = 0;
     int used = 0;
     bool scenarios = has_table(db, "scenario");
@@ -367,8 +377,9 @@ static int find_run(sqlite3 *db, struct cmp_run *r)
 
 /* The run's window: from its `scn start` mark (else its first record) to
  * its `scn end` mark (else its last). 0, or 1 after a refusal. */
-static int find_window(sqlite3 *db, struct cmp_run *r)
+static int find_window(struct cmp_run *r)
 {
+    sqlite3 *db = r->db;
     sqlite3_stmt *s = prepare(db, "SELECT t.start_ts, t.end_ts,"
                                   " (SELECT MIN(ts) FROM mark WHERE trace_id = ?1 AND name = 'scn start'),"
                                   " (SELECT MAX(ts) FROM mark WHERE trace_id = ?1 AND name = 'scn end')"
@@ -396,8 +407,9 @@ static int find_window(sqlite3 *db, struct cmp_run *r)
  * policy, cpus, hz, each EEVDF switch (feature.NAME on/off), and what
  * sched_set changed for the whole machine before then (a knob by its own
  * name). */
-static int trace_settings(sqlite3 *db, struct cmp_run *r)
+static int trace_settings(struct cmp_run *r)
 {
+    sqlite3 *db = r->db;
     char num[32];
     sqlite3_stmt *s = prepare(db, "SELECT policy, ncpus, tick_hz, features, feature_names FROM trace WHERE trace_id = ?");
     if (!s)
@@ -566,9 +578,12 @@ static int count_into(sqlite3 *db, const struct cmp_opts *o, struct cmp_run *r, 
     return 0;
 }
 
-/* Fills r->iv: each whole interval's samples, bounces, releases, gaps. */
-static int measure(sqlite3 *db, const struct cmp_opts *o, struct cmp_run *r, bool bounce_table)
+/* Fills r->iv: each whole interval's samples, bounces and releases
+ * (where its database has a bounce table), gaps. */
+static int measure(const struct cmp_opts *o, struct cmp_run *r)
 {
+    sqlite3 *db = r->db;
+    bool bounce_table = has_table(db, "bounce");
     char sql[2048];
     struct scn_samples v = { 0 };
     int64_t cur = -1;
@@ -599,7 +614,7 @@ static int measure(sqlite3 *db, const struct cmp_opts *o, struct cmp_run *r, boo
     bool lost = v.dropped > 0;
     scn_samples_free(&v);
     if (lost) {
-        fprintf(stderr, "runq report compare: out of memory\n");
+        fprintf(cmp_msg, "runq report compare: out of memory\n");
         return -1;
     }
     if (bounce_table &&
@@ -752,13 +767,13 @@ static int check_pair(const struct cmp_opts *o, const struct cmp_run *a, const s
     bool seeds = a->seed == b->seed;
     int same = -1;
 
-    if (a->trace == b->trace)
+    if (a->db == b->db && a->trace == b->trace)
         return complain(1, "A and B are the same trace (%lld)", (long long)a->trace);
     settings_differ(a, b, false, d);
     if (!a->scenario || !b->scenario) {
         const char *who = a->scenario ? "B is not" : b->scenario ? "A is not" : "neither is";
         snprintf(d->same, sizeof d->same, "not known (%s a scenario run)", who);
-        fprintf(stderr, "runq report compare: warning: %s a scenario run: whether A and B are one scenario and "
+        fprintf(cmp_msg, "runq report compare: warning: %s a scenario run: whether A and B are one scenario and "
                         "seed is not known\n", who);
     } else {
         if (a->experiment && a->experiment == b->experiment)
@@ -768,13 +783,13 @@ static int check_pair(const struct cmp_opts *o, const struct cmp_run *a, const s
         else
             snprintf(err, sizeof err, "a run has no text");
         if (same < 0)
-            fprintf(stderr, "runq report compare: warning: cannot tell whether A and B are one scenario: %s\n", err);
+            fprintf(cmp_msg, "runq report compare: warning: cannot tell whether A and B are one scenario: %s\n", err);
         const char *warn = o->force ? "warning: " : "", *how = o->force ? "" : "; --force compares them anyway";
         if (!same)
-            fprintf(stderr, "runq report compare: %sother scenarios: A's (%s) and B's (%s) differ beyond their cells' "
+            fprintf(cmp_msg, "runq report compare: %sother scenarios: A's (%s) and B's (%s) differ beyond their cells' "
                             "values%s\n", warn, fa, fb, how);
         if (!seeds)
-            fprintf(stderr, "runq report compare: %sother seeds: A's is %llu, B's %llu%s\n", warn,
+            fprintf(cmp_msg, "runq report compare: %sother seeds: A's is %llu, B's %llu%s\n", warn,
                     (unsigned long long)a->seed, (unsigned long long)b->seed, how);
         if ((!same || !seeds) && !o->force)
             return 1;
@@ -792,7 +807,7 @@ static int check_pair(const struct cmp_opts *o, const struct cmp_run *a, const s
                      (unsigned long long)b->seed);
     }
     if (d->n > 1)
-        fprintf(stderr, "runq report compare: warning: %d settings differ, not one: a side's wins are not one "
+        fprintf(cmp_msg, "runq report compare: warning: %d settings differ, not one: a side's wins are not one "
                         "setting's\n",
                 d->n);
     return 0;
@@ -852,133 +867,108 @@ static void print_header(const struct cmp_opts *o, bool bounces)
     printf("  better\n");
 }
 
-int report_compare(int argc, char **argv)
+/* ---- steps 2 to 5, for the command and for compare_pair() ---- */
+
+/* Steps 2 to 4 for runs[0] and runs[1], each with its arg and db: which
+ * runs, their settings and windows, the check of the pair (into d), each
+ * whole interval measured. 0, or the exit status after a line on
+ * cmp_msg. */
+static int cmp_measure(const struct cmp_opts *o, struct cmp_run runs[2], struct cmp_diff *d)
 {
-    struct cmp_opts o;
-    int rc = cmp_args(argc, argv, &o);
-    if (rc >= 0)
-        return rc;
-
-    static struct cmp_run runs[2];
-    struct cmp_run *a = &runs[0], *b = &runs[1];
-    memset(runs, 0, sizeof runs);
-    a->side = 'A';
-    b->side = 'B';
-    a->arg = o.run[0];
-    b->arg = o.run[1];
-
-    sqlite3 *db = dbq_open("report compare", o.db);
-    if (!db)
-        return 1;
-    bool bounce_table = has_table(db, "bounce");
-    struct cmp_diff d;
-    rc = 0;
+    int rc = 0;
     for (int k = 0; k < 2 && !rc; k++) {
-        rc = find_run(db, &runs[k]);
+        rc = find_run(&runs[k]);
         if (!rc)
-            rc = find_window(db, &runs[k]);
-        if (!rc && trace_settings(db, &runs[k]) < 0)
+            rc = find_window(&runs[k]);
+        if (!rc && trace_settings(&runs[k]) < 0)
             rc = 1;
         if (!rc) {
             cell_params(&runs[k]);
-            runs[k].nfull = (uint64_t)(runs[k].end - runs[k].start) / o.interval_ns;
+            runs[k].nfull = (uint64_t)(runs[k].end - runs[k].start) / o->interval_ns;
         }
     }
     if (!rc)
-        rc = check_pair(&o, a, b, &d);
+        rc = check_pair(o, &runs[0], &runs[1], d);
     for (int k = 0; k < 2 && !rc; k++) {
         char len[32], iv[32];
-        scn_format_duration(iv, sizeof iv, o.interval_ns);
+        scn_format_duration(iv, sizeof iv, o->interval_ns);
         fmt_ns(len, sizeof len, (uint64_t)(runs[k].end - runs[k].start));
         if (!runs[k].nfull)
             rc = complain(1, "%c: its run (%s of trace %lld) is shorter than one interval (%s): see --interval",
-                        runs[k].side, len, (long long)runs[k].trace, iv);
+                          runs[k].side, len, (long long)runs[k].trace, iv);
         else if (runs[k].nfull > CMP_MAX_INTERVALS)
             rc = complain(1, "--interval %s cuts %c's run into %llu intervals; at most %d", iv, runs[k].side,
-                       (unsigned long long)runs[k].nfull, CMP_MAX_INTERVALS);
+                          (unsigned long long)runs[k].nfull, CMP_MAX_INTERVALS);
     }
     for (int k = 0; k < 2 && !rc; k++) {
-        if (measure(db, &o, &runs[k], bounce_table) < 0) {
-            rc = 1;
-            break;
-        }
+        if (measure(o, &runs[k]) < 0)
+            return 1;
         uint64_t total = 0;
         for (uint64_t i = 0; i < runs[k].nfull; i++)
             total += runs[k].iv[i].st.wakeups;
         if (!total)
             rc = complain(1, "%c: trace %lld has no wake->run samples%s in its whole intervals: nothing to compare",
-                        runs[k].side, (long long)runs[k].trace, o.ntasks ? " of the chosen tasks" : "");
+                          runs[k].side, (long long)runs[k].trace, o->ntasks ? " of the chosen tasks" : "");
     }
-    if (rc)
-        goto out;
+    return rc;
+}
 
-    uint64_t npairs = a->nfull < b->nfull ? a->nfull : b->nfull;
-    /* The bounce columns only where a higher class took a CPU from the
-     * chosen tasks: a run without one would show a column of zeros. */
-    bool bounces = false;
-    for (uint64_t i = 0; i < npairs; i++)
-        bounces |= a->iv[i].bounces || a->iv[i].releases || b->iv[i].bounces || b->iv[i].releases;
-    unsigned wins[2] = { 0, 0 }, ties = 0, unknown = 0, empty = 0;
-    char iv[16], th[16];
-    scn_format_duration(iv, sizeof iv, o.interval_ns);
-    scn_format_duration(th, sizeof th, o.threshold_ns);
-    if (!o.csv) {
-        printf("runq report compare: %s\n", o.db);
-        describe(a);
-        describe(b);
-        printf("scenario and seed: %s\n", d.same);
-        printf("%s:\n", d.n ? "settings that differ (A | B)" : "no setting differs");
-        settings_differ(a, b, true, &d);
-        printf("tasks: %s", o.ntasks ? "" : "every task but the idle ones\n");
-        for (int i = 0; i < o.ntasks; i++)
-            printf("%s%s", o.task[i], i + 1 < o.ntasks ? ", " : "\n");
-        printf("intervals: %s of guest time from each run's start (A: %s, B: %s); A has %llu whole, B %llu: "
-               "%llu pairs, %llu dropped\n",
-               iv, a->start_mark ? "its scn start mark" : "its first record",
-               b->start_mark ? "its scn start mark" : "its first record", (unsigned long long)a->nfull,
-               (unsigned long long)b->nfull, (unsigned long long)npairs,
-               (unsigned long long)(a->nfull + b->nfull - 2 * npairs));
-        if (o.metric == CMP_TAIL)
-            printf("metric: tail, the share of wake->run samples past %s; lower is better\n\n", th);
-        else
-            printf("metric: %s of the wake->run samples; lower is better\n\n", metric_names[o.metric]);
-    }
-    print_header(&o, bounces);
-    for (uint64_t i = 0; i < npairs; i++) {
-        const struct cmp_iv *x = &a->iv[i], *y = &b->iv[i];
-        const char *verdict;
-        if (x->gap || y->gap) {
-            verdict = o.csv ? "unknown" : "unknown (a data gap)";
-            unknown++;
-        } else if (!x->st.wakeups || !y->st.wakeups) {
-            verdict = o.csv ? "none" : "- (no samples)";
-            empty++;
-        } else {
-            int w = better(o.metric, &x->st, &y->st);
-            verdict = w < 0 ? "A" : w > 0 ? "B" : "tie";
-            if (w)
-                wins[w > 0]++;
-            else
-                ties++;
+/* One paired interval: who was better, or why it is not compared. */
+enum cmp_verdict { CMP_WON_A, CMP_WON_B, CMP_TIE, CMP_UNKNOWN, CMP_EMPTY };
+
+static enum cmp_verdict judge(const struct cmp_opts *o, const struct cmp_iv *x, const struct cmp_iv *y)
+{
+    if (x->gap || y->gap)
+        return CMP_UNKNOWN;
+    if (!x->st.wakeups || !y->st.wakeups)
+        return CMP_EMPTY;
+    int w = better(o->metric, &x->st, &y->st);
+    return w < 0 ? CMP_WON_A : w > 0 ? CMP_WON_B : CMP_TIE;
+}
+
+/* Step 5: every pair judged, and the sign test over the ones a side won. */
+static void tally(const struct cmp_opts *o, const struct cmp_run runs[2], const struct cmp_diff *d,
+                  struct compare_result *res)
+{
+    memset(res, 0, sizeof *res);
+    res->pairs = runs[0].nfull < runs[1].nfull ? runs[0].nfull : runs[1].nfull;
+    for (uint64_t i = 0; i < res->pairs; i++)
+        switch (judge(o, &runs[0].iv[i], &runs[1].iv[i])) {
+        case CMP_WON_A:
+            res->wins[0]++;
+            break;
+        case CMP_WON_B:
+            res->wins[1]++;
+            break;
+        case CMP_TIE:
+            res->ties++;
+            break;
+        case CMP_UNKNOWN:
+            res->unknown++;
+            break;
+        case CMP_EMPTY:
+            res->empty++;
+            break;
         }
-        printf(o.csv ? "%llu" : "%8llu", (unsigned long long)i);
-        print_side(x, &o, bounces);
-        print_side(y, &o, bounces);
-        printf(o.csv ? ",%s\n" : "  %s\n", verdict);
-    }
-    if (!o.csv) {
-        printf("\n");
-        if (unknown || empty)
-            printf("not compared: %u interval%s crossing a data gap, %u with no samples on a side\n", unknown,
-                   unknown == 1 ? "" : "s", empty);
-        printf("%s better in %u interval%s, %s in %u, %u tie%s", d.name[0], wins[0], wins[0] == 1 ? "" : "s",
-               d.name[1], wins[1], ties, ties == 1 ? "" : "s");
-        if (wins[0] + wins[1])
-            printf(", sign test p = %.2g\n", sign_test(wins[0], wins[1]));
-        else
-            printf(": no interval that one side won, nothing to test\n");
-    }
-out:
+    res->p = res->wins[0] + res->wins[1] ? sign_test(res->wins[0], res->wins[1]) : 1;
+    for (int k = 0; k < 2; k++)
+        snprintf(res->name[k], sizeof res->name[k], "%s", d->name[k]);
+}
+
+void compare_summary(const struct compare_result *r, char *buf, size_t len)
+{
+    int n = snprintf(buf, len, "%s better in %u interval%s, %s in %u, %u tie%s", r->name[0], r->wins[0],
+                     r->wins[0] == 1 ? "" : "s", r->name[1], r->wins[1], r->ties, r->ties == 1 ? "" : "s");
+    if (n < 0 || (size_t)n >= len)
+        return;
+    if (r->wins[0] + r->wins[1])
+        snprintf(buf + n, len - (size_t)n, ", sign test p = %.2g", r->p);
+    else
+        snprintf(buf + n, len - (size_t)n, ": no interval that one side won, nothing to test");
+}
+
+static void free_runs(struct cmp_run runs[2])
+{
     for (int k = 0; k < 2; k++) {
         free(runs[k].params);
         free(runs[k].text);
@@ -986,6 +976,162 @@ out:
         free(runs[k].status);
         free(runs[k].iv);
     }
+}
+
+/* The command's printing: the header (what was compared), the table, the
+ * summary line. */
+static void print_report(const struct cmp_opts *o, const struct cmp_run runs[2], struct cmp_diff *d,
+                         const struct compare_result *res)
+{
+    const struct cmp_run *a = &runs[0], *b = &runs[1];
+    /* The bounce columns only where a higher class took a CPU from the
+     * chosen tasks: a run without one would show a column of zeros. */
+    bool bounces = false;
+    for (uint64_t i = 0; i < res->pairs; i++)
+        bounces |= a->iv[i].bounces || a->iv[i].releases || b->iv[i].bounces || b->iv[i].releases;
+    char iv[16], th[16];
+    scn_format_duration(iv, sizeof iv, o->interval_ns);
+    scn_format_duration(th, sizeof th, o->threshold_ns);
+    if (!o->csv) {
+        printf("runq report compare: %s\n", o->db);
+        describe(a);
+        describe(b);
+        printf("scenario and seed: %s\n", d->same);
+        printf("%s:\n", d->n ? "settings that differ (A | B)" : "no setting differs");
+        settings_differ(a, b, true, d);
+        printf("tasks: %s", o->ntasks ? "" : "every task but the idle ones\n");
+        for (int i = 0; i < o->ntasks; i++)
+            printf("%s%s", o->task[i], i + 1 < o->ntasks ? ", " : "\n");
+        printf("intervals: %s of guest time from each run's start (A: %s, B: %s); A has %llu whole, B %llu: "
+               "%llu pairs, %llu dropped\n",
+               iv, a->start_mark ? "its scn start mark" : "its first record",
+               b->start_mark ? "its scn start mark" : "its first record", (unsigned long long)a->nfull,
+               (unsigned long long)b->nfull, (unsigned long long)res->pairs,
+               (unsigned long long)(a->nfull + b->nfull - 2 * res->pairs));
+        if (o->metric == CMP_TAIL)
+            printf("metric: tail, the share of wake->run samples past %s; lower is better\n\n", th);
+        else
+            printf("metric: %s of the wake->run samples; lower is better\n\n", metric_names[o->metric]);
+    }
+    print_header(o, bounces);
+    static const char *const words[][2] = {
+        [CMP_WON_A] = { "A", "A" },
+        [CMP_WON_B] = { "B", "B" },
+        [CMP_TIE] = { "tie", "tie" },
+        [CMP_UNKNOWN] = { "unknown (a data gap)", "unknown" },
+        [CMP_EMPTY] = { "- (no samples)", "none" },
+    };
+    for (uint64_t i = 0; i < res->pairs; i++) {
+        const struct cmp_iv *x = &a->iv[i], *y = &b->iv[i];
+        printf(o->csv ? "%llu" : "%8llu", (unsigned long long)i);
+        print_side(x, o, bounces);
+        print_side(y, o, bounces);
+        printf(o->csv ? ",%s\n" : "  %s\n", words[judge(o, x, y)][o->csv]);
+    }
+    if (!o->csv) {
+        char line[400];
+        printf("\n");
+        if (res->unknown || res->empty)
+            printf("not compared: %u interval%s crossing a data gap, %u with no samples on a side\n", res->unknown,
+                   res->unknown == 1 ? "" : "s", res->empty);
+        compare_summary(res, line, sizeof line);
+        printf("%s\n", line);
+    }
+}
+
+int report_compare(int argc, char **argv)
+{
+    struct cmp_opts o;
+    cmp_msg = stderr;
+    int rc = cmp_args(argc, argv, &o);
+    if (rc >= 0)
+        return rc;
+
+    static struct cmp_run runs[2];
+    memset(runs, 0, sizeof runs);
+    sqlite3 *db = dbq_open("report compare", o.db);
+    if (!db)
+        return 1;
+    for (int k = 0; k < 2; k++) {
+        runs[k].side = k ? 'B' : 'A';
+        runs[k].arg = o.run[k];
+        runs[k].db = db;
+    }
+    struct cmp_diff d;
+    rc = cmp_measure(&o, runs, &d);
+    if (!rc) {
+        struct compare_result res;
+        tally(&o, runs, &d, &res);
+        print_report(&o, runs, &d, &res);
+    }
+    free_runs(runs);
     sqlite3_close(db);
+    return rc;
+}
+
+int compare_pair(const char *db_a, const char *run_a, const char *db_b, const char *run_b, char **flags,
+                 int nflags, struct compare_result *res, char *err, size_t errlen)
+{
+    char *argv[3 + 2 * CMP_MAX_TASKS + 8];
+    int argc = 0, rc;
+    if (nflags > (int)(sizeof argv / sizeof argv[0]) - 4) {
+        snprintf(err, errlen, "too many flags");
+        return 2;
+    }
+    for (int i = 0; i < nflags; i++)
+        if (!strncmp(flags[i], "--db", 4) || !strncmp(flags[i], "--csv", 5) || !strcmp(flags[i], "--help") ||
+            !strcmp(flags[i], "-h")) {
+            snprintf(err, errlen, "%s: a pair takes the intervals' flags only (--interval, --threshold, --metric, "
+                                  "--task, --force)", flags[i]);
+            return 2;
+        }
+    argv[argc++] = "compare";
+    argv[argc++] = (char *)run_a;
+    argv[argc++] = (char *)run_b;
+    for (int i = 0; i < nflags; i++)
+        argv[argc++] = flags[i];
+    argv[argc] = NULL;
+
+    char *msgs = NULL;
+    size_t msglen = 0;
+    cmp_msg = open_memstream(&msgs, &msglen);
+    if (!cmp_msg) {
+        snprintf(err, errlen, "out of memory");
+        return 1;
+    }
+    struct cmp_opts o;
+    static struct cmp_run runs[2];
+    memset(runs, 0, sizeof runs);
+    const char *paths[2] = { db_a, db_b };
+    rc = cmp_args(argc, argv, &o);
+    rc = rc >= 0 ? 2 : 0;
+    for (int k = 0; k < 2 && !rc; k++) {
+        runs[k].side = k ? 'B' : 'A';
+        runs[k].arg = o.run[k];
+        if (sqlite3_open_v2(paths[k], &runs[k].db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+            rc = complain(1, "%c: %s: %s", runs[k].side, paths[k], sqlite3_errmsg(runs[k].db));
+    }
+    struct cmp_diff d;
+    if (!rc)
+        rc = cmp_measure(&o, runs, &d);
+    if (!rc)
+        tally(&o, runs, &d, res);
+    free_runs(runs);
+    for (int k = 0; k < 2; k++)
+        sqlite3_close(runs[k].db);
+    fclose(cmp_msg);
+    cmp_msg = stderr;
+    if (rc && msgs) {
+        /* The refusal is the last line; the warnings before it are dropped. */
+        size_t n = strlen(msgs);
+        while (n && msgs[n - 1] == '\n')
+            msgs[--n] = 0;
+        char *last = strrchr(msgs, '\n');
+        const char *why = last ? last + 1 : msgs;
+        if (!strncmp(why, "runq report compare: ", 21))
+            why += 21;
+        snprintf(err, errlen, "%s", why);
+    }
+    free(msgs);
     return rc;
 }

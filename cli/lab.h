@@ -110,7 +110,8 @@ int lab_load(struct lab *lab, const char *dir);
 /* A scenario given as a scenario file: its cmd lines made again for seed
  * (a variant's jitter draws are the student's: `scn start`'s seed is the
  * student's seed; otherwise the file's). Each of the scenario's feature
- * switches first as `sched feature NAME on|off`, then scn_kprog()'s
+ * switches first as `sched feature NAME on|off`, then its knobs as `sched
+ * knob NAME VALUE` (in an order the kernel accepts), then scn_kprog()'s
  * lines. Nothing for a scenario of cmd lines. 0, or -1 after saying why. */
 int lab_scenario_program(struct lab_scenario *c, long seed);
 /* Where a scenario_file PATH of the lab in dir is read from: beside
@@ -178,9 +179,14 @@ char *lab_self(const struct lab *lab, const char *args, long seed);
  * number, a unit of another kind, out of range, not one of the choices. */
 int lab_answer_check(const struct lab_question *q, const char *answer, double *value, char *why, size_t len);
 
+/* A compare truth's verdict names a side only when the sign test's p is
+ * below this (docs/labs.md). */
+#define LAB_COMPARE_ALPHA 0.05
+
 /* An explanation with each "{sql SCENARIO: QUERY}" replaced by the query's
- * answer on that scenario's recorded trace, so that what it says about the
- * run is measured on the run (heap; NULL if out of memory). */
+ * answer on that scenario's recorded trace, and each "{compare A B FLAGS:
+ * FIELD}" by that truth's value, so that what it says about the run is
+ * measured on the run (heap; NULL if out of memory). */
 char *lab_explain(const struct lab *lab, const char *text);
 
 /* Does `answer` pass against `truth`? why gets a short reason, which never

@@ -352,7 +352,7 @@ static int conf_line(const struct conf *cf, struct lab *lab, char *line, enum co
 bool lab_truth_measured(const struct lab_question *q)
 {
     return q->truth && (!strncmp(q->truth, "metric ", 7) || !strncmp(q->truth, "sql ", 4) ||
-                        !strncmp(q->truth, "regex ", 6));
+                        !strncmp(q->truth, "regex ", 6) || !strncmp(q->truth, "compare ", 8));
 }
 
 /* What only the whole file can say: every question has a prompt and a
@@ -403,6 +403,14 @@ int lab_scenario_program(struct lab_scenario *c, long seed)
         char line[80];
         snprintf(line, sizeof line, "sched feature %s %s",
                  eevdf_feature_name((enum eevdf_feature)s->features[i].feature), s->features[i].on ? "on" : "off");
+        c->cmd[c->ncmd++] = strdup(line);
+    }
+    int order[SCN_MAX_KNOBS];
+    scn_knob_order(s, order);
+    for (int i = 0; i < s->nknobs && c->ncmd < LAB_MAX_CMDS; i++) {
+        char line[80];
+        snprintf(line, sizeof line, "sched knob %s %lld", scn_knob_name(s->knobs[order[i]].knob),
+                 (long long)s->knobs[order[i]].value);
         c->cmd[c->ncmd++] = strdup(line);
     }
     uint64_t file_seed = s->seed;

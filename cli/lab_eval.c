@@ -10,6 +10,11 @@
  *                          "A / B" is a ratio, printed with two decimals.
  *   regex SCEN: PATTERN    group 1 of the first console line matching PATTERN
  *   sql SCEN: SELECT ...   first column of the first row, on SCEN's trace
+ *   compare A B [FLAGS]: FIELD
+ *                          scenarios A and B's recordings judged as `runq
+ *                          report compare` judges two runs (cli/compare.c,
+ *                          its interval flags): verdict, p, wins_a,
+ *                          wins_b, ties or line (the summary line)
  *   sim ARGS               first line of `runq sim ARGS` (the schedule)
  *   sim-answer ARGS        the line after "answer:" (with -s SEED -c)
  *   value X                a fixed answer
@@ -25,6 +30,7 @@
 
 #include <sqlite3.h>
 
+#include "cli/compare.h"
 #include "cli/lab.h"
 
 static void subst(char *out, size_t len, const char *in, const struct lab *lab, long seed)
@@ -369,6 +375,74 @@ static int truth_scenario(const struct lab *lab, const char *t, char *buf, size_
     return truth_regex(c, body, buf, len, why, wlen);
 }
 
+/* "compare A B [FLAGS]: FIELD" (t after "compare "): the paired
+ * comparison of two recorded scenarios, by the code of runq report
+ * compare. verdict is the scenario whose side the sign test finds better
+ * (p < LAB_COMPARE_ALPHA), else "none". */
+static int truth_compare(const struct lab *lab, const char *t, char *buf, size_t len, char *why, size_t wlen)
+{
+    char spec[512];
+    snprintf(spec, sizeof spec, "%s", t);
+    char *colon = strrchr(spec, ':');
+    if (!colon) {
+        snprintf(why, wlen, "compare A B [FLAGS]: FIELD");
+        return -1;
+    }
+    *colon = 0;
+    char *field = colon + 1;
+    while (isspace((unsigned char)*field))
+        field++;
+    enum { VERDICT, P, WINS_A, WINS_B, TIES, LINE, NFIELDS } f = VERDICT;
+    static const char *const fields[NFIELDS] = { "verdict", "p", "wins_a", "wins_b", "ties", "line" };
+    while (f < NFIELDS && strcmp(field, fields[f]))
+        f++;
+    if (f == NFIELDS) {
+        snprintf(why, wlen, "compare: no field '%.40s' (verdict, p, wins_a, wins_b, ties, line)", field);
+        return -1;
+    }
+    char *word[40], *save = NULL;
+    int n = 0;
+    for (char *w = strtok_r(spec, " \t", &save); w && n < 40; w = strtok_r(NULL, " \t", &save))
+        word[n++] = w;
+    if (n < 2) {
+        snprintf(why, wlen, "compare A B [FLAGS]: FIELD, two scenarios");
+        return -1;
+    }
+    const struct lab_scenario *side[2] = { scen(lab, word[0]), scen(lab, word[1]) };
+    for (int k = 0; k < 2; k++)
+        if (!side[k] || !side[k]->db[0]) {
+            snprintf(why, wlen, "compare: no recorded scenario '%s'", word[k]);
+            return -1;
+        }
+    struct compare_result r;
+    char err[256];
+    /* Each scenario's database holds one trace, its run: trace 1. */
+    if (compare_pair(side[0]->db, "1", side[1]->db, "1", word + 2, n - 2, &r, err, sizeof err)) {
+        snprintf(why, wlen, "compare %.20s %.20s: %.200s", word[0], word[1], err);
+        return -1;
+    }
+    bool leans_a = r.wins[0] > r.wins[1];
+    switch (f) {
+    case VERDICT:
+        snprintf(buf, len, "%s", r.wins[0] != r.wins[1] && r.p < LAB_COMPARE_ALPHA ? side[!leans_a]->name : "none");
+        break;
+    case P:
+        snprintf(buf, len, "%.2g", r.p);
+        break;
+    case WINS_A:
+    case WINS_B:
+        snprintf(buf, len, "%u", r.wins[f == WINS_B]);
+        break;
+    case TIES:
+        snprintf(buf, len, "%u", r.ties);
+        break;
+    default:
+        compare_summary(&r, buf, len);
+        break;
+    }
+    return 0;
+}
+
 /* "sim ARGS": the first line of runq sim's output; "sim-answer ARGS": the
  * line after "answer:". */
 static int truth_sim(const struct lab *lab, const char *t, long seed, char *buf, size_t len, char *why, size_t wlen)
@@ -414,6 +488,8 @@ int lab_truth(const struct lab *lab, const struct lab_question *q, long seed, ch
         rc = truth_metric(lab, t + 7, buf, len, why, sizeof why);
     else if (!strncmp(t, "sql ", 4) || !strncmp(t, "regex ", 6))
         rc = truth_scenario(lab, t, buf, len, why, sizeof why, &direct);
+    else if (!strncmp(t, "compare ", 8))
+        rc = truth_compare(lab, t + 8, buf, len, why, sizeof why);
     else if (!strncmp(t, "sim ", 4) || !strncmp(t, "sim-answer ", 11))
         rc = truth_sim(lab, t, seed, buf, len, why, sizeof why);
     else {
@@ -432,7 +508,8 @@ char *lab_explain(const struct lab *lab, const char *text)
     if (!out)
         return NULL;
     for (const char *p = text; *p;) {
-        const char *end = !strncmp(p, "{sql ", 5) ? strchr(p, '}') : NULL;
+        bool cmp = !strncmp(p, "{compare ", 9);
+        const char *end = cmp || !strncmp(p, "{sql ", 5) ? strchr(p, '}') : NULL;
         char piece[512];
         const char *add = piece;
         size_t alen;
@@ -440,7 +517,9 @@ char *lab_explain(const struct lab *lab, const char *text)
             char t[1024], why[256] = "";
             bool direct = false;
             snprintf(t, sizeof t, "%.*s", (int)(end - p - 1), p + 1);
-            if (truth_scenario(lab, t, piece, sizeof piece, why, sizeof why, &direct) && !direct)
+            int rc = cmp ? truth_compare(lab, t + 8, piece, sizeof piece, why, sizeof why)
+                         : truth_scenario(lab, t, piece, sizeof piece, why, sizeof why, &direct);
+            if (rc && !direct)
                 snprintf(piece, sizeof piece, "(could not measure: %s)", why);
             alen = strlen(piece);
             p = end + 1;

@@ -5,8 +5,9 @@
 # measures the same values; lab run stores predictions before the runs,
 # shows predicted against measured, asks the after-stepping questions last
 # and writes an answers file; answers are read with their units and refused
-# out of range. Boots the kernel (deterministic), about 2 s a lab, 10 s for
-# lab 5 (12 s of guest time: a scenario file's cells). Prints
+# out of range; a compare truth is runq report compare's count on the two
+# recordings. Boots the kernel (deterministic), about 2 s a lab, 10 s for
+# lab 5 (12 s of guest time: a scenario file's cells), 14 s for lab 7. Prints
 # PASS name / FAIL name: why; exit 1 on any FAIL.
 RUNQ=${1:-build/runq}
 T=$(mktemp -d /tmp/lab_test.XXXXXX)
@@ -18,7 +19,7 @@ failed() { echo "FAIL $1: $2"; fail=1; }
 n=$("$RUNQ" lab list | grep -c 'questions, about')
 if [ "$n" -ge 4 ]; then pass list; else failed list "$n labs listed"; fi
 
-for dir in labs/0[1-6]-*; do
+for dir in labs/0[1-7]-*; do
     lab=$(basename "$dir")
     num=${lab%%-*}
     # --reveal: this run is also the first of the two that must measure the
@@ -56,6 +57,47 @@ for dir in labs/0[1-6]-*; do
         failed "${lab}_deterministic" "$(diff "$T/$lab.ref/measured.txt" "$T/$lab.again/measured.txt" | head -3 | tr '\n' '|')"
     fi
 done
+
+# A compare truth is what runq report compare says of the two recordings
+# merged into one database: lab 7's replace_wins is the command's count,
+# its knob verdict names no side exactly when the command's p is 0.05 or
+# more. A compare of a scenario not recorded, or of a field that is not
+# one, cannot be measured, and says why.
+d=$T/07-blind-spot.ref
+"$RUNQ" merge "$T/pair.db" "$d/replace.db" "$d/keep.db" > /dev/null 2>&1
+line=$("$RUNQ" report compare 1 2 --db "$T/pair.db" --interval 200ms --task ui 2>/dev/null | tail -n 1)
+wins=$(sed -n 's/^replace_wins = //p' "$d/measured.txt")
+verdict=$(sed -n 's/^knob = //p' "$d/measured.txt")
+p=$(sed -n 's/.*sign test p = \([0-9.e-]*\)$/\1/p' <<<"$line")
+mkdir -p "$T/labs/95-compare"
+cat > "$T/labs/95-compare/lab.conf" <<'L'
+title = Compare
+minutes = 1
+
+[question gone]
+type = choice
+choices = a, b, none
+prompt = ?
+truth = compare a b --interval 200ms: verdict
+
+[question field]
+type = number
+tolerance = 0
+phase = after
+prompt = ?
+truth = compare a b: median
+L
+printf 'gone = none\nfield = 1\n' > "$T/c.ans"
+bad=$(RUNQ_LABS="$T/labs" "$RUNQ" lab check 95 --answers "$T/c.ans" --out "$T/c" 2>&1)
+if [ -n "$wins" ] && grep -q "^replace_on_release=1 better in $wins intervals, replace_on_release=0 in " <<<"$line" && [ -n "$p" ] &&
+   { { [ "$verdict" = none ] && awk -v p="$p" 'BEGIN { exit !(p >= 0.05) }'; } ||
+     { [ "$verdict" != none ] && awk -v p="$p" 'BEGIN { exit !(p < 0.05) }'; }; } &&
+   grep -q "^FAIL gone: answered none; could not measure: compare: no recorded scenario 'a'" <<<"$bad" &&
+   grep -q "^FAIL field: answered 1; could not measure: compare: no field 'median' (verdict, p, wins_a, wins_b, ties, line)" <<<"$bad"; then
+    pass compare_truth_is_report_compare
+else
+    failed compare_truth_is_report_compare "wins ${wins:-?} verdict ${verdict:-?} | $line | $(grep -E '^FAIL (gone|field)' <<<"$bad" | tr '\n' '|')"
+fi
 
 # A student's run: predictions from stdin, stored with the time before the
 # runs, then the after-stepping questions (elig_4), then an answers file.
