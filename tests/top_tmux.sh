@@ -164,10 +164,11 @@ elif ! sqlite3 "$T/f.db" "SELECT control FROM trace LIMIT 1" >/dev/null 2>&1; th
     echo "SKIP top_live_renice: the recorder offers no control socket yet (trace.control)"
 else
     # two spinners on one CPU; renice one from the view, then compare shares.
-    # (Guest time runs with the host's clock here: the spinners outlast a
-    # slow view on a loaded machine, and are killed when done with.)
+    # (Guest time runs with the host's clock here: the spinners last as
+    # long as the boot may, so a slow view on a loaded machine cannot
+    # outlast them (30 s did at a load average of 12); killed when done.)
     "$RUNQ" boot --record "$T/live.db" --cpus 1 --timeout 120 \
-        --cmd "spin a 30000" --cmd "spin b 30000" --cmd "sleep 30000" >/dev/null 2>&1 &
+        --cmd "spin a 120000" --cmd "spin b 120000" --cmd "sleep 120000" >/dev/null 2>&1 &
     BOOT=$!
     wait_thread "$T/live.db" b
     start 100x30 --db "$T/live.db"
@@ -196,7 +197,7 @@ fi
 # (they halted before tracing began; without the keyframe each CPU writes
 # when tracing starts, the view could only show '?' for them)
 tmux kill-session -t $S 2>/dev/null
-"$RUNQ" boot --record "$T/idle.db" --timeout 120 --cmd "spin a 30000 1" --cmd "sleep 30000" >/dev/null 2>&1 &
+"$RUNQ" boot --record "$T/idle.db" --timeout 120 --cmd "spin a 120000 1" --cmd "sleep 120000" >/dev/null 2>&1 &
 BOOT=$!
 wait_thread "$T/idle.db" a
 start 100x30 --db "$T/idle.db"
