@@ -49,7 +49,6 @@
 #include "decide.h"
 #include "eevdf.h"
 #include "eevdf_features.h"
-#include "knob.h"
 #include "policy.h"
 #include "sim.h"
 #include "weights.h"
@@ -630,8 +629,8 @@ static void sim_run(struct sim *s)
     sched_queue_init(s->P, &s->q, &params);
     /* The RT budget as the core gives it (core.c's rt_budget_ns()): none
      * if the runtime fills the period. */
-    uint64_t rt_runtime = (uint64_t)scn_knob_value(w, KNOB_RT_RUNTIME_US) * 1000;
-    s->rt_period = (uint64_t)scn_knob_value(w, KNOB_RT_PERIOD_US) * 1000;
+    uint64_t rt_runtime = (uint64_t)scn_knob_value(w, scn_knob_index("rt_runtime_us")) * 1000;
+    s->rt_period = (uint64_t)scn_knob_value(w, scn_knob_index("rt_period_us")) * 1000;
     rt_set_runtime(&s->q, rt_runtime >= s->rt_period ? RT_NO_BUDGET : rt_runtime);
     s->rt_period_end = s->rt_period;
     s->uncharged = 0;

@@ -98,6 +98,11 @@ static int knob_lookup(const char *name)
     return -1;
 }
 
+int scn_knob_index(const char *name)
+{
+    return knob_lookup(name);
+}
+
 const char *scn_knob_name(int k)
 {
     return scn_knob_table[k].name;

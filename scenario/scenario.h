@@ -215,6 +215,9 @@ int scn_set_knob(struct scenario *s, const char *name, int64_t value, char *err,
 const char *scn_knob_name(int k);
 /* Knob k's value in s: its setting, or the kernel's default. */
 int64_t scn_knob_value(const struct scenario *s, int k);
+/* The knob called name (kernel/sched/knob.h's table), or -1: for engines
+ * outside the scenario module, which may not include the kernel's header. */
+int scn_knob_index(const char *name);
 /* The knob settings in an order the kernel accepts one at a time (it
  * refuses an RT runtime longer than its period at every step, from its
  * defaults): indexes into s->knobs, into order[s->nknobs]. */
