@@ -50,7 +50,8 @@ suite top_model build/tests/top_model_test
 suite top_tmux bash tests/top_tmux.sh "$RUNQ"
 suite step bash tests/step_test.sh "$RUNQ"
 suite step_tmux bash tests/step_tmux.sh "$RUNQ"
-suite lab bash tests/lab_test.sh "$RUNQ"
+suite lab bash tests/lab_test.sh "$RUNQ" 01 02 03 04
+suite lab_5_7 env LAB_TEST_REST=no bash tests/lab_test.sh "$RUNQ" 05 06 07
 suite instructor bash tests/instructor_test.sh "$RUNQ"
 
 # kernel: boot self-tests, on the default 4 CPUs and on 8
