@@ -63,6 +63,18 @@ allb=$(q "SELECT count(*) FROM bounce")
 [ "$rel" -ge 10 ] && [ "$bounces" = "$rel" ] && [ "$allb" = "$rel" ] && pass "each_release_is_one_bounce ($rel)" ||
     fail each_release_is_one_bounce "$rel releases, $bounces bounce rows match them, $allb bounce rows"
 
+# ... and in thread_state: every R+ interval that begins at a release is
+# one bounce with the same start and end (where the task ran next, on
+# whatever CPU: with the knob on, the one it moved to).
+r=$(q "WITH rp AS (SELECT s.utid, s.ts, s.ts + s.dur AS te FROM thread_state s JOIN eevdf_leave l
+                     ON l.trace_id = s.trace_id AND l.utid = s.utid AND l.ts = s.ts AND l.reason = 'release'
+                   WHERE s.state = 'R+')
+       SELECT COUNT(*) || ' ' || SUM((SELECT COUNT(*) FROM bounce b WHERE b.utid = rp.utid AND b.ts_bounce = rp.ts
+                                 AND (b.ts_run = rp.te OR b.ts_run IS NULL)) <> 1) AS r FROM rp")
+read -r nrp badrp <<<"$r"
+[ "$nrp" -ge 10 ] && [ "$nrp" = "$rel" ] && [ "$badrp" = 0 ] && pass "every_r_plus_after_a_release_is_one_bounce ($nrp)" ||
+    fail every_r_plus_after_a_release_is_one_bounce "$nrp R+ intervals begin at a release ($rel releases), $badrp without exactly one bounce of the same start and end"
+
 knob_at=$(q "SELECT ts FROM sched_set WHERE what = 'knob' AND name = 'replace_on_release' AND new_value = 0")
 moved_on=$(q "SELECT count(*) FROM eevdf_leave r WHERE r.reason = 'release' AND r.ts < $knob_at AND EXISTS (
                 SELECT 1 FROM eevdf_leave m WHERE m.utid = r.utid AND m.reason = 'migrate' AND m.ts >= r.ts AND m.ts < $knob_at)")
