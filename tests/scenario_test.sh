@@ -275,20 +275,24 @@ for task in probe napper; do
     # The counters count a wakeup's lateness from its due time, the trace
     # from its wake: the two differ by more than 5 us for a wakeup whose
     # timer fired late (measured: one napper wakeup of 138 woke 35 us
-    # after its due time), which moves it up the counters' order by a
-    # rank. So a percentile must match the trace's at its rank, or at the
-    # rank beside it, within 5 us.
+    # after its due time; since the RT class's layer, the napper's p90
+    # is 47.0 us in the counters and 34.7 us in the trace one rank up: its
+    # timer fired 12 us late), which moves each up the counters' order by
+    # a rank or two and its value by the timer's lateness. So a
+    # percentile must match the trace's at its rank, or at a rank one or
+    # two from it, within 20 us. (The WAKE record has no room for the due
+    # time; a format that carried it would make this exact.)
     bad=""
     for pm in 500:$p50 900:$p90 990:$p99 1000:$max; do
         k=${pm%%:*} v=${pm#*:}
         ok=0 tvs=""
-        for shift in 0 1 -1; do
+        for shift in 0 1 -1 2 -2; do
             tv=$(trace_late "$utid" "$k" "$shift")
             tvs="$tvs $tv"
             d=$((v - tv))
-            [ "${d#-}" -le 5000 ] && ok=1 && break
+            [ "${d#-}" -le 20000 ] && ok=1 && break
         done
-        [ "$ok" = 1 ] || bad="$bad p$k counters $v trace (rank, +1, -1)$tvs;"
+        [ "$ok" = 1 ] || bad="$bad p$k counters $v trace (rank, +1, -1, +2, -2)$tvs;"
     done
     [ -z "$bad" ] && pass "${task}_lateness_matches_the_trace (p50 $p50, p99 $p99, max $max ns)" ||
         failed "${task}_lateness_matches_the_trace" "$bad"
