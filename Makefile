@@ -33,14 +33,15 @@ KCFLAGS := -std=gnu11 -ffreestanding -fno-pic -fno-pie -mno-red-zone -mgeneral-r
 # ---- host ----
 RUNQ := $(BUILD)/runq
 # The host binary holds the CLI, the trace decoder and recorder, the database
-# layer, the TUI, the labs, and the policies themselves (for runq sim).
-HOST_SRC := $(sort $(wildcard cli/*.c trace/*.c db/*.c tui/*.c labs/*.c scenario/*.c)) \
+# layer, the TUI, the labs, the Linux engine (linux/), and the policies
+# themselves (for runq sim).
+HOST_SRC := $(sort $(wildcard cli/*.c trace/*.c db/*.c tui/*.c labs/*.c scenario/*.c linux/*.c)) \
 	kernel/sched/decide.c kernel/sched/rr.c kernel/sched/rt.c kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c
 HOST_OBJ := $(patsubst %.c,$(BUILD)/host/%.o,$(HOST_SRC))
 # SQL files in db/ are embedded as C strings (scripts/embed.sh FILE NAME).
 HOST_SQL := $(sort $(wildcard db/*.sql))
 HOST_OBJ += $(patsubst db/%.sql,$(BUILD)/gen/%_sql.o,$(HOST_SQL))
-HOST_LIBS := -lsqlite3 -lncursesw -lm
+HOST_LIBS := -lsqlite3 -lncursesw -lm -lpthread
 HCFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wmissing-prototypes -O2 -g -iquote . -iquote kernel/sched -iquote kernel/lib -MMD -MP
 
 .PHONY: all run test gdb deps clean kernel prove-bugs fuzz fuzz-leave-bug bench linux-diff

@@ -69,6 +69,12 @@ static const struct step {
       "ts_bounce INTEGER NOT NULL, ts_run INTEGER, latency INTEGER, cpu INTEGER, run_cpu INTEGER, by_class TEXT);"
       "DROP VIEW IF EXISTS thread_switches",
       "thread", "class", "thread_switches" },
+    /* 9: the engine that made a trace (runq's kernel, or the host's Linux
+     * through tracefs) and its version; every trace before was runq's */
+    { "ALTER TABLE trace ADD COLUMN engine TEXT;"
+      "ALTER TABLE trace ADD COLUMN engine_version TEXT;"
+      "UPDATE trace SET engine = 'runq-kernel' WHERE engine IS NULL",
+      "trace", "engine", NULL },
 };
 
 #define NSTEPS ((int)(sizeof steps / sizeof steps[0]))

@@ -30,7 +30,9 @@ CREATE TABLE IF NOT EXISTS trace (
     start_ts       INTEGER,           -- first record
     end_ts         INTEGER,           -- last record
     records        INTEGER,           -- records stored so far
-    control        TEXT               -- live only: Unix socket taking command lines for the kernel
+    control        TEXT,              -- live only: Unix socket taking command lines for the kernel
+    engine         TEXT,              -- what made it: runq-kernel | linux (schema 9)
+    engine_version TEXT               -- linux: the host kernel's release (uname -r); runq-kernel: NULL
 );
 
 CREATE TABLE IF NOT EXISTS cpu (
@@ -255,7 +257,7 @@ CREATE TABLE IF NOT EXISTS experiment (
     experiment_id INTEGER PRIMARY KEY,
     created       TEXT NOT NULL,     -- wall-clock UTC time it began
     file          TEXT,              -- the scenario file
-    engine        TEXT NOT NULL,     -- kernel | sim
+    engine        TEXT NOT NULL,     -- kernel | sim | linux, or several: kernel,linux,sim
     axes          TEXT,              -- the vary keys, comma-separated, slowest first
     cells         INTEGER NOT NULL,
     repeats       INTEGER NOT NULL,
@@ -271,7 +273,7 @@ CREATE TABLE IF NOT EXISTS scenario (
     repeat        INTEGER,           -- 0-based
     seed          INTEGER NOT NULL,
     trace_id      INTEGER,           -- its trace; NULL when not recorded
-    engine        TEXT NOT NULL,     -- kernel | sim
+    engine        TEXT NOT NULL,     -- kernel | sim | linux
     params        TEXT,              -- the cell: KEY=VALUE, space-separated
     run_ns        INTEGER,
     status        TEXT NOT NULL,     -- ok | failed

@@ -516,6 +516,20 @@ int db_writer_set_control(struct db_writer *w, const char *path)
     return rc;
 }
 
+int db_writer_set_engine(struct db_writer *w, const char *engine, const char *version)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(w->b.db, "UPDATE trace SET engine = ?, engine_version = ? WHERE trace_id = ?", -1, &s,
+                           NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_text(s, 1, engine, -1, SQLITE_TRANSIENT);
+    B_TXT(s, 2, version);
+    sqlite3_bind_int64(s, 3, w->b.trace_id);
+    int rc = sqlite3_step(s) == SQLITE_DONE ? 0 : -1;
+    sqlite3_finalize(s);
+    return rc;
+}
+
 /* ---- open, close ---- */
 
 /* WRITER_WAIT_S, or RUNQ_WRITER_WAIT_S seconds (1 to 86400) if set, in ms. */
@@ -593,7 +607,7 @@ static int start_trace(struct db_writer *w, const char *path, const char *source
     strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm);
     if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK ||
         sweep_gone_recorders(w, path) != 0 ||
-        sqlite3_prepare_v2(db, "INSERT INTO trace(created,source,status,records) VALUES(?,?,'recording',0)",
+        sqlite3_prepare_v2(db, "INSERT INTO trace(created,source,status,records,engine) VALUES(?,?,'recording',0,'runq-kernel')",
                            -1, &s, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
         return -1;

@@ -92,6 +92,12 @@ int db_writer_commit(struct db_writer *w);
  * transaction. */
 int db_writer_set_control(struct db_writer *w, const char *path);
 
+/* Names what made the trace (trace.engine, trace.engine_version): a
+ * new trace says "runq-kernel"; the Linux engine (linux/lxrec.c) says
+ * "linux" and the host kernel's release. Outside a batch transaction, as
+ * db_writer_set_control. 0, or -1. */
+int db_writer_set_engine(struct db_writer *w, const char *engine, const char *version);
+
 /* Closes open intervals, sets status ('complete' or 'incomplete') and
  * end_reason, commits, then builds the indexes. Returns 0; -1 when the
  * trace could not be stored (db_writer_failed says why); 1 when it is

@@ -3,7 +3,7 @@
 #
 # Reads the module table from docs/architecture.md (the one source of
 # truth), maps every C, header and assembly file under kernel/, trace/,
-# db/, tui/, cli/ and tests/ to its module, resolves each #include "..."
+# db/, tui/, cli/, scenario/, linux/ and tests/ to its module, resolves each #include "..."
 # the way the compiler does (the including file's folder first, then the
 # Makefile's quote path: -I of KCFLAGS for the kernel, -iquote of HCFLAGS
 # for the host), and fails on
@@ -59,7 +59,7 @@ if [ -z "$kdirs" ] || [ -z "$hdirs" ]; then
     exit 1
 fi
 
-find kernel trace db tui cli tests -type f \( -name '*.c' -o -name '*.h' -o -name '*.S' \) | sort >"$T/files"
+find kernel trace db tui cli tests linux scenario -type f \( -name '*.c' -o -name '*.h' -o -name '*.S' \) | sort >"$T/files"
 # Every file an include may name (anything under the quote path).
 find . -path ./build -prune -o -path ./.git -prune -o -type f -print | sed 's|^\./||' >"$T/exist"
 # file:line:text of every quoted include.
