@@ -53,6 +53,8 @@ suite step_tmux bash tests/step_tmux.sh "$RUNQ"
 suite lab bash tests/lab_test.sh "$RUNQ" 01 02 03 04
 suite lab_5_7 env LAB_TEST_REST=no bash tests/lab_test.sh "$RUNQ" 05 06 07
 suite instructor bash tests/instructor_test.sh "$RUNQ"
+# it times threads on the host's own scheduler: nothing beside it
+suite --alone linux_run build/tests/linux_run_test
 
 # kernel: boot self-tests, on the default 4 CPUs and on 8
 suite boot_selftests_eevdf boot --test all
