@@ -111,6 +111,9 @@ DECODE_TEST_OBJ := $(call tobj,tests/trace_decode_test.c trace/decode.c)
 RING_TEST_OBJ := $(call tobj,tests/ring_test.c kernel/trace/ring.c)
 # The Linux engine's runner, on this host's Linux (threads of the test).
 LINUX_RUN_TEST_OBJ := $(call tobj,tests/linux_run_test.c linux/run.c linux/refuse.c linux/setup.c linux/measure.c $(wildcard scenario/*.c) $(POLICY_SRC))
+# The Linux recorder on this host's tracefs, writing through db/.
+LINUX_PINGPONG_OBJ := $(call tobj,tests/linux_pingpong.c linux/tracefs.c linux/ftrace.c linux/lxrec.c \
+	$(wildcard db/*.c) $(wildcard trace/*.c))
 TOP_MODEL_TEST_OBJ := $(call tobj,tests/top_model_test.c tui/model.c tui/table.c tui/control.c db/recorder_lock.c \
 	db/events.c trace/decode.c kernel/sched/weights.c)
 EEVDF_FUZZ_OBJ := $(call fobj,tests/eevdf_fuzz.c $(POLICY_SRC))
@@ -124,12 +127,12 @@ LINUX_REF_OBJ := $(call hobj,tests/linux_ref.c tests/linux_ref_parse.c tests/lin
 	tests/linux_ref_main.c kernel/sched/weights.c)
 ASAN_RUNQ := $(BUILD)/asan/runq
 ASAN_OBJ := $(call tobj,$(HOST_SRC))
-TEST_OBJ := $(sort $(RR_TEST_OBJ) $(LINUX_RUN_TEST_OBJ) $(RT_TEST_OBJ) $(RT_FUZZ_OBJ) $(EEVDF_TEST_OBJ) $(DECODE_TEST_OBJ) $(RING_TEST_OBJ) $(TOP_MODEL_TEST_OBJ) \
+TEST_OBJ := $(sort $(RR_TEST_OBJ) $(LINUX_PINGPONG_OBJ) $(LINUX_RUN_TEST_OBJ) $(RT_TEST_OBJ) $(RT_FUZZ_OBJ) $(EEVDF_TEST_OBJ) $(DECODE_TEST_OBJ) $(RING_TEST_OBJ) $(TOP_MODEL_TEST_OBJ) \
 	$(EEVDF_FUZZ_OBJ) $(TRACE_FUZZ_OBJ) $(TRACE_GEN_OBJ) $(TRACE_HOSTILE_OBJ) $(LINUX_REF_OBJ) $(ASAN_OBJ))
 
 HOST_TESTS := $(BUILD)/tests/rr_test $(BUILD)/tests/rt_test $(BUILD)/tests/rt_fuzz $(BUILD)/tests/eevdf_test $(BUILD)/tests/eevdf_fuzz \
 	$(BUILD)/tests/trace_gen $(BUILD)/tests/trace_decode_test $(BUILD)/tests/trace_fuzz $(BUILD)/tests/top_model_test \
-	$(BUILD)/tests/ring_test $(BUILD)/tests/trace_hostile $(BUILD)/tests/linux_ref $(BUILD)/tests/linux_run_test $(ASAN_RUNQ)
+	$(BUILD)/tests/ring_test $(BUILD)/tests/trace_hostile $(BUILD)/tests/linux_ref $(BUILD)/tests/linux_run_test $(BUILD)/tests/linux_pingpong $(ASAN_RUNQ)
 $(BUILD)/tests/rr_test: $(RR_TEST_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) -o $@ $^
@@ -139,6 +142,9 @@ $(BUILD)/tests/rt_test: $(RT_TEST_OBJ)
 $(BUILD)/tests/linux_run_test: $(LINUX_RUN_TEST_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) -o $@ $^ -lpthread -lm
+$(BUILD)/tests/linux_pingpong: $(LINUX_PINGPONG_OBJ) $(patsubst db/%.sql,$(BUILD)/gen/%_sql.o,$(HOST_SQL))
+	@mkdir -p $(dir $@)
+	$(CC) $(SANFLAGS) -o $@ $^ -lsqlite3 -lm -lpthread
 $(BUILD)/tests/eevdf_test: $(EEVDF_TEST_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) -o $@ $^

@@ -1,0 +1,910 @@
+/*
+ * Recording Linux's scheduler (what becomes what: lxrec.h).
+ *
+ * Two phases, so that the run is disturbed as little as possible:
+ *
+ *   during the run  a reader thread, pinned away from the scenario's
+ *                   CPUs, copies every CPU's raw pages out of the kernel
+ *                   every DRAIN_MS, as they are (4 KiB each), into
+ *                   memory: a busy pipe ping-pong makes ~200,000 events a
+ *                   second, which would fill the kernel's buffer within
+ *                   seconds, and decoding them here would cost the CPU
+ *                   the run is measured on;
+ *   after it       lxrec_write decodes the pages one at a time per CPU,
+ *                   merges the CPUs by time (each CPU's pages are in time
+ *                   order, and trace_clock mono is one clock for all),
+ *                   and turns each event into runq's records with one
+ *                   small state machine per scenario thread and per CPU.
+ *
+ * The state machine knows only what the events said: a thread's state
+ * starts unknown, and after a gap on its CPU it is unknown again, so
+ * nothing is made up across a loss (no LEAVE migrate for a thread not
+ * known to be queued, no run_ns without its pick).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sqlite3.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "db/derive.h"
+#include "db/writer.h"
+#include "linux/ftrace.h"
+#include "linux/lxrec.h"
+#include "linux/tracefs.h"
+#include "trace/format.h"
+
+_Static_assert(LXREC_PSEUDO_BASE + 2 * 256 == DERIVE_MAX_TID, "the pseudo tasks sit at the top of the writer's ids");
+_Static_assert(TRACEFS_MAX_CPUS == TRACE_MAX_CPUS, "one CPU limit");
+
+#define DRAIN_MS 50
+#define MAX_HELD_BYTES (1ull << 30) /* raw pages kept: beyond, dropped and counted as loss */
+#define COUNTER_PERIOD_NS 100000000ull
+#define PAGE_SIZE_MAX (1u << 20)
+
+/* Linux's values the events carry (include/linux/sched.h, trace_events.h). */
+#define LX_STATE_DEAD 0x30u     /* EXIT_DEAD | EXIT_ZOMBIE: prev exited */
+#define LX_FLAG_IRQ 0x18u       /* TRACE_FLAG_HARDIRQ | TRACE_FLAG_SOFTIRQ */
+#define LX_PRIO_FAIR_MIN 100    /* prio < 100: an RT task */
+
+/* ---- the events read ---- */
+
+enum lx_kind { K_SWITCH, K_WAKING, K_WAKEUP, K_WAKEUP_NEW, K_MIGRATE, K_EXIT, K_NR };
+
+static const char *const kind_event[K_NR] = {
+    "sched/sched_switch", "sched/sched_waking",       "sched/sched_wakeup",
+    "sched/sched_wakeup_new", "sched/sched_migrate_task", "sched/sched_process_exit",
+};
+
+/* The fields each kind needs, in the order struct lx_ev takes them. */
+enum { F_A, F_B, F_C, F_D, F_E, F_NR };
+static const char *const kind_fields[K_NR][F_NR] = {
+    [K_SWITCH] = { "prev_pid", "prev_prio", "prev_state", "next_pid", "next_prio" },
+    [K_WAKING] = { "pid", "target_cpu" },
+    [K_WAKEUP] = { "pid", "target_cpu" },
+    [K_WAKEUP_NEW] = { "pid", "target_cpu" },
+    [K_MIGRATE] = { "pid", "orig_cpu", "dest_cpu" },
+    [K_EXIT] = { "pid" },
+};
+
+/* One event, its fields by position (kind_fields): a switch's prev_pid,
+ * prev_prio, prev_state, next_pid, next_prio; a wake's pid, target_cpu;
+ * a migration's pid, orig_cpu, dest_cpu; an exit's pid. */
+struct lx_ev {
+    uint64_t ts;
+    unsigned cpu;
+    enum lx_kind kind;
+    unsigned flags;     /* common_flags */
+    int32_t common_pid; /* the task the event ran in */
+    int64_t v[F_NR];
+};
+
+struct lx_page {
+    uint32_t lost_before; /* pages dropped (memory full) just before this one */
+    uint32_t n;
+    uint8_t data[];
+};
+
+struct lx_pages {
+    struct lx_page **p;
+    size_t n, cap;
+    uint32_t lost_pending;
+};
+
+struct lxrec {
+    struct tracefs *tfs;
+    struct ftrace_page_layout layout;
+    struct ftrace_format fmt[K_NR];
+    const struct ftrace_field *fl[K_NR][F_NR];
+    const struct ftrace_field *f_type, *f_flags, *f_pid; /* common_*, the same in every format */
+    unsigned ncpus;
+    int fd[TRACEFS_MAX_CPUS];
+    struct lx_pages pages[TRACEFS_MAX_CPUS];
+    uint8_t *readbuf;
+    size_t held_bytes;
+    pthread_t reader;
+    int reader_running;
+    atomic_int stop;
+    uint64_t avoid;
+    uint64_t overrun, commit_overrun, dropped_events; /* per_cpu/cpuN/stats, summed, at stop */
+    struct ftrace_stats st;
+    struct lxrec_counts c;
+};
+
+/* ---- during the run ---- */
+
+static void keep_page(struct lxrec *r, unsigned cpu, const uint8_t *buf, size_t n)
+{
+    struct lx_pages *ps = &r->pages[cpu];
+    struct lx_page *pg = NULL;
+    if (r->held_bytes + n <= MAX_HELD_BYTES && (ps->n < ps->cap || (ps->cap = ps->cap ? 2 * ps->cap : 256,
+                                                                     ps->p = realloc(ps->p, ps->cap * sizeof *ps->p))))
+        pg = malloc(sizeof *pg + n);
+    if (!pg) {
+        /* Out of room: this page is lost, and said so before the next. */
+        r->c.pages_lost_memory++;
+        ps->lost_pending++;
+        return;
+    }
+    pg->lost_before = ps->lost_pending;
+    pg->n = (uint32_t)n;
+    memcpy(pg->data, buf, n);
+    ps->lost_pending = 0;
+    ps->p[ps->n++] = pg;
+    r->held_bytes += n;
+}
+
+/* Reads every CPU's raw buffer until it is empty (EAGAIN). */
+static void drain(struct lxrec *r)
+{
+    for (unsigned k = 0; k < r->ncpus; k++) {
+        for (;;) {
+            ssize_t n = read(r->fd[k], r->readbuf, r->layout.page_size);
+            if (n <= 0)
+                break; /* EAGAIN: drained; anything else: tried again next round */
+            keep_page(r, k, r->readbuf, (size_t)n);
+        }
+    }
+}
+
+static void *reader_main(void *arg)
+{
+    struct lxrec *r = arg;
+    /* Off the scenario's CPUs, where there is a CPU to go to: the reader
+     * would otherwise take time from the threads being measured. */
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (unsigned k = 0; k < r->ncpus && k < 64; k++)
+        if (!(r->avoid >> k & 1))
+            CPU_SET(k, &set);
+    if (CPU_COUNT(&set))
+        sched_setaffinity(0, sizeof set, &set);
+    struct timespec nap = { .tv_sec = 0, .tv_nsec = DRAIN_MS * 1000000L };
+    while (!atomic_load(&r->stop)) {
+        drain(r);
+        nanosleep(&nap, NULL);
+    }
+    return NULL;
+}
+
+/* Reads a small tracefs file into buf (terminated). 0, or -1 with err,
+ * also when it does not fit: a format cut short would lose fields. */
+static int read_small(const char *path, char *buf, size_t len, char *err, size_t errlen)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    size_t n = 0;
+    ssize_t got = 0;
+    while (fd >= 0 && n < len - 1 && (got = read(fd, buf + n, len - 1 - n)) > 0)
+        n += (size_t)got;
+    if (fd >= 0)
+        close(fd);
+    if (fd < 0 || got < 0 || n == len - 1) {
+        snprintf(err, errlen, "%s: %s", path, fd < 0 || got < 0 ? strerror(errno) : "larger than this reader takes");
+        return -1;
+    }
+    buf[n] = '\0';
+    return 0;
+}
+
+/* The page layout and the events' formats, from the instance's files. */
+static int load_formats(struct lxrec *r, char *err, size_t errlen)
+{
+    char path[256], text[16384]; /* a format is ~2 KiB, sched_switch's print fmt the most of it */
+    const char *dir = tracefs_dir(r->tfs);
+    snprintf(path, sizeof path, "%s/buffer_subbuf_size_kb", dir);
+    unsigned kb = 4; /* before Linux 6.8 a sub-buffer was one 4 KiB page, and had no file */
+    if (read_small(path, text, sizeof text, err, errlen) == 0)
+        kb = (unsigned)strtoul(text, NULL, 10);
+    snprintf(path, sizeof path, "%s/events/header_page", dir);
+    if (kb == 0 || kb * 1024u > PAGE_SIZE_MAX || read_small(path, text, sizeof text, err, errlen) ||
+        ftrace_page_layout_parse(text, kb * 1024u, &r->layout)) {
+        snprintf(err, errlen, "%s: not a page layout this reader knows (sub-buffer %u KiB)", path, kb);
+        return -1;
+    }
+    for (int k = 0; k < K_NR; k++) {
+        snprintf(path, sizeof path, "%s/events/%s/format", dir, kind_event[k]);
+        if (read_small(path, text, sizeof text, err, errlen))
+            return -1;
+        if (ftrace_format_parse(text, &r->fmt[k])) {
+            snprintf(err, errlen, "%s: not an event format (no ID or no field)", path);
+            return -1;
+        }
+        for (int f = 0; f < F_NR && kind_fields[k][f]; f++)
+            if (!(r->fl[k][f] = ftrace_field_find(&r->fmt[k], kind_fields[k][f]))) {
+                snprintf(err, errlen, "%s: no field %s", path, kind_fields[k][f]);
+                return -1;
+            }
+    }
+    r->f_type = ftrace_field_find(&r->fmt[K_SWITCH], "common_type");
+    r->f_flags = ftrace_field_find(&r->fmt[K_SWITCH], "common_flags");
+    r->f_pid = ftrace_field_find(&r->fmt[K_SWITCH], "common_pid");
+    if (!r->f_type || !r->f_flags || !r->f_pid) {
+        snprintf(err, errlen, "sched_switch's format has no common_type, common_flags or common_pid");
+        return -1;
+    }
+    return 0;
+}
+
+struct lxrec *lxrec_start(const struct lxrec_opts *o, uint64_t avoid_cpus, char *err, size_t errlen)
+{
+    struct lxrec *r = calloc(1, sizeof *r);
+    if (!r) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    for (unsigned k = 0; k < TRACEFS_MAX_CPUS; k++)
+        r->fd[k] = -1;
+    r->avoid = avoid_cpus;
+    struct tracefs_opts to = { .buffer_kb = o ? o->buffer_kb : 0 };
+    if (!(r->tfs = tracefs_create(&to, err, errlen)) || load_formats(r, err, errlen))
+        goto fail;
+    r->ncpus = tracefs_ncpus(r->tfs);
+    if (!(r->readbuf = malloc(r->layout.page_size))) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
+    for (unsigned k = 0; k < r->ncpus; k++)
+        if ((r->fd[k] = tracefs_open_raw(r->tfs, k, err, errlen)) < 0)
+            goto fail;
+    if (tracefs_set_on(r->tfs, 1, err, errlen))
+        goto fail;
+    int e = pthread_create(&r->reader, NULL, reader_main, r);
+    if (e) {
+        snprintf(err, errlen, "cannot start the trace reader: %s", strerror(e));
+        goto fail;
+    }
+    r->reader_running = 1;
+    return r;
+fail:
+    lxrec_free(r);
+    return NULL;
+}
+
+/* Adds per_cpu/cpuN/stats' loss counters of every CPU to r. */
+static void read_loss(struct lxrec *r)
+{
+    for (unsigned k = 0; k < r->ncpus; k++) {
+        char path[256], text[1024], e[256];
+        snprintf(path, sizeof path, "%s/per_cpu/cpu%u/stats", tracefs_dir(r->tfs), k);
+        if (read_small(path, text, sizeof text, e, sizeof e))
+            continue;
+        static const struct { const char *key; size_t off; } keys[] = {
+            { "\noverrun:", offsetof(struct lxrec, overrun) },
+            { "\ncommit overrun:", offsetof(struct lxrec, commit_overrun) },
+            { "\ndropped events:", offsetof(struct lxrec, dropped_events) },
+        };
+        for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+            const char *p = strstr(text, keys[i].key);
+            if (p)
+                *(uint64_t *)((char *)r + keys[i].off) += strtoull(p + strlen(keys[i].key), NULL, 10);
+        }
+    }
+}
+
+int lxrec_stop(struct lxrec *r, char *err, size_t errlen)
+{
+    if (r->reader_running) {
+        atomic_store(&r->stop, 1);
+        pthread_join(r->reader, NULL);
+        r->reader_running = 0;
+    }
+    if (!r->tfs)
+        return 0;
+    int rc = tracefs_set_on(r->tfs, 0, err, errlen);
+    drain(r);
+    read_loss(r);
+    for (unsigned k = 0; k < r->ncpus; k++)
+        r->fd[k] = -1; /* the instance closes them */
+    if (tracefs_remove(r->tfs) != 0 && rc == 0) {
+        snprintf(err, errlen, "the tracing instance could not be removed (said above)");
+        rc = -1;
+    }
+    r->tfs = NULL;
+    return rc;
+}
+
+void lxrec_free(struct lxrec *r)
+{
+    if (!r)
+        return;
+    char e[256];
+    lxrec_stop(r, e, sizeof e);
+    for (unsigned k = 0; k < TRACEFS_MAX_CPUS; k++) {
+        for (size_t i = 0; i < r->pages[k].n; i++)
+            free(r->pages[k].p[i]);
+        free(r->pages[k].p);
+    }
+    free(r->readbuf);
+    free(r);
+}
+
+void lxrec_counts(const struct lxrec *r, struct lxrec_counts *c)
+{
+    *c = r->c;
+    c->pages = r->st.pages;
+    c->pages_malformed = r->st.pages_malformed;
+    c->events = r->st.events;
+    c->missed = r->st.missed;
+}
+
+/* ---- after it: the pages, per CPU, as events in time order ---- */
+
+struct cursor {
+    size_t page;              /* next page to decode */
+    struct ftrace_event *ev;  /* the current page's events */
+    int nev, pos;
+    int gap;                  /* events were lost before ev[pos] */
+    uint64_t gap_missed;      /* how many, as far as the kernel said */
+};
+
+/* The current event of CPU k's cursor, decoding pages as needed; NULL at
+ * the end of its pages. */
+static const struct ftrace_event *cursor_peek(struct lxrec *r, struct cursor *cu, unsigned k)
+{
+    while (cu->pos >= cu->nev) {
+        if (cu->page >= r->pages[k].n)
+            return NULL;
+        const struct lx_page *pg = r->pages[k].p[cu->page++];
+        struct ftrace_page_loss loss;
+        cu->nev = ftrace_page_decode(&r->layout, pg->data, pg->n, cu->ev, &loss, &r->st);
+        cu->pos = 0;
+        if (pg->lost_before || loss.lost || cu->nev < 0) {
+            cu->gap = 1;
+            cu->gap_missed += loss.missed;
+        }
+        if (cu->nev < 0)
+            cu->nev = 0; /* malformed: none of it is used */
+    }
+    return &cu->ev[cu->pos];
+}
+
+/* The event's kind and fields; false for an event none of ours. */
+static bool parse_event(const struct lxrec *r, const struct ftrace_event *fe, unsigned cpu, struct lx_ev *ev)
+{
+    int64_t type, flags, pid;
+    if (!ftrace_get_int(r->f_type, fe->data, fe->len, &type) || !ftrace_get_int(r->f_flags, fe->data, fe->len, &flags) ||
+        !ftrace_get_int(r->f_pid, fe->data, fe->len, &pid))
+        return false;
+    int k = 0;
+    while (k < K_NR && r->fmt[k].id != (unsigned)type)
+        k++;
+    if (k == K_NR)
+        return false;
+    memset(ev, 0, sizeof *ev);
+    ev->ts = fe->ts;
+    ev->cpu = cpu;
+    ev->kind = (enum lx_kind)k;
+    ev->flags = (unsigned)flags;
+    ev->common_pid = (int32_t)pid;
+    for (int f = 0; f < F_NR && r->fl[k][f]; f++)
+        if (!ftrace_get_int(r->fl[k][f], fe->data, fe->len, &ev->v[f]))
+            return false;
+    return true;
+}
+
+/* ---- after it: events into records ---- */
+
+enum tstate { T_UNKNOWN, T_RUNNING, T_QUEUED, T_WAKING, T_SLEEPING, T_DEAD };
+
+struct xtask {
+    const struct lxrec_task *t;
+    enum tstate st;
+    int cpu;
+};
+
+struct xcpu {
+    bool tracked;     /* its occupancy is recorded: a scenario CPU, or one a scenario thread ran on */
+    bool curr_known;  /* who runs, since the last switch (not across a gap) */
+    int32_t curr;     /* runq's id of who runs */
+    uint64_t picked;  /* since when */
+    bool seen;
+    bool occ_known, occ_idle;
+    uint64_t occ_since;
+    uint64_t ctr[5];  /* enum ctr */
+};
+
+enum ctr { C_SWITCHES, C_WAKES, C_IDLE_NS, C_BUSY_NS, C_MIGRATIONS, C_NR };
+static const char *const ctr_name[C_NR] = { "switches", "wakes", "idle_ns", "busy_ns", "migrations" };
+
+struct sample {
+    uint64_t ts;
+    unsigned cpu;
+    uint64_t v[C_NR];
+};
+
+struct xlate {
+    struct lxrec *r;
+    const struct lxrec_meta *m;
+    struct db_writer *w;
+    struct xtask *task; /* sorted by tid */
+    unsigned ncpus;
+    struct xcpu *cpu;
+    struct sample *samples;
+    size_t nsamples, samples_cap;
+    uint64_t next_sample;
+    uint64_t gaps, switches_unseen;
+};
+
+static struct xtask *scen(const struct xlate *x, int64_t tid)
+{
+    unsigned lo = 0, hi = x->m->ntasks;
+    while (lo < hi) {
+        unsigned mid = (lo + hi) / 2;
+        if (x->task[mid].t->tid == tid)
+            return &x->task[mid];
+        if (x->task[mid].t->tid < tid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+/* runq's id of Linux task pid on CPU cpu (a scenario thread keeps its own). */
+static int32_t who(const struct xlate *x, int64_t pid, unsigned cpu)
+{
+    return pid == 0 ? LXREC_IDLE_TID(cpu) : scen(x, pid) ? (int32_t)pid : LXREC_OTHER_TID(cpu);
+}
+
+static void put(struct xlate *x, unsigned cpu, struct trace_rec_hdr *h, enum trace_rec_type type, size_t size,
+                uint64_t ts)
+{
+    trace_rec_init(h, type, (uint16_t)size, ts);
+    h->flags = TRACE_RF_NO_EEVDF;
+    db_writer_record(x->w, cpu, h);
+}
+
+static void put_task(struct xlate *x, enum trace_rec_type type, uint64_t ts, int32_t tid, const char *name, int nice,
+                     uint64_t slice, unsigned cpu, unsigned tflags, const struct lxrec_task *t)
+{
+    struct trace_rec_task k = { .task = tid, .parent = TRACE_TASK_NONE, .nice = (int8_t)nice,
+                                .tflags = (uint8_t)tflags, .cpu = (uint16_t)cpu, .slice_ns = slice };
+    memcpy(k.name, name, strnlen(name, TRACE_NAME_LEN)); /* NUL-padded, not always terminated */
+    if (t && t->rt) {
+        k.sclass = TRACE_CLASS_RT;
+        k.rt_prio = (uint8_t)t->rt_prio;
+        k.rt_policy = (uint8_t)t->rt_policy;
+    }
+    put(x, TRACE_CPU_GLOBAL, &k.h, type, sizeof k, ts);
+}
+
+static void put_leave(struct xlate *x, unsigned ring, uint64_t ts, int32_t tid, unsigned cpu,
+                      enum trace_leave_reason why, uint64_t run_ns)
+{
+    struct trace_rec_leave k = { .task = tid, .cpu = (uint16_t)cpu, .reason = (uint8_t)why, .run_ns = run_ns };
+    if (why == TRACE_LEAVE_RELEASE)
+        k.by = TRACE_CLASS_RT;
+    put(x, ring, &k.h, TRACE_REC_LEAVE, sizeof k, ts);
+}
+
+/* A JOIN of version-2 size: the wakeup check Linux made is not in any
+ * tracepoint, so its columns stay unknown rather than "not asked". The
+ * weight is left 0: Linux's weight table is the policy module's, which
+ * linux/ does not include. */
+static void put_join(struct xlate *x, unsigned ring, uint64_t ts, int32_t tid, unsigned cpu,
+                     enum trace_join_reason why)
+{
+    struct trace_rec_join k = { .task = tid, .cpu = (uint16_t)cpu, .reason = (uint8_t)why };
+    put(x, ring, &k.h, TRACE_REC_JOIN, TRACE_JOIN_V2_SIZE, ts);
+}
+
+static void put_mark(struct xlate *x, uint64_t ts, const char *name)
+{
+    struct {
+        struct trace_rec_mark m;
+        char name[TRACE_MARK_NAME_MAX];
+    } k = { .m = { .cpu = TRACE_CPU_GLOBAL, .source = TRACE_MARK_HOST } };
+    size_t n = strnlen(name, TRACE_MARK_NAME_MAX);
+    memcpy(k.name, name, n);
+    put(x, TRACE_CPU_GLOBAL, &k.m.h, TRACE_REC_MARK, sizeof k.m + n, ts);
+}
+
+static void put_stream(struct xlate *x, uint64_t ts)
+{
+    struct {
+        struct trace_rec_stream s;
+        char cmdline[128];
+    } k = { .s = { .magic = TRACE_STREAM_MAGIC, .version = TRACE_FORMAT_VERSION, .ncpus = (uint16_t)x->ncpus,
+                   .tick_hz = x->m->hz, .policy = "eevdf" } };
+    int n = snprintf(k.cmdline, sizeof k.cmdline, "linux %s", x->m->kernel_version ? x->m->kernel_version : "");
+    k.s.cmdline_len = (uint16_t)(n < (int)sizeof k.cmdline ? n : (int)sizeof k.cmdline - 1);
+    put(x, TRACE_CPU_GLOBAL, &k.s.h, TRACE_REC_STREAM, sizeof k.s + k.s.cmdline_len, ts);
+}
+
+/* The trace's first records, at ts: the header, every task. */
+static void put_start(struct xlate *x, uint64_t ts)
+{
+    put_stream(x, ts);
+    unsigned first_cpu = 0;
+    while (first_cpu < 63 && x->m->scn_cpus && !(x->m->scn_cpus >> first_cpu & 1))
+        first_cpu++;
+    for (unsigned i = 0; i < x->m->ntasks; i++) {
+        const struct lxrec_task *t = x->task[i].t;
+        unsigned cpu = t->cpu >= 0 && (unsigned)t->cpu < x->ncpus ? (unsigned)t->cpu : first_cpu;
+        put_task(x, TRACE_REC_TASK_NEW, ts, t->tid, t->name ? t->name : "", t->nice, t->slice_ns, cpu, 0, t);
+    }
+    for (unsigned c = 0; c < x->ncpus; c++) {
+        put_task(x, TRACE_REC_TASK_NEW, ts, LXREC_IDLE_TID(c), "idle", 0, 0, c, TRACE_TF_IDLE, NULL);
+        put_task(x, TRACE_REC_TASK_NEW, ts, LXREC_OTHER_TID(c), "other", 0, 0, c, 0, NULL);
+    }
+}
+
+/* Takes the counters of every CPU seen, as of ts. */
+static void sample(struct xlate *x, uint64_t ts)
+{
+    for (unsigned c = 0; c < x->ncpus; c++) {
+        const struct xcpu *xc = &x->cpu[c];
+        if (!xc->seen)
+            continue;
+        if (x->nsamples == x->samples_cap) {
+            x->samples_cap = x->samples_cap ? 2 * x->samples_cap : 256;
+            struct sample *s = realloc(x->samples, x->samples_cap * sizeof *s);
+            if (!s)
+                return; /* a sample short: the counters go on */
+            x->samples = s;
+        }
+        struct sample *s = &x->samples[x->nsamples++];
+        s->ts = ts;
+        s->cpu = c;
+        memcpy(s->v, xc->ctr, sizeof s->v);
+        /* the stint running now, up to ts */
+        if (xc->occ_known && ts > xc->occ_since)
+            s->v[xc->occ_idle ? C_IDLE_NS : C_BUSY_NS] += ts - xc->occ_since;
+    }
+}
+
+/* CPU c lost events before ts: what runs there, and what its threads do,
+ * is unknown until an event says. */
+static void on_gap(struct xlate *x, unsigned c, uint64_t ts, uint64_t missed)
+{
+    db_writer_gap(x->w, c, ts, 0, missed > UINT32_MAX ? UINT32_MAX : (uint32_t)missed, 0);
+    x->gaps++;
+    x->cpu[c].curr_known = false;
+    x->cpu[c].occ_known = false;
+    for (unsigned i = 0; i < x->m->ntasks; i++)
+        if (x->task[i].cpu == (int)c && x->task[i].st != T_DEAD)
+            x->task[i].st = T_UNKNOWN;
+}
+
+static void on_switch(struct xlate *x, const struct lx_ev *e)
+{
+    unsigned c = e->cpu;
+    struct xcpu *xc = &x->cpu[c];
+    int64_t prev = e->v[F_A], prev_prio = e->v[F_B], state = e->v[F_C], next = e->v[F_D], next_prio = e->v[F_E];
+    xc->ctr[C_SWITCHES]++;
+    if (xc->occ_known)
+        xc->ctr[xc->occ_idle ? C_IDLE_NS : C_BUSY_NS] += e->ts - xc->occ_since;
+    xc->occ_known = true;
+    xc->occ_idle = next == 0;
+    xc->occ_since = e->ts;
+
+    struct xtask *ps = scen(x, prev), *ns = scen(x, next);
+    xc->tracked |= ps || ns;
+    int32_t P = who(x, prev, c), N = who(x, next, c);
+    if (!xc->tracked || P == N) {
+        x->r->c.dropped++; /* not a CPU of ours, or one "other" task for another */
+        return;
+    }
+    /* prev_state: 0 in its low byte when prev is still runnable (Linux
+     * marks a preemption with a bit above them); a yield looks the same
+     * as a preemption here, as no tracepoint tells them apart. */
+    bool dead = (state & LX_STATE_DEAD) != 0, runnable = (state & 0xff) == 0;
+    enum trace_leave_reason why = dead       ? TRACE_LEAVE_EXIT
+                                  : !runnable ? TRACE_LEAVE_BLOCK
+                                  : next_prio < LX_PRIO_FAIR_MIN && prev_prio >= LX_PRIO_FAIR_MIN ? TRACE_LEAVE_RELEASE
+                                                                                                   : TRACE_LEAVE_PREEMPT;
+    if (prev != 0)
+        put_leave(x, c, e->ts, P, c, why, xc->curr_known && xc->curr == P ? e->ts - xc->picked : 0);
+    if (ps)
+        ps->st = dead ? T_DEAD : runnable ? T_QUEUED : T_SLEEPING;
+    struct trace_rec_pick k = { .prev = P, .next = N, .cpu = (uint16_t)c,
+                                .why = prev == 0 ? TRACE_WHY_IDLE : dead ? TRACE_WHY_EXIT
+                                       : runnable ? TRACE_WHY_PREEMPT : TRACE_WHY_BLOCK };
+    put(x, c, &k.h, TRACE_REC_PICK, sizeof k, e->ts);
+    if (ns) {
+        ns->st = T_RUNNING;
+        ns->cpu = (int)c;
+    }
+    if (ps && dead)
+        put_task(x, TRACE_REC_TASK_EXIT, e->ts, P, ps->t->name ? ps->t->name : "", ps->t->nice, ps->t->slice_ns,
+                 c, 0, ps->t);
+    xc->curr = N;
+    xc->curr_known = true;
+    xc->picked = e->ts;
+}
+
+/* A CPU number from an event: the event's own CPU when it is none of the trace's. */
+static unsigned cpu_or(const struct xlate *x, int64_t v, unsigned dflt)
+{
+    return v >= 0 && v < (int64_t)x->ncpus ? (unsigned)v : dflt;
+}
+
+static void on_waking(struct xlate *x, const struct lx_ev *e)
+{
+    struct xtask *t = scen(x, e->v[F_A]);
+    /* A thread running or queued is runnable already: the wake wins
+     * nothing (it came before the thread could block). */
+    if (!t || t->st == T_RUNNING || t->st == T_QUEUED || t->st == T_DEAD) {
+        x->r->c.dropped++;
+        return;
+    }
+    struct xtask *by = scen(x, e->common_pid);
+    bool irq = (e->flags & LX_FLAG_IRQ) || e->common_pid == 0;
+    struct trace_rec_wake k = { .waker = irq ? TRACE_TASK_NONE : by ? by->t->tid : LXREC_OTHER_TID(e->cpu),
+                                .wakee = t->t->tid, .waker_cpu = (uint16_t)e->cpu,
+                                .target_cpu = (uint16_t)cpu_or(x, e->v[F_B], e->cpu),
+                                .wflags = irq ? TRACE_WF_TIMER : 0 };
+    put(x, e->cpu, &k.h, TRACE_REC_WAKE, sizeof k, e->ts);
+    t->st = T_WAKING;
+    t->cpu = k.target_cpu;
+}
+
+static void on_wakeup(struct xlate *x, const struct lx_ev *e, bool new_task)
+{
+    unsigned tc = cpu_or(x, e->v[F_B], e->cpu);
+    if (!new_task)
+        x->cpu[tc].ctr[C_WAKES]++;
+    struct xtask *t = scen(x, e->v[F_A]);
+    if (!t || t->st == T_RUNNING || t->st == T_QUEUED || t->st == T_DEAD) {
+        x->r->c.dropped++;
+        return;
+    }
+    put_join(x, e->cpu, e->ts, t->t->tid, tc, new_task ? TRACE_JOIN_NEW : TRACE_JOIN_WAKE);
+    t->st = T_QUEUED;
+    t->cpu = (int)tc;
+}
+
+static void on_migrate(struct xlate *x, const struct lx_ev *e)
+{
+    unsigned from = cpu_or(x, e->v[F_B], e->cpu), to = cpu_or(x, e->v[F_C], e->cpu);
+    x->cpu[from].ctr[C_MIGRATIONS]++;
+    struct xtask *t = scen(x, e->v[F_A]);
+    if (!t) {
+        x->r->c.dropped++;
+        return;
+    }
+    /* Only a thread known to be queued moves between queues; one waking
+     * or asleep only gets its next CPU (the JOIN says where it lands). */
+    if (t->st == T_QUEUED) {
+        put_leave(x, e->cpu, e->ts, t->t->tid, from, TRACE_LEAVE_MIGRATE, 0);
+        put_join(x, e->cpu, e->ts, t->t->tid, to, TRACE_JOIN_MIGRATE);
+    }
+    t->cpu = (int)to;
+}
+
+static void on_event(struct xlate *x, const struct lx_ev *e)
+{
+    struct xcpu *xc = &x->cpu[e->cpu];
+    xc->seen = true;
+    /* Every event names the task that was current when it was written
+     * (an interrupt's too). One that is not who the last switch put on
+     * this CPU means a switch was never written: Linux's ring buffer
+     * drops an event it takes for recursion without counting it (seen on
+     * 6.18, a switch out of idle after a remote wakeup, now and then).
+     * What ran since the last event is then unknown: a gap, as for a
+     * counted loss, never a stint made up. */
+    if (xc->curr_known && xc->tracked && who(x, e->common_pid, e->cpu) != xc->curr) {
+        x->switches_unseen++;
+        on_gap(x, e->cpu, e->ts, 0);
+    }
+    switch (e->kind) {
+    case K_SWITCH: on_switch(x, e); break;
+    case K_WAKING: on_waking(x, e); break;
+    case K_WAKEUP: on_wakeup(x, e, false); break;
+    case K_WAKEUP_NEW: on_wakeup(x, e, true); break;
+    case K_MIGRATE: on_migrate(x, e); break;
+    case K_EXIT:
+        /* The thread's TASK_EXIT follows its last switch (prev_state
+         * dead), where it leaves the CPU for good; this event alone is
+         * not that moment, as the exit path can still be preempted. */
+        if (!scen(x, e->v[F_A]))
+            x->r->c.dropped++;
+        break;
+    default: break;
+    }
+}
+
+/* Marks and counter samples due at or before ts. */
+static void due(struct xlate *x, uint64_t ts, int *marks_done)
+{
+    const uint64_t mts[2] = { x->m->t_start, x->m->t_end };
+    static const char *const mname[2] = { "start", "end" };
+    while (*marks_done < 2 && mts[*marks_done] <= ts) {
+        if (mts[*marks_done])
+            put_mark(x, mts[*marks_done], mname[*marks_done]);
+        (*marks_done)++;
+    }
+    while (x->next_sample <= ts) {
+        sample(x, x->next_sample);
+        x->next_sample += COUNTER_PERIOD_NS;
+    }
+}
+
+/* Merges the CPUs' events by time and turns them into records. Returns
+ * the last time seen. */
+static uint64_t translate(struct xlate *x, struct cursor *cu)
+{
+    struct lxrec *r = x->r;
+    int marks_done = 0, started = 0;
+    uint64_t last = 0;
+    for (;;) {
+        const struct ftrace_event *best = NULL;
+        unsigned bc = 0;
+        for (unsigned k = 0; k < r->ncpus; k++) {
+            const struct ftrace_event *fe = cursor_peek(r, &cu[k], k);
+            if (fe && (!best || fe->ts < best->ts)) {
+                best = fe;
+                bc = k;
+            }
+        }
+        if (!best)
+            break;
+        uint64_t ts = best->ts;
+        if (!started) {
+            uint64_t t0 = x->m->t_start && x->m->t_start < ts ? x->m->t_start : ts;
+            put_start(x, t0);
+            x->next_sample = t0 + COUNTER_PERIOD_NS;
+            started = 1;
+        }
+        due(x, ts, &marks_done);
+        struct lx_ev ev;
+        if (bc >= x->ncpus || !parse_event(r, best, bc, &ev)) {
+            r->c.dropped++; /* a CPU the trace does not have, or an event that is not ours */
+        } else {
+            if (cu[bc].gap) {
+                on_gap(x, bc, ts, cu[bc].gap_missed);
+                cu[bc].gap = 0;
+                cu[bc].gap_missed = 0;
+            }
+            on_event(x, &ev);
+        }
+        last = ts > last ? ts : last;
+        cu[bc].pos++;
+    }
+    if (!started)
+        return 0;
+    uint64_t end = x->m->t_end > last ? x->m->t_end : last;
+    due(x, end, &marks_done);
+    sample(x, end);
+    return end;
+}
+
+/* The counter rows, in one transaction of their own after the trace. */
+static int write_counters(const struct xlate *x, int64_t trace_id, char *err, size_t errlen)
+{
+    sqlite3 *db;
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_open_v2(x->m->db, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s: %s", x->m->db, sqlite3_errmsg(db));
+        sqlite3_close(db);
+        return -1;
+    }
+    sqlite3_busy_timeout(db, 600 * 1000); /* another recorder's commit: wait as the writer does */
+    int rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK &&
+                     sqlite3_prepare_v2(db, "INSERT INTO counter (trace_id, ts, cpu, name, value) VALUES (?,?,?,?,?)",
+                                        -1, &s, NULL) == SQLITE_OK
+                 ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < x->nsamples; i++)
+        for (int c = 0; rc == 0 && c < C_NR; c++) {
+            sqlite3_bind_int64(s, 1, trace_id);
+            sqlite3_bind_int64(s, 2, (sqlite3_int64)x->samples[i].ts);
+            sqlite3_bind_int(s, 3, (int)x->samples[i].cpu);
+            sqlite3_bind_text(s, 4, ctr_name[c], -1, SQLITE_STATIC);
+            sqlite3_bind_int64(s, 5, (sqlite3_int64)x->samples[i].v[c]);
+            rc = sqlite3_step(s) == SQLITE_DONE ? 0 : -1;
+            sqlite3_reset(s);
+        }
+    if (rc == 0)
+        rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+    if (rc != 0)
+        snprintf(err, errlen, "%s: storing the counters: %s", x->m->db, sqlite3_errmsg(db));
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+    return rc;
+}
+
+static int task_cmp(const void *a, const void *b)
+{
+    pid_t x = ((const struct xtask *)a)->t->tid, y = ((const struct xtask *)b)->t->tid;
+    return (x > y) - (x < y);
+}
+
+/* The stats rows: loss first (only what is not zero), then what was read. */
+static void put_stats(struct xlate *x)
+{
+    struct lxrec *r = x->r;
+    static const struct { const char *name, *desc; size_t off; } loss[] = {
+        { "linux_overrun", "events Linux overwrote before they were read (per_cpu stats, all CPUs)",
+          offsetof(struct lxrec, overrun) },
+        { "linux_commit_overrun", "events Linux lost while writing one (per_cpu stats, all CPUs)",
+          offsetof(struct lxrec, commit_overrun) },
+        { "linux_dropped_events", "events Linux dropped with its buffer full (per_cpu stats, all CPUs)",
+          offsetof(struct lxrec, dropped_events) },
+    };
+    for (size_t i = 0; i < sizeof loss / sizeof loss[0]; i++) {
+        uint64_t v = *(const uint64_t *)((const char *)r + loss[i].off);
+        if (v)
+            db_writer_set_stat(x->w, loss[i].name, "data_loss", v, loss[i].desc);
+    }
+    if (r->st.missed)
+        db_writer_set_stat(x->w, "linux_missed_events", "data_loss", r->st.missed,
+                           "events the pages said were lost before them (a gap each)");
+    if (r->c.pages_lost_memory)
+        db_writer_set_stat(x->w, "linux_pages_lost_memory", "data_loss", r->c.pages_lost_memory,
+                           "raw pages not kept: the recorder's memory limit was reached (a gap each)");
+    if (x->switches_unseen)
+        db_writer_set_stat(x->w, "linux_switches_unseen", "data_loss", x->switches_unseen,
+                           "events whose task was not the one the last switch put on their CPU: a switch was "
+                           "not written (a gap each)");
+    if (r->st.pages_malformed)
+        db_writer_set_stat(x->w, "linux_pages_malformed", "data_loss", r->st.pages_malformed,
+                           "raw pages that could not be decoded, skipped whole (a gap each)");
+    db_writer_set_stat(x->w, "linux_pages_read", "info", r->st.pages, "raw ring buffer pages read from tracefs");
+    db_writer_set_stat(x->w, "linux_events_decoded", "info", r->st.events, "events decoded from the pages");
+    db_writer_set_stat(x->w, "linux_events_dropped", "info", r->c.dropped,
+                       "events about no scenario thread and no tracked CPU's occupancy: not stored");
+}
+
+int lxrec_write(struct lxrec *r, const struct lxrec_meta *m, int64_t *trace_id, char *err, size_t errlen)
+{
+    if (r->reader_running || r->tfs) {
+        snprintf(err, errlen, "lxrec_write before lxrec_stop");
+        return -1;
+    }
+    struct xlate x = { .r = r, .m = m, .ncpus = m->ncpus && m->ncpus <= r->ncpus ? m->ncpus : r->ncpus };
+    struct cursor *cu = calloc(r->ncpus ? r->ncpus : 1, sizeof *cu);
+    x.task = calloc(m->ntasks ? m->ntasks : 1, sizeof *x.task);
+    x.cpu = calloc(x.ncpus ? x.ncpus : 1, sizeof *x.cpu);
+    int rc = -1;
+    if (!cu || !x.task || !x.cpu) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    for (unsigned k = 0; k < r->ncpus; k++)
+        if (!(cu[k].ev = malloc(FTRACE_MAX_EVENTS(r->layout.page_size) * sizeof *cu[k].ev))) {
+            snprintf(err, errlen, "out of memory");
+            goto out;
+        }
+    for (unsigned i = 0; i < m->ntasks; i++) {
+        if (m->tasks[i].tid <= 0 || m->tasks[i].tid >= LXREC_PSEUDO_BASE) {
+            snprintf(err, errlen, "thread %ld: its id is outside what a trace can hold (1..%d)", (long)m->tasks[i].tid,
+                     LXREC_PSEUDO_BASE - 1);
+            goto out;
+        }
+        x.task[i] = (struct xtask){ .t = &m->tasks[i], .st = T_UNKNOWN, .cpu = -1 };
+    }
+    qsort(x.task, m->ntasks, sizeof *x.task, task_cmp);
+    if (!(x.w = db_writer_open(m->db, m->source, err, errlen)))
+        goto out;
+    if (db_writer_set_engine(x.w, "linux", m->kernel_version) != 0) {
+        snprintf(err, errlen, "%s: cannot name the trace's engine", m->db);
+        goto out;
+    }
+    translate(&x, cu);
+    put_stats(&x);
+    int fin = db_writer_failed(x.w) ? -1
+              : db_writer_finish(x.w, m->end_reason ? "incomplete" : "complete", m->end_reason ? m->end_reason : "end");
+    if (fin < 0) {
+        const char *why = db_writer_failure(x.w);
+        snprintf(err, errlen, "%s: the trace could not be stored: %s", m->db, why ? why : "unknown error");
+        goto out;
+    }
+    *trace_id = db_writer_trace_id(x.w);
+    rc = write_counters(&x, *trace_id, err, errlen);
+out:
+    if (x.w)
+        db_writer_close(x.w);
+    for (unsigned k = 0; cu && k < r->ncpus; k++)
+        free(cu[k].ev);
+    free(cu);
+    free(x.task);
+    free(x.cpu);
+    free(x.samples);
+    return rc;
+}
