@@ -718,7 +718,10 @@ static void boot_help(const char *name)
                "Boots the kernel to its shell on this terminal; Ctrl-A x quits QEMU.\n"
                "The --cmd commands run first; nothing powers the guest off. The trace is\n"
                "recorded live into --db (default runq.db). On a terminal with tmux, the live\n"
-               "view (runq top) opens beside the shell; RUNQ_NO_TOP=1 leaves it out.\n\n");
+               "view (runq top) opens beside the shell; RUNQ_NO_TOP=1 leaves it out.\n\n"
+               "runq run --engine ENGINE FILE [flags] runs one scenario file on that engine\n"
+               "(kernel, linux: the host's own Linux, recorded through tracefs; sim) and\n"
+               "prints its row: runq experiment's flags (runq experiment --help).\n\n");
     else
         printf("usage: runq boot [flags]\n\n"
                "Boots the kernel in QEMU, runs each --cmd (then poweroff) or --test,\n"
@@ -1036,6 +1039,10 @@ static void open_live_view(int argc, char **argv)
 
 int cmd_run(int argc, char **argv)
 {
+    /* A scenario on an engine is an experiment of one cell. */
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--engine") == 0 || strncmp(argv[i], "--engine=", 9) == 0)
+            return cmd_experiment(argc, argv);
     open_live_view(argc, argv);
     return boot_main(argc, argv, true);
 }

@@ -11,10 +11,15 @@
  *   2. the runs: cell c (axis values, the first axis slowest) × repeat r,
  *      numbered c × repeats + r; with --shard I/N only those whose number
  *      is I-1 modulo N;
- *   3. the engine: `kernel` runs `runq boot --deterministic --record DB`
- *      (this binary) with the scenario's `scn` lines, up to --jobs at once
- *      (icount runs do not disturb each other: guest time is counted in
- *      instructions), one at a time in real-time mode; `sim` runs the
+ *   3. the engines (a table, xp_engines[]; --engine names one or several,
+ *      and every run of the first goes before the second's): `kernel`
+ *      runs `runq boot --deterministic --record DB` (this binary) with the
+ *      scenario's `scn` lines, up to --jobs at once (icount runs do not
+ *      disturb each other: guest time is counted in instructions), one at
+ *      a time in real-time mode; `linux` runs the scenario as threads of a
+ *      child process on the host's Linux and records it from tracefs
+ *      (linux/engine.h), one at a time unless --jobs says more (real
+ *      time: runs side by side share the host's CPUs); `sim` runs the
  *      policy on paper in this process;
  *   4. each run's results, tasks and metrics go into the database as it
  *      ends (db/experiment.c), with its trace's id: a failed run is stored
@@ -39,42 +44,51 @@
 #include "cli/sim.h"
 #include "db/experiment.h"
 #include "eevdf_features.h"
+#include "linux/engine.h"
 #include "scenario/scenario.h"
 
 #define XP_DEFAULT_DB "runq.db"
 #define XP_MAX_JOBS 64
 #define XP_MAX_LINES 96
 #define XP_DEFAULT_TIMEOUT 900
+#define XP_MAX_ENGINES 3
 
 enum xp_flag { XP_ENGINE, XP_VARY, XP_REPEAT, XP_SEED, XP_DB, XP_JOBS, XP_CSV, XP_JSON, XP_SHARD, XP_TIMEOUT,
-               XP_REALTIME, XP_DRY_RUN, XP_QUIET, XP_HELP };
+               XP_REALTIME, XP_NO_RECORD, XP_DRY_RUN, XP_QUIET, XP_HELP };
 
 /* One table drives both parsing and --help. */
 static const struct xp_flagdef {
     enum xp_flag flag;
     const char *name, *arg, *help;
 } xp_flagdefs[] = {
-    { XP_ENGINE, "engine", "kernel|sim", "where it runs: runq's kernel under QEMU (default), or on paper" },
+    { XP_ENGINE, "engine", "E[,E...]", "where it runs: kernel (runq's, under QEMU; default), linux (the host's), sim "
+                                       "(on paper); several: each cell on each, one table" },
     { XP_VARY, "vary", "KEY=V1,V2", "an axis of the matrix (replaces the file's vary KEY); repeatable" },
     { XP_REPEAT, "repeat", "N", "run each cell N times, with seeds SEED..SEED+N-1 (default 1)" },
     { XP_SEED, "seed", "N", "the first repeat's seed (default: the file's seed, else 0)" },
     { XP_DB, "db", "FILE.db", "store runs and traces here (default runq.db)" },
-    { XP_JOBS, "jobs", "N", "kernel runs at once (default: the host's CPUs; 1 with --realtime)" },
+    { XP_JOBS, "jobs", "N", "runs at once (kernel: default the host's CPUs, 1 with --realtime; linux: default 1)" },
     { XP_CSV, "csv", NULL, "print the table as CSV" },
     { XP_JSON, "json", NULL, "print the table as JSON" },
     { XP_SHARD, "shard", "I/N", "run only shard I of N of the runs (merge the databases with runq merge)" },
     { XP_TIMEOUT, "timeout", "S", "give up on a kernel run after S wall-clock seconds (default 900)" },
     { XP_REALTIME, "realtime", NULL, "kernel runs without icount: real time, noisy, one at a time" },
+    { XP_NO_RECORD, "no-record", NULL, "store metrics only, no trace (linux without root or tracefs)" },
     { XP_DRY_RUN, "dry-run", NULL, "check everything, print the cells (and the kernel's lines), run nothing" },
     { XP_QUIET, "quiet", NULL, "no progress line" },
     { XP_HELP, "help", NULL, "this help" },
 };
 #define XP_NFLAGS (sizeof xp_flagdefs / sizeof xp_flagdefs[0])
 
+struct xp_engine;
+
 struct xp_opts {
-    const char *file, *db, *engine;
+    const char *file, *db;
+    char engine[64]; /* as given: "kernel", "kernel,linux,sim" */
+    int nengines;
+    const struct xp_engine *engines[XP_MAX_ENGINES];
     int repeat, jobs, timeout, shard_i, shard_n;
-    bool seed_given, realtime, quiet, dry_run;
+    bool seed_given, realtime, quiet, dry_run, no_record, jobs_given;
     uint64_t seed;
     enum dbq_format fmt;
     int nvary;
@@ -119,15 +133,37 @@ static bool parse_uint(const char *s, uint64_t max, uint64_t *out)
     return errno == 0 && *out <= max;
 }
 
+static const struct xp_engine *engine_lookup(const char *name);
+
+/* --engine E[,E...]: each an engine of xp_engines[], at most once. */
+static int parse_engines(struct xp_opts *o, const char *v)
+{
+    char list[64], *save;
+    if (strlen(v) >= sizeof list)
+        return usage("--engine takes kernel, linux or sim, or several with commas, not '%s'", v);
+    snprintf(list, sizeof list, "%s", v);
+    o->nengines = 0;
+    for (char *e = strtok_r(list, ",", &save); e; e = strtok_r(NULL, ",", &save)) {
+        const struct xp_engine *x = engine_lookup(e);
+        if (!x)
+            return usage("--engine takes kernel, linux or sim, or several with commas, not '%s'", e);
+        for (int i = 0; i < o->nengines; i++)
+            if (o->engines[i] == x)
+                return usage("--engine names %s twice", e);
+        o->engines[o->nengines++] = x;
+    }
+    if (!o->nengines)
+        return usage("--engine needs an engine: kernel, linux or sim");
+    snprintf(o->engine, sizeof o->engine, "%s", v);
+    return 0;
+}
+
 static int xp_value(struct xp_opts *o, enum xp_flag f, const char *v)
 {
     uint64_t n;
     switch (f) {
     case XP_ENGINE:
-        if (strcmp(v, "kernel") && strcmp(v, "sim"))
-            return usage("--engine takes kernel or sim, not '%s' (the Linux engine is not here yet)", v);
-        o->engine = v;
-        break;
+        return parse_engines(o, v);
     case XP_VARY:
         if (!strchr(v, '=') || strchr(v, '=') == v || !strchr(v, '=')[1])
             return usage("--vary takes KEY=V1,V2,..., not '%s'", v);
@@ -155,6 +191,7 @@ static int xp_value(struct xp_opts *o, enum xp_flag f, const char *v)
         if (!parse_uint(v, XP_MAX_JOBS, &n) || n < 1)
             return usage("--jobs takes 1..%d, not '%s'", XP_MAX_JOBS, v);
         o->jobs = (int)n;
+        o->jobs_given = true;
         break;
     case XP_SHARD: {
         uint64_t i, k;
@@ -185,7 +222,7 @@ static int xp_args(int argc, char **argv, struct xp_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->db = XP_DEFAULT_DB;
-    o->engine = "kernel";
+    parse_engines(o, "kernel");
     o->repeat = 1;
     o->timeout = XP_DEFAULT_TIMEOUT;
     o->fmt = DBQ_TABLE;
@@ -226,18 +263,19 @@ static int xp_args(int argc, char **argv, struct xp_opts *o)
             o->realtime = true;
         } else if (d->flag == XP_QUIET) {
             o->quiet = true;
+        } else if (d->flag == XP_NO_RECORD) {
+            o->no_record = true;
         } else if (d->flag == XP_DRY_RUN) {
             o->dry_run = true;
         }
     }
     if (!o->file)
         return usage("need a scenario FILE; see 'runq experiment --help'");
-    if (o->realtime && strcmp(o->engine, "kernel"))
-        return usage("--realtime is the kernel engine's (on paper there is no real time)");
-    if (!o->jobs) {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        o->jobs = o->realtime ? 1 : (int)(n < 1 ? 1 : n > XP_MAX_JOBS ? XP_MAX_JOBS : n);
-    }
+    bool kernel = false;
+    for (int i = 0; i < o->nengines; i++)
+        kernel |= engine_lookup("kernel") == o->engines[i];
+    if (o->realtime && !kernel)
+        return usage("--realtime is the kernel engine's (on paper there is no real time; Linux runs in nothing else)");
     if (o->realtime && o->jobs > 1)
         return usage("--realtime runs one at a time: runs side by side would disturb each other's timing");
     return -1;
@@ -358,11 +396,32 @@ static int setup_lines(const struct scenario *sc, char lines[XP_SETUP_MAX][80])
 
 struct xp_run {
     int number, cell, repeat;
+    const struct xp_engine *engine;
     uint64_t seed;
     char params[256];
     struct scenario sc;
     pid_t pid;
     char out[512], err[512];
+};
+
+/*
+ * An engine: what it refuses, and how a run starts and ends. A run either
+ * ends inside start() (pid left 0, *res filled or why said: on paper) or
+ * is a child process (pid set) whose end finish() reads. At most jobs()
+ * runs of one engine at once; engines never overlap (one's runs all end
+ * before the next's begin), so a Linux run never shares the host with a
+ * kernel run's QEMU.
+ */
+struct xp_engine {
+    const char *name;
+    int (*refuses)(const struct scenario *s, char *err, size_t errlen);
+    int (*start)(const struct xp_opts *o, struct xp_run *r, const char *dir, struct scn_result *res, char *err,
+                 size_t errlen);
+    /* A child's end: 0 with res filled and *trace its trace (0: none), or
+     * -1 with why. */
+    int (*finish)(const struct xp_opts *o, struct xp_run *r, int status, struct scn_result *res, int64_t *trace,
+                  char *why, size_t len);
+    int (*jobs)(const struct xp_opts *o);
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -406,9 +465,32 @@ static char *slurp(const char *path)
     return buf;
 }
 
-/* Starts run r's kernel: this binary's `boot`, its console to r->out. */
-static int start_kernel(const struct xp_opts *o, struct xp_run *r, const char *dir, char *err, size_t errlen)
+/* ---- the engines ---- */
+
+static int kernel_refuses(const struct scenario *s, char *err, size_t errlen)
 {
+    char *lines[XP_MAX_LINES];
+    int n = scn_kprog(s, lines, XP_MAX_LINES, err, errlen);
+    for (int i = 0; i < n; i++)
+        free(lines[i]);
+    return n < 0 ? -1 : 0;
+}
+
+static int kernel_jobs(const struct xp_opts *o)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (o->realtime)
+        return 1;
+    if (o->jobs_given)
+        return o->jobs;
+    return (int)(n < 1 ? 1 : n > XP_MAX_JOBS ? XP_MAX_JOBS : n);
+}
+
+/* Starts run r's kernel: this binary's `boot`, its console to r->out. */
+static int start_kernel(const struct xp_opts *o, struct xp_run *r, const char *dir, struct scn_result *res,
+                        char *err, size_t errlen)
+{
+    (void)res;
     char *lines[XP_MAX_LINES];
     int n = scn_kprog(&r->sc, lines, XP_MAX_LINES, err, errlen);
     if (n < 0)
@@ -433,8 +515,10 @@ static int start_kernel(const struct xp_opts *o, struct xp_run *r, const char *d
     snprintf(timeout, sizeof timeout, "%d", o->timeout);
     argv[a++] = "--timeout";
     argv[a++] = timeout;
-    argv[a++] = "--record";
-    argv[a++] = (char *)o->db;
+    if (!o->no_record) {
+        argv[a++] = "--record";
+        argv[a++] = (char *)o->db;
+    }
     for (int i = 0, ns = setup_lines(&r->sc, setup); i < ns; i++) {
         argv[a++] = "--cmd";
         argv[a++] = setup[i];
@@ -494,6 +578,135 @@ static void last_line(const char *text, char *buf, size_t len)
     snprintf(buf, len, "%.*s", (int)(end - start), start);
 }
 
+/* A kernel run's end: its console holds the result lines, its stderr the
+ * trace id `runq record` gave. */
+static int finish_kernel(const struct xp_opts *o, struct xp_run *r, int st, struct scn_result *res, int64_t *trace,
+                         char *why, size_t len)
+{
+    (void)o;
+    char *out = slurp(r->out), *errtext = slurp(r->err);
+    *trace = errtext ? trace_id_of(errtext) : 0;
+    bool ok = out && scn_kresult(&r->sc, out, res, why, len) == 0;
+    if (ok && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
+        ok = false;
+        last_line(errtext ? errtext : "", why, len);
+        if (!why[0])
+            snprintf(why, len, "runq boot exited with status %d", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    }
+    if (!ok && !why[0])
+        last_line(errtext ? errtext : "", why, len);
+    free(out);
+    free(errtext);
+    return ok ? 0 : -1;
+}
+
+static int one_job(const struct xp_opts *o)
+{
+    (void)o;
+    return 1;
+}
+
+/* On paper, in this process: the run is over when start returns. */
+static int start_sim(const struct xp_opts *o, struct xp_run *r, const char *dir, struct scn_result *res, char *err,
+                     size_t errlen)
+{
+    (void)o;
+    (void)dir;
+    r->pid = 0;
+    return sim_scenario(&r->sc, res, err, errlen);
+}
+
+/* Linux runs one at a time unless --jobs says more: in real time, runs
+ * side by side share the host's two CPUs and disturb each other. */
+static int linux_jobs(const struct xp_opts *o)
+{
+    return o->jobs_given ? o->jobs : 1;
+}
+
+/* What a Linux run's child leaves for its parent in r->out: the result
+ * as this very binary lays it out (parent and child are one program). */
+struct xp_linux_answer {
+    int ok;
+    int64_t trace;
+    char why[512];
+    struct scn_result res;
+};
+
+/* A Linux run: a child process (its threads, priorities and affinities
+ * stay out of this one; a crash ends the run, not the experiment) that
+ * runs the scenario, records it into the database and writes its answer.
+ * Ctrl-C reaches it too (one process group): it ends the run early and
+ * removes its tracing instance (linux/engine.h). Its notes (what Linux
+ * adjusted) go to r->err and are shown when the run fails. */
+static int start_linux(const struct xp_opts *o, struct xp_run *r, const char *dir, struct scn_result *res, char *err,
+                       size_t errlen)
+{
+    (void)res;
+    snprintf(r->out, sizeof r->out, "%s/run%d.answer", dir, r->number);
+    snprintf(r->err, sizeof r->err, "%s/run%d.err", dir, r->number);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        static struct xp_linux_answer a;
+        char source[600];
+        FILE *notes = fopen(r->err, "w");
+        snprintf(source, sizeof source, "linux:%s%s%s", o->file, r->params[0] ? " " : "", r->params);
+        struct linux_engine_opts lo = { .db = o->no_record ? NULL : o->db, .source = source, .stop = &stop_signal,
+                                        .notes = notes };
+        a.ok = linux_engine_run(&r->sc, &lo, &a.res, &a.trace, a.why, sizeof a.why) == 0;
+        if (notes)
+            fclose(notes);
+        int fd = open(r->out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        bool wrote = fd >= 0 && write(fd, &a, sizeof a) == (ssize_t)sizeof a;
+        if (fd >= 0)
+            close(fd);
+        _exit(wrote ? 0 : 1);
+    }
+    if (pid < 0) {
+        snprintf(err, errlen, "fork: %s", strerror(errno));
+        return -1;
+    }
+    r->pid = pid;
+    return 0;
+}
+
+static int finish_linux(const struct xp_opts *o, struct xp_run *r, int st, struct scn_result *res, int64_t *trace,
+                        char *why, size_t len)
+{
+    (void)o;
+    static struct xp_linux_answer a;
+    int fd = open(r->out, O_RDONLY);
+    bool got = fd >= 0 && read(fd, &a, sizeof a) == (ssize_t)sizeof a;
+    if (fd >= 0)
+        close(fd);
+    *trace = got ? a.trace : 0;
+    if (!got) {
+        snprintf(why, len, "the Linux run ended without an answer (%s %d)",
+                 WIFSIGNALED(st) ? "signal" : "exit status", WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+        return -1;
+    }
+    if (!a.ok) {
+        snprintf(why, len, "%s", a.why);
+        return -1;
+    }
+    *res = a.res;
+    return 0;
+}
+
+static const struct xp_engine xp_engines[] = {
+    { "kernel", kernel_refuses, start_kernel, finish_kernel, kernel_jobs },
+    { "linux", linux_refuses, start_linux, finish_linux, linux_jobs },
+    { "sim", sim_refuses, start_sim, NULL, one_job },
+};
+
+static const struct xp_engine *engine_lookup(const char *name)
+{
+    for (size_t i = 0; i < sizeof xp_engines / sizeof xp_engines[0]; i++)
+        if (!strcmp(xp_engines[i].name, name))
+            return &xp_engines[i];
+    return NULL;
+}
+
 /* Stores run r with result res (NULL: it failed, err says why). */
 static int store(sqlite3 *db, int64_t xid, const struct xp_run *r, const struct scn_result *res, int64_t trace,
                  const char *why)
@@ -543,7 +756,7 @@ static int store(sqlite3 *db, int64_t xid, const struct xp_run *r, const struct 
     }
     struct dbx_scenario s = {
         .experiment_id = xid, .cell = r->cell, .repeat = r->repeat, .seed = r->seed, .run_ns = r->sc.run_ns,
-        .trace_id = trace, .engine = res ? res->engine : "", .params = r->params, .status = res ? "ok" : "failed",
+        .trace_id = trace, .engine = r->engine->name, .params = r->params, .status = res ? "ok" : "failed",
         .error = why, .text = text, .ntasks = res ? (int)res->ntasks : 0, .tasks = tasks, .nmetrics = nm,
         .metrics = metrics,
     };
@@ -568,6 +781,23 @@ static void progress(const struct xp_opts *o, int done, int total, double t0, in
         fprintf(stderr, "%s", tty ? "" : "\n");
 }
 
+/* The engine of the runs under way (the slots hold one engine's at a time). */
+static const struct xp_engine *slot_engine(const struct xp_run *slot, int n)
+{
+    for (int j = 0; j < n; j++)
+        if (slot[j].pid)
+            return slot[j].engine;
+    return NULL;
+}
+
+static bool uses(const struct xp_opts *o, const char *engine)
+{
+    for (int i = 0; i < o->nengines; i++)
+        if (o->engines[i] == engine_lookup(engine))
+            return true;
+    return false;
+}
+
 /* --dry-run: the matrix as it would run, and the kernel's lines for its
  * first cell; nothing runs and no database is opened. */
 static int dry_run(const struct xp_opts *o, const struct scenario *base, int nc, int total)
@@ -584,7 +814,7 @@ static int dry_run(const struct xp_opts *o, const struct scenario *base, int nc,
         cell_scenario(base, c, &cell, params, sizeof params, err, sizeof err);
         printf("  cell %d: %s\n", c, params[0] ? params : "(no axes)");
     }
-    if (strcmp(o->engine, "kernel") == 0) {
+    if (uses(o, "kernel")) {
         char *lines[XP_MAX_LINES];
         cell_scenario(base, 0, &cell, params, sizeof params, err, sizeof err);
         cell.seed = o->seed;
@@ -622,7 +852,7 @@ int cmd_experiment(int argc, char **argv)
         return rc;
     if (!o.seed_given)
         o.seed = base.seed;
-    int nc = ncells(&base), total = nc * o.repeat;
+    int nc = ncells(&base), total = nc * o.repeat * o.nengines;
     if (total > 100000)
         return usage("%d runs is too many (at most 100000)", total);
     columns(&base, cols, colnames, sizeof colnames);
@@ -631,8 +861,8 @@ int cmd_experiment(int argc, char **argv)
     if (o.shard_n)
         snprintf(shard, sizeof shard, "%d/%d", o.shard_i, o.shard_n);
 
-    /* Every run is checked before any starts: an engine's refusal is a
-     * usage error, with the line. */
+    /* Every run is checked before any starts, on every engine: an
+     * engine's refusal is a usage error, with the line. */
     static struct scenario probe;
     for (int c = 0; c < nc; c++) {
         char params[256];
@@ -640,15 +870,14 @@ int cmd_experiment(int argc, char **argv)
             fprintf(stderr, "runq experiment: cell %s: %s\n", params, err);
             return 2;
         }
-        char *lines[XP_MAX_LINES];
-        int n = strcmp(o.engine, "sim") == 0 ? sim_refuses(&probe, err, sizeof err)
-                                              : scn_kprog(&probe, lines, XP_MAX_LINES, err, sizeof err);
-        for (int i = 0; i < n; i++)
-            free(lines[i]);
-        if (n < 0) {
-            fprintf(stderr, "runq experiment: %s%s%s\n", params[0] ? params : "", params[0] ? ": " : "", err);
-            return 2;
-        }
+        for (int e = 0; e < o.nengines; e++)
+            if (o.engines[e]->refuses(&probe, err, sizeof err) < 0) {
+                char who[320];
+                snprintf(who, sizeof who, "%s%s%s%s", o.nengines > 1 ? "engine " : "",
+                         o.nengines > 1 ? o.engines[e]->name : "", o.nengines > 1 && params[0] ? ", " : "", params);
+                fprintf(stderr, "runq experiment: %s%s%s\n", who, who[0] ? ": " : "", err);
+                return 2;
+            }
     }
 
     if (o.dry_run)
@@ -678,25 +907,30 @@ int cmd_experiment(int argc, char **argv)
     for (int k = 0; k < total; k++)
         mine += !o.shard_n || k % o.shard_n == o.shard_i - 1;
     if (!o.quiet)
-        fprintf(stderr, "runq experiment: experiment %lld, %d cell%s x %d repeat%s, %d run%s here, engine %s%s\n",
-                (long long)xid, nc, nc == 1 ? "" : "s", o.repeat, o.repeat == 1 ? "" : "s", mine,
-                mine == 1 ? "" : "s", o.engine, strcmp(o.engine, "kernel") ? "" : o.realtime ? " (real time)" : " (deterministic)");
+        fprintf(stderr, "runq experiment: experiment %lld, %d cell%s x %d repeat%s%s, %d run%s here, engine %s%s\n",
+                (long long)xid, nc, nc == 1 ? "" : "s", o.repeat, o.repeat == 1 ? "" : "s",
+                o.nengines > 1 ? " on each engine" : "", mine, mine == 1 ? "" : "s", o.engine,
+                !uses(&o, "kernel") ? "" : o.realtime ? " (kernel in real time)" : " (kernel deterministic)");
 
     char dir[] = "/tmp/runq-experiment-XXXXXX";
-    bool kernel = strcmp(o.engine, "kernel") == 0;
-    if (kernel && !mkdtemp(dir)) {
+    if (!mkdtemp(dir)) {
         fprintf(stderr, "runq experiment: a temporary directory: %s\n", strerror(errno));
         sqlite3_close(db);
         return 1;
     }
-    struct xp_run *slot = calloc((size_t)o.jobs, sizeof *slot);
+    int maxjobs = 1;
+    for (int e = 0; e < o.nengines; e++)
+        if (o.engines[e]->jobs(&o) > maxjobs)
+            maxjobs = o.engines[e]->jobs(&o);
+    struct xp_run *slot = calloc((size_t)maxjobs, sizeof *slot);
     if (!slot) {
         fprintf(stderr, "runq experiment: out of memory\n");
         sqlite3_close(db);
         return 1;
     }
     double t0 = now_s();
-    int next = 0, done = 0, failed = 0, running = 0;
+    int next = 0, done = 0, failed = 0, running = 0, per_engine = nc * o.repeat;
+    bool kept = false; /* a failed run's files are kept in dir */
     rc = 0;
     /* Ctrl-C or a TERM: no new runs; the running ones (signalled too,
      * as one process group) end, and are stored as failed with why. */
@@ -704,27 +938,47 @@ int cmd_experiment(int argc, char **argv)
     sa.sa_handler = on_stop;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    bool forwarded = false;
     while ((done < mine || running) && rc == 0) {
         if (stop_signal && !running)
             break;
-        /* Fill the free slots. */
-        while (!stop_signal && running < (kernel ? o.jobs : 1) && next < total) {
-            int k = next++;
+        /* A signal sent to this process alone (kill PID, not the
+         * terminal's Ctrl-C to the group) reaches the runs too: a Linux
+         * run must end and take its tracing instance away. */
+        if (stop_signal && !forwarded) {
+            for (int j = 0; j < maxjobs; j++)
+                if (slot[j].pid)
+                    kill(slot[j].pid, (int)stop_signal);
+            forwarded = true;
+        }
+        /* Fill the free slots with the next runs, of one engine at a
+         * time: the next engine's first run waits until every run of
+         * the one before has ended. */
+        while (!stop_signal && next < total) {
+            int k = next;
+            const struct xp_engine *eng = o.engines[k / per_engine];
+            if (running && (running >= eng->jobs(&o) || slot_engine(slot, maxjobs) != eng))
+                break;
+            next++;
             if (o.shard_n && k % o.shard_n != o.shard_i - 1)
                 continue;
             struct xp_run *r = NULL;
-            for (int j = 0; j < o.jobs; j++)
+            for (int j = 0; j < maxjobs; j++)
                 if (!slot[j].pid)
                     r = &slot[j];
             r->number = k;
-            r->cell = k / o.repeat;
+            r->engine = eng;
+            r->cell = k % per_engine / o.repeat;
             r->repeat = k % o.repeat;
             r->seed = o.seed + (uint64_t)r->repeat;
             cell_scenario(&base, r->cell, &r->sc, r->params, sizeof r->params, err, sizeof err);
             r->sc.seed = r->seed;
-            if (!kernel) {
-                static struct scn_result res;
-                int ok = sim_scenario(&r->sc, &res, err, sizeof err) == 0;
+            static struct scn_result res;
+            r->pid = 0;
+            int started = eng->start(&o, r, dir, &res, err, sizeof err);
+            if (!eng->finish) {
+                /* Run and over (on paper). */
+                bool ok = started == 0;
                 if (store(db, xid, r, ok ? &res : NULL, 0, ok ? NULL : err) < 0)
                     rc = 1;
                 failed += !ok;
@@ -732,7 +986,7 @@ int cmd_experiment(int argc, char **argv)
                 progress(&o, done, mine, t0, failed);
                 continue;
             }
-            if (start_kernel(&o, r, dir, err, sizeof err) < 0) {
+            if (started < 0) {
                 fprintf(stderr, "runq experiment: %s\n", err);
                 rc = 1;
                 break;
@@ -751,46 +1005,39 @@ int cmd_experiment(int argc, char **argv)
             break;
         }
         struct xp_run *r = NULL;
-        for (int j = 0; j < o.jobs; j++)
+        for (int j = 0; j < maxjobs; j++)
             if (slot[j].pid == pid)
                 r = &slot[j];
         if (!r)
             continue;
         running--;
-        char *out = slurp(r->out), *errtext = slurp(r->err);
         static struct scn_result res;
         char why[512] = "";
-        int64_t trace = errtext ? trace_id_of(errtext) : 0;
-        bool ok = out && scn_kresult(&r->sc, out, &res, why, sizeof why) == 0;
-        if (ok && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
-            ok = false;
-            last_line(errtext ? errtext : "", why, sizeof why);
-            if (!why[0])
-                snprintf(why, sizeof why, "runq boot exited with status %d", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-        }
-        if (!ok && !why[0])
-            last_line(errtext ? errtext : "", why, sizeof why);
+        int64_t trace = 0;
+        bool ok = r->engine->finish(&o, r, st, &res, &trace, why, sizeof why) == 0;
         if (!ok && stop_signal)
             snprintf(why, sizeof why, "interrupted (signal %d)", (int)stop_signal);
-        if (!ok)
-            fprintf(stderr, "%srunq experiment: run %d (cell %d%s%s, repeat %d) failed: %s (console: %s)\n",
-                    isatty(2) && !o.quiet ? "\n" : "", r->number, r->cell, r->params[0] ? ": " : "", r->params,
-                    r->repeat, why, r->out);
-        else {
+        if (!ok) {
+            bool console = r->engine == engine_lookup("kernel");
+            fprintf(stderr, "%srunq experiment: run %d (%s%s%scell %d%s%s, repeat %d) failed: %s (%s: %s)\n",
+                    isatty(2) && !o.quiet ? "\n" : "", r->number, o.nengines > 1 ? "engine " : "",
+                    o.nengines > 1 ? r->engine->name : "", o.nengines > 1 ? ", " : "", r->cell,
+                    r->params[0] ? ": " : "", r->params, r->repeat, why, console ? "console" : "notes",
+                    console ? r->out : r->err);
+            kept = true;
+        } else {
             unlink(r->out);
             unlink(r->err);
         }
         if (store(db, xid, r, ok ? &res : NULL, trace, ok ? NULL : why) < 0)
             rc = 1;
         failed += !ok;
-        free(out);
-        free(errtext);
         r->pid = 0;
         done++;
         progress(&o, done, mine, t0, failed);
     }
     free(slot);
-    if (kernel && failed == 0)
+    if (!kept)
         rmdir(dir);
     if (stop_signal && !o.quiet)
         fprintf(stderr, "runq experiment: stopped by signal %d after %d of %d runs; experiment %lld holds them\n",

@@ -18,14 +18,17 @@
 #include "scenario/scenario.h"
 
 #define XT_MAX_COLS 32
+#define XT_MAX_ENGINES 4
 #define XT_MAX_CELLS 4096
 
+/* A cell's values: column k of engine e at e * ncols + k (an experiment
+ * on several engines has a group of the columns for each). */
 struct xt_cell {
     int cell;
     char params[256];
     int runs, ok;
-    double mean[XT_MAX_COLS], min[XT_MAX_COLS], max[XT_MAX_COLS];
-    int n[XT_MAX_COLS];
+    double mean[XT_MAX_ENGINES * XT_MAX_COLS], min[XT_MAX_ENGINES * XT_MAX_COLS], max[XT_MAX_ENGINES * XT_MAX_COLS];
+    int n[XT_MAX_ENGINES * XT_MAX_COLS];
 };
 
 /* A stored column's metric by its name; a name this runq does not know
@@ -104,8 +107,9 @@ static int column_index(char cols[][64], int ncols, const char *task, const char
 int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format fmt, FILE *out)
 {
     sqlite3_stmt *s = NULL;
-    char cols[XT_MAX_COLS][64], file[512] = "", engine[32] = "", axes[256] = "", shard[512] = "";
-    int ncols = 0, ncells = 0, repeats = 0, rc = 1;
+    char cols[XT_MAX_COLS][64], file[512] = "", engine[64] = "", axes[256] = "", shard[512] = "";
+    char engines[XT_MAX_ENGINES][16];
+    int ncols = 0, ncells = 0, repeats = 0, nengines = 0, rc = 1;
     struct xt_cell *cells = NULL;
 
     /* A database from before schema version 5 has no experiment table
@@ -150,6 +154,14 @@ int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format 
     ncells = sqlite3_column_int(s, 3);
     repeats = sqlite3_column_int(s, 4);
     {
+        char all[64], *save;
+        snprintf(all, sizeof all, "%s", engine);
+        for (char *e = strtok_r(all, ",", &save); e && nengines < XT_MAX_ENGINES; e = strtok_r(NULL, ",", &save))
+            snprintf(engines[nengines++], sizeof engines[0], "%s", e);
+        if (!nengines)
+            snprintf(engines[nengines++], sizeof engines[0], "%s", "");
+    }
+    {
         char all[XT_MAX_COLS * 64], *save;
         snprintf(all, sizeof all, "%s", sqlite3_column_text(s, 6) ? (const char *)sqlite3_column_text(s, 6) : "");
         for (char *c = strtok_r(all, ",", &save); c && ncols < XT_MAX_COLS; c = strtok_r(NULL, ",", &save))
@@ -169,7 +181,7 @@ int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format 
     }
     for (int c = 0; c < ncells; c++) {
         cells[c].cell = -1;
-        for (int k = 0; k < ncols; k++)
+        for (int k = 0; k < XT_MAX_ENGINES * XT_MAX_COLS; k++)
             cells[c].mean[k] = cells[c].min[k] = cells[c].max[k] = NAN;
     }
     /* The runs of each cell, and their parameters. */
@@ -190,17 +202,21 @@ int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format 
     sqlite3_finalize(s);
     s = NULL;
     if (sqlite3_prepare_v2(db, "SELECT s.cell, m.task, m.metric, AVG(m.value), MIN(m.value), MAX(m.value), "
-                               "COUNT(m.value) FROM scenario s JOIN scenario_metric m USING (scenario_id) WHERE "
-                               "s.experiment_id = ? AND s.status = 'ok' GROUP BY s.cell, m.task, m.metric",
-                           -1, &s, NULL) != SQLITE_OK)
+                               "COUNT(m.value), s.engine FROM scenario s JOIN scenario_metric m USING (scenario_id) "
+                               "WHERE s.experiment_id = ? AND s.status = 'ok' GROUP BY s.cell, s.engine, m.task, "
+                               "m.metric", -1, &s, NULL) != SQLITE_OK)
         goto sqlerr;
     sqlite3_bind_int64(s, 1, id);
     while (sqlite3_step(s) == SQLITE_ROW) {
-        int c = sqlite3_column_int(s, 0);
+        int c = sqlite3_column_int(s, 0), e = nengines == 1 ? 0 : -1;
         int k = column_index(cols, ncols, (const char *)sqlite3_column_text(s, 1),
                              (const char *)sqlite3_column_text(s, 2));
-        if (c < 0 || c >= ncells || k < 0)
+        for (int i = 0; i < nengines && e < 0; i++)
+            if (sqlite3_column_text(s, 7) && !strcmp(engines[i], (const char *)sqlite3_column_text(s, 7)))
+                e = i;
+        if (c < 0 || c >= ncells || k < 0 || e < 0)
             continue;
+        k += e * ncols;
         int n = sqlite3_column_int(s, 6);
         cells[c].n[k] = n;
         if (n) {
@@ -212,8 +228,12 @@ int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format 
     sqlite3_finalize(s);
     s = NULL;
 
+    /* Columns: ncols of each engine's; in CSV and JSON an engine's are
+     * named ENGINE:TASK.METRIC when there are several. */
+    int nv = nengines * ncols;
+#define EPFX(k) (nengines > 1 ? engines[(k) / ncols] : ""), (nengines > 1 ? ":" : "")
     if (fmt == DBQ_TABLE) {
-        int width[XT_MAX_COLS + 1];
+        int width[XT_MAX_ENGINES * XT_MAX_COLS + 1];
         char cellbuf[128];
         fprintf(out, "experiment %lld: %s, engine %s, %d cell%s x %d repeat%s%s%s\n", (long long)id, file, engine,
                 ncells, ncells == 1 ? "" : "s", repeats, repeats == 1 ? "" : "s", shard[0] ? ", shard " : "",
@@ -222,24 +242,32 @@ int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format 
         for (int c = 0; c < ncells; c++)
             if ((int)strlen(cells[c].params) > width[0])
                 width[0] = (int)strlen(cells[c].params);
-        for (int k = 0; k < ncols; k++) {
-            width[k + 1] = (int)strlen(cols[k]);
+        for (int k = 0; k < nv; k++) {
+            width[k + 1] = (int)strlen(cols[k % ncols]);
+            if (nengines > 1 && k % ncols == 0 && (int)strlen(engines[k / ncols]) > width[k + 1])
+                width[k + 1] = (int)strlen(engines[k / ncols]);
             for (int c = 0; c < ncells; c++) {
-                fmt_cell(cellbuf, sizeof cellbuf, &cells[c], k, strchr(cols[k], '.') + 1);
+                fmt_cell(cellbuf, sizeof cellbuf, &cells[c], k, strchr(cols[k % ncols], '.') + 1);
                 if ((int)strlen(cellbuf) > width[k + 1])
                     width[k + 1] = (int)strlen(cellbuf);
             }
         }
+        if (nengines > 1) { /* the groups' line: each engine over its first column */
+            fprintf(out, "%-*s", width[0], "");
+            for (int k = 0; k < nv; k++)
+                fprintf(out, "  %-*s", width[k + 1], k % ncols ? "" : engines[k / ncols]);
+            fprintf(out, "\n");
+        }
         fprintf(out, "%-*s", width[0], "params");
-        for (int k = 0; k < ncols; k++)
-            fprintf(out, "  %-*s", width[k + 1], cols[k]);
+        for (int k = 0; k < nv; k++)
+            fprintf(out, "  %-*s", width[k + 1], cols[k % ncols]);
         fprintf(out, "  runs\n");
         for (int c = 0; c < ncells; c++) {
             if (cells[c].cell < 0)
                 continue; /* not run here (another shard's) */
             fprintf(out, "%-*s", width[0], cells[c].params[0] ? cells[c].params : "-");
-            for (int k = 0; k < ncols; k++) {
-                fmt_cell(cellbuf, sizeof cellbuf, &cells[c], k, strchr(cols[k], '.') + 1);
+            for (int k = 0; k < nv; k++) {
+                fmt_cell(cellbuf, sizeof cellbuf, &cells[c], k, strchr(cols[k % ncols], '.') + 1);
                 fprintf(out, "  %-*s", width[k + 1], cellbuf);
             }
             fprintf(out, "  %d", cells[c].ok);
@@ -257,14 +285,15 @@ int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format 
             fprintf(out, " (of 0..%d)\n", ncells - 1);
     } else if (fmt == DBQ_CSV) {
         fprintf(out, "experiment,cell,params");
-        for (int k = 0; k < ncols; k++)
-            fprintf(out, ",%s,%s_min,%s_max", cols[k], cols[k], cols[k]);
+        for (int k = 0; k < nv; k++)
+            fprintf(out, ",%s%s%s,%s%s%s_min,%s%s%s_max", EPFX(k), cols[k % ncols], EPFX(k), cols[k % ncols], EPFX(k),
+                    cols[k % ncols]);
         fprintf(out, ",runs,failed\n");
         for (int c = 0; c < ncells; c++) {
             if (cells[c].cell < 0)
                 continue;
             fprintf(out, "%lld,%d,\"%s\"", (long long)id, c, cells[c].params);
-            for (int k = 0; k < ncols; k++) {
+            for (int k = 0; k < nv; k++) {
                 char a[32], b[32], m[32];
                 fmt_raw(m, sizeof m, cells[c].mean[k]);
                 fmt_raw(a, sizeof a, cells[c].min[k]);
@@ -282,18 +311,20 @@ int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format 
             fprintf(out, "%s{\"experiment\":%lld,\"cell\":%d,\"params\":\"%s\"", first ? "" : ",\n", (long long)id,
                     c, cells[c].params);
             first = false;
-            for (int k = 0; k < ncols; k++) {
+            for (int k = 0; k < nv; k++) {
                 if (isnan(cells[c].mean[k])) {
-                    fprintf(out, ",\"%s\":null", cols[k]);
+                    fprintf(out, ",\"%s%s%s\":null", EPFX(k), cols[k % ncols]);
                     continue;
                 }
-                fprintf(out, ",\"%s\":{\"mean\":%.10g,\"min\":%.10g,\"max\":%.10g,\"n\":%d}", cols[k], cells[c].mean[k],
+                fprintf(out, ",\"%s%s%s\":{\"mean\":%.10g,\"min\":%.10g,\"max\":%.10g,\"n\":%d}", EPFX(k),
+                        cols[k % ncols], cells[c].mean[k],
                         cells[c].min[k], cells[c].max[k], cells[c].n[k]);
             }
             fprintf(out, ",\"runs\":%d,\"failed\":%d}", cells[c].ok, cells[c].runs - cells[c].ok);
         }
         fprintf(out, "]\n");
     }
+#undef EPFX
     rc = 0;
     goto done;
 sqlerr:

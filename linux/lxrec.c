@@ -39,6 +39,7 @@
 #include "linux/lxrec.h"
 #include "linux/tracefs.h"
 #include "trace/format.h"
+#include "weights.h"
 
 _Static_assert(LXREC_PSEUDO_BASE + 2 * 256 == DERIVE_MAX_TID, "the pseudo tasks sit at the top of the writer's ids");
 _Static_assert(TRACEFS_MAX_CPUS == TRACE_MAX_CPUS, "one CPU limit");
@@ -485,12 +486,16 @@ static void put_leave(struct xlate *x, unsigned ring, uint64_t ts, int32_t tid, 
 
 /* A JOIN of version-2 size: the wakeup check Linux made is not in any
  * tracepoint, so its columns stay unknown rather than "not asked". The
- * weight is left 0: Linux's weight table is the policy module's, which
- * linux/ does not include. */
+ * weight is a fair task's from its nice, by Linux's own table
+ * (kernel/sched/weights.c holds sched_prio_to_weight's values); an RT
+ * task's, or another's, is 0. */
 static void put_join(struct xlate *x, unsigned ring, uint64_t ts, int32_t tid, unsigned cpu,
                      enum trace_join_reason why)
 {
     struct trace_rec_join k = { .task = tid, .cpu = (uint16_t)cpu, .reason = (uint8_t)why };
+    const struct xtask *t = scen(x, tid);
+    if (t && !t->t->rt && t->t->nice >= -20 && t->t->nice <= 19)
+        k.weight = sched_weight_table[t->t->nice + 20];
     put(x, ring, &k.h, TRACE_REC_JOIN, TRACE_JOIN_V2_SIZE, ts);
 }
 

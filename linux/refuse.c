@@ -226,17 +226,16 @@ int linux_refuses(const struct scenario *s, char *err, size_t errlen)
                       "RT policy: class=rt rt=rr)");
 
     if (s->nfeatures) {
-        /* The scenario keeps no line for a feature setting: name it. */
         const struct scn_feature_setting *fs = &s->features[0];
         const char *name = eevdf_feature_name((enum eevdf_feature)fs->feature);
         int fd = open(LX_FEATURES_PATH, O_WRONLY | O_CLOEXEC);
         if (fd < 0)
-            return refuse(err, errlen, s, 0,
+            return refuse(err, errlen, s, fs->line,
                           "feature %s %s: EEVDF feature switches: Linux's are in " LX_FEATURES_PATH
                           ", which this kernel does not let runq change (open for writing: %s)",
                           name, fs->on ? "on" : "off", strerror(errno));
         close(fd);
-        return refuse(err, errlen, s, 0,
+        return refuse(err, errlen, s, fs->line,
                       "feature %s %s: EEVDF feature switches: Linux's are in " LX_FEATURES_PATH
                       ", the whole machine's; runq's Linux engine does not change them for a run",
                       name, fs->on ? "on" : "off");
@@ -295,10 +294,10 @@ int linux_refuses(const struct scenario *s, char *err, size_t errlen)
     uint64_t want = s->cpus >= 64 ? ~0ull : (1ull << s->cpus) - 1;
     if ((want & usable) != want)
         return refuse(err, errlen, s, s->lines.cpus,
-                      "cpus %u%s: this host has %u CPUs this process may use (%u online); scenario CPU n is host "
-                      "CPU n",
+                      "cpus %u%s: the host has %u CPUs this process may use (%u online); scenario CPU n is host "
+                      "CPU n: give cpus %u (or --vary cpus=%u)",
                       s->cpus, s->lines.cpus ? "" : " (the default)", nusable,
-                      (unsigned)__builtin_popcountll(online));
+                      (unsigned)__builtin_popcountll(online), nusable, nusable);
     for (int i = 0; i < s->ntasks; i++) {
         const struct scn_task *t = &s->tasks[i];
         uint64_t lack = t->cpumask & ~usable;

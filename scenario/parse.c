@@ -70,10 +70,12 @@ bool scn_set_feature(struct scenario *s, const char *name, bool on)
     for (int i = 0; i < s->nfeatures; i++)
         if (s->features[i].feature == f) {
             s->features[i].on = on;
+            s->features[i].line = 0; /* the caller says where, if anywhere */
             return true;
         }
     s->features[s->nfeatures].feature = f; /* at most one entry per feature */
     s->features[s->nfeatures].on = on;
+    s->features[s->nfeatures].line = 0;
     s->nfeatures++;
     return true;
 }
@@ -810,6 +812,9 @@ static int machine_directive(struct parser *p, struct scenario *s, const char *d
             return perr(p, p->line, "feature %s: want on or off, not '%s'", args[0], args[1]);
         if (!scn_set_feature(s, args[0], on))
             return perr(p, p->line, "no feature '%s' (see kernel/sched/eevdf_features.h)", args[0]);
+        for (int i = 0; i < s->nfeatures; i++)
+            if (s->features[i].feature == eevdf_feature_lookup(args[0]))
+                s->features[i].line = p->line;
     }
     return 0;
 }
@@ -1031,7 +1036,7 @@ int scn_check(const struct scenario *s, char *err, size_t errlen)
                         t->nice ? "nice= or weight=" : "slice=", t->nice ? "weight" : "slice");
         if (!whole_quanta(t->arrive_ns, s->quantum_ns))
             return perr(p, t->line, "task %s: arrive must be a whole number of quanta (%s)", t->name, q);
-        if (t->cpumask && (t->cpumask >> s->cpus))
+        if (t->cpumask && s->cpus < 64 && (t->cpumask >> s->cpus)) /* >> 64 is undefined */
             return perr(p, t->line, "task %s: cpu %d is not on a machine of %u CPUs (cpus %u)", t->name,
                         63 - __builtin_clzll(t->cpumask), s->cpus, s->cpus);
         for (int k = 0; k < t->nsteps; k++) {

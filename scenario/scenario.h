@@ -2,7 +2,8 @@
  * Scenarios: one text file that says what runs and what is measured, run
  * by any engine (docs/scenarios.md): on paper (`runq sim`, the policy code
  * on the host, a quantum at a time), in runq's kernel under QEMU (its
- * interpreter, kernel/sched/scn.c), and later on the host's Linux.
+ * interpreter, kernel/sched/scn.c), and on the host's own Linux as
+ * threads of one process (linux/run.h).
  * The format grew out of `runq sim`'s workload format, which it still
  * reads unchanged: a workload is a scenario that uses none of the new
  * directives.
@@ -94,6 +95,7 @@ struct scn_task {
 struct scn_feature_setting {
     int feature; /* enum eevdf_feature */
     bool on;
+    int line; /* where it was given; 0: by a vary axis */
 };
 
 /* `knob NAME VALUE`: a scheduler setting of the kernel's knob table

@@ -1,0 +1,79 @@
+/*
+ * The Linux engine (contract in engine.h): the runner's threads, the
+ * recorder started at the runner's start line, so the trace holds the
+ * whole window, and the trace written once the threads are done.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "linux/engine.h"
+#include "linux/lxrec.h"
+#include "linux/run.h"
+
+struct engine_ctx {
+    const struct scenario *s;
+    struct lxrec *rec; /* NULL: not recording */
+    bool record;
+};
+
+/* The runner's start line: every thread exists and waits. The recording
+ * starts now, so its first events are the threads leaving the line. */
+static int on_ready(void *ctx, const struct linux_thread *t, unsigned n, char *err, size_t errlen)
+{
+    struct engine_ctx *c = ctx;
+    (void)t;
+    (void)n;
+    if (!c->record)
+        return 0;
+    /* The recorder's reader thread keeps off the scenario's CPUs when the
+     * host has another. */
+    uint64_t used = 0;
+    for (unsigned i = 0; i < n; i++)
+        used |= t[i].cpumask;
+    struct lxrec_opts ro = { 0 };
+    c->rec = lxrec_start(&ro, used, err, errlen);
+    return c->rec ? 0 : -1;
+}
+
+int linux_engine_run(const struct scenario *s, const struct linux_engine_opts *o, struct scn_result *r,
+                     int64_t *trace, char *err, size_t errlen)
+{
+    static struct linux_run_info info;
+    struct engine_ctx c = { .s = s, .record = o->db != NULL };
+    struct linux_run_opts ro = { .stop = o->stop, .ready = on_ready, .ctx = &c, .notes = o->notes };
+    *trace = 0;
+    memset(&info, 0, sizeof info);
+    int rc = linux_run(s, &ro, r, &info, err, errlen);
+    if (!c.rec)
+        return rc;
+    char werr[512];
+    if (lxrec_stop(c.rec, werr, sizeof werr) < 0 && rc == 0) {
+        snprintf(err, errlen, "%s", werr);
+        rc = -1;
+    }
+    /* A run stopped by a signal keeps what was recorded, as an
+     * incomplete trace (nothing lost); a run that failed otherwise has
+     * nothing worth a trace. */
+    bool stopped = o->stop && *o->stop;
+    if (rc == 0 || stopped) {
+        static struct lxrec_task tasks[SCN_MAX_INSTANCES];
+        for (unsigned i = 0; i < info.nthreads; i++) {
+            const struct linux_thread *t = &info.thread[i];
+            tasks[i] = (struct lxrec_task){ .tid = t->tid, .name = t->name, .nice = t->nice,
+                                            .slice_ns = t->slice_got_ns, .rt = t->rt, .rt_prio = t->rt_prio,
+                                            .rt_policy = t->rt_policy, .cpu = t->cpu };
+        }
+        uint64_t cpus = 0;
+        for (unsigned i = 0; i < info.nthreads; i++)
+            cpus |= info.thread[i].cpumask;
+        struct lxrec_meta m = { .db = o->db, .source = o->source, .kernel_version = info.kernel,
+                                .ncpus = info.host_cpus, .hz = info.hz, .scn_cpus = cpus, .tasks = tasks,
+                                .ntasks = info.nthreads, .t_start = info.t_start, .t_end = info.t_end,
+                                .end_reason = rc == 0 ? NULL : "interrupted" };
+        char werr2[512];
+        if (lxrec_write(c.rec, &m, trace, rc == 0 ? err : werr2, rc == 0 ? errlen : sizeof werr2) < 0)
+            rc = -1;
+    }
+    lxrec_free(c.rec);
+    return rc;
+}

@@ -1,0 +1,34 @@
+/*
+ * The Linux engine: a scenario run as threads of the host's Linux
+ * (linux/run.h) while its scheduler is recorded from tracefs
+ * (linux/lxrec.h) into the database, as one trace of engine `linux`.
+ * `runq experiment --engine linux` calls it in a child process, one run
+ * at a time unless --jobs says more (docs/experiments.md, "The Linux
+ * engine").
+ */
+#ifndef RUNQ_LINUX_ENGINE_H
+#define RUNQ_LINUX_ENGINE_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "linux/run.h" /* linux_refuses(): what this Linux cannot run as written */
+#include "scenario/scenario.h"
+
+struct linux_engine_opts {
+    const char *db;     /* record into this database; NULL: metrics only (--no-record) */
+    const char *source; /* the trace's source: "linux:FILE PARAMS" */
+    const volatile sig_atomic_t *stop; /* a signal asked to stop: the run ends early, the tracing instance goes */
+    FILE *notes;        /* what Linux adjusted (a slice clamped, a pipe's size), one line each; may be NULL */
+};
+
+/* Runs s, recording it unless o->db is NULL. 0 with r filled and *trace
+ * the trace's id (0: not recorded), or -1 with err: a refusal, no root or
+ * tracefs for the recording (with the command that fixes it, and
+ * --no-record), a thread that could not be set up, a stop. The tracing
+ * instance is gone when it returns, whatever happened. */
+int linux_engine_run(const struct scenario *s, const struct linux_engine_opts *o, struct scn_result *r,
+                     int64_t *trace, char *err, size_t errlen);
+
+#endif
