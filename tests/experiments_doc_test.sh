@@ -13,6 +13,12 @@
 #     the table is the same row, digit for digit.
 #   - A kernel example without that comment is refused: a figure in the
 #     docs that no test reproduces is how docs drift.
+#   - An example on the host's Linux (--engine with linux in it) is real
+#     time: no run prints the same digits twice. The comment
+#     "<!-- doc test: shape ARGS -->" names a short cell to run instead
+#     (ARGS as above); it must run with no run failing and print the
+#     block's header lines (the engines' group line, the column names)
+#     exactly. Without root or tracefs it says SKIP.
 # Usage: tests/experiments_doc_test.sh [path/to/runq]
 RUNQ=$(realpath "${1:-build/runq}") || exit 2
 cd "$(dirname "$0")/.." || exit 2
@@ -23,7 +29,8 @@ trap 'rm -rf "$T"' EXIT
 
 # Each example as $T/ex.N.cmd, .want, and .cell (the comment's ARGS, if any).
 awk -v dir="$T" '
-    /^<!-- doc test: cell / { cell = $0; sub(/^<!-- doc test: cell /, "", cell); sub(/ -->$/, "", cell); next }
+    /^<!-- doc test: cell / { cell = $0; sub(/^<!-- doc test: cell /, "", cell); sub(/ -->$/, "", cell); shape = 0; next }
+    /^<!-- doc test: shape / { cell = $0; sub(/^<!-- doc test: shape /, "", cell); sub(/ -->$/, "", cell); shape = 1; next }
     /^```/ {
         if (inblock) { inblock = 0; if (n) close(dir "/ex." n ".want"); cell = ""; next }
         inblock = 1; first = 1; example = 0; next
@@ -34,13 +41,14 @@ awk -v dir="$T" '
             example = 1; n++
             print substr($0, 3) > (dir "/ex." n ".cmd"); close(dir "/ex." n ".cmd")
             printf "%s", cell > (dir "/ex." n ".cell"); close(dir "/ex." n ".cell")
+            printf "%d", shape > (dir "/ex." n ".shape"); close(dir "/ex." n ".shape")
             printf "" > (dir "/ex." n ".want")
         }
-        cell = ""
+        cell = ""; shape = 0
         next
     }
     inblock && example { print > (dir "/ex." n ".want") }
-    !inblock && !/^<!--/ && NF { cell = "" }
+    !inblock && !/^<!--/ && NF { cell = ""; shape = 0 }
 ' "$DOC"
 
 # subsequence LINE: LINE's words in order within one line of $T/want.
@@ -59,6 +67,16 @@ for cmdfile in "$T"/ex.*.cmd; do
     cp "$base.want" "$T/want"
     name="doc_example_$nex ($(head -c 70 "$cmdfile"))"
     case "$cmd" in *"--engine sim"*) sim=1 ;; *) sim=0 ;; esac
+    shape=$(cat "$base.shape")
+    case "$cmd" in *"--engine "*linux*) linux=1 ;; *) linux=0 ;; esac
+    if [ "$linux" = 1 ] && [ "$shape" != 1 ]; then
+        failed "$name" "an example on Linux needs a '<!-- doc test: shape ARGS -->' line before its block"
+        continue
+    fi
+    if [ "$linux" = 1 ] && { [ "$(id -u)" != 0 ] || ! [ -d /sys/kernel/tracing/instances ] && ! mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; }; then
+        echo "SKIP $name: the Linux engine records through tracefs, which needs root"
+        continue
+    fi
     if [ "$sim" = 0 ] && [ -z "$cell" ]; then
         failed "$name" "a kernel example needs a '<!-- doc test: cell ARGS -->' line before its block"
         continue
@@ -74,6 +92,17 @@ for cmdfile in "$T"/ex.*.cmd; do
     (RUNQ="$RUNQ" T="$T" eval "$run") >"$T/got" 2>"$T/got.err"
     if [ "$sim" = 1 ]; then
         cmp -s "$T/got" "$T/want" && pass "$name" || failed "$name" "$(diff "$T/want" "$T/got" | head -6)"
+        continue
+    fi
+    if [ "$shape" = 1 ]; then
+        # The header lines: every line before the first that starts with
+        # a cell's parameters, the "experiment N:" line aside.
+        heads() { awk 'NR > 1 && /^params/ { print; exit } NR > 1 { print }' "$1" | tr -s ' ' | sed 's/ $//'; }
+        if [ -s "$T/got" ] && ! grep -q "failed" "$T/got" && [ "$(heads "$T/got")" = "$(heads "$T/want")" ]; then
+            pass "$name, cell $cell: the table's shape as printed"
+        else
+            failed "$name" "cell $cell: $(diff <(heads "$T/want") <(heads "$T/got") | head -4) $(tail -2 "$T/got.err")"
+        fi
         continue
     fi
     bad="" lines=0

@@ -14,7 +14,7 @@
 #     incomplete trace);
 #   - without root: a clear error that names the fix and --no-record,
 #     which then runs unrecorded;
-#   - runq report latency reads the Linux trace;
+#   - runq report latency reads the Linux trace, runq top replays it;
 #   - --engine kernel,linux,sim prints one table with a group each.
 # Correctness only: Linux's numbers are real time on a shared machine, so
 # nothing here bounds a latency (docs/testing.md).
@@ -23,7 +23,7 @@ RUNQ=$(realpath "${1:-build/runq}") || exit 2
 cd "$(dirname "$0")/.." || exit 2
 T=$(mktemp -d)
 chmod 755 "$T"
-trap 'rm -rf "$T"' EXIT
+trap 'tmux_stop 2>/dev/null; rm -rf "$T"' EXIT
 . "$(dirname "$0")/lib.sh"
 
 TRACING=/sys/kernel/tracing
@@ -158,6 +158,22 @@ if [ "$rc" = 0 ] && grep -q "wake->run" "$T/out"; then
     pass "report_latency_on_linux"
 else
     failed "report_latency_on_linux" "exit $rc: $(head -c 300 "$T/err")"
+fi
+
+# runq top replays the Linux recording: the pair's rows, and each CPU's
+# idle and other tasks, on its screen.
+if command -v tmux >/dev/null; then
+    tmux_start
+    S=top
+    tmux new-session -d -s $S -x 160 -y 40 "$RUNQ top --db $T/l.db --trace $tr --speed 0.2; sleep 60"
+    if wait_for " main " && on_screen " echo " && on_screen " other"; then
+        pass "top_on_linux"
+    else
+        failed "top_on_linux" "$(screen | head -20 | tr -s ' ' | tr '\n' '|')"
+    fi
+    tmux_stop
+else
+    echo "SKIP top_on_linux: no tmux"
 fi
 
 # ---- SIGINT in the middle: the run fails as interrupted, nothing left ----
