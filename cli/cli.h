@@ -34,7 +34,7 @@
     X(top,    "live top-like view of a trace: lag, deadline, V, wake latency; replays finished ones") \
     X(step,   "step through a recorded trace decision by decision, with why each task won") \
     X(lab,    "scheduler labs: predict, run deterministically, compare, step through; check answers") \
-    X(experiment, "run a scenario, or a matrix of it, on the kernel or on paper; print its table") \
+    X(experiment, "run a scenario, or a matrix of it, on the kernel, the host's Linux or paper; print its table") \
     X(merge,  "merge runq databases into one, renumbering ids; shards of an experiment become one")
 
 #define RUNQ_DECLARE_CMD(name, summary) int cmd_##name(int argc, char **argv);
