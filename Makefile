@@ -115,7 +115,10 @@ LINUX_RUN_TEST_OBJ := $(call tobj,tests/linux_run_test.c linux/run.c linux/refus
 LINUX_PINGPONG_OBJ := $(call tobj,tests/linux_pingpong.c linux/tracefs.c linux/ftrace.c linux/lxrec.c \
 	$(wildcard db/*.c) $(wildcard trace/*.c) kernel/sched/weights.c)
 TOP_MODEL_TEST_OBJ := $(call tobj,tests/top_model_test.c tui/model.c tui/table.c tui/control.c db/recorder_lock.c \
-	db/events.c trace/decode.c kernel/sched/weights.c)
+	db/events.c trace/decode.c $(POLICY_SRC))
+# runq top's model at one trace time, for tests/top_agree.sh.
+TOP_AT_OBJ := $(call tobj,tests/top_at.c tui/model.c tui/table.c tui/control.c db/recorder_lock.c \
+	db/events.c trace/decode.c $(POLICY_SRC))
 EEVDF_FUZZ_OBJ := $(call fobj,tests/eevdf_fuzz.c $(POLICY_SRC))
 RT_FUZZ_OBJ := $(call fobj,tests/rt_fuzz.c $(POLICY_SRC))
 TRACE_FUZZ_OBJ := $(call fobj,tests/trace_fuzz.c trace/decode.c)
@@ -127,12 +130,12 @@ LINUX_REF_OBJ := $(call hobj,tests/linux_ref.c tests/linux_ref_parse.c tests/lin
 	tests/linux_ref_main.c kernel/sched/weights.c)
 ASAN_RUNQ := $(BUILD)/asan/runq
 ASAN_OBJ := $(call tobj,$(HOST_SRC))
-TEST_OBJ := $(sort $(RR_TEST_OBJ) $(LINUX_PINGPONG_OBJ) $(LINUX_RUN_TEST_OBJ) $(RT_TEST_OBJ) $(RT_FUZZ_OBJ) $(EEVDF_TEST_OBJ) $(DECODE_TEST_OBJ) $(RING_TEST_OBJ) $(TOP_MODEL_TEST_OBJ) \
+TEST_OBJ := $(sort $(RR_TEST_OBJ) $(LINUX_PINGPONG_OBJ) $(LINUX_RUN_TEST_OBJ) $(RT_TEST_OBJ) $(RT_FUZZ_OBJ) $(EEVDF_TEST_OBJ) $(DECODE_TEST_OBJ) $(RING_TEST_OBJ) $(TOP_MODEL_TEST_OBJ) $(TOP_AT_OBJ) \
 	$(EEVDF_FUZZ_OBJ) $(TRACE_FUZZ_OBJ) $(TRACE_GEN_OBJ) $(TRACE_HOSTILE_OBJ) $(LINUX_REF_OBJ) $(ASAN_OBJ))
 
 HOST_TESTS := $(BUILD)/tests/rr_test $(BUILD)/tests/rt_test $(BUILD)/tests/rt_fuzz $(BUILD)/tests/eevdf_test $(BUILD)/tests/eevdf_fuzz \
 	$(BUILD)/tests/trace_gen $(BUILD)/tests/trace_decode_test $(BUILD)/tests/trace_fuzz $(BUILD)/tests/top_model_test \
-	$(BUILD)/tests/ring_test $(BUILD)/tests/trace_hostile $(BUILD)/tests/linux_ref $(BUILD)/tests/linux_run_test $(BUILD)/tests/linux_pingpong $(ASAN_RUNQ)
+	$(BUILD)/tests/ring_test $(BUILD)/tests/top_at $(BUILD)/tests/trace_hostile $(BUILD)/tests/linux_ref $(BUILD)/tests/linux_run_test $(BUILD)/tests/linux_pingpong $(ASAN_RUNQ)
 $(BUILD)/tests/rr_test: $(RR_TEST_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) -o $@ $^
@@ -154,6 +157,9 @@ $(BUILD)/tests/trace_decode_test: $(DECODE_TEST_OBJ)
 $(BUILD)/tests/ring_test: $(RING_TEST_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) -o $@ $^
+$(BUILD)/tests/top_at: $(TOP_AT_OBJ) $(BUILD)/gen/schema_sql.o
+	@mkdir -p $(dir $@)
+	$(CC) $(SANFLAGS) -o $@ $^ -lsqlite3 -lm
 $(BUILD)/tests/top_model_test: $(TOP_MODEL_TEST_OBJ) $(BUILD)/gen/schema_sql.o
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) -o $@ $^ -lsqlite3 -lm

@@ -68,6 +68,7 @@ suite boot_smp bash tests/boot_smp.sh "$RUNQ"
 suite shell bash tests/shell_test.sh "$RUNQ"
 suite vser bash tests/vser_test.sh build/kernel.elf
 suite trace_kernel bash tests/trace_kernel.sh "$RUNQ"
+suite top_agree bash tests/top_agree.sh "$RUNQ"
 suite rt_kernel bash tests/rt_kernel.sh "$RUNQ"
 suite seed004_doc bash tests/seed004_doc_test.sh "$RUNQ"
 suite host_cmd bash tests/host_cmd.sh "$RUNQ"

@@ -12,6 +12,7 @@
 #include "db/readable.h"
 #include "db/recorder_lock.h"
 #include "db/vtime.h"
+#include "eevdf.h"
 #include "tui/model.h"
 #include "weights.h"
 
@@ -485,8 +486,20 @@ static void on_pick(struct top_model *m, const struct event *e, uint64_t ts)
 static void on_tick(struct top_model *m, const struct event *e, uint64_t ts)
 {
     struct top_cpu *c = cpu_of(m, e->cpu);
+    if (!c)
+        return;
+    (void)m;
     cpu_set_v(c, e->has_v, e->v, ts);
     cpu_set_nr(c, e->tick.nr_runnable, ts);
+    if (!e->has_v)
+        return;
+    /* Ticks come in time order (one table, read by ts): keep the newest. */
+    unsigned at = (c->tick_first + c->nticks) % TOP_TICKS;
+    if (c->nticks == TOP_TICKS)
+        c->tick_first = (c->tick_first + 1) % TOP_TICKS;
+    else
+        c->nticks++;
+    c->ticks[at] = (struct top_tick){ ts, e->v, e->tick.nr_runnable };
 }
 
 /* A latency into histogram hist of n values, with its maximum. */
@@ -1008,6 +1021,42 @@ static uint64_t cpu_busy_now(const struct top_model *m, const struct top_cpu *c)
     return b;
 }
 
+/*
+ * The running task t's vruntime and deadline as the kernel has them at the
+ * CPU's newest V (into *v, *dl, which hold them as of t's newest event).
+ * Every tick charged it (eevdf_charge(), Linux's update_curr()): its
+ * vruntime moved on and, once it had reached its deadline, the deadline
+ * was renewed a slice further. No record carries either (a task alone on
+ * its CPU is never picked again, so no PICK brings its numbers; a keyframe
+ * does, every 100 ms), so the model charges as each tick did: alone on its
+ * queue the task's vruntime is V itself (V is the queue's weighted
+ * average); with others, the time run since, scaled by the kernel's own
+ * arithmetic (eevdf_calc_vdelta, the weight and inverse of its nice); a
+ * deadline reached is renewed by its slice (its own, or the base slice for
+ * the trace's CPUs). Then the time from the last charge to the CPU's
+ * newest V, if that V came later. tests/top_agree.sh holds the result
+ * against `sched queue` at one instant.
+ */
+static void charge_at_ticks(const struct top_model *m, const struct top_cpu *c, const struct top_task *t,
+                            int64_t *v, int64_t *dl)
+{
+    int nice = t->nice < -20 ? -20 : t->nice > 19 ? 19 : t->nice;
+    uint32_t w = sched_weight_table[nice + 20], wmult = sched_nice_to_wmult(nice);
+    uint64_t slice = t->slice_ns > 0 ? (uint64_t)t->slice_ns : eevdf_base_slice((unsigned)m->s.h.ncpus);
+    uint64_t at = t->ev_ts;
+    for (unsigned k = 0; k < c->nticks; k++) {
+        const struct top_tick *tk = &c->ticks[(c->tick_first + k) % TOP_TICKS];
+        if (tk->ts <= at || tk->ts > m->s.h.now)
+            continue;
+        *v = tk->nr_runnable == 1 ? tk->v : vt_add(*v, (int64_t)eevdf_calc_vdelta(tk->ts - at, w, wmult));
+        at = tk->ts;
+        if (vt_sub(*v, *dl) >= 0)
+            *dl = vt_add(*v, (int64_t)eevdf_calc_vdelta(slice, w, wmult));
+    }
+    if (c->v_ts > at)
+        *v = vt_add(*v, (int64_t)eevdf_calc_vdelta(c->v_ts - at, w, wmult));
+}
+
 static void derive_eevdf(struct top_model *m)
 {
     for (size_t i = 0; i < m->s.ntasks; i++) {
@@ -1023,11 +1072,11 @@ static void derive_eevdf(struct top_model *m)
         if (!c || !c->has_v || t->state == THREAD_SLEEPING || t->state == THREAD_DEAD ||
             t->state == THREAD_UNKNOWN)
             continue;
-        int64_t v = t->vruntime;
-        if (t->state == THREAD_RUNNING && c->v_ts > t->ev_ts && t->weight > 0)
-            v = vt_add(v, (int64_t)((c->v_ts - t->ev_ts) * SCHED_WEIGHT_NICE_0 / (uint64_t)t->weight));
+        int64_t v = t->vruntime, dl = t->deadline;
+        if (t->state == THREAD_RUNNING)
+            charge_at_ticks(m, c, t, &v, &dl);
         t->lag = vt_sub(c->v, v);
-        t->deadline_rel = vt_sub(t->deadline, c->v);
+        t->deadline_rel = vt_sub(dl, c->v);
         t->eligible = t->lag >= 0;
     }
 }

@@ -51,9 +51,13 @@
  * Rates (%CPU, switches/s, events/s, utilisation) are taken over the last
  * TOP_RATE_WINDOW_NS of trace time.
  *
- * Lag for a task on the CPU is extrapolated: its vruntime at the pick plus
- * the time run since, scaled by 1024/weight, against the CPU's newest V.
- * Queued tasks' vruntimes do not move, so their lag is exact as of V.
+ * Lag for a task on the CPU is its vruntime charged as the kernel charges
+ * it at each tick since its newest event (alone on its queue, V itself;
+ * else the time run, scaled by 1024/weight), with its deadline renewed a
+ * slice further at each tick that finds it reached, then the time since
+ * the last tick, against the CPU's newest V: `sched queue`'s numbers,
+ * which are as of the last charge. Queued tasks' vruntimes do not move,
+ * so their lag is exact as of V.
  */
 #ifndef RUNQ_TUI_MODEL_H
 #define RUNQ_TUI_MODEL_H
@@ -69,6 +73,7 @@
 #define TOP_MAX_CPUS 256
 #define TOP_T_LIVE UINT64_MAX
 #define TOP_MAX_KNOBS 8
+#define TOP_TICKS 128 /* ticks kept a CPU */
 
 /* Wake latency histogram: log-linear, 8 sub-buckets per power of two
  * (values < 8 ns exact), so percentiles are within 1/16 of the value. */
@@ -131,6 +136,16 @@ struct top_cpu {
     /* bookkeeping */
     uint64_t v_ts, nr_ts, kf_ts, pick_ts;
     int kf_n;
+    /* The newest ticks, oldest first from tick_first: each charged the
+     * CPU's current task (model.c, charge_at_ticks). A keyframe (100 ms)
+     * re-anchors a running task, so TOP_TICKS covers the ticks since at
+     * 1000 Hz. */
+    struct top_tick {
+        uint64_t ts;
+        int64_t v;
+        int nr_runnable;
+    } ticks[TOP_TICKS];
+    unsigned tick_first, nticks;
 };
 
 /* One row of the timeline: after a switch on `cpu` at ts, who runs where. */
