@@ -1031,7 +1031,7 @@ static uint64_t cpu_busy_now(const struct top_model *m, const struct top_cpu *c)
  * does, every 100 ms), so the model charges as each tick did: alone on its
  * queue the task's vruntime is V itself (V is the queue's weighted
  * average); with others, the time run since, scaled by the kernel's own
- * arithmetic (eevdf_calc_vdelta, the weight and inverse of its nice); a
+ * arithmetic (eevdf_calc_vdelta, with its weight and the table's inverse); a
  * deadline reached is renewed by its slice (its own, or the base slice for
  * the trace's CPUs). Then the time from the last charge to the CPU's
  * newest V, if that V came later. tests/top_agree.sh holds the result
@@ -1040,8 +1040,14 @@ static uint64_t cpu_busy_now(const struct top_model *m, const struct top_cpu *c)
 static void charge_at_ticks(const struct top_model *m, const struct top_cpu *c, const struct top_task *t,
                             int64_t *v, int64_t *dl)
 {
+    /* The weight the trace gave it (a JOIN's, a keyframe's), else its
+     * nice's; the inverse is the kernel's table entry for that weight. */
     int nice = t->nice < -20 ? -20 : t->nice > 19 ? 19 : t->nice;
-    uint32_t w = sched_weight_table[nice + 20], wmult = sched_nice_to_wmult(nice);
+    uint32_t w = t->weight > 0 ? (uint32_t)t->weight : sched_weight_table[nice + 20];
+    uint32_t wmult = (uint32_t)((1ull << SCHED_WEIGHT_SHIFT) / w);
+    for (int k = 0; k < 40; k++)
+        if (sched_weight_table[k] == w)
+            wmult = sched_wmult_table[k];
     uint64_t slice = t->slice_ns > 0 ? (uint64_t)t->slice_ns : eevdf_base_slice((unsigned)m->s.h.ncpus);
     uint64_t at = t->ev_ts;
     for (unsigned k = 0; k < c->nticks; k++) {
