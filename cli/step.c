@@ -15,7 +15,7 @@
 static void step_help(FILE *f)
 {
     fprintf(f,
-            "usage: runq step [--db FILE] [--plain] [--at N] [--width N] TRACE [--compare [DB:]TRACE2]\n"
+            "usage: runq step [--db FILE] [--plain] [--at N] [--width N] TRACE [--compare [DB:]TRACE2 [--align HOW]]\n"
             "\n"
             "Steps through a recorded trace event by event or decision by decision,\n"
             "showing each CPU's queue as the scheduler saw it (rebuilt from keyframes\n"
@@ -25,8 +25,11 @@ static void step_help(FILE *f)
             "\n"
             "flags:\n"
             "  --db FILE          trace database (default runq.db)\n"
-            "  --compare TRACE2   a second trace side by side, kept at the same guest\n"
-            "                     time; DB:TRACE2 takes it from another database\n"
+            "  --compare TRACE2   a second trace side by side, kept at the same moment;\n"
+            "                     DB:TRACE2 takes it from another database\n"
+            "  --align HOW        what the same moment is: time (since each trace's start;\n"
+            "                     the default), event (number), mark NAME (time since\n"
+            "                     each trace's mark NAME), wake TASK (its Nth wakeup)\n"
             "  --plain            no terminal UI: read commands a line at a time from\n"
             "                     stdin and print the view after each\n"
             "  --at N             start at event N\n"
@@ -36,7 +39,9 @@ static void step_help(FILE *f)
             "keys (and --plain commands):\n"
             "  n / p  (→ / ←)     next / previous event; 'n 10' in --plain\n"
             "  N / P              next / previous pick on this CPU\n"
-            "  b TIME             jump to a time: 1500 (us), 12.5ms, 1s\n"
+            "  b TIME             jump to a time from the trace's start: 1500 (us), +12.5ms,\n"
+            "                     1s; or absolute, as SQL's ts: @196052144 (ns), @196ms\n"
+            "  a HOW              --compare: align by time, event, mark NAME, wake TASK\n"
             "  g N                go to event N\n"
             "  / TEXT, ? TEXT     search forward / back (task name, PICK, WAKE, ...)\n"
             "  m [A], ' [A]       set mark A, return to it\n"
@@ -73,7 +78,7 @@ static int parse_int(const char *s, int lo, int hi, int *out)
 
 int cmd_step(int argc, char **argv)
 {
-    const char *db = "runq.db", *cmp = NULL, *trace = NULL;
+    const char *db = "runq.db", *cmp = NULL, *trace = NULL, *align = NULL;
     bool plain = false;
     int at = 0, width = 100;
     for (int i = 1; i < argc; i++) {
@@ -84,7 +89,8 @@ int cmd_step(int argc, char **argv)
             return 0;
         } else if (!strcmp(a, "--plain")) {
             plain = true;
-        } else if ((!strcmp(a, "--db") || !strcmp(a, "--compare") || !strcmp(a, "--at") || !strcmp(a, "--width"))) {
+        } else if ((!strcmp(a, "--db") || !strcmp(a, "--compare") || !strcmp(a, "--at") || !strcmp(a, "--width") ||
+                    !strcmp(a, "--align"))) {
             if (!val) {
                 fprintf(stderr, "runq step: %s needs a value\n", a);
                 return 2;
@@ -94,6 +100,8 @@ int cmd_step(int argc, char **argv)
                 db = val;
             else if (!strcmp(a, "--compare"))
                 cmp = val;
+            else if (!strcmp(a, "--align"))
+                align = val;
             else if (!strcmp(a, "--at") ? parse_int(val, 0, INT_MAX, &at) : parse_int(val, 40, 10000, &width)) {
                 fprintf(stderr, "runq step: %s takes %s, not '%s'\n", a,
                         !strcmp(a, "--at") ? "an event number (0, 1, ...)" : "a width of 40..10000 columns", val);
@@ -137,6 +145,14 @@ int cmd_step(int argc, char **argv)
         return 1;
     }
     free(b_db);
+    if (align) {
+        char m[256];
+        if (!cmp || step_set_align(&s, align, m, sizeof m)) {
+            fprintf(stderr, "runq step: --align %s: %s\n", align, cmp ? m : "it aligns the --compare trace");
+            step_close(&s);
+            return 2;
+        }
+    }
     if (at > 0)
         step_goto(&s, at);
     /* The curses view reads keys from a terminal: on anything else every

@@ -1,6 +1,7 @@
 /*
  * Reading the trace database (contracts in query.h).
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -8,6 +9,86 @@
 #include "db/query.h"
 #include "db/readable.h"
 #include "db/recorder_lock.h"
+
+/* ---- rel(ts [, trace_id]): the time since a trace's start ----
+ * One time base is stored, ns of the kernel's clock; people think in time
+ * since the trace began (runq step shows both). rel(ts, trace_id) is ts
+ * less that trace's start_ts; rel(ts) means --trace's trace. The last
+ * trace's start is kept: a query calls it once a row. */
+struct rel_cache {
+    int64_t trace_id, start_ts; /* trace_id 0: none looked up yet */
+    bool scoped;                /* rel(ts) has a trace: --trace's */
+    int64_t scoped_start;
+};
+
+static void rel_fn(sqlite3_context *cx, int argc, sqlite3_value **argv)
+{
+    struct rel_cache *c = sqlite3_user_data(cx);
+    if (sqlite3_value_type(argv[0]) == SQLITE_NULL || (argc == 2 && sqlite3_value_type(argv[1]) == SQLITE_NULL)) {
+        sqlite3_result_null(cx);
+        return;
+    }
+    int64_t ts = sqlite3_value_int64(argv[0]), start;
+    if (argc == 1) {
+        if (!c->scoped) {
+            sqlite3_result_error(cx, "rel(ts) needs --trace ID; or give the trace: rel(ts, trace_id)", -1);
+            return;
+        }
+        start = c->scoped_start;
+    } else {
+        int64_t id = sqlite3_value_int64(argv[1]);
+        if (id != c->trace_id) {
+            sqlite3_stmt *s;
+            bool found = false;
+            if (sqlite3_prepare_v2(sqlite3_context_db_handle(cx), "SELECT start_ts FROM main.trace WHERE trace_id = ?",
+                                   -1, &s, NULL) == SQLITE_OK) {
+                sqlite3_bind_int64(s, 1, id);
+                if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL) {
+                    c->start_ts = sqlite3_column_int64(s, 0);
+                    found = true;
+                }
+                sqlite3_finalize(s);
+            }
+            if (!found) {
+                sqlite3_result_null(cx); /* no such trace, or it has no records yet */
+                return;
+            }
+            c->trace_id = id;
+        }
+        start = c->start_ts;
+    }
+    sqlite3_result_int64(cx, ts - start);
+}
+
+static int rel_register(sqlite3 *db)
+{
+    struct rel_cache *c = calloc(1, sizeof *c);
+    if (!c)
+        return SQLITE_NOMEM;
+    int rc = sqlite3_create_function_v2(db, "rel", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, c, rel_fn, NULL, NULL, free);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_create_function_v2(db, "rel", 1, SQLITE_UTF8, c, rel_fn, NULL, NULL, NULL);
+    return rc;
+}
+
+/* rel(ts)'s trace, for dbq_scope_trace: the 1-argument function again,
+ * with a cache of its own that knows the trace's start. */
+static int rel_scope(sqlite3 *db, int64_t trace_id)
+{
+    sqlite3_stmt *s;
+    struct rel_cache *c = calloc(1, sizeof *c);
+    if (!c || sqlite3_prepare_v2(db, "SELECT start_ts FROM main.trace WHERE trace_id = ?", -1, &s, NULL) != SQLITE_OK) {
+        free(c);
+        return SQLITE_ERROR;
+    }
+    sqlite3_bind_int64(s, 1, trace_id);
+    if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL) {
+        c->scoped = true;
+        c->scoped_start = sqlite3_column_int64(s, 0);
+    }
+    sqlite3_finalize(s);
+    return sqlite3_create_function_v2(db, "rel", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, c, rel_fn, NULL, NULL, free);
+}
 
 sqlite3 *dbq_open(const char *prog, const char *path)
 {
@@ -19,7 +100,7 @@ sqlite3 *dbq_open(const char *prog, const char *path)
     }
     int probe = recorder_probe_fd(path); /* before SQLite opens it: recorder_lock.h */
     if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
-        recorder_alive_sql(db, probe) != SQLITE_OK) {
+        recorder_alive_sql(db, probe) != SQLITE_OK || rel_register(db) != SQLITE_OK) {
         fprintf(stderr, "runq %s: %s: %s\n", prog, path, db ? sqlite3_errmsg(db) : "cannot open");
         sqlite3_close(db);
         return NULL;
@@ -82,6 +163,10 @@ int dbq_scope_trace(sqlite3 *db, const char *prog, int64_t trace_id)
         sqlite3_free(sql);
     }
     sqlite3_finalize(s);
+    if (rc == 0 && rel_scope(db, trace_id) != SQLITE_OK) {
+        fprintf(stderr, "runq %s: %s\n", prog, sqlite3_errmsg(db));
+        rc = -1;
+    }
     return rc;
 }
 

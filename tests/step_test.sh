@@ -55,20 +55,59 @@ fi
 
 # Navigation: b, g, /, marks, p, r.
 printf 'b 100ms\nm a\nr\n'"'"' a\n/PICK\np\ng 999999\nx\n' | step 1 > "$T/nav" 2>&1
-grep -q 'event 401 of 1184, t=100000.000us' "$T/nav" && r1=1 || r1=0
+grep -q 'event 401 of 1184, t=+100000.000us @100000000' "$T/nav" && r1=1 || r1=0
 grep -q '^mark a at event 401' "$T/nav" && r2=1 || r2=0
 grep -q '^! g N: an event number 0..1183' "$T/nav" && r3=1 || r3=0
 grep -q "^! unknown command 'x'" "$T/nav" && r4=1 || r4=0
 if [ $r1$r2$r3$r4 = 1111 ]; then pass navigation; else failed navigation "b/m/g/unknown: $r1$r2$r3$r4"; fi
 
+# Two time bases, never guessed: +T from the trace's start, @T absolute
+# (SQL's ts); a time outside the trace is an error naming both. The
+# fixture's clock starts at 0, so a copy of it whose clock starts 1 s
+# later tells them apart.
+cp "$T/f.db" "$T/late.db"
+S=1000000000
+sq "$T/late.db" "UPDATE trace SET start_ts = start_ts + $S, end_ts = end_ts + $S;
+    UPDATE thread SET start_ts = start_ts + $S, end_ts = end_ts + $S;
+    UPDATE wakeup SET ts_wake = ts_wake + $S, ts_run = ts_run + $S;
+    UPDATE bounce SET ts_bounce = ts_bounce + $S, ts_run = ts_run + $S;
+    UPDATE data_gap SET ts_start = ts_start + $S, ts_end = ts_end + $S;
+    UPDATE cpu SET first_ts = first_ts + $S, last_ts = last_ts + $S;
+    $(for t in eevdf_pick eevdf_place eevdf_leave sched_tick queue_snapshot sched_set mark counter sched_slice thread_state; do
+        echo "UPDATE $t SET ts = ts + $S;"; done)"
+printf 'b +100ms\nb @1100000000\nb 100000us\nb 1100000000ns\nb @100ms\n' |
+    "$RUNQ" step --db "$T/late.db" --plain 1 > "$T/base" 2>&1
+n_at=$(grep -c '^trace 1 (eevdf), 2 cpus, 250 Hz: event 401 of 1184, t=+100000.000us @1100000000' "$T/base")
+if [ "$n_at" = 3 ] && grep -q '^! b 1100000000ns: @2100000000 is +1100000.000us from the start, outside the trace .*; an absolute ts takes @' "$T/base" &&
+   grep -q '^! b @100ms: @100000000 is +-900000.000us from the start, outside the trace' "$T/base"; then
+    pass step_time_bases
+else
+    failed step_time_bases "$n_at of 3 landings at +100 ms @1100000000; $(grep -E '^!' "$T/base" | tr '\n' '|')"
+fi
+
 # --compare keeps the second trace at the same guest time.
 printf 'b 100ms\n' | step 1 --compare 2 > "$T/cmp" 2>&1
-if grep -q '^trace 1 (eevdf), 2 cpus, 250 Hz: event 401 of 1184, t=100000.000us' "$T/cmp" &&
-   grep -q '^trace 2 (rr), 2 cpus, 250 Hz: event 290 of 900, t=100000.000us' "$T/cmp" &&
+if grep -q '^trace 1 (eevdf), 2 cpus, 250 Hz: event 401 of 1184, t=+100000.000us @100000000' "$T/cmp" &&
+   grep -q '^trace 2 (rr), 2 cpus, 250 Hz: event 290 of 900, t=+100000.000us @100000000' "$T/cmp" &&
    grep -q '^=== B: trace 2 (rr)' "$T/cmp"; then
     pass compare_in_step
 else
     failed compare_in_step "$(grep -E '^(trace|===)' "$T/cmp" | tail -4 | tr '\n' '|')"
+fi
+
+# ... or by event number, a mark, or the Nth wakeup of a task, as asked,
+# and the header says which.
+printf 'b 100ms\na event\na wake io1\na mark start\na mark nosuch\n' | step 1 --compare 2 > "$T/align" 2>&1
+al_event=$(awk '/^--- a event/ { f = 1 } f && /^trace 2/ { print; exit }' "$T/align")
+al_wake=$(awk '/^--- a wake io1/ { f = 1 } f && /^> / { n++ } f && n == 2 { print; exit }' "$T/align")
+if [[ "$al_event" == *"event 401 of 900"* ]] && [[ "$al_wake" == *"WAKE  io1/"* ]] &&
+   grep -q '^  (follows the first view by event number)' "$T/align" &&
+   grep -q '^  (follows the first view by wakeup of io1)' "$T/align" &&
+   grep -q '^  (follows the first view by mark start)' "$T/align" &&
+   grep -q "^! align: trace 1 (eevdf) has no mark 'nosuch'" "$T/align"; then
+    pass compare_aligns_as_asked
+else
+    failed compare_aligns_as_asked "event: '$al_event'; wake: '$al_wake'; $(grep -E '^(!|  \(follows)' "$T/align" | tr '\n' '|')"
 fi
 
 # ---- a wakeup, explained (trace format 3's wakeup check) ----

@@ -131,16 +131,111 @@ static void view_goto(struct step_view *v, int i)
     replay_seek(&v->rp, &v->st, i + 1);
 }
 
+/* The first MARK called name in v's trace, or -1. */
+static int first_mark(const struct step_view *v, const char *name)
+{
+    for (int i = 0; i < v->rp.tr.nev; i++)
+        if (v->rp.tr.ev[i].kind == EVENT_MARK && v->rp.tr.ev[i].mark.name &&
+            !strcmp(v->rp.tr.ev[i].mark.name, name))
+            return i;
+    return -1;
+}
+
+/* Whether event i of v wakes the task called name. */
+static bool wakes(const struct step_view *v, int i, const char *name)
+{
+    const struct event *e = &v->rp.tr.ev[i];
+    if (e->kind != EVENT_WAKE)
+        return false;
+    /* "io1/3" is io1 with tid 3: the name alone matches it in either run. */
+    const char *n = replay_name(&v->rp, e->wake.utid);
+    size_t len = strlen(name);
+    return !strcmp(n, name) || (!strncmp(n, name, len) && n[len] == '/');
+}
+
+/* The event of b that is "the same moment" as a's current one. Two runs
+ * drift apart in time (one more decision shifts every later event), so
+ * time is not always the right key: a mark both runs put at the same
+ * point of their work, or the Nth wakeup of one task, lines them up where
+ * it matters. */
+static int aligned(const struct step *s, const struct step_view *a, const struct step_view *b)
+{
+    if (a->cur < 0)
+        return -1;
+    const struct event *e = &a->rp.tr.ev[a->cur];
+    switch (s->align) {
+    case STEP_ALIGN_EVENT:
+        return a->cur < b->rp.tr.nev ? a->cur : b->rp.tr.nev - 1;
+    case STEP_ALIGN_MARK: {
+        int ma = first_mark(a, s->align_arg), mb = first_mark(b, s->align_arg);
+        if (ma < 0 || mb < 0)
+            return -1;
+        int64_t d = e->ts - a->rp.tr.ev[ma].ts;
+        return events_find_ts(&b->rp.tr, b->rp.tr.ev[mb].ts + d + 1) - 1;
+    }
+    case STEP_ALIGN_WAKE: {
+        int n = 0;
+        for (int i = 0; i <= a->cur; i++)
+            n += wakes(a, i, s->align_arg);
+        if (n == 0)
+            return -1;
+        for (int i = 0; i < b->rp.tr.nev; i++)
+            if (wakes(b, i, s->align_arg) && --n == 0)
+                return i;
+        return b->rp.tr.nev - 1; /* b woke it fewer times: its end */
+    }
+    case STEP_ALIGN_TIME:
+    default:
+        /* the last event of b at or before the same time since its start */
+        return events_find_ts(&b->rp.tr, b->rp.tr.start_ts + (e->ts - a->rp.tr.start_ts) + 1) - 1;
+    }
+}
+
 void step_goto(struct step *s, int i)
 {
     view_goto(&s->v[0], i);
-    if (s->nviews == 2) {
-        struct step_view *a = &s->v[0], *b = &s->v[1];
-        int64_t t = a->cur >= 0 ? a->rp.tr.ev[a->cur].ts - a->rp.tr.start_ts : -1;
-        /* the last event of b at or before the same guest time */
-        int j = t < 0 ? -1 : events_find_ts(&b->rp.tr, b->rp.tr.start_ts + t + 1) - 1;
-        view_goto(b, j);
+    if (s->nviews == 2)
+        view_goto(&s->v[1], aligned(s, &s->v[0], &s->v[1]));
+}
+
+int step_set_align(struct step *s, const char *how, char *msg, size_t msglen)
+{
+    char word[16] = "", arg[64] = "";
+    if (sscanf(how, "%15s %63s", word, arg) < 1)
+        word[0] = 0;
+    enum step_align a;
+    if (!strcmp(word, "time") && !arg[0])
+        a = STEP_ALIGN_TIME;
+    else if (!strcmp(word, "event") && !arg[0])
+        a = STEP_ALIGN_EVENT;
+    else if (!strcmp(word, "mark") && arg[0])
+        a = STEP_ALIGN_MARK;
+    else if (!strcmp(word, "wake") && arg[0])
+        a = STEP_ALIGN_WAKE;
+    else {
+        snprintf(msg, msglen, "align by time, event, mark NAME or wake TASK, not '%s'", how);
+        return -1;
     }
+    if (strlen(arg) >= sizeof s->align_arg) {
+        snprintf(msg, msglen, "align: the name '%s' is too long", arg);
+        return -1;
+    }
+    for (int k = 0; k < s->nviews && (a == STEP_ALIGN_MARK || a == STEP_ALIGN_WAKE); k++) {
+        bool found = false;
+        for (int i = 0; i < s->v[k].rp.tr.nev && !found; i++)
+            found = a == STEP_ALIGN_MARK ? s->v[k].rp.tr.ev[i].kind == EVENT_MARK && s->v[k].rp.tr.ev[i].mark.name &&
+                                               !strcmp(s->v[k].rp.tr.ev[i].mark.name, arg)
+                                         : wakes(&s->v[k], i, arg);
+        if (!found) {
+            snprintf(msg, msglen, "align: %s has no %s '%s'", s->v[k].label, a == STEP_ALIGN_MARK ? "mark" : "wakeup of",
+                     arg);
+            return -1;
+        }
+    }
+    s->align = a;
+    snprintf(s->align_arg, sizeof s->align_arg, "%s", arg);
+    step_goto(s, s->v[0].cur);
+    return 0;
 }
 
 static int focus_of(const struct step *s, const struct step_view *v)
@@ -152,19 +247,24 @@ static int focus_of(const struct step *s, const struct step_view *v)
     return 0;
 }
 
-/* Parses "123", "123us", "12.5ms", "1.5s", "800ns" into ns. */
-static int parse_time(const char *str, int64_t *ns)
+/* Parses "123", "123us", "12.5ms", "1.5s", "800ns" into ns; a bare number
+ * is in unit_ns (1000: us). */
+static int parse_time(const char *str, double unit_ns, int64_t *ns)
 {
     char *end;
+    if (*str == '-' || *str == '+')
+        return -1;
     double x = strtod(str, &end);
     if (end == str)
         return -1;
     while (isspace((unsigned char)*end))
         end++;
-    double mul = 1e3;
+    double mul = unit_ns;
     if (!strcmp(end, "ns"))
         mul = 1;
-    else if (!strcmp(end, "us") || !*end)
+    else if (!*end)
+        mul = unit_ns;
+    else if (!strcmp(end, "us"))
         mul = 1e3;
     else if (!strcmp(end, "ms"))
         mul = 1e6;
@@ -237,16 +337,36 @@ int step_command(struct step *s, const char *cmd, char *msg, size_t msglen)
         }
         break;
     case 'b': {
-        int64_t ns;
-        if (parse_time(arg, &ns)) {
-            snprintf(msg, msglen, "b TIME: a time like 1500, 1500us, 12.5ms or 1s, not '%s'", arg);
+        /* Two time bases, never guessed: +T (or a bare T) counts from the
+         * trace's start, in us unless a unit says; @T is absolute, SQL's
+         * ts, in ns unless a unit says. A time past the trace's end is an
+         * error, not its last event: that is how an absolute ts typed
+         * without @ used to land silently somewhere else. */
+        int64_t ns, start = (int64_t)v->rp.tr.start_ts, end = v->rp.tr.nev ? v->rp.tr.ev[v->rp.tr.nev - 1].ts : start;
+        bool abs = *arg == '@';
+        const char *t = *arg == '@' || *arg == '+' ? arg + 1 : arg;
+        if (parse_time(t, abs ? 1 : 1e3, &ns)) {
+            snprintf(msg, msglen, "b TIME: +T from the trace's start (1500, 1500us, 12.5ms, 1s) or @T absolute as "
+                                  "SQL's ts (@196052144, @196.05ms), not '%s'", arg);
             return -1;
         }
-        to = events_find_ts(&v->rp.tr, v->rp.tr.start_ts + ns + 1) - 1;
+        int64_t at = abs ? ns : start + ns;
+        if (at < start || at > end) {
+            char a[32], b[32];
+            snprintf(a, sizeof a, "%s", us(at - start));
+            snprintf(b, sizeof b, "%s", us(end - start));
+            snprintf(msg, msglen, "b %s: @%lld is +%sus from the start, outside the trace (+0 to +%sus, @%lld to "
+                                  "@%lld)%s", arg, (long long)at, a, b, (long long)start, (long long)end,
+                     abs ? "" : "; an absolute ts takes @");
+            return -1;
+        }
+        to = events_find_ts(&v->rp.tr, (uint64_t)at + 1) - 1;
         if (to < 0)
             to = 0;
         break;
     }
+    case 'a':
+        return step_set_align(s, arg, msg, msglen);
     case 'g': {
         char *end;
         long k = strtol(arg, &end, 10);
@@ -773,8 +893,12 @@ void step_render(const struct step *s, int k, int width, struct step_text *t)
     const struct step_view *v = &s->v[k];
     const struct replay *rp = &v->rp;
     int64_t now = v->cur >= 0 ? rp->tr.ev[v->cur].ts - rp->tr.start_ts : 0;
-    step_text_add(t, "%s, %d cpus, %d Hz: event %d of %d, t=%sus", v->label, rp->tr.ncpus, rp->tr.tick_hz, v->cur,
-                  rp->tr.nev, us(now));
+    step_text_add(t, "%s, %d cpus, %d Hz: event %d of %d, t=+%sus @%lld", v->label, rp->tr.ncpus, rp->tr.tick_hz,
+                  v->cur, rp->tr.nev, us(now), (long long)(rp->tr.start_ts + now));
+    if (k == 1) {
+        static const char *const how[] = { "by time since the start", "by event number", "by mark", "by wakeup of" };
+        step_text_add(t, "  (follows the first view %s%s%s)", how[s->align], s->align_arg[0] ? " " : "", s->align_arg);
+    }
     if (rp->tr.bad_cpu)
         step_text_add(t, "  (left out: %d event(s) naming a CPU beyond %u, which no trace has)", rp->tr.bad_cpu,
                       TRACE_MAX_CPUS - 1);

@@ -33,9 +33,20 @@ struct step_view {
 
 #define STEP_MARKS 26
 
+/* How view 1 follows view 0 (--compare): which of its events is "the same
+ * moment" as view 0's. */
+enum step_align {
+    STEP_ALIGN_TIME,  /* the same time since each trace's start (default) */
+    STEP_ALIGN_EVENT, /* the same event number */
+    STEP_ALIGN_MARK,  /* the same time since each trace's first mark align_arg */
+    STEP_ALIGN_WAKE,  /* the same wakeup of task align_arg: its Nth in each */
+};
+
 struct step {
     struct step_view v[2];
     int nviews;         /* 1, or 2 with --compare */
+    enum step_align align;
+    char align_arg[32]; /* the mark's or the task's name */
     int focus_cpu;      /* -1: follow the event's CPU */
     int marks[STEP_MARKS];
     char last_search[64];
@@ -59,7 +70,11 @@ void step_close(struct step *s);
  * Runs one command line (the keys of the ncurses front end, as words):
  *   n [K] / p [K]      next / previous event (K times)
  *   N / P              next / previous PICK on the focus CPU
- *   b TIME             the last event at or before TIME (us; or 12ms, 1.5s)
+ *   b TIME             the last event at or before TIME: +T or T from the
+ *                      trace's start (us; or 12ms, 1.5s), @T absolute, as
+ *                      SQL's ts (ns; or with a unit)
+ *   a HOW              how view 1 follows view 0: time, event, mark NAME,
+ *                      wake TASK (--compare)
  *   g N                event number N
  *   / TEXT  ? TEXT     search forward / backward in event lines (task, type)
  *   m [A]  ' [A]       set mark A (default a) / return to it
@@ -70,7 +85,13 @@ void step_close(struct step *s);
  */
 int step_command(struct step *s, const char *cmd, char *msg, size_t msglen);
 
-/* Moves view 0 to event i and view 1 (if any) to the same guest time. */
+/* Sets how view 1 follows view 0 from "time", "event", "mark NAME" or
+ * "wake TASK". 0, or -1 with why in msg (a mark or task neither trace
+ * has). */
+int step_set_align(struct step *s, const char *how, char *msg, size_t msglen);
+
+/* Moves view 0 to event i and view 1 (if any) to the same moment, as
+ * s->align says. */
 void step_goto(struct step *s, int i);
 
 /* Renders view k (its event, queues, number line, explanation) into t,

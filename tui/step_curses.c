@@ -87,7 +87,10 @@ int step_curses_main(struct step *s)
         case KEY_PPAGE: scroll = scroll > LINES / 2 ? scroll - LINES / 2 : 0; continue;
         case KEY_DOWN: case 'j': scroll++; continue;
         case KEY_UP: case 'k': if (scroll) scroll--; continue;
-        case 'b': prompt("time (us, or 12ms, 1.5s): ", buf, sizeof buf); snprintf(cmd, sizeof cmd, "b %s", buf); break;
+        case 'b': prompt("time (+us from the start, or 12ms, 1.5s; @ns absolute): ", buf, sizeof buf);
+            snprintf(cmd, sizeof cmd, "b %s", buf); break;
+        case 'a': prompt("align by (time, event, mark NAME, wake TASK): ", buf, sizeof buf);
+            snprintf(cmd, sizeof cmd, "a %s", buf); break;
         case 'g': prompt("event number: ", buf, sizeof buf); snprintf(cmd, sizeof cmd, "g %s", buf); break;
         case '/': case '?': prompt(ch == '/' ? "search forward: " : "search back: ", buf, sizeof buf);
             snprintf(cmd, sizeof cmd, "%c %s", ch, buf); break;
