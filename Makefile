@@ -191,11 +191,14 @@ $(ASAN_RUNQ): $(ASAN_OBJ) $(patsubst db/%.sql,$(BUILD)/gen/%_sql.o,$(HOST_SQL)) 
 run: all
 	$(RUNQ) run
 
-# QEMU waits for gdb on :1234 with the console in build/gdb-console.log;
-# each vCPU is a gdb thread (info threads; thread N; bt).
+# QEMU waits for gdb on localhost:$(GDB_PORT) with the console in
+# build/gdb-console.log; gdb has runq's helpers (runq-ps, runq-queue CPU,
+# runq-wake CPU, runq-trace CPU: docs/gdb.md) and each vCPU is a gdb thread
+# (info threads; thread N; bt).
+GDB_PORT ?= 1234
 gdb: all
-	$(RUNQ) boot --gdb --timeout 100000 $(GDB_BOOT_FLAGS) > $(BUILD)/gdb-console.log 2>&1 & \
-	sleep 1; gdb -q $(KERNEL) -ex 'target remote :1234' $(GDB_FLAGS); \
+	$(RUNQ) boot --gdb-port $(GDB_PORT) --timeout 100000 $(GDB_BOOT_FLAGS) > $(BUILD)/gdb-console.log 2>&1 & \
+	sleep 1; gdb -q $(KERNEL) -ex 'source scripts/gdb/runq.py' -ex 'target remote :$(GDB_PORT)' $(GDB_FLAGS); \
 	kill $$! 2>/dev/null; true
 
 # The build one job a CPU even when `make test` is typed plain (serial it

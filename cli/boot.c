@@ -51,6 +51,8 @@ static const struct boot_flagdef {
       "kernel ELF (default $RUNQ_KERNEL, else kernel.elf beside runq)" },
     { BOOT_F_APPEND, "append", "\"ARGS\"", "extra kernel command-line arguments" },
     { BOOT_F_GDB, "gdb", NULL, "start paused, with a gdb stub on localhost:1234" },
+    { BOOT_F_GDB_PORT, "gdb-port", "PORT",
+      "--gdb with the stub on localhost:PORT (1..65535), so runs side by side do not collide" },
     { BOOT_F_RECORD, "record", "FILE.db", "record the scheduler trace into this SQLite file" },
     { BOOT_F_DB, "db", "FILE.db", "database the live trace is recorded into (default runq.db)" },
     { BOOT_F_CONTROL, "control", "FILE",
@@ -124,6 +126,11 @@ static int flag_value(struct boot_opts *w, unsigned bit, const char *prog, const
         if (!parse_int(v, 1, 1000000, &w->timeout_s))
             goto bad;
         return 0;
+    case BOOT_F_GDB_PORT:
+        if (!parse_int(v, 1, 65535, &w->gdb_port))
+            goto bad;
+        w->gdb = true;
+        return 0;
     case BOOT_F_TEST:
         if (!*v || strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
                    != strlen(v))
@@ -180,6 +187,7 @@ bad:
             fprintf(stderr, "runq %s: bad --%s '%s': want %s\n", prog, boot_flagdefs[k].name, v,
                     bit == BOOT_F_HZ ? "100, 250 or 1000" : bit == BOOT_F_CPUS ? "1..64"
                     : bit == BOOT_F_TIMEOUT ? "a positive number of seconds"
+                    : bit == BOOT_F_GDB_PORT ? "a TCP port, 1..65535"
                     : boot_flagdefs[k].arg);
     return -1;
 }
@@ -335,7 +343,13 @@ int boot_qemu_argv(const struct boot_opts *o, enum boot_mode mode,
      * default model lacks SSE4.2, whose crc32 instruction makes the
      * tracer's CRC five times cheaper (kernel/lib/crc32c.c). */
     err |= boot_argv_push(out, strcmp(acc, "kvm") == 0 ? "host" : TCG_CPU);
-    if (o->gdb) {
+    if (o->gdb && o->gdb_port) {
+        /* Loopback only: the stub can read and write all guest memory. */
+        snprintf(out->gdbdev, sizeof out->gdbdev, "tcp:127.0.0.1:%d", o->gdb_port);
+        err |= boot_argv_push(out, "-gdb");
+        err |= boot_argv_push(out, out->gdbdev);
+        err |= boot_argv_push(out, "-S");
+    } else if (o->gdb) {
         err |= boot_argv_push(out, "-s");
         err |= boot_argv_push(out, "-S");
     }
@@ -779,8 +793,8 @@ static int boot_prepare(int argc, char **argv, bool run, struct boot_opts *o, ch
         return 1;
     }
     if (o->gdb)
-        fprintf(stderr, "runq %s: QEMU is paused; attach with: gdb %s -ex 'target remote :1234'\n",
-                prog, kernel);
+        fprintf(stderr, "runq %s: QEMU is paused; attach with: gdb %s -ex 'target remote :%d'\n",
+                prog, kernel, o->gdb_port ? o->gdb_port : 1234);
     return 0;
 }
 
@@ -1000,7 +1014,8 @@ static void open_live_view(int argc, char **argv)
     if (getenv("RUNQ_NO_TOP") || !isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
         return;
     for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--gdb") == 0)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--gdb") == 0 ||
+            strncmp(argv[i], "--gdb-port", 10) == 0)
             return;
     char self[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);

@@ -39,8 +39,9 @@ enum boot_flag {
     BOOT_F_RECORD        = 1u << 10,
     BOOT_F_DB            = 1u << 11, /* run: the database it records into */
     BOOT_F_CONTROL       = 1u << 12, /* boot: host lines for a deterministic run */
+    BOOT_F_GDB_PORT      = 1u << 13, /* --gdb on a port of the caller's choosing */
 };
-#define BOOT_F_ALL 0x1fffu
+#define BOOT_F_ALL 0x3fffu
 
 #define BOOT_DEFAULT_CPUS    4
 #define BOOT_DEFAULT_TIMEOUT 600   /* seconds; a guard against hangs only */
@@ -56,7 +57,8 @@ struct boot_opts {
     int timeout_s;          /* > 0 */
     const char *kernel;     /* NULL: $RUNQ_KERNEL, else beside the binary */
     const char *append;     /* extra kernel args; NULL: none */
-    bool gdb;               /* -s -S: paused, gdb stub on :1234 */
+    bool gdb;               /* -S: paused, with a gdb stub */
+    int gdb_port;           /* its TCP port on localhost; 0: QEMU's -s (:1234) */
     const char *record;     /* SQLite file to record the trace into; NULL: none */
     const char *control;    /* file of control lines for the trace port; NULL: none */
 };
@@ -112,12 +114,14 @@ struct boot_argv {
     int n;
     char num[16];       /* backing store for the -smp value */
     char chardev[4200]; /* backing store for the trace port's -chardev value */
+    char gdbdev[32];    /* backing store for the -gdb value (--gdb-port) */
 };
 
 /*
  * Builds the QEMU argv for booting `kernel` with `cmdline` in `mode`:
  * $QEMU (default qemu-system-x86_64), the fixed machine, -accel from
- * --deterministic or $ACCEL, and -s -S for --gdb. Returns 0, or -1 if it
+ * --deterministic or $ACCEL, and -s -S for --gdb (-gdb tcp:127.0.0.1:PORT -S
+ * for --gdb-port). Returns 0, or -1 if it
  * does not fit in BOOT_ARGV_MAX (a bug: the fixed part is far smaller).
  * `kernel` and `cmdline` must outlive *out.
  */

@@ -77,5 +77,6 @@ suite probe_rr bash tests/probe_rr.sh "$RUNQ"
 suite probe_eevdf bash tests/probe_eevdf.sh "$RUNQ"
 suite handoff bash tests/handoff_test.sh "$RUNQ"
 suite doc_examples bash tests/doc_examples.sh "$RUNQ"
+suite gdb bash tests/gdb_test.sh "$RUNQ"
 
 run_suites
