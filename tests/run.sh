@@ -42,6 +42,7 @@ suite trace_corrupt bash tests/trace_corrupt.sh "$RUNQ" build/tests/trace_gen
 suite trace_sql bash tests/trace_sql_test.sh "$RUNQ" build/tests/trace_gen
 suite bounce bash tests/bounce_test.sh "$RUNQ" build/tests/trace_gen
 suite compare bash tests/compare_test.sh "$RUNQ" build/tests/trace_gen
+suite export bash tests/export_test.sh "$RUNQ"
 suite trace_migrate bash tests/trace_migrate.sh "$RUNQ" build/tests/trace_gen
 suite trace_hostile bash tests/trace_hostile.sh "$RUNQ" build/runq build/tests/trace_hostile build/tests/trace_gen
 suite trace_disk_full bash tests/trace_disk_full.sh "$RUNQ"

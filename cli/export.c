@@ -1,0 +1,269 @@
+/*
+ * `runq export --perfetto`: a trace as the ftrace text Perfetto imports
+ * (cli/perfetto.c writes it; docs/perfetto.md says what one sees).
+ *
+ * In order: the flags; the database, opened read-only as every reader
+ * opens it (db/query.c); the traces to write: one (--trace, default the
+ * newest) or every recorded trace of an experiment; each written to
+ * stdout, or to OUT.tmp renamed to OUT once it is whole, so that a failed
+ * or interrupted export leaves no half-written OUT. An experiment's traces
+ * each get a file of their own in a directory: their clocks all start at
+ * boot and their task ids repeat, so in one file their CPUs and tasks
+ * would be drawn over each other.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/perfetto.h"
+#include "db/query.h"
+
+#define DEFAULT_DB "runq.db"
+
+static void export_help(void)
+{
+    printf("usage: runq export --perfetto [--db FILE] [--trace ID | --experiment ID] [-o OUT]\n\n"
+           "Writes a trace as the plain-text ftrace format (systrace) that the Perfetto UI\n"
+           "(ui.perfetto.dev: Open trace file) and trace_processor import: each CPU's\n"
+           "schedule from sched_slice, wakeups from wakeup (with the waker), EEVDF's V per CPU\n"
+           "and each task's lag, deadline and vruntime as counters (virtual ns; none in round\n"
+           "robin or Linux traces), and data gaps drawn as such, never as idle time.\n"
+           "docs/perfetto.md says what each track shows.\n\n"
+           "flags:\n"
+           "  --perfetto        the format (the only one yet)\n"
+           "  --db FILE         database (default %s)\n"
+           "  --trace ID        the trace to write (default: the newest)\n"
+           "  --experiment ID   every recorded trace of experiment ID, each its own file\n"
+           "                    OUT/trace-ID.systrace (needs -o OUT, a directory, made if missing)\n"
+           "  -o, --out OUT     write to OUT (default: stdout); written whole or not at all\n"
+           "  --help            show this help\n",
+           DEFAULT_DB);
+}
+
+/* The file being written, removed if a signal ends the export. */
+static char *volatile export_tmp;
+
+static void export_on_signal(int sig)
+{
+    char *t = export_tmp;
+    if (t)
+        unlink(t);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* Writes trace to path (stdout when NULL) through path.tmp. Returns 0 or 1
+ * (the error printed). */
+static int export_one(sqlite3 *db, const char *db_name, int64_t trace, const char *path)
+{
+    if (!path) {
+        int rc = perfetto_write(db, "export", db_name, trace, stdout);
+        if (!rc && (fflush(stdout) != 0 || ferror(stdout))) {
+            fprintf(stderr, "runq export: writing stdout: %s\n", strerror(errno));
+            rc = 1;
+        }
+        return rc;
+    }
+    size_t n = strlen(path) + sizeof ".tmp";
+    char *tmp = malloc(n);
+    if (!tmp) {
+        fprintf(stderr, "runq export: out of memory\n");
+        return 1;
+    }
+    snprintf(tmp, n, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        fprintf(stderr, "runq export: %s: %s\n", tmp, strerror(errno));
+        free(tmp);
+        return 1;
+    }
+    export_tmp = tmp;
+    int rc = perfetto_write(db, "export", db_name, trace, f);
+    int werr = ferror(f) ? EIO : 0;
+    if (fclose(f) != 0 && !werr)
+        werr = errno;
+    if (!rc && werr) {
+        fprintf(stderr, "runq export: writing %s: %s\n", tmp, strerror(werr));
+        rc = 1;
+    }
+    if (!rc && rename(tmp, path) != 0) {
+        fprintf(stderr, "runq export: %s: %s\n", path, strerror(errno));
+        rc = 1;
+    }
+    if (rc)
+        unlink(tmp);
+    export_tmp = NULL;
+    free(tmp);
+    return rc;
+}
+
+/* The recorded traces of experiment id, in *ids (*n of them). Returns 0,
+ * or 1 after the error. */
+static int experiment_traces(sqlite3 *db, int64_t id, int64_t **ids, size_t *n)
+{
+    sqlite3_stmt *s;
+    *ids = NULL;
+    *n = 0;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT (SELECT COUNT(*) FROM main.experiment WHERE experiment_id = ?1), trace_id "
+                           "FROM (SELECT NULL AS trace_id UNION ALL SELECT DISTINCT trace_id FROM main.scenario "
+                           "WHERE experiment_id = ?1 AND trace_id IS NOT NULL) ORDER BY trace_id",
+                           -1, &s, NULL) != SQLITE_OK) {
+        fprintf(stderr, "runq export: %s (is it a runq database?)\n", sqlite3_errmsg(db));
+        return 1;
+    }
+    sqlite3_bind_int64(s, 1, id);
+    int rc, found = 0;
+    size_t cap = 0;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        found = sqlite3_column_int(s, 0);
+        if (sqlite3_column_type(s, 1) == SQLITE_NULL)
+            continue;
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 16;
+            int64_t *v = realloc(*ids, cap * sizeof *v);
+            if (!v)
+                break;
+            *ids = v;
+        }
+        (*ids)[(*n)++] = sqlite3_column_int64(s, 1);
+    }
+    const char *err = rc == SQLITE_DONE ? NULL : rc == SQLITE_ROW ? "out of memory" : sqlite3_errmsg(db);
+    if (err)
+        fprintf(stderr, "runq export: %s\n", err);
+    else if (!found)
+        fprintf(stderr, "runq export: no experiment %" PRId64 " in this database\n", id);
+    else if (!*n)
+        fprintf(stderr, "runq export: experiment %" PRId64 " recorded no trace (run on paper only?)\n", id);
+    sqlite3_finalize(s);
+    if (err || !found || !*n) {
+        free(*ids);
+        *ids = NULL;
+        return 1;
+    }
+    return 0;
+}
+
+static bool trace_exists(sqlite3 *db, int64_t id)
+{
+    sqlite3_stmt *s;
+    bool found = false;
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM main.trace WHERE trace_id = ?1", -1, &s, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(s, 1, id);
+        found = sqlite3_step(s) == SQLITE_ROW;
+    }
+    sqlite3_finalize(s);
+    return found;
+}
+
+/* A positive id from v into *id; false after a usage error. */
+static bool parse_id(const char *flag, const char *v, int64_t *id)
+{
+    char *end;
+    errno = 0;
+    long long n = strtoll(v, &end, 10);
+    if (!*v || *end || n <= 0 || errno) {
+        fprintf(stderr, "runq export: bad %s '%s': want an id (a positive number)\n", flag, v);
+        return false;
+    }
+    *id = n;
+    return true;
+}
+
+int cmd_export(int argc, char **argv)
+{
+    const char *db_path = DEFAULT_DB, *out = NULL;
+    int64_t trace = 0, experiment = 0;
+    bool perfetto = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            export_help();
+            return 0;
+        }
+        if (strcmp(a, "--perfetto") == 0) {
+            perfetto = true;
+            continue;
+        }
+        static const char *const valued[] = { "--db", "--trace", "--experiment", "--out", "-o" };
+        const char *name = NULL, *v = NULL;
+        for (size_t k = 0; k < sizeof valued / sizeof valued[0] && !name; k++) {
+            size_t n = strlen(valued[k]);
+            if (strncmp(a, valued[k], n) == 0 && (a[n] == '\0' || a[n] == '=')) {
+                name = valued[k];
+                v = a[n] == '=' ? a + n + 1 : i + 1 < argc ? argv[++i] : NULL;
+            }
+        }
+        if (!name) {
+            fprintf(stderr, "runq export: %s '%s'; see 'runq export --help'\n",
+                    a[0] == '-' ? "unknown flag" : "unexpected argument", a);
+            return 2;
+        }
+        if (!v || !*v) {
+            fprintf(stderr, "runq export: %s needs a value\n", name);
+            return 2;
+        }
+        if (strcmp(name, "--db") == 0)
+            db_path = v;
+        else if (strcmp(name, "--trace") == 0 ? !parse_id(name, v, &trace)
+                 : strcmp(name, "--experiment") == 0 ? !parse_id(name, v, &experiment)
+                                                     : !(out = v))
+            return 2;
+    }
+    if (!perfetto) {
+        fprintf(stderr, "runq export: say which format: --perfetto (the only one yet)\n");
+        return 2;
+    }
+    if (trace && experiment) {
+        fprintf(stderr, "runq export: --trace or --experiment, not both\n");
+        return 2;
+    }
+    if (experiment && !out) {
+        fprintf(stderr, "runq export: --experiment writes a file a trace: give -o DIR\n");
+        return 2;
+    }
+
+    sqlite3 *db = dbq_open("export", db_path);
+    if (!db)
+        return 1;
+    signal(SIGINT, export_on_signal);
+    signal(SIGTERM, export_on_signal);
+    signal(SIGHUP, export_on_signal);
+    int rc = 0;
+    if (experiment) {
+        int64_t *ids;
+        size_t n;
+        rc = experiment_traces(db, experiment, &ids, &n);
+        if (!rc && mkdir(out, 0777) != 0 && errno != EEXIST) {
+            fprintf(stderr, "runq export: %s: %s\n", out, strerror(errno));
+            rc = 1;
+        }
+        for (size_t i = 0; !rc && i < n; i++) {
+            char *path = sqlite3_mprintf("%s/trace-%lld.systrace", out, (long long)ids[i]);
+            rc = path ? export_one(db, db_path, ids[i], path) : 1;
+            if (!rc)
+                printf("%s\n", path);
+            sqlite3_free(path);
+        }
+        free(ids);
+    } else {
+        if (!trace && !(trace = dbq_latest_trace(db))) {
+            fprintf(stderr, "runq export: %s holds no trace yet\n", db_path);
+            rc = 1;
+        } else if (!trace_exists(db, trace)) {
+            fprintf(stderr, "runq export: no trace %" PRId64 " in %s\n", trace, db_path);
+            rc = 1;
+        }
+        if (!rc)
+            rc = export_one(db, db_path, trace, out);
+    }
+    sqlite3_close(db);
+    return rc;
+}
