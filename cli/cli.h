@@ -36,7 +36,8 @@
     X(lab,    "scheduler labs: predict, run deterministically, compare, step through; check answers") \
     X(experiment, "run a scenario, or a matrix of it, on the kernel, the host's Linux or paper; print its table") \
     X(merge,  "merge runq databases into one, renumbering ids; shards of an experiment become one") \
-    X(export, "write a trace for Perfetto (ftrace text): CPU tracks, wakeups, EEVDF counters, gaps")
+    X(export, "write a trace for Perfetto (ftrace text): CPU tracks, wakeups, EEVDF counters, gaps") \
+    X(plot,   "draw a figure of a trace database as PNG or SVG: timeline, latency, experiment")
 
 #define RUNQ_DECLARE_CMD(name, summary) int cmd_##name(int argc, char **argv);
 RUNQ_COMMANDS(RUNQ_DECLARE_CMD)

@@ -18,6 +18,7 @@ ld:binutils
 clang:clang
 /usr/bin/time:time
 parallel:parallel
+gnuplot:gnuplot-nox
 "
 
 missing=""

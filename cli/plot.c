@@ -1,0 +1,447 @@
+/*
+ * `runq plot KIND`: a figure of a trace database as a PNG or an SVG file
+ * (docs/plot.md). The kinds (cli/plot_kinds.c) read the database and
+ * write gnuplot's input; this file is everything around them, in order:
+ *
+ *   1. the flags, checked before anything is opened (a usage error
+ *      exits 2 in one line);
+ *   2. a temp directory of our own, and in it the script: the terminal
+ *      (by OUT's extension, at the size asked), the output file OUT.tmp
+ *      beside OUT, then the kind's titles, data files and plot lines;
+ *   3. gnuplot run on the script by fork/exec, no shell between, its
+ *      stderr kept in the temp directory for the one line we print if it
+ *      fails;
+ *   4. OUT.tmp renamed to OUT only once gnuplot succeeded, so OUT is
+ *      either the old file or the whole new one, never half of a figure;
+ *   5. the temp directory removed.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/plot.h"
+#include "db/query.h"
+
+#define DEFAULT_DB "runq.db"
+#define GNUPLOT_APT "sudo apt-get install -y gnuplot-nox"
+
+static const struct plot_kind {
+    const char *name, *what;
+    int (*draw)(sqlite3 *db, const struct plot_opts *o, struct plot_job *j);
+    int width, height; /* the default size, pixels */
+} kinds[] = {
+    { "timeline", "who ran on each CPU in a window: a box per slice, one colour per task, wakeups "
+                  "marked, data gaps hatched \"lost\"", plot_timeline, 1200, 500 },
+    { "latency", "the wake latency (wake -> run) distribution of one or more traces: histogram and CDF, "
+                 "one series per trace", plot_latency, 900, 800 },
+    { "experiment", "an experiment's metric against a varied parameter: the mean over the repeats with "
+                    "min..max bars, one series per value of the other axes", plot_experiment, 1000, 600 },
+};
+#define NKINDS (sizeof kinds / sizeof kinds[0])
+
+static void plot_help(void)
+{
+    printf("usage: runq plot KIND [--db FILE] [-o OUT.png|OUT.svg] [--size WxH] ...\n"
+           "       runq plot timeline [--trace ID] [--from MS] [--to MS]\n"
+           "       runq plot latency [--trace ID ...] [--task NAME] [--cdf | --hist]\n"
+           "       runq plot experiment [ID] [--metric TASK.METRIC] [--x AXIS]\n\n"
+           "Draws a figure of a trace database with gnuplot (Debian's gnuplot-nox: make deps).\n"
+           "PNG or SVG by OUT's extension; OUT is written whole or not at all.\n\n"
+           "kinds:\n");
+    for (size_t i = 0; i < NKINDS; i++)
+        printf("  %-10s %s\n", kinds[i].name, kinds[i].what);
+    printf("\nflags:\n"
+           "  --db FILE        database (default %s)\n"
+           "  -o, --output OUT the figure, .png or .svg (default KIND.png)\n"
+           "  --size WxH       in pixels (default: timeline 1200x500, latency 900x800,\n"
+           "                   experiment 1000x600)\n"
+           "  --trace ID       timeline: the trace (default the newest); latency: a trace to\n"
+           "                   draw, up to %d times (default every trace, if %d or fewer)\n"
+           "  --from MS, --to MS  timeline: the window in ms from the trace's start\n"
+           "                   (default 0 and 100)\n"
+           "  --task NAME      latency: that task's wakeups only\n"
+           "  --cdf, --hist    latency: the CDF alone, the histogram alone (default both)\n"
+           "  ID               experiment: the experiment (default the newest)\n"
+           "  --metric T.M     experiment: the metric, as its table names it (probe.stall;\n"
+           "                   default the table's first column)\n"
+           "  --x AXIS         experiment: the vary axis along x (hog.slice; default the\n"
+           "                   first); every other axis makes a series of each value\n"
+           "  --help           show this help\n\n"
+           "A latency series is named by its trace's scenario parameters, else its policy,\n"
+           "else 'trace N'. Every figure is made from SQL over docs/sql.md's tables.\n",
+           DEFAULT_DB, PLOT_MAX_TRACES, PLOT_MAX_TRACES);
+}
+
+void plot_quote(FILE *f, const char *s)
+{
+    fputc('\'', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '\'')
+            fputs("''", f);
+        else if (*p < 0x20 || *p == 0x7f)
+            fputc('?', f);
+        else
+            fputc(*p, f);
+    }
+    fputc('\'', f);
+}
+
+FILE *plot_data_file(struct plot_job *j, char *path, size_t len)
+{
+    snprintf(path, len, "%s/d%d.dat", j->dir, j->nfiles++);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        fprintf(stderr, "runq plot: %s: %s\n", path, strerror(errno));
+    return f;
+}
+
+/* Removes dir and the files in it (only files: the job makes no more). */
+static void remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        char path[PATH_MAX];
+        while ((e = readdir(d)))
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+                if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < (int)sizeof path)
+                    unlink(path);
+            }
+        closedir(d);
+    }
+    rmdir(dir);
+}
+
+/* Runs `gnuplot SCRIPT` with stdin and stdout on /dev/null and stderr in
+ * errpath. Returns gnuplot's exit status, 127 when there is no gnuplot
+ * to run (errno from exec in *exec_errno), -1 when it could not start. */
+static int run_gnuplot(const char *script, const char *errpath, int *exec_errno)
+{
+    int pfd[2];
+    *exec_errno = 0;
+    /* exec's failure comes back through a close-on-exec pipe: a child
+     * that exec'd gnuplot closes it unwritten. */
+    if (pipe2(pfd, O_CLOEXEC) != 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(pfd[0]);
+        close(pfd[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        int in = open("/dev/null", O_RDONLY), out = open("/dev/null", O_WRONLY);
+        int err = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (in < 0 || out < 0 || err < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+            _exit(126);
+        char *argv[] = { "gnuplot", (char *)script, NULL };
+        execvp("gnuplot", argv);
+        int e = errno;
+        ssize_t w = write(pfd[1], &e, sizeof e);
+        (void)w;
+        _exit(127);
+    }
+    close(pfd[1]);
+    int e = 0;
+    ssize_t n;
+    do
+        n = read(pfd[0], &e, sizeof e);
+    while (n < 0 && errno == EINTR);
+    close(pfd[0]);
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    if (n == (ssize_t)sizeof e) {
+        *exec_errno = e;
+        return 127;
+    }
+    if (WIFSIGNALED(status))
+        return 128 + WTERMSIG(status);
+    return WEXITSTATUS(status);
+}
+
+/* The last line of gnuplot's stderr that says something: its error. */
+static void gnuplot_error(const char *errpath, char *buf, size_t len)
+{
+    FILE *f = fopen(errpath, "r");
+    char line[512];
+    snprintf(buf, len, "no message");
+    if (!f)
+        return;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (strspn(line, " ^") < strlen(line))
+            snprintf(buf, len, "%s", line);
+    }
+    fclose(f);
+}
+
+/* A flag's value: "--flag V" or "--flag=V". NULL when argv[*i] is not
+ * flag; *missing set when it is but has no value. */
+static const char *flag_value(int argc, char **argv, int *i, const char *flag, bool *missing)
+{
+    size_t n = strlen(flag);
+    if (strncmp(argv[*i], flag, n) != 0)
+        return NULL;
+    if (argv[*i][n] == '=')
+        return argv[*i] + n + 1;
+    if (argv[*i][n] != '\0')
+        return NULL;
+    if (*i + 1 >= argc) {
+        *missing = true;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+static bool parse_ms(const char *s, double *ms)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || errno || !(v >= 0) || v > 1e9)
+        return false;
+    *ms = v;
+    return true;
+}
+
+static bool parse_id(const char *s, int64_t *id)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || *end || errno || v < 1)
+        return false;
+    *id = v;
+    return true;
+}
+
+/* Which flags each kind takes, for the one-line refusal of the others. */
+enum { F_TRACE = 1, F_WINDOW = 2, F_TASK = 4, F_PANEL = 8, F_EXPERIMENT = 16 };
+
+static int kind_flags(const char *kind)
+{
+    if (!strcmp(kind, "timeline"))
+        return F_TRACE | F_WINDOW;
+    if (!strcmp(kind, "latency"))
+        return F_TRACE | F_TASK | F_PANEL;
+    return F_EXPERIMENT;
+}
+
+int cmd_plot(int argc, char **argv)
+{
+    struct plot_opts o = { .db_path = DEFAULT_DB, .to_ms = 100 };
+    const char *out = NULL, *kind_name = NULL, *size = NULL;
+    bool have_to = false;
+    int used = 0; /* F_* of the flags given */
+
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            plot_help();
+            return 0;
+        }
+    for (int i = 1; i < argc; i++) {
+        bool missing = false;
+        const char *v, *a = argv[i];
+        if ((v = flag_value(argc, argv, &i, "--db", &missing))) {
+            o.db_path = v;
+        } else if ((v = flag_value(argc, argv, &i, "-o", &missing)) ||
+                   (v = flag_value(argc, argv, &i, "--output", &missing))) {
+            out = v;
+        } else if ((v = flag_value(argc, argv, &i, "--size", &missing))) {
+            size = v;
+        } else if ((v = flag_value(argc, argv, &i, "--trace", &missing))) {
+            if (o.ntraces == PLOT_MAX_TRACES) {
+                fprintf(stderr, "runq plot: at most %d --trace\n", PLOT_MAX_TRACES);
+                return 2;
+            }
+            if (!parse_id(v, &o.trace[o.ntraces++])) {
+                fprintf(stderr, "runq plot: --trace wants a trace id (a positive number), not '%s'\n", v);
+                return 2;
+            }
+            used |= F_TRACE;
+        } else if ((v = flag_value(argc, argv, &i, "--from", &missing)) ||
+                   (v = flag_value(argc, argv, &i, "--to", &missing))) {
+            bool to = !strncmp(a, "--to", 4);
+            if (!parse_ms(v, to ? &o.to_ms : &o.from_ms)) {
+                fprintf(stderr, "runq plot: %s wants milliseconds from the trace's start (0, 2.5), not '%s'\n",
+                        to ? "--to" : "--from", v);
+                return 2;
+            }
+            have_to |= to;
+            used |= F_WINDOW;
+        } else if ((v = flag_value(argc, argv, &i, "--task", &missing))) {
+            o.task = v;
+            used |= F_TASK;
+        } else if (!strcmp(a, "--cdf") || !strcmp(a, "--hist")) {
+            *(a[2] == 'c' ? &o.cdf_only : &o.hist_only) = true;
+            used |= F_PANEL;
+        } else if ((v = flag_value(argc, argv, &i, "--metric", &missing))) {
+            o.metric = v;
+            used |= F_EXPERIMENT;
+        } else if ((v = flag_value(argc, argv, &i, "--x", &missing))) {
+            o.x = v;
+            used |= F_EXPERIMENT;
+        } else if (missing) {
+            fprintf(stderr, "runq plot: %s needs a value; see 'runq plot --help'\n", a);
+            return 2;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "runq plot: unknown flag '%s'; see 'runq plot --help'\n", a);
+            return 2;
+        } else if (!kind_name) {
+            kind_name = a;
+        } else if (!strcmp(kind_name, "experiment") && !o.experiment) {
+            if (!parse_id(a, &o.experiment)) {
+                fprintf(stderr, "runq plot: experiment takes an experiment id (a positive number), not '%s'\n", a);
+                return 2;
+            }
+        } else {
+            fprintf(stderr, "runq plot: unexpected argument '%s'; see 'runq plot --help'\n", a);
+            return 2;
+        }
+        if (missing) {
+            fprintf(stderr, "runq plot: %s needs a value; see 'runq plot --help'\n", a);
+            return 2;
+        }
+    }
+    if (!kind_name) {
+        fprintf(stderr, "runq plot: name a kind (timeline, latency, experiment); see 'runq plot --help'\n");
+        return 2;
+    }
+    const struct plot_kind *k = NULL;
+    for (size_t i = 0; i < NKINDS; i++)
+        if (!strcmp(kinds[i].name, kind_name))
+            k = &kinds[i];
+    if (!k) {
+        fprintf(stderr, "runq plot: no kind '%s': want timeline, latency or experiment\n", kind_name);
+        return 2;
+    }
+    int stray = used & ~kind_flags(k->name);
+    if (stray) {
+        fprintf(stderr, "runq plot: %s is not for %s; see 'runq plot --help'\n",
+                stray & F_TRACE ? "--trace" : stray & F_WINDOW ? "--from/--to" : stray & F_TASK ? "--task"
+                : stray & F_PANEL ? "--cdf/--hist" : "--metric/--x", k->name);
+        return 2;
+    }
+    if (!strcmp(k->name, "timeline") && o.ntraces > 1) {
+        fprintf(stderr, "runq plot: timeline draws one trace; give one --trace\n");
+        return 2;
+    }
+    if (o.to_ms <= o.from_ms) {
+        fprintf(stderr, "runq plot: the window is empty: --to (%g ms) must be after --from (%g ms)%s\n", o.to_ms,
+                o.from_ms, have_to ? "" : "; the default --to is 100");
+        return 2;
+    }
+    if (o.cdf_only && o.hist_only) {
+        fprintf(stderr, "runq plot: --cdf and --hist each leave one panel; give one, or neither for both\n");
+        return 2;
+    }
+    int width = k->width, height = k->height;
+    if (size) {
+        char *end;
+        long w = strtol(size, &end, 10), h = *end == 'x' ? strtol(end + 1, &end, 10) : -1;
+        if (*end || w < 100 || h < 100 || w > 10000 || h > 10000) {
+            fprintf(stderr, "runq plot: --size wants WIDTHxHEIGHT in pixels, each 100..10000 (1200x500), "
+                            "not '%s'\n", size);
+            return 2;
+        }
+        width = (int)w;
+        height = (int)h;
+    }
+    char defout[64];
+    if (!out) {
+        snprintf(defout, sizeof defout, "%s.png", k->name);
+        out = defout;
+    }
+    size_t outlen = strlen(out);
+    bool svg = outlen > 4 && !strcasecmp(out + outlen - 4, ".svg");
+    if (!svg && !(outlen > 4 && !strcasecmp(out + outlen - 4, ".png"))) {
+        fprintf(stderr, "runq plot: -o wants a file ending .png or .svg, not '%s'\n", out);
+        return 2;
+    }
+    if (outlen + 5 > PATH_MAX) {
+        fprintf(stderr, "runq plot: -o: the path is too long\n");
+        return 2;
+    }
+
+    sqlite3 *db = dbq_open("plot", o.db_path);
+    if (!db)
+        return 1;
+    const char *tmpdir = getenv("TMPDIR");
+    /* dir leaves room in the others for the names of the files in it */
+    char dir[PATH_MAX - 64], script[PATH_MAX], errpath[PATH_MAX], tmpout[PATH_MAX];
+    if (snprintf(dir, sizeof dir, "%s/runq-plot.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp") >= (int)sizeof dir ||
+        !mkdtemp(dir)) {
+        fprintf(stderr, "runq plot: cannot make a temp directory %s: %s\n", dir, strerror(errno));
+        sqlite3_close(db);
+        return 1;
+    }
+    snprintf(script, sizeof script, "%s/plot.gp", dir);
+    snprintf(errpath, sizeof errpath, "%s/gnuplot.err", dir);
+    snprintf(tmpout, sizeof tmpout, "%s.tmp", out);
+    int rc = 1;
+    bool ran = false; /* gnuplot ran: OUT.tmp is ours to remove */
+    struct plot_job job = { .gp = fopen(script, "w"), .dir = dir };
+    if (!job.gp) {
+        fprintf(stderr, "runq plot: %s: %s\n", script, strerror(errno));
+        goto done;
+    }
+    fprintf(job.gp, "set encoding utf8\n");
+    if (svg)
+        fprintf(job.gp, "set terminal svg size %d,%d fixed noenhanced font 'sans,11' background '#ffffff'\n",
+                width, height);
+    else /* pngcairo draws better; the plain png terminal is gnuplot-nox's other PNG */
+        fprintf(job.gp, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+                        "    set terminal pngcairo size %d,%d noenhanced font 'sans,10' background '#ffffff'\n"
+                        "} else {\n    set terminal png size %d,%d noenhanced\n}\n",
+                width, height, width, height);
+    fprintf(job.gp, "set output ");
+    plot_quote(job.gp, tmpout);
+    fprintf(job.gp, "\n");
+    rc = k->draw(db, &o, &job);
+    fprintf(job.gp, "unset output\n");
+    if (fclose(job.gp) != 0 && !rc) {
+        fprintf(stderr, "runq plot: %s: %s\n", script, strerror(errno));
+        rc = 1;
+    }
+    if (rc)
+        goto done;
+    int e;
+    ran = true;
+    int st = run_gnuplot(script, errpath, &e);
+    if (st == 127 && e) {
+        fprintf(stderr, "runq plot: cannot run gnuplot (%s): install it with 'make deps' or '%s'\n",
+                e == ENOENT ? "not found on PATH" : strerror(e), GNUPLOT_APT);
+        rc = 1;
+    } else if (st != 0) {
+        char msg[512];
+        gnuplot_error(errpath, msg, sizeof msg);
+        fprintf(stderr, "runq plot: gnuplot failed (%s%d): %s\n", st < 0 ? "could not start, " : "exit ",
+                st, msg);
+        rc = 1;
+    } else {
+        struct stat sb;
+        if (stat(tmpout, &sb) != 0 || sb.st_size == 0) {
+            fprintf(stderr, "runq plot: gnuplot wrote no figure to %s\n", tmpout);
+            rc = 1;
+        } else if (rename(tmpout, out) != 0) {
+            fprintf(stderr, "runq plot: %s: %s\n", out, strerror(errno));
+            rc = 1;
+        }
+    }
+done:
+    if (rc && ran)
+        unlink(tmpout);
+    remove_dir(dir);
+    sqlite3_close(db);
+    return rc;
+}
