@@ -58,6 +58,13 @@ if eventually names_are "io1 io10 io11 "; then pass top_filter; else failed top_
 tmux send-keys -t $S '\' Escape
 has_row() { rows | grep -q -- "$1"; }
 if eventually has_row spin0; then pass top_filter_clear; else failed top_filter_clear "$(rows | head -3)"; fi
+# ... and Esc in the main view clears a filter already set, as the help says
+tmux send-keys -t $S '\' i o 1
+sleep 0.4
+tmux send-keys -t $S Enter
+eventually names_are "io1 io10 io11 " || failed top_filter_again "rows: $(names)"
+tmux send-keys -t $S Escape
+if eventually has_row spin0; then pass top_esc_clears_filter; else failed top_esc_clears_filter "$(rows | head -3)"; fi
 
 # search: the selection moves to the match; the histogram view names it
 tmux send-keys -t $S / s p i n 6 Enter Tab

@@ -362,6 +362,19 @@ static int do_filter(struct top_ui *ui, int ch)
     return 0;
 }
 
+/* Esc in the main view: the filter goes, as the help says (it used to
+ * clear it only while the filter was being typed). */
+static int do_clear(struct top_ui *ui, int ch)
+{
+    (void)ch;
+    if (ui->filter[0]) {
+        ui->filter[0] = 0;
+        rebuild_rows(ui);
+        snprintf(ui->msg, sizeof ui->msg, "filter cleared");
+    }
+    return 0;
+}
+
 static int do_tag(struct top_ui *ui, int ch)
 {
     (void)ch;
@@ -474,6 +487,7 @@ const struct top_action top_actions[] = {
     { { 'I' }, "invert the sort order", do_invert },
     { { '/', KEY_F(3) }, "search a name or TID (F3 again: next match)", do_search },
     { { '\\', KEY_F(4) }, "filter by name or TID (Esc clears)", do_filter },
+    { { 27 }, "clear the filter", do_clear },
     { { ' ' }, "tag or untag the selected task (actions apply to tagged tasks)", do_tag },
     { { 'F' }, "follow the selected task as the order changes", do_follow },
     { { 'z' }, "pause / resume", do_pause },
@@ -496,7 +510,7 @@ const char *top_key_name(int code, char *buf, size_t size)
         int code;
         const char *name;
     } named[] = {
-        { ' ', "Space" }, { '\t', "Tab" }, { KEY_UP, "Up" }, { KEY_DOWN, "Down" }, { KEY_LEFT, "Left" },
+        { ' ', "Space" }, { '\t', "Tab" }, { 27, "Esc" }, { KEY_UP, "Up" }, { KEY_DOWN, "Down" }, { KEY_LEFT, "Left" },
         { KEY_RIGHT, "Right" }, { KEY_PPAGE, "PgUp" }, { KEY_NPAGE, "PgDn" }, { KEY_HOME, "Home" }, { KEY_END, "End" },
     };
     for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
