@@ -233,7 +233,7 @@ int step_set_align(struct step *s, const char *how, char *msg, size_t msglen)
         }
     }
     s->align = a;
-    snprintf(s->align_arg, sizeof s->align_arg, "%s", arg);
+    memcpy(s->align_arg, arg, strlen(arg) + 1); /* it fits: checked above */
     step_goto(s, s->v[0].cur);
     return 0;
 }
