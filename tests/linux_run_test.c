@@ -269,19 +269,74 @@ static int check_affinity(void *ctx, const struct linux_thread *t, unsigned n, c
     return 0;
 }
 
+/* The hog's CPU time by Linux's own account (schedstat's first field) and
+ * the monotonic clock, at the start line and after the window. */
+static struct {
+    pid_t tid;
+    uint64_t ss[2], t[2];
+} hog_ss;
+
+static uint64_t schedstat_ns(pid_t tid)
+{
+    char path[64];
+    unsigned long long ns = 0;
+    snprintf(path, sizeof path, "/proc/self/task/%d/schedstat", (int)tid);
+    FILE *f = fopen(path, "r");
+    if (f) {
+        if (fscanf(f, "%llu", &ns) != 1)
+            ns = 0;
+        fclose(f);
+    }
+    return ns;
+}
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int hog_ready(void *ctx, const struct linux_thread *t, unsigned n, char *err, size_t errlen)
+{
+    hog_ss.tid = t[0].tid;
+    hog_ss.ss[0] = schedstat_ns(t[0].tid);
+    hog_ss.t[0] = mono_ns();
+    return check_affinity(ctx, t, n, err, errlen);
+}
+
+static void hog_ended(void *ctx)
+{
+    (void)ctx;
+    hog_ss.ss[1] = schedstat_ns(hog_ss.tid);
+    hog_ss.t[1] = mono_ns();
+}
+
+/* A hog alone on its CPU: its runtime is what Linux says it ran in the
+ * window. Not how much of the window it got: that depends on whatever
+ * else the machine runs (make test runs suites side by side, and a
+ * bound of 90 % failed under load); so the runner's figure is held
+ * against schedstat's between the start line and the window's end, which
+ * must hold it and exceed it by at most the time outside the window. */
 static void hog_alone(void)
 {
     char err[512];
-    struct linux_run_opts o = { .ready = check_affinity };
+    struct linux_run_opts o = { .ready = hog_ready, .ended = hog_ended };
     CHECK(run_text("cpus 2\nrun 300ms\ntask hog cpu=1\n", &o, err, sizeof err) == 0, "%s", err);
     const struct scn_stats *st = &res.task[0].st;
     CHECK(st->window_ns > 250000000 && st->window_ns < 400000000, "window %lu ns", (unsigned long)st->window_ns);
-    CHECK(st->runtime_ns * 10 >= st->window_ns * 9 && st->runtime_ns * 10 <= st->window_ns * 11,
-          "runtime %lu ns of a %lu ns window", (unsigned long)st->runtime_ns, (unsigned long)st->window_ns);
+    uint64_t linux_ns = hog_ss.ss[1] - hog_ss.ss[0];
+    uint64_t outside = (info.t_start - hog_ss.t[0]) + (hog_ss.t[1] - info.t_end);
+    CHECK(st->runtime_ns > 0 && st->runtime_ns <= st->window_ns + 1000000, "runtime %lu ns of a %lu ns window",
+          (unsigned long)st->runtime_ns, (unsigned long)st->window_ns);
+    CHECK(st->runtime_ns <= linux_ns + 1000000 && linux_ns <= st->runtime_ns + outside + 1000000,
+          "runtime %lu ns, schedstat %lu ns over the window and %lu ns outside it", (unsigned long)st->runtime_ns,
+          (unsigned long)linux_ns, (unsigned long)outside);
     CHECK(st->iters > 0, "no iterations");
     CHECK(res.task[0].tid == info.thread[0].tid && !strcmp(info.thread[0].name, "hog"), "tid %d name %s",
           res.task[0].tid, info.thread[0].name);
-    harness_detail("%.1f%% of the window, %lu rounds", 100.0 * (double)st->runtime_ns / (double)st->window_ns,
+    harness_detail("%.1f%% of the window, schedstat %.1f ms, %lu rounds",
+                   100.0 * (double)st->runtime_ns / (double)st->window_ns, (double)linux_ns / 1e6,
                    (unsigned long)st->iters);
 }
 
