@@ -1001,6 +1001,13 @@ int cmd_sim(int argc, char **argv)
 
     if (rc)
         return rc < 0 ? 0 : rc;
+    if (o.seeded && !o.check && (o.decisions || o.numberline)) {
+        /* -s alone prints the problem, not its schedule: a -v there would
+         * print nothing, and said nothing either. */
+        fprintf(stderr, "runq sim: %s shows the answer's decisions: give -c too (runq sim -s %" PRIu64 " -c %s)\n",
+                o.decisions ? "-v" : "--numberline", o.seed, o.decisions ? "-v" : "--numberline");
+        return 2;
+    }
     rc = load_workload(&o, &w);
     if (rc == 0)
         rc = apply_overrides(&o, &w);

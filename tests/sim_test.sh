@@ -98,6 +98,8 @@ expect missing_file 2 "runq sim: cannot open '$T/nope.sim'" sim "$T/nope.sim"
 expect unknown_flag 2 "runq sim: unknown option '--bogus'" sim --bogus docs/sim/zijlstra-fifo.sim
 expect unknown_short_flag 2 "runq sim: unknown option '-x'" sim -x docs/sim/zijlstra-fifo.sim
 expect no_workload 2 "runq sim: need a workload FILE or -s SEED" sim
+expect seed_v_needs_c 2 "-v shows the answer's decisions: give -c too" sim -s 5 -v
+expect seed_numberline_needs_c 2 "--numberline shows the answer's decisions: give -c too" sim -s 5 --numberline
 expect file_and_seed 2 "not both" sim -s 1 docs/sim/zijlstra-fifo.sim
 # Not a workload: a NUL byte, a line over 1024 bytes, more than 10000 lines.
 # (`runq sim /dev/zero` read forever: bounded by timeout here, issue 13.)

@@ -70,6 +70,10 @@ if eventually has_row spin0; then pass top_esc_clears_filter; else failed top_es
 tmux send-keys -t $S / s p i n 6 Enter Tab
 if wait_for 'wake latency of spin6'; then pass top_search_and_histogram_view
 else failed top_search_and_histogram_view "$(screen | grep 'wake latency' || screen | tail -3)"; fi
+# a spinner never sleeps: no wakeups, and no percentiles of nothing above it
+if screen | grep -q 'no wakeups yet' && ! screen | grep -q 'wake latency of spin6.*0 wakeups'; then
+    pass top_histogram_empty_says_so
+else failed top_histogram_empty_says_so "$(screen | grep -A1 'wake latency of spin6')"; fi
 tmux send-keys -t $S / i o 4 Enter
 if wait_for 'wake latency of io4 (tid' && screen | grep -Eq '^ *[0-9]+(ns|us|ms)- *[0-9]+(ns|us|ms) +\|'; then
     pass top_histogram_buckets

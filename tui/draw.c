@@ -296,8 +296,11 @@ static void draw_hist(const struct top_ui *ui, int y, int h, int w)
     top_fmt_ns(p50, sizeof p50, (int64_t)t->lat_p50);
     top_fmt_ns(p99, sizeof p99, (int64_t)t->lat_p99);
     top_fmt_ns(mx, sizeof mx, (int64_t)t->lat_max);
-    put(y, 0, w, term_attr(TR_COLHDR), "wake latency of %s (tid %d): %llu wakeups  p50 %s  p99 %s  max %s",
-        t->name, t->tid, (unsigned long long)t->lat_n, p50, p99, mx);
+    if (t->lat_n)
+        put(y, 0, w, term_attr(TR_COLHDR), "wake latency of %s (tid %d): %llu wakeups  p50 %s  p99 %s  max %s",
+            t->name, t->tid, (unsigned long long)t->lat_n, p50, p99, mx);
+    else /* no percentiles of nothing: "0 wakeups p50 0ns" read as a measured 0 */
+        put(y, 0, w, term_attr(TR_COLHDR), "wake latency of %s (tid %d)", t->name, t->tid);
     if (!t->lat_n) {
         put(y + 1, 1, w - 1, term_attr(TR_DIM), "no wakeups yet");
         return;
