@@ -75,6 +75,9 @@ $(BUILD)/gen/%_sql.c: db/%.sql scripts/embed.sh
 	sh scripts/embed.sh $< db_$*_sql > $@
 $(BUILD)/gen/%_sql.o: $(BUILD)/gen/%_sql.c
 	$(CC) $(HCFLAGS) -c $< -o $@
+# Keep the generated C: as an intermediate make deleted it after every
+# build, printing "rm build/gen/..." under make run's shell.
+.SECONDARY: $(patsubst db/%.sql,$(BUILD)/gen/%_sql.c,$(HOST_SQL))
 $(RUNQ): $(HOST_OBJ)
 	$(CC) -o $@ $(HOST_OBJ) $(HOST_LIBS)
 

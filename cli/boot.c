@@ -815,6 +815,14 @@ static pid_t start_recorder(const char *socket, const char *db, bool require_end
         prctl(PR_SET_PDEATHSIG, SIGTERM);
         if (getppid() != parent)
             _exit(127);
+        /* Its stdout is the trace id, for scripts; beside a live shell it
+         * was a stray number on the terminal, and its stderr line says
+         * the same ("runq record: trace N in DB"). */
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0) {
+            dup2(null, STDOUT_FILENO);
+            close(null);
+        }
         execl(self, "runq", "record", "--socket", socket, "--db", db, require_end ? "--require-end" : (char *)NULL,
               (char *)NULL);
         _exit(127);

@@ -239,6 +239,14 @@ wait_recording() {
 }
 wait_recording
 sock=$(sqlite3 "$T/run/runq.db" "SELECT source FROM trace" 2>/dev/null)
+# The shell's screen holds the kernel's lines, not the recorder's trace id
+# on a line of its own (it once did, beside the boot messages).
+S=runs
+if wait_for 'runq>' && ! screen | grep -qE '^[0-9]+$'; then
+    pass run_screen_has_no_stray_trace_id
+else
+    failed run_screen_has_no_stray_trace_id "$(screen | grep -nE '^[0-9]+$|runq>' | head -3 | tr '\n' '|')"
+fi
 tmux kill-session -t runs
 row=""
 for _ in $(seq 1 100); do
