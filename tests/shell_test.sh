@@ -22,9 +22,14 @@ fails() { # name, expected regex, runq boot args...: the boot must fail too
 }
 check help_lists_commands 'sched probe N' --cmd help
 check ps_lists_shell '^ +[0-9]+ shell +0 ' --cmd ps
+# ps says which task each CPU runs (the shell, running ps; the other CPUs'
+# idle tasks) and that CPU 0's idle task waits: the RunState said queued for all
+check ps_shell_running '^ +[0-9]+ shell +0 running ' --cmd ps
+check ps_idle_waits '^ +1 idle/0 +0 idle ' --cmd ps
+check ps_idle_cpu_runs_its_idle '^ +2 idle/1 +1 running ' --cmd ps
 check sched_window_line_per_cpu '^cpu3 decisions=' --cmd "sched 50"
 check share_line 'share policy=rr nices=0,5 window_ms=1000 permille=[0-9]+,[0-9]+$' --policy rr --cmd "sched share 0 5"
-check nice_sets '  +[0-9]+ shell +[0-9]+ +queued +-?[0-9.]+$|nice id=5 nice=3' --cmd "sched nice 5 3" --cmd ps
+check nice_sets '  +[0-9]+ shell +[0-9]+ +running +-?[0-9.]+$|nice id=5 nice=3' --cmd "sched nice 5 3" --cmd ps
 check queue_shows_cpu 'queue cpu=0 policy=rr' --policy rr --cmd "sched queue 0"
 check ps_after_probe_lists_every_task '^ +1 idle/0 .*' --cmd "sched probe 1 3" --cmd ps
 check queue_shows_eevdf_columns ' +[0-9]+ shell +0 +1024 +2100 running .* yes$' --policy eevdf --cmd "sched queue 0"

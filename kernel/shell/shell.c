@@ -45,8 +45,15 @@ static void ps_line(struct task *t, void *arg)
     if (t->state == RUN_DEAD)
         return;
     u64 rt = t->runtime_ns; /* approximate for a running task: last charge */
-    kprintf("%4d %-15s %3u %-8s %4d %8lu.%03lu\n", t->id, t->name, t->cpu, run_state_name(t->state), t->se.nice,
-            rt / NSEC_PER_MSEC, rt / 1000 % 1000);
+    /* The wake protocol's RunState calls a task on a queue "queued" even
+     * while it runs, and an idle task that is not running the same: ps
+     * says which task each CPU is running, and that an idle task waits
+     * for its CPU to go idle. (A read without the queue's lock: ps is a
+     * glance, as RUNTIME_MS is.) */
+    const struct rq *rq = &cpus[t->cpu].rq;
+    const char *state = rq->curr == t ? "running" : rq->idle == t ? "idle" : run_state_name(t->state);
+    kprintf("%4d %-15s %3u %-8s %4d %8lu.%03lu\n", t->id, t->name, t->cpu, state, t->se.nice, rt / NSEC_PER_MSEC,
+            rt / 1000 % 1000);
     ctx->n++;
 }
 

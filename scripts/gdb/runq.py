@@ -110,7 +110,8 @@ def running(q):
 
 class RunqPs(gdb.Command):
     """Tasks as the shell's `ps` prints them: ID NAME CPU STATE NICE RUNTIME_MS.
-STATE is the task's RunState (task.h); RUNTIME_MS its last charge."""
+STATE: running (the task its CPU runs), idle (an idle task not running),
+else the task's RunState (task.h); RUNTIME_MS its last charge."""
 
     def __init__(self):
         super().__init__("runq-ps", gdb.COMMAND_DATA)
@@ -125,8 +126,13 @@ STATE is the task's RunState (task.h); RUNTIME_MS its last charge."""
             if state == dead:
                 continue
             rt = u64(t["runtime_ns"])
+            # ps_line(): the task a CPU runs is "running", an idle task
+            # not running "idle", any other its RunState.
+            rq = sym("cpus")[int(t["cpu"])]["rq"]
+            word = ("running" if int(rq["curr"]) == int(t) else
+                    "idle" if int(rq["idle"]) == int(t) else run_state_name(state))
             out.append("%4d %-15s %3u %-8s %4d %8d.%03d" % (int(t["id"]), name_of(t), int(t["cpu"]),
-                                                           run_state_name(state), int(t["se"]["nice"]),
+                                                           word, int(t["se"]["nice"]),
                                                            rt // 1000000, rt // 1000 % 1000))
         gdb.write("\n".join(out) + "\n")
 
