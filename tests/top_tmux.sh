@@ -37,6 +37,18 @@ case $h in
 esac
 if [ "$(screen | grep -c '^ *[0-3] [a-z]')" -ge 4 ]; then pass top_cpu_rows; else failed top_cpu_rows "$(screen | sed -n 5,10p)"; fi
 
+# On an 80-column terminal the header keeps what matters: loss and every
+# feature switch (it cut off "resyncs" and REQUEUE_UPDATE_CURR)
+start 80x24 --db "$T/f.db" --trace 1 --at 1.5 --speed 0.01
+if wait_for 'TID NAME' && screen | head -1 | grep -q 'lost 0 *resyncs 0$' &&
+    screen | head -5 | grep -q -- '-REQUEUE_UPDATE_CURR'; then
+    pass top_header_at_80_columns
+else
+    failed top_header_at_80_columns "$(screen | head -4 | tr '\n' '|')"
+fi
+start 100x30 --db "$T/f.db" --trace 1 --at 1.5 --speed 0.01
+wait_for 'TID NAME' >/dev/null
+
 # sort: P (by %CPU) puts a spinner first; I inverts; < and > walk the columns
 tmux send-keys -t $S P
 if eventually first_is spin; then pass top_sort_cpu; else failed top_sort_cpu "first row $(rows | head -1)"; fi

@@ -75,23 +75,31 @@ static int draw_header(const struct top_ui *ui, int y, int w)
     char ev[16];
     fmt_count(ev, sizeof ev, h->events_per_s);
     int x = 0;
-    put(y, x, w, term_attr(TR_TITLE), "runq top");
-    x += 10;
-    char buf[256];
-    snprintf(buf, sizeof buf, "trace %lld  %s  %d Hz  %d CPUs  up %.3fs  %s ev/s  ", (long long)h->trace_id,
-             h->policy, h->tick_hz, h->ncpus, (double)h->now / 1e9, ev);
-    put(y, x, w - x, NORMAL, "%s", buf);
-    x += (int)strlen(buf);
+    char buf[256], lostbuf[48], resbuf[48];
     /* loss is always shown; highlighted when there is any */
     uint64_t lost = h->lost_packets + h->dropped_records;
-    snprintf(buf, sizeof buf, "lost %llu", (unsigned long long)lost);
-    put(y, x, w - x, lost ? term_attr(TR_WARN) : NORMAL, "%s", buf);
-    x += (int)strlen(buf) + 2;
-    snprintf(buf, sizeof buf, "resyncs %llu", (unsigned long long)h->resyncs);
-    put(y, x, w - x, h->resyncs ? term_attr(TR_WARN) : NORMAL, "%s", buf);
+    snprintf(lostbuf, sizeof lostbuf, "lost %llu", (unsigned long long)lost);
+    snprintf(resbuf, sizeof resbuf, "resyncs %llu", (unsigned long long)h->resyncs);
+    /* Two spaces between the parts where they fit; one on a narrow
+     * terminal, so loss stays on the screen at 80 columns. */
+    const char *sp = "  ";
+    for (int pass = 0; pass < 2; pass++) {
+        snprintf(buf, sizeof buf, "trace %lld%s%s%s%d Hz%s%d CPUs%sup %.3fs%s%s ev/s%s", (long long)h->trace_id, sp,
+                 h->policy, sp, h->tick_hz, sp, h->ncpus, sp, (double)h->now / 1e9, sp, ev, sp);
+        if (10 + (int)(strlen(buf) + strlen(lostbuf) + strlen(sp) + strlen(resbuf)) <= w)
+            break;
+        sp = " ";
+    }
+    put(y, x, w, term_attr(TR_TITLE), "runq top");
+    x += *sp == ' ' && sp[1] ? 10 : 9;
+    put(y, x, w - x, NORMAL, "%s", buf);
+    x += (int)strlen(buf);
+    put(y, x, w - x, lost ? term_attr(TR_WARN) : NORMAL, "%s", lostbuf);
+    x += (int)(strlen(lostbuf) + strlen(sp));
+    put(y, x, w - x, h->resyncs ? term_attr(TR_WARN) : NORMAL, "%s", resbuf);
     y++;
 
-    /* feature switches: on as NAME, off as -NAME (dim); wraps once */
+    /* feature switches: on as NAME, off as -NAME (dim); wraps up to twice */
     int lines = 1;
     x = 0;
     put(y, 0, w, term_attr(TR_TITLE), "features");
@@ -102,7 +110,7 @@ static int draw_header(const struct top_ui *ui, int y, int w)
         for (int f = 0; f < h->nfeatures; f++) {
             bool on = h->features & (1u << f);
             int len = (int)strlen(h->feature[f]) + (on ? 0 : 1);
-            if (x + len > w && lines < 2) {
+            if (x + len > w && lines < 3) { /* three lines hold them all at 80 columns */
                 y++;
                 lines++;
                 x = 9;
