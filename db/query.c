@@ -258,15 +258,39 @@ static void print_table(FILE *out, sqlite3_stmt *s, struct table *t)
         return;
     }
     for (int c = 0; c < t->cols; c++) {
-        w[c] = strlen(sqlite3_column_name(s, c));
         num[c] = 1;
+        size_t dec = 0; /* the most decimals a value of the column has */
+        for (size_t r = 0; r < t->rows; r++) {
+            const char *v = t->cell[r * (size_t)t->cols + (size_t)c];
+            if (v && strspn(v, "-0123456789.e+") != strlen(v))
+                num[c] = 0;
+            const char *dot = v ? strchr(v, '.') : NULL;
+            if (dot && !strpbrk(v, "eE") && strlen(dot + 1) > dec)
+                dec = strlen(dot + 1);
+        }
+        /* A numeric column's decimals line up: SQLite prints 50.0 beside
+         * 27.147, which right-aligned put the points in different places.
+         * Zeros are added to the values with a point, never digits taken
+         * away (a value reads as stored); whole numbers stay whole. */
+        for (size_t r = 0; num[c] && dec && r < t->rows; r++) {
+            char **v = &t->cell[r * (size_t)t->cols + (size_t)c];
+            const char *dot = *v ? strchr(*v, '.') : NULL;
+            if (!dot || strpbrk(*v, "eE") || strlen(dot + 1) >= dec)
+                continue;
+            size_t len = strlen(*v), add = dec - strlen(dot + 1);
+            char *p = realloc(*v, len + add + 1);
+            if (!p)
+                continue;
+            memset(p + len, '0', add);
+            p[len + add] = '\0';
+            *v = p;
+        }
+        w[c] = strlen(sqlite3_column_name(s, c));
         for (size_t r = 0; r < t->rows; r++) {
             const char *v = t->cell[r * (size_t)t->cols + (size_t)c];
             size_t n = v ? strlen(v) : 4;
             if (n > w[c])
                 w[c] = n;
-            if (v && strspn(v, "-0123456789.e+") != strlen(v))
-                num[c] = 0;
         }
     }
     for (int c = 0; c < t->cols; c++)

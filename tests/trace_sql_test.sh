@@ -125,6 +125,14 @@ if [ -n "$doc" ] && [ "$doc" = "$def" ]; then pass sql_doc_shows_the_view_as_def
 n=$("$RUNQ" sql --db "$T/db" --trace 2 --csv "SELECT COUNT(DISTINCT trace_id), MIN(trace_id) FROM thread_switches" | tail -1)
 [ "$n" = 1,2 ] && pass sql_trace_scopes_the_views || fail sql_trace_scopes_the_views "traces seen: $n"
 
+# A table's numeric column lines its decimals up (SQLite prints 50.0 beside
+# 27.147): zeros added, whole numbers and text left alone; CSV as stored.
+out=$("$RUNQ" sql --db "$T/db" "SELECT 27.147 AS x, 3 AS n, 'a' AS t UNION ALL SELECT 50.0, 12, 'bb' UNION ALL SELECT NULL, 7, NULL" 2>&1)
+want=$(printf '%s\n' "x       n   t" "------  --  ----" "27.147   3  a" "50.000  12  bb" "  NULL   7  NULL")
+csv=$("$RUNQ" sql --db "$T/db" --csv "SELECT 50.0 AS x" 2>&1 | tail -1)
+if [ "$out" = "$want" ] && [ "$csv" = 50.0 ]; then pass sql_table_lines_up_decimals; else
+    fail sql_table_lines_up_decimals "got: $(echo "$out" | tr '\n' '|'), csv $csv"; fi
+
 # Blobs print as hex: the buffer was one byte short (an ASan report under
 # make test's sanitized runq, issue 13), and a huge one printed whole took
 # minutes: at most 1024 bytes are shown, with the size.
