@@ -41,7 +41,7 @@ tmux kill-session -t $S 2>/dev/null
 
 # --compare: two panes side by side.
 tmux new-session -d -s $S -x 200 -y 50 "TERM=xterm-256color $RUNQ step --db $T/f.db 1 --compare 2; echo STEP-EXITED; sleep 5"
-wait_for 'trace 2 (rr)' && tmux send-keys -t $S b && wait_for 'time (us' && tmux send-keys -t $S 100ms Enter
+wait_for 'trace 2 (rr)' && tmux send-keys -t $S b && wait_for 'time (+us' && tmux send-keys -t $S 100ms Enter
 if wait_for 'event 401 of 1184' && screen | grep -q 'event 290 of 900'; then
     pass compare_side_by_side
 else
