@@ -101,7 +101,7 @@ void kmain(u32 start_info_paddr)
         tests_ok = selftest_run(cfg.test);
     vser_init(); /* optional: the kernel runs on without the trace port */
     if (cfg.trace)
-        trace_init(si->cmdline_paddr ? (const char *)si->cmdline_paddr : "", shell_exec, cfg.host_crash);
+        trace_init(si->cmdline_paddr ? (const char *)si->cmdline_paddr : "", shell_exec_host, cfg.host_crash);
     shell_start(cfg.script, tests_ok);
     idle_enter();
 }

@@ -259,6 +259,17 @@ if wait_for 'runq>' && ! screen | grep -qE '^[0-9]+$'; then
 else
     failed run_screen_has_no_stray_trace_id "$(screen | grep -nE '^[0-9]+$|runq>' | head -3 | tr '\n' '|')"
 fi
+# A command from the host (what runq top's actions send) while a line is
+# being typed: its answer on a line of its own, then the prompt again with
+# the typing (it printed "runq> nice id=..." and left no prompt).
+tmux send-keys -t runs e c h
+ctl=$(sqlite3 "$T/run/runq.db" "SELECT control FROM trace" 2>/dev/null)
+if [ -n "$ctl" ] && python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b"nice 5 2\n"); s.close()' "$ctl" &&
+    eventually sh -c "tmux -S '$T/tmux.sock' capture-pane -p -t runs | grep -v '^\$' | tail -2 | tr '\n' '|' | grep -q '^nice id=5 nice=2|runq> ech *|\$'"; then
+    pass host_command_gives_the_prompt_back
+else
+    failed host_command_gives_the_prompt_back "control '$ctl': $(tmux capture-pane -p -t runs | grep -v '^$' | tail -3 | tr '\n' '|')"
+fi
 tmux kill-session -t runs
 row=""
 for _ in $(seq 1 100); do

@@ -14,8 +14,13 @@ void shell_start(const char *script, bool tests_ok);
 #define SHELL_MAX_WORDS 16
 
 /* Runs one command line (splitting it in place); false if the command
- * failed. kmain gives it to the tracer, for the host's control lines. */
+ * failed. */
 bool shell_exec(char *line);
+/* shell_exec for a line from the host (the trace port's control lines;
+ * kmain gives it to the tracer):
+ * at the interactive prompt its answer gets a line of its own and the
+ * prompt comes back, with what was being typed. */
+bool shell_exec_host(char *line);
 
 /* Commands live in tables of this shape, one table per file. */
 struct shell_cmd {
