@@ -536,6 +536,8 @@ static int boot_spawn(const struct boot_argv *a, bool own_group, int out_fd, int
             int in = open("/dev/null", O_RDONLY);
             if (in < 0 || dup2(in, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
                 goto failed;
+        } else if (err_fd >= 0 && dup2(err_fd, 2) < 0) { /* the terminal's stdin and stdout, a filtered stderr */
+            goto failed;
         }
         static const int defaults[] = { SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGPIPE };
         for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
@@ -692,6 +694,61 @@ int boot_run(const struct boot_argv *a, int timeout_s, boot_line_fn on_line,
     return res->exit_code;
 }
 
+/* QEMU's stderr on its way to the terminal, less its "...: info: QEMU
+ * waiting for connection on: ..." line: the socket it waits on is runq's own trace
+ * port, which runq's recorder connects to at once, and the line read as
+ * something for the user to do. A process of its own, so the shell's
+ * terminal stays QEMU's; it ends when QEMU closes its stderr. -1 when it
+ * could not start (QEMU then writes to the terminal itself). */
+static pid_t start_stderr_filter(int *write_end)
+{
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0)
+        return -1;
+    pid_t f = fork();
+    if (f < 0) {
+        close(p[0]);
+        close(p[1]);
+        return -1;
+    }
+    if (f == 0) {
+        close(p[1]);
+        static const char drop[] = "QEMU waiting for connection on:";
+        char buf[4096];
+        size_t n = 0;
+        for (;;) {
+            ssize_t r = read(p[0], buf + n, sizeof buf - n);
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r > 0)
+                n += (size_t)r;
+            /* whole lines out, except the one dropped; at EOF or a full
+             * buffer, the rest as it is */
+            size_t start = 0;
+            for (size_t i = 0; i < n; i++)
+                if (buf[i] == '\n') {
+                    size_t len = i + 1 - start;
+                    /* "qemu-system-x86_64: info: QEMU waiting for ..." */
+                    if (!memmem(buf + start, len, drop, sizeof drop - 1) && write(2, buf + start, len) < 0)
+                        _exit(1);
+                    start = i + 1;
+                }
+            memmove(buf, buf + start, n - start);
+            n -= start;
+            if (r <= 0 || n == sizeof buf) {
+                if (n && write(2, buf, n) < 0)
+                    _exit(1);
+                n = 0;
+                if (r <= 0)
+                    _exit(0);
+            }
+        }
+    }
+    close(p[0]);
+    *write_end = p[1];
+    return f;
+}
+
 int boot_run_interactive(const struct boot_argv *a, struct boot_result *res)
 {
     /* The keys go to QEMU's console. A closed terminal (or tmux session)
@@ -705,7 +762,11 @@ int boot_run_interactive(const struct boot_argv *a, struct boot_result *res)
     pid_t pid;
     int status = 0;
     res->reason[0] = '\0';
-    int rc = boot_spawn(a, false, -1, -1, &pid);
+    int err_fd = -1;
+    pid_t filter = start_stderr_filter(&err_fd);
+    int rc = boot_spawn(a, false, -1, err_fd, &pid);
+    if (err_fd >= 0)
+        close(err_fd);
     if (rc != 0) {
         spawn_failed(rc, a, res);
     } else {
@@ -713,6 +774,9 @@ int boot_run_interactive(const struct boot_argv *a, struct boot_result *res)
             ;
         boot_verdict(status, true, NULL, res);
     }
+    if (filter > 0)
+        while (waitpid(filter, NULL, 0) < 0 && errno == EINTR)
+            ;
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGQUIT, &old_quit, NULL);
     sigaction(SIGHUP, &old_hup, NULL);

@@ -252,12 +252,18 @@ wait_recording() {
 wait_recording
 sock=$(sqlite3 "$T/run/runq.db" "SELECT source FROM trace" 2>/dev/null)
 # The shell's screen holds the kernel's lines, not the recorder's trace id
-# on a line of its own (it once did, beside the boot messages).
+# on a line of its own (it once did, beside the boot messages), ...
 S=runs
 if wait_for 'runq>' && ! screen | grep -qE '^[0-9]+$'; then
     pass run_screen_has_no_stray_trace_id
 else
     failed run_screen_has_no_stray_trace_id "$(screen | grep -nE '^[0-9]+$|runq>' | head -3 | tr '\n' '|')"
+fi
+# ... nor QEMU's "waiting for connection" (its socket is runq's own port)
+if ! screen | grep -q 'QEMU waiting for connection'; then
+    pass run_screen_has_no_qemu_waiting_line
+else
+    failed run_screen_has_no_qemu_waiting_line "$(screen | grep -n 'QEMU waiting' | head -2)"
 fi
 # A command from the host (what runq top's actions send) while a line is
 # being typed: its answer on a line of its own, then the prompt again with
