@@ -17,9 +17,8 @@ void shell_start(const char *script, bool tests_ok);
  * failed. */
 bool shell_exec(char *line);
 /* shell_exec for a line from the host (the trace port's control lines;
- * kmain gives it to the tracer):
- * at the interactive prompt its answer gets a line of its own and the
- * prompt comes back, with what was being typed. */
+ * kmain gives it to the tracer): its answer gets a line of its own and a
+ * prompt follows it. */
 bool shell_exec_host(char *line);
 
 /* Commands live in tables of this shape, one table per file. */
