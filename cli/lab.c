@@ -6,6 +6,7 @@
  * and each recorded trace in its own database there. The format of a lab
  * is in cli/lab.h and docs/labs.md.
  */
+#include <assert.h>
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -53,7 +55,10 @@ static void lab_help(FILE *f)
                "  pack    writes a course: OUT/student (the labs without their fixed\n"
                "          answers and explanations: hand it out) and OUT/key (keep it)\n"
                "  grade   judges every answers file in SUBMISSIONS with the key: one line\n"
-               "          a student and the class's mean (docs/instructor.md)\n"
+               "          a student and the class's mean (docs/instructor.md); the variant is\n"
+               "          the student's ID's (a seed line is said, not obeyed); what is not\n"
+               "          graded (a link, a folder, a bad or shared ID) is said on stderr,\n"
+               "          and the exit is 1\n"
                "  calibrate  for lab writers: the truths under seeds 1..K (default 5), each\n"
                "          question's spread, and whether its margin bears it; --write\n"
                "          stores the spreads in the lab's calibration file, which check\n"
@@ -646,19 +651,28 @@ static bool needs_key(const char *truth)
     return !strcmp(truth, LAB_NEEDS_KEY);
 }
 
-/* Judges an answers file: PASS/FAIL per question (quiet: none), never the
- * truth unless reveal; *score and *total the result. The exit status: 0
- * only when every question passes. */
-static int lab_check(struct lab *lab, const char *outdir, const char *answers, long seed_flag, bool reveal,
-                     bool quiet, int *score, int *total)
+/* Text from a file or a folder name, for a terminal: a byte that is not
+ * printable ASCII as \xNN, so that a name cannot move the cursor or
+ * retitle the window. Into out (4 bytes a byte at worst); returns out. */
+static const char *printable(const char *in, char *out, size_t len)
 {
-    struct lab_answers a;
-    char why[128];
-    if (lab_answers_load(&a, answers, why, sizeof why)) {
-        fprintf(stderr, "runq lab: %s: %s\n", answers, why);
-        return 1;
-    }
-    long seed = seed_flag >= 0 ? seed_flag : a.seed < 0 && a.student[0] ? student_seed(a.student) : default_seed(a.seed);
+    size_t o = 0;
+    assert(len > 0);
+    for (const unsigned char *p = (const unsigned char *)in; *p && o + 5 < len; p++)
+        o += (size_t)snprintf(out + o, len - o, *p >= 0x20 && *p < 0x7f ? "%c" : "\\x%02x", *p);
+    out[o] = 0;
+    return out;
+}
+
+/* Judges the answers a (read from the file named answers) with the seed
+ * given: PASS/FAIL per question (quiet: none), never the truth unless
+ * reveal; *score and *total the result. The exit status: 0 only when
+ * every question passes. */
+static int lab_check(struct lab *lab, const char *outdir, const struct lab_answers *a, const char *answers,
+                     long seed, bool reveal, bool quiet, int *score, int *total)
+{
+    char who[4 * sizeof a->student];
+    printable(a->student, who, sizeof who);
     int rc = run_scenarios(lab, outdir, NULL, seed);
     char truth[LAB_MAX_Q][256];
     bool ok[LAB_MAX_Q];
@@ -671,10 +685,10 @@ static int lab_check(struct lab *lab, const char *outdir, const char *answers, l
     utc_now(when, sizeof when);
     if (t)
         fprintf(t, "runq lab check %s --answers %s (seed %ld%s%s) at %s\n\n", lab->name, answers, seed,
-                a.student[0] ? ", student " : "", a.student, when);
+                a->student[0] ? ", student " : "", who, when);
     for (int i = 0; i < lab->nq; i++) {
         const struct lab_question *q = &lab->q[i];
-        const char *ans = lab_answer(&a, q->id);
+        const char *ans = lab_answer(a, q->id);
         char why[300], line[800];
         if (!ok[i] && needs_key(truth[i])) {
             keyed++;
@@ -692,8 +706,8 @@ static int lab_check(struct lab *lab, const char *outdir, const char *answers, l
                  ans && *ans ? ans : "nothing", why);
         if (!quiet) {
             printf("%s\n", line);
-            if (*lab_reasoning(&a, q->id))
-                printf("   reasoning: %s\n", lab_reasoning(&a, q->id));
+            if (*lab_reasoning(a, q->id))
+                printf("   reasoning: %s\n", lab_reasoning(a, q->id));
             if (reveal && ok[i])
                 printf("   measured: %s%s%s\n", truth[i], q->unit[0] ? " " : "", q->unit);
         }
@@ -729,9 +743,85 @@ static bool any_name(const char *name)
     return true;
 }
 
+/* One entry of the submissions folder, as lab grade sees it. */
+struct submission {
+    char path[1200];    /* SUBMISSIONS/NAME */
+    char id[LAB_STUDENT_ID_MAX + 2]; /* the student: "student = ID", else NAME less its extension */
+    struct lab_answers a;
+    char skip[512];     /* why it is not graded; "" when it is */
+};
+
+/* Reads the entry name of subdir into s: its answers and its student ID,
+ * or why it is skipped. Only a regular file is read, never through a
+ * symbolic link (a link to the key would score full marks), and the ID
+ * must be one (lab_student_id_check): it names the student's folder in
+ * --out. */
+static void submission_read(struct submission *s, const char *subdir, const char *name)
+{
+    char why[256];
+    snprintf(s->path, sizeof s->path, "%s/%s", subdir, name);
+    if (name[0] == '.') {
+        snprintf(s->skip, sizeof s->skip, "a hidden file: not graded (rename it to grade it)");
+        return;
+    }
+    if (lab_answers_load(&s->a, s->path, true, why, sizeof why)) {
+        snprintf(s->skip, sizeof s->skip, "%s", why);
+        return;
+    }
+    if (s->a.two_students) {
+        snprintf(s->skip, sizeof s->skip, "two student lines with different IDs: whose is it?");
+        return;
+    }
+    /* The ID is checked whole, before it is cut to fit s->id. */
+    bool named = s->a.student[0];
+    char id[sizeof s->path];
+    snprintf(id, sizeof id, "%s", named ? s->a.student : name);
+    char *dot = strrchr(id, '.');
+    if (dot && !named)
+        *dot = 0;
+    if (lab_student_id_check(id, why, sizeof why)) {
+        char shown[4 * sizeof id];
+        snprintf(s->skip, sizeof s->skip, "%s '%.200s' is not an ID: %s",
+                 named ? "student" : "no student line, and its name", printable(id, shown, sizeof shown), why);
+        return;
+    }
+    snprintf(s->id, sizeof s->id, "%.*s", LAB_STUDENT_ID_MAX, id);
+}
+
+/* Two submissions of one student (IDs equal but for case: on a file
+ * system that ignores case they share a folder): none of them is graded,
+ * and each says where the others are. */
+static void submissions_unique(struct submission *s, int n)
+{
+    bool *dup = calloc((size_t)n, sizeof *dup);
+    assert(dup || !n);
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            if (!s[i].skip[0] && !s[j].skip[0] && !strcasecmp(s[i].id, s[j].id))
+                dup[i] = dup[j] = true;
+    for (int i = 0; i < n; i++) {
+        if (!dup[i])
+            continue;
+        char others[400] = "";
+        for (int j = 0; j < n; j++)
+            if (j != i && dup[j] && !strcasecmp(s[i].id, s[j].id)) {
+                char shown[200];
+                snprintf(others + strlen(others), sizeof others - strlen(others), "%s%s", others[0] ? ", " : "",
+                         printable(s[j].path, shown, sizeof shown));
+            }
+        snprintf(s[i].skip, sizeof s[i].skip, "student %s is also in %s: none of them is graded", s[i].id, others);
+    }
+    free(dup);
+}
+
 /* lab grade: every answers file in subdir, judged with the key: one line
  * a student (the answers' "student = ID", else the file's name) and the
- * class's mean. */
+ * class's mean. The student's variant comes from the ID alone: a seed line
+ * would let a student pick a variant whose answers are known, so it is
+ * said beside the score and never obeyed. What is not graded (not a
+ * regular file, a bad or a shared ID) is said on stderr, one line an
+ * entry, before any grading, and counted: the exit status is 0 only when
+ * every entry was graded. */
 static int lab_grade(struct lab *lab, const char *outdir, const char *subdir)
 {
     int n;
@@ -740,43 +830,80 @@ static int lab_grade(struct lab *lab, const char *outdir, const char *subdir)
         fprintf(stderr, "runq lab: %s: %s\n", subdir, strerror(errno));
         return 1;
     }
-    printf("%-24s %s\n", "student", "score");
-    int graded = 0;
-    double sum = 0;
+    struct submission *s = calloc((size_t)(n ? n : 1), sizeof *s);
+    if (!s) {
+        fprintf(stderr, "runq lab: out of memory\n");
+        return 1;
+    }
     for (int i = 0; i < n; i++) {
-        char path[1200], out[1400], who[64];
-        snprintf(path, sizeof path, "%s/%s", subdir, names[i]);
-        struct stat st;
-        if (stat(path, &st) || !S_ISREG(st.st_mode)) {
-            free(names[i]);
-            continue;
-        }
-        struct lab_answers a;
-        char why[128];
-        if (lab_answers_load(&a, path, why, sizeof why)) {
-            printf("%-24s not graded: %s\n", names[i], why);
-            free(names[i]);
-            continue;
-        }
-        snprintf(who, sizeof who, "%s", a.student[0] ? a.student : names[i]);
-        char *dot = strrchr(who, '.');
-        if (dot && !a.student[0])
-            *dot = 0;
-        snprintf(out, sizeof out, "%s/%s", outdir, who);
-        mkdirs(out);
-        int score = 0, total = 0;
-        lab_check(lab, out, path, -1, false, true, &score, &total);
-        printf("%-24s %d/%d\n", who, score, total);
-        graded++;
-        sum += total ? (double)score / total : 0;
+        submission_read(&s[i], subdir, names[i]);
         free(names[i]);
     }
     free(names);
+    submissions_unique(s, n);
+    int graded = 0, skipped = 0;
+    for (int i = 0; i < n; i++) {
+        char shown[4 * sizeof s[i].path];
+        if (s[i].skip[0]) {
+            fprintf(stderr, "runq lab: grade: %s: skipped: %s\n", printable(s[i].path, shown, sizeof shown),
+                    s[i].skip);
+            skipped++;
+        }
+    }
+    printf("%-24s %s\n", "student", "score");
+    double sum = 0;
+    for (int i = 0; i < n; i++) {
+        if (s[i].skip[0])
+            continue;
+        char out[1400], note[200] = "";
+        long seed = student_seed(s[i].id);
+        if (s[i].a.seed >= 0 && s[i].a.seed != seed)
+            snprintf(note, sizeof note, "   seed = %ld in the answers ignored: graded with %s's variant (seed %ld)",
+                     s[i].a.seed, s[i].id, seed);
+        snprintf(out, sizeof out, "%s/%s", outdir, s[i].id);
+        int score = 0, total = 0;
+        if (mkdirs(out)) {
+            skipped++;
+            continue;
+        }
+        lab_check(lab, out, &s[i].a, s[i].path, seed, false, true, &score, &total);
+        printf("%-24s %d/%d%s\n", s[i].id, score, total, note);
+        graded++;
+        sum += total ? (double)score / total : 0;
+    }
+    free(s);
     if (graded)
-        printf("%d graded, mean %.0f%%\n", graded, 100 * sum / graded);
+        printf("%d graded, mean %.0f%%", graded, 100 * sum / graded);
     else
-        printf("no answers files in %s\n", subdir);
-    return graded ? 0 : 1;
+        printf("no answers files graded in %s", subdir);
+    if (skipped)
+        printf("; %d skipped (see stderr)", skipped);
+    printf("\n");
+    return graded && !skipped ? 0 : 1;
+}
+
+/* lab check --answers FILE: for self-study the answers' seed line gives
+ * the variant (docs/labs.md), else the student's ID, else RUNQ_SEED or 1;
+ * seed_flag (--seed, --student) before all. A seed line that is not the
+ * student's own variant is said: lab grade would not obey it. */
+static int lab_check_file(struct lab *lab, const char *outdir, const char *answers, long seed_flag, bool reveal)
+{
+    struct lab_answers a;
+    char why[128];
+    if (lab_answers_load(&a, answers, false, why, sizeof why)) {
+        fprintf(stderr, "runq lab: %s: %s\n", answers, why);
+        return 1;
+    }
+    long own = a.student[0] ? student_seed(a.student) : -1;
+    long seed = seed_flag >= 0 ? seed_flag : a.seed >= 0 ? a.seed : own >= 0 ? own : default_seed(-1);
+    if (seed_flag < 0 && a.seed >= 0 && own >= 0 && a.seed != own) {
+        char who[4 * sizeof a.student];
+        printf("note: seed = %ld is not student %s's variant (seed %ld): judged with seed %ld; runq lab grade "
+               "judges with the student's\n",
+               a.seed, printable(a.student, who, sizeof who), own, a.seed);
+    }
+    int score, total;
+    return lab_check(lab, outdir, &a, answers, seed, reveal, false, &score, &total);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -980,10 +1107,10 @@ int cmd_lab(int argc, char **argv)
                 }
             }
             else if (!strcmp(x, "--student")) {
+                char why[160], shown[256];
                 student = v;
-                if (!*v || strlen(v) > 60 || strpbrk(v, " \t\n=/#")) {
-                    fprintf(stderr, "runq lab: --student takes an ID of 1..60 characters without spaces, '=', '/' "
-                                    "or '#', not '%s'\n", v);
+                if (lab_student_id_check(v, why, sizeof why)) {
+                    fprintf(stderr, "runq lab: --student '%s': %s\n", printable(v, shown, sizeof shown), why);
                     return 2;
                 }
             } else {
@@ -1081,7 +1208,6 @@ int cmd_lab(int argc, char **argv)
             lab_free(&lab);
             return 1;
         }
-        int score, total;
         if (!strcmp(sub, "run"))
             rc = lab_run(&lab, outdir, default_seed(seed), student);
         else if (!strcmp(sub, "grade"))
@@ -1089,7 +1215,7 @@ int cmd_lab(int argc, char **argv)
         else if (!strcmp(sub, "calibrate"))
             rc = lab_calibrate(&lab, outdir, seeds_n, write);
         else
-            rc = lab_check(&lab, outdir, answers, seed, reveal, false, &score, &total);
+            rc = lab_check_file(&lab, outdir, answers, seed, reveal);
     }
     lab_free(&lab);
     return rc;

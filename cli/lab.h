@@ -126,11 +126,27 @@ int lab_require_calibration(const struct lab *lab);
 /* Is q's truth measured on the scenarios (a console line or the trace),
  * rather than fixed (value), per student (sim) or the key's? */
 bool lab_truth_measured(const struct lab_question *q);
+/* Is a truth computed, measured or by runq sim, rather than written in
+ * the key? A student's copy keeps only these (lab pack). */
+bool lab_truth_computed(const char *truth);
+/* A lab.conf line split in place as lab_load() reads it: true for a
+ * "KEY = VALUE" line, with *key and *value trimmed; false for a blank
+ * line, a comment, a [section] or a line without '='. lab pack decides
+ * what a student may see with it, so that it cannot read a line otherwise
+ * than lab_load() does. */
+bool lab_conf_pair(char *line, char **key, char **value);
 void lab_free(struct lab *lab);
 
 /* The labs folder: $RUNQ_LABS, else labs/ beside the binary's folder
  * (build/runq -> labs/), else ./labs. */
 const char *lab_root(char *buf, size_t len);
+
+/* A student's ID: 1 to LAB_STUDENT_ID_MAX of [A-Za-z0-9._-], not starting
+ * with '.'. lab grade makes a folder of it under --out, so it can name
+ * nothing else ("..", "a/b"), and prints it (no terminal escapes). */
+#define LAB_STUDENT_ID_MAX 64
+/* 0 when id is one, else -1 with the rule in why. */
+int lab_student_id_check(const char *id, char *why, size_t len);
 
 /* Answers file: "ID = VALUE" lines, '#' comments, "seed = N" optional.
  * Returns the value for id (static storage until the next load), or NULL. */
@@ -140,13 +156,18 @@ struct lab_answers {
     char why[LAB_MAX_Q + 1][256]; /* the reasoning after '#' in "ID = VALUE # WHY", or "" */
     int n;
     long seed;          /* -1 when not given */
-    char student[64];   /* "student = ID", "" when not given */
+    /* "student = ID", "" when not given. One byte more than an ID may
+     * take, so that a longer one stays too long once cut to fit. */
+    char student[LAB_STUDENT_ID_MAX + 2];
+    bool two_students;  /* two student lines naming different IDs */
 };
-/* Reads an answers file ("ID = VALUE" lines, # comments) of at most
- * LAB_ANSWERS_MAX bytes. 0, or -1 with why in err (not a regular file,
- * too long, unreadable). */
+/* Reads an answers file ("ID = VALUE" lines of any length, # comments) of
+ * at most LAB_ANSWERS_MAX bytes. With nofollow a symbolic link is refused
+ * (lab grade: only the regular files handed in). 0, or -1 with why in err
+ * (a symbolic link, a directory, not a regular file, too long, unreadable);
+ * opening never blocks (a FIFO is refused). */
 #define LAB_ANSWERS_MAX (64 * 1024)
-int lab_answers_load(struct lab_answers *a, const char *path, char *err, size_t errlen);
+int lab_answers_load(struct lab_answers *a, const char *path, bool nofollow, char *err, size_t errlen);
 const char *lab_answer(const struct lab_answers *a, const char *id);
 /* The reasoning the student gave with id's answer ("" if none). */
 const char *lab_reasoning(const struct lab_answers *a, const char *id);
@@ -162,8 +183,9 @@ void lab_answer_value(const char *line, char *out, size_t len);
 int lab_pack(const char *out);
 /* Copies in to out, to the end. */
 void lab_copy_stream(FILE *in, FILE *out);
-/* The names in dir that keep(name) accepts, sorted (heap, each and the
- * array; *n their count), or NULL with errno set. */
+/* The names in dir but "." and ".." that keep(name) accepts (hidden ones
+ * too: keep decides), sorted (heap, each and the array; *n their count),
+ * or NULL with errno set. */
 char **lab_sorted_names(const char *dir, bool (*keep)(const char *name), int *n);
 
 /* Computes question q's true answer into buf, after the scenarios have run.

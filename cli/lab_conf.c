@@ -22,6 +22,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -323,19 +324,27 @@ static int conf_moment_key(const struct conf *cf, struct lab_moment *m, const ch
     return 0;
 }
 
+bool lab_conf_pair(char *line, char **key, char **value)
+{
+    char *s = trim(line), *eq = strchr(s, '=');
+    if (!*s || *s == '#' || *s == '[' || !eq)
+        return false;
+    *eq = 0;
+    *key = trim(s);
+    *value = trim(eq + 1);
+    return true;
+}
+
 /* One line of lab.conf (newline removed). */
 static int conf_line(const struct conf *cf, struct lab *lab, char *line, enum conf_section *sect)
 {
-    char *s = trim(line);
+    char *s = trim(line), *k, *v;
     if (!*s || *s == '#')
         return 0;
     if (*s == '[')
         return conf_section(cf, lab, s, sect);
-    char *eq = strchr(s, '=');
-    if (!eq)
+    if (!lab_conf_pair(s, &k, &v))
         return conf_err(cf, "expected KEY = VALUE");
-    *eq = 0;
-    char *k = trim(s), *v = trim(eq + 1);
     switch (*sect) {
     case S_TOP:
         return conf_top_key(cf, lab, k, v);
@@ -349,10 +358,20 @@ static int conf_line(const struct conf *cf, struct lab *lab, char *line, enum co
     return 0;
 }
 
+static bool truth_measured(const char *t)
+{
+    return !strncmp(t, "metric ", 7) || !strncmp(t, "sql ", 4) || !strncmp(t, "regex ", 6) ||
+           !strncmp(t, "compare ", 8);
+}
+
 bool lab_truth_measured(const struct lab_question *q)
 {
-    return q->truth && (!strncmp(q->truth, "metric ", 7) || !strncmp(q->truth, "sql ", 4) ||
-                        !strncmp(q->truth, "regex ", 6) || !strncmp(q->truth, "compare ", 8));
+    return q->truth && truth_measured(q->truth);
+}
+
+bool lab_truth_computed(const char *truth)
+{
+    return truth_measured(truth) || !strncmp(truth, "sim ", 4) || !strncmp(truth, "sim-answer ", 11);
 }
 
 /* What only the whole file can say: every question has a prompt and a
@@ -498,13 +517,15 @@ static int calibration_load(struct lab *lab, const char *dir)
     if (!f)
         return 0;
     struct conf cf = { .path = path };
-    char line[512];
+    char *line = NULL;
+    size_t cap = 0;
     int rc = 0;
-    while (!rc && fgets(line, sizeof line, f)) {
+    while (!rc && getline(&line, &cap, f) > 0) {
         cf.ln++;
         line[strcspn(line, "\n")] = 0;
         rc = calibration_line(&cf, lab, line);
     }
+    free(line);
     fclose(f);
     if (!rc && !lab->cal_seeds) {
         cf.ln = 0;
@@ -530,16 +551,21 @@ int lab_load(struct lab *lab, const char *dir)
     }
     struct conf cf = { .path = path, .dir = dir };
     enum conf_section sect = S_TOP;
-    char line[1024];
-    while (fgets(line, sizeof line, f)) {
+    /* A line of any length is one line: a fixed buffer read a long explain
+     * line as several, and lab pack copied its tail to the student. */
+    char *line = NULL;
+    size_t cap = 0;
+    while (getline(&line, &cap, f) > 0) {
         cf.ln++;
         line[strcspn(line, "\n")] = 0;
         if (conf_line(&cf, lab, line, &sect) != 0) {
+            free(line);
             fclose(f);
             lab_free(lab); /* what the lines before it allocated */
             return -1;
         }
     }
+    free(line);
     fclose(f);
     if (conf_complete(lab, path) || conf_scenarios(lab, path) || calibration_load(lab, dir)) {
         lab_free(lab);
@@ -609,27 +635,50 @@ const char *lab_root(char *buf, size_t len)
     return buf;
 }
 
-int lab_answers_load(struct lab_answers *a, const char *path, char *err, size_t errlen)
+/* Opens an answers file for reading, refusing what is not one: with
+ * nofollow a symbolic link (lab grade: a link to the key is not a
+ * student's answers), and anything but a regular file (a directory reads
+ * as no answers, a FIFO would block, /dev/zero never ends). O_NONBLOCK so
+ * that opening a FIFO returns at once, to be refused by fstat. */
+static FILE *answers_open(const char *path, bool nofollow, char *err, size_t errlen)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        if (nofollow && errno == ELOOP)
+            snprintf(err, errlen, "a symbolic link: only regular files are graded");
+        else
+            snprintf(err, errlen, "%s", strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    FILE *f = NULL;
+    if (S_ISDIR(st.st_mode))
+        snprintf(err, errlen, "a directory, not an answers file");
+    else if (!S_ISREG(st.st_mode))
+        snprintf(err, errlen, "not a regular file");
+    else if (st.st_size > LAB_ANSWERS_MAX)
+        snprintf(err, errlen, "longer than %d bytes: not an answers file", LAB_ANSWERS_MAX);
+    else if (!(f = fdopen(fd, "r")))
+        snprintf(err, errlen, "%s", strerror(errno));
+    if (!f)
+        close(fd);
+    return f;
+}
+
+int lab_answers_load(struct lab_answers *a, const char *path, bool nofollow, char *err, size_t errlen)
 {
     memset(a, 0, sizeof *a);
     a->seed = -1;
-    FILE *f = fopen(path, "r");
-    struct stat st;
-    if (!f || fstat(fileno(f), &st) != 0) {
-        snprintf(err, errlen, "%s", strerror(errno));
-        if (f)
-            fclose(f);
+    FILE *f = answers_open(path, nofollow, err, errlen);
+    if (!f)
         return -1;
-    }
-    /* A directory read as nothing ("answered nothing"), /dev/zero forever. */
-    if (!S_ISREG(st.st_mode) || st.st_size > LAB_ANSWERS_MAX) {
-        snprintf(err, errlen, !S_ISREG(st.st_mode) ? "not a regular file" : "longer than %d bytes: not an answers file",
-                 LAB_ANSWERS_MAX);
-        fclose(f);
-        return -1;
-    }
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
+    /* Lines of any length (the file is bounded): a fixed buffer split a
+     * long line, and its tail read as a line of its own ("seed = 1"). */
+    char *line = NULL;
+    size_t cap = 0;
+    while (getline(&line, &cap, f) > 0) {
         line[strcspn(line, "\n")] = 0;
         char *s = trim(line);
         if (!*s || *s == '#')
@@ -644,6 +693,8 @@ int lab_answers_load(struct lab_answers *a, const char *path, char *err, size_t 
             continue;
         }
         if (!strcmp(k, "student")) {
+            /* Two different IDs in one file: which student is it? */
+            a->two_students = a->two_students || (a->student[0] && strcmp(a->student, v));
             snprintf(a->student, sizeof a->student, "%s", v);
             continue;
         }
@@ -660,8 +711,22 @@ int lab_answers_load(struct lab_answers *a, const char *path, char *err, size_t 
         snprintf(a->val[a->n], sizeof a->val[0], "%s", v);
         a->n++;
     }
+    free(line);
     fclose(f);
     return 0;
+}
+
+int lab_student_id_check(const char *id, char *why, size_t len)
+{
+    size_t n = strlen(id);
+    bool ok = n >= 1 && n <= LAB_STUDENT_ID_MAX && id[0] != '.';
+    for (const char *p = id; ok && *p; p++)
+        ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '.' ||
+             *p == '_' || *p == '-';
+    if (!ok)
+        snprintf(why, len, "an ID is 1 to %d letters, digits, '.', '_' or '-', not starting with '.'",
+                 LAB_STUDENT_ID_MAX);
+    return ok ? 0 : -1;
 }
 
 const char *lab_answer(const struct lab_answers *a, const char *id)
@@ -713,7 +778,7 @@ char **lab_sorted_names(const char *dir, bool (*keep)(const char *name), int *n)
     struct dirent *e;
     *n = 0;
     while (names && (e = readdir(d))) {
-        if (e->d_name[0] == '.' || !keep(e->d_name))
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !keep(e->d_name))
             continue;
         if ((size_t)*n == cap) {
             char **bigger = realloc(names, 2 * cap * sizeof *names);

@@ -17,6 +17,7 @@
  * unjudged; `runq lab check --key OUT/key` and `runq lab grade` judge all.
  * docs/instructor.md walks through a course.
  */
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -49,27 +50,36 @@ static int copy_file(const char *from, const char *to)
     return fclose(out) ? -1 : 0;
 }
 
-/* lab.conf without its fixed answers and explanations. */
+/* lab.conf without its fixed answers and explanations. Each line is read
+ * whole and split by lab_conf_pair(), as lab_load() reads it: a fixed
+ * buffer once cut a long explain line in two and copied its tail, and a
+ * prefix test let "\vexplain = ..." through. What is kept is written as
+ * lab_load() sees it (up to a NUL byte). A truth stays only if it is
+ * computed (measured, or runq sim); any other becomes "truth = key". */
 static int strip_conf(const char *from, const char *to)
 {
     FILE *in, *out;
     if (open_pair(from, to, &in, &out))
         return -1;
-    char line[4096];
+    char *line = NULL, *copy = NULL;
+    size_t cap = 0;
     fprintf(out, "# A student's copy, made by runq lab pack: fixed answers are in the instructor's key.\n");
-    while (fgets(line, sizeof line, in)) {
-        const char *s = line + strspn(line, " \t");
-        if (!strncmp(s, "explain", 7) && strchr(s, '='))
+    while (getline(&line, &cap, in) > 0) {
+        line[strcspn(line, "\n")] = 0;
+        char *k, *v;
+        free(copy);
+        copy = strdup(line);
+        assert(copy);
+        bool pair = lab_conf_pair(copy, &k, &v);
+        if (pair && !strcmp(k, "explain"))
             continue;
-        if (!strncmp(s, "truth", 5)) {
-            const char *v = strchr(s, '=');
-            if (v && !strncmp(v + 1 + strspn(v + 1, " \t"), "value", 5)) {
-                fputs("truth = key\n", out);
-                continue;
-            }
-        }
-        fputs(line, out);
+        if (pair && !strcmp(k, "truth") && !lab_truth_computed(v))
+            fputs("truth = key\n", out);
+        else
+            fprintf(out, "%s\n", line);
     }
+    free(copy);
+    free(line);
     fclose(in);
     return fclose(out) ? -1 : 0;
 }
@@ -103,27 +113,49 @@ static int copy_present(const char *from, const char *to, const char *const *nam
     return rc;
 }
 
-/* Copies the scenario files the lab in src names into sdir and kdir,
- * each under its own name. 0, or -1 after saying why. */
-static int copy_scenario_files(const char *src, const char *sdir, const char *kdir)
+/* Copies the scenario files the lab names into sdir and kdir, each under
+ * its own name. 0, or -1 after saying why. */
+static int copy_scenario_files(const struct lab *lab, const char *sdir, const char *kdir)
 {
-    struct lab lab;
-    int rc = 0;
-    if (lab_load(&lab, src))
-        return -1;
-    for (int i = 0; i < lab.nsc && !rc; i++) {
-        const struct lab_scenario *c = &lab.sc[i];
+    for (int i = 0; i < lab->nsc; i++) {
+        const struct lab_scenario *c = &lab->sc[i];
         char from[1200], a[1400], b[1400];
         if (!c->scn)
             continue;
         const char *base = strrchr(c->scn_file, '/');
         base = base ? base + 1 : c->scn_file;
-        lab_scenario_path(src, c->scn_file, from, sizeof from);
+        lab_scenario_path(lab->dir, c->scn_file, from, sizeof from);
         snprintf(a, sizeof a, "%s/%s", sdir, base);
         snprintf(b, sizeof b, "%s/%s", kdir, base);
         if (copy_file(from, a) || copy_file(from, b))
-            rc = -1;
+            return -1;
     }
+    return 0;
+}
+
+/* Packs the lab in src into sdir and kdir. The lab is read first, so that
+ * one lab_load() refuses leaves no student copy of it. 0, or -1. */
+static int pack_lab(const char *src, const char *sdir, const char *kdir, const char *out)
+{
+    static const char *const key_files[] = { "README.md",      "lab.conf",    "calibration",
+                                             "explanation.md", "answers.ref", "answers.wrong" };
+    /* The spreads the student's own check judges with: no truths. */
+    static const char *const student_files[] = { "README.md", "calibration" };
+    char a[1400], b[1400];
+    struct lab lab;
+    if (lab_load(&lab, src))
+        return -1;
+    int rc = 0;
+    if (mkdir_p(sdir) || mkdir_p(kdir)) {
+        fprintf(stderr, "runq lab pack: %s: %s\n", out, strerror(errno));
+        rc = -1;
+    }
+    snprintf(a, sizeof a, "%s/lab.conf", src);
+    snprintf(b, sizeof b, "%s/lab.conf", sdir);
+    if (rc || copy_present(src, kdir, key_files, sizeof key_files / sizeof key_files[0]) ||
+        copy_present(src, sdir, student_files, sizeof student_files / sizeof student_files[0]) ||
+        strip_conf(a, b) || copy_scenario_files(&lab, sdir, kdir))
+        rc = -1;
     lab_free(&lab);
     return rc;
 }
@@ -142,25 +174,11 @@ int lab_pack(const char *out)
     while ((e = readdir(d))) {
         if (e->d_name[0] < '0' || e->d_name[0] > '9' || !strchr(e->d_name, '-'))
             continue;
-        char src[800], sdir[1200], kdir[1200], a[1400], b[1400];
+        char src[800], sdir[1200], kdir[1200];
         snprintf(src, sizeof src, "%s/%s", root, e->d_name);
         snprintf(sdir, sizeof sdir, "%s/student/%s", out, e->d_name);
         snprintf(kdir, sizeof kdir, "%s/key/%s", out, e->d_name);
-        if (mkdir_p(sdir) || mkdir_p(kdir)) {
-            fprintf(stderr, "runq lab pack: %s: %s\n", out, strerror(errno));
-            rc = 1;
-            break;
-        }
-        static const char *const key_files[] = { "README.md",   "lab.conf",      "calibration",
-                                                 "explanation.md", "answers.ref", "answers.wrong" };
-        /* The spreads the student's own check judges with: no truths. */
-        static const char *const student_files[] = { "README.md", "calibration" };
-        if (copy_present(src, kdir, key_files, sizeof key_files / sizeof key_files[0]) ||
-            copy_present(src, sdir, student_files, sizeof student_files / sizeof student_files[0]))
-            rc = 1;
-        snprintf(a, sizeof a, "%s/lab.conf", src);
-        snprintf(b, sizeof b, "%s/lab.conf", sdir);
-        if (strip_conf(a, b) || copy_scenario_files(src, sdir, kdir))
+        if (pack_lab(src, sdir, kdir, out))
             rc = 1;
         n++;
     }

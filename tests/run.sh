@@ -54,6 +54,7 @@ suite step_tmux bash tests/step_tmux.sh "$RUNQ"
 suite lab bash tests/lab_test.sh "$RUNQ" 01 02 03 04
 suite lab_5_7 env LAB_TEST_REST=no bash tests/lab_test.sh "$RUNQ" 05 06 07
 suite instructor bash tests/instructor_test.sh "$RUNQ"
+suite lab_hostile bash tests/lab_hostile_test.sh "$RUNQ"
 suite linux_trace bash tests/linux_trace_test.sh "$RUNQ"
 # it times threads on the host's own scheduler: nothing beside it
 suite --alone linux_run build/tests/linux_run_test
