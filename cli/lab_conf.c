@@ -655,7 +655,7 @@ static FILE *answers_open(const char *path, bool nofollow, char *err, size_t err
     }
     FILE *f = NULL;
     if (S_ISDIR(st.st_mode))
-        snprintf(err, errlen, "a directory, not an answers file");
+        snprintf(err, errlen, "not a regular file: a directory");
     else if (!S_ISREG(st.st_mode))
         snprintf(err, errlen, "not a regular file");
     else if (st.st_size > LAB_ANSWERS_MAX)

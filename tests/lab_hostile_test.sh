@@ -191,7 +191,7 @@ fi
 why=""
 skipped_line eve.txt | grep -qF 'a symbolic link: only regular files are graded' || why+="eve.txt: '$(skipped_line eve.txt)'; "
 skipped_line evedir | grep -qF 'a symbolic link: only regular files are graded' || why+="evedir: '$(skipped_line evedir)'; "
-skipped_line folder | grep -qF 'a directory, not an answers file' || why+="folder: '$(skipped_line folder)'; "
+skipped_line folder | grep -qF 'not a regular file: a directory' || why+="folder: '$(skipped_line folder)'; "
 skipped_line pipe | grep -qF 'not a regular file' || why+="pipe: '$(skipped_line pipe)'; "
 skipped_line .hidden.txt | grep -qF 'a hidden file' || why+=".hidden.txt: '$(skipped_line .hidden.txt)'; "
 graded eve && why+="eve graded: $(grep '^eve ' "$T/grade.out"); "
