@@ -70,6 +70,18 @@ else visible report_names_visible "$T/report.out"; fi
 visible report_latency_names_visible "$T/lat.out"
 "$RUNQ" sql --db "$H" "SELECT name FROM thread WHERE NOT is_idle; SELECT name FROM mark" >"$T/sql.out" 2>&1
 visible sql_table_names_visible "$T/sql.out"
+# report compare: trace 2's policy is a setting that differs
+"$RUNQ" report compare 1 2 --db "$H" --force >"$T/cmp.out" 2>&1
+if grep -qF 'rr\x1b[2J\x07' "$T/cmp.out" && no_raw "$T/cmp.out"; then pass report_compare_names_visible
+else failed report_compare_names_visible "$(grep -a policy "$T/cmp.out" | od -c | head -3 | tr '\n' ' ')"; fi
+# report experiment: an experiment on paper, its file and cells renamed
+if "$RUNQ" experiment --engine sim --db "$T/ex.db" scenarios/nice.scn >/dev/null 2>&1; then
+    sq "$T/ex.db" "UPDATE experiment SET file = file || $EVIL; UPDATE scenario SET params = params || $EVIL"
+    "$RUNQ" report experiment --db "$T/ex.db" >"$T/ex.out" 2>&1
+    visible report_experiment_names_visible "$T/ex.out"
+else
+    failed report_experiment_names_visible "runq experiment --engine sim failed"
+fi
 
 # CSV is data for a program: the bytes as stored
 "$RUNQ" sql --db "$H" --csv "SELECT hex(name) AS h, name FROM thread WHERE NOT is_idle LIMIT 1" >"$T/csv.out" 2>&1
