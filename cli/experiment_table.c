@@ -173,8 +173,12 @@ int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format 
     {
         char all[XT_MAX_COLS * 64], *save;
         snprintf(all, sizeof all, "%s", sqlite3_column_text(s, 6) ? (const char *)sqlite3_column_text(s, 6) : "");
+        /* A column is TASK.METRIC (the table reads the metric after the
+         * dot); one without, in an edited database, is not a column: it
+         * was read from NULL + 1. */
         for (char *c = strtok_r(all, ",", &save); c && ncols < XT_MAX_COLS; c = strtok_r(NULL, ",", &save))
-            snprintf(cols[ncols++], sizeof cols[0], "%s", c);
+            if (strchr(c, '.'))
+                snprintf(cols[ncols++], sizeof cols[0], "%s", c);
     }
     sqlite3_finalize(s);
     s = NULL;

@@ -79,6 +79,11 @@ if "$RUNQ" experiment --engine sim --db "$T/ex.db" scenarios/nice.scn >/dev/null
     sq "$T/ex.db" "UPDATE experiment SET file = file || $EVIL; UPDATE scenario SET params = params || $EVIL"
     "$RUNQ" report experiment --db "$T/ex.db" >"$T/ex.out" 2>&1
     visible report_experiment_names_visible "$T/ex.out"
+    # a column that is not TASK.METRIC (the table read its metric from NULL + 1)
+    sq "$T/ex.db" "UPDATE experiment SET columns = 'ashare,' || columns"
+    runq report experiment --db "$T/ex.db"
+    if [ "$rc" = 0 ] && grep -q 'b.share' "$T/out" && ! grep -q 'ashare' "$T/out"; then pass report_experiment_bad_column
+    else failed report_experiment_bad_column "exit $rc: $(grep -m2 -E 'ERROR|SEGV' "$T/err") $(head -2 "$T/out")"; fi
 else
     failed report_experiment_names_visible "runq experiment --engine sim failed"
 fi
