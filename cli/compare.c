@@ -53,6 +53,7 @@
 
 #include "cli/compare.h"
 #include "db/query.h"
+#include "db/visible.h"
 #include "scenario/scenario.h"
 
 #define CMP_DEFAULT_DB "runq.db"
@@ -282,16 +283,20 @@ static char *column_dup(sqlite3_stmt *s, int i)
     return t ? strdup((const char *)t) : NULL;
 }
 
-/* Sets key to value in list (replacing an earlier value of key). */
+/* Sets key to value in list (replacing an earlier value of key). Both
+ * come from the database and are only shown and compared: kept visible
+ * (db/visible.h), as every report prints names. */
 static void set_put(struct cmp_setting *list, int *n, const char *key, const char *value)
 {
+    char k[sizeof list->key];
+    text_visible(k, sizeof k, key);
     int i = 0;
-    while (i < *n && strcmp(list[i].key, key))
+    while (i < *n && strcmp(list[i].key, k))
         i++;
     if (i == CMP_MAX_SETTINGS)
         return;
-    snprintf(list[i].key, sizeof list[i].key, "%s", key);
-    snprintf(list[i].value, sizeof list[i].value, "%s", value);
+    snprintf(list[i].key, sizeof list[i].key, "%s", k);
+    text_visible(list[i].value, sizeof list[i].value, value);
     if (i == *n)
         (*n)++;
 }
@@ -690,17 +695,21 @@ static void fmt_ns(char *buf, size_t len, uint64_t ns)
 
 static void describe(const struct cmp_run *r)
 {
+    char v[256]; /* the database's text, visible (db/visible.h) */
     printf("  %c: trace %lld", r->side, (long long)r->trace);
     if (r->scenario) {
         printf(", scenario run %lld", (long long)r->scenario);
+        text_visible(v, sizeof v, r->file);
         if (r->experiment)
             printf(" (experiment %lld cell %d repeat %d%s%s)", (long long)r->experiment, r->cell, r->repeat,
-                   r->file ? ", " : "", r->file ? r->file : "");
+                   r->file ? ", " : "", v);
         printf(", seed %llu", (unsigned long long)r->seed);
+        text_visible(v, sizeof v, r->params);
         if (r->params && *r->params)
-            printf(", %s", r->params);
+            printf(", %s", v);
+        text_visible(v, sizeof v, r->status);
         if (r->status && strcmp(r->status, "ok"))
-            printf(" (the run %s)", r->status);
+            printf(" (the run %s)", v);
     }
     printf("\n");
 }

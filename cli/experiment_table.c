@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli/experiment.h"
+#include "db/visible.h"
 #include "scenario/scenario.h"
 
 #define XT_MAX_COLS 32
@@ -104,6 +105,14 @@ static int column_index(char cols[][64], int ncols, const char *task, const char
     return -1;
 }
 
+/* s (size bytes) as text_visible shows it, cut to fit (visible text is
+ * its own visible form, so the second pass only cuts, never in an escape). */
+static void visible_in_place(char *s, size_t size)
+{
+    char v[1024];
+    text_visible(v, sizeof v, s);
+    text_visible(s, size, v);
+}
 int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format fmt, FILE *out)
 {
     sqlite3_stmt *s = NULL;
@@ -164,8 +173,12 @@ int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format 
     {
         char all[XT_MAX_COLS * 64], *save;
         snprintf(all, sizeof all, "%s", sqlite3_column_text(s, 6) ? (const char *)sqlite3_column_text(s, 6) : "");
+        /* A column is TASK.METRIC (the table reads the metric after the
+         * dot); one without, in an edited database, is not a column: it
+         * was read from NULL + 1. */
         for (char *c = strtok_r(all, ",", &save); c && ncols < XT_MAX_COLS; c = strtok_r(NULL, ",", &save))
-            snprintf(cols[ncols++], sizeof cols[0], "%s", c);
+            if (strchr(c, '.'))
+                snprintf(cols[ncols++], sizeof cols[0], "%s", c);
     }
     sqlite3_finalize(s);
     s = NULL;
@@ -235,6 +248,16 @@ int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format 
     if (fmt == DBQ_TABLE) {
         int width[XT_MAX_ENGINES * XT_MAX_COLS + 1];
         char cellbuf[128];
+        /* The table is read on a terminal: the database's text in it
+         * visible (db/visible.h), as in every report. The columns' names
+         * are looked up by, so they are made visible where printed. */
+        visible_in_place(file, sizeof file);
+        visible_in_place(engine, sizeof engine);
+        visible_in_place(shard, sizeof shard);
+        for (int c = 0; c < ncells; c++)
+            visible_in_place(cells[c].params, sizeof cells[c].params);
+        for (int e = 0; e < nengines; e++)
+            visible_in_place(engines[e], sizeof engines[e]);
         fprintf(out, "experiment %lld: %s, engine %s, %d cell%s x %d repeat%s%s%s\n", (long long)id, file, engine,
                 ncells, ncells == 1 ? "" : "s", repeats, repeats == 1 ? "" : "s", shard[0] ? ", shard " : "",
                 shard);
@@ -259,8 +282,11 @@ int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format 
             fprintf(out, "\n");
         }
         fprintf(out, "%-*s", width[0], "params");
-        for (int k = 0; k < nv; k++)
-            fprintf(out, "  %-*s", width[k + 1], cols[k % ncols]);
+        for (int k = 0; k < nv; k++) {
+            char name[sizeof cols[0]];
+            text_visible(name, sizeof name, cols[k % ncols]);
+            fprintf(out, "  %-*s", width[k + 1], name);
+        }
         fprintf(out, "  runs\n");
         for (int c = 0; c < ncells; c++) {
             if (cells[c].cell < 0)

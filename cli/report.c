@@ -22,6 +22,7 @@
 #include "cli/experiment.h"
 #include "db/recorder_lock.h"
 #include "db/query.h"
+#include "db/visible.h"
 #include "scenario/scenario.h"
 #include "trace/decode.h"
 
@@ -163,14 +164,19 @@ static int releases_check(sqlite3 *db)
         fprintf(stderr, "runq report: %s\n", sqlite3_errmsg(db));
         return 1;
     }
-    while (sqlite3_step(s) == SQLITE_ROW)
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        char cls[64]; /* a counter's name, from the database */
+        text_visible(cls, sizeof cls, (const char *)sqlite3_column_text(s, 2));
         fprintf(stderr, "runq report: warning: trace %lld cpu %lld: the kernel counted %lld releases to %s "
                         "(counter releases_%s), the trace has %lld LEAVE release between those samples\n",
                 (long long)sqlite3_column_int64(s, 0), (long long)sqlite3_column_int64(s, 1),
-                (long long)sqlite3_column_int64(s, 3), (const char *)sqlite3_column_text(s, 2),
-                (const char *)sqlite3_column_text(s, 2), (long long)sqlite3_column_int64(s, 4));
+                (long long)sqlite3_column_int64(s, 3), cls, cls, (long long)sqlite3_column_int64(s, 4));
+    }
+    if (rc != SQLITE_DONE)
+        fprintf(stderr, "runq report: reading counter: %s\n", sqlite3_errmsg(db));
     sqlite3_finalize(s);
-    return 0;
+    return rc == SQLITE_DONE ? 0 : 1;
 }
 
 static const char report_share[] =

@@ -335,6 +335,18 @@ static int prep(sqlite3 *db, const char *sql, int64_t tid, sqlite3_stmt **st, ch
     return 0;
 }
 
+/* The end of a read of table: 0 when it ran to its end (rc, the last
+ * sqlite3_step, is SQLITE_DONE), else -1 with the table and SQLite's
+ * reason in err. A damaged page ends a loop of SQLITE_ROW as quietly as
+ * the last row does: without this, a reader showed the trace up to it. */
+static int read_end(sqlite3 *db, int rc, const char *table, char *err, size_t errlen)
+{
+    if (rc == SQLITE_DONE)
+        return 0;
+    snprintf(err, errlen, "reading %s: %s", table, sqlite3_errmsg(db));
+    return -1;
+}
+
 static int thread_index(const struct events *t, int utid)
 {
     const struct event_thread *th = events_thread(t, utid);
@@ -416,7 +428,8 @@ static int load_kind(struct events *t, sqlite3 *db, enum event_kind k, const str
     if (n > 32)
         n = 32;
     struct event *kfe = NULL;
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         for (int i = 0; i < n; i++)
             v[i] = sqlite3_column_value(st, 2 + i);
         int64_t rowid = sqlite3_column_int64(st, 0), ts = sqlite3_column_int64(st, 1);
@@ -443,8 +456,9 @@ static int load_kind(struct events *t, sqlite3 *db, enum event_kind k, const str
         t->ev = grow(t->ev, evcap, t->nev + 1, sizeof *t->ev);
         t->ev[t->nev++] = e;
     }
+    rc = read_end(db, rc, tables[k].table, err, errlen);
     sqlite3_finalize(st);
-    return 0;
+    return rc;
 }
 
 int events_load(struct events *t, sqlite3 *db, int64_t trace_id, char *err, size_t errlen)
@@ -456,8 +470,13 @@ int events_load(struct events *t, sqlite3 *db, int64_t trace_id, char *err, size
              "WHERE trace_id = ?1 OR (?1 = 0 AND trace_id = (SELECT max(trace_id) FROM trace))",
              trace_id, &st, err, errlen))
         return -1;
-    if (sqlite3_step(st) != SQLITE_ROW) {
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) {
+        if (rc != SQLITE_DONE)
+            read_end(db, rc, "trace", err, errlen);
         sqlite3_finalize(st);
+        if (rc != SQLITE_DONE)
+            return -1;
         if (trace_id)
             snprintf(err, errlen, "no trace %lld in the database", (long long)trace_id);
         else
@@ -486,7 +505,7 @@ int events_load(struct events *t, sqlite3 *db, int64_t trace_id, char *err, size
                  "coalesce(slice_ns,0) FROM thread WHERE trace_id = ?1 ORDER BY utid",
              t->trace_id, &st, err, errlen))
         return -1;
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         t->th = grow(t->th, &thcap, t->nth + 1, sizeof *t->th);
         struct event_thread *th = &t->th[t->nth++];
         th->utid = (int)sqlite3_column_int64(st, 0);
@@ -501,7 +520,10 @@ int events_load(struct events *t, sqlite3 *db, int64_t trace_id, char *err, size
         if (th->cpu + 1 > t->ncpus)
             t->ncpus = th->cpu + 1;
     }
+    rc = read_end(db, rc, "thread", err, errlen);
     sqlite3_finalize(st);
+    if (rc)
+        return -1;
 
     struct event_schema sch;
     event_schema_read(db, &sch);
@@ -528,7 +550,8 @@ int events_load(struct events *t, sqlite3 *db, int64_t trace_id, char *err, size
             t->ncpus = t->ev[i].cpu + 1;
     if (t->ncpus < 1)
         t->ncpus = 1;
-    qsort(t->ev, (size_t)t->nev, sizeof *t->ev, ev_cmp);
+    if (t->nev > 1) /* no events: ev is NULL, and qsort's base must not be */
+        qsort(t->ev, (size_t)t->nev, sizeof *t->ev, ev_cmp);
     stamp_slices(t);
     return 0;
 }

@@ -9,6 +9,7 @@
 #include "db/query.h"
 #include "db/readable.h"
 #include "db/recorder_lock.h"
+#include "db/visible.h"
 
 /* ---- rel(ts [, trace_id]): the time since a trace's start ----
  * One time base is stored, ns of the kernel's clock; people think in time
@@ -149,8 +150,8 @@ int dbq_scope_trace(sqlite3 *db, const char *prog, int64_t trace_id)
         fprintf(stderr, "runq %s: %s\n", prog, sqlite3_errmsg(db));
         return -1;
     }
-    int rc = 0;
-    while (rc == 0 && sqlite3_step(s) == SQLITE_ROW) {
+    int rc = 0, step;
+    while (rc == 0 && (step = sqlite3_step(s)) == SQLITE_ROW) {
         const char *t = (const char *)sqlite3_column_text(s, 0);
         char *sql = sqlite3_mprintf("CREATE TEMP VIEW \"%w\" AS SELECT * FROM main.\"%w\" WHERE trace_id=%lld",
                                     t, t, (long long)trace_id);
@@ -161,6 +162,10 @@ int dbq_scope_trace(sqlite3 *db, const char *prog, int64_t trace_id)
         }
         sqlite3_free(msg);
         sqlite3_free(sql);
+    }
+    if (rc == 0 && step != SQLITE_DONE) { /* a damaged page: not every table would be scoped */
+        fprintf(stderr, "runq %s: reading sqlite_master: %s\n", prog, sqlite3_errmsg(db));
+        rc = -1;
     }
     sqlite3_finalize(s);
     if (rc == 0 && rel_scope(db, trace_id) != SQLITE_OK) {
@@ -187,20 +192,36 @@ static void csv_field(FILE *out, const char *v)
     fputc('"', out);
 }
 
+/* A JSON string (RFC 8259) of v: the same characters, every control
+ * escaped, so the line is valid JSON and a terminal showing it acts on
+ * nothing: C0, DEL and the C1 controls as \u00XX, which a parser reads
+ * back as the same code points. A byte that is not well-formed UTF-8 has
+ * no JSON spelling: it becomes U+FFFD, the replacement character
+ * (db/visible.h's test of a character). */
 static void json_string(FILE *out, const char *v)
 {
     fputc('"', out);
     for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
-        if (*p == '"' || *p == '\\')
+        if (*p == '"' || *p == '\\') {
             fprintf(out, "\\%c", *p);
-        else if (*p == '\n')
+        } else if (*p == '\n') {
             fputs("\\n", out);
-        else if (*p == '\t')
+        } else if (*p == '\t') {
             fputs("\\t", out);
-        else if (*p < 0x20)
+        } else if (*p < 0x20 || *p == 0x7f) {
             fprintf(out, "\\u%04x", *p);
-        else
+        } else if (*p < 0x80) {
             fputc(*p, out);
+        } else {
+            size_t n = text_utf8_len((const char *)p);
+            if (n == 2 && p[0] == 0xc2 && p[1] <= 0x9f) /* a C1 control */
+                fprintf(out, "\\u%04x", p[1]);
+            else if (n)
+                fwrite(p, 1, n, out);
+            else
+                fputs("\\ufffd", out);
+            p += n ? n - 1 : 0;
+        }
     }
     fputc('"', out);
 }
@@ -242,6 +263,22 @@ static char *value_text(sqlite3_stmt *s, int i)
     return strdup((const char *)sqlite3_column_text(s, i));
 }
 
+/* v (malloc'd, or NULL) as a table shows it: visible (db/visible.h), since
+ * a table is read on a terminal and its text is the database's or the
+ * query's. Takes v; returns a malloc'd string or NULL. */
+static char *visible_dup(char *v)
+{
+    if (!v)
+        return NULL;
+    char *d = text_visible_dup(v);
+    free(v);
+    if (!d) {
+        fprintf(stderr, "runq: out of memory\n");
+        exit(1);
+    }
+    return d;
+}
+
 struct table {
     char **cell; /* rows x cols, NULL = SQL NULL */
     size_t rows, cap;
@@ -252,10 +289,19 @@ static void print_table(FILE *out, sqlite3_stmt *s, struct table *t)
 {
     size_t *w = calloc((size_t)t->cols, sizeof *w);
     int *num = calloc((size_t)t->cols, sizeof *num);
-    if (!w || !num) {
+    char **name = calloc((size_t)t->cols, sizeof *name);
+    if (!w || !num || !name) {
         free(w);
         free(num);
+        free(name);
         return;
+    }
+    for (int c = 0; c < t->cols; c++) {
+        name[c] = text_visible_dup(sqlite3_column_name(s, c));
+        if (!name[c]) {
+            fprintf(stderr, "runq: out of memory\n");
+            exit(1);
+        }
     }
     for (int c = 0; c < t->cols; c++) {
         num[c] = 1;
@@ -285,7 +331,7 @@ static void print_table(FILE *out, sqlite3_stmt *s, struct table *t)
             p[len + add] = '\0';
             *v = p;
         }
-        w[c] = strlen(sqlite3_column_name(s, c));
+        w[c] = strlen(name[c]);
         for (size_t r = 0; r < t->rows; r++) {
             const char *v = t->cell[r * (size_t)t->cols + (size_t)c];
             size_t n = v ? strlen(v) : 4;
@@ -294,7 +340,7 @@ static void print_table(FILE *out, sqlite3_stmt *s, struct table *t)
         }
     }
     for (int c = 0; c < t->cols; c++)
-        fprintf(out, "%s%-*s", c ? "  " : "", c == t->cols - 1 ? 0 : (int)w[c], sqlite3_column_name(s, c));
+        fprintf(out, "%s%-*s", c ? "  " : "", c == t->cols - 1 ? 0 : (int)w[c], name[c]);
     fputc('\n', out);
     for (int c = 0; c < t->cols; c++) {
         fprintf(out, "%s", c ? "  " : "");
@@ -316,6 +362,9 @@ static void print_table(FILE *out, sqlite3_stmt *s, struct table *t)
     }
     if (!t->rows)
         fprintf(out, "(no rows)\n");
+    for (int c = 0; c < t->cols; c++)
+        free(name[c]);
+    free(name);
     free(w);
     free(num);
 }
@@ -349,7 +398,7 @@ static int print_stmt(sqlite3 *db, const char *prog, sqlite3_stmt *s, enum dbq_f
                 t.cell = n;
             }
             for (int c = 0; c < cols; c++)
-                t.cell[t.rows * (size_t)cols + (size_t)c] = value_text(s, c);
+                t.cell[t.rows * (size_t)cols + (size_t)c] = visible_dup(value_text(s, c));
             t.rows++;
             continue;
         }

@@ -51,6 +51,7 @@ suite top_model build/tests/top_model_test
 suite top_tmux bash tests/top_tmux.sh "$RUNQ"
 suite step bash tests/step_test.sh "$RUNQ"
 suite step_tmux bash tests/step_tmux.sh "$RUNQ"
+suite hostile_view bash tests/hostile_view_test.sh "$RUNQ"
 suite lab bash tests/lab_test.sh "$RUNQ" 01 02 03 04
 suite lab_5_7 env LAB_TEST_REST=no bash tests/lab_test.sh "$RUNQ" 05 06 07
 suite instructor bash tests/instructor_test.sh "$RUNQ"

@@ -21,24 +21,28 @@
 
 #include <ncurses.h>
 
+#include "db/visible.h"
 #include "tui/top.h"
 
 #define MIN_TASK_ROWS 4
 #define NORMAL ((int)A_NORMAL)
 
 
-/* Prints at (y, x), at most w columns (ASCII text). */
+/* Prints at (y, x), at most w columns. Every panel's text goes through
+ * here, names from the database among it: made visible (db/visible.h),
+ * since ncurses' addstr of a control byte moves the cursor or sends it on. */
 static void put(int y, int x, int w, int attr, const char *fmt, ...)
 {
-    char buf[512];
+    char buf[512], shown[4 * sizeof buf];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     if (w <= 0)
         return;
+    text_visible(shown, sizeof shown, buf);
     attron(attr);
-    mvaddnstr(y, x, buf, w);
+    mvaddnstr(y, x, shown, w);
     attroff(attr);
 }
 
@@ -150,6 +154,11 @@ static int draw_header(const struct top_ui *ui, int y, int w)
     if (ui->paused) {
         put(y, x, w - x, term_attr(TR_WARN), "PAUSED");
         x += 8;
+    }
+    if (h->tasks_capped) { /* model.h, TOP_MAX_TASKS */
+        snprintf(buf, sizeof buf, "ONLY THE FIRST %d TASKS", TOP_MAX_TASKS);
+        put(y, x, w - x, term_attr(TR_WARN), "%s", buf);
+        x += (int)strlen(buf) + 2;
     }
     snprintf(buf, sizeof buf, "sort %s%s  every %dms%s%s%s%s%s", top_cols[ui->sort].header,
              ui->invert ? " (inverted)" : "", ui->delay_ms, *ui->filter ? "  filter '" : "", ui->filter,

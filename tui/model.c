@@ -92,12 +92,29 @@ struct top_model {
 
     struct sample smp[NSAMPLES];
     size_t smp_head, smp_n;
+
+    /* The first failed read since the open or the update began ("reading
+     * TABLE: reason"; "" none): db_step. */
+    char fault[256];
 };
 
 static void set_err(char *err, size_t errlen, const char *fmt, const char *a, const char *b)
 {
     if (err && errlen)
         snprintf(err, errlen, fmt, a, b);
+}
+
+/* sqlite3_step for every read of the model: a result other than a row or
+ * the end (a damaged page, an I/O error) is kept in m->fault, the first
+ * one, naming the table, and top_model_open and top_model_update fail with
+ * it. A read that stops at a damaged page looks like one that reached the
+ * end: runq top showed the trace up to it and said nothing. */
+static int db_step(struct top_model *m, sqlite3_stmt *s, const char *table)
+{
+    int rc = sqlite3_step(s);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE && !m->fault[0])
+        snprintf(m->fault, sizeof m->fault, "reading %s: %s", table, sqlite3_errmsg(m->db));
+    return rc;
 }
 
 const char *top_state_name(enum thread_state s)
@@ -502,10 +519,16 @@ static void on_tick(struct top_model *m, const struct event *e, uint64_t ts)
     c->ticks[at] = (struct top_tick){ ts, e->v, e->tick.nr_runnable };
 }
 
-/* A latency into histogram hist of n values, with its maximum. */
-static void lat_add(uint32_t *hist, uint64_t *n, uint64_t *max, bool *dirty, uint64_t lat)
+/* A latency into histogram *hist of n values (allocated at the first),
+ * with its maximum. */
+static void lat_add(struct top_model *m, uint32_t **hist, uint64_t *n, uint64_t *max, bool *dirty, uint64_t lat)
 {
-    hist[top_lat_slot(lat)]++;
+    if (!*hist && !(*hist = calloc(TOP_LAT_SLOTS, sizeof **hist))) {
+        if (!m->fault[0])
+            snprintf(m->fault, sizeof m->fault, "out of memory");
+        return;
+    }
+    (*hist)[top_lat_slot(lat)]++;
     (*n)++;
     *dirty = true;
     if (lat > *max)
@@ -520,7 +543,7 @@ static void on_bounce(struct top_model *m, sqlite3_value **v, int n)
         return; /* not seen to run (yet) */
     struct top_task *t = task_of(m, sqlite3_value_int64(v[0]));
     if (t)
-        lat_add(t->bnc_hist, &t->bnc_n, &t->bnc_max, &t->bnc_dirty, (uint64_t)sqlite3_value_int64(v[1]));
+        lat_add(m, &t->bnc_hist, &t->bnc_n, &t->bnc_max, &t->bnc_dirty, (uint64_t)sqlite3_value_int64(v[1]));
 }
 
 bool top_knob(const struct top_header *h, const char *name, int64_t *value)
@@ -554,7 +577,7 @@ static void on_wake(struct top_model *m, const struct event *e)
     struct top_task *t = task_of(m, e->wake.utid);
     if (!t || e->wake.latency < 0) /* it has not run (yet) */
         return;
-    lat_add(t->lat_hist, &t->lat_n, &t->lat_max, &t->lat_dirty, (uint64_t)e->wake.latency);
+    lat_add(m, &t->lat_hist, &t->lat_n, &t->lat_max, &t->lat_dirty, (uint64_t)e->wake.latency);
 }
 
 /* SET: a task's nice or slice, or the trace's tick rate, policy, a
@@ -682,7 +705,7 @@ static int sink_table(struct top_model *m, enum tbl k, uint64_t t, bool live, ch
     if (!live) /* a binary search, as at open: rows are in time order */
         bound = seek_table(m, k, m->cur[k], t + 1);
     if (bound < 0 || live) {
-        sqlite3_step(m->st_max[k]);
+        db_step(m, m->st_max[k], tbl_name(k));
         bound = sqlite3_column_int64(m->st_max[k], 0);
         sqlite3_reset(m->st_max[k]);
     }
@@ -692,7 +715,7 @@ static int sink_table(struct top_model *m, enum tbl k, uint64_t t, bool live, ch
     sqlite3_bind_int64(s, 1, m->cur[k]);
     sqlite3_bind_int64(s, 2, m->s.h.trace_id);
     sqlite3_bind_int64(s, 3, bound);
-    int rc = sqlite3_step(s);
+    int rc = db_step(m, s, tbl_name(k));
     sqlite3_reset(s);
     if (rc != SQLITE_ROW) {
         set_err(err, errlen, "reading %s: %s", tbl_name(k), sqlite3_errmsg(m->db));
@@ -722,7 +745,7 @@ static void merge_rows(struct top_model *m, struct merge *mg, uint64_t t)
         }
         sqlite3_bind_int64(m->st[k], 1, m->cur[k]);
         sqlite3_bind_int64(m->st[k], 2, m->s.h.trace_id);
-        mg->rc[k] = sqlite3_step(m->st[k]);
+        mg->rc[k] = db_step(m, m->st[k], tbl_name((enum tbl)k));
         mg->head[k] = mg->rc[k] == SQLITE_ROW ? (uint64_t)col_i64(m->st[k], 1) : 0;
     }
     for (;;) {
@@ -749,7 +772,7 @@ static void merge_rows(struct top_model *m, struct merge *mg, uint64_t t)
             for (int i = 0; i < m->ncols[best]; i++)
                 val[best][i] = sqlite3_column_value(s, 2 + i);
             on_row(m, (enum tbl)best, val[best], m->ncols[best], mg->head[best]);
-            mg->rc[best] = sqlite3_step(s);
+            mg->rc[best] = db_step(m, s, tbl_name((enum tbl)best));
             if (mg->rc[best] != SQLITE_ROW)
                 break;
             mg->head[best] = (uint64_t)col_i64(s, 1);
@@ -772,7 +795,7 @@ static int merge_end(struct top_model *m, struct merge *mg, char *err, size_t er
         if (mg->rc[k] == SQLITE_ROW && mg->used[k]) {
             m->cur[k] = col_i64(m->st[k], 0) - 1;
         } else if (mg->rc[k] == SQLITE_DONE && mg->used[k]) {
-            if (sqlite3_step(m->st_max[k]) == SQLITE_ROW)
+            if (db_step(m, m->st_max[k], tbl_name((enum tbl)k)) == SQLITE_ROW)
                 m->cur[k] = col_i64(m->st_max[k], 0);
             sqlite3_reset(m->st_max[k]);
         }
@@ -804,7 +827,7 @@ static int read_tables(struct top_model *m, uint64_t t, char *err, size_t errlen
     bool live = t >= m->s.h.end_ts; /* every row in this snapshot is <= t */
     sqlite3_bind_int64(m->st_gap_ahead, 1, m->cur[T_GAP]);
     sqlite3_bind_int64(m->st_gap_ahead, 2, m->s.h.trace_id);
-    bool gap = sqlite3_step(m->st_gap_ahead) == SQLITE_ROW;
+    bool gap = db_step(m, m->st_gap_ahead, "data_gap") == SQLITE_ROW;
     sqlite3_reset(m->st_gap_ahead);
     static const enum tbl sink_order[] = { T_WAKE, T_BOUNCE, T_PLACE, T_TICK, T_LEAVE, T_PICK, T_SNAP, T_SET, T_MARK };
     struct merge mg = { .sunk = { false } };
@@ -835,7 +858,7 @@ static int64_t seek_table(struct top_model *m, enum tbl k, int64_t lo, uint64_t 
     if (!m->st_max[k])
         return lo; /* a table this database does not have */
     sqlite3_stmt *s = m->st_max[k];
-    if (sqlite3_step(s) == SQLITE_ROW)
+    if (db_step(m, s, tbl_name(k)) == SQLITE_ROW)
         hi = sqlite3_column_int64(s, 0);
     sqlite3_reset(s);
     /* smallest rowid r in (lo, hi] whose row is at or past (trace_id, from) */
@@ -845,7 +868,7 @@ static int64_t seek_table(struct top_model *m, enum tbl k, int64_t lo, uint64_t 
         int64_t mid = lo + (hi - lo) / 2;
         sqlite3_bind_int64(s, 1, mid);
         bool before = false;
-        if (sqlite3_step(s) == SQLITE_ROW) {
+        if (db_step(m, s, tbl_name(k)) == SQLITE_ROW) {
             int64_t tid = sqlite3_column_int64(s, 0);
             uint64_t ts = (uint64_t)sqlite3_column_int64(s, 1);
             before = tid < m->s.h.trace_id || (tid == m->s.h.trace_id && ts < from);
@@ -865,7 +888,7 @@ static int read_trace(struct top_model *m, char *err, size_t errlen)
     struct top_header *h = &m->s.h;
     sqlite3_stmt *s = m->st_trace;
     sqlite3_bind_int64(s, 1, h->trace_id);
-    int rc = sqlite3_step(s);
+    int rc = db_step(m, s, "trace");
     if (rc != SQLITE_ROW) {
         sqlite3_reset(s);
         set_err(err, errlen, "trace %s: %s", "", rc == SQLITE_DONE ? "gone" : sqlite3_errmsg(m->db));
@@ -906,7 +929,7 @@ static int read_trace(struct top_model *m, char *err, size_t errlen)
     s = m->st_stats;
     sqlite3_bind_int64(s, 1, h->trace_id);
     h->lost_packets = h->dropped_records = h->resyncs = 0;
-    while (sqlite3_step(s) == SQLITE_ROW) {
+    while (db_step(m, s, "stats") == SQLITE_ROW) {
         const char *n = (const char *)sqlite3_column_text(s, 0);
         uint64_t v = (uint64_t)sqlite3_column_int64(s, 1);
         if (!n)
@@ -923,18 +946,27 @@ static int read_trace(struct top_model *m, char *err, size_t errlen)
 }
 
 /* New threads, renames and exits. Nice and slice come from here only for a
- * task seen the first time; later changes arrive as sched_set rows. */
+ * task seen the first time; later changes arrive as sched_set rows. Only
+ * the first TOP_MAX_TASKS rows are read (the statement's LIMIT is one
+ * more, to tell that there are others): a trace may name any number. */
 static int read_threads(struct top_model *m)
 {
     sqlite3_stmt *s = m->st_thread;
     sqlite3_bind_int64(s, 1, m->s.h.trace_id);
+    sqlite3_bind_int64(s, 2, TOP_MAX_TASKS + 1);
     int rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    while ((rc = db_step(m, s, "thread")) == SQLITE_ROW) {
         int64_t utid = col_i64(s, 0);
         struct top_task *t = task_of(m, utid);
+        if (!t && m->s.ntasks >= TOP_MAX_TASKS) {
+            m->s.h.tasks_capped = true;
+            continue;
+        }
         if (!t) {
-            if (!(t = task_add(m, utid)))
+            if (!(t = task_add(m, utid))) {
+                snprintf(m->fault, sizeof m->fault, "out of memory");
                 break;
+            }
             t->nice = sqlite3_column_int(s, 3);
             t->slice_ns = col_i64(s, 4);
             t->cpu = sqlite3_column_int(s, 5);
@@ -969,7 +1001,7 @@ static void rewind_settings(struct top_model *m, uint64_t from)
     sqlite3_bind_int64(s, 1, m->s.h.trace_id);
     sqlite3_bind_int64(s, 2, (int64_t)from);
     struct top_header *h = &m->s.h;
-    while (sqlite3_step(s) == SQLITE_ROW) {
+    while (db_step(m, s, "sched_set") == SQLITE_ROW) {
         enum trace_set_what what = event_set_parse((const char *)sqlite3_column_text(s, 1));
         const char *name = (const char *)sqlite3_column_text(s, 2);
         int64_t v = sqlite3_column_int64(s, 3);
@@ -1196,7 +1228,7 @@ static uint64_t seed_apply(struct top_model *m, enum tbl k, int64_t rowid, int c
     int n = sqlite3_column_count(s) - 1;
     if (n > TOP_MAX_COLS)
         n = TOP_MAX_COLS;
-    while (sqlite3_step(s) == SQLITE_ROW) {
+    while (db_step(m, s, tbl_name(k)) == SQLITE_ROW) {
         ts = (uint64_t)sqlite3_column_int64(s, 0);
         for (int i = 0; i < n; i++)
             val[i] = sqlite3_column_value(s, 1 + i);
@@ -1223,7 +1255,7 @@ static int64_t seed_find(struct top_model *m, enum tbl k, int cpu)
     sqlite3_bind_int64(s, 1, m->cur[k]);
     sqlite3_bind_int64(s, 2, m->s.h.trace_id);
     sqlite3_bind_int64(s, 3, cpu);
-    if (sqlite3_step(s) == SQLITE_ROW)
+    if (db_step(m, s, tbl_name(k)) == SQLITE_ROW)
         r = sqlite3_column_int64(s, 0);
     sqlite3_finalize(s);
     return r;
@@ -1237,7 +1269,7 @@ static uint64_t gap_end(struct top_model *m, int64_t rowid)
     if (sqlite3_prepare_v2(m->db, "SELECT ts_end FROM main.data_gap WHERE rowid = ?1", -1, &s, NULL) != SQLITE_OK)
         return 0;
     sqlite3_bind_int64(s, 1, rowid);
-    if (sqlite3_step(s) == SQLITE_ROW)
+    if (db_step(m, s, "data_gap") == SQLITE_ROW)
         end = (uint64_t)sqlite3_column_int64(s, 0);
     sqlite3_finalize(s);
     return end;
@@ -1331,7 +1363,7 @@ static int check_schema(struct top_model *m, char *err, size_t errlen)
                    "'queue_snapshot','data_gap','wakeup','sched_set','mark')",
                 &s, err, errlen) != 0)
         return -1;
-    if (sqlite3_step(s) == SQLITE_ROW)
+    if (db_step(m, s, "sqlite_master") == SQLITE_ROW)
         ntables = sqlite3_column_int(s, 0);
     sqlite3_finalize(s);
     if (ntables != 12) {
@@ -1340,11 +1372,11 @@ static int check_schema(struct top_model *m, char *err, size_t errlen)
     }
     if (prepare(m, "SELECT 1 FROM pragma_table_info('trace') WHERE name='control'", &s, err, errlen) != 0)
         return -1;
-    m->s.h.has_control_column = sqlite3_step(s) == SQLITE_ROW;
+    m->s.h.has_control_column = db_step(m, s, "trace") == SQLITE_ROW;
     sqlite3_finalize(s);
     if (prepare(m, "SELECT 1 FROM main.sqlite_master WHERE type='table' AND name='bounce'", &s, err, errlen) != 0)
         return -1;
-    m->has_bounce = sqlite3_step(s) == SQLITE_ROW;
+    m->has_bounce = db_step(m, s, "sqlite_master") == SQLITE_ROW;
     sqlite3_finalize(s);
     return 0;
 }
@@ -1356,7 +1388,7 @@ static int choose_trace(struct top_model *m, int64_t trace_id, char *err, size_t
         sqlite3_stmt *s;
         if (prepare(m, "SELECT MAX(trace_id) FROM main.trace", &s, err, errlen) != 0)
             return -1;
-        if (sqlite3_step(s) == SQLITE_ROW)
+        if (db_step(m, s, "trace") == SQLITE_ROW)
             trace_id = sqlite3_column_int64(s, 0);
         sqlite3_finalize(s);
         if (!trace_id) {
@@ -1423,7 +1455,7 @@ static int prepare_statements(struct top_model *m, char *err, size_t errlen)
                  : "");
     if (prepare(m, sql, &m->st_trace, err, errlen) != 0 ||
         prepare(m, "SELECT utid, tid, name, nice, slice_ns, cpu, is_idle, start_ts, end_ts FROM main.thread "
-                   "WHERE trace_id=? ORDER BY utid",
+                   "WHERE trace_id=?1 ORDER BY utid LIMIT ?2",
                 &m->st_thread, err, errlen) != 0 ||
         prepare(m, "SELECT name, SUM(value) FROM main.stats WHERE trace_id=? AND idx IS NULL AND name IN "
                    "('packets_lost','records_dropped','resyncs') GROUP BY name",
@@ -1483,7 +1515,9 @@ struct top_model *top_model_open(const char *path, int64_t trace_id, uint64_t fr
         return NULL;
     if (open_db(m, path, err, errlen) != 0 || check_schema(m, err, errlen) != 0 ||
         choose_trace(m, trace_id, err, errlen) != 0 || prepare_statements(m, err, errlen) != 0 ||
-        start_view(m, from, err, errlen) != 0) {
+        start_view(m, from, err, errlen) != 0 || m->fault[0]) {
+        if (m->fault[0]) /* the read that failed first, whatever it led to */
+            set_err(err, errlen, "%s: %s", path, m->fault);
         top_model_close(m);
         return NULL;
     }
@@ -1493,6 +1527,7 @@ struct top_model *top_model_open(const char *path, int64_t trace_id, uint64_t fr
 int top_model_update(struct top_model *m, uint64_t t, char *err, size_t errlen)
 {
     int rc = 0;
+    m->fault[0] = 0;
     sqlite3_exec(m->db, "BEGIN", NULL, NULL, NULL); /* one snapshot of the WAL for all tables */
     if (read_trace(m, err, errlen) != 0 || read_threads(m) != 0) {
         if (err && errlen && !*err)
@@ -1513,6 +1548,10 @@ int top_model_update(struct top_model *m, uint64_t t, char *err, size_t errlen)
     derive_rates(m);
     derive_latency(m);
 out:
+    if (m->fault[0]) { /* the read that failed first, whatever it led to */
+        set_err(err, errlen, "%s%s", m->fault, "");
+        rc = -1;
+    }
     sqlite3_exec(m->db, "COMMIT", NULL, NULL, NULL);
     m->s.nmap = m->map_n;
     return rc;
@@ -1540,6 +1579,10 @@ void top_model_close(struct top_model *m)
     sqlite3_close(m->db);
     for (size_t i = 0; i < NSAMPLES; i++)
         sample_free(&m->smp[i]);
+    for (size_t i = 0; i < m->s.ntasks; i++) {
+        free(m->s.tasks[i].lat_hist);
+        free(m->s.tasks[i].bnc_hist);
+    }
     free(m->s.tasks);
     free(m->s.cpus);
     free(m->hkey);

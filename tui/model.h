@@ -74,6 +74,13 @@
 #define TOP_T_LIVE UINT64_MAX
 #define TOP_MAX_KNOBS 8
 #define TOP_TICKS 128 /* ticks kept a CPU */
+/* The most tasks the model holds: the first TOP_MAX_TASKS of the trace's
+ * thread rows (by utid) are shown, the rest left out and said so
+ * (top_header.tasks_capped). Each task costs about 1.3 kB (its struct and
+ * its run time in every rate sample), 4 kB once it has woken and bounced:
+ * at most 135 MB here, where a trace naming 10^6 threads took 3 GB. A
+ * teaching kernel's trace has hundreds; docs/top.md says the bound. */
+#define TOP_MAX_TASKS 32768
 
 /* Wake latency histogram: log-linear, 8 sub-buckets per power of two
  * (values < 8 ns exact), so percentiles are within 1/16 of the value. */
@@ -109,11 +116,14 @@ struct top_task {
     double cpu_pct;     /* over the rate window, 0..100 */
     uint64_t run_ns;    /* closed stints */
     uint64_t vol, invol; /* switches out: blocked, slept, exited or yielded vs preempted */
+    /* The histograms are TOP_LAT_SLOTS counts, allocated at the task's
+     * first value (NULL while its n is 0): most tasks of a big trace have
+     * none in view, and two inline took 2.7 kB a task. */
     uint64_t lat_n, lat_max, lat_p50, lat_p99; /* ns */
-    uint32_t lat_hist[TOP_LAT_SLOTS];
+    uint32_t *lat_hist;
     /* bounce -> run: released to a higher class until it ran again */
     uint64_t bnc_n, bnc_max, bnc_p99; /* ns */
-    uint32_t bnc_hist[TOP_LAT_SLOTS];
+    uint32_t *bnc_hist;
 
     /* bookkeeping (the model's own) */
     uint64_t st_ts, ev_ts, dl_ts, slice_end, set_ts;
@@ -173,6 +183,7 @@ struct top_header {
     bool has_control_column;
     char control[256];         /* the recorder's control socket, "" none */
     char last_mark[64];
+    bool tasks_capped;         /* the trace has more than TOP_MAX_TASKS tasks */
     /* scheduler knobs (SET knob, trace format 4), as of `now`: the
      * kernel states each when tracing starts */
     int nknobs;
@@ -203,7 +214,10 @@ struct top_model *top_model_open(const char *path, int64_t trace_id, uint64_t fr
 
 /* Reads what was added and moves the view to trace time t (TOP_T_LIVE: the
  * newest record). t before the current time is taken as the current time.
- * Returns 0, or -1 with the reason in err (the model stays usable). */
+ * Returns 0, or -1 with the reason in err (the model stays usable). Any
+ * read SQLite fails (a damaged page, an I/O error) fails the update, and
+ * top_model_open, with "reading TABLE: SQLite's reason": a read that stops
+ * early must not pass for the end of the trace. */
 int top_model_update(struct top_model *m, uint64_t t, char *err, size_t errlen);
 
 const struct top_snapshot *top_model_snapshot(const struct top_model *m);

@@ -11,6 +11,7 @@
 #include <sqlite3.h>
 
 #include "db/readable.h"
+#include "db/visible.h"
 #include "db/vtime.h"
 #include "tui/step.h"
 
@@ -22,6 +23,14 @@ void step_text_add(struct step_text *t, const char *fmt, ...)
     int n = vasprintf(&line, fmt, ap);
     va_end(ap);
     if (n < 0) {
+        fprintf(stderr, "runq: out of memory\n");
+        exit(1);
+    }
+    /* Names in a line come from the database: made visible here, where
+     * every line of both fronts is made (db/visible.h). */
+    char *shown = text_visible_dup(line);
+    free(line);
+    if (!(line = shown)) {
         fprintf(stderr, "runq: out of memory\n");
         exit(1);
     }

@@ -53,7 +53,9 @@ struct step {
     bool quit;
 };
 
-/* Lines of text, each without "\n". */
+/* Lines of text, each without "\n" and fit for a terminal: step_text_add
+ * writes a control byte of a name (the database's text) as \xHH
+ * (db/visible.h). */
 struct step_text {
     char **line;
     int n, cap;

@@ -8,6 +8,7 @@
 
 #include <curses.h>
 
+#include "db/visible.h"
 #include "tui/step.h"
 
 static void prompt(const char *what, char *buf, int len)
@@ -72,7 +73,9 @@ int step_curses_main(struct step *s)
             mvvline(0, w - 1, ACS_VLINE, LINES - 1);
         move(LINES - 1, 0);
         attron(A_REVERSE);
-        addnstr(msg[0] ? msg : " n/p event  N/P pick  b time  g event  / search  m mark  ' back  c cpu  r rewind  q quit ",
+        char shown[1024]; /* a message may name a task or a mark: db/visible.h */
+        text_visible(shown, sizeof shown, msg);
+        addnstr(msg[0] ? shown : " n/p event  N/P pick  b time  g event  / search  m mark  ' back  c cpu  r rewind  q quit ",
                 COLS - 1);
         attroff(A_REVERSE);
         refresh();

@@ -5,7 +5,17 @@
  */
 #include <string.h>
 
+#include "db/visible.h"
 #include "tui/step.h"
+
+/* A line of text that was not made by step_text_add (a label, a message,
+ * the command echoed), visible as the view's lines are. */
+static void put_line(FILE *out, const char *prefix, const char *text)
+{
+    char v[1024];
+    text_visible(v, sizeof v, text);
+    fprintf(out, "%s%s\n", prefix, v);
+}
 
 static void show(struct step *s, FILE *out, int width)
 {
@@ -13,7 +23,7 @@ static void show(struct step *s, FILE *out, int width)
         struct step_text t = { 0 };
         step_render(s, k, width, &t);
         if (s->nviews == 2)
-            fprintf(out, "=== %s: %s\n", k ? "B" : "A", s->v[k].label);
+            put_line(out, k ? "=== B: " : "=== A: ", s->v[k].label);
         for (int i = 0; i < t.n; i++)
             fprintf(out, "%s\n", t.line[i]);
         step_text_free(&t);
@@ -27,13 +37,13 @@ int step_plain_main(struct step *s, FILE *in, FILE *out, int width)
     show(s, out, width);
     while (!s->quit && fgets(line, sizeof line, in)) {
         line[strcspn(line, "\r\n")] = 0;
-        fprintf(out, "--- %s\n", line);
+        put_line(out, "--- ", line);
         if (step_command(s, line, msg, sizeof msg) < 0) {
-            fprintf(out, "! %s\n", msg);
+            put_line(out, "! ", msg);
             continue;
         }
         if (msg[0])
-            fprintf(out, "%s\n", msg);
+            put_line(out, "", msg);
         if (!s->quit)
             show(s, out, width);
     }

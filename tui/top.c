@@ -598,15 +598,16 @@ int top_run(const struct top_opts *o)
         .delay_ms = o->delay_ms, .speed = o->speed,
     };
     uint64_t t_view = at_ns > ui.s->h.now ? at_ns : ui.s->h.now;
+    int rc = 0;
     if (top_model_update(m, live ? TOP_T_LIVE : t_view, err, sizeof err) != 0) {
-        fprintf(stderr, "runq top: %s\n", err);
-        top_model_close(m);
-        return 1;
+        fprintf(stderr, "runq top: %s: %s\n", db, err);
+        rc = 1;
+        goto out;
     }
     rebuild_rows(&ui);
     if (term_start(&ui.caps) != 0) {
-        top_model_close(m);
-        return 1;
+        rc = 1;
+        goto out;
     }
 
     int64_t last_wall = now_ms(), next_refresh = last_wall + ui.delay_ms;
@@ -617,8 +618,15 @@ int top_run(const struct top_opts *o)
             if (!ui.paused) {
                 if (!live)
                     t_view += (uint64_t)((double)(now - last_wall) * 1e6 * ui.speed);
-                if (top_model_update(m, live ? TOP_T_LIVE : t_view, err, sizeof err) != 0)
-                    snprintf(ui.msg, sizeof ui.msg, "%.150s", err);
+                /* A failed read (a damaged page) is the end of the view,
+                 * not a line in the footer over a view that stopped
+                 * moving: the message goes where a script sees it. */
+                if (top_model_update(m, live ? TOP_T_LIVE : t_view, err, sizeof err) != 0) {
+                    term_stop();
+                    fprintf(stderr, "runq top: %s: %s\n", db, err);
+                    rc = 1;
+                    goto out;
+                }
                 if (t_view > ui.s->h.now)
                     t_view = ui.s->h.now; /* replay stops at the end */
                 rebuild_rows(&ui);
@@ -641,8 +649,13 @@ int top_run(const struct top_opts *o)
     }
     int sig = term_signalled();
     term_stop();
+    rc = sig ? 128 + sig : 0;
+    if (ui.s->h.tasks_capped) /* said on the screen too; this stays after it */
+        fprintf(stderr, "runq top: the trace has more than %d tasks: only the first %d (by utid) were shown\n",
+                TOP_MAX_TASKS, TOP_MAX_TASKS);
+out: /* every way out frees the rows: without a terminal they leaked */
     top_model_close(m);
     free(ui.rows);
     free(ui.tagged);
-    return sig ? 128 + sig : 0;
+    return rc;
 }
