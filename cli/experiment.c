@@ -123,16 +123,6 @@ static int usage(const char *fmt, ...)
     return 2;
 }
 
-static bool parse_uint(const char *s, uint64_t max, uint64_t *out)
-{
-    char *end;
-    if (!*s || strspn(s, "0123456789") != strlen(s) || strlen(s) > 19)
-        return false;
-    errno = 0;
-    *out = strtoull(s, &end, 10);
-    return errno == 0 && *out <= max;
-}
-
 static const struct xp_engine *engine_lookup(const char *name);
 
 /* --engine E[,E...]: each an engine of xp_engines[], at most once. */
@@ -172,13 +162,13 @@ static int xp_value(struct xp_opts *o, enum xp_flag f, const char *v)
         o->vary[o->nvary++] = v;
         break;
     case XP_REPEAT:
-        if (!parse_uint(v, 1000, &n) || n < 1)
+        if (!scn_parse_count(v, 1000, &n) || n < 1)
             return usage("--repeat takes 1..1000, not '%s'", v);
         o->repeat = (int)n;
         break;
     case XP_SEED:
-        if (!parse_uint(v, UINT64_MAX, &n))
-            return usage("--seed takes a whole number, not '%s'", v);
+        if (!scn_parse_count(v, UINT64_MAX, &n))
+            return usage("--seed takes a whole number 0..18446744073709551615, not '%s'", v);
         o->seed = n;
         o->seed_given = true;
         break;
@@ -188,7 +178,7 @@ static int xp_value(struct xp_opts *o, enum xp_flag f, const char *v)
         o->db = v;
         break;
     case XP_JOBS:
-        if (!parse_uint(v, XP_MAX_JOBS, &n) || n < 1)
+        if (!scn_parse_count(v, XP_MAX_JOBS, &n) || n < 1)
             return usage("--jobs takes 1..%d, not '%s'", XP_MAX_JOBS, v);
         o->jobs = (int)n;
         o->jobs_given = true;
@@ -200,14 +190,14 @@ static int xp_value(struct xp_opts *o, enum xp_flag f, const char *v)
             return usage("--shard takes I/N (1 <= I <= N), not '%s'", v);
         memcpy(a, v, (size_t)(slash - v));
         a[slash - v] = '\0';
-        if (!parse_uint(a, 100000, &i) || !parse_uint(slash + 1, 100000, &k) || i < 1 || i > k)
+        if (!scn_parse_count(a, 100000, &i) || !scn_parse_count(slash + 1, 100000, &k) || i < 1 || i > k)
             return usage("--shard takes I/N (1 <= I <= N), not '%s'", v);
         o->shard_i = (int)i;
         o->shard_n = (int)k;
         break;
     }
     case XP_TIMEOUT:
-        if (!parse_uint(v, 86400, &n) || n < 1)
+        if (!scn_parse_count(v, 86400, &n) || n < 1)
             return usage("--timeout takes 1..86400 seconds, not '%s'", v);
         o->timeout = (int)n;
         break;
@@ -852,6 +842,9 @@ int cmd_experiment(int argc, char **argv)
         return rc;
     if (!o.seed_given)
         o.seed = base.seed;
+    if ((uint64_t)o.repeat - 1 > UINT64_MAX - o.seed)
+        return usage("--repeat %d from seed %llu runs past the largest seed, 18446744073709551615", o.repeat,
+                     (unsigned long long)o.seed);
     int nc = ncells(&base), total = nc * o.repeat * o.nengines;
     if (total > 100000)
         return usage("%d runs is too many (at most 100000)", total);

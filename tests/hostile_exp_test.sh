@@ -113,3 +113,93 @@ if shards "$D" 1; then
     if [ $split = 0 ] && [ $errs = 0 ]; then pass "concurrent_merges_make_one_experiment (6 tries)"
     else failed concurrent_merges_make_one_experiment "$split split, $errs failed of 6; $why"; fi
 fi
+
+# ---- 2. durations and counts past 64 bits (F7) ----
+# 18446744074 s is 2^64 ns and a little more: its product with 1e9 wrapped
+# to 0.29 s, which the one-hour bound then took.
+
+# scn NAME LINE...: a scenario whose line 3 onwards are LINE..., run
+# through --dry-run on paper.
+scn() {
+    local f=$T/$1.scn
+    shift
+    { echo "cpus 1"; echo "quantum 10us"; printf '%s\n' "$@"; } >"$f"
+    runq experiment --engine sim --dry-run "$f"
+}
+
+# refused NAME LINENO VALUE LINE...: refused with NAME.scn:LINENO: in one
+# line naming VALUE (so refused for VALUE, not for what it wrapped to), exit 2.
+refused() {
+    local name=$1 at=$2 value=$3
+    shift 3
+    scn "$name" "$@"
+    if [ "$rc" = 2 ] && grep -q "^runq experiment: $T/$name.scn:$at: .*$value" "$T/err" &&
+        [ "$(wc -l <"$T/err")" = 1 ]; then
+        pass "$name"
+    else
+        failed "$name" "exit $rc, want 2 with $name.scn:$at: and $value: $(head -c 300 "$T/err")"
+    fi
+}
+
+# taken NAME LINE...: the largest that fits is taken.
+taken() {
+    local name=$1
+    shift
+    scn "$name" "$@"
+    if [ "$rc" = 0 ]; then pass "$name"; else failed "$name" "exit $rc: $(head -c 300 "$T/err")"; fi
+}
+
+for d in 18446744074s 18446744073709551616 99999999999999999999ns 3600000000001ns -1ms 3601s; do
+    refused "scn_run_$d" 3 "$d" "run $d" "task a"
+    refused "scn_stall_$d" 4 "$d" "run 1ms" "stall $d" "task a"
+    refused "scn_slice_$d" 4 "$d" "run 1ms" "task a slice=$d"
+    refused "scn_arrive_$d" 4 "$d" "run 1ms" "task a arrive=$d"
+    refused "scn_pattern_run_$d" 4 "$d" "run 1ms" "task a pattern=run:$d,sleep:1ms"
+    refused "scn_pattern_sleep_$d" 4 "$d" "run 1ms" "task a pattern=run:1ms,sleep:$d"
+    refused "scn_every_$d" 4 "$d" "run 1ms" "task a pattern=run:10us,every:$d"
+    refused "scn_vary_stall_$d" 5 "$d" "run 1ms" "task a" "vary stall 1ms,$d"
+done
+taken scn_stall_3600s_is_the_longest "run 1ms" "stall 3600s" "task a"
+taken scn_arrive_3600000000000ns_is_the_longest "run 1ms" "task a arrive=3600000000000ns"
+taken scn_sleep_3600s_is_the_longest "run 1ms" "task a pattern=run:10us,sleep:3600s"
+for n in 18446744073709551616 99999999999999999999 -1; do
+    refused "scn_star_count_$n" 4 "$n" "run 1ms" "task a*$n"
+    refused "scn_cpus_$n" 3 "$n" "cpus $n" "run 1ms" "task a"
+    refused "scn_prio_$n" 4 "$n" "run 1ms" "task a class=rt prio=$n"
+    refused "scn_pipe_size_$n" 4 "$n" "run 1ms" "pipe p size=$n" "task a pattern=write:p:1" "task b pattern=read:p:1"
+    refused "scn_pipe_bytes_$n" 5 "$n" "run 1ms" "pipe p" "task a pattern=write:p:$n" "task b pattern=read:p:1"
+    refused "scn_knob_$n" 3 "$n" "knob rt_runtime_us $n" "run 1ms" "task a"
+done
+refused scn_seed_past_2_64 3 18446744073709551616 "seed 18446744073709551616" "run 1ms" "task a"
+refused scn_seed_negative 3 -1 "seed -1" "run 1ms" "task a"
+taken scn_seed_2_64_less_1_is_the_largest "seed 18446744073709551615" "run 1ms" "task a"
+
+# On the command line: one usage line, exit 2.
+echo "task a" >"$T/one.scn"
+for v in 18446744074s 18446744073709551616 99999999999999999999ns 3600000000001ns -1s; do
+    expect "sim_run_$v" 2 "--run" sim --run "$v" "$T/one.scn"
+    expect "compare_interval_$v" 2 "--interval" report compare --db "$T/none.db" --interval "$v" 1 2
+    expect "compare_threshold_$v" 2 "--threshold" report compare --db "$T/none.db" --threshold "$v" 1 2
+done
+for v in 18446744073709551616 99999999999999999999 -1; do
+    for f in repeat jobs timeout seed; do
+        expect "experiment_${f}_$v" 2 "--$f" experiment --engine sim --dry-run --$f "$v" "$T/one.scn"
+    done
+    expect "experiment_shard_$v" 2 "--shard" experiment --engine sim --dry-run --shard "1/$v" "$T/one.scn"
+    expect "sim_seed_$v" 2 "--seed" sim --seed "$v"
+    [ "$v" = -1 ] || expect "report_experiment_$v" 2 "experiment takes" report experiment "$v" --db "$T/none.db"
+    expect "lab_seeds_$v" 2 "--seeds" lab --seeds "$v" check 1
+    expect "lab_seed_$v" 2 "--seed" lab --seed "$v" show 1
+done
+expect experiment_seed_past_repeat 2 "runs past the largest seed" \
+    experiment --engine sim --dry-run --seed 18446744073709551615 --repeat 2 "$T/one.scn"
+runq experiment --engine sim --dry-run --seed 18446744073709551615 "$T/one.scn"
+if [ "$rc" = 0 ] && grep -q "seeds 18446744073709551615..18446744073709551615" "$T/out"; then
+    pass experiment_seed_2_64_less_1_is_the_largest
+else
+    failed experiment_seed_2_64_less_1_is_the_largest "exit $rc: $(head -c 300 "$T/err")"
+fi
+runq sim --seed 18446744073709551615
+if [ "$rc" = 0 ]; then pass sim_seed_2_64_less_1_is_the_largest; else failed sim_seed_2_64_less_1_is_the_largest "exit $rc: $(head -c 300 "$T/err")"; fi
+runq sim --run 3600s "$T/one.scn"
+if grep -q -- "want a duration" "$T/err"; then failed sim_run_3600s_is_the_longest "refused as a bad --run: $(head -c 300 "$T/err")"; else pass sim_run_3600s_is_the_longest; fi
