@@ -54,7 +54,7 @@
 #define XP_MAX_ENGINES 3
 
 enum xp_flag { XP_ENGINE, XP_VARY, XP_REPEAT, XP_SEED, XP_DB, XP_JOBS, XP_CSV, XP_JSON, XP_SHARD, XP_TIMEOUT,
-               XP_REALTIME, XP_NO_RECORD, XP_DRY_RUN, XP_QUIET, XP_HELP };
+               XP_REALTIME, XP_NO_RECORD, XP_ALLOW_RT_HOG, XP_DRY_RUN, XP_QUIET, XP_HELP };
 
 /* One table drives both parsing and --help. */
 static const struct xp_flagdef {
@@ -74,6 +74,8 @@ static const struct xp_flagdef {
     { XP_TIMEOUT, "timeout", "S", "give up on a kernel run after S wall-clock seconds (default 900)" },
     { XP_REALTIME, "realtime", NULL, "kernel runs without icount: real time, noisy, one at a time" },
     { XP_NO_RECORD, "no-record", NULL, "store metrics only, no trace (linux without root or tracefs)" },
+    { XP_ALLOW_RT_HOG, "allow-rt-hog", NULL, "linux: let RT tasks that never sleep hold every host CPU (the host "
+                                             "gets what RT throttling leaves)" },
     { XP_DRY_RUN, "dry-run", NULL, "check everything, print the cells (and the kernel's lines), run nothing" },
     { XP_QUIET, "quiet", NULL, "no progress line" },
     { XP_HELP, "help", NULL, "this help" },
@@ -88,7 +90,7 @@ struct xp_opts {
     int nengines;
     const struct xp_engine *engines[XP_MAX_ENGINES];
     int repeat, jobs, timeout, shard_i, shard_n;
-    bool seed_given, realtime, quiet, dry_run, no_record, jobs_given;
+    bool seed_given, realtime, quiet, dry_run, no_record, jobs_given, allow_rt_hog;
     uint64_t seed;
     enum dbq_format fmt;
     int nvary;
@@ -255,17 +257,23 @@ static int xp_args(int argc, char **argv, struct xp_opts *o)
             o->quiet = true;
         } else if (d->flag == XP_NO_RECORD) {
             o->no_record = true;
+        } else if (d->flag == XP_ALLOW_RT_HOG) {
+            o->allow_rt_hog = true;
         } else if (d->flag == XP_DRY_RUN) {
             o->dry_run = true;
         }
     }
     if (!o->file)
         return usage("need a scenario FILE; see 'runq experiment --help'");
-    bool kernel = false;
-    for (int i = 0; i < o->nengines; i++)
+    bool kernel = false, linux_ = false;
+    for (int i = 0; i < o->nengines; i++) {
         kernel |= engine_lookup("kernel") == o->engines[i];
+        linux_ |= engine_lookup("linux") == o->engines[i];
+    }
     if (o->realtime && !kernel)
         return usage("--realtime is the kernel engine's (on paper there is no real time; Linux runs in nothing else)");
+    if (o->allow_rt_hog && !linux_)
+        return usage("--allow-rt-hog is the linux engine's (RT tasks of runq's kernel or on paper hold no host CPU)");
     if (o->realtime && o->jobs > 1)
         return usage("--realtime runs one at a time: runs side by side would disturb each other's timing");
     return -1;
@@ -404,7 +412,7 @@ struct xp_run {
  */
 struct xp_engine {
     const char *name;
-    int (*refuses)(const struct scenario *s, char *err, size_t errlen);
+    int (*refuses)(const struct xp_opts *o, const struct scenario *s, char *err, size_t errlen);
     int (*start)(const struct xp_opts *o, struct xp_run *r, const char *dir, struct scn_result *res, char *err,
                  size_t errlen);
     /* A child's end: 0 with res filled and *trace its trace (0: none), or
@@ -457,8 +465,9 @@ static char *slurp(const char *path)
 
 /* ---- the engines ---- */
 
-static int kernel_refuses(const struct scenario *s, char *err, size_t errlen)
+static int kernel_refuses(const struct xp_opts *o, const struct scenario *s, char *err, size_t errlen)
 {
+    (void)o;
     char *lines[XP_MAX_LINES];
     int n = scn_kprog(s, lines, XP_MAX_LINES, err, errlen);
     for (int i = 0; i < n; i++)
@@ -642,7 +651,7 @@ static int start_linux(const struct xp_opts *o, struct xp_run *r, const char *di
         FILE *notes = fopen(r->err, "w");
         snprintf(source, sizeof source, "linux:%s%s%s", o->file, r->params[0] ? " " : "", r->params);
         struct linux_engine_opts lo = { .db = o->no_record ? NULL : o->db, .source = source, .stop = &stop_signal,
-                                        .notes = notes };
+                                        .notes = notes, .allow_rt_hog = o->allow_rt_hog };
         a.ok = linux_engine_run(&r->sc, &lo, &a.res, &a.trace, a.why, sizeof a.why) == 0;
         if (notes)
             fclose(notes);
@@ -683,10 +692,23 @@ static int finish_linux(const struct xp_opts *o, struct xp_run *r, int st, struc
     return 0;
 }
 
+/* What this Linux cannot run, and RT spinners on every CPU unless
+ * --allow-rt-hog (linux/run.h). */
+static int linux_refuses_opts(const struct xp_opts *o, const struct scenario *s, char *err, size_t errlen)
+{
+    return linux_refuses(s, err, errlen) < 0 ? -1 : linux_refuses_rt_hog(s, o->allow_rt_hog, err, errlen);
+}
+
+static int sim_refuses_opts(const struct xp_opts *o, const struct scenario *s, char *err, size_t errlen)
+{
+    (void)o;
+    return sim_refuses(s, err, errlen);
+}
+
 static const struct xp_engine xp_engines[] = {
     { "kernel", kernel_refuses, start_kernel, finish_kernel, kernel_jobs },
-    { "linux", linux_refuses, start_linux, finish_linux, linux_jobs },
-    { "sim", sim_refuses, start_sim, NULL, one_job },
+    { "linux", linux_refuses_opts, start_linux, finish_linux, linux_jobs },
+    { "sim", sim_refuses_opts, start_sim, NULL, one_job },
 };
 
 static const struct xp_engine *engine_lookup(const char *name)
@@ -864,7 +886,7 @@ int cmd_experiment(int argc, char **argv)
             return 2;
         }
         for (int e = 0; e < o.nengines; e++)
-            if (o.engines[e]->refuses(&probe, err, sizeof err) < 0) {
+            if (o.engines[e]->refuses(&o, &probe, err, sizeof err) < 0) {
                 char who[320];
                 snprintf(who, sizeof who, "%s%s%s%s", o.nengines > 1 ? "engine " : "",
                          o.nengines > 1 ? o.engines[e]->name : "", o.nengines > 1 && params[0] ? ", " : "", params);

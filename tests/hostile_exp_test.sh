@@ -203,3 +203,48 @@ runq sim --seed 18446744073709551615
 if [ "$rc" = 0 ]; then pass sim_seed_2_64_less_1_is_the_largest; else failed sim_seed_2_64_less_1_is_the_largest "exit $rc: $(head -c 300 "$T/err")"; fi
 runq sim --run 3600s "$T/one.scn"
 if grep -q -- "want a duration" "$T/err"; then failed sim_run_3600s_is_the_longest "refused as a bad --run: $(head -c 300 "$T/err")"; else pass sim_run_3600s_is_the_longest; fi
+
+# ---- 3. RT tasks that never sleep on every host CPU (F11) ----
+TRACING=/sys/kernel/tracing
+ncpu=$(nproc)
+[ "$(id -u)" = 0 ] && ! [ -d "$TRACING/instances" ] && mount -t tracefs nodev "$TRACING" 2>/dev/null
+if [ "$(id -u)" != 0 ]; then
+    echo "SKIP rt_hog: not root (SCHED_FIFO, and the Linux engine's recording, need root)"
+else
+    # hog NAME LINES...: a scenario on every host CPU (line 1: cpus), 50 ms.
+    hog() { local f=$T/$1.scn; shift; { echo "cpus $ncpu"; echo "run 50ms"; printf '%s\n' "$@"; } >"$f"; }
+    hog spin "task fair" "task spin*$ncpu class=rt prio=10"
+    hog yielder "task y*$ncpu class=rt prio=10 pattern=run:1ms,yield"
+    hog pinned "task fair" "task spin*$ncpu class=rt prio=10 cpu=0"
+    hog sleeper "task s*$ncpu class=rt prio=10 pattern=run:1ms,sleep:1ms"
+    hog top "task spin*$ncpu class=rt prio=99"
+    for at in spin:4 yielder:3; do
+        name=${at%:*}
+        expect "refuses_rt_${name}_on_every_cpu" 2 "$name.scn:${at#*:}: " experiment --engine linux --dry-run --db "$T/rt.db" "$T/$name.scn"
+        grep -q -- "--allow-rt-hog" "$T/err" || failed "refuses_rt_${name}_on_every_cpu" "no --allow-rt-hog in: $(cat "$T/err")"
+    done
+    expect refuses_rt_hog_from_runq_run 2 "spin.scn:4: " run --engine linux --dry-run --db "$T/rt.db" "$T/spin.scn"
+    expect refuses_rt_prio_99_on_every_cpu_even_allowed 2 "top.scn:3: " \
+        experiment --engine linux --allow-rt-hog --dry-run --db "$T/rt.db" "$T/top.scn"
+    for name in pinned sleeper; do
+        runq experiment --engine linux --dry-run --db "$T/rt.db" "$T/$name.scn"
+        if [ "$ncpu" -lt 2 ] && [ $name = pinned ]; then
+            echo "SKIP takes_rt_$name: one CPU, so a spinner on CPU 0 holds them all"
+        elif [ "$rc" = 0 ]; then pass "takes_rt_$name"
+        else failed "takes_rt_$name" "exit $rc: $(head -c 300 "$T/err")"; fi
+    done
+    expect allow_rt_hog_is_the_linux_engines 2 "--allow-rt-hog" experiment --engine sim --allow-rt-hog --dry-run "$T/spin.scn"
+    # With --allow-rt-hog it runs: 50 ms of RT spinners on every CPU, only
+    # where RT throttling leaves the host its share.
+    rt=$(cat /proc/sys/kernel/sched_rt_runtime_us 2>/dev/null)
+    if [ -z "$rt" ] || [ "$rt" = -1 ]; then
+        echo "SKIP runs_rt_hog_when_allowed: RT throttling is off (kernel.sched_rt_runtime_us=${rt:-unreadable}): spinners on every CPU would hold it"
+    elif ! [ -d "$TRACING/instances" ]; then
+        echo "SKIP runs_rt_hog_when_allowed: no tracefs at $TRACING"
+    else
+        runq experiment --quiet --engine linux --allow-rt-hog --db "$T/rt.db" "$T/spin.scn"
+        got=$(sq "$T/rt.db" "SELECT status || ' ' || (SELECT COUNT(*) FROM scenario_task WHERE scenario_id = s.scenario_id) || ' ' || (trace_id IS NOT NULL) FROM scenario s" 2>&1)
+        if [ "$rc" = 0 ] && [ "$got" = "ok $((ncpu + 1)) 1" ]; then pass runs_rt_hog_when_allowed
+        else failed runs_rt_hog_when_allowed "exit $rc, run '$got': $(head -c 300 "$T/err")"; fi
+    fi
+fi
