@@ -41,6 +41,7 @@
 
 #include "cli/cli.h"
 #include "cli/experiment.h"
+#include "cli/orphans.h"
 #include "cli/sim.h"
 #include "db/experiment.h"
 #include "eevdf_features.h"
@@ -530,8 +531,10 @@ static int start_kernel(const struct xp_opts *o, struct xp_run *r, const char *d
     snprintf(r->out, sizeof r->out, "%s/run%d.out", dir, r->number);
     snprintf(r->err, sizeof r->err, "%s/run%d.err", dir, r->number);
     fflush(NULL);
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0) {
+        orphans_die_with(parent); /* runq boot ends QEMU on the SIGTERM */
         int fo = open(r->out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         int fe = open(r->err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         int fi = open("/dev/null", O_RDONLY);
@@ -644,8 +647,12 @@ static int start_linux(const struct xp_opts *o, struct xp_run *r, const char *di
     snprintf(r->out, sizeof r->out, "%s/run%d.answer", dir, r->number);
     snprintf(r->err, sizeof r->err, "%s/run%d.err", dir, r->number);
     fflush(NULL);
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0) {
+        /* The SIGTERM sets stop_signal (this process's handler, from its
+         * parent), which stops the run as a Ctrl-C does. */
+        orphans_die_with(parent);
         static struct xp_linux_answer a;
         char source[600];
         FILE *notes = fopen(r->err, "w");
@@ -898,6 +905,8 @@ int cmd_experiment(int argc, char **argv)
     if (o.dry_run)
         return dry_run(&o, &base, nc, total);
 
+    /* Runs a runq experiment killed outright left behind (orphans.h). */
+    orphans_reap();
     sqlite3 *db = dbx_open(o.db, err, sizeof err);
     if (!db) {
         fprintf(stderr, "runq experiment: %s\n", err);
@@ -947,12 +956,16 @@ int cmd_experiment(int argc, char **argv)
     int next = 0, done = 0, failed = 0, running = 0, per_engine = nc * o.repeat;
     bool kept = false; /* a failed run's files are kept in dir */
     rc = 0;
-    /* Ctrl-C or a TERM: no new runs; the running ones (signalled too,
-     * as one process group) end, and are stored as failed with why. */
-    struct sigaction sa = { 0 };
+    /* Ctrl-C, a TERM or a hangup (the terminal closed, the ssh session
+     * gone): no new runs; the running ones (signalled too, as one process
+     * group) end, and are stored as failed with why. A reader of stdout
+     * gone must not kill this process before it has stored them. */
+    struct sigaction sa = { 0 }, ign = { .sa_handler = SIG_IGN };
     sa.sa_handler = on_stop;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    sigaction(SIGPIPE, &ign, NULL);
     bool forwarded = false;
     while ((done < mine || running) && rc == 0) {
         if (stop_signal && !running)

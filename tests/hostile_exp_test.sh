@@ -248,3 +248,112 @@ else
         else failed runs_rt_hog_when_allowed "exit $rc, run '$got': $(head -c 300 "$T/err")"; fi
     fi
 fi
+
+# ---- 4. runs end with their runq experiment (F15) ----
+# A run outlived a runq experiment killed with SIGKILL (QEMU and runq
+# boot, or a Linux run's threads and its tracing instance) for as long as
+# it had to go, and a SIGHUP killed runq experiment, storing nothing.
+
+# tree PID: PID and every process below it.
+tree() {
+    local all next
+    all=$1
+    next=$1
+    while [ -n "$next" ]; do
+        next=$(ps -e -o pid=,ppid= | awk -v p=" $next " 'index(p, " " $2 " ") { printf "%s ", $1 }')
+        all="$all $next"
+    done
+    echo $all
+}
+# none_alive PIDS...: none of PIDS runs (a zombie counts as ended).
+none_alive() {
+    local p
+    for p in "$@"; do
+        [ -e /proc/$p ] && ! grep -q '^State:.*Z' /proc/$p/status 2>/dev/null && return 1
+    done
+    return 0
+}
+# within SECONDS CMD...: CMD succeeds within SECONDS.
+within() {
+    local n=$(($1 * 10))
+    shift
+    while [ $n -gt 0 ]; do "$@" && return 0; sleep 0.1; n=$((n - 1)); done
+    return 1
+}
+has_qemu() { ps -o comm= -p "$(tree $1 | tr ' ' ',')" 2>/dev/null | grep -q qemu; }
+instance_of_child() {
+    local c
+    for c in $(tree $1); do [ -d "$TRACING/instances/runq-$c" ] && { echo "runq-$c"; return 0; }; done
+    return 1
+}
+
+# Busy: under icount an idle guest skips ahead, and a run that sleeps ends early.
+printf 'cpus 1\nrun 60s\ntask a\n' >"$T/k.scn"
+printf 'cpus 1\nquantum 10us\nrun 8s\ntask a pattern=run:1ms,sleep:1ms\ntask r class=rt prio=10 pattern=run:100us,sleep:1ms\n' >"$T/l.scn"
+
+# killed ENGINE SIGNAL: runq experiment of one ENGINE cell, sent SIGNAL
+# mid-run; its runs must be gone within 4 s, and after a SIGHUP the run
+# stored as failed, interrupted.
+killed() {
+    local engine=$1 sig=$2 name=${1}_run_ends_with_runq_experiment_on_${2#-} pid pids inst="" got
+    rm -f "$T/kill.db"
+    "$RUNQ" experiment --quiet --engine "$engine" --db "$T/kill.db" "$T/${engine:0:1}.scn" >"$T/kill.out" 2>"$T/kill.err" &
+    pid=$!
+    disown $pid # no "Killed" line from bash; none_alive waits for it instead
+    if [ "$engine" = kernel ]; then
+        within 60 has_qemu $pid || { failed "$name" "no QEMU under runq experiment: $(head -c 300 "$T/kill.err")"; kill -9 $(tree $pid) 2>/dev/null; return; }
+    else
+        within 20 instance_of_child $pid >/dev/null || { failed "$name" "no tracing instance: $(head -c 300 "$T/kill.err")"; kill -9 $(tree $pid) 2>/dev/null; return; }
+        inst=$(instance_of_child $pid)
+    fi
+    pids=$(tree $pid)
+    kill "$sig" $pid
+    if ! within 4 none_alive $pids; then
+        failed "$name" "still running 4 s after kill $sig: $(ps -o pid=,comm= -p "$(echo $pids | tr ' ' ',')" | tr '\n' ' ')"
+        kill -9 $pids 2>/dev/null
+        wait $pid 2>/dev/null
+        return
+    fi
+    { wait $pid; } 2>/dev/null
+    if [ -n "$inst" ] && ! within 4 eval "! [ -d $TRACING/instances/$inst ]"; then
+        failed "$name" "tracing instance $inst left"
+        return
+    fi
+    if [ "$sig" = -HUP ]; then
+        got=$(sq "$T/kill.db" "SELECT status || ': ' || error FROM scenario" 2>&1)
+        case $got in
+        "failed: interrupted (signal 1)") ;;
+        *) failed "$name" "the run stored as '$got', want failed: interrupted (signal 1)"; return ;;
+        esac
+    fi
+    pass "$name"
+}
+for sig in -KILL -HUP; do
+    killed kernel $sig
+    if [ "$(id -u)" != 0 ] || ! [ -d "$TRACING/instances" ]; then
+        echo "SKIP linux_run_ends_with_runq_experiment_on_${sig#-}: the Linux engine's recording needs root and tracefs"
+    else
+        killed linux $sig
+    fi
+done
+
+# What outlived its runq experiment anyway is ended at the next start: a
+# process marked by a runq experiment that no longer runs (pid 4194305 is
+# past pid_max), not one whose runq experiment runs (this shell stands in).
+RUNQ_EXPERIMENT=4194305:1 sleep 60 &
+stale=$!
+mine_start=$(awk '{ sub(/.*\) /, ""); print $20 }' /proc/$$/stat)
+RUNQ_EXPERIMENT=$$:$mine_start sleep 60 &
+live=$!
+runq experiment --quiet --engine sim --db "$T/reap.db" "$T/one.scn"
+if [ "$rc" != 0 ]; then
+    failed reaps_runs_of_a_dead_runq_experiment "exit $rc: $(head -c 300 "$T/err")"
+elif ! within 5 none_alive $stale || ! grep -q "ended process $stale, a run left by runq experiment 4194305" "$T/err"; then
+    failed reaps_runs_of_a_dead_runq_experiment "process $stale not ended, or not said: $(head -c 300 "$T/err")"
+elif none_alive $live; then
+    failed reaps_runs_of_a_dead_runq_experiment "ended $live, whose runq experiment (this shell) runs"
+else
+    pass reaps_runs_of_a_dead_runq_experiment
+fi
+kill $stale $live 2>/dev/null
+exit $fail
