@@ -191,6 +191,11 @@ for v in 18446744073709551616 99999999999999999999 -1; do
     expect "lab_seeds_$v" 2 "--seeds" lab --seeds "$v" check 1
     expect "lab_seed_$v" 2 "--seed" lab --seed "$v" show 1
 done
+for v in 99999999999999999999 18446744073709551616 9223372036854775808; do
+    for arg in "run:$v" "1/0/$v" "1/$v" "$v/0"; do
+        expect "compare_run_$arg" 2 "want a trace id" report compare --db "$T/seed1/one.db" "$arg" 1/0/0
+    done
+done
 expect experiment_seed_past_repeat 2 "runs past the largest seed" \
     experiment --engine sim --dry-run --seed 18446744073709551615 --repeat 2 "$T/one.scn"
 runq experiment --engine sim --dry-run --seed 18446744073709551615 "$T/one.scn"
