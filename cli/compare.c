@@ -309,23 +309,45 @@ static const char *set_get(const struct cmp_setting *list, int n, const char *ke
     return NULL;
 }
 
+/* "N", "N/N" or "N/N/N" into v: how many numbers, each digits only and
+ * within int64 (sscanf's %lld is undefined past it); 0 for anything else. */
+static int parse_ids(const char *s, int64_t v[3])
+{
+    int n = 0;
+    for (const char *p = s;; n++) {
+        char part[24];
+        const char *slash = strchr(p, '/');
+        size_t len = slash ? (size_t)(slash - p) : strlen(p);
+        uint64_t x;
+        if (n == 3 || len >= sizeof part)
+            return 0;
+        memcpy(part, p, len);
+        part[len] = '\0';
+        if (!scn_parse_count(part, INT64_MAX, &x))
+            return 0;
+        v[n] = (int64_t)x;
+        if (!slash)
+            return n + 1;
+        p = slash + 1;
+    }
+}
+
 /* Which run the argument names: its trace, and its scenario row when it
  * has one. 0, 1 after a refusal, 2 after a usage error. */
 static int find_run(struct cmp_run *r)
 {
     sqlite3 *db = r->db;
-    long long a = 0, b = 0, c = 0;
-    int used = 0;
-    bool scenarios = has_table(db, "scenario");
+    int64_t v[3] = { 0, 0, 0 };
+    bool run = strncmp(r->arg, "run:", 4) == 0, scenarios = has_table(db, "scenario");
+    int n = parse_ids(r->arg + (run ? 4 : 0), v);
+    int64_t a = v[0], b = v[1], c = v[2];
     const char *where;
 
-    if (sscanf(r->arg, "run:%lld%n", &a, &used) == 1 && !r->arg[used] && a > 0)
+    if (run && n == 1 && a > 0)
         where = "scenario_id = ?1";
-    else if ((sscanf(r->arg, "%lld/%lld/%lld%n", &a, &b, &c, &used) == 3 ||
-              (c = 0, sscanf(r->arg, "%lld/%lld%n", &a, &b, &used) == 2)) &&
-             !r->arg[used] && a > 0 && b >= 0 && c >= 0 && strspn(r->arg, "0123456789/") == strlen(r->arg))
+    else if (!run && n >= 2 && a > 0)
         where = "experiment_id = ?1 AND cell = ?2 AND repeat = ?3";
-    else if (strspn(r->arg, "0123456789") == strlen(r->arg) && strlen(r->arg) < 19 && (a = atoll(r->arg)) > 0)
+    else if (!run && n == 1 && a > 0)
         where = "trace_id = ?1";
     else
         return complain(2, "%c: want a trace id (3), a scenario run (run:5) or an experiment's cell (2/1), not '%s'",

@@ -41,6 +41,7 @@
 
 #include "cli/cli.h"
 #include "cli/experiment.h"
+#include "cli/orphans.h"
 #include "cli/sim.h"
 #include "db/experiment.h"
 #include "eevdf_features.h"
@@ -54,7 +55,7 @@
 #define XP_MAX_ENGINES 3
 
 enum xp_flag { XP_ENGINE, XP_VARY, XP_REPEAT, XP_SEED, XP_DB, XP_JOBS, XP_CSV, XP_JSON, XP_SHARD, XP_TIMEOUT,
-               XP_REALTIME, XP_NO_RECORD, XP_DRY_RUN, XP_QUIET, XP_HELP };
+               XP_REALTIME, XP_NO_RECORD, XP_ALLOW_RT_HOG, XP_DRY_RUN, XP_QUIET, XP_HELP };
 
 /* One table drives both parsing and --help. */
 static const struct xp_flagdef {
@@ -74,6 +75,8 @@ static const struct xp_flagdef {
     { XP_TIMEOUT, "timeout", "S", "give up on a kernel run after S wall-clock seconds (default 900)" },
     { XP_REALTIME, "realtime", NULL, "kernel runs without icount: real time, noisy, one at a time" },
     { XP_NO_RECORD, "no-record", NULL, "store metrics only, no trace (linux without root or tracefs)" },
+    { XP_ALLOW_RT_HOG, "allow-rt-hog", NULL, "linux: let RT tasks that never sleep hold every host CPU (the host "
+                                             "gets what RT throttling leaves)" },
     { XP_DRY_RUN, "dry-run", NULL, "check everything, print the cells (and the kernel's lines), run nothing" },
     { XP_QUIET, "quiet", NULL, "no progress line" },
     { XP_HELP, "help", NULL, "this help" },
@@ -88,7 +91,7 @@ struct xp_opts {
     int nengines;
     const struct xp_engine *engines[XP_MAX_ENGINES];
     int repeat, jobs, timeout, shard_i, shard_n;
-    bool seed_given, realtime, quiet, dry_run, no_record, jobs_given;
+    bool seed_given, realtime, quiet, dry_run, no_record, jobs_given, allow_rt_hog;
     uint64_t seed;
     enum dbq_format fmt;
     int nvary;
@@ -121,16 +124,6 @@ static int usage(const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "\n");
     return 2;
-}
-
-static bool parse_uint(const char *s, uint64_t max, uint64_t *out)
-{
-    char *end;
-    if (!*s || strspn(s, "0123456789") != strlen(s) || strlen(s) > 19)
-        return false;
-    errno = 0;
-    *out = strtoull(s, &end, 10);
-    return errno == 0 && *out <= max;
 }
 
 static const struct xp_engine *engine_lookup(const char *name);
@@ -172,13 +165,13 @@ static int xp_value(struct xp_opts *o, enum xp_flag f, const char *v)
         o->vary[o->nvary++] = v;
         break;
     case XP_REPEAT:
-        if (!parse_uint(v, 1000, &n) || n < 1)
+        if (!scn_parse_count(v, 1000, &n) || n < 1)
             return usage("--repeat takes 1..1000, not '%s'", v);
         o->repeat = (int)n;
         break;
     case XP_SEED:
-        if (!parse_uint(v, UINT64_MAX, &n))
-            return usage("--seed takes a whole number, not '%s'", v);
+        if (!scn_parse_count(v, UINT64_MAX, &n))
+            return usage("--seed takes a whole number 0..18446744073709551615, not '%s'", v);
         o->seed = n;
         o->seed_given = true;
         break;
@@ -188,7 +181,7 @@ static int xp_value(struct xp_opts *o, enum xp_flag f, const char *v)
         o->db = v;
         break;
     case XP_JOBS:
-        if (!parse_uint(v, XP_MAX_JOBS, &n) || n < 1)
+        if (!scn_parse_count(v, XP_MAX_JOBS, &n) || n < 1)
             return usage("--jobs takes 1..%d, not '%s'", XP_MAX_JOBS, v);
         o->jobs = (int)n;
         o->jobs_given = true;
@@ -200,14 +193,14 @@ static int xp_value(struct xp_opts *o, enum xp_flag f, const char *v)
             return usage("--shard takes I/N (1 <= I <= N), not '%s'", v);
         memcpy(a, v, (size_t)(slash - v));
         a[slash - v] = '\0';
-        if (!parse_uint(a, 100000, &i) || !parse_uint(slash + 1, 100000, &k) || i < 1 || i > k)
+        if (!scn_parse_count(a, 100000, &i) || !scn_parse_count(slash + 1, 100000, &k) || i < 1 || i > k)
             return usage("--shard takes I/N (1 <= I <= N), not '%s'", v);
         o->shard_i = (int)i;
         o->shard_n = (int)k;
         break;
     }
     case XP_TIMEOUT:
-        if (!parse_uint(v, 86400, &n) || n < 1)
+        if (!scn_parse_count(v, 86400, &n) || n < 1)
             return usage("--timeout takes 1..86400 seconds, not '%s'", v);
         o->timeout = (int)n;
         break;
@@ -265,17 +258,23 @@ static int xp_args(int argc, char **argv, struct xp_opts *o)
             o->quiet = true;
         } else if (d->flag == XP_NO_RECORD) {
             o->no_record = true;
+        } else if (d->flag == XP_ALLOW_RT_HOG) {
+            o->allow_rt_hog = true;
         } else if (d->flag == XP_DRY_RUN) {
             o->dry_run = true;
         }
     }
     if (!o->file)
         return usage("need a scenario FILE; see 'runq experiment --help'");
-    bool kernel = false;
-    for (int i = 0; i < o->nengines; i++)
+    bool kernel = false, linux_ = false;
+    for (int i = 0; i < o->nengines; i++) {
         kernel |= engine_lookup("kernel") == o->engines[i];
+        linux_ |= engine_lookup("linux") == o->engines[i];
+    }
     if (o->realtime && !kernel)
         return usage("--realtime is the kernel engine's (on paper there is no real time; Linux runs in nothing else)");
+    if (o->allow_rt_hog && !linux_)
+        return usage("--allow-rt-hog is the linux engine's (RT tasks of runq's kernel or on paper hold no host CPU)");
     if (o->realtime && o->jobs > 1)
         return usage("--realtime runs one at a time: runs side by side would disturb each other's timing");
     return -1;
@@ -414,7 +413,7 @@ struct xp_run {
  */
 struct xp_engine {
     const char *name;
-    int (*refuses)(const struct scenario *s, char *err, size_t errlen);
+    int (*refuses)(const struct xp_opts *o, const struct scenario *s, char *err, size_t errlen);
     int (*start)(const struct xp_opts *o, struct xp_run *r, const char *dir, struct scn_result *res, char *err,
                  size_t errlen);
     /* A child's end: 0 with res filled and *trace its trace (0: none), or
@@ -467,8 +466,9 @@ static char *slurp(const char *path)
 
 /* ---- the engines ---- */
 
-static int kernel_refuses(const struct scenario *s, char *err, size_t errlen)
+static int kernel_refuses(const struct xp_opts *o, const struct scenario *s, char *err, size_t errlen)
 {
+    (void)o;
     char *lines[XP_MAX_LINES];
     int n = scn_kprog(s, lines, XP_MAX_LINES, err, errlen);
     for (int i = 0; i < n; i++)
@@ -531,8 +531,10 @@ static int start_kernel(const struct xp_opts *o, struct xp_run *r, const char *d
     snprintf(r->out, sizeof r->out, "%s/run%d.out", dir, r->number);
     snprintf(r->err, sizeof r->err, "%s/run%d.err", dir, r->number);
     fflush(NULL);
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0) {
+        orphans_die_with(parent); /* runq boot ends QEMU on the SIGTERM */
         int fo = open(r->out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         int fe = open(r->err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         int fi = open("/dev/null", O_RDONLY);
@@ -645,14 +647,18 @@ static int start_linux(const struct xp_opts *o, struct xp_run *r, const char *di
     snprintf(r->out, sizeof r->out, "%s/run%d.answer", dir, r->number);
     snprintf(r->err, sizeof r->err, "%s/run%d.err", dir, r->number);
     fflush(NULL);
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0) {
+        /* The SIGTERM sets stop_signal (this process's handler, from its
+         * parent), which stops the run as a Ctrl-C does. */
+        orphans_die_with(parent);
         static struct xp_linux_answer a;
         char source[600];
         FILE *notes = fopen(r->err, "w");
         snprintf(source, sizeof source, "linux:%s%s%s", o->file, r->params[0] ? " " : "", r->params);
         struct linux_engine_opts lo = { .db = o->no_record ? NULL : o->db, .source = source, .stop = &stop_signal,
-                                        .notes = notes };
+                                        .notes = notes, .allow_rt_hog = o->allow_rt_hog };
         a.ok = linux_engine_run(&r->sc, &lo, &a.res, &a.trace, a.why, sizeof a.why) == 0;
         if (notes)
             fclose(notes);
@@ -693,10 +699,23 @@ static int finish_linux(const struct xp_opts *o, struct xp_run *r, int st, struc
     return 0;
 }
 
+/* What this Linux cannot run, and RT spinners on every CPU unless
+ * --allow-rt-hog (linux/run.h). */
+static int linux_refuses_opts(const struct xp_opts *o, const struct scenario *s, char *err, size_t errlen)
+{
+    return linux_refuses(s, err, errlen) < 0 ? -1 : linux_refuses_rt_hog(s, o->allow_rt_hog, err, errlen);
+}
+
+static int sim_refuses_opts(const struct xp_opts *o, const struct scenario *s, char *err, size_t errlen)
+{
+    (void)o;
+    return sim_refuses(s, err, errlen);
+}
+
 static const struct xp_engine xp_engines[] = {
     { "kernel", kernel_refuses, start_kernel, finish_kernel, kernel_jobs },
-    { "linux", linux_refuses, start_linux, finish_linux, linux_jobs },
-    { "sim", sim_refuses, start_sim, NULL, one_job },
+    { "linux", linux_refuses_opts, start_linux, finish_linux, linux_jobs },
+    { "sim", sim_refuses_opts, start_sim, NULL, one_job },
 };
 
 static const struct xp_engine *engine_lookup(const char *name)
@@ -852,6 +871,9 @@ int cmd_experiment(int argc, char **argv)
         return rc;
     if (!o.seed_given)
         o.seed = base.seed;
+    if ((uint64_t)o.repeat - 1 > UINT64_MAX - o.seed)
+        return usage("--repeat %d from seed %llu runs past the largest seed, 18446744073709551615", o.repeat,
+                     (unsigned long long)o.seed);
     int nc = ncells(&base), total = nc * o.repeat * o.nengines;
     if (total > 100000)
         return usage("%d runs is too many (at most 100000)", total);
@@ -871,7 +893,7 @@ int cmd_experiment(int argc, char **argv)
             return 2;
         }
         for (int e = 0; e < o.nengines; e++)
-            if (o.engines[e]->refuses(&probe, err, sizeof err) < 0) {
+            if (o.engines[e]->refuses(&o, &probe, err, sizeof err) < 0) {
                 char who[320];
                 snprintf(who, sizeof who, "%s%s%s%s", o.nengines > 1 ? "engine " : "",
                          o.nengines > 1 ? o.engines[e]->name : "", o.nengines > 1 && params[0] ? ", " : "", params);
@@ -883,6 +905,8 @@ int cmd_experiment(int argc, char **argv)
     if (o.dry_run)
         return dry_run(&o, &base, nc, total);
 
+    /* Runs a runq experiment killed outright left behind (orphans.h). */
+    orphans_reap();
     sqlite3 *db = dbx_open(o.db, err, sizeof err);
     if (!db) {
         fprintf(stderr, "runq experiment: %s\n", err);
@@ -932,12 +956,16 @@ int cmd_experiment(int argc, char **argv)
     int next = 0, done = 0, failed = 0, running = 0, per_engine = nc * o.repeat;
     bool kept = false; /* a failed run's files are kept in dir */
     rc = 0;
-    /* Ctrl-C or a TERM: no new runs; the running ones (signalled too,
-     * as one process group) end, and are stored as failed with why. */
-    struct sigaction sa = { 0 };
+    /* Ctrl-C, a TERM or a hangup (the terminal closed, the ssh session
+     * gone): no new runs; the running ones (signalled too, as one process
+     * group) end, and are stored as failed with why. A reader of stdout
+     * gone must not kill this process before it has stored them. */
+    struct sigaction sa = { 0 }, ign = { .sa_handler = SIG_IGN };
     sa.sa_handler = on_stop;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    sigaction(SIGPIPE, &ign, NULL);
     bool forwarded = false;
     while ((done < mine || running) && rc == 0) {
         if (stop_signal && !running)

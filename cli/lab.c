@@ -26,6 +26,7 @@
 #include "cli/boot.h"
 #include "cli/cli.h"
 #include "cli/lab.h"
+#include "scenario/scenario.h"
 #include "tui/step.h"
 
 #define LAB_JOBS 2
@@ -1100,11 +1101,12 @@ int cmd_lab(int argc, char **argv)
             else if (!strcmp(x, "--key"))
                 key = v;
             else if (!strcmp(x, "--seeds")) {
-                seeds_n = atoi(v);
-                if (seeds_n < 2 || seeds_n > 16) {
+                uint64_t n;
+                if (!scn_parse_count(v, 16, &n) || n < 2) {
                     fprintf(stderr, "runq lab: --seeds takes 2..16, not '%s'\n", v);
                     return 2;
                 }
+                seeds_n = (int)n;
             }
             else if (!strcmp(x, "--student")) {
                 char why[160], shown[256];
@@ -1115,8 +1117,9 @@ int cmd_lab(int argc, char **argv)
                 }
             } else {
                 char *end;
+                errno = 0;
                 seed = strtol(v, &end, 10);
-                if (end == v || *end || seed < 0) {
+                if (end == v || *end || seed < 0 || errno) {
                     fprintf(stderr, "runq lab: --seed takes a whole number, not '%s'\n", v);
                     return 2;
                 }

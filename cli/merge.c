@@ -30,7 +30,9 @@
  *      rolls it back, and removes an OUT this run created;
  *   5. a line per experiment written: its runs, and the cells lacking some.
  * Nothing is written before step 4, so a refusal leaves OUT byte for byte
- * as it was.
+ * as it was. From before step 2 to the end the merge holds OUT's merge
+ * lock (recorder_lock.h): a second merge into OUT waits, then reads what
+ * this one wrote.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -66,8 +68,9 @@ static void merge_help(void)
            "experiment says how many runs it holds and which cells lack some.\n\n"
            "It refuses, naming the file, a database that is not runq's or is of another\n"
            "schema version than this runq's, one with a trace still recording, a shard given\n"
-           "twice, and shards of experiments that differ (seeds, a cell's scenario). All of\n"
-           "it is one transaction: after a refusal or a failure OUT.db is as it was.\n"
+           "twice, shards of experiments that differ (seeds, a cell's scenario), and ids too\n"
+           "near the 64-bit limits to renumber. All of it is one transaction: after a refusal\n"
+           "or a failure OUT.db is as it was. Merges into one OUT.db wait for each other.\n"
            "docs/experiments.md shows it after GNU parallel and a Slurm job array.\n\n"
            "flags:\n"
            "  --help    this help\n");
@@ -408,17 +411,26 @@ static void print_ranges(FILE *f, const bool *set, int base, int n)
     }
 }
 
-/* FNV-1a over s (NULL: nothing) and a separator. */
-static uint64_t hash_add(uint64_t h, const char *s, size_t len)
+/* FNV-1a over len bytes of s (NULL: nothing), no separator. */
+static uint64_t hash_bytes(uint64_t h, const char *s, size_t len)
 {
     for (size_t i = 0; s && i < len; i++)
         h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
-    return (h ^ 0xff) * 0x100000001b3ull;
+    return h;
+}
+
+/* FNV-1a over s and a separator, so that "ab" + "c" and "a" + "bc" differ. */
+static uint64_t hash_add(uint64_t h, const char *s, size_t len)
+{
+    return (hash_bytes(h, s, len) ^ 0xff) * 0x100000001b3ull;
 }
 
 /* What makes a cell's runs one scenario: its parameters, and the
  * scenario as run with its seed line left out (the seed is the repeat's,
- * checked apart). */
+ * checked apart). The text around the seed line is hashed as one string,
+ * so a text without one hashes as the same text with one: scn_print
+ * leaves out "seed 0" when the file had no seed line, so repeat 0 of a
+ * seed-0 experiment has none and repeat 1 has "seed 1". */
 static uint64_t cell_hash(const char *params, const char *text, uint64_t seed)
 {
     char line[48];
@@ -429,7 +441,7 @@ static uint64_t cell_hash(const char *params, const char *text, uint64_t seed)
         at++;
     if (!at)
         return hash_add(h, text, text ? strlen(text) : 0);
-    h = hash_add(h, text, (size_t)(at - text));
+    h = hash_bytes(h, text, (size_t)(at - text));
     return hash_add(h, at + n, strlen(at + n));
 }
 
@@ -730,7 +742,16 @@ static int copy_table(sqlite3 *out, const char *out_path, const struct mg_db *d,
                 skip |= t->own == MG_EXPERIMENT && !e->insert;
                 sqlite3_bind_int64(ins, i + 1, e->new_id);
             } else {
-                sqlite3_bind_int64(ins, i + 1, id + off[t->col[i].kind]);
+                int64_t moved;
+                /* Ids near the int64 limits (a crafted or damaged file)
+                 * cannot all move past OUT's: refused, never wrapped. */
+                if (__builtin_add_overflow(id, off[t->col[i].kind], &moved)) {
+                    refuse("%s: %s.%s holds %" PRId64 ", which cannot be renumbered past %s's ids without "
+                           "overflowing 64 bits: the database is damaged",
+                           d->path, t->name, t->col[i].name, id, out_path);
+                    goto done;
+                }
+                sqlite3_bind_int64(ins, i + 1, moved);
             }
         }
         if (!skip && sqlite3_step(ins) != SQLITE_DONE) {
@@ -768,7 +789,14 @@ static int offset(sqlite3 *out, const char *out_path, const struct mg_db *d, con
     snprintf(sql, sizeof sql, "SELECT MIN(%s) FROM main.%s", col, table);
     if (query_int64(d->db, sql, &min, &none) != 0)
         return refuse("%s: %s", d->path, sqlite3_errmsg(d->db));
-    *off = max + 1 - (none ? 1 : min);
+    /* max + 1 - min, in steps that cannot wrap: ids near the int64
+     * limits come from a crafted or damaged file. */
+    if (none)
+        min = 1;
+    if (max == INT64_MAX || __builtin_sub_overflow(max + 1, min, off))
+        return refuse("%s: its %s.%s runs from %" PRId64 ", which cannot be renumbered past %s's largest (%" PRId64
+                      ") without overflowing 64 bits: the database is damaged",
+                      d->path, table, col, min, out_path, max);
     return 0;
 }
 
@@ -791,10 +819,17 @@ static int copy_db(struct mg *m, sqlite3 *out, int di)
         offset(out, m->out_path, d, "thread", "utid", &off[MG_UTID]) != 0 ||
         offset(out, m->out_path, d, "scenario", "scenario_id", &off[MG_SCENARIO]) != 0)
         goto done;
-    if (query_int64(out, "SELECT COALESCE(MAX(experiment_id), 0) + 1 FROM main.experiment", &next, NULL) != 0) {
+    if (query_int64(out, "SELECT COALESCE(MAX(experiment_id), 0) FROM main.experiment", &next, NULL) != 0) {
         refuse("%s: %s", m->out_path, sqlite3_errmsg(out));
         goto done;
     }
+    if (next > INT64_MAX - 1 - d->nexp) {
+        refuse("%s: its experiments cannot be numbered past %s's largest (%" PRId64 ") without overflowing 64 "
+               "bits: %s is damaged",
+               d->path, m->out_path, next, m->out_path);
+        goto done;
+    }
+    next++;
     for (int i = 0; i < d->nexp; i++) {
         struct mg_exp *e = &d->exp[i];
         struct mg_group *g = e->group >= 0 ? &m->g[e->group] : NULL;
@@ -1029,7 +1064,7 @@ static void unmake_out(const char *path, bool existed)
 int cmd_merge(int argc, char **argv)
 {
     struct mg m = { 0 };
-    int rc = 1;
+    int rc = 1, lock = -1;
 
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -1054,11 +1089,27 @@ int cmd_merge(int argc, char **argv)
     }
     for (int i = 0; i < m.ndb; i++)
         m.db[i].path = argv[i + 1], m.db[i].probe = -1;
-    if (read_schema(&m.sc) != 0 || check_all(&m) != 0)
+    if (read_schema(&m.sc) != 0)
         goto done;
+    /* Another merge into OUT goes first or after, never between this
+     * one's reading OUT (which of its experiments a shard joins) and its
+     * commit: else both add the group's experiment, and one experiment is
+     * two. Taken before anything is read, held to the end. */
+    int created;
+    lock = recorder_merge_lock(m.out_path, &created);
+    if (lock < 0) {
+        refuse("%s: %s", m.out_path, strerror(errno));
+        goto done;
+    }
+    bool existed = !created;
+    if (check_all(&m) != 0) {
+        if (!existed)
+            unmake_out(m.out_path, false);
+        goto done;
+    }
 
     /* Step 4. */
-    bool existed = m.db[0].st.st_ino != 0, was_empty = existed && m.db[0].st.st_size == 0;
+    bool was_empty = existed && m.db[0].st.st_size == 0;
     char err[1024];
     sqlite3 *out = dbx_open(m.out_path, err, sizeof err);
     if (!out) {
@@ -1083,5 +1134,7 @@ int cmd_merge(int argc, char **argv)
     rc = 0;
 done:
     free_all(&m);
+    if (lock >= 0)
+        close(lock); /* after SQLite closed OUT: recorder_lock.h */
     return rc;
 }

@@ -10,6 +10,7 @@
  * scn_rank): of n sorted values, the one at 0-based index
  * (n - 1) * per_mille / 1000, rounded down.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -309,8 +310,9 @@ int cmd_report(int argc, char **argv)
         return rc;
     if (npos == 2 && strcmp(pos[0], "experiment") == 0) {
         char *end;
+        errno = 0;
         long long id = strtoll(pos[1], &end, 10);
-        if (*end || id < 1) {
+        if (end == pos[1] || *end || id < 1 || errno) {
             fprintf(stderr, "runq report: experiment takes an experiment id (a positive number), not '%s'\n", pos[1]);
             return 2;
         }

@@ -130,22 +130,11 @@ static int usage_error(const char *fmt, ...)
     return 2;
 }
 
-static bool parse_u64(const char *s, uint64_t *out)
-{
-    char *end;
-
-    if (!*s || strspn(s, "0123456789") != strlen(s))
-        return false;
-    errno = 0;
-    *out = strtoull(s, &end, 10);
-    return errno == 0 && *end == '\0';
-}
-
 static int flag_value(struct sim_opts *o, const struct sim_flagdef *d, const char *v)
 {
     switch (d->flag) {
     case SIM_F_SEED:
-        if (!parse_u64(v, &o->seed))
+        if (!scn_parse_count(v, UINT64_MAX, &o->seed))
             return usage_error("bad --seed '%s': want a whole number 0..18446744073709551615", v);
         o->seeded = true;
         return 0;

@@ -57,8 +57,9 @@ static int parse_trace(const char *s, int64_t *id)
         return 0;
     }
     char *end;
+    errno = 0;
     long long v = strtoll(s, &end, 10);
-    if (end == s || *end || v < 0)
+    if (end == s || *end || v < 0 || errno)
         return -1;
     *id = v;
     return 0;

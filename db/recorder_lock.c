@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -34,6 +35,45 @@ int recorder_lock_take(int fd, int64_t trace_id)
     }
     struct flock fl = lock_byte(trace_id, F_WRLCK);
     return fcntl(fd, F_OFD_SETLK, &fl) == 0 ? 0 : -1;
+}
+
+int recorder_merge_lock(const char *path, int *created)
+{
+    for (;;) {
+        *created = 1;
+        int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd < 0 && errno == EEXIST) {
+            *created = 0;
+            fd = open(path, O_RDWR | O_CLOEXEC);
+            if (fd < 0 && errno == ENOENT)
+                continue; /* removed between the two opens */
+        }
+        if (fd < 0)
+            return -1;
+        struct flock fl = { 0 };
+        fl.l_type = F_WRLCK;
+        fl.l_whence = SEEK_SET;
+        fl.l_start = (off_t)RECORDER_MERGE_LOCK;
+        fl.l_len = 1;
+        int rc;
+        while ((rc = fcntl(fd, F_OFD_SETLKW, &fl)) != 0 && errno == EINTR)
+            ;
+        struct stat held, named;
+        if (rc == 0 && fstat(fd, &held) == 0 && stat(path, &named) == 0 && held.st_dev == named.st_dev &&
+            held.st_ino == named.st_ino) {
+            /* Made here, but another merge had the lock first and wrote
+             * it: it is that merge's now, not ours to remove. */
+            if (held.st_size != 0)
+                *created = 0;
+            return fd;
+        }
+        int e = errno;
+        close(fd);
+        if (rc != 0) {
+            errno = e;
+            return -1;
+        }
+    }
 }
 
 int recorder_lock_held(int fd, int64_t trace_id)

@@ -40,6 +40,19 @@ int recorder_lock_held(int fd, int64_t trace_id);
  * this process. -1 when the file cannot be opened. */
 int recorder_probe_fd(const char *path);
 
+/* The merge lock: one more byte, RECORDER_MERGE_LOCK, that `runq merge`
+ * holds on OUT from before it reads OUT until it has committed, so two
+ * merges into one OUT run one after the other, each deciding which of
+ * OUT's experiments its shards join from what the one before wrote.
+ * Opens path read-write, creating it (empty) when missing, and waits for
+ * the byte. The descriptor, or -1 with errno; *created says this call
+ * made the file. If path was removed or replaced while it waited (the
+ * merge before it failed and removed an OUT it had made), it opens and
+ * waits again: the lock is on the file path names when it returns.
+ * The lock goes when the descriptor is closed or the process ends. */
+#define RECORDER_MERGE_LOCK (RECORDER_LOCK_BASE - 1)
+int recorder_merge_lock(const char *path, int *created);
+
 /* Gives db the SQL function runq_recorder_alive(trace_id): 1 while that
  * trace's recorder runs, 0 when none holds its lock (finished, or gone),
  * NULL when it cannot tell (probe_fd -1). SQLITE_OK or an SQLite error. */

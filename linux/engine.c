@@ -26,11 +26,13 @@ static int on_ready(void *ctx, const struct linux_thread *t, unsigned n, char *e
     if (!c->record)
         return 0;
     /* The recorder's reader thread keeps off the scenario's CPUs when the
-     * host has another. */
-    uint64_t used = 0;
-    for (unsigned i = 0; i < n; i++)
+     * host has another, else off its RT tasks' (lxrec.h). */
+    uint64_t used = 0, rt = 0;
+    for (unsigned i = 0; i < n; i++) {
         used |= t[i].cpumask;
-    struct lxrec_opts ro = { 0 };
+        rt |= t[i].rt ? t[i].cpumask : 0;
+    }
+    struct lxrec_opts ro = { .rt_cpus = rt };
     c->rec = lxrec_start(&ro, used, err, errlen);
     return c->rec ? 0 : -1;
 }
@@ -40,7 +42,8 @@ int linux_engine_run(const struct scenario *s, const struct linux_engine_opts *o
 {
     static struct linux_run_info info;
     struct engine_ctx c = { .s = s, .record = o->db != NULL };
-    struct linux_run_opts ro = { .stop = o->stop, .ready = on_ready, .ctx = &c, .notes = o->notes };
+    struct linux_run_opts ro = { .stop = o->stop, .ready = on_ready, .ctx = &c, .notes = o->notes,
+                                 .allow_rt_hog = o->allow_rt_hog };
     *trace = 0;
     memset(&info, 0, sizeof info);
     int rc = linux_run(s, &ro, r, &info, err, errlen);

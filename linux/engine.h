@@ -21,6 +21,7 @@ struct linux_engine_opts {
     const char *source; /* the trace's source: "linux:FILE PARAMS" */
     const volatile sig_atomic_t *stop; /* a signal asked to stop: the run ends early, the tracing instance goes */
     FILE *notes;        /* what Linux adjusted (a slice clamped, a pipe's size), one line each; may be NULL */
+    bool allow_rt_hog;  /* --allow-rt-hog: RT tasks that never sleep may hold every CPU (run.h) */
 };
 
 /* Runs s, recording it unless o->db is NULL. 0 with r filled and *trace

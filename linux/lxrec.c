@@ -112,7 +112,7 @@ struct lxrec {
     pthread_t reader;
     int reader_running;
     atomic_int stop;
-    uint64_t avoid;
+    uint64_t avoid, rt_cpus;
     uint64_t overrun, commit_overrun, dropped_events; /* per_cpu/cpuN/stats, summed, at stop */
     struct ftrace_stats st;
     struct lxrec_counts c;
@@ -160,12 +160,23 @@ static void *reader_main(void *arg)
     /* Off the scenario's CPUs, where there is a CPU to go to: the reader
      * would otherwise take time from the threads being measured. */
     cpu_set_t set;
-    CPU_ZERO(&set);
-    for (unsigned k = 0; k < r->ncpus && k < 64; k++)
-        if (!(r->avoid >> k & 1))
-            CPU_SET(k, &set);
-    if (CPU_COUNT(&set))
+    for (int pass = 0; pass < 2; pass++) {
+        uint64_t avoid = pass ? r->rt_cpus : r->avoid;
+        CPU_ZERO(&set);
+        for (unsigned k = 0; k < r->ncpus && k < 64; k++)
+            if (!(avoid >> k & 1))
+                CPU_SET(k, &set);
+        if (CPU_COUNT(&set))
+            break;
+    }
+    if (CPU_COUNT(&set)) {
         sched_setaffinity(0, sizeof set, &set);
+    } else {
+        /* RT tasks may take every CPU: above them, asleep but for a
+         * drain every DRAIN_MS. */
+        struct sched_param top = { .sched_priority = 99 };
+        pthread_setschedparam(pthread_self(), SCHED_FIFO, &top);
+    }
     struct timespec nap = { .tv_sec = 0, .tv_nsec = DRAIN_MS * 1000000L };
     while (!atomic_load(&r->stop)) {
         drain(r);
@@ -242,6 +253,7 @@ struct lxrec *lxrec_start(const struct lxrec_opts *o, uint64_t avoid_cpus, char 
     for (unsigned k = 0; k < TRACEFS_MAX_CPUS; k++)
         r->fd[k] = -1;
     r->avoid = avoid_cpus;
+    r->rt_cpus = o ? o->rt_cpus : 0;
     struct tracefs_opts to = { .buffer_kb = o ? o->buffer_kb : 0 };
     if (!(r->tfs = tracefs_create(&to, err, errlen)) || load_formats(r, err, errlen))
         goto fail;

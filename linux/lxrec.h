@@ -48,12 +48,16 @@ struct lxrec;
 
 struct lxrec_opts {
     unsigned buffer_kb; /* per CPU; 0: 16384 */
+    uint64_t rt_cpus;   /* the CPUs RT tasks of the run may take (a subset of avoid_cpus) */
 };
 
 /* Starts recording every CPU's scheduler events; a reader thread drains
  * the per-CPU raw buffers into memory every ~50 ms (so the kernel buffer
  * does not overflow on busy runs) and pins itself to a CPU of
- * `avoid_cpus`' complement if there is one. NULL with a one-line message
+ * `avoid_cpus`' complement if there is one; else to a CPU no RT task may
+ * take (o->rt_cpus' complement), beside fair tasks only; else it runs at
+ * SCHED_FIFO 99, above every RT task linux_refuses_rt_hog lets run, so
+ * that RT tasks on every CPU cannot hold it off. NULL with a one-line message
  * in err (no root or tracefs: what is missing and the command that fixes
  * it). */
 struct lxrec *lxrec_start(const struct lxrec_opts *o, uint64_t avoid_cpus, char *err, size_t errlen);

@@ -216,6 +216,94 @@ static void *trial_main(void *arg)
     return NULL;
 }
 
+/* ---- RT tasks that never give their CPU up ---- */
+
+/* A task that never leaves its CPU of its own accord: no sleep, every,
+ * read or exit step (a yield gives way only to RT tasks of its own
+ * priority, a write blocks only on a full pipe). In the RT class nothing
+ * of the fair class runs beside it but what RT throttling leaves. */
+static bool spins(const struct scn_task *t)
+{
+    for (int j = 0; j < t->nsteps; j++)
+        if (t->steps[j].kind == SCN_SLEEP || t->steps[j].kind == SCN_EVERY || t->steps[j].kind == SCN_READ ||
+            t->steps[j].kind == SCN_EXIT)
+            return false;
+    return true;
+}
+
+/* One spinner thread: the CPUs it may take. */
+struct spin_slot {
+    uint64_t mask;
+    int cpu; /* the CPU the matching gives it, -1: none */
+};
+
+/* Kuhn's augmenting path: can CPU c be given a spinner, moving others? */
+static bool spin_augment(struct spin_slot *slot, int n, int c, uint64_t *seen)
+{
+    for (int i = 0; i < n; i++) {
+        if (!(slot[i].mask >> c & 1) || (*seen >> i & 1))
+            continue;
+        *seen |= 1ull << i;
+        if (slot[i].cpu < 0 || spin_augment(slot, n, slot[i].cpu, seen)) {
+            slot[i].cpu = c;
+            return true;
+        }
+    }
+    return false;
+}
+
+int linux_refuses_rt_hog(const struct scenario *s, bool allowed, char *err, size_t errlen)
+{
+    /* Each spinner thread may hold one CPU; they hold every usable CPU at
+     * once if the CPUs can each be given a spinner of their own (a
+     * matching as large as the CPUs). A line of N threads counts at most
+     * 64 times: no more CPUs than that. */
+    struct spin_slot slot[64];
+    int n = 0, line = 0;
+    unsigned top = 0;
+    uint64_t all = s->cpus >= 64 ? ~0ull : (1ull << s->cpus) - 1;
+    uint64_t usable = linux_online_cpus();
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        uint64_t allowed_cpus = 0;
+        for (int c = 0; c < 64; c++)
+            if (CPU_ISSET(c, &set))
+                allowed_cpus |= 1ull << c;
+        usable &= allowed_cpus;
+    }
+    for (int i = 0; i < s->ntasks; i++) {
+        const struct scn_task *t = &s->tasks[i];
+        if (!t->rt || !spins(t))
+            continue;
+        if (!line || t->rt_prio > top)
+            line = t->line, top = t->rt_prio;
+        for (unsigned k = 0; k < t->count && n < 64; k++)
+            slot[n++] = (struct spin_slot){ (t->cpumask ? t->cpumask : all) & usable, -1 };
+    }
+    if (!n || !usable)
+        return 0;
+    for (int c = 0; c < 64; c++) {
+        uint64_t seen = 0;
+        if ((usable >> c & 1) && !spin_augment(slot, n, c, &seen))
+            return 0; /* CPU c can stay free of spinners */
+    }
+    unsigned ncpus = (unsigned)__builtin_popcountll(usable);
+    if (top >= SCN_PROG_RT_PRIO_MAX)
+        return refuse(err, errlen, s, line,
+                      "RT tasks that never sleep (no sleep, every, read or exit step) at prio %u would hold all %u "
+                      "CPUs of this host, and the engine's own threads (the conductor, the trace reader) need SCHED_FIFO "
+                      "%u above them: give them prio %u or less, a sleep, or leave a CPU free",
+                      top, ncpus, SCN_PROG_RT_PRIO_MAX, SCN_PROG_RT_PRIO_MAX - 1);
+    if (!allowed)
+        return refuse(err, errlen, s, line,
+                      "RT tasks that never sleep (no sleep, every, read or exit step) would hold all %u CPUs of this "
+                      "host: every other program would get only what RT throttling leaves "
+                      "(kernel.sched_rt_runtime_us); give one a sleep, leave a CPU free, or pass --allow-rt-hog",
+                      ncpus);
+    return 0;
+}
+
 /* ---- the refusals ---- */
 
 int linux_refuses(const struct scenario *s, char *err, size_t errlen)

@@ -298,7 +298,7 @@ int linux_run(const struct scenario *s, const struct linux_run_opts *o, struct s
         o = &none;
     memset(info, 0, sizeof *info);
     memset(r, 0, sizeof *r);
-    if (linux_refuses(s, err, errlen) < 0)
+    if (linux_refuses(s, err, errlen) < 0 || linux_refuses_rt_hog(s, o->allow_rt_hog, err, errlen) < 0)
         return -1;
     if (uname(&u) == 0)
         snprintf(info->kernel, sizeof info->kernel, "%s", u.release);

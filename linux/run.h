@@ -58,6 +58,8 @@ struct linux_run_opts {
     /* One line per adjustment the engine made ("probe: slice 50us asked,
      * Linux gives 100us"), or NULL. */
     FILE *notes;
+    /* Run RT tasks that never sleep on every CPU (linux_refuses_rt_hog). */
+    bool allow_rt_hog;
 };
 
 struct linux_run_info {
@@ -78,7 +80,16 @@ struct linux_run_info {
  * opening for writing, an RT priority by a trial thread that exits. */
 int linux_refuses(const struct scenario *s, char *err, size_t errlen);
 
-/* Runs s (refusing it first as linux_refuses does); fills r (engine
+/* 0 unless s's RT tasks that never sleep (no sleep, every, read or exit
+ * step) could hold every CPU this process may use at once, leaving the
+ * host's own threads only what RT throttling leaves: then -1 with err
+ * naming the task line, unless allowed (--allow-rt-hog). Refused even
+ * when allowed at prio 99: the engine's conductor and trace reader run
+ * at SCHED_FIFO 99 to stay above the scenario's tasks. */
+int linux_refuses_rt_hog(const struct scenario *s, bool allowed, char *err, size_t errlen);
+
+/* Runs s (refusing it first as linux_refuses and linux_refuses_rt_hog
+ * do); fills r (engine
  * "linux", has_iters true) and info. 0, or -1 with err; after a stop
  * request r and info hold what was measured up to it. o may be NULL. */
 int linux_run(const struct scenario *s, const struct linux_run_opts *o, struct scn_result *r,

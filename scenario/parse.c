@@ -197,7 +197,7 @@ bool scn_parse_duration(const char *s, uint64_t *out)
         return false;
     for (; isdigit((unsigned char)*p); p++) {
         whole = whole * 10 + (uint64_t)(*p - '0');
-        if (whole > 3600000000000ull)
+        if (whole > SCN_DURATION_MAX)
             return false;
     }
     if (*p == '.') {
@@ -217,10 +217,27 @@ bool scn_parse_duration(const char *s, uint64_t *out)
         uint64_t unit = scn_units[u].ns;
         if (frac * unit % scale != 0)
             return false; /* finer than a nanosecond */
+        /* Checked before the product: 18446744074s times 1e9 wraps past
+         * 2^64 to 0.29 s, which the bound after it would take. */
+        if (whole > SCN_DURATION_MAX / unit)
+            return false;
         *out = whole * unit + frac * unit / scale;
-        return *out <= 3600000000000ull;
+        return *out <= SCN_DURATION_MAX;
     }
     return false;
+}
+
+bool scn_parse_count(const char *s, uint64_t max, uint64_t *out)
+{
+    char *end;
+    if (!*s || strspn(s, "0123456789") != strlen(s))
+        return false;
+    errno = 0;
+    uint64_t v = strtoull(s, &end, 10);
+    if (errno || *end || v > max)
+        return false;
+    *out = v;
+    return true;
 }
 
 void scn_format_duration(char *buf, size_t len, uint64_t ns)
@@ -348,7 +365,8 @@ static bool parse_int(const char *s, long lo, long hi, long *out)
 static int duration_arg(struct parser *p, const char *what, const char *s, uint64_t *out)
 {
     if (!scn_parse_duration(s, out))
-        return perr(p, p->line, "bad %s '%s': want a number and a unit (ns, us, ms, s), e.g. 3ms", what, s);
+        return perr(p, p->line, "bad %s '%s': want a number and a unit (ns, us, ms, s), e.g. 3ms, at most 3600s",
+                    what, s);
     return 0;
 }
 
@@ -784,10 +802,8 @@ static int machine_directive(struct parser *p, struct scenario *s, const char *d
             return perr(p, p->line, "run must be longer than 0");
         s->lines.run = p->line;
     } else if (strcmp(d, "seed") == 0) {
-        char *end;
-        if (!*args[0] || strspn(args[0], "0123456789") != strlen(args[0]) || strlen(args[0]) > 19)
-            return perr(p, p->line, "bad seed '%s': want a whole number", args[0]);
-        s->seed = strtoull(args[0], &end, 10);
+        if (!scn_parse_count(args[0], UINT64_MAX, &s->seed))
+            return perr(p, p->line, "bad seed '%s': want a whole number 0..18446744073709551615", args[0]);
         s->lines.seed = p->line;
     } else if (strcmp(d, "stall") == 0) {
         if (duration_arg(p, "stall", args[0], &s->stall_ns) < 0)

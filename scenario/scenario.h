@@ -235,10 +235,17 @@ void scn_param_key(const char *key, char *buf, size_t len);
  * (vary lines included). */
 void scn_print(FILE *out, const struct scenario *s);
 
+/* The longest duration any parser takes: an hour, in ns. */
+#define SCN_DURATION_MAX 3600000000000ull
+
 /* "0.8ms" -> 800000: a number (decimals allowed) and a unit, ns, us, ms or
  * s, or a bare 0. False unless the value is a whole number of ns, at most
- * an hour. */
+ * SCN_DURATION_MAX (never a value that wrapped past 2^64 on the way). */
 bool scn_parse_duration(const char *s, uint64_t *ns);
+/* A count or a seed: decimal digits only (no sign, space or suffix), at
+ * most max, into *out. False for anything else, and for a number past
+ * 2^64 - 1 (never a value strtoull clamped). */
+bool scn_parse_count(const char *s, uint64_t max, uint64_t *out);
 /* The shortest exact spelling of ns: "0", "800us", "1600us", "2ms", "1s". */
 void scn_format_duration(char *buf, size_t len, uint64_t ns);
 

@@ -26,6 +26,7 @@ suite layers bash tests/layers.sh
 suite cli bash tests/cli_test.sh "$RUNQ"
 suite sim bash tests/sim_test.sh "$RUNQ"
 suite merge bash tests/merge_test.sh "$RUNQ"
+suite hostile_exp bash tests/hostile_exp_test.sh "$RUNQ"
 suite scenario bash tests/scenario_test.sh "$RUNQ"
 suite experiments_doc bash tests/experiments_doc_test.sh "$RUNQ"
 suite rr_policy build/tests/rr_test
