@@ -26,6 +26,7 @@
 #include "cli/boot.h"
 #include "cli/cli.h"
 #include "cli/lab.h"
+#include "db/visible.h"
 #include "scenario/scenario.h"
 #include "tui/step.h"
 
@@ -652,16 +653,12 @@ static bool needs_key(const char *truth)
     return !strcmp(truth, LAB_NEEDS_KEY);
 }
 
-/* Text from a file or a folder name, for a terminal: a byte that is not
- * printable ASCII as \xNN, so that a name cannot move the cursor or
- * retitle the window. Into out (4 bytes a byte at worst); returns out. */
+/* Text from a file or a folder name, for a terminal, through db/visible.h's
+ * one rule: a name cannot move the cursor or retitle the window. Into out;
+ * returns out. */
 static const char *printable(const char *in, char *out, size_t len)
 {
-    size_t o = 0;
-    assert(len > 0);
-    for (const unsigned char *p = (const unsigned char *)in; *p && o + 5 < len; p++)
-        o += (size_t)snprintf(out + o, len - o, *p >= 0x20 && *p < 0x7f ? "%c" : "\\x%02x", *p);
-    out[o] = 0;
+    text_visible(out, len, in);
     return out;
 }
 
@@ -690,10 +687,13 @@ static int lab_check(struct lab *lab, const char *outdir, const struct lab_answe
     for (int i = 0; i < lab->nq; i++) {
         const struct lab_question *q = &lab->q[i];
         const char *ans = lab_answer(a, q->id);
-        char why[300], line[800];
+        char why[300], why_shown[600], shown[400], line[1200];
+        /* The answer and the reasoning are the student's text: on the
+         * instructor's terminal they are shown, never obeyed. */
+        printable(ans && *ans ? ans : "nothing", shown, sizeof shown);
         if (!ok[i] && needs_key(truth[i])) {
             keyed++;
-            snprintf(line, sizeof line, "KEY  %s: answered %s; %s", q->id, ans && *ans ? ans : "nothing", truth[i]);
+            snprintf(line, sizeof line, "KEY  %s: answered %s; %s", q->id, shown, truth[i]);
             if (!quiet)
                 printf("%s\n", line);
             if (t)
@@ -703,12 +703,12 @@ static int lab_check(struct lab *lab, const char *outdir, const struct lab_answe
         bool good = ok[i] && lab_judge(lab, q, ans, truth[i], why, sizeof why);
         if (!ok[i])
             snprintf(why, sizeof why, "could not measure: %s", truth[i]);
-        snprintf(line, sizeof line, "%s %s: answered %s; %s", good ? "PASS" : "FAIL", q->id,
-                 ans && *ans ? ans : "nothing", why);
+        snprintf(line, sizeof line, "%s %s: answered %s; %s", good ? "PASS" : "FAIL", q->id, shown,
+                 printable(why, why_shown, sizeof why_shown));
         if (!quiet) {
             printf("%s\n", line);
             if (*lab_reasoning(a, q->id))
-                printf("   reasoning: %s\n", lab_reasoning(a, q->id));
+                printf("   reasoning: %s\n", printable(lab_reasoning(a, q->id), shown, sizeof shown));
             if (reveal && ok[i])
                 printf("   measured: %s%s%s\n", truth[i], q->unit[0] ? " " : "", q->unit);
         }

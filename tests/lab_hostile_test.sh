@@ -134,7 +134,11 @@ fi
 S=$T/sub
 mkdir -p "$S" "$T/g"
 K=$T/course/key/01-who-runs-next
-{ echo 'student = alice'; grep -v '^seed' "$K/answers.ref"; } >"$S/alice.txt"
+# alice's reasoning and one answer carry terminal escapes: shown, never
+# obeyed, on every line that quotes them (answers_shown_visible).
+{ echo 'student = alice'; grep -v '^seed' "$K/answers.ref" |
+    sed -e 's/^why_eevdf = lag$/why_eevdf = lag # \x1b]0;pwn\x07 because/' -e 's/^where_rr = .*/where_rr = \x1b[2Jticks/' |
+    printf '%b' "$(cat)"; echo; } >"$S/alice.txt"
 # Seed 1's answers are the key's answers.ref: a seed line must not pick them.
 { echo 'student = mallory'; cat "$K/answers.ref"; } >"$S/mallory.txt"
 { echo 'student = ../escape'; cat "$K/answers.ref"; } >"$S/evil.txt"
@@ -219,6 +223,23 @@ elif [ "$(probes "$T/g")" = "$(probes "$T/g2")" ]; then
     pass "seed_line_not_obeyed ($(probes "$T/g" | wc -l) probe lines the same under seed = 1 and seed = 2)"
 else
     failed seed_line_not_obeyed "seed = 1 and seed = 2 booted different kernels: $(diff <(probes "$T/g") <(probes "$T/g2") | head -4 | tr '\n' '|')"
+fi
+
+# A student's text reaches the instructor's terminal and the transcripts
+# made visible: no raw ESC in what grade printed or wrote for alice, and
+# her answer and reasoning there as \x1b (lab check's PASS/FAIL lines).
+esc=$(printf '\033')
+tr_file=$T/g/grading/alice/transcript.txt
+if ! grep -q "$esc" "$S/alice.txt"; then
+    failed answers_shown_visible "no ESC in alice's answers: the fixture is wrong"
+elif [ ! -f "$tr_file" ]; then
+    failed answers_shown_visible "no $tr_file"
+elif grep -lq "$esc" "$T/g/grading/alice"/*.txt "$T/grade.out" "$T/grade.err"; then
+    failed answers_shown_visible "a raw ESC in $(grep -l "$esc" "$T/g/grading/alice"/*.txt "$T/grade.out" "$T/grade.err" | tr '\n' ' ')"
+elif ! grep -qF 'answered \x1b[2Jticks' "$tr_file"; then
+    failed answers_shown_visible "alice's answer not shown as \\x1b[2Jticks: $(grep where_rr "$tr_file")"
+else
+    pass answers_shown_visible
 fi
 
 # The ID rule is run's too: a student cannot run as one grade refuses.
