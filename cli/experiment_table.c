@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli/experiment.h"
+#include "db/query.h"
 #include "db/visible.h"
 #include "scenario/scenario.h"
 
@@ -312,13 +313,18 @@ int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format 
     } else if (fmt == DBQ_CSV) {
         fprintf(out, "experiment,cell,params");
         for (int k = 0; k < nv; k++)
-            fprintf(out, ",%s%s%s,%s%s%s_min,%s%s%s_max", EPFX(k), cols[k % ncols], EPFX(k), cols[k % ncols], EPFX(k),
-                    cols[k % ncols]);
+            for (int part = 0; part < 3; part++) {
+                char name[256];
+                snprintf(name, sizeof name, "%s%s%s%s", EPFX(k), cols[k % ncols], part ? part == 1 ? "_min" : "_max" : "");
+                fputc(',', out);
+                dbq_csv_field(out, name, false);
+            }
         fprintf(out, ",runs,failed\n");
         for (int c = 0; c < ncells; c++) {
             if (cells[c].cell < 0)
                 continue;
-            fprintf(out, "%lld,%d,\"%s\"", (long long)id, c, cells[c].params);
+            fprintf(out, "%lld,%d,", (long long)id, c);
+            dbq_csv_field(out, cells[c].params, true);
             for (int k = 0; k < nv; k++) {
                 char a[32], b[32], m[32];
                 fmt_raw(m, sizeof m, cells[c].mean[k]);
@@ -334,16 +340,19 @@ int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format 
         for (int c = 0; c < ncells; c++) {
             if (cells[c].cell < 0)
                 continue;
-            fprintf(out, "%s{\"experiment\":%lld,\"cell\":%d,\"params\":\"%s\"", first ? "" : ",\n", (long long)id,
-                    c, cells[c].params);
+            fprintf(out, "%s{\"experiment\":%lld,\"cell\":%d,\"params\":", first ? "" : ",\n", (long long)id, c);
+            dbq_json_string(out, cells[c].params);
             first = false;
             for (int k = 0; k < nv; k++) {
+                char name[256];
+                snprintf(name, sizeof name, "%s%s%s", EPFX(k), cols[k % ncols]);
+                fputc(',', out);
+                dbq_json_string(out, name);
                 if (isnan(cells[c].mean[k])) {
-                    fprintf(out, ",\"%s%s%s\":null", EPFX(k), cols[k % ncols]);
+                    fprintf(out, ":null");
                     continue;
                 }
-                fprintf(out, ",\"%s%s%s\":{\"mean\":%.10g,\"min\":%.10g,\"max\":%.10g,\"n\":%d}", EPFX(k),
-                        cols[k % ncols], cells[c].mean[k],
+                fprintf(out, ":{\"mean\":%.10g,\"min\":%.10g,\"max\":%.10g,\"n\":%d}", cells[c].mean[k],
                         cells[c].min[k], cells[c].max[k], cells[c].n[k]);
             }
             fprintf(out, ",\"runs\":%d,\"failed\":%d}", cells[c].ok, cells[c].runs - cells[c].ok);

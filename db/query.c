@@ -177,9 +177,9 @@ int dbq_scope_trace(sqlite3 *db, const char *prog, int64_t trace_id)
 
 /* ---- output ---- */
 
-static void csv_field(FILE *out, const char *v)
+void dbq_csv_field(FILE *out, const char *v, bool quote)
 {
-    if (!strpbrk(v, ",\"\n\r")) {
+    if (!quote && !strpbrk(v, ",\"\n\r")) {
         fputs(v, out);
         return;
     }
@@ -198,7 +198,7 @@ static void csv_field(FILE *out, const char *v)
  * back as the same code points. A byte that is not well-formed UTF-8 has
  * no JSON spelling: it becomes U+FFFD, the replacement character
  * (db/visible.h's test of a character). */
-static void json_string(FILE *out, const char *v)
+void dbq_json_string(FILE *out, const char *v)
 {
     fputc('"', out);
     for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
@@ -379,7 +379,7 @@ static int print_stmt(sqlite3 *db, const char *prog, sqlite3_stmt *s, enum dbq_f
         for (int c = 0; c < cols; c++) {
             if (c)
                 fputc(',', out);
-            csv_field(out, sqlite3_column_name(s, c));
+            dbq_csv_field(out, sqlite3_column_name(s, c), false);
         }
         fputc('\n', out);
     }
@@ -411,18 +411,18 @@ static int print_stmt(sqlite3 *db, const char *prog, sqlite3_stmt *s, enum dbq_f
                 if (c)
                     fputc(',', out);
                 if (v)
-                    csv_field(out, v);
+                    dbq_csv_field(out, v, false);
             } else {
                 if (c)
                     fputc(',', out);
-                json_string(out, sqlite3_column_name(s, c));
+                dbq_json_string(out, sqlite3_column_name(s, c));
                 fputc(':', out);
                 if (!v)
                     fputs("null", out);
                 else if (type == SQLITE_INTEGER || type == SQLITE_FLOAT)
                     fputs(v, out);
                 else
-                    json_string(out, v);
+                    dbq_json_string(out, v);
             }
             free(v);
         }

@@ -6,6 +6,7 @@
 #define RUNQ_DB_QUERY_H
 
 #include <stdint.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include <sqlite3.h>
@@ -30,6 +31,13 @@ int dbq_scope_trace(sqlite3 *db, const char *prog, int64_t trace_id);
  * line), or JSON (an array of objects per statement, one per line).
  * Returns 0, 1 on an SQL error, 2 when a statement would write. */
 int dbq_run(sqlite3 *db, const char *prog, const char *sql, enum dbq_format fmt, FILE *out);
+/* One CSV field (RFC 4180): v as it is, or quoted with its quotes doubled
+ * when it holds a comma, a quote or a line end, or always when quote. The
+ * bytes stay the data. */
+void dbq_csv_field(FILE *out, const char *v, bool quote);
+/* One JSON string (RFC 8259) of v, quotes included: every control escaped
+ * as \u00XX, a byte that is not UTF-8 as U+FFFD. */
+void dbq_json_string(FILE *out, const char *v);
 
 /* Parses the flags sql and report share: --db, --trace, --csv, --json,
  * --help, and up to maxpos positional arguments (into pos, count in

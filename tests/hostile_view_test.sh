@@ -79,6 +79,27 @@ if "$RUNQ" experiment --engine sim --db "$T/ex.db" scenarios/nice.scn >/dev/null
     sq "$T/ex.db" "UPDATE experiment SET file = file || $EVIL; UPDATE scenario SET params = params || $EVIL"
     "$RUNQ" report experiment --db "$T/ex.db" >"$T/ex.out" 2>&1
     visible report_experiment_names_visible "$T/ex.out"
+    # --csv and --json are for programs: a quote and a comma in the params
+    # stay inside their field, and the text reads back whole
+    sq "$T/ex.db" "UPDATE scenario SET params = params || '\",q'"
+    "$RUNQ" report experiment --db "$T/ex.db" --csv >"$T/ex.csv" 2>&1
+    "$RUNQ" report experiment --db "$T/ex.db" --json >"$T/ex.json" 2>&1
+    if ! command -v python3 >/dev/null; then
+        echo "SKIP report_experiment_csv_json_quoted: no python3 to parse them"
+    elif python3 - "$T/ex.csv" "$T/ex.json" <<'PY' 2>"$T/py.err"; then
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline='', encoding='utf-8', errors='surrogateescape')))
+cells = json.load(open(sys.argv[2], encoding='utf-8'))
+assert len(rows) >= 2 and len(rows) == len(cells), (len(rows), len(cells))
+for r, c in zip(rows, cells):
+    assert r['params'].endswith('",q') and 'pwn' in r['params'], r['params']
+    assert c['params'].endswith('",q') and '\x1b]0;pwn\x07' in c['params'], c['params']
+    assert r['runs'].isdigit() and c['runs'] >= 1, (r['runs'], c['runs'])
+PY
+        pass report_experiment_csv_json_quoted
+    else
+        failed report_experiment_csv_json_quoted "$(tail -1 "$T/py.err")"
+    fi
     # a column that is not TASK.METRIC (the table read its metric from NULL + 1)
     sq "$T/ex.db" "UPDATE experiment SET columns = 'ashare,' || columns"
     runq report experiment --db "$T/ex.db"
