@@ -363,7 +363,8 @@ static void record_help(void)
            "  --socket PATH    connect to QEMU's chardev socket (waits up to %d s for it)\n"
            "  --file PATH      read a file ('-' for stdin), e.g. from -chardev file\n"
            "  --follow         at the end of the file wait for more, like tail -f, until\n"
-           "                   the END record or SIGINT\n"
+           "                   the END record (then it stores what the file holds and\n"
+           "                   ends, the trace complete) or SIGINT\n"
            "  --require-end    exit 1 if the stream ends without its END record (the\n"
            "                   trace is stored all the same, incomplete)\n"
            "  --help           show this help\n\n"
@@ -512,8 +513,9 @@ static int record_open(struct recorder *r, const struct record_opts *o)
 }
 
 /* Reads the stream into the decoder until it ends, a signal comes, or
- * (--follow) the END record is stored; relays control lines and commits
- * every COMMIT_MS. Returns 1 after a read error, else 0. */
+ * (--follow) the END record was read and the file read to its end;
+ * relays control lines and commits every COMMIT_MS. Returns 1 after a
+ * read error, else 0. */
 static int record_read(struct recorder *r, const struct record_opts *o)
 {
     static uint8_t buf[1 << 16];
@@ -530,8 +532,12 @@ static int record_read(struct recorder *r, const struct record_opts *o)
                 fprintf(stderr, "runq record: reading %s: %s\n", o->sock ? o->sock : o->file, strerror(errno));
                 return 1;
             }
+            /* --follow stops at the END record: nothing after it belongs
+             * to the trace. What the file holds already is read, so that
+             * its packets after END are counted as a file read whole
+             * counts them; waiting for more would never end. */
             if (n == 0) {
-                if (!o->follow || o->sock || db_writer_saw_end(r->w))
+                if (!o->follow || o->sock || r->dec.ended)
                     break;
                 usleep(100 * 1000); /* a file that may still grow */
             }
@@ -540,8 +546,6 @@ static int record_read(struct recorder *r, const struct record_opts *o)
                 release(r, 0);
             }
         }
-        if (o->follow && db_writer_saw_end(r->w))
-            break;
         if (now_ms() - last_commit >= COMMIT_MS) {
             /* A failure (a full disk) stops the storing, not the reading:
              * the rest of the stream is still read, so QEMU is never held
