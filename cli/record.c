@@ -2,8 +2,9 @@
  * `runq record`: reads a trace stream from QEMU's socket or a file, decodes
  * it (trace/decode.c), puts the CPUs' packets back into one time order, and
  * stores it (db/writer.c); on a live socket it also relays the control
- * lines of trace/control.h to the kernel. It lives in cli/, above both
- * trace/ and db/, so that neither needs the other (docs/architecture.md).
+ * lines of trace/control.h to the kernel (cli/relay.c). It lives in cli/,
+ * above both trace/ and db/, so that neither needs the other
+ * (docs/architecture.md).
  *
  * Why a merge: each CPU drains its own ring, so a CPU's packet may reach
  * the wire after a later packet of another CPU (a WAKE on CPU 0 after the
@@ -25,13 +26,13 @@
 #include <string.h>
 #include <sqlite3.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/record.h"
+#include "cli/relay.h"
 #include "db/writer.h"
 #include "trace/control.h"
 #include "trace/decode.h"
@@ -77,7 +78,7 @@ struct recorder {
     uint16_t active[TRACE_DEC_NCPU]; /* queues that have ever held a record */
     unsigned nactive;
     int fd;                          /* the stream */
-    int ctl;                         /* the control socket; -1: none */
+    struct relay *relay;             /* the control socket's; NULL: none */
     char ctl_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 };
 
@@ -282,72 +283,6 @@ static int open_socket(const char *path)
     }
 }
 
-/* Whatever reaches the control socket runs in the kernel (`run crash
- * fault` panics it), so only its owner may: the socket is made 0600
- * whatever the umask (under umask 000 another local user could connect),
- * and never in a directory others can write unless it has the sticky bit
- * (where one could put a socket of their own in its place). */
-static int listen_control(const char *path)
-{
-    struct sockaddr_un a = { .sun_family = AF_UNIX };
-    snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
-    char dir[sizeof a.sun_path];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        *(slash == dir ? slash + 1 : slash) = '\0';
-    else
-        snprintf(dir, sizeof dir, ".");
-    struct stat st;
-    const char *refused = stat(dir, &st) != 0                                   ? strerror(errno)
-                          : (st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX) ? "its directory is writable by every user and not sticky"
-                                                                              : NULL;
-    if (refused) {
-        fprintf(stderr, "runq record: control socket %s: %s (live actions off)\n", path, refused);
-        return -1;
-    }
-    int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    unlink(path);
-    mode_t old = umask(0177);
-    int bound = s >= 0 ? bind(s, (struct sockaddr *)&a, sizeof a) : -1;
-    umask(old);
-    if (s < 0 || bound != 0 || listen(s, 8) != 0) {
-        fprintf(stderr, "runq record: control socket %s: %s (live actions off)\n", path, strerror(errno));
-        if (s >= 0)
-            close(s);
-        return -1;
-    }
-    return s;
-}
-
-/* Takes one client's lines (it writes and closes) and passes the
- * non-empty, newline-terminated ones to the kernel (trace/control.h's
- * framing, step 2). */
-static void forward_control(int ctl, int out)
-{
-    int c = accept(ctl, NULL, NULL);
-    if (c < 0)
-        return;
-    char line[TRACE_CTL_CONN_MAX];
-    size_t len = 0;
-    struct pollfd p = { .fd = c, .events = POLLIN };
-    while (len < sizeof line - 1 && poll(&p, 1, 200) > 0) {
-        ssize_t n = read(c, line + len, sizeof line - 1 - len);
-        if (n <= 0)
-            break;
-        len += (size_t)n;
-    }
-    close(c);
-    size_t start = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (line[i] != '\n')
-            continue;
-        if (i > start && write(out, line + start, i + 1 - start) < 0)
-            fprintf(stderr, "runq record: sending a command to the kernel: %s\n", strerror(errno));
-        start = i + 1;
-    }
-}
-
 static void record_help(void)
 {
     printf("usage: runq record [--db FILE] [--socket PATH | --file PATH] [--follow]\n\n"
@@ -363,7 +298,8 @@ static void record_help(void)
            "  --socket PATH    connect to QEMU's chardev socket (waits up to %d s for it)\n"
            "  --file PATH      read a file ('-' for stdin), e.g. from -chardev file\n"
            "  --follow         at the end of the file wait for more, like tail -f, until\n"
-           "                   the END record or SIGINT\n"
+           "                   the END record (then it stores what the file holds and\n"
+           "                   ends, the trace complete) or SIGINT\n"
            "  --require-end    exit 1 if the stream ends without its END record (the\n"
            "                   trace is stored all the same, incomplete)\n"
            "  --help           show this help\n\n"
@@ -469,8 +405,8 @@ static int record_flags(int argc, char **argv, struct record_opts *o)
 }
 
 /* Opens the stream (r->fd), the database with a new trace, whose id goes
- * to stdout, and the decoder; on a live socket also the control socket
- * (r->ctl, -1 without). 0, or -1 after saying why. */
+ * to stdout, and the decoder; on a live socket also the control relay
+ * (r->relay, NULL without). 0, or -1 after saying why. */
 static int record_open(struct recorder *r, const struct record_opts *o)
 {
     char msg[512];
@@ -502,36 +438,54 @@ static int record_open(struct recorder *r, const struct record_opts *o)
      * socket, which carries both directions. */
     if (o->sock &&
         (size_t)snprintf(r->ctl_path, sizeof r->ctl_path, "%s" TRACE_CTL_SOCKET_SUFFIX, o->sock) < sizeof r->ctl_path) {
-        r->ctl = listen_control(r->ctl_path);
-        if (r->ctl >= 0 && db_writer_set_control(r->w, r->ctl_path) != 0) {
-            close(r->ctl);
-            r->ctl = -1;
+        r->relay = relay_open(r->ctl_path, r->fd);
+        if (r->relay && db_writer_set_control(r->w, r->ctl_path) != 0) {
+            relay_close(r->relay);
+            r->relay = NULL;
         }
     }
     return 0;
 }
 
+/* The relay's counts into the trace's stats (info: no data is lost). */
+static void relay_stats(struct recorder *r)
+{
+    if (!r->relay)
+        return;
+    struct relay_counts c;
+    relay_counts(r->relay, &c);
+    db_writer_set_stat(r->w, "control_lines_sent", "info", c.lines_sent, "control lines relayed to the kernel");
+    db_writer_set_stat(r->w, "control_lines_refused", "info", c.lines_refused,
+                       "control lines the recorder refused (a NUL byte, the kernel not taking lines): not sent");
+    db_writer_set_stat(r->w, "control_clients_dropped", "info", c.clients_dropped,
+                       "control clients dropped: silent, connected too long, not reading their answers, or one too many");
+}
+
 /* Reads the stream into the decoder until it ends, a signal comes, or
- * (--follow) the END record is stored; relays control lines and commits
- * every COMMIT_MS. Returns 1 after a read error, else 0. */
+ * (--follow) the END record was read and the file read to its end;
+ * relays control lines and commits every COMMIT_MS. Returns 1 after a
+ * read error, else 0. */
 static int record_read(struct recorder *r, const struct record_opts *o)
 {
     static uint8_t buf[1 << 16];
     int64_t last_commit = now_ms();
     while (!rec_signal) {
-        struct pollfd p[2] = { { .fd = r->fd, .events = POLLIN }, { .fd = r->ctl, .events = POLLIN } };
-        int pr = poll(p, r->ctl >= 0 ? 2 : 1, COMMIT_MS);
+        struct pollfd p[1 + RELAY_MAX_POLLFDS] = { { .fd = r->fd, .events = POLLIN } };
+        int timeout = COMMIT_MS, nrelay = r->relay ? relay_poll(r->relay, p + 1, &timeout, now_ms()) : 0;
+        int pr = poll(p, 1 + (nfds_t)nrelay, timeout);
         ssize_t n = 0;
-        if (pr > 0 && r->ctl >= 0 && (p[1].revents & POLLIN))
-            forward_control(r->ctl, r->fd);
         if (pr > 0 && p[0].revents) {
             n = read(r->fd, buf, sizeof buf);
             if (n < 0 && errno != EINTR && errno != EAGAIN) {
                 fprintf(stderr, "runq record: reading %s: %s\n", o->sock ? o->sock : o->file, strerror(errno));
                 return 1;
             }
+            /* --follow stops at the END record: nothing after it belongs
+             * to the trace. What the file holds already is read, so that
+             * its packets after END are counted as a file read whole
+             * counts them; waiting for more would never end. */
             if (n == 0) {
-                if (!o->follow || o->sock || db_writer_saw_end(r->w))
+                if (!o->follow || o->sock || r->dec.ended)
                     break;
                 usleep(100 * 1000); /* a file that may still grow */
             }
@@ -540,12 +494,13 @@ static int record_read(struct recorder *r, const struct record_opts *o)
                 release(r, 0);
             }
         }
-        if (o->follow && db_writer_saw_end(r->w))
-            break;
+        if (pr >= 0 && nrelay)
+            relay_run(r->relay, p + 1, nrelay, now_ms());
         if (now_ms() - last_commit >= COMMIT_MS) {
             /* A failure (a full disk) stops the storing, not the reading:
              * the rest of the stream is still read, so QEMU is never held
              * up, and counted, so the summary can say what was not kept. */
+            relay_stats(r);
             db_writer_commit(r->w);
             last_commit = now_ms();
         }
@@ -558,9 +513,10 @@ static int record_read(struct recorder *r, const struct record_opts *o)
  * worked. Returns the exit status. */
 static int record_finish(struct recorder *r, const struct record_opts *o, int io_error, bool *stored_out)
 {
-    if (r->ctl >= 0) {
-        close(r->ctl);
-        unlink(r->ctl_path);
+    if (r->relay) {
+        relay_stats(r);
+        relay_close(r->relay);
+        r->relay = NULL;
         db_writer_set_control(r->w, NULL);
     }
     trace_decoder_finish(&r->dec);
@@ -651,7 +607,7 @@ int record_main(int argc, char **argv, bool *stored)
     if (!r) {
         fprintf(stderr, "runq record: out of memory\n");
     } else {
-        r->fd = r->ctl = -1;
+        r->fd = -1;
         if (record_open(r, &o) == 0)
             rc = record_finish(r, &o, record_read(r, &o), stored);
         recorder_free(r);

@@ -48,6 +48,7 @@ suite trace_migrate bash tests/trace_migrate.sh "$RUNQ" build/tests/trace_gen
 suite trace_hostile bash tests/trace_hostile.sh "$RUNQ" build/runq build/tests/trace_hostile build/tests/trace_gen
 suite trace_disk_full bash tests/trace_disk_full.sh "$RUNQ"
 suite trace_concurrent bash tests/trace_concurrent.sh "$RUNQ" build/tests/trace_gen
+suite hostile_rec bash tests/hostile_rec_test.sh "$RUNQ" build/tests/trace_gen
 suite top_model build/tests/top_model_test
 suite top_tmux bash tests/top_tmux.sh "$RUNQ"
 suite step bash tests/step_test.sh "$RUNQ"

@@ -86,6 +86,7 @@ static struct {
     unsigned ring_drop;
     long cut;          /* keep only this many bytes; -1 all */
     int no_end;
+    unsigned end_late_ms; /* END this long after the CPUs' last records */
     int verbose;
     int join_v2;       /* JOINs as format version 2 wrote them: 68 bytes, no check */
     int task_v3;       /* TASK records as format version 3 wrote them: 48 bytes, no class */
@@ -925,7 +926,10 @@ static void run(void)
     }
     if (!opt.no_end) {
         struct trace_rec_end e;
-        trace_rec_init(&e.h, TRACE_REC_END, sizeof e, now);
+        /* The kernel's END comes after its tracer drained the rings, so
+         * later than every CPU's last record: a reader must not wait for
+         * the CPUs to catch up with it. */
+        trace_rec_init(&e.h, TRACE_REC_END, sizeof e, now + (uint64_t)opt.end_late_ms * 1000000);
         emit(&global, &e);
         flush_cpu(&global, TRACE_CPU_GLOBAL);
     }
@@ -1017,6 +1021,7 @@ static void usage(FILE *f)
             "  --ring-drop N       CPU 1's ring drops N records half-way through\n"
             "  --cut BYTES         keep only the first BYTES bytes\n"
             "  --no-end            leave out the END record\n"
+            "  --end-late MS       END MS ms after the CPUs' last records, as the kernel's is\n"
             "  --verbose           say what was generated and damaged, on stderr\n");
 }
 
@@ -1063,6 +1068,9 @@ int main(int argc, char **argv)
             opt.join_v2 = 1;
         } else if (strcmp(a, "--task-v3") == 0) {
             opt.task_v3 = 1;
+        } else if (strcmp(a, "--end-late") == 0 && v) {
+            opt.end_late_ms = (unsigned)strtoul(v, NULL, 0);
+            i++;
         } else if (strcmp(a, "--no-end") == 0) {
             opt.no_end = 1;
         } else if (strcmp(a, "--verbose") == 0) {

@@ -4,7 +4,7 @@
  * trace/format.h is for the trace stream the other way:
  *
  *     runq top (tui/control.c)                        sends a line
- *       ─▶ runq record (cli/record.c)                 relays it
+ *       ─▶ runq record (cli/relay.c)                  relays it
  *         ─▶ the trace port, host to guest
  *           ─▶ the kernel's tracer (kernel/trace/tracer.c)  runs it
  *
@@ -22,19 +22,28 @@
  *      runs in the kernel.
  *   2. A client connects, writes lines and closes. A line is printable
  *      ASCII (0x20..0x7e) ended by '\n'. The recorder reads at most
- *      TRACE_CTL_CONN_MAX - 1 bytes of one connection, within 200 ms of the
- *      last byte, and writes each non-empty line, newline included and
- *      otherwise unchanged, to the trace port. What is left after the last
- *      newline is dropped.
+ *      TRACE_CTL_CONN_MAX - 1 bytes of one connection, each within
+ *      TRACE_CTL_IDLE_MS of the last and all within TRACE_CTL_LIFE_MS of
+ *      the connect, and writes each non-empty line, newline included and
+ *      otherwise unchanged, to the trace port. It refuses a line with a
+ *      NUL byte (the kernel reads lines as C strings: it would run what
+ *      comes before the NUL) and one that does not fit whole beside the
+ *      lines still waiting for the port. What is left after the last
+ *      newline is dropped. It answers each non-empty line with one line,
+ *      "ok" (sent on) or "error: WHY" (not sent); a client need not read
+ *      them. Nothing a client does holds the recorder up: one that is
+ *      silent or connected past those times, or leaves its answers
+ *      unread, is dropped, and so is one beyond the few it serves at once
+ *      (cli/relay.c).
  *   3. The kernel takes the line's first TRACE_CTL_LINE_MAX - 1 characters
  *      (a '\r' before the newline is dropped), splits it into words at
  *      spaces, and runs it by its first word, the verb (table below).
- *   4. Nothing is answered on the socket. What the kernel did comes back in
- *      the trace: a SET record for nice, slice and feature, a MARK (source
- *      host) for mark, whatever the shell command does for run. A line the
- *      kernel cannot run (unknown verb, wrong word count, a command that
- *      fails) becomes a MARK with source kernel named "error: LINE", and a
- *      console line. A line with a byte outside 0x20..0x7e is not run: the
+ *   4. The recorder's answer says only whether the line went on. What the
+ *      kernel did with it comes back in the trace: a SET record for nice,
+ *      slice and feature, a MARK (source host) for mark, whatever the
+ *      shell command does for run. A line the kernel cannot run (unknown
+ *      verb, wrong word count, a command that fails) becomes a MARK with
+ *      source kernel named "error: LINE", and a console line. A line with a byte outside 0x20..0x7e is not run: the
  *      kernel refuses it whole, as "error: not printable: LINE" with '?'
  *      for each such byte, so none reaches the console or a mark name.
  *   5. The tracer does nice, slice, feature and mark itself (none can
@@ -61,6 +70,9 @@
 #define TRACE_CTL_LINE_MAX 200
 /* The recorder's buffer for one connection's lines. */
 #define TRACE_CTL_CONN_MAX 512
+/* How long a connection may be silent, and how long it may last. */
+#define TRACE_CTL_IDLE_MS 200
+#define TRACE_CTL_LIFE_MS 1000
 
 /*
  * The verbs: X(ID, "verb", words, "usage"). words is how many words follow
