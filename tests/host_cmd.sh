@@ -37,6 +37,15 @@ m=$(q "$T/lines.db" "SELECT source || ':' || name FROM mark")
 [ "$rc" = 0 ] && [ "$m" = "host:from-the-host" ] && pass control_file_lines_reach_the_kernel ||
     fail control_file_lines_reach_the_kernel "exit $rc, marks '$m': $(tail -3 "$T/lines.out")"
 
+# A NUL inside a line: the line is refused whole (the kernel read it as a
+# C string and ran "mark a"), the next line still runs (issue 30, F17).
+printf 'mark a\0b\nmark after-nul\n' >"$T/nul.lines"
+hostrun nul "${BUSY[@]}"
+m=$(q "$T/nul.db" "SELECT source || ':' || name FROM mark ORDER BY ts" | tr '\n' '|')
+[ "$rc" = 0 ] && [ "$m" = "kernel:error: not printable: mark a?b|host:after-nul|" ] &&
+    pass control_line_with_nul_refused_whole ||
+    fail control_line_with_nul_refused_whole "exit $rc, marks '$m': $(tail -3 "$T/nul.out")"
+
 "$RUNQ" boot --control "$T/lines.lines" --cmd "sleep 1" >/dev/null 2>"$T/usage.err"
 rc=$?
 [ "$rc" = 2 ] && grep -q -- '--control needs --deterministic and --record' "$T/usage.err" &&

@@ -403,7 +403,10 @@ static void rx_harvest_locked(void)
 }
 
 /* Takes the first n ring bytes as a line (dropping the newline, a
- * trailing '\r', and what does not fit in buf). */
+ * trailing '\r', and what does not fit in buf). A NUL inside the line
+ * becomes DEL: kept as a NUL it would end the string there, and the line's
+ * reader would run its first part ("mark a\0rm" as "mark a") instead of
+ * refusing a line the protocol does not allow (issue 30, F17). */
 static size_t take_line(char *buf, size_t size, size_t n, size_t consume)
 {
     size_t out = 0;
@@ -411,6 +414,8 @@ static size_t take_line(char *buf, size_t size, size_t n, size_t consume)
         char c = vs.ring[(vs.ring_head + i) % LINE_RING];
         if (c == '\r' && i + 1 == n)
             break;
+        if (c == 0)
+            c = 0x7f;
         if (out + 1 < size)
             buf[out++] = c;
     }

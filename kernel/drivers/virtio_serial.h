@@ -55,8 +55,10 @@ bool vser_flushed(void);
 
 /* The next complete line the host sent on the port, without its newline
  * ("\r\n" is accepted too), NUL-terminated in buf (size > 1). Longer lines
- * are cut to size - 1 bytes. Empty lines are skipped. Returns the line's
- * length, or 0 if no complete line has arrived. Never blocks. */
+ * are cut to size - 1 bytes. Empty lines are skipped. A NUL byte in the
+ * line comes back as DEL (0x7f), so the line is whole and its reader sees
+ * a byte to refuse. Returns the line's length, or 0 if no complete line
+ * has arrived. Never blocks. */
 size_t vser_recv_line(char *buf, size_t size);
 
 /* Handles pending control messages: the port's name, the host opening or
