@@ -5,23 +5,22 @@
  * In order: the flags; the database, opened read-only as every reader
  * opens it (db/query.c); the traces to write: one (--trace, default the
  * newest) or every recorded trace of an experiment; each written to
- * stdout, or to OUT.tmp renamed to OUT once it is whole, so that a failed
- * or interrupted export leaves no half-written OUT. An experiment's traces
+ * stdout, or to OUT as cli/outfile.h writes a file, so that a failed or
+ * interrupted export leaves no half-written OUT. An experiment's traces
  * each get a file of their own in a directory: their clocks all start at
  * boot and their task ids repeat, so in one file their CPUs and tasks
  * would be drawn over each other.
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/outfile.h"
 #include "cli/perfetto.h"
 #include "db/query.h"
 
@@ -42,25 +41,15 @@ static void export_help(void)
            "  --trace ID        the trace to write (default: the newest)\n"
            "  --experiment ID   every recorded trace of experiment ID, each its own file\n"
            "                    OUT/trace-ID.systrace (needs -o OUT, a directory, made if missing)\n"
-           "  -o, --out OUT     write to OUT (default: stdout); written whole or not at all\n"
+           "  -o, --out OUT     write to OUT (default: stdout): a file is replaced whole or not\n"
+           "                    at all, a character device or FIFO written in place, a\n"
+           "                    symbolic link or a directory refused\n"
            "  --help            show this help\n",
            DEFAULT_DB);
 }
 
-/* The file being written, removed if a signal ends the export. */
-static char *volatile export_tmp;
-
-static void export_on_signal(int sig)
-{
-    char *t = export_tmp;
-    if (t)
-        unlink(t);
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-/* Writes trace to path (stdout when NULL) through path.tmp. Returns 0 or 1
- * (the error printed). */
+/* Writes trace to path (stdout when NULL) whole or not at all
+ * (cli/outfile.h). Returns 0 or 1 (the error printed). */
 static int export_one(sqlite3 *db, const char *db_name, int64_t trace, const char *path)
 {
     if (!path) {
@@ -71,37 +60,14 @@ static int export_one(sqlite3 *db, const char *db_name, int64_t trace, const cha
         }
         return rc;
     }
-    size_t n = strlen(path) + sizeof ".tmp";
-    char *tmp = malloc(n);
-    if (!tmp) {
-        fprintf(stderr, "runq export: out of memory\n");
+    struct outfile out;
+    if (outfile_open(&out, "export", path))
+        return 1;
+    if (perfetto_write(db, "export", db_name, trace, out.f)) {
+        outfile_abort(&out);
         return 1;
     }
-    snprintf(tmp, n, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        fprintf(stderr, "runq export: %s: %s\n", tmp, strerror(errno));
-        free(tmp);
-        return 1;
-    }
-    export_tmp = tmp;
-    int rc = perfetto_write(db, "export", db_name, trace, f);
-    int werr = ferror(f) ? EIO : 0;
-    if (fclose(f) != 0 && !werr)
-        werr = errno;
-    if (!rc && werr) {
-        fprintf(stderr, "runq export: writing %s: %s\n", tmp, strerror(werr));
-        rc = 1;
-    }
-    if (!rc && rename(tmp, path) != 0) {
-        fprintf(stderr, "runq export: %s: %s\n", path, strerror(errno));
-        rc = 1;
-    }
-    if (rc)
-        unlink(tmp);
-    export_tmp = NULL;
-    free(tmp);
-    return rc;
+    return outfile_commit(&out);
 }
 
 /* The recorded traces of experiment id, in *ids (*n of them). Returns 0,
@@ -233,16 +199,18 @@ int cmd_export(int argc, char **argv)
     sqlite3 *db = dbq_open("export", db_path);
     if (!db)
         return 1;
-    signal(SIGINT, export_on_signal);
-    signal(SIGTERM, export_on_signal);
-    signal(SIGHUP, export_on_signal);
     int rc = 0;
     if (experiment) {
         int64_t *ids;
         size_t n;
         rc = experiment_traces(db, experiment, &ids, &n);
+        struct stat st;
         if (!rc && mkdir(out, 0777) != 0 && errno != EEXIST) {
             fprintf(stderr, "runq export: %s: %s\n", out, strerror(errno));
+            rc = 1;
+        } else if (!rc && (stat(out, &st) != 0 || !S_ISDIR(st.st_mode))) {
+            fprintf(stderr, "runq export: %s is not a directory: --experiment writes a file a trace into -o DIR\n",
+                    out);
             rc = 1;
         }
         for (size_t i = 0; !rc && i < n; i++) {

@@ -108,8 +108,13 @@ static void pf_sql_error(struct pf *p)
 }
 
 /* A copy of name that a line can carry: a task's name as one word (no
- * space, '=' or '|'), a mark's with its spaces (the rest of a B or I line
- * is the name); tidN for a task that has none (its TASK_NEW was lost). */
+ * space, '=' or '|'), a mark's or the header's with its spaces (the rest
+ * of a B or I line is the name); tidN for a task that has none (its
+ * TASK_NEW was lost). Every text the export writes comes from the
+ * database or the command line and goes through here: a control byte
+ * (a newline, CR, escape) would end the line and let the text write a
+ * line of its own, and a byte past ASCII is no part of ftrace's format,
+ * so each is written '_'. */
 static char *pf_clean(const char *name, int64_t tid, bool spaces)
 {
     char *c;
@@ -473,37 +478,46 @@ static void pf_mark_line(struct pf *p, sqlite3_stmt *s)
     free(name);
 }
 
+/* The header names the trace by the database's text (its file, policy
+ * and engine): each a comment line only once pf_clean has taken out
+ * the newlines that would start a line of events. */
 static void pf_header(struct pf *p, const char *db_name)
 {
     sqlite3_stmt *s;
-    const char *policy = "?", *engine = "?";
+    const char *text[2] = { NULL, NULL }; /* policy, engine */
     int64_t ncpus = 0;
     if (sqlite3_prepare_v2(p->db, "SELECT policy, engine, ncpus FROM main.trace WHERE trace_id = ?1", -1, &s,
                            NULL) == SQLITE_OK) {
         sqlite3_bind_int64(s, 1, p->trace);
         if (sqlite3_step(s) == SQLITE_ROW) {
-            if (!col_null(s, 0))
-                policy = (const char *)sqlite3_column_text(s, 0);
-            if (!col_null(s, 1))
-                engine = (const char *)sqlite3_column_text(s, 1);
+            for (int i = 0; i < 2; i++)
+                text[i] = (const char *)sqlite3_column_text(s, i);
             ncpus = col(s, 2);
         }
     }
-    fprintf(p->out,
-            "# tracer: nop\n"
-            "#\n"
-            "# runq export --perfetto: trace %" PRId64 " of %s (policy %s, engine %s, %" PRId64 " CPUs)\n"
-            "# open it in ui.perfetto.dev or trace_processor: docs/perfetto.md\n"
-            "#\n"
-            "#                                _-----=> irqs-off/BH-disabled\n"
-            "#                               / _----=> need-resched\n"
-            "#                              | / _---=> hardirq/softirq\n"
-            "#                              || / _--=> preempt-depth\n"
-            "#                              ||| / _-=> migrate-disable\n"
-            "#                              |||| /     delay\n"
-            "#           TASK-PID     TGID  |||||  TIMESTAMP  FUNCTION\n"
-            "#              | |         |   |||||     |         |\n",
-            p->trace, db_name, policy, engine, ncpus);
+    char *db = pf_clean(db_name, 0, true), *policy = pf_clean(text[0] && *text[0] ? text[0] : "?", 0, true),
+         *engine = pf_clean(text[1] && *text[1] ? text[1] : "?", 0, true);
+    if (!db || !policy || !engine)
+        pf_error(p, "out of memory");
+    else
+        fprintf(p->out,
+                "# tracer: nop\n"
+                "#\n"
+                "# runq export --perfetto: trace %" PRId64 " of %s (policy %s, engine %s, %" PRId64 " CPUs)\n"
+                "# open it in ui.perfetto.dev or trace_processor: docs/perfetto.md\n"
+                "#\n"
+                "#                                _-----=> irqs-off/BH-disabled\n"
+                "#                               / _----=> need-resched\n"
+                "#                              | / _---=> hardirq/softirq\n"
+                "#                              || / _--=> preempt-depth\n"
+                "#                              ||| / _-=> migrate-disable\n"
+                "#                              |||| /     delay\n"
+                "#           TASK-PID     TGID  |||||  TIMESTAMP  FUNCTION\n"
+                "#              | |         |   |||||     |         |\n",
+                p->trace, db, policy, engine, ncpus);
+    free(db);
+    free(policy);
+    free(engine);
     sqlite3_finalize(s);
 }
 

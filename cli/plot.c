@@ -6,14 +6,22 @@
  *   1. the flags, checked before anything is opened (a usage error
  *      exits 2 in one line);
  *   2. a temp directory of our own, and in it the script: the terminal
- *      (by OUT's extension, at the size asked), the output file OUT.tmp
- *      beside OUT, then the kind's titles, data files and plot lines;
- *   3. gnuplot run on the script by fork/exec, no shell between, its
- *      stderr kept in the temp directory for the one line we print if it
- *      fails;
- *   4. OUT.tmp renamed to OUT only once gnuplot succeeded, so OUT is
- *      either the old file or the whole new one, never half of a figure;
- *   5. the temp directory removed.
+ *      (by OUT's extension, at the size asked), then the kind's titles,
+ *      data files and plot lines;
+ *   3. OUT opened as cli/outfile.h says (a temp file beside it, or a
+ *      device or FIFO in place);
+ *   4. gnuplot run on the script by fork/exec, no shell between, in the
+ *      temp directory, its stdout the file of step 3 and its stderr kept
+ *      for the one line we print if it fails;
+ *   5. the temp file renamed to OUT only once gnuplot succeeded, so OUT
+ *      is either the old file or the whole new one, never half a figure;
+ *   6. the temp directory removed.
+ *
+ * No path reaches the script: gnuplot writes the figure to its stdout
+ * and reads the data files by their names in its working directory. The
+ * only text in it that runq did not write is the database's (a policy,
+ * task names, an experiment's parameters), and every such string goes
+ * through plot_quote; data files hold numbers only.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -27,6 +35,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/outfile.h"
 #include "cli/plot.h"
 #include "db/query.h"
 
@@ -54,7 +63,8 @@ static void plot_help(void)
            "       runq plot latency [--trace ID ...] [--task NAME] [--cdf | --hist]\n"
            "       runq plot experiment [ID] [--metric TASK.METRIC] [--x AXIS]\n\n"
            "Draws a figure of a trace database with gnuplot (Debian's gnuplot-nox: make deps).\n"
-           "PNG or SVG by OUT's extension; OUT is written whole or not at all.\n\n"
+           "PNG or SVG by OUT's extension. OUT, a file, is replaced whole or not at all; a\n"
+           "character device or a FIFO is written in place, a symbolic link refused.\n\n"
            "kinds:\n");
     for (size_t i = 0; i < NKINDS; i++)
         printf("  %-10s %s\n", kinds[i].name, kinds[i].what);
@@ -80,23 +90,58 @@ static void plot_help(void)
            DEFAULT_DB, PLOT_MAX_TRACES, PLOT_MAX_TRACES);
 }
 
+/* The length of the UTF-8 sequence at p, 1 to 4; 0 when it is none (a
+ * stray continuation byte, an overlong form, a surrogate, past U+10FFFF,
+ * cut short by the string's end). */
+static size_t utf8_len(const unsigned char *p)
+{
+    unsigned lo = 0x80, hi = 0xbf;
+    size_t n;
+    if (p[0] < 0x80)
+        return 1;
+    if (p[0] >= 0xc2 && p[0] <= 0xdf) {
+        n = 2;
+    } else if (p[0] >= 0xe0 && p[0] <= 0xef) {
+        n = 3;
+        lo = p[0] == 0xe0 ? 0xa0 : lo;
+        hi = p[0] == 0xed ? 0x9f : hi;
+    } else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+        n = 4;
+        lo = p[0] == 0xf0 ? 0x90 : lo;
+        hi = p[0] == 0xf4 ? 0x8f : hi;
+    } else {
+        return 0;
+    }
+    if (p[1] < lo || p[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++) /* p[i - 1] was a continuation, not the end */
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+    return n;
+}
+
 void plot_quote(FILE *f, const char *s)
 {
     fputc('\'', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t n = utf8_len(p);
+        bool control = *p < 0x20 || *p == 0x7f || (n == 2 && p[0] == 0xc2 && p[1] < 0xa0); /* C0, DEL, C1 */
         if (*p == '\'')
             fputs("''", f);
-        else if (*p < 0x20 || *p == 0x7f)
+        else if (!n || control)
             fputc('?', f);
         else
-            fputc(*p, f);
+            fwrite(p, 1, n, f);
+        p += n ? n : 1;
     }
     fputc('\'', f);
 }
 
-FILE *plot_data_file(struct plot_job *j, char *path, size_t len)
+FILE *plot_data_file(struct plot_job *j, char *name, size_t len)
 {
-    snprintf(path, len, "%s/d%d.dat", j->dir, j->nfiles++);
+    char path[PATH_MAX];
+    snprintf(name, len, "d%d.dat", j->nfiles++);
+    snprintf(path, sizeof path, "%s/%s", j->dir, name);
     FILE *f = fopen(path, "w");
     if (!f)
         fprintf(stderr, "runq plot: %s: %s\n", path, strerror(errno));
@@ -120,10 +165,11 @@ static void remove_dir(const char *dir)
     rmdir(dir);
 }
 
-/* Runs `gnuplot SCRIPT` with stdin and stdout on /dev/null and stderr in
- * errpath. Returns gnuplot's exit status, 127 when there is no gnuplot
- * to run (errno from exec in *exec_errno), -1 when it could not start. */
-static int run_gnuplot(const char *script, const char *errpath, int *exec_errno)
+/* Runs `gnuplot SCRIPT` in dir, with stdin on /dev/null, stdout on outfd
+ * and stderr in errpath. Returns gnuplot's exit status, 127 when there
+ * is no gnuplot to run (errno from exec in *exec_errno), -1 when it
+ * could not start. */
+static int run_gnuplot(const char *script, const char *dir, int outfd, const char *errpath, int *exec_errno)
 {
     int pfd[2];
     *exec_errno = 0;
@@ -138,9 +184,9 @@ static int run_gnuplot(const char *script, const char *errpath, int *exec_errno)
         return -1;
     }
     if (pid == 0) {
-        int in = open("/dev/null", O_RDONLY), out = open("/dev/null", O_WRONLY);
+        int in = open("/dev/null", O_RDONLY);
         int err = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (in < 0 || out < 0 || err < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+        if (in < 0 || err < 0 || dup2(in, 0) < 0 || dup2(outfd, 1) < 0 || dup2(err, 2) < 0 || chdir(dir) != 0)
             _exit(126);
         char *argv[] = { "gnuplot", (char *)script, NULL };
         execvp("gnuplot", argv);
@@ -368,17 +414,13 @@ int cmd_plot(int argc, char **argv)
         fprintf(stderr, "runq plot: -o wants a file ending .png or .svg, not '%s'\n", out);
         return 2;
     }
-    if (outlen + 5 > PATH_MAX) {
-        fprintf(stderr, "runq plot: -o: the path is too long\n");
-        return 2;
-    }
 
     sqlite3 *db = dbq_open("plot", o.db_path);
     if (!db)
         return 1;
     const char *tmpdir = getenv("TMPDIR");
     /* dir leaves room in the others for the names of the files in it */
-    char dir[PATH_MAX - 64], script[PATH_MAX], errpath[PATH_MAX], tmpout[PATH_MAX];
+    char dir[PATH_MAX - 64], script[PATH_MAX], errpath[PATH_MAX];
     if (snprintf(dir, sizeof dir, "%s/runq-plot.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp") >= (int)sizeof dir ||
         !mkdtemp(dir)) {
         fprintf(stderr, "runq plot: cannot make a temp directory %s: %s\n", dir, strerror(errno));
@@ -387,9 +429,7 @@ int cmd_plot(int argc, char **argv)
     }
     snprintf(script, sizeof script, "%s/plot.gp", dir);
     snprintf(errpath, sizeof errpath, "%s/gnuplot.err", dir);
-    snprintf(tmpout, sizeof tmpout, "%s.tmp", out);
     int rc = 1;
-    bool ran = false; /* gnuplot ran: OUT.tmp is ours to remove */
     struct plot_job job = { .gp = fopen(script, "w"), .dir = dir };
     if (!job.gp) {
         fprintf(stderr, "runq plot: %s: %s\n", script, strerror(errno));
@@ -404,43 +444,37 @@ int cmd_plot(int argc, char **argv)
                         "    set terminal pngcairo size %d,%d noenhanced font 'sans,10' background '#ffffff'\n"
                         "} else {\n    set terminal png size %d,%d noenhanced\n}\n",
                 width, height, width, height);
-    fprintf(job.gp, "set output ");
-    plot_quote(job.gp, tmpout);
-    fprintf(job.gp, "\n");
     rc = k->draw(db, &o, &job);
     fprintf(job.gp, "unset output\n");
     if (fclose(job.gp) != 0 && !rc) {
         fprintf(stderr, "runq plot: %s: %s\n", script, strerror(errno));
         rc = 1;
     }
-    if (rc)
+    struct outfile of;
+    if (rc || (rc = outfile_open(&of, "plot", out)))
         goto done;
     int e;
-    ran = true;
-    int st = run_gnuplot(script, errpath, &e);
+    int st = run_gnuplot(script, dir, fileno(of.f), errpath, &e);
+    struct stat sb;
+    rc = 1;
     if (st == 127 && e) {
         fprintf(stderr, "runq plot: cannot run gnuplot (%s): install it with 'make deps' or '%s'\n",
                 e == ENOENT ? "not found on PATH" : strerror(e), GNUPLOT_APT);
-        rc = 1;
     } else if (st != 0) {
         char msg[512];
         gnuplot_error(errpath, msg, sizeof msg);
         fprintf(stderr, "runq plot: gnuplot failed (%s%d): %s\n", st < 0 ? "could not start, " : "exit ",
                 st, msg);
-        rc = 1;
+    } else if (fstat(fileno(of.f), &sb) != 0 || (S_ISREG(sb.st_mode) && sb.st_size == 0)) {
+        fprintf(stderr, "runq plot: gnuplot wrote no figure to %s\n", of.tmp ? of.tmp : out);
     } else {
-        struct stat sb;
-        if (stat(tmpout, &sb) != 0 || sb.st_size == 0) {
-            fprintf(stderr, "runq plot: gnuplot wrote no figure to %s\n", tmpout);
-            rc = 1;
-        } else if (rename(tmpout, out) != 0) {
-            fprintf(stderr, "runq plot: %s: %s\n", out, strerror(errno));
-            rc = 1;
-        }
+        rc = 0;
     }
+    if (rc)
+        outfile_abort(&of);
+    else
+        rc = outfile_commit(&of);
 done:
-    if (rc && ran)
-        unlink(tmpout);
     remove_dir(dir);
     sqlite3_close(db);
     return rc;

@@ -2,8 +2,8 @@
  * `runq plot`: figures of a trace database, drawn by gnuplot.
  *
  *   cli/plot.c       the subcommand: flags, help, the temp directory, the
- *                    script's preamble, gnuplot run by fork/exec, OUT
- *                    written as OUT.tmp and renamed
+ *                    script's preamble, gnuplot run by fork/exec, its
+ *                    stdout OUT as cli/outfile.h writes a file
  *   cli/plot_kinds.c the kinds: each reads the database with SQL, writes
  *                    its data files and the rest of the script
  *
@@ -41,12 +41,18 @@ struct plot_job {
     int nfiles;
 };
 
-/* Opens a new data file in the job's directory for writing; its path in
- * path (for the script). NULL after a one-line error. */
-FILE *plot_data_file(struct plot_job *j, char *path, size_t len);
+/* Opens a new data file in the job's directory for writing; its name in
+ * name, for the script, which gnuplot runs in that directory. A data
+ * file holds numbers only. NULL after a one-line error. */
+FILE *plot_data_file(struct plot_job *j, char *name, size_t len);
 
-/* Writes s to f as a gnuplot string: single quotes (no escapes inside
- * them but '' for '), control characters shown as '?'. */
+/* Writes s to f as a gnuplot string, the only way a string that runq
+ * did not write may reach the script. In single quotes gnuplot
+ * substitutes nothing (no backslash escape, no `command`, no @macro) and
+ * '' is a quote; what is not printable UTF-8 (a C0 or C1 control
+ * character, newline included, or a byte of no valid sequence) is
+ * written '?', so no command ends inside the string and an SVG stays
+ * well-formed XML. */
 void plot_quote(FILE *f, const char *s);
 
 /* Each kind: 0, or 1 after a one-line error "runq plot: ..." on stderr. */

@@ -237,8 +237,12 @@ int plot_timeline(sqlite3 *db, const struct plot_opts *o, struct plot_job *j)
         free(plot);
         return rc;
     }
-    fprintf(j->gp, "set title 'Trace %lld (%s%s%d CPU%s): who ran, %g to %g ms' \n", (long long)id, t.policy,
-            *t.policy ? ", " : "", t.ncpus, t.ncpus == 1 ? "" : "s", x0, x1);
+    char title[128];
+    snprintf(title, sizeof title, "Trace %lld (%s%s%d CPU%s): who ran, %g to %g ms", (long long)id, t.policy,
+             *t.policy ? ", " : "", t.ncpus, t.ncpus == 1 ? "" : "s", x0, x1);
+    fprintf(j->gp, "set title ");
+    plot_quote(j->gp, title);
+    fprintf(j->gp, "\n");
     fprintf(j->gp, "set xlabel 'time from the trace''s start (ms)'\nset ylabel 'CPU'\n");
     fprintf(j->gp, "set xrange [%.6f:%.6f]\nset yrange [%d.5:-0.5]\n", x0, x1, t.ncpus - 1);
     fprintf(j->gp, "set ytics (");

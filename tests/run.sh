@@ -63,6 +63,7 @@ suite linux_trace bash tests/linux_trace_test.sh "$RUNQ"
 suite --alone linux_run build/tests/linux_run_test
 suite linux_engine bash tests/linux_engine_test.sh "$RUNQ"
 suite plot bash tests/plot_test.sh "$RUNQ"
+suite hostile_out bash tests/hostile_out_test.sh "$RUNQ"
 
 # kernel: boot self-tests, on the default 4 CPUs and on 8
 suite boot_selftests_eevdf boot --test all
