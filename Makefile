@@ -219,10 +219,13 @@ bench: all $(BENCHES) $(BUILD)/tests/trace_gen
 	@bash tests/bench.sh
 
 # The policy fuzzer, then the differential test against Linux 6.18's rules
-# on many more workloads than `make test` runs.
-fuzz: $(BUILD)/tests/eevdf_fuzz $(RUNQ) $(BUILD)/tests/linux_ref
+# on many more workloads than `make test` runs, then the database readers
+# on DB_FUZZ_ROUNDS hostile databases, seeded from the clock (the first
+# line says the seeds; SEED=N repeats them).
+fuzz: $(BUILD)/tests/eevdf_fuzz $(RUNQ) $(BUILD)/tests/linux_ref $(ASAN_RUNQ) $(BUILD)/tests/trace_gen
 	@bash tests/eevdf_fuzz.sh $${FUZZ_SECONDS:-600}
 	@bash tests/linux_diff.sh $${LINUX_DIFF_N:-5000} | tail -n 4
+	@SEED=$${SEED:-$$(date +%s)} bash tests/db_fuzz.sh $${DB_FUZZ_ROUNDS:-500} $(ASAN_RUNQ)
 
 # The fuzzer with the seed's ordering bug forced on: it must fail, fast.
 fuzz-leave-bug:

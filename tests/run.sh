@@ -64,6 +64,8 @@ suite --alone linux_run build/tests/linux_run_test
 suite linux_engine bash tests/linux_engine_test.sh "$RUNQ"
 suite plot bash tests/plot_test.sh "$RUNQ"
 suite hostile_out bash tests/hostile_out_test.sh "$RUNQ"
+# the readers on hostile databases, 20 fixed seeds (make fuzz: 500 from the clock)
+suite db_fuzz bash tests/db_fuzz.sh 20 "$RUNQ"
 
 # kernel: boot self-tests, on the default 4 CPUs and on 8
 suite boot_selftests_eevdf boot --test all
