@@ -353,7 +353,11 @@ void replay_describe(const struct replay *rp, int i, char *buf, size_t len)
     const struct event *e = &rp->tr.ev[i];
     char t[32], a[32], b[32], c[32];
     bool ee = e->has_v && e->has_eevdf;
-    us3(e->ts - rp->tr.start_ts, t, sizeof t);
+    int64_t since;
+    if (rp_ts_sub(e->ts, rp->tr.start_ts, &since))
+        us3(since, t, sizeof t);
+    else
+        snprintf(t, sizeof t, "?"); /* a ts too far from the start to subtract: the file's, not a time */
     int n = snprintf(buf, len, "#%d t=%sus cpu%d %-5s ", i, t, e->cpu, event_kind_name(e->kind));
     if (n < 0 || (size_t)n >= len)
         return;
@@ -428,7 +432,9 @@ static int ent_cmp_rr(const void *a, const void *b)
 int replay_queue_sorted(const struct replay *rp, const struct rp_cpu *c, struct rp_ent *out)
 {
     int n = 0;
-    for (int i = 0; i < c->n; i++) {
+    /* out holds RP_MAX_ENT; c->n never exceeds it (add_ent), but bound the
+     * loop by both so a state built wrong cannot write past out. */
+    for (int i = 0; i < c->n && i < RP_MAX_ENT; i++) {
         if (is_idle(rp, c->e[i].utid) && !c->e[i].current)
             continue;
         out[n++] = c->e[i];

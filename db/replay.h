@@ -85,6 +85,24 @@ void replay_apply(const struct replay *rp, struct rp_state *s, const struct even
 /* "name/tid", or "-" for 0; in a static rotating buffer. */
 const char *replay_name(const struct replay *rp, int utid);
 
+/* a - b of two times from the database (ns), or false when the difference
+ * does not fit an int64. A time is the database's, so untrusted: a hostile
+ * or damaged file puts one near INT64_MIN or INT64_MAX, where plain
+ * subtraction is undefined. A caller shows "?" rather than a wrapped value
+ * (a real trace never spans 2^63 ns). */
+static inline bool rp_ts_sub(int64_t a, int64_t b, int64_t *d)
+{
+    return !__builtin_sub_overflow(a, b, d);
+}
+/* a + b clamped to the int64 range: a time searched for (events_find_ts)
+ * past either limit finds what the limit finds. */
+static inline int64_t rp_ts_add_sat(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r))
+        return b > 0 ? INT64_MAX : INT64_MIN;
+    return r;
+}
 /* One line describing event i (no newline) into buf. */
 void replay_describe(const struct replay *rp, int i, char *buf, size_t len);
 

@@ -13,6 +13,8 @@
 #           measured as trace_hostile measures its bounds: on the build
 #           without sanitizers (plain-runq, default build/runq), whose
 #           memory is what a user gets (ASan's quarantine alone holds 256 MB)
+#   fuzz    step on the CPUs, times and virtual times issue 30's fuzz
+#           (db_fuzz.sh) found it trusting: no sanitizer report
 # Prints PASS name / FAIL name: why / SKIP name: why; exits 1 on a FAIL.
 RUNQ=$(cd "$(dirname "${1:-build/asan/runq}")" && pwd)/$(basename "${1:-build/asan/runq}")
 PLAIN=$(cd "$(dirname "${2:-build/runq}")" && pwd)/$(basename "${2:-build/runq}")
@@ -256,4 +258,59 @@ if $have_tmux && [ -x /usr/bin/time ] && [ -x "$PLAIN" ]; then
 else
     echo "SKIP top_many_tasks_bounded: needs tmux, /usr/bin/time and $PLAIN"
 fi
+
+# ---- issue 30's fuzz findings in step (db_fuzz.sh): the database's CPUs,
+# times and virtual times are untrusted. Each check drives step over a
+# crafted copy of the fixture; a sanitizer report (exit 86) fails it ----
+# step_keys NAME DB KEYS [ARGS...]: PASS unless step exits 86 or 128+ (or
+# prints a sanitizer report)
+step_keys() {
+    local name=$1 db=$2 keys=$3 rc
+    shift 3
+    printf '%b' "$keys" | "$RUNQ" step --db "$db" --plain --width 120 "$@" >"$T/$name.out" 2>"$T/$name.err"
+    rc=$?
+    if [ $rc = 86 ] || [ $rc -ge 128 ] || grep -qE 'runtime error|ERROR: AddressSanitizer' "$T/$name.err"; then
+        failed "$name" "exit $rc: $(grep -m1 -E 'runtime error|ERROR: AddressSanitizer' "$T/$name.err")"
+    else
+        pass "$name"
+    fi
+}
+STEPS=$(printf 'n\\n%.0s' $(seq 60))
+# picks and joins on CPU -1, which events_load keeps (no CPU; a larger one
+# raises ncpus): step_explain_pick and _join took queue -1, before the
+# array (db/replay.c:431, tui/step.c:465, heap-buffer-overflow; fuzz seeds
+# 4, 1796573943)
+cp "$T/f.db" "$T/cpu.db"
+sq "$T/cpu.db" "UPDATE eevdf_pick SET cpu = -1 WHERE trace_id = 1 AND id % 2;
+                UPDATE eevdf_place SET cpu = -1 WHERE trace_id = 1 AND id % 2"
+step_keys step_pick_cpu_beyond_trace "$T/cpu.db" "${STEPS}q\n" 1
+step_keys step_compare_pick_cpu_beyond_trace "$T/cpu.db" "${STEPS}q\n" 2 --compare 1
+# times at the int64 limits: since-start, ago and the alignment of
+# --compare overflowed (tui/step.c aligned, step_explain_pick, step_render,
+# db/replay.c replay_describe; seeds 13, 15); they show "?" now
+cp "$T/f.db" "$T/ts.db"
+sq "$T/ts.db" "UPDATE trace SET start_ts = 1000 WHERE trace_id = 1;
+               UPDATE trace SET start_ts = 9223372036854775000 WHERE trace_id = 2;
+               UPDATE eevdf_pick SET ts = -9223372036854775808 WHERE id IN
+                   (SELECT id FROM eevdf_pick WHERE trace_id = 1 ORDER BY ts LIMIT 3);
+               UPDATE eevdf_place SET ts = -9223372036854775807 WHERE id IN
+                   (SELECT id FROM eevdf_place WHERE trace_id = 1 ORDER BY ts LIMIT 3);
+               UPDATE eevdf_pick SET ts = 9223372036854775807 WHERE id IN
+                   (SELECT id FROM eevdf_pick WHERE trace_id = 1 ORDER BY ts DESC LIMIT 3)"
+step_keys step_ts_at_int64_limits "$T/ts.db" "${STEPS}g 100000\np\np\nq\n" 1
+step_keys step_compare_ts_at_int64_limits "$T/ts.db" "${STEPS}g 100000\np\np\nq\n" 1 --compare 2
+step_keys step_compare_ts_at_int64_limits_rev "$T/ts.db" "${STEPS}q\n" 2 --compare 1
+# b TIME from a start at the edge of int64: start + T and the distances in
+# its error overflowed (tui/step.c:353)
+step_keys step_b_time_near_int64_max "$T/ts.db" "b 5\nb +1s\nb @-5\nq\n" 2
+# vruntimes far beyond their deadlines (a weight so large that no slice
+# renews them): the number line's columns left the row (tui/step.c:837,
+# index out of bounds)
+cp "$T/f.db" "$T/vr.db"
+sq "$T/vr.db" "UPDATE eevdf_place SET vruntime = deadline + (id * 1234567890123457) % 4000000000000000000,
+                   weight = 4611686018427387904 WHERE trace_id = 1;
+               UPDATE eevdf_pick SET vruntime = deadline + (id * 7654321098765431) % 4000000000000000000
+                   WHERE trace_id = 1"
+step_keys step_numberline_vruntime_past_deadline "$T/vr.db" "${STEPS}q\n" 1
+
 exit $fail

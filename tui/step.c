@@ -179,8 +179,13 @@ static int aligned(const struct step *s, const struct step_view *a, const struct
         int ma = first_mark(a, s->align_arg), mb = first_mark(b, s->align_arg);
         if (ma < 0 || mb < 0)
             return -1;
-        int64_t d = e->ts - a->rp.tr.ev[ma].ts;
-        return events_find_ts(&b->rp.tr, b->rp.tr.ev[mb].ts + d + 1) - 1;
+        /* ts are the database's: a difference or a sum past the int64
+         * range is no moment of b; one past either end of b finds its
+         * end (or nothing before its start) */
+        int64_t d;
+        if (!rp_ts_sub(e->ts, a->rp.tr.ev[ma].ts, &d))
+            return d < 0 ? -1 : b->rp.tr.nev - 1;
+        return events_find_ts(&b->rp.tr, rp_ts_add_sat(rp_ts_add_sat(b->rp.tr.ev[mb].ts, d), 1)) - 1;
     }
     case STEP_ALIGN_WAKE: {
         int n = 0;
@@ -196,7 +201,12 @@ static int aligned(const struct step *s, const struct step_view *a, const struct
     case STEP_ALIGN_TIME:
     default:
         /* the last event of b at or before the same time since its start */
-        return events_find_ts(&b->rp.tr, b->rp.tr.start_ts + (e->ts - a->rp.tr.start_ts) + 1) - 1;
+    {
+        int64_t d;
+        if (!rp_ts_sub(e->ts, a->rp.tr.start_ts, &d)) /* the database's ts, too far to subtract */
+            return e->ts < a->rp.tr.start_ts ? -1 : b->rp.tr.nev - 1;
+        return events_find_ts(&b->rp.tr, rp_ts_add_sat(rp_ts_add_sat(b->rp.tr.start_ts, d), 1)) - 1;
+    }
     }
 }
 
@@ -359,11 +369,13 @@ int step_command(struct step *s, const char *cmd, char *msg, size_t msglen)
                                   "SQL's ts (@196052144, @196.05ms), not '%s'", arg);
             return -1;
         }
-        int64_t at = abs ? ns : start + ns;
+        /* start and end are the database's: sums and differences with
+         * them may leave the int64 range, and then show "?" */
+        int64_t at = abs ? ns : rp_ts_add_sat(start, ns), d;
         if (at < start || at > end) {
             char a[32], b[32];
-            snprintf(a, sizeof a, "%s", us(at - start));
-            snprintf(b, sizeof b, "%s", us(end - start));
+            snprintf(a, sizeof a, "%s", rp_ts_sub(at, start, &d) ? us(d) : "?");
+            snprintf(b, sizeof b, "%s", rp_ts_sub(end, start, &d) ? us(d) : "?");
             snprintf(msg, msglen, "b %s: @%lld is +%sus from the start, outside the trace (+0 to +%sus, @%lld to "
                                   "@%lld)%s", arg, (long long)at, a, b, (long long)start, (long long)end,
                      abs ? "" : "; an absolute ts takes @");
@@ -470,6 +482,14 @@ void step_explain_pick(const struct step_view *v, int i, struct step_text *t)
     struct rp_state st;
     replay_state_init(rp, &st);
     replay_seek(rp, &st, i);
+    if (e->cpu < 0 || e->cpu >= rp->tr.ncpus) {
+        /* the database's CPU, beyond the trace's: replay_apply skips such
+         * an event, and there is no queue to explain it from */
+        step_text_add(t, "why %s runs: pick #%d names cpu%d, which this %d-CPU trace does not have",
+                      replay_name(rp, next_utid), i, e->cpu, rp->tr.ncpus);
+        replay_state_free(&st);
+        return;
+    }
     struct rp_cpu *c = &st.cpu[e->cpu];
     int64_t V = e->has_v ? e->v : c->v;
     const char *next = replay_name(rp, next_utid);
@@ -478,12 +498,15 @@ void step_explain_pick(const struct step_view *v, int i, struct step_text *t)
     step_text_add(t, "why %s runs (pick #%d on cpu%d, asked for by: %s):", next, i, e->cpu,
                   trace_why_name(e->pick.why));
     /* when was the winner woken? */
-    for (int j = i - 1; j >= 0 && rp->tr.ev[j].ts >= e->ts - 1000000000LL; j--) {
+    int64_t since = rp_ts_add_sat(e->ts, -1000000000LL); /* ts is the database's: may be near INT64_MIN */
+    for (int j = i - 1; j >= 0 && rp->tr.ev[j].ts >= since; j--) {
         const struct event *w = &rp->tr.ev[j];
         if (w->kind == EVENT_PICK && w->cpu == e->cpu && w->pick.next == next_utid)
             break;
         if (w->kind == EVENT_WAKE && w->wake.utid == next_utid) {
-            step_text_add(t, "  %s was woken %sus ago (#%d) by %s", next, us(e->ts - w->ts), j,
+            int64_t ago;
+            step_text_add(t, "  %s was woken %sus ago (#%d) by %s", next,
+                          rp_ts_sub(e->ts, w->ts, &ago) ? us(ago) : "?", j,
                           w->wake.waker ? replay_name(rp, w->wake.waker) : "a timer or interrupt");
             break;
         }
@@ -758,6 +781,10 @@ void step_explain_join(const struct step_view *v, int i, struct step_text *t)
     struct rp_state st;
     replay_state_init(rp, &st);
     replay_seek(rp, &st, i + 1); /* the queue with the joiner on it */
+    if (e->cpu < 0 || e->cpu >= rp->tr.ncpus) { /* the database's CPU, no queue of this trace */
+        replay_state_free(&st);
+        return;
+    }
     struct rp_cpu *c = &st.cpu[e->cpu];
     struct rp_ent q[RP_MAX_ENT];
     int n = replay_queue_sorted(rp, c, q);
@@ -821,12 +848,19 @@ static void numberline(const struct replay *rp, const struct rp_cpu *c, const st
         return;
     /* Positions are distances from V (modulo 2^64, db/vtime.h), in 128
      * bits: two of them may be almost 2^64 apart. */
+    /* lo and hi bound every point drawn (V, each vruntime and each
+     * deadline): the database's values need not keep vruntime <= deadline,
+     * and a point outside [lo, hi] made a column outside the row (an index
+     * out of bounds, or one truncated to a negative int). */
     __int128 lo = 0, hi = 0;
     for (int k = 0; k < n; k++) {
-        if (vt_sub(q[k].vruntime, c->v) < lo)
-            lo = vt_sub(q[k].vruntime, c->v);
-        if (vt_sub(q[k].deadline, c->v) > hi)
-            hi = vt_sub(q[k].deadline, c->v);
+        int64_t p[2] = { vt_sub(q[k].vruntime, c->v), vt_sub(q[k].deadline, c->v) };
+        for (int j = 0; j < 2; j++) {
+            if (p[j] < lo)
+                lo = p[j];
+            if (p[j] > hi)
+                hi = p[j];
+        }
     }
     if (hi <= lo)
         hi = lo + 1;
@@ -843,7 +877,7 @@ static void numberline(const struct replay *rp, const struct rp_cpu *c, const st
             row[a] = '|';
         if (b >= 0 && b < cols && b != a)
             row[b] = '<';
-        while (cols > 0 && row[strlen(row) - 1] == ' ')
+        while (row[0] && row[strlen(row) - 1] == ' ')
             row[strlen(row) - 1] = 0;
         step_text_add(t, "  %c %-16s %s", q[k].current ? '*' : ' ', replay_name(rp, q[k].utid), row);
     }
@@ -901,9 +935,11 @@ void step_render(const struct step *s, int k, int width, struct step_text *t)
 {
     const struct step_view *v = &s->v[k];
     const struct replay *rp = &v->rp;
-    int64_t now = v->cur >= 0 ? rp->tr.ev[v->cur].ts - rp->tr.start_ts : 0;
+    /* the database's ts and start: their difference may not fit, then "?" */
+    int64_t now = 0, at = v->cur >= 0 ? rp->tr.ev[v->cur].ts : rp->tr.start_ts;
+    bool now_ok = v->cur < 0 || rp_ts_sub(at, rp->tr.start_ts, &now);
     step_text_add(t, "%s, %d cpus, %d Hz: event %d of %d, t=+%sus @%lld", v->label, rp->tr.ncpus, rp->tr.tick_hz,
-                  v->cur, rp->tr.nev, us(now), (long long)(rp->tr.start_ts + now));
+                  v->cur, rp->tr.nev, now_ok ? us(now) : "?", (long long)at);
     if (k == 1) {
         static const char *const how[] = { "by time since the start", "by event number", "by mark", "by wakeup of" };
         step_text_add(t, "  (follows the first view %s%s%s)", how[s->align], s->align_arg[0] ? " " : "", s->align_arg);
