@@ -655,8 +655,11 @@ static int measure(const struct cmp_opts *o, struct cmp_run *r)
     bind_interval(s, o, r);
     while (sqlite3_step(s) == SQLITE_ROW) {
         int64_t from = sqlite3_column_int64(s, 0), to = sqlite3_column_int64(s, 1);
-        uint64_t first = from <= r->start ? 0 : (uint64_t)(from - r->start) / o->interval_ns;
-        uint64_t last = (uint64_t)(to - 1 - r->start) / o->interval_ns;
+        /* a database's times: differences in uint64_t, where they cannot overflow */
+        if (to <= r->start)
+            continue;
+        uint64_t first = from <= r->start ? 0 : ((uint64_t)from - (uint64_t)r->start) / o->interval_ns;
+        uint64_t last = ((uint64_t)to - 1 - (uint64_t)r->start) / o->interval_ns;
         for (uint64_t i = first; i <= last && i < r->nfull; i++)
             r->iv[i].gap = true;
     }
@@ -915,7 +918,11 @@ static int cmp_measure(const struct cmp_opts *o, struct cmp_run runs[2], struct 
             rc = 1;
         if (!rc) {
             cell_params(&runs[k]);
-            runs[k].nfull = (uint64_t)(runs[k].end - runs[k].start) / o->interval_ns;
+            /* start and end are a database's: their difference may not
+             * fit int64_t, and end may be before start (no whole interval). */
+            runs[k].nfull = runs[k].end > runs[k].start
+                                ? ((uint64_t)runs[k].end - (uint64_t)runs[k].start) / o->interval_ns
+                                : 0;
         }
     }
     if (!rc)
@@ -923,7 +930,8 @@ static int cmp_measure(const struct cmp_opts *o, struct cmp_run runs[2], struct 
     for (int k = 0; k < 2 && !rc; k++) {
         char len[32], iv[32];
         scn_format_duration(iv, sizeof iv, o->interval_ns);
-        fmt_ns(len, sizeof len, (uint64_t)(runs[k].end - runs[k].start));
+        fmt_ns(len, sizeof len,
+               runs[k].end > runs[k].start ? (uint64_t)runs[k].end - (uint64_t)runs[k].start : 0);
         if (!runs[k].nfull)
             rc = complain(1, "%c: its run (%s of trace %lld) is shorter than one interval (%s): see --interval",
                           runs[k].side, len, (long long)runs[k].trace, iv);

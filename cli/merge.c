@@ -49,6 +49,7 @@
 #include "db/migrate.h"
 #include "db/readable.h"
 #include "db/recorder_lock.h"
+#include "db/visible.h"
 #include "db/writer.h"
 
 /* runq experiment's bounds: --shard's N, and the runs of one experiment. */
@@ -81,12 +82,16 @@ static int refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints "runq merge: ..." on stderr; returns -1. */
 static int refuse(const char *fmt, ...)
 {
+    /* Messages quote a database's text (a shard, a table's name, SQLite's
+     * errors about its rows): the whole message goes through text_visible,
+     * so none of it can act on the terminal. */
+    char msg[2048], shown[4 * sizeof msg];
     va_list ap;
-    fprintf(stderr, "runq merge: ");
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\n");
+    text_visible(shown, sizeof shown, msg);
+    fprintf(stderr, "runq merge: %s\n", shown);
     return -1;
 }
 
@@ -939,11 +944,24 @@ static void describe(sqlite3 *out, int64_t id)
     int cells = sqlite3_column_int(s, 2), repeats = sqlite3_column_int(s, 3);
     int64_t runs = sqlite3_column_int64(s, 5);
     const char *shard = (const char *)sqlite3_column_text(s, 4);
+    /* file, engine and shard are the database's text: shown, not sent raw */
+    char file[512], engine[128], shown[512];
+    text_visible(file, sizeof file, sqlite3_column_text(s, 0) ? (const char *)sqlite3_column_text(s, 0) : "-");
+    text_visible(engine, sizeof engine, (const char *)sqlite3_column_text(s, 1));
+    text_visible(shown, sizeof shown, shard);
     printf("experiment %" PRId64 ": %s, engine %s, %d cell%s x %d repeat%s%s%s: %" PRId64 " of %" PRId64 " runs",
-           id, sqlite3_column_text(s, 0) ? (const char *)sqlite3_column_text(s, 0) : "-",
-           (const char *)sqlite3_column_text(s, 1), cells, cells == 1 ? "" : "s", repeats, repeats == 1 ? "" : "s",
-           shard ? ", shard " : "", shard ? shard : "", runs, (int64_t)cells * repeats);
-    bool *lacking = cells > 0 ? malloc((size_t)cells * sizeof *lacking) : NULL;
+           id, file, engine, cells, cells == 1 ? "" : "s", repeats, repeats == 1 ? "" : "s", shard ? ", shard " : "",
+           shown, runs, (int64_t)cells * repeats);
+    /* The counts are the database's (an unsharded experiment's are not
+     * checked on reading): listing the lacking cells costs a byte and a
+     * step per claimed cell, so past what an experiment can hold they are
+     * not listed, and the line says why. */
+    if (cells < 1 || repeats < 1 || (int64_t)cells * repeats > MG_MAX_RUNS) {
+        printf("; its %d cells x %d repeats are past what an experiment holds (%d runs): the database is damaged\n",
+               cells, repeats, MG_MAX_RUNS);
+        goto done;
+    }
+    bool *lacking = malloc((size_t)cells * sizeof *lacking);
     if (lacking && runs < (int64_t)cells * repeats) {
         int n = cells;
         for (int i = 0; i < cells; i++)

@@ -227,7 +227,11 @@ static bool pf_task(struct pf *p, sqlite3_stmt *s, int col, int64_t cpu, char *i
 static struct pf_who pf_gap_task(char *name, int64_t cpu)
 {
     snprintf(name, 24, "data_gap/%" PRId64, cpu);
-    return (struct pf_who){ name, PF_GAP_PID + cpu, PF_RUNQ_PID };
+    /* cpu is a database's: PF_GAP_PID + cpu may overflow, and past
+     * PF_MAX_CPUS it would take runq's own pid. Such a CPU's gaps share
+     * the last gap pid; the name still says which CPU. */
+    int64_t k = cpu >= 0 && cpu < PF_MAX_CPUS ? cpu : PF_MAX_CPUS - 1;
+    return (struct pf_who){ name, PF_GAP_PID + k, PF_RUNQ_PID };
 }
 
 static const struct pf_who pf_runq = { "runq", PF_RUNQ_PID, PF_RUNQ_PID };

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli/plot.h"
+#include "db/visible.h"
 #include "scenario/scenario.h"
 
 #define PLOT_MAX_SERIES 16 /* experiment: lines on one set of axes */
@@ -505,10 +506,19 @@ static bool param_split(const char *params, const char *key, char *buf, size_t l
     return found;
 }
 
+/* s (a database's text: an experiment's axes, columns, metric names) as
+ * text_visible shows it, in buf, for a message on the terminal */
+static const char *shown(char *buf, size_t len, const char *s)
+{
+    text_visible(buf, len, s);
+    return buf;
+}
+
 static int cmp_point(const void *a, const void *b)
 {
     const struct xp_point *x = a, *y = b;
-    return x->x < y->x ? -1 : x->x > y->x ? 1 : x->cell - y->cell;
+    /* cells are a database's integers: compare, never subtract (overflow) */
+    return x->x < y->x ? -1 : x->x > y->x ? 1 : (x->cell > y->cell) - (x->cell < y->cell);
 }
 
 /* How x's values read: all durations (plotted in a unit that suits the
@@ -612,13 +622,15 @@ int plot_experiment(sqlite3 *db, const struct plot_opts *o, struct plot_job *j)
     }
     sqlite3_finalize(s);
     if (!rows) {
-        fprintf(stderr, "runq plot: experiment %lld has no metric %s (its table's: %s)\n", (long long)id, metric,
-                *columns ? columns : "none");
+        char m1[512], c1[2048];
+        fprintf(stderr, "runq plot: experiment %lld has no metric %s (its table's: %s)\n", (long long)id,
+                shown(m1, sizeof m1, metric), *columns ? shown(c1, sizeof c1, columns) : "none");
         return 1;
     }
     if (!values) {
+        char m1[512];
         fprintf(stderr, "runq plot: experiment %lld has no value of %s: the engine cannot say\n", (long long)id,
-                metric);
+                shown(m1, sizeof m1, metric));
         return 1;
     }
 
@@ -631,7 +643,8 @@ int plot_experiment(sqlite3 *db, const struct plot_opts *o, struct plot_job *j)
     const char *xsrc = o->x ? o->x : axes;
     size_t xl = o->x ? strlen(xsrc) : strcspn(xsrc, ",");
     if (xl >= sizeof x) {
-        fprintf(stderr, "runq plot: --x '%s' is too long for an axis\n", xsrc);
+        char x1[1024];
+        fprintf(stderr, "runq plot: --x '%s' is too long for an axis\n", shown(x1, sizeof x1, xsrc));
         return 1;
     }
     memcpy(x, xsrc, xl);
@@ -643,7 +656,9 @@ int plot_experiment(sqlite3 *db, const struct plot_opts *o, struct plot_job *j)
         p += w + (p[w] == ',');
     }
     if (!found) {
-        fprintf(stderr, "runq plot: experiment %lld does not vary %s: its axes are %s\n", (long long)id, x, axes);
+        char x1[512], a1[1024];
+        fprintf(stderr, "runq plot: experiment %lld does not vary %s: its axes are %s\n", (long long)id,
+                shown(x1, sizeof x1, x), shown(a1, sizeof a1, axes));
         return 1;
     }
 
@@ -680,9 +695,10 @@ int plot_experiment(sqlite3 *db, const struct plot_opts *o, struct plot_job *j)
             k++;
         if (k == nser) {
             if (nser == PLOT_MAX_SERIES) {
+                char x1[512], a1[1024];
                 fprintf(stderr, "runq plot: more than %d series (one for each value of the axes besides %s): "
                                 "too many for one figure; plot against another axis with --x (of %s)\n",
-                        PLOT_MAX_SERIES, x, axes);
+                        PLOT_MAX_SERIES, shown(x1, sizeof x1, x), shown(a1, sizeof a1, axes));
                 goto done;
             }
             snprintf(ser[nser++].key, sizeof ser[0].key, "%s", key);

@@ -361,4 +361,74 @@ else
     pass reaps_runs_of_a_dead_runq_experiment
 fi
 kill $stale $live 2>/dev/null
+
+# ---- 5. hostile numbers and text in the database (db_fuzz's findings) ----
+
+# hostile NAME SECS ARGS...: runq ARGS on a crafted database, under the
+# sanitizers (exit 86), must end within SECS, exit 0-2 and put no ESC on
+# stdout or stderr: a number is bounded or refused, text shown visibly.
+hostile() {
+    local name=$1 secs=$2 t0 rc
+    shift 2
+    t0=$(date +%s%N)
+    timeout -k 2 "$secs" "$RUNQ" "$@" >"$T/h.out" 2>"$T/h.err"
+    rc=$?
+    if [ $rc -gt 2 ]; then
+        failed "$name" "exit $rc ($(( ($(date +%s%N) - t0) / 1000000 )) ms): $(grep -am3 'runtime error\|ERROR\|SUMMARY' "$T/h.err" | cut -c1-200)"
+    elif grep -aq $'\x1b' "$T/h.out" "$T/h.err"; then
+        failed "$name" "ESC on the terminal: $(grep -ahm1 $'\x1b' "$T/h.out" "$T/h.err" | cat -v | cut -c1-200)"
+    else
+        pass "$name"
+    fi
+}
+
+"$RUNQ" experiment --quiet --engine sim --db "$T/hx.db" "$T/m.scn" >/dev/null 2>&1 ||
+    failed hostile_fixture "runq experiment could not record $T/hx.db"
+# merge quotes a shard it refuses: the terminal's controls shown as \xHH
+cp "$T/hx.db" "$T/hs.db"
+sqlite3 "$T/hs.db" "UPDATE experiment SET shard = char(13) || char(27) || '[2J'"
+rm -f "$T/ho.db"
+hostile merge_shows_a_refused_shard_visibly 20 merge "$T/ho.db" "$T/hs.db"
+# merge's line for an experiment: its file as text, and a count of cells
+# far past its runs bounded (2^31 cells took 12 s under ASan)
+cp "$T/hx.db" "$T/hc.db"
+sqlite3 "$T/hc.db" "UPDATE experiment SET file = char(13) || char(27) || '[K'' OR 1=1 --', cells = 2147483647"
+rm -f "$T/ho.db"
+hostile merge_bounds_an_experiment_of_2e31_cells 5 merge "$T/ho.db" "$T/hc.db"
+grep -q 'past what an experiment holds' "$T/h.out" ||
+    failed merge_says_the_count_is_damaged "$(head -c 300 "$T/h.out")"
+
+# report compare: a trace whose start and end are far apart in int64_t
+record_fixtures --ms 100 --seed 3
+cp "$T/f.db" "$T/ht.db"
+sqlite3 "$T/ht.db" "UPDATE trace SET start_ts = -9223372036854775807, end_ts = 9223372036854775807"
+hostile compare_of_a_trace_spanning_int64 20 report compare 1 2 --db "$T/ht.db" --force --interval 50ms
+
+# ---- top on hostile numbers ----
+# top_tty NAME DB: top in a pseudo-terminal from the trace's middle, q typed
+top_tty() {
+    local name=$1 db=$2
+    { sleep 1; printf q; } | TERM=xterm-256color timeout -k 2 20 \
+        script -qefc "$(printf '%q ' "$RUNQ" top --db "$db" --trace 1 --at 0.05 --speed 10 --delay 1)" /dev/null \
+        >"$T/h.out" 2>&1
+    local rc=$?
+    if [ $rc -gt 2 ] || grep -aq 'runtime error\|AddressSanitizer' "$T/h.out"; then
+        failed "$name" "exit $rc: $(grep -am2 'runtime error\|ERROR' "$T/h.out" | cut -c1-200)"
+    else
+        pass "$name"
+    fi
+}
+if command -v script >/dev/null; then
+    # a rowid at INT64_MAX: top's seek past it overflowed (hi + 1)
+    cp "$T/f.db" "$T/hr.db"
+    sqlite3 "$T/hr.db" "UPDATE eevdf_place SET rowid = 9223372036854775807 WHERE rowid = (SELECT MAX(rowid) FROM eevdf_place)"
+    top_tty top_seeks_past_a_rowid_of_int64_max "$T/hr.db"
+    # a weight of 2^32: truncated to 32 bits it was a division by zero
+    cp "$T/f.db" "$T/hw.db"
+    sqlite3 "$T/hw.db" "UPDATE eevdf_place SET weight = 4294967296"
+    top_tty top_takes_a_weight_past_32_bits "$T/hw.db"
+else
+    echo "SKIP top on hostile numbers: no script(1)"
+fi
+
 exit $fail

@@ -323,4 +323,52 @@ else
     failed sigterm_removes_temp_file "the fake gnuplot's half figure never showed in $T/sig: $(ls -A "$T/sig")"
 fi
 
+
+# ---- hostile numbers, and text in plot's messages (db_fuzz's findings) ----
+
+# hostile_num NAME ARGS...: runq ARGS under the sanitizers (a report exits
+# 86) within 30 s: exit 0-2, no sanitizer report, no ESC on stdout or stderr.
+hostile_num() {
+    local name=$1 rc
+    shift
+    ASAN_OPTIONS=exitcode=86 UBSAN_OPTIONS=exitcode=86:print_stacktrace=1 timeout -k 2 30 "$RUNQ" "$@" \
+        >"$T/hn.out" 2>"$T/hn.err"
+    rc=$?
+    if [ $rc -gt 2 ] || grep -aq 'runtime error\|AddressSanitizer' "$T/hn.err"; then
+        failed "$name" "exit $rc: $(grep -am2 'runtime error\|ERROR' "$T/hn.err" | cut -c1-200)"
+    elif grep -aq $'\x1b' "$T/hn.out" "$T/hn.err"; then
+        failed "$name" "ESC on the terminal: $(grep -ahm1 $'\x1b' "$T/hn.out" "$T/hn.err" | cat -v | cut -c1-200)"
+    else
+        pass "$name"
+    fi
+}
+
+# export: a data gap on CPU 2^63-1 (its pid was PF_GAP_PID + cpu, an overflow)
+cp "$T/f.db" "$T/gap.db"
+sqlite3 "$T/gap.db" "INSERT INTO data_gap SELECT 1, 9223372036854775807, start_ts + 1000, start_ts + 2000, 1, 1, 0
+                     FROM trace WHERE trace_id = 1"
+hostile_num export_of_a_gap_on_cpu_int64_max export --perfetto --db "$T/gap.db" --trace 1 -o "$T/gap.systrace"
+
+if command -v gnuplot >/dev/null &&
+    "$RUNQ" experiment --engine sim --repeat 2 --quiet --vary hog.slice=1ms,2ms --vary run=100ms \
+        --db "$T/xp.db" scenarios/slice-beat.scn >/dev/null 2>&1; then
+    # cells at both ends of int: plot's order of points subtracted them
+    cp "$T/xp.db" "$T/xc.db"
+    # each cell's two repeats become two cells of the same x, at both ends
+    sqlite3 "$T/xc.db" "UPDATE scenario SET cell = CASE WHEN repeat = 0 THEN 2147483647 - cell ELSE -2147483648 + cell END"
+    hostile_num plot_experiment_of_cells_at_int_limits plot experiment --db "$T/xc.db" -o "$T/xc.png"
+    # an experiment's axes and columns are its database's text, quoted in
+    # plot's messages: shown, not sent to the terminal
+    cp "$T/xp.db" "$T/xa.db"
+    sqlite3 "$T/xa.db" "UPDATE experiment SET axes = char(27) || '[2J,' || axes,
+                                              columns = columns || ',' || char(27) || '[2J.x'"
+    hostile_num plot_shows_an_experiments_axes_visibly plot experiment --db "$T/xa.db" --x nosuch -o "$T/xa.png"
+    grep -q 'does not vary' "$T/hn.err" || failed plot_says_the_axis_is_not_varied "$(head -c 300 "$T/hn.err")"
+    hostile_num plot_shows_an_experiments_columns_visibly plot experiment --db "$T/xa.db" --metric nosuch.x \
+        -o "$T/xa.png"
+    grep -q 'has no metric' "$T/hn.err" || failed plot_says_there_is_no_such_metric "$(head -c 300 "$T/hn.err")"
+else
+    echo "SKIP plot experiment on hostile numbers: no gnuplot, or no experiment recorded"
+fi
+
 exit $fail

@@ -861,11 +861,14 @@ static int64_t seek_table(struct top_model *m, enum tbl k, int64_t lo, uint64_t 
     if (db_step(m, s, tbl_name(k)) == SQLITE_ROW)
         hi = sqlite3_column_int64(s, 0);
     sqlite3_reset(s);
-    /* smallest rowid r in (lo, hi] whose row is at or past (trace_id, from) */
-    hi += 1;
+    /* The largest rowid r in [lo, hi] whose row is before (trace_id, from),
+     * or lo. hi is the database's max(rowid), anything up to INT64_MAX
+     * and maybe below lo, so hi stays inclusive (no hi + 1) and the midpoint
+     * is taken in unsigned arithmetic, where the span cannot overflow. */
     s = m->st_probe[k];
-    while (hi - lo > 1) {
-        int64_t mid = lo + (hi - lo) / 2;
+    while (lo < hi) {
+        uint64_t d = (uint64_t)hi - (uint64_t)lo;
+        int64_t mid = (int64_t)((uint64_t)lo + (d - d / 2)); /* in (lo, hi] */
         sqlite3_bind_int64(s, 1, mid);
         bool before = false;
         if (db_step(m, s, tbl_name(k)) == SQLITE_ROW) {
@@ -877,7 +880,7 @@ static int64_t seek_table(struct top_model *m, enum tbl k, int64_t lo, uint64_t 
         if (before)
             lo = mid;
         else
-            hi = mid;
+            hi = mid - 1; /* mid > lo, so no underflow */
     }
     return lo;
 }
@@ -1075,7 +1078,10 @@ static void charge_at_ticks(const struct top_model *m, const struct top_cpu *c, 
     /* The weight the trace gave it (a JOIN's, a keyframe's), else its
      * nice's; the inverse is the kernel's table entry for that weight. */
     int nice = t->nice < -20 ? -20 : t->nice > 19 ? 19 : t->nice;
-    uint32_t w = t->weight > 0 ? (uint32_t)t->weight : sched_weight_table[nice + 20];
+    /* A database's weight may not fit 32 bits (and truncate to 0, a
+     * division by zero below): such a weight is not one, use the nice's. */
+    uint32_t w = t->weight > 0 && (uint64_t)t->weight <= UINT32_MAX ? (uint32_t)t->weight
+                                                                   : sched_weight_table[nice + 20];
     uint32_t wmult = (uint32_t)((1ull << SCHED_WEIGHT_SHIFT) / w);
     for (int k = 0; k < 40; k++)
         if (sched_weight_table[k] == w)
