@@ -38,6 +38,7 @@
 #include "cli/outfile.h"
 #include "cli/plot.h"
 #include "db/query.h"
+#include "db/visible.h"
 
 #define DEFAULT_DB "runq.db"
 #define GNUPLOT_APT "sudo apt-get install -y gnuplot-nox"
@@ -90,41 +91,18 @@ static void plot_help(void)
            DEFAULT_DB, PLOT_MAX_TRACES, PLOT_MAX_TRACES);
 }
 
-/* The length of the UTF-8 sequence at p, 1 to 4; 0 when it is none (a
- * stray continuation byte, an overlong form, a surrogate, past U+10FFFF,
- * cut short by the string's end). */
-static size_t utf8_len(const unsigned char *p)
+/* The length of the character at p: 1 for ASCII, else db/visible.h's
+ * well-formed UTF-8 length, 0 for a byte that starts none. */
+static size_t char_len(const unsigned char *p)
 {
-    unsigned lo = 0x80, hi = 0xbf;
-    size_t n;
-    if (p[0] < 0x80)
-        return 1;
-    if (p[0] >= 0xc2 && p[0] <= 0xdf) {
-        n = 2;
-    } else if (p[0] >= 0xe0 && p[0] <= 0xef) {
-        n = 3;
-        lo = p[0] == 0xe0 ? 0xa0 : lo;
-        hi = p[0] == 0xed ? 0x9f : hi;
-    } else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
-        n = 4;
-        lo = p[0] == 0xf0 ? 0x90 : lo;
-        hi = p[0] == 0xf4 ? 0x8f : hi;
-    } else {
-        return 0;
-    }
-    if (p[1] < lo || p[1] > hi)
-        return 0;
-    for (size_t i = 2; i < n; i++) /* p[i - 1] was a continuation, not the end */
-        if ((p[i] & 0xc0) != 0x80)
-            return 0;
-    return n;
+    return *p < 0x80 ? 1 : text_utf8_len((const char *)p);
 }
 
 void plot_quote(FILE *f, const char *s)
 {
     fputc('\'', f);
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        size_t n = utf8_len(p);
+        size_t n = char_len(p);
         bool control = *p < 0x20 || *p == 0x7f || (n == 2 && p[0] == 0xc2 && p[1] < 0xa0); /* C0, DEL, C1 */
         if (*p == '\'')
             fputs("''", f);
