@@ -16,6 +16,8 @@ gcc:gcc
 make:make
 ld:binutils
 clang:clang
+/usr/include/bpf/libbpf.h:libbpf-dev
+bpftool:bpftool
 /usr/bin/time:time
 parallel:parallel
 gnuplot:gnuplot-nox
