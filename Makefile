@@ -102,6 +102,26 @@ hobj = $(patsubst %.c,$(BUILD)/host/%.o,$(1))
 $(BUILD)/tobj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TCFLAGS) -c $< -o $@
+
+# ---- the BPF recorder (linux/bpf/, linux/bpfrec.c) ----
+# Built when clang, bpftool and libbpf-dev are here (scripts/deps.sh
+# installs them): the program is compiled for the BPF target, CO-RE, and
+# embedded in runq as bpftool's skeleton header. Without them runq still
+# builds and the Linux engine records from tracefs alone, saying why.
+BPFTOOL := $(shell PATH="$$PATH:/usr/sbin:/sbin" command -v bpftool)
+HAVE_BPF := $(if $(and $(BPFTOOL),$(shell command -v clang),$(wildcard /usr/include/bpf/libbpf.h)),1)
+BPF_SKEL := $(BUILD)/bpf/lxbpf.skel.h
+ifeq ($(HAVE_BPF),1)
+HCFLAGS += -DRUNQ_HAVE_BPF -iquote $(BUILD)/bpf
+TCFLAGS += -DRUNQ_HAVE_BPF -iquote $(BUILD)/bpf
+HOST_LIBS += -lbpf -lelf -lz
+$(BUILD)/host/linux/bpfrec.o $(BUILD)/tobj/linux/bpfrec.o: $(BPF_SKEL)
+endif
+$(BUILD)/bpf/sched.bpf.o: linux/bpf/sched.bpf.c linux/bpf/wire.h
+	@mkdir -p $(dir $@)
+	clang -O2 -g -target bpf -D__TARGET_ARCH_x86 -I/usr/include/$(shell $(CC) -print-multiarch) -iquote . -c $< -o $@
+$(BPF_SKEL): $(BUILD)/bpf/sched.bpf.o
+	$(BPFTOOL) gen skeleton $< name lxbpf > $@.tmp && mv $@.tmp $@
 $(BUILD)/fobj/%.o: %.c
 	@mkdir -p $(dir $@)
 	clang $(FUZZFLAGS) -c $< -o $@
@@ -115,7 +135,7 @@ RING_TEST_OBJ := $(call tobj,tests/ring_test.c kernel/trace/ring.c)
 # The Linux engine's runner, on this host's Linux (threads of the test).
 LINUX_RUN_TEST_OBJ := $(call tobj,tests/linux_run_test.c linux/run.c linux/refuse.c linux/setup.c linux/measure.c $(wildcard scenario/*.c) $(POLICY_SRC))
 # The Linux recorder on this host's tracefs, writing through db/.
-LINUX_PINGPONG_OBJ := $(call tobj,tests/linux_pingpong.c linux/tracefs.c linux/ftrace.c linux/lxrec.c \
+LINUX_PINGPONG_OBJ := $(call tobj,tests/linux_pingpong.c linux/tracefs.c linux/ftrace.c linux/lxrec.c linux/bpfrec.c \
 	$(wildcard db/*.c) $(wildcard trace/*.c) kernel/sched/weights.c)
 TOP_MODEL_TEST_OBJ := $(call tobj,tests/top_model_test.c tui/model.c tui/table.c tui/control.c db/recorder_lock.c \
 	db/events.c trace/decode.c $(POLICY_SRC))
@@ -150,7 +170,7 @@ $(BUILD)/tests/linux_run_test: $(LINUX_RUN_TEST_OBJ)
 	$(CC) $(SANFLAGS) -o $@ $^ -lpthread -lm
 $(BUILD)/tests/linux_pingpong: $(LINUX_PINGPONG_OBJ) $(patsubst db/%.sql,$(BUILD)/gen/%_sql.o,$(HOST_SQL))
 	@mkdir -p $(dir $@)
-	$(CC) $(SANFLAGS) -o $@ $^ -lsqlite3 -lm -lpthread
+	$(CC) $(SANFLAGS) -o $@ $^ -lsqlite3 -lm -lpthread $(if $(HAVE_BPF),-lbpf -lelf -lz)
 $(BUILD)/tests/eevdf_test: $(EEVDF_TEST_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) -o $@ $^

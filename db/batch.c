@@ -19,7 +19,7 @@ static const char *const stmt_sql[S_NR] = {
                 "VALUES(?,?,?,?,?,?,?,?,?,?,?)",
     [S_TICK] = "INSERT INTO sched_tick(trace_id,ts,cpu,utid,v,nr_runnable) VALUES(?,?,?,?,?,?)",
     [S_SNAP] = "INSERT INTO queue_snapshot(trace_id,ts,cpu,v,utid,is_current,eligible,delayed,nice,"
-               "weight,vruntime,deadline,lag,slice_ns) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+               "weight,vruntime,deadline,lag,slice_ns,protected) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [S_COUNTER] = "INSERT INTO counter(trace_id,ts,cpu,name,value) VALUES(?,?,?,?,?)",
     [S_SET] = "INSERT INTO sched_set(trace_id,ts,utid,what,name,old_value,new_value) VALUES(?,?,?,?,?,?,?)",
     [S_MARK] = "INSERT INTO mark(trace_id,ts,cpu,source,name) VALUES(?,?,?,?,?)",

@@ -25,8 +25,9 @@ static void on_pick(struct derive *d, unsigned ci, const struct trace_rec_pick *
     B_OPT(s, 10, ee, r->next_lag);
     B_OPT(s, 11, ee, r->nr_eligible);
     B_INT(s, 12, r->nr_runnable);
-    B_INT(s, 13, r->touched);
-    B_INT(s, 14, r->cost_ns);
+    bool cost = !(r->h.flags & TRACE_RF_NO_COST);
+    B_OPT(s, 13, cost, r->touched);
+    B_OPT(s, 14, cost, r->cost_ns);
     run(d->b, s, "eevdf_pick");
     derive_pick(d, r->cpu < TRACE_MAX_CPUS ? r->cpu : ci, r->next, next, ts);
 }
@@ -113,6 +114,7 @@ static void snap_row(struct derive *d, const struct trace_rec_keyframe *k, const
     B_OPT(s, 12, en, e->deadline);
     B_OPT(s, 13, en, e->lag);
     B_OPT(s, 14, en, e->slice_ns);
+    B_OPT(s, 15, en && (e->kflags & TRACE_KF_PROT_KNOWN), !!(e->kflags & TRACE_KF_PROTECTED));
     run(d->b, s, "queue_snapshot");
 }
 

@@ -75,6 +75,9 @@ static const struct step {
       "ALTER TABLE trace ADD COLUMN engine_version TEXT;"
       "UPDATE trace SET engine = 'runq-kernel' WHERE engine IS NULL",
       "trace", "engine", NULL },
+    /* 10: Linux traces with internals (BPF) say which queued task was
+     * under RUN_TO_PARITY's protection; NULL where that is not known */
+    { "ALTER TABLE queue_snapshot ADD COLUMN protected INTEGER", "queue_snapshot", "protected", NULL },
 };
 
 #define NSTEPS ((int)(sizeof steps / sizeof steps[0]))

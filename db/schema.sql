@@ -200,7 +200,8 @@ CREATE TABLE IF NOT EXISTS queue_snapshot (
     vruntime   INTEGER,
     deadline   INTEGER,
     lag        INTEGER,
-    slice_ns   INTEGER
+    slice_ns   INTEGER,
+    protected  INTEGER                -- its vruntime short of its protected stretch's end; NULL: not known (schema 10)
 );
 
 CREATE TABLE IF NOT EXISTS counter (

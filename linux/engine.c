@@ -5,6 +5,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "linux/engine.h"
 #include "linux/lxrec.h"
@@ -14,6 +15,7 @@ struct engine_ctx {
     const struct scenario *s;
     struct lxrec *rec; /* NULL: not recording */
     bool record;
+    FILE *notes;
 };
 
 /* The runner's start line: every thread exists and waits. The recording
@@ -32,16 +34,24 @@ static int on_ready(void *ctx, const struct linux_thread *t, unsigned n, char *e
         used |= t[i].cpumask;
         rt |= t[i].rt ? t[i].cpumask : 0;
     }
-    struct lxrec_opts ro = { .rt_cpus = rt };
+    /* The EEVDF internals: switches on the scenario's CPUs, wakeups of
+     * this process's threads (the scenario's, and runq's own, which the
+     * trace shows as "other"). */
+    struct lxrec_opts ro = { .rt_cpus = rt, .internals = true, .bpf_cpus = used, .bpf_tgid = getpid() };
     c->rec = lxrec_start(&ro, used, err, errlen);
-    return c->rec ? 0 : -1;
+    if (!c->rec)
+        return -1;
+    const char *why = lxrec_internals_missing(c->rec);
+    if (why && c->notes)
+        fprintf(c->notes, "linux: EEVDF internals not recorded (tracefs only): %s\n", why);
+    return 0;
 }
 
 int linux_engine_run(const struct scenario *s, const struct linux_engine_opts *o, struct scn_result *r,
                      int64_t *trace, char *err, size_t errlen)
 {
     static struct linux_run_info info;
-    struct engine_ctx c = { .s = s, .record = o->db != NULL };
+    struct engine_ctx c = { .s = s, .record = o->db != NULL, .notes = o->notes };
     struct linux_run_opts ro = { .stop = o->stop, .ready = on_ready, .ctx = &c, .notes = o->notes,
                                  .allow_rt_hog = o->allow_rt_hog };
     *trace = 0;

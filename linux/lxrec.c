@@ -35,6 +35,7 @@
 
 #include "db/derive.h"
 #include "db/writer.h"
+#include "linux/bpfrec.h"
 #include "linux/ftrace.h"
 #include "linux/lxrec.h"
 #include "linux/tracefs.h"
@@ -114,6 +115,8 @@ struct lxrec {
     atomic_int stop;
     uint64_t avoid, rt_cpus;
     uint64_t overrun, commit_overrun, dropped_events; /* per_cpu/cpuN/stats, summed, at stop */
+    struct bpfrec *bpf;  /* the EEVDF internals; NULL: not recorded, for the reason in bpf_why */
+    char bpf_why[256];
     struct ftrace_stats st;
     struct lxrec_counts c;
 };
@@ -144,6 +147,7 @@ static void keep_page(struct lxrec *r, unsigned cpu, const uint8_t *buf, size_t 
 /* Reads every CPU's raw buffer until it is empty (EAGAIN). */
 static void drain(struct lxrec *r)
 {
+    bpfrec_poll(r->bpf);
     for (unsigned k = 0; k < r->ncpus; k++) {
         for (;;) {
             ssize_t n = read(r->fd[k], r->readbuf, r->layout.page_size);
@@ -265,6 +269,10 @@ struct lxrec *lxrec_start(const struct lxrec_opts *o, uint64_t avoid_cpus, char 
     for (unsigned k = 0; k < r->ncpus; k++)
         if ((r->fd[k] = tracefs_open_raw(r->tfs, k, err, errlen)) < 0)
             goto fail;
+    if (o && o->internals)
+        r->bpf = bpfrec_start(o->bpf_cpus, o->bpf_tgid, r->bpf_why, sizeof r->bpf_why);
+    else
+        snprintf(r->bpf_why, sizeof r->bpf_why, "not asked for");
     if (tracefs_set_on(r->tfs, 1, err, errlen))
         goto fail;
     int e = pthread_create(&r->reader, NULL, reader_main, r);
@@ -310,6 +318,7 @@ int lxrec_stop(struct lxrec *r, char *err, size_t errlen)
     if (!r->tfs)
         return 0;
     int rc = tracefs_set_on(r->tfs, 0, err, errlen);
+    bpfrec_stop(r->bpf);
     drain(r);
     read_loss(r);
     for (unsigned k = 0; k < r->ncpus; k++)
@@ -333,8 +342,14 @@ void lxrec_free(struct lxrec *r)
             free(r->pages[k].p[i]);
         free(r->pages[k].p);
     }
+    bpfrec_free(r->bpf);
     free(r->readbuf);
     free(r);
+}
+
+const char *lxrec_internals_missing(const struct lxrec *r)
+{
+    return r->bpf ? NULL : r->bpf_why;
 }
 
 void lxrec_counts(const struct lxrec *r, struct lxrec_counts *c)
@@ -409,6 +424,10 @@ struct xtask {
     const struct lxrec_task *t;
     enum tstate st;
     int cpu;
+    /* The lag it brings to its next placement, from its waking sample:
+     * its vlag, or V − vruntime if it was still queued (delayed). */
+    bool brought_known;
+    int64_t brought;
 };
 
 struct xcpu {
@@ -431,6 +450,9 @@ struct sample {
     uint64_t v[C_NR];
 };
 
+/* A CPU's BPF samples are matched by three cursors, one a kind of event. */
+enum { SC_SWITCH, SC_WAKEUP, SC_WAKING, SC_NR };
+
 struct xlate {
     struct lxrec *r;
     const struct lxrec_meta *m;
@@ -442,6 +464,10 @@ struct xlate {
     size_t nsamples, samples_cap;
     uint64_t next_sample;
     uint64_t gaps, switches_unseen;
+    /* The BPF samples (linux/bpfrec.h): per CPU, the next switch and the
+     * next wakeup sample not yet matched to a tracefs event. */
+    size_t (*bcur)[SC_NR];
+    uint64_t picks_ee, picks_bare, joins_ee, joins_bare, samples_used;
 };
 
 static struct xtask *scen(const struct xlate *x, int64_t tid)
@@ -465,12 +491,147 @@ static int32_t who(const struct xlate *x, int64_t pid, unsigned cpu)
     return pid == 0 ? LXREC_IDLE_TID(cpu) : scen(x, pid) ? (int32_t)pid : LXREC_OTHER_TID(cpu);
 }
 
+/* A record of ours: with its EEVDF fields filled (ee) from a BPF sample,
+ * or without them. A decision's cost is never known on Linux. */
+static void put_ee(struct xlate *x, unsigned cpu, struct trace_rec_hdr *h, enum trace_rec_type type, size_t size,
+                   uint64_t ts, bool ee)
+{
+    trace_rec_init(h, type, (uint16_t)size, ts);
+    h->flags = (uint8_t)((ee ? 0 : TRACE_RF_NO_EEVDF) | TRACE_RF_NO_COST);
+    db_writer_record(x->w, cpu, h);
+}
+
 static void put(struct xlate *x, unsigned cpu, struct trace_rec_hdr *h, enum trace_rec_type type, size_t size,
                 uint64_t ts)
 {
-    trace_rec_init(h, type, (uint16_t)size, ts);
-    h->flags = TRACE_RF_NO_EEVDF;
-    db_writer_record(x->w, cpu, h);
+    put_ee(x, cpu, h, type, size, ts, false);
+}
+
+/* ---- the BPF samples beside the events ---- */
+
+/* A sample and its tracefs event come from one tracepoint call, a few µs
+ * apart at most; this much apart they are not the same call. */
+#define MATCH_NS 200000ull
+
+static int sample_class(const struct lxb_sample *p)
+{
+    return p->kind == LXB_SWITCH ? SC_SWITCH : p->kind == LXB_WAKING ? SC_WAKING : SC_WAKEUP;
+}
+
+/* The BPF sample of CPU c for the tracefs event at ts: of class cls, for
+ * a switch from prev to next, or the waking or wakeup of next. Each CPU's
+ * samples and events are both in time order, so a cursor per class moves
+ * forward only; a sample it passes is never used (counted as the
+ * difference between samples kept and used). NULL: none. */
+static const struct lxb_sample *take_sample(struct xlate *x, unsigned c, int cls, uint64_t ts, int64_t prev,
+                                            int64_t next)
+{
+    const struct lxb_sample *const *s;
+    size_t n = bpfrec_cpu_samples(x->r->bpf, c, &s);
+    size_t *pos = &x->bcur[c][cls];
+    while (*pos < n && (sample_class(s[*pos]) != cls || s[*pos]->ts + MATCH_NS < ts))
+        (*pos)++;
+    for (size_t i = *pos; i < n && s[i]->ts <= ts + MATCH_NS; i++) {
+        const struct lxb_sample *p = s[i];
+        if (sample_class(p) == cls && (cls != SC_SWITCH || p->prev_pid == prev) && p->next_pid == next) {
+            *pos = i + 1;
+            x->samples_used++;
+            return p;
+        }
+    }
+    return NULL;
+}
+
+/* A queued entity's id in the trace: a scenario thread's own, else the
+ * CPU's "other" (another thread of runq's process, or a group's entity). */
+static int32_t ent_id(const struct xlate *x, const struct lxb_ent *e, unsigned cpu)
+{
+    return e->pid > 0 && scen(x, e->pid) ? e->pid : LXREC_OTHER_TID(cpu);
+}
+
+/* A nice for an entity's weight: the scenario's for its threads, the
+ * table's inverse for a task's weight found there, else 0. */
+static int ent_nice(const struct xlate *x, const struct lxb_ent *e)
+{
+    const struct xtask *t = e->pid > 0 ? scen(x, e->pid) : NULL;
+    if (t)
+        return t->t->nice;
+    for (int i = 0; i < 40; i++)
+        if (sched_weight_table[i] == lxb_weight(e))
+            return i - 20;
+    return 0;
+}
+
+/* The pick's EEVDF fields from switch sample s, when s's queue is next's
+ * and next is its current: false otherwise (the pick stays without). */
+static bool pick_internals(const struct lxb_sample *s, int64_t next, struct trace_rec_pick *k)
+{
+    if (!s || !(s->q.flags & LXB_Q_VALID) || s->q_of != LXB_QOF_NEXT || s->q.curr_pid != next || !next)
+        return false;
+    uint64_t V = lxb_avg_vruntime(s);
+    unsigned elig = lxb_eligible(s, s->curr.vruntime);
+    for (unsigned i = 0; i < s->q.nents; i++)
+        elig += (unsigned)lxb_eligible(s, s->ents[i].vruntime);
+    k->V = V;
+    k->next_vruntime = s->next.vruntime;
+    k->next_deadline = s->next.deadline;
+    k->next_lag = (int64_t)(V - s->next.vruntime);
+    k->nr_eligible = (uint16_t)(elig > UINT16_MAX ? UINT16_MAX : elig);
+    k->nr_runnable = (uint16_t)(s->q.nr_queued > UINT16_MAX ? UINT16_MAX : s->q.nr_queued);
+    return true;
+}
+
+static void kf_entry(const struct xlate *x, struct trace_kf_entry *k, const struct lxb_sample *s, uint64_t V,
+                     const struct lxb_ent *e, unsigned cpu, unsigned kflags)
+{
+    *k = (struct trace_kf_entry){ .task = ent_id(x, e, cpu), .nice = (int8_t)ent_nice(x, e),
+                                  .weight = (uint32_t)lxb_weight(e), .vruntime = e->vruntime,
+                                  .deadline = e->deadline, .lag = (int64_t)(V - e->vruntime),
+                                  .slice_ns = e->slice };
+    k->kflags = (uint8_t)(kflags | (lxb_eligible(s, e->vruntime) ? TRACE_KF_ELIGIBLE : 0) |
+                          (e->flags & LXB_E_DELAYED ? TRACE_KF_DELAYED : 0));
+}
+
+/* The queue right after the pick, as a KEYFRAME on CPU c at ts: its
+ * current first, then the tree. vprot, which ends a protected stretch, is
+ * kept only while an entity runs (it shares its place with vlag): known
+ * for the current, and for prev when it was preempted (still runnable,
+ * its stretch's end not yet overwritten). Threads of runq's process that
+ * are not the scenario's, and group entities, are one "other" entry. */
+static void put_queue(struct xlate *x, unsigned c, uint64_t ts, const struct lxb_sample *s, int32_t curr_id,
+                      bool prev_preempted)
+{
+    struct {
+        struct trace_rec_keyframe k;
+        struct trace_kf_entry e[LXB_MAXQ + 1];
+    } b;
+    memset(&b, 0, sizeof b);
+    uint64_t V = lxb_avg_vruntime(s);
+    b.k.cpu = (uint16_t)c;
+    b.k.curr = curr_id;
+    b.k.V = V;
+    unsigned n = 0;
+    bool other = false;
+    if ((s->curr.flags & LXB_E_VALID) && (s->curr.flags & LXB_E_ON_RQ)) {
+        unsigned prot = TRACE_KF_PROT_KNOWN | (s->curr.vruntime < s->curr.vlag ? TRACE_KF_PROTECTED : 0);
+        kf_entry(x, &b.e[n], s, V, &s->curr, c, TRACE_KF_CURRENT | prot);
+        other |= b.e[n].task == LXREC_OTHER_TID(c);
+        n++;
+    }
+    for (unsigned i = 0; i < s->q.nents && i < LXB_MAXQ; i++) {
+        const struct lxb_ent *e = &s->ents[i];
+        if (ent_id(x, e, c) == LXREC_OTHER_TID(c)) {
+            if (other)
+                continue;
+            other = true;
+        }
+        unsigned prot = 0;
+        if (prev_preempted && e->pid == s->prev_pid)
+            prot = TRACE_KF_PROT_KNOWN | (e->vruntime < e->vlag ? TRACE_KF_PROTECTED : 0);
+        kf_entry(x, &b.e[n++], s, V, e, c, prot);
+    }
+    b.k.nr = (uint16_t)n;
+    put_ee(x, c, &b.k.h, TRACE_REC_KEYFRAME, sizeof b.k + n * sizeof b.e[0], ts, true);
 }
 
 static void put_task(struct xlate *x, enum trace_rec_type type, uint64_t ts, int32_t tid, const char *name, int nice,
@@ -487,13 +648,25 @@ static void put_task(struct xlate *x, enum trace_rec_type type, uint64_t ts, int
     put(x, TRACE_CPU_GLOBAL, &k.h, type, sizeof k, ts);
 }
 
+/* s: the switch's sample, whose prev is tid, for its EEVDF fields (the
+ * lag a dequeued task keeps is its vlag, as update_entity_lag() left it;
+ * one still queued, preempted or delayed, has V − vruntime now); NULL:
+ * none. */
 static void put_leave(struct xlate *x, unsigned ring, uint64_t ts, int32_t tid, unsigned cpu,
-                      enum trace_leave_reason why, uint64_t run_ns)
+                      enum trace_leave_reason why, uint64_t run_ns, const struct lxb_sample *s)
 {
     struct trace_rec_leave k = { .task = tid, .cpu = (uint16_t)cpu, .reason = (uint8_t)why, .run_ns = run_ns };
     if (why == TRACE_LEAVE_RELEASE)
         k.by = TRACE_CLASS_RT;
-    put(x, ring, &k.h, TRACE_REC_LEAVE, sizeof k, ts);
+    bool ee = s && s->prev_fair && s->prev.pid == tid && s->q_of != LXB_QOF_NONE && (s->q.flags & LXB_Q_VALID) &&
+              (s->prev.flags & LXB_E_VALID);
+    if (ee) {
+        k.V = lxb_avg_vruntime(s);
+        k.vruntime = s->prev.vruntime;
+        k.deadline = s->prev.deadline;
+        k.lag = s->prev.flags & LXB_E_ON_RQ ? (int64_t)(k.V - k.vruntime) : (int64_t)s->prev.vlag;
+    }
+    put_ee(x, ring, &k.h, TRACE_REC_LEAVE, sizeof k, ts, ee);
 }
 
 /* A JOIN of version-2 size: the wakeup check Linux made is not in any
@@ -501,14 +674,33 @@ static void put_leave(struct xlate *x, unsigned ring, uint64_t ts, int32_t tid, 
  * weight is a fair task's from its nice, by Linux's own table
  * (kernel/sched/weights.c holds sched_prio_to_weight's values); an RT
  * task's, or another's, is 0. */
-static void put_join(struct xlate *x, unsigned ring, uint64_t ts, int32_t tid, unsigned cpu,
-                     enum trace_join_reason why)
+/* A JOIN of scenario thread t on cpu. s: the wakeup sample, taken right
+ * after place_entity(), for the placement (vruntime, deadline, V, and
+ * lag_after = V − vruntime); the lag it brought (lag_before) is the one
+ * its waking sample saw (t->brought). Both or neither: a JOIN with one
+ * half made up is not written. */
+static void put_join(struct xlate *x, unsigned ring, uint64_t ts, struct xtask *t, unsigned cpu,
+                     enum trace_join_reason why, const struct lxb_sample *s)
 {
+    int32_t tid = t->t->tid;
     struct trace_rec_join k = { .task = tid, .cpu = (uint16_t)cpu, .reason = (uint8_t)why };
-    const struct xtask *t = scen(x, tid);
-    if (t && !t->t->rt && t->t->nice >= -20 && t->t->nice <= 19)
+    if (!t->t->rt && t->t->nice >= -20 && t->t->nice <= 19)
         k.weight = sched_weight_table[t->t->nice + 20];
-    put(x, ring, &k.h, TRACE_REC_JOIN, TRACE_JOIN_V2_SIZE, ts);
+    bool ee = s && s->next.pid == tid && (s->q.flags & LXB_Q_VALID) && (s->next.flags & LXB_E_VALID) &&
+              (why == TRACE_JOIN_NEW || t->brought_known);
+    if (ee) {
+        k.V = lxb_avg_vruntime(s);
+        k.vruntime = s->next.vruntime;
+        k.deadline = s->next.deadline;
+        k.lag_before = why == TRACE_JOIN_NEW ? 0 : t->brought;
+        k.lag_after = (int64_t)(k.V - k.vruntime);
+        k.weight = (uint32_t)lxb_weight(&s->next);
+        k.nr_runnable = (uint16_t)(s->q.nr_queued > UINT16_MAX ? UINT16_MAX : s->q.nr_queued);
+        x->joins_ee++;
+    } else {
+        x->joins_bare++;
+    }
+    put_ee(x, ring, &k.h, TRACE_REC_JOIN, TRACE_JOIN_V2_SIZE, ts, ee);
 }
 
 static void put_mark(struct xlate *x, uint64_t ts, const char *name)
@@ -616,14 +808,21 @@ static void on_switch(struct xlate *x, const struct lx_ev *e)
                                   : !runnable ? TRACE_LEAVE_BLOCK
                                   : next_prio < LX_PRIO_FAIR_MIN && prev_prio >= LX_PRIO_FAIR_MIN ? TRACE_LEAVE_RELEASE
                                                                                                    : TRACE_LEAVE_PREEMPT;
+    const struct lxb_sample *smp = take_sample(x, c, SC_SWITCH, e->ts, prev, next);
     if (prev != 0)
-        put_leave(x, c, e->ts, P, c, why, xc->curr_known && xc->curr == P ? e->ts - xc->picked : 0);
+        put_leave(x, c, e->ts, P, c, why, xc->curr_known && xc->curr == P ? e->ts - xc->picked : 0,
+                  ps ? smp : NULL);
     if (ps)
         ps->st = dead ? T_DEAD : runnable ? T_QUEUED : T_SLEEPING;
     struct trace_rec_pick k = { .prev = P, .next = N, .cpu = (uint16_t)c,
                                 .why = prev == 0 ? TRACE_WHY_IDLE : dead ? TRACE_WHY_EXIT
                                        : runnable ? TRACE_WHY_PREEMPT : TRACE_WHY_BLOCK };
-    put(x, c, &k.h, TRACE_REC_PICK, sizeof k, e->ts);
+    bool ee = ns && pick_internals(smp, next, &k);
+    if (ns)
+        *(ee ? &x->picks_ee : &x->picks_bare) += 1;
+    put_ee(x, c, &k.h, TRACE_REC_PICK, sizeof k, e->ts, ee);
+    if (smp && (smp->q.flags & LXB_Q_VALID) && smp->q_of != LXB_QOF_NONE && (ns || ps))
+        put_queue(x, c, e->ts, smp, N, ps && why == TRACE_LEAVE_PREEMPT);
     if (ns) {
         ns->st = T_RUNNING;
         ns->cpu = (int)c;
@@ -658,6 +857,11 @@ static void on_waking(struct xlate *x, const struct lx_ev *e)
                                 .target_cpu = (uint16_t)cpu_or(x, e->v[F_B], e->cpu),
                                 .wflags = irq ? TRACE_WF_TIMER : 0 };
     put(x, e->cpu, &k.h, TRACE_REC_WAKE, sizeof k, e->ts);
+    const struct lxb_sample *smp = take_sample(x, e->cpu, SC_WAKING, e->ts, -1, t->t->tid);
+    t->brought_known = smp && (smp->next.flags & LXB_E_VALID) && (smp->q.flags & LXB_Q_VALID);
+    if (t->brought_known)
+        t->brought = smp->next.flags & LXB_E_ON_RQ ? (int64_t)(lxb_avg_vruntime(smp) - smp->next.vruntime)
+                                                   : (int64_t)smp->next.vlag;
     t->st = T_WAKING;
     t->cpu = k.target_cpu;
 }
@@ -672,7 +876,9 @@ static void on_wakeup(struct xlate *x, const struct lx_ev *e, bool new_task)
         x->r->c.dropped++;
         return;
     }
-    put_join(x, e->cpu, e->ts, t->t->tid, tc, new_task ? TRACE_JOIN_NEW : TRACE_JOIN_WAKE);
+    put_join(x, e->cpu, e->ts, t, tc, new_task ? TRACE_JOIN_NEW : TRACE_JOIN_WAKE,
+             take_sample(x, e->cpu, SC_WAKEUP, e->ts, -1, e->v[F_A]));
+    t->brought_known = false;
     t->st = T_QUEUED;
     t->cpu = (int)tc;
 }
@@ -689,8 +895,8 @@ static void on_migrate(struct xlate *x, const struct lx_ev *e)
     /* Only a thread known to be queued moves between queues; one waking
      * or asleep only gets its next CPU (the JOIN says where it lands). */
     if (t->st == T_QUEUED) {
-        put_leave(x, e->cpu, e->ts, t->t->tid, from, TRACE_LEAVE_MIGRATE, 0);
-        put_join(x, e->cpu, e->ts, t->t->tid, to, TRACE_JOIN_MIGRATE);
+        put_leave(x, e->cpu, e->ts, t->t->tid, from, TRACE_LEAVE_MIGRATE, 0, NULL);
+        put_join(x, e->cpu, e->ts, t, to, TRACE_JOIN_MIGRATE, NULL);
     }
     t->cpu = (int)to;
 }
@@ -862,6 +1068,32 @@ static void put_stats(struct xlate *x)
     if (r->st.pages_malformed)
         db_writer_set_stat(x->w, "linux_pages_malformed", "data_loss", r->st.pages_malformed,
                            "raw pages that could not be decoded, skipped whole (a gap each)");
+    if (r->bpf) {
+        struct bpfrec_counts b;
+        bpfrec_counts(r->bpf, &b);
+        if (b.lost_full)
+            db_writer_set_stat(x->w, "bpf_lost_full", "data_loss", b.lost_full,
+                               "EEVDF samples the BPF ring buffer had no room for: their picks and joins lack V, "
+                               "lag and deadline");
+        if (b.cut)
+            db_writer_set_stat(x->w, "bpf_queue_cut", "data_loss", b.cut,
+                               "EEVDF samples whose queue was longer than the BPF walk copies (LXB_MAXQ): "
+                               "their snapshot lacks entities");
+        if (b.lost_memory)
+            db_writer_set_stat(x->w, "bpf_lost_memory", "data_loss", b.lost_memory,
+                               "EEVDF samples not kept: the recorder's memory limit was reached");
+        if (b.malformed)
+            db_writer_set_stat(x->w, "bpf_malformed", "data_loss", b.malformed,
+                               "EEVDF samples of a size or kind the host does not know: skipped");
+        db_writer_set_stat(x->w, "bpf_samples", "info", b.samples, "EEVDF samples the BPF recorder handed over");
+        db_writer_set_stat(x->w, "bpf_samples_unmatched", "info", b.samples - x->samples_used,
+                           "EEVDF samples no tracefs event was found for (a switch or wakeup tracefs lost, or "
+                           "about no scenario thread)");
+    }
+    db_writer_set_stat(x->w, "linux_picks_internals", "info", x->picks_ee,
+                       "picks of a scenario thread with Linux's EEVDF state (V, lag, deadline) recorded");
+    db_writer_set_stat(x->w, "linux_picks_bare", "info", x->picks_bare,
+                       "picks of a scenario thread without it (no BPF, or no sample matched)");
     db_writer_set_stat(x->w, "linux_pages_read", "info", r->st.pages, "raw ring buffer pages read from tracefs");
     db_writer_set_stat(x->w, "linux_events_decoded", "info", r->st.events, "events decoded from the pages");
     db_writer_set_stat(x->w, "linux_events_dropped", "info", r->c.dropped,
@@ -878,8 +1110,9 @@ int lxrec_write(struct lxrec *r, const struct lxrec_meta *m, int64_t *trace_id, 
     struct cursor *cu = calloc(r->ncpus ? r->ncpus : 1, sizeof *cu);
     x.task = calloc(m->ntasks ? m->ntasks : 1, sizeof *x.task);
     x.cpu = calloc(x.ncpus ? x.ncpus : 1, sizeof *x.cpu);
+    x.bcur = calloc(x.ncpus ? x.ncpus : 1, sizeof *x.bcur);
     int rc = -1;
-    if (!cu || !x.task || !x.cpu) {
+    if (!cu || !x.task || !x.cpu || !x.bcur) {
         snprintf(err, errlen, "out of memory");
         goto out;
     }
@@ -922,6 +1155,7 @@ out:
     free(cu);
     free(x.task);
     free(x.cpu);
+    free(x.bcur);
     free(x.samples);
     return rc;
 }

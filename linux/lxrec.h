@@ -6,8 +6,11 @@
  *
  * How Linux's events become records:
  *   - one STREAM (policy "eevdf", ncpus the host's, tick_hz its HZ,
- *     cmdline "linux <release>"); every record has TRACE_RF_NO_EEVDF: no
- *     tracepoint says V, lag or deadlines, and none is invented;
+ *     cmdline "linux <release>"); no tracepoint says V, lag or deadlines,
+ *     so a record has TRACE_RF_NO_EEVDF unless the BPF recorder
+ *     (linux/bpfrec.h) sampled the same moment: then its PICK, JOIN and
+ *     LEAVE carry Linux's own numbers and each pick of a scenario thread
+ *     is followed by a KEYFRAME of its queue; none is ever invented;
  *   - TASK_NEW at the trace's first time for each scenario thread, and for
  *     each CPU n two pseudo tasks: its idle task (LXREC_IDLE_TID(n),
  *     TRACE_TF_IDLE, "idle") and "other" (LXREC_OTHER_TID(n)), which
@@ -49,6 +52,13 @@ struct lxrec;
 struct lxrec_opts {
     unsigned buffer_kb; /* per CPU; 0: 16384 */
     uint64_t rt_cpus;   /* the CPUs RT tasks of the run may take (a subset of avoid_cpus) */
+    /* Record Linux's EEVDF state too (linux/bpfrec.h): switches on
+     * bpf_cpus (0: all) and wakeups touching process bpf_tgid's threads
+     * (0: any). Without it, or when BPF cannot be had, the trace is
+     * tracefs's alone (lxrec_internals_missing says why). */
+    bool internals;
+    uint64_t bpf_cpus;
+    int bpf_tgid;
 };
 
 /* Starts recording every CPU's scheduler events; a reader thread drains
@@ -61,6 +71,10 @@ struct lxrec_opts {
  * in err (no root or tracefs: what is missing and the command that fixes
  * it). */
 struct lxrec *lxrec_start(const struct lxrec_opts *o, uint64_t avoid_cpus, char *err, size_t errlen);
+
+/* NULL when the EEVDF internals are being recorded; else one line
+ * saying why not and what would give them. */
+const char *lxrec_internals_missing(const struct lxrec *r);
 
 /* Stops tracing, drains what is left, removes the instance. Call it on
  * the normal path, also after a stop flag (SIGINT). 0, or -1 with err

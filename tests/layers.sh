@@ -127,6 +127,9 @@ awk -v kdirs="$kdirs" -v hdirs="$hdirs" -v tablef="$T/table" -v existf="$T/exist
             t = ""
             for (i = 1; i <= nsearch && t == ""; i++)
                 if ((p = norm(search[i] "/" inc)) in exists) t = p
+            # the skeleton bpftool makes of the folder BPF program, in
+            # the build tree (Makefile, "the BPF recorder"): of the module itself.
+            if (t == "" && inc ~ /\.skel\.h$/) continue
             if (t == "") { bad("include", f ":" ln " includes \"" inc "\", which no folder of its quote path holds"); continue }
             nincludes++
             a = fm[f]; b = modof(t)

@@ -122,6 +122,7 @@ _Static_assert(sizeof(struct trace_rec_hdr) == 12, "record header is 12 bytes");
 
 /* Record flags. */
 #define TRACE_RF_NO_EEVDF 0x01u /* round robin, or an RT task: EEVDF fields are empty (zero) */
+#define TRACE_RF_NO_COST 0x02u  /* PICK: touched and cost_ns are not known (Linux's decisions): empty */
 
 /* Scheduling classes. The wire value is a name's position, not a rank (a
  * decision asks RT before fair: kernel/sched/decide.c). The fair class
@@ -474,6 +475,9 @@ _Static_assert(sizeof(struct trace_rec_counters) == 16 + 8 * TRACE_CTR_NR, "coun
 #define TRACE_KF_ELIGIBLE 0x02u /* lag >= 0 */
 #define TRACE_KF_DELAYED 0x04u  /* blocked, kept queued (DELAY_DEQUEUE) */
 #define TRACE_KF_RT 0x08u       /* version 4: an RT task; its EEVDF fields are empty */
+#define TRACE_KF_PROTECTED 0x10u /* its vruntime is short of its protected stretch's end (vprot) */
+#define TRACE_KF_PROT_KNOWN 0x20u /* TRACE_KF_PROTECTED is known for it (Linux: the queue's current, and
+                                   * the task just preempted; vprot is not kept for the others) */
 struct TRACE_PACKED trace_kf_entry {
     int32_t task;
     uint8_t kflags; /* TRACE_KF_* */
