@@ -46,6 +46,7 @@
 #include "db/experiment.h"
 #include "eevdf_features.h"
 #include "linux/engine.h"
+#include "linux/hostrules.h"
 #include "scenario/scenario.h"
 
 #define XP_DEFAULT_DB "runq.db"
@@ -631,6 +632,7 @@ struct xp_linux_answer {
     int ok;
     int64_t trace;
     char why[512];
+    char internals_missing[256]; /* "": Linux's EEVDF state was recorded */
     struct scn_result res;
 };
 
@@ -658,7 +660,9 @@ static int start_linux(const struct xp_opts *o, struct xp_run *r, const char *di
         FILE *notes = fopen(r->err, "w");
         snprintf(source, sizeof source, "linux:%s%s%s", o->file, r->params[0] ? " " : "", r->params);
         struct linux_engine_opts lo = { .db = o->no_record ? NULL : o->db, .source = source, .stop = &stop_signal,
-                                        .notes = notes, .allow_rt_hog = o->allow_rt_hog };
+                                        .notes = notes, .allow_rt_hog = o->allow_rt_hog,
+                                        .internals_missing = a.internals_missing,
+                                        .internals_missing_len = sizeof a.internals_missing };
         a.ok = linux_engine_run(&r->sc, &lo, &a.res, &a.trace, a.why, sizeof a.why) == 0;
         if (notes)
             fclose(notes);
@@ -679,7 +683,6 @@ static int start_linux(const struct xp_opts *o, struct xp_run *r, const char *di
 static int finish_linux(const struct xp_opts *o, struct xp_run *r, int st, struct scn_result *res, int64_t *trace,
                         char *why, size_t len)
 {
-    (void)o;
     static struct xp_linux_answer a;
     int fd = open(r->out, O_RDONLY);
     bool got = fd >= 0 && read(fd, &a, sizeof a) == (ssize_t)sizeof a;
@@ -690,6 +693,13 @@ static int finish_linux(const struct xp_opts *o, struct xp_run *r, int st, struc
         snprintf(why, len, "the Linux run ended without an answer (%s %d)",
                  WIFSIGNALED(st) ? "signal" : "exit status", WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
         return -1;
+    }
+    /* Said once an experiment: every run of it records the same way. */
+    static bool told;
+    if (a.trace && a.internals_missing[0] && !told && !o->quiet) {
+        fprintf(stderr, "runq experiment: linux: EEVDF internals not recorded (tracefs only): %s\n",
+                a.internals_missing);
+        told = true;
     }
     if (!a.ok) {
         snprintf(why, len, "%s", a.why);
@@ -935,6 +945,11 @@ int cmd_experiment(int argc, char **argv)
                 (long long)xid, nc, nc == 1 ? "" : "s", o.repeat, o.repeat == 1 ? "" : "s",
                 o.nengines > 1 ? " on each engine" : "", mine, mine == 1 ? "" : "s", o.engine,
                 !uses(&o, "kernel") ? "" : o.realtime ? " (kernel in real time)" : " (kernel deterministic)");
+    if (!o.quiet && uses(&o, "linux")) {
+        char rules[768];
+        hostrules_describe(hostrules_read(), rules, sizeof rules);
+        fprintf(stderr, "runq experiment: linux's rules: %s\n", rules);
+    }
 
     char dir[] = "/tmp/runq-experiment-XXXXXX";
     if (!mkdtemp(dir)) {

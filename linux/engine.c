@@ -16,6 +16,8 @@ struct engine_ctx {
     struct lxrec *rec; /* NULL: not recording */
     bool record;
     FILE *notes;
+    char *why_out;
+    size_t why_len;
 };
 
 /* The runner's start line: every thread exists and waits. The recording
@@ -44,6 +46,8 @@ static int on_ready(void *ctx, const struct linux_thread *t, unsigned n, char *e
     const char *why = lxrec_internals_missing(c->rec);
     if (why && c->notes)
         fprintf(c->notes, "linux: EEVDF internals not recorded (tracefs only): %s\n", why);
+    if (c->why_out && c->why_len)
+        snprintf(c->why_out, c->why_len, "%s", why ? why : "");
     return 0;
 }
 
@@ -51,7 +55,10 @@ int linux_engine_run(const struct scenario *s, const struct linux_engine_opts *o
                      int64_t *trace, char *err, size_t errlen)
 {
     static struct linux_run_info info;
-    struct engine_ctx c = { .s = s, .record = o->db != NULL, .notes = o->notes };
+    struct engine_ctx c = { .s = s, .record = o->db != NULL, .notes = o->notes, .why_out = o->internals_missing,
+                            .why_len = o->internals_missing_len };
+    if (o->internals_missing && o->internals_missing_len)
+        o->internals_missing[0] = '\0';
     struct linux_run_opts ro = { .stop = o->stop, .ready = on_ready, .ctx = &c, .notes = o->notes,
                                  .allow_rt_hog = o->allow_rt_hog };
     *trace = 0;

@@ -22,6 +22,10 @@ struct linux_engine_opts {
     const volatile sig_atomic_t *stop; /* a signal asked to stop: the run ends early, the tracing instance goes */
     FILE *notes;        /* what Linux adjusted (a slice clamped, a pipe's size), one line each; may be NULL */
     bool allow_rt_hog;  /* --allow-rt-hog: RT tasks that never sleep may hold every CPU (run.h) */
+    /* Filled with why Linux's EEVDF state was not recorded (one line,
+     * lxrec_internals_missing), or "" when it was; may be NULL. */
+    char *internals_missing;
+    size_t internals_missing_len;
 };
 
 /* Runs s, recording it unless o->db is NULL. 0 with r filled and *trace

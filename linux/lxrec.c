@@ -37,6 +37,7 @@
 #include "db/writer.h"
 #include "linux/bpfrec.h"
 #include "linux/ftrace.h"
+#include "linux/hostrules.h"
 #include "linux/lxrec.h"
 #include "linux/tracefs.h"
 #include "trace/format.h"
@@ -450,6 +451,24 @@ struct sample {
     uint64_t v[C_NR];
 };
 
+/* The recorder's own check of what it read: the tree's weights, scaled
+ * down, add up to the kernel's sum_weight, and their keys to its
+ * sum_w_vruntime (a walk cut short, or a kernel whose weight scaling runq
+ * does not know, would not). */
+static bool sums_agree(const struct lxb_sample *p)
+{
+    if (!(p->q.flags & LXB_Q_VALID) || (p->q.flags & LXB_Q_CUT) || !p->q.nents)
+        return true;
+    uint64_t w = 0;
+    __int128 wv = 0;
+    for (unsigned i = 0; i < p->q.nents && i < LXB_MAXQ; i++) {
+        uint64_t ew = lxb_weight(&p->ents[i]);
+        w += ew;
+        wv += (__int128)(int64_t)(p->ents[i].vruntime - p->q.zero_vruntime) * (__int128)ew;
+    }
+    return w == p->q.sum_weight && wv == (__int128)p->q.sum_w_vruntime;
+}
+
 /* A CPU's BPF samples are matched by three cursors, one a kind of event. */
 enum { SC_SWITCH, SC_WAKEUP, SC_WAKING, SC_NR };
 
@@ -467,7 +486,7 @@ struct xlate {
     /* The BPF samples (linux/bpfrec.h): per CPU, the next switch and the
      * next wakeup sample not yet matched to a tracefs event. */
     size_t (*bcur)[SC_NR];
-    uint64_t picks_ee, picks_bare, joins_ee, joins_bare, samples_used;
+    uint64_t picks_ee, picks_bare, joins_ee, joins_bare, samples_used, sums_disagree;
 };
 
 static struct xtask *scen(const struct xlate *x, int64_t tid)
@@ -536,6 +555,8 @@ static const struct lxb_sample *take_sample(struct xlate *x, unsigned c, int cls
         if (sample_class(p) == cls && (cls != SC_SWITCH || p->prev_pid == prev) && p->next_pid == next) {
             *pos = i + 1;
             x->samples_used++;
+            if (!sums_agree(p))
+                x->sums_disagree++;
             return p;
         }
     }
@@ -714,16 +735,28 @@ static void put_mark(struct xlate *x, uint64_t ts, const char *name)
     put(x, TRACE_CPU_GLOBAL, &k.m.h, TRACE_REC_MARK, sizeof k.m + n, ts);
 }
 
+/* The header: the host's rules as its features (linux/hostrules.h), and
+ * as its command line "linux RELEASE base_slice_ns=N" when known. */
 static void put_stream(struct xlate *x, uint64_t ts)
 {
     struct {
         struct trace_rec_stream s;
-        char cmdline[128];
+        char tail[HOSTRULES_NAMES_MAX + 128];
     } k = { .s = { .magic = TRACE_STREAM_MAGIC, .version = TRACE_FORMAT_VERSION, .ncpus = (uint16_t)x->ncpus,
                    .tick_hz = x->m->hz, .policy = "eevdf" } };
-    int n = snprintf(k.cmdline, sizeof k.cmdline, "linux %s", x->m->kernel_version ? x->m->kernel_version : "");
-    k.s.cmdline_len = (uint16_t)(n < (int)sizeof k.cmdline ? n : (int)sizeof k.cmdline - 1);
-    put(x, TRACE_CPU_GLOBAL, &k.s.h, TRACE_REC_STREAM, sizeof k.s + k.s.cmdline_len, ts);
+    const struct hostrules *hr = hostrules_read();
+    size_t nn = strlen(hr->names);
+    memcpy(k.tail, hr->names, nn);
+    k.s.features = hr->mask;
+    k.s.feature_names_len = (uint16_t)nn;
+    char cmd[128];
+    int n = hr->base_slice_ns
+                ? snprintf(cmd, sizeof cmd, "linux %s base_slice_ns=%llu", x->m->kernel_version ? x->m->kernel_version : "",
+                           (unsigned long long)hr->base_slice_ns)
+                : snprintf(cmd, sizeof cmd, "linux %s", x->m->kernel_version ? x->m->kernel_version : "");
+    k.s.cmdline_len = (uint16_t)(n < (int)sizeof cmd ? n : (int)sizeof cmd - 1);
+    memcpy(k.tail + nn, cmd, k.s.cmdline_len);
+    put(x, TRACE_CPU_GLOBAL, &k.s.h, TRACE_REC_STREAM, sizeof k.s + nn + k.s.cmdline_len, ts);
 }
 
 /* The trace's first records, at ts: the header, every task. */
@@ -1085,6 +1118,10 @@ static void put_stats(struct xlate *x)
         if (b.malformed)
             db_writer_set_stat(x->w, "bpf_malformed", "data_loss", b.malformed,
                                "EEVDF samples of a size or kind the host does not know: skipped");
+        if (x->sums_disagree)
+            db_writer_set_stat(x->w, "bpf_sums_disagree", "data_loss", x->sums_disagree,
+                               "EEVDF samples whose queued entities do not add up to the kernel's sums: what was "
+                               "read is not the queue (their V is the kernel's, their snapshot is not whole)");
         db_writer_set_stat(x->w, "bpf_samples", "info", b.samples, "EEVDF samples the BPF recorder handed over");
         db_writer_set_stat(x->w, "bpf_samples_unmatched", "info", b.samples - x->samples_used,
                            "EEVDF samples no tracefs event was found for (a switch or wakeup tracefs lost, or "

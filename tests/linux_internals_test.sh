@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# Linux's own EEVDF state, recorded by the BPF recorder (issue 31,
+# docs/sql.md "Traces from Linux"), on this host's real kernel:
+#   - seed 000's crowded CPU (8 hogs and the probe on CPU 1, 2 s): at least
+#     95 % of the scenario threads' picks carry V, lag and deadline, and the
+#     recorder's own check (the tree's weights add up to the kernel's sums)
+#     never failed;
+#   - what Linux did obeys EEVDF's rules, read from the recorded state: the
+#     task picked was eligible, or the queue's only one; at every snapshot
+#     Σ weight·lag is 0 within V's rounding (less than Σ weight);
+#   - the trace names the host's rules (feature_names, with
+#     LAG_CLAMP_MAX_SLICE when the kernel's BTF has sched_entity.max_slice);
+#   - forced off (RUNQ_NO_BPF=1): the run completes from tracefs alone, says
+#     why in one line, and stores no EEVDF number and no snapshot;
+#   - nothing stays attached: the programs a run loaded are gone after
+#     SIGINT and after kill -9.
+# Correctness only; Linux's timing is real time (docs/testing.md).
+# Usage: tests/linux_internals_test.sh [path/to/runq]
+RUNQ=$(realpath "${1:-build/runq}") || exit 2
+cd "$(dirname "$0")/.." || exit 2
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+. tests/lib.sh
+
+if [ "$(id -u)" != 0 ]; then
+    echo "SKIP linux_internals: not root (the Linux engine and BPF need root)"
+    exit 0
+fi
+if ! [ -r /sys/kernel/btf/vmlinux ]; then
+    echo "SKIP linux_internals: this kernel has no BTF (/sys/kernel/btf/vmlinux)"
+    exit 0
+fi
+# The feature mask is in debugfs; mount it if it is not (as the docs say).
+[ -r /sys/kernel/debug/sched/debug ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+
+sed -e 's/^run 10s/run 2s/' -e '/^vary/d' scenarios/short-slice-host.scn >"$T/crowd.scn"
+
+"$RUNQ" run --engine linux --db "$T/l.db" "$T/crowd.scn" >"$T/out" 2>"$T/err"
+rc=$?
+if [ $rc -ne 0 ]; then
+    failed recorded "exit $rc: $(head -c 400 "$T/err")"
+    echo "$fail" >/dev/null
+    exit 1
+fi
+stat() { sq "$T/l.db" "SELECT COALESCE((SELECT value FROM stats WHERE name = '$1'), 0)"; }
+# Picks of the scenario's threads (not idle, not "other").
+scen="(SELECT utid FROM thread WHERE name LIKE 'hog%' OR name = 'probe')"
+got=$(sq "$T/l.db" "SELECT COUNT(*) || ' ' || SUM(v IS NOT NULL AND lag IS NOT NULL AND deadline IS NOT NULL)
+                    FROM eevdf_pick WHERE next_utid IN $scen")
+n=${got% *} k=${got#* }
+if grep -q "internals not recorded" "$T/err"; then
+    failed internals_cover_picks "the run says: $(grep "internals not recorded" "$T/err")"
+elif [ "$n" -gt 100 ] && [ $((k * 100)) -ge $((n * 95)) ]; then
+    pass "internals_cover_picks ($k of $n picks with V, lag and deadline)"
+else
+    failed internals_cover_picks "$k of $n picks carry V, lag and deadline (want >= 95 %)"
+fi
+dis=$(stat bpf_sums_disagree)
+samples=$(stat bpf_samples)
+if [ "$dis" = 0 ] && [ "$samples" -gt 0 ]; then
+    pass "recorded_queue_adds_up ($samples samples, none whose tree misses the kernel's sums)"
+else
+    failed recorded_queue_adds_up "bpf_sums_disagree $dis of $samples samples"
+fi
+
+# The pick was eligible (by the recorded sums) or alone on its queue.
+bad=$(sq "$T/l.db" "SELECT COUNT(*) FROM eevdf_pick WHERE v IS NOT NULL AND lag < 0 AND nr_runnable > 1")
+all=$(sq "$T/l.db" "SELECT COUNT(*) FROM eevdf_pick WHERE v IS NOT NULL")
+if [ "$bad" = 0 ] && [ "$all" -gt 0 ]; then
+    pass "picked_was_eligible ($all picks)"
+else
+    failed picked_was_eligible "$bad of $all picks took a task with negative lag from a queue of several"
+fi
+# Σ weight·lag over a queue is V's definition: 0 but for V's rounding down.
+got=$(sq "$T/l.db" "SELECT COUNT(*) || ' ' || SUM(ABS(s) >= w) FROM
+                    (SELECT SUM(weight * lag) s, SUM(weight) w FROM queue_snapshot
+                     WHERE v IS NOT NULL GROUP BY ts, cpu
+                     HAVING SUM(utid IN (SELECT utid FROM thread WHERE name = 'other')) = 0)")
+n=${got% *} k=${got#* }
+if [ "$n" -gt 100 ] && [ "$k" = 0 ]; then
+    pass "snapshot_lag_sums_to_zero ($n snapshots)"
+else
+    failed snapshot_lag_sums_to_zero "$k of $n snapshots have |sum weight*lag| >= sum weight"
+fi
+# The queue the snapshot shows is the one the pick counted.
+bad=$(sq "$T/l.db" "SELECT COUNT(*) FROM eevdf_pick p WHERE v IS NOT NULL AND nr_runnable <
+                    (SELECT COUNT(*) FROM queue_snapshot q WHERE q.ts = p.ts AND q.cpu = p.cpu)")
+if [ "$bad" = 0 ]; then pass snapshot_is_the_picks_queue; else failed snapshot_is_the_picks_queue "$bad picks"; fi
+
+names=$(sq "$T/l.db" "SELECT feature_names FROM trace")
+if ! grep -q 'max_slice' <(bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null | grep -A40 "STRUCT 'sched_entity'"); then
+    want=PLACE_LAG
+else
+    want=LAG_CLAMP_MAX_SLICE
+fi
+case ",$names," in
+*",$want,"*) pass "feature_names_name_the_host_rules ($want among $(echo "$names" | tr ',' '\n' | wc -l))" ;;
+*) failed feature_names_name_the_host_rules "no $want in '$names'" ;;
+esac
+if grep -q "linux's rules: LAG_CLAMP_MAX_SLICE" "$T/err"; then
+    pass rules_printed_once_per_experiment
+else
+    failed rules_printed_once_per_experiment "stderr: $(head -c 300 "$T/err")"
+fi
+
+# Forced off: tracefs alone, one line why, nothing made up.
+RUNQ_NO_BPF=1 "$RUNQ" run --engine linux --db "$T/n.db" "$T/crowd.scn" >"$T/nout" 2>"$T/nerr"
+rc=$?
+lines=$(grep -c "EEVDF internals not recorded (tracefs only): RUNQ_NO_BPF" "$T/nerr")
+got=$(sq "$T/n.db" "SELECT (SELECT COUNT(*) FROM eevdf_pick) || ' ' || (SELECT COUNT(v) FROM eevdf_pick) || ' ' ||
+                    (SELECT COUNT(*) FROM queue_snapshot) || ' ' || (SELECT COUNT(v) FROM eevdf_place) || ' ' ||
+                    (SELECT COUNT(cost_ns) FROM eevdf_pick)" 2>&1)
+if [ $rc = 0 ] && [ "$lines" = 1 ] && [ "${got#* }" = "0 0 0 0" ] && [ "${got%% *}" -gt 100 ]; then
+    pass "fallback_is_tracefs_and_says_why (${got%% *} picks, no EEVDF number)"
+else
+    failed fallback_is_tracefs_and_says_why "exit $rc, $lines lines saying why, picks/v/snapshots/place v/cost: $got"
+fi
+
+# Nothing stays attached: the program ids a run's processes hold (their
+# fdinfo) are gone once the run is stopped.
+sed -e 's/^run 10s/run 30s/' -e '/^vary/d' scenarios/short-slice-host.scn >"$T/long.scn"
+held_ids() { # the BPF program ids open in the process group $1
+    local p
+    for p in $(pgrep -g "$1"); do
+        grep -h '^prog_id:' /proc/"$p"/fdinfo/* 2>/dev/null | awk '{print $2}'
+    done | sort -u
+}
+detach_check() { # NAME SIGNAL
+    local name=$1 sig=$2 pg ids i left
+    setsid "$RUNQ" run --engine linux --db "$T/$name.db" "$T/long.scn" >/dev/null 2>&1 &
+    pg=$!
+    disown "$pg"
+    ids=""
+    for i in $(seq 100); do
+        ids=$(held_ids "$pg")
+        [ "$(echo "$ids" | grep -c .)" -ge 4 ] && break
+        sleep 0.1
+    done
+    if [ -z "$ids" ]; then
+        failed "$name" "the run never held its programs"
+        kill -KILL -- "-$pg" 2>/dev/null
+        return
+    fi
+    sleep 0.5
+    kill -"$sig" -- "-$pg" 2>/dev/null
+    for i in $(seq 100); do pgrep -g "$pg" >/dev/null || break; sleep 0.1; done
+    left=""
+    for i in $ids; do bpftool prog show id "$i" >/dev/null 2>&1 && left="$left $i"; done
+    if [ -z "$left" ] && ! pgrep -g "$pg" >/dev/null; then
+        pass "$name ($(echo "$ids" | grep -c .) programs loaded, none left)"
+    else
+        failed "$name" "programs still loaded:$left; processes left: $(pgrep -g "$pg" | tr '\n' ' ')"
+        kill -KILL -- "-$pg" 2>/dev/null
+    fi
+}
+detach_check nothing_attached_after_sigint INT
+detach_check nothing_attached_after_kill_9 KILL
+exit $fail
