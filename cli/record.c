@@ -303,7 +303,9 @@ static void record_help(void)
            "  --require-end    exit 1 if the stream ends without its END record (the\n"
            "                   trace is stored all the same, incomplete)\n"
            "  --help           show this help\n\n"
-           "The trace id is printed on stdout; a summary goes to stderr.\n",
+           "The trace id is printed on stdout; a summary goes to stderr.\n\n"
+           "runq record --linux [--cpus LIST] [--pid PID | --comm NAME] [--duration D] [--db FILE]\n"
+           "records the host's own Linux instead, with its EEVDF state (runq record --linux --help).\n",
            DEFAULT_DB, CONNECT_WAIT_MS / 1000);
 }
 
@@ -339,8 +341,7 @@ static int store_failed(struct recorder *r, const char *db, const char *file)
     return 1;
 }
 
-/* "--name value" or "--name=value"; returns the value or NULL (no match). */
-static const char *flag_arg(const char *name, int argc, char **argv, int *i, int *err)
+const char *record_flag_arg(const char *name, int argc, char **argv, int *i, int *err)
 {
     size_t n = strlen(name);
     const char *a = argv[*i];
@@ -375,11 +376,11 @@ static int record_flags(int argc, char **argv, struct record_opts *o)
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             record_help();
             return 0;
-        } else if ((v = flag_arg("--db", argc, argv, &i, &err))) {
+        } else if ((v = record_flag_arg("--db", argc, argv, &i, &err))) {
             o->db = v;
-        } else if ((v = flag_arg("--socket", argc, argv, &i, &err))) {
+        } else if ((v = record_flag_arg("--socket", argc, argv, &i, &err))) {
             o->sock = v;
-        } else if ((v = flag_arg("--file", argc, argv, &i, &err))) {
+        } else if ((v = record_flag_arg("--file", argc, argv, &i, &err))) {
             o->file = v;
         } else if (strcmp(argv[i], "--follow") == 0) {
             o->follow = 1;
@@ -581,6 +582,9 @@ static void recorder_free(struct recorder *r)
 
 int cmd_record(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--linux") == 0)
+            return record_linux_main(argc, argv);
     bool stored;
     return record_main(argc, argv, &stored);
 }

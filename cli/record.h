@@ -14,4 +14,12 @@
  * worth keeping. */
 int record_main(int argc, char **argv, bool *stored);
 
+/* "--name value" or "--name=value" at argv[*i]: its value (then *i is past
+ * it), or NULL: not this flag, or (with *err set, said on stderr) no
+ * value after it. */
+const char *record_flag_arg(const char *name, int argc, char **argv, int *i, int *err);
+
+/* runq record --linux (cli/record_linux.c): argv as cmd_record has it. */
+int record_linux_main(int argc, char **argv);
+
 #endif

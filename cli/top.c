@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/top_linux.h"
 #include "tui/top.h"
 
 #define DEFAULT_DB "runq.db"
@@ -32,11 +33,16 @@ static void top_help(void)
         printf("  %-28s %s\n", keys, top_actions[k].what);
     }
     printf("\nActions (n N s f m) go to the kernel through the recorder of a live trace.\n"
-           "docs/top.md describes every column.\n");
+           "docs/top.md describes every column.\n\n"
+           "runq top --linux [--cpus LIST] [--record FILE] shows the host's own Linux\n"
+           "scheduler live instead, with its EEVDF state (runq top --linux --help).\n");
 }
 
 int cmd_top(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--linux"))
+            return top_linux_main(argc, argv);
     const char *db = DEFAULT_DB;
     long long trace = 0;
     double delay = DEFAULT_DELAY_MS / 100.0, speed = 1, at = -1;

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,8 @@ struct bpfrec {
     struct index cpu[MAX_CPUS];
     struct bpfrec_counts c;
     int stopped;
+    bool latest_only;
+    struct lxb_sample *last[MAX_CPUS]; /* latest_only: each CPU's last switch */
 };
 
 /* libbpf's own messages, kept so a failure is one line of ours, not its log. */
@@ -124,6 +127,17 @@ static int on_sample(void *ctx, void *data, size_t size)
         size < LXB_SAMPLE_FIXED + s->q.nents * sizeof(struct lxb_ent) || s->cpu >= MAX_CPUS ||
         s->kind < LXB_SWITCH || s->kind > LXB_WAKING) {
         b->c.malformed++;
+        return 0;
+    }
+    if (b->latest_only) {
+        if (s->kind != LXB_SWITCH)
+            return 0;
+        if (!b->last[s->cpu] && !(b->last[s->cpu] = malloc(sizeof *b->last[s->cpu]))) {
+            b->c.lost_memory++;
+            return 0;
+        }
+        memcpy(b->last[s->cpu], data, size);
+        b->c.samples++;
         return 0;
     }
     struct index *ix = &b->cpu[s->cpu];
@@ -199,6 +213,16 @@ void bpfrec_poll(struct bpfrec *b)
         ring_buffer__consume(b->rb);
 }
 
+void bpfrec_latest_only(struct bpfrec *b)
+{
+    b->latest_only = true;
+}
+
+const struct lxb_sample *bpfrec_last_switch(const struct bpfrec *b, unsigned cpu)
+{
+    return b && cpu < MAX_CPUS ? b->last[cpu] : NULL;
+}
+
 /* The programs' own loss counters, summed over CPUs. */
 static void read_lost(struct bpfrec *b)
 {
@@ -255,8 +279,10 @@ void bpfrec_free(struct bpfrec *b)
     for (size_t i = 0; i < b->nchunks; i++)
         free(b->chunk[i]);
     free(b->chunk);
-    for (unsigned k = 0; k < MAX_CPUS; k++)
+    for (unsigned k = 0; k < MAX_CPUS; k++) {
         free(b->cpu[k].s);
+        free(b->last[k]);
+    }
     free(b);
 }
 
@@ -283,6 +309,18 @@ void bpfrec_poll(struct bpfrec *b)
 void bpfrec_stop(struct bpfrec *b)
 {
     (void)b;
+}
+
+void bpfrec_latest_only(struct bpfrec *b)
+{
+    (void)b;
+}
+
+const struct lxb_sample *bpfrec_last_switch(const struct bpfrec *b, unsigned cpu)
+{
+    (void)b;
+    (void)cpu;
+    return NULL;
 }
 
 size_t bpfrec_cpu_samples(const struct bpfrec *b, unsigned cpu, const struct lxb_sample *const **out)

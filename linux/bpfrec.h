@@ -30,6 +30,13 @@ struct bpfrec;
  * give it. */
 struct bpfrec *bpfrec_start(uint64_t cpus, int tgid, char *why, size_t whylen);
 
+/* Keep only each CPU's latest switch sample (bpfrec_last_switch), not
+ * every sample: for a live view that stores nothing. Call before polling. */
+void bpfrec_latest_only(struct bpfrec *b);
+
+/* CPU cpu's latest switch sample taken so far, or NULL. */
+const struct lxb_sample *bpfrec_last_switch(const struct bpfrec *b, unsigned cpu);
+
 /* Takes what the ring buffer holds now (never blocks); call it often
  * enough that the ring buffer (16 MiB) does not fill: lxrec's reader
  * does, every 50 ms. */

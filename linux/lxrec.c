@@ -851,7 +851,7 @@ static void on_switch(struct xlate *x, const struct lx_ev *e)
                                 .why = prev == 0 ? TRACE_WHY_IDLE : dead ? TRACE_WHY_EXIT
                                        : runnable ? TRACE_WHY_PREEMPT : TRACE_WHY_BLOCK };
     bool ee = ns && pick_internals(smp, next, &k);
-    if (ns)
+    if (ns && c < 64 && (x->m->scn_cpus >> c & 1)) /* the CPUs sampled */
         *(ee ? &x->picks_ee : &x->picks_bare) += 1;
     put_ee(x, c, &k.h, TRACE_REC_PICK, sizeof k, e->ts, ee);
     if (smp && (smp->q.flags & LXB_Q_VALID) && smp->q_of != LXB_QOF_NONE && (ns || ps))
@@ -1128,9 +1128,9 @@ static void put_stats(struct xlate *x)
                            "about no scenario thread)");
     }
     db_writer_set_stat(x->w, "linux_picks_internals", "info", x->picks_ee,
-                       "picks of a scenario thread with Linux's EEVDF state (V, lag, deadline) recorded");
+                       "picks of a scenario thread, on the scenario's CPUs, with Linux's EEVDF state (V, lag, deadline)");
     db_writer_set_stat(x->w, "linux_picks_bare", "info", x->picks_bare,
-                       "picks of a scenario thread without it (no BPF, or no sample matched)");
+                       "picks of a scenario thread, on the scenario's CPUs, without it (no BPF, or no sample matched)");
     db_writer_set_stat(x->w, "linux_pages_read", "info", r->st.pages, "raw ring buffer pages read from tracefs");
     db_writer_set_stat(x->w, "linux_events_decoded", "info", r->st.events, "events decoded from the pages");
     db_writer_set_stat(x->w, "linux_events_dropped", "info", r->c.dropped,

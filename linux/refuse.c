@@ -59,6 +59,41 @@ static bool read_long(const char *path, long long *out)
     return ok;
 }
 
+/* clamp: CPUs past 63 are left out (the host's own list), not refused. */
+static bool parse_cpulist(const char *s, uint64_t *mask, bool clamp)
+{
+    /* "0-1", "0,2-3": ranges separated by commas. */
+    uint64_t m = 0;
+    for (const char *p = s; *p && *p != '\n';) {
+        char *end;
+        long a = strtol(p, &end, 10), b = a;
+        if (end == p || a < 0)
+            return false;
+        p = end;
+        if (*p == '-') {
+            b = strtol(p + 1, &end, 10);
+            if (end == p + 1 || b < a)
+                return false;
+            p = end;
+        }
+        if (b > 63 && !clamp)
+            return false;
+        for (long c = a; c <= b && c < 64; c++)
+            m |= 1ull << c;
+        if (*p == ',')
+            p++;
+        else if (*p && *p != '\n')
+            return false;
+    }
+    *mask = m;
+    return m != 0;
+}
+
+bool linux_parse_cpulist(const char *s, uint64_t *mask)
+{
+    return parse_cpulist(s, mask, false);
+}
+
 uint64_t linux_online_cpus(void)
 {
     FILE *f = fopen("/sys/devices/system/cpu/online", "r");
@@ -72,23 +107,7 @@ uint64_t linux_online_cpus(void)
         return 0;
     }
     fclose(f);
-    /* "0-1", "0,2-3": ranges separated by commas. */
-    for (char *p = buf; *p && *p != '\n';) {
-        char *end;
-        long a = strtol(p, &end, 10), b = a;
-        if (end == p)
-            return 0;
-        p = end;
-        if (*p == '-') {
-            b = strtol(p + 1, &end, 10);
-            p = end;
-        }
-        for (long c = a; c <= b && c < 64; c++)
-            mask |= 1ull << c;
-        if (*p == ',')
-            p++;
-    }
-    return mask;
+    return parse_cpulist(buf, &mask, true) ? mask : 0;
 }
 
 /* CONFIG_HZ from a kernel config read line by line; 0 if it has none. */

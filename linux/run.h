@@ -104,4 +104,8 @@ unsigned linux_hz(void);
  * /sys/devices/system/cpu/online; 0 if unreadable. */
 uint64_t linux_online_cpus(void);
 
+/* A CPU list as Linux writes them ("0-1", "0,2-3") into a mask of CPUs
+ * 0..63: false for anything else, a CPU past 63, or an empty list. */
+bool linux_parse_cpulist(const char *s, uint64_t *mask);
+
 #endif

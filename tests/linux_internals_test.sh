@@ -116,6 +116,62 @@ else
     failed fallback_is_tracefs_and_says_why "exit $rc, $lines lines saying why, picks/v/snapshots/place v/cost: $got"
 fi
 
+# runq record --linux: any program, by its name; and runq top --linux.
+cp "$(command -v yes)" "$T/rqspin"
+taskset -c 1 "$T/rqspin" >/dev/null &
+spin1=$!
+taskset -c 1 "$T/rqspin" >/dev/null &
+spin2=$!
+for i in $(seq 50); do [ "$(pgrep -xc rqspin)" -ge 2 ] && break; sleep 0.1; done
+"$RUNQ" record --linux --cpus 1 --comm rqspin --duration 1s --db "$T/rec.db" >"$T/rout" 2>"$T/rerr"
+rc=$?
+got=$(sq "$T/rec.db" "SELECT COUNT(DISTINCT t.tid) || ' ' || COUNT(*) || ' ' || COUNT(p.v) FROM eevdf_pick p
+                      JOIN thread t ON t.utid = p.next_utid WHERE t.name = 'rqspin' AND p.cpu = 1" 2>&1)
+set -- $got
+if [ $rc = 0 ] && [ "$(cat "$T/rout")" = 1 ] && [ "${1:-0}" = 2 ] && [ "${2:-0}" -gt 20 ] && [ "$2" = "${3:-}" ]; then
+    pass "record_linux_names_a_program (2 threads rqspin, $2 picks, all with V, lag and deadline)"
+else
+    failed record_linux_names_a_program "exit $rc, stdout $(cat "$T/rout"), tids/picks/with V: $got; $(head -c 300 "$T/rerr")"
+fi
+"$RUNQ" top --linux --cpus 1 --delay 3 --frames 1 >"$T/top" 2>"$T/terr"
+rc=$?
+rows=$(grep -c "rqspin" "$T/top")
+if [ $rc = 0 ] && [ "$rows" = 2 ] && grep -q "^CPU 1  V [0-9]" "$T/top" && grep -q ' \* ' "$T/top"; then
+    pass "top_linux_shows_the_queue (both rqspin threads, one running, V of CPU 1)"
+else
+    failed top_linux_shows_the_queue "exit $rc, $rows rqspin rows: $(head -c 400 "$T/top") $(head -c 200 "$T/terr")"
+fi
+"$RUNQ" top --linux --cpus 1 --delay 5 --frames 2 --record "$T/top.db" >/dev/null 2>"$T/terr"
+rc=$?
+got=$(sq "$T/top.db" "SELECT COUNT(v) FROM eevdf_pick WHERE cpu = 1" 2>&1)
+if [ $rc = 0 ] && [ "${got:-0}" -gt 20 ] 2>/dev/null; then
+    pass "top_linux_records_when_asked ($got picks with V into --record's file)"
+else
+    failed top_linux_records_when_asked "exit $rc, picks with V: $got; $(head -c 300 "$T/terr")"
+fi
+kill "$spin1" "$spin2" 2>/dev/null
+wait "$spin1" "$spin2" 2>/dev/null
+# Without the permission: one clear line, nothing recorded.
+if id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null; then
+    chmod 755 "$T"
+    setpriv --reuid=nobody --regid=nogroup --clear-groups "$RUNQ" record --linux --duration 1s --db "$T/no.db" \
+        >/dev/null 2>"$T/perr"
+    rc=$?
+    setpriv --reuid=nobody --regid=nogroup --clear-groups "$RUNQ" top --linux --frames 1 >/dev/null 2>"$T/perr2"
+    rc2=$?
+    if [ $rc = 1 ] && [ $rc2 = 1 ] && [ "$(wc -l <"$T/perr")" = 1 ] && grep -q root "$T/perr" &&
+        grep -q "root" "$T/perr2" && ! [ -s "$T/no.db" ]; then
+        pass "not_root_is_refused_clearly ($(head -c 120 "$T/perr2"))"
+    else
+        failed not_root_is_refused_clearly "exits $rc/$rc2: $(head -c 300 "$T/perr") / $(head -c 300 "$T/perr2")"
+    fi
+else
+    echo "SKIP not_root_is_refused_clearly: no user nobody or no setpriv"
+fi
+expect record_linux_bad_cpus 2 "--cpus takes a CPU list" record --linux --cpus 99 --db "$T/x.db"
+expect record_linux_pid_and_comm 2 "not both" record --linux --pid 1 --comm x --db "$T/x.db"
+expect record_linux_no_such_pid 1 "no process" record --linux --pid 4000000 --duration 1s --db "$T/x.db"
+
 # Nothing stays attached: the program ids a run's processes hold (their
 # fdinfo) are gone once the run is stopped.
 sed -e 's/^run 10s/run 30s/' -e '/^vary/d' scenarios/short-slice-host.scn >"$T/long.scn"
