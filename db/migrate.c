@@ -76,8 +76,13 @@ static const struct step {
       "UPDATE trace SET engine = 'runq-kernel' WHERE engine IS NULL",
       "trace", "engine", NULL },
     /* 10: Linux traces with internals (BPF) say which queued task was
-     * under RUN_TO_PARITY's protection; NULL where that is not known */
-    { "ALTER TABLE queue_snapshot ADD COLUMN protected INTEGER", "queue_snapshot", "protected", NULL },
+     * under RUN_TO_PARITY's protection (NULL where that is not known), and
+     * the level above the scenario's queue (linux_group) */
+    { "ALTER TABLE queue_snapshot ADD COLUMN protected INTEGER;"
+      "CREATE TABLE IF NOT EXISTS linux_group (trace_id INTEGER NOT NULL, ts INTEGER NOT NULL, cpu INTEGER NOT "
+      "NULL, depth INTEGER NOT NULL, weight INTEGER, vruntime INTEGER, deadline INTEGER, lag INTEGER, slice_ns "
+      "INTEGER, eligible INTEGER, is_current INTEGER, v INTEGER, nr_queued INTEGER)",
+      "queue_snapshot", "protected", NULL },
 };
 
 #define NSTEPS ((int)(sizeof steps / sizeof steps[0]))

@@ -204,6 +204,24 @@ CREATE TABLE IF NOT EXISTS queue_snapshot (
     protected  INTEGER                -- its vruntime short of its protected stretch's end; NULL: not known (schema 10)
 );
 
+-- Linux traces with internals (schema 10): at each pick of a scenario
+-- thread, the level above its queue (autogroup: the session's group entity).
+CREATE TABLE IF NOT EXISTS linux_group (
+    trace_id   INTEGER NOT NULL,
+    ts         INTEGER NOT NULL,      -- the pick's (eevdf_pick.ts)
+    cpu        INTEGER NOT NULL,
+    depth      INTEGER NOT NULL,      -- the group entity's se.depth (0: it sits in the CPU's root queue)
+    weight     INTEGER,               -- the group entity's weight: its task group's share on this CPU
+    vruntime   INTEGER,
+    deadline   INTEGER,
+    lag        INTEGER,               -- V (of the queue it sits in) - vruntime
+    slice_ns   INTEGER,
+    eligible   INTEGER,
+    is_current INTEGER,               -- the group is that queue's current
+    v          INTEGER,               -- V of the queue it sits in
+    nr_queued  INTEGER                -- entities in that queue: other sessions' groups, tasks of the root
+);
+
 CREATE TABLE IF NOT EXISTS counter (
     trace_id INTEGER NOT NULL,
     ts       INTEGER NOT NULL,

@@ -29,35 +29,44 @@ uint64_t lxb_weight(const struct lxb_ent *e)
 
 /* The sums with curr added, as avg_vruntime() and vruntime_eligible()
  * make them (kernel/sched/fair.c): curr is not in the tree. */
-static void sums(const struct lxb_sample *s, __int128 *avg, __int128 *load)
+static void sums(const struct lxb_rq *q, const struct lxb_ent *c, __int128 *avg, __int128 *load)
 {
-    *avg = s->q.sum_w_vruntime;
-    *load = (__int128)s->q.sum_weight;
-    const struct lxb_ent *c = &s->curr;
+    *avg = q->sum_w_vruntime;
+    *load = (__int128)q->sum_weight;
     if ((c->flags & LXB_E_VALID) && (c->flags & LXB_E_ON_RQ)) {
         uint64_t w = lxb_weight(c);
-        *avg += (__int128)(int64_t)(c->vruntime - s->q.zero_vruntime) * (__int128)w;
+        *avg += (__int128)(int64_t)(c->vruntime - q->zero_vruntime) * (__int128)w;
         *load += w;
     }
 }
 
-uint64_t lxb_avg_vruntime(const struct lxb_sample *s)
+uint64_t lxb_queue_v(const struct lxb_rq *q, const struct lxb_ent *curr)
 {
     __int128 avg, load;
-    sums(s, &avg, &load);
+    sums(q, curr, &avg, &load);
     if (load) {
         if (avg < 0)
             avg -= load - 1; /* rounds down, as the kernel's div_s64 after this step */
         avg /= load;
     }
-    return s->q.zero_vruntime + (uint64_t)(int64_t)avg;
+    return q->zero_vruntime + (uint64_t)(int64_t)avg;
+}
+
+int lxb_queue_eligible(const struct lxb_rq *q, const struct lxb_ent *curr, uint64_t vruntime)
+{
+    __int128 avg, load;
+    sums(q, curr, &avg, &load);
+    return avg >= (__int128)(int64_t)(vruntime - q->zero_vruntime) * load;
+}
+
+uint64_t lxb_avg_vruntime(const struct lxb_sample *s)
+{
+    return lxb_queue_v(&s->q, &s->curr);
 }
 
 int lxb_eligible(const struct lxb_sample *s, uint64_t vruntime)
 {
-    __int128 avg, load;
-    sums(s, &avg, &load);
-    return avg >= (__int128)(int64_t)(vruntime - s->q.zero_vruntime) * load;
+    return lxb_queue_eligible(&s->q, &s->curr, vruntime);
 }
 
 #ifdef RUNQ_HAVE_BPF

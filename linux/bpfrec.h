@@ -64,11 +64,15 @@ void bpfrec_free(struct bpfrec *b);
 /* scale_load_down(): the weight the sums use (nice 0 = 1024). */
 uint64_t lxb_weight(const struct lxb_ent *e);
 
-/* The queue's V as avg_vruntime() computes it: base + Σ/W with curr
- * added when it is on the queue, the division rounded down. */
-uint64_t lxb_avg_vruntime(const struct lxb_sample *s);
+/* Queue q's V as avg_vruntime() computes it: base + Σ/W with its current
+ * entity curr added when that is on the queue, the division rounded down. */
+uint64_t lxb_queue_v(const struct lxb_rq *q, const struct lxb_ent *curr);
 
-/* vruntime_eligible(): (V − v)·W ≥ 0 in the kernel's exact integers. */
+/* vruntime_eligible() on queue q: (V − v)·W ≥ 0 in the kernel's exact integers. */
+int lxb_queue_eligible(const struct lxb_rq *q, const struct lxb_ent *curr, uint64_t vruntime);
+
+/* The same for a sample's own queue (s->q, s->curr). */
+uint64_t lxb_avg_vruntime(const struct lxb_sample *s);
 int lxb_eligible(const struct lxb_sample *s, uint64_t vruntime);
 
 #endif

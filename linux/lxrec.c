@@ -469,6 +469,14 @@ static bool sums_agree(const struct lxb_sample *p)
     return w == p->q.sum_weight && wv == (__int128)p->q.sum_w_vruntime;
 }
 
+/* One linux_group row: the level above a picked scenario thread's queue. */
+struct grow {
+    uint64_t ts, vruntime, deadline, slice, v, weight;
+    int64_t lag;
+    unsigned cpu, depth, nr_queued;
+    bool eligible, current;
+};
+
 /* A CPU's BPF samples are matched by three cursors, one a kind of event. */
 enum { SC_SWITCH, SC_WAKEUP, SC_WAKING, SC_NR };
 
@@ -486,6 +494,8 @@ struct xlate {
     /* The BPF samples (linux/bpfrec.h): per CPU, the next switch and the
      * next wakeup sample not yet matched to a tracefs event. */
     size_t (*bcur)[SC_NR];
+    struct grow *groups; /* linux_group rows, written after the trace */
+    size_t ngroups, groups_cap;
     uint64_t picks_ee, picks_bare, joins_ee, joins_bare, samples_used, sums_disagree;
 };
 
@@ -561,6 +571,31 @@ static const struct lxb_sample *take_sample(struct xlate *x, unsigned c, int cls
         }
     }
     return NULL;
+}
+
+/* The level above sample s's queue, when there is one (autogroup): the
+ * group's entity as the queue it sits in sees it. Kept for write_groups;
+ * a row short (no memory) is a row less, never a wrong one. */
+static void keep_group(struct xlate *x, unsigned c, uint64_t ts, const struct lxb_sample *s)
+{
+    const struct lxb_ent *g = &s->group;
+    if (!(g->flags & LXB_E_VALID) || !(s->up.flags & LXB_Q_VALID))
+        return;
+    if (x->ngroups == x->groups_cap) {
+        size_t cap = x->groups_cap ? 2 * x->groups_cap : 1024;
+        struct grow *p = realloc(x->groups, cap * sizeof *p);
+        if (!p)
+            return;
+        x->groups = p;
+        x->groups_cap = cap;
+    }
+    uint64_t V = lxb_queue_v(&s->up, &s->up_curr);
+    x->groups[x->ngroups++] = (struct grow){
+        .ts = ts, .cpu = c, .depth = g->depth, .weight = lxb_weight(g), .vruntime = g->vruntime,
+        .deadline = g->deadline, .slice = g->slice, .v = V, .lag = (int64_t)(V - g->vruntime),
+        .nr_queued = s->up.nr_queued, .eligible = lxb_queue_eligible(&s->up, &s->up_curr, g->vruntime),
+        .current = (s->up_curr.flags & LXB_E_VALID) && s->up_curr.vruntime == g->vruntime &&
+                   s->up_curr.deadline == g->deadline && s->up_curr.weight == g->weight };
 }
 
 /* A queued entity's id in the trace: a scenario thread's own, else the
@@ -851,6 +886,8 @@ static void on_switch(struct xlate *x, const struct lx_ev *e)
                                 .why = prev == 0 ? TRACE_WHY_IDLE : dead ? TRACE_WHY_EXIT
                                        : runnable ? TRACE_WHY_PREEMPT : TRACE_WHY_BLOCK };
     bool ee = ns && pick_internals(smp, next, &k);
+    if (ee)
+        keep_group(x, c, e->ts, smp);
     if (ns && c < 64 && (x->m->scn_cpus >> c & 1)) /* the CPUs sampled */
         *(ee ? &x->picks_ee : &x->picks_bare) += 1;
     put_ee(x, c, &k.h, TRACE_REC_PICK, sizeof k, e->ts, ee);
@@ -1031,6 +1068,46 @@ static uint64_t translate(struct xlate *x, struct cursor *cu)
     return end;
 }
 
+/* The linux_group rows, in one transaction of their own after the trace. */
+static int write_groups(const struct xlate *x, int64_t trace_id, char *err, size_t errlen)
+{
+    if (!x->ngroups)
+        return 0;
+    sqlite3 *db;
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_open_v2(x->m->db, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s: %s", x->m->db, sqlite3_errmsg(db));
+        sqlite3_close(db);
+        return -1;
+    }
+    sqlite3_busy_timeout(db, 600 * 1000);
+    int rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK &&
+                     sqlite3_prepare_v2(db,
+                                        "INSERT INTO linux_group (trace_id, ts, cpu, depth, weight, vruntime, deadline, "
+                                        "lag, slice_ns, eligible, is_current, v, nr_queued) "
+                                        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                                        -1, &s, NULL) == SQLITE_OK
+                 ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < x->ngroups; i++) {
+        const struct grow *g = &x->groups[i];
+        const sqlite3_int64 v[] = { trace_id, (sqlite3_int64)g->ts, g->cpu, g->depth, (sqlite3_int64)g->weight,
+                                    (sqlite3_int64)g->vruntime, (sqlite3_int64)g->deadline, g->lag,
+                                    (sqlite3_int64)g->slice, g->eligible, g->current, (sqlite3_int64)g->v,
+                                    g->nr_queued };
+        for (int k = 0; k < (int)(sizeof v / sizeof v[0]); k++)
+            sqlite3_bind_int64(s, k + 1, v[k]);
+        rc = sqlite3_step(s) == SQLITE_DONE ? 0 : -1;
+        sqlite3_reset(s);
+    }
+    if (rc == 0)
+        rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+    if (rc != 0)
+        snprintf(err, errlen, "%s: storing the group levels: %s", x->m->db, sqlite3_errmsg(db));
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+    return rc;
+}
+
 /* The counter rows, in one transaction of their own after the trace. */
 static int write_counters(const struct xlate *x, int64_t trace_id, char *err, size_t errlen)
 {
@@ -1184,6 +1261,8 @@ int lxrec_write(struct lxrec *r, const struct lxrec_meta *m, int64_t *trace_id, 
     }
     *trace_id = db_writer_trace_id(x.w);
     rc = write_counters(&x, *trace_id, err, errlen);
+    if (rc == 0)
+        rc = write_groups(&x, *trace_id, err, errlen);
 out:
     if (x.w)
         db_writer_close(x.w);
@@ -1193,6 +1272,7 @@ out:
     free(x.task);
     free(x.cpu);
     free(x.bcur);
+    free(x.groups);
     free(x.samples);
     return rc;
 }

@@ -87,6 +87,27 @@ bad=$(sq "$T/l.db" "SELECT COUNT(*) FROM eevdf_pick p WHERE v IS NOT NULL AND nr
                     (SELECT COUNT(*) FROM queue_snapshot q WHERE q.ts = p.ts AND q.cpu = p.cpu)")
 if [ "$bad" = 0 ]; then pass snapshot_is_the_picks_queue; else failed snapshot_is_the_picks_queue "$bad picks"; fi
 
+# The level above (autogroup): one row a pick with internals in the
+# measured window (an exiting thread leaves its autogroup for the root
+# group: its last picks have no level above), the group's entity current
+# in the root queue at its own thread's pick, its slice the smallest of
+# its queue's (the hogs' and the probe's: 1.4 ms here).
+if [ "$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null)" = 1 ]; then
+    got=$(sq "$T/l.db" "SELECT COUNT(*) || ' ' || SUM(is_current) || ' ' || SUM(weight BETWEEN 2 AND 1024) || ' ' ||
+                        SUM(slice_ns = (SELECT MIN(slice_ns) FROM queue_snapshot q WHERE q.ts = g.ts AND q.cpu = g.cpu))
+                        FROM linux_group g WHERE ts <= (SELECT ts FROM mark WHERE name = 'end')")
+    set -- $got
+    picks=$(sq "$T/l.db" "SELECT COUNT(*) FROM eevdf_pick WHERE v IS NOT NULL
+                          AND ts <= (SELECT ts FROM mark WHERE name = 'end')")
+    if [ "$1" = "$picks" ] && [ "$2" = "$1" ] && [ "$3" = "$1" ] && [ "$4" = "$1" ]; then
+        pass "group_level_recorded ($1 picks: the session's group current at the root, its slice its queue's smallest)"
+    else
+        failed group_level_recorded "rows/current/weight ok/slice ok: $got, picks with internals $picks"
+    fi
+else
+    echo "SKIP group_level_recorded: autogroup is off here (one level)"
+fi
+
 names=$(sq "$T/l.db" "SELECT feature_names FROM trace")
 if ! grep -q 'max_slice' <(bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null | grep -A40 "STRUCT 'sched_entity'"); then
     want=PLACE_LAG

@@ -77,7 +77,7 @@ V8="thread.class thread.rt_prio thread.rt_policy eevdf_leave.by_class table.boun
 # What version 9 added (the engine that made a trace: runq's kernel or Linux).
 V9="trace.engine trace.engine_version"
 # What version 10 added (Linux traces with internals: who was protected).
-V10="queue_snapshot.protected"
+V10="queue_snapshot.protected table.linux_group"
 
 # migrates NAME: recording into $T/NAME.db brings it to the new schema.
 migrates() {

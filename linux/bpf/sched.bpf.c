@@ -53,6 +53,7 @@ struct sched_entity {
     __s64 vlag;
     __u64 slice;
     int depth;
+    struct sched_entity *parent;
     struct cfs_rq *cfs_rq;
     struct cfs_rq *my_q;
 } PAI;
@@ -168,6 +169,35 @@ static __always_inline void read_task(struct lxb_ent *e, const struct task_struc
                   : (const struct sched_entity *)0);
 }
 
+/* A queue's sums and current entity, into q and curr (no walk). */
+static __always_inline void read_sums(struct lxb_rq *q, struct lxb_ent *curr_e, const struct cfs_rq *rq)
+{
+    q->flags = 0;
+    q->nents = 0;
+    curr_e->flags = 0;
+    if (!rq)
+        return;
+    q->flags = LXB_Q_VALID;
+    if (bpf_core_field_exists(rq->sum_w_vruntime)) {
+        q->zero_vruntime = BPF_CORE_READ(rq, zero_vruntime);
+        q->sum_w_vruntime = BPF_CORE_READ(rq, sum_w_vruntime);
+        q->sum_weight = BPF_CORE_READ(rq, sum_weight);
+    } else {
+        const struct cfs_rq___old *o = (const void *)rq;
+        q->flags |= LXB_Q_OLD_NAMES;
+        q->zero_vruntime = BPF_CORE_READ(o, min_vruntime);
+        q->sum_w_vruntime = BPF_CORE_READ(o, avg_vruntime);
+        q->sum_weight = BPF_CORE_READ(o, avg_load);
+    }
+    if (bpf_core_field_exists(rq->nr_queued))
+        q->nr_queued = BPF_CORE_READ(rq, nr_queued);
+    else
+        q->nr_queued = BPF_CORE_READ((const struct cfs_rq___old *)rq, nr_running);
+    const struct sched_entity *curr = BPF_CORE_READ(rq, curr);
+    read_ent(curr_e, curr);
+    q->curr_pid = curr ? curr_e->pid : -2;
+}
+
 /* One step of the tree walk (a bpf_loop callback, so that the verifier
  * checks one step rather than every path through LXB_MAXQ of them): takes
  * a node off the stack, copies its entity, pushes its children. */
@@ -208,31 +238,9 @@ static long walk_one(__u32 i, void *arg)
 /* The queue's sums and every entity of its tree (in no order). */
 static __always_inline void read_rq(struct lxb_sample *s, const struct cfs_rq *rq, int walk)
 {
-    struct lxb_rq *q = &s->q;
-    q->flags = 0;
-    q->nents = 0;
+    read_sums(&s->q, &s->curr, rq);
     if (!rq)
         return;
-    q->flags = LXB_Q_VALID;
-    if (bpf_core_field_exists(rq->sum_w_vruntime)) {
-        q->zero_vruntime = BPF_CORE_READ(rq, zero_vruntime);
-        q->sum_w_vruntime = BPF_CORE_READ(rq, sum_w_vruntime);
-        q->sum_weight = BPF_CORE_READ(rq, sum_weight);
-    } else {
-        const struct cfs_rq___old *o = (const void *)rq;
-        q->flags |= LXB_Q_OLD_NAMES;
-        q->zero_vruntime = BPF_CORE_READ(o, min_vruntime);
-        q->sum_w_vruntime = BPF_CORE_READ(o, avg_vruntime);
-        q->sum_weight = BPF_CORE_READ(o, avg_load);
-    }
-    if (bpf_core_field_exists(rq->nr_queued))
-        q->nr_queued = BPF_CORE_READ(rq, nr_queued);
-    else
-        q->nr_queued = BPF_CORE_READ((const struct cfs_rq___old *)rq, nr_running);
-    const struct sched_entity *curr = BPF_CORE_READ(rq, curr);
-    read_ent(&s->curr, curr);
-    q->curr_pid = curr ? s->curr.pid : -2;
-
     if (!walk)
         return;
     __u32 zero = 0;
@@ -244,6 +252,14 @@ static __always_inline void read_rq(struct lxb_sample *s, const struct cfs_rq *r
     if (root)
         w->node[c.sp++] = root;
     bpf_loop(LXB_MAXQ + 1, walk_one, &c, 0);
+}
+
+/* The level above task p's queue: its group's entity and that one's queue. */
+static __always_inline void read_up(struct lxb_sample *s, const struct task_struct *p)
+{
+    const struct sched_entity *g = p ? BPF_CORE_READ(p, se.parent) : 0;
+    read_ent(&s->group, g);
+    read_sums(&s->up, &s->up_curr, g ? BPF_CORE_READ(g, cfs_rq) : 0);
 }
 
 static __always_inline int wanted_cpu(__u32 cpu)
@@ -297,6 +313,7 @@ int on_switch(__u64 *ctx)
     s->q_of = nw || (!pw && s->next_fair) ? LXB_QOF_NEXT : pw || s->prev_fair ? LXB_QOF_PREV : LXB_QOF_NONE;
     const struct task_struct *q = s->q_of == LXB_QOF_NEXT ? next : s->q_of == LXB_QOF_PREV ? prev : 0;
     read_rq(s, q ? BPF_CORE_READ(q, se.cfs_rq) : 0, 1);
+    read_up(s, q);
     emit(s);
     return 0;
 }
@@ -324,6 +341,7 @@ static __always_inline int on_wake(const struct task_struct *p, enum lxb_kind ki
     read_task(&s->prev, 0);
     read_task(&s->next, p);
     read_rq(s, rq, kind != LXB_WAKING);
+    read_up(s, p);
     emit(s);
     return 0;
 }

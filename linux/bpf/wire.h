@@ -80,6 +80,12 @@ struct lxb_sample {
     int target_cpu;
     struct lxb_ent prev, next, curr;
     struct lxb_rq q;
+    /* The level above q (autogroup: q is a session's group queue): the
+     * group's own entity (se.parent of q's task) and the queue it sits
+     * in, its sums and current, not walked. group.flags is 0 when q is
+     * the CPU's root queue. */
+    struct lxb_ent group, up_curr;
+    struct lxb_rq up;
     struct lxb_ent ents[LXB_MAXQ];
 };
 
