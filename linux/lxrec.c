@@ -1068,49 +1068,15 @@ static uint64_t translate(struct xlate *x, struct cursor *cu)
     return end;
 }
 
-/* The linux_group rows, in one transaction of their own after the trace. */
-static int write_groups(const struct xlate *x, int64_t trace_id, char *err, size_t errlen)
+/* Rows of one table written after the trace, in one transaction of their
+ * own: sql's statement, bound by row(x, trace_id, i, s) for i = 0..n-1
+ * (false: that row failed). what names them in an error. */
+static int write_rows(const struct xlate *x, int64_t trace_id, const char *sql, size_t n,
+                      bool (*row)(const struct xlate *, int64_t, size_t, sqlite3_stmt *), const char *what, char *err,
+                      size_t errlen)
 {
-    if (!x->ngroups)
+    if (!n)
         return 0;
-    sqlite3 *db;
-    sqlite3_stmt *s = NULL;
-    if (sqlite3_open_v2(x->m->db, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
-        snprintf(err, errlen, "%s: %s", x->m->db, sqlite3_errmsg(db));
-        sqlite3_close(db);
-        return -1;
-    }
-    sqlite3_busy_timeout(db, 600 * 1000);
-    int rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK &&
-                     sqlite3_prepare_v2(db,
-                                        "INSERT INTO linux_group (trace_id, ts, cpu, depth, weight, vruntime, deadline, "
-                                        "lag, slice_ns, eligible, is_current, v, nr_queued) "
-                                        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                                        -1, &s, NULL) == SQLITE_OK
-                 ? 0 : -1;
-    for (size_t i = 0; rc == 0 && i < x->ngroups; i++) {
-        const struct grow *g = &x->groups[i];
-        const sqlite3_int64 v[] = { trace_id, (sqlite3_int64)g->ts, g->cpu, g->depth, (sqlite3_int64)g->weight,
-                                    (sqlite3_int64)g->vruntime, (sqlite3_int64)g->deadline, g->lag,
-                                    (sqlite3_int64)g->slice, g->eligible, g->current, (sqlite3_int64)g->v,
-                                    g->nr_queued };
-        for (int k = 0; k < (int)(sizeof v / sizeof v[0]); k++)
-            sqlite3_bind_int64(s, k + 1, v[k]);
-        rc = sqlite3_step(s) == SQLITE_DONE ? 0 : -1;
-        sqlite3_reset(s);
-    }
-    if (rc == 0)
-        rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
-    if (rc != 0)
-        snprintf(err, errlen, "%s: storing the group levels: %s", x->m->db, sqlite3_errmsg(db));
-    sqlite3_finalize(s);
-    sqlite3_close(db);
-    return rc;
-}
-
-/* The counter rows, in one transaction of their own after the trace. */
-static int write_counters(const struct xlate *x, int64_t trace_id, char *err, size_t errlen)
-{
     sqlite3 *db;
     sqlite3_stmt *s = NULL;
     if (sqlite3_open_v2(x->m->db, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
@@ -1120,26 +1086,62 @@ static int write_counters(const struct xlate *x, int64_t trace_id, char *err, si
     }
     sqlite3_busy_timeout(db, 600 * 1000); /* another recorder's commit: wait as the writer does */
     int rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK &&
-                     sqlite3_prepare_v2(db, "INSERT INTO counter (trace_id, ts, cpu, name, value) VALUES (?,?,?,?,?)",
-                                        -1, &s, NULL) == SQLITE_OK
+                     sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK
                  ? 0 : -1;
-    for (size_t i = 0; rc == 0 && i < x->nsamples; i++)
-        for (int c = 0; rc == 0 && c < C_NR; c++) {
-            sqlite3_bind_int64(s, 1, trace_id);
-            sqlite3_bind_int64(s, 2, (sqlite3_int64)x->samples[i].ts);
-            sqlite3_bind_int(s, 3, (int)x->samples[i].cpu);
-            sqlite3_bind_text(s, 4, ctr_name[c], -1, SQLITE_STATIC);
-            sqlite3_bind_int64(s, 5, (sqlite3_int64)x->samples[i].v[c]);
-            rc = sqlite3_step(s) == SQLITE_DONE ? 0 : -1;
-            sqlite3_reset(s);
-        }
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        rc = row(x, trace_id, i, s) ? 0 : -1;
     if (rc == 0)
         rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
     if (rc != 0)
-        snprintf(err, errlen, "%s: storing the counters: %s", x->m->db, sqlite3_errmsg(db));
+        snprintf(err, errlen, "%s: storing the %s: %s", x->m->db, what, sqlite3_errmsg(db));
     sqlite3_finalize(s);
     sqlite3_close(db);
     return rc;
+}
+
+/* Sample i's counters, one row each. */
+static bool counter_rows(const struct xlate *x, int64_t trace_id, size_t i, sqlite3_stmt *s)
+{
+    for (int c = 0; c < C_NR; c++) {
+        sqlite3_bind_int64(s, 1, trace_id);
+        sqlite3_bind_int64(s, 2, (sqlite3_int64)x->samples[i].ts);
+        sqlite3_bind_int(s, 3, (int)x->samples[i].cpu);
+        sqlite3_bind_text(s, 4, ctr_name[c], -1, SQLITE_STATIC);
+        sqlite3_bind_int64(s, 5, (sqlite3_int64)x->samples[i].v[c]);
+        bool ok = sqlite3_step(s) == SQLITE_DONE;
+        sqlite3_reset(s);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+static bool group_row(const struct xlate *x, int64_t trace_id, size_t i, sqlite3_stmt *s)
+{
+    const struct grow *g = &x->groups[i];
+    const sqlite3_int64 v[] = { trace_id, (sqlite3_int64)g->ts, g->cpu, g->depth, (sqlite3_int64)g->weight,
+                                (sqlite3_int64)g->vruntime, (sqlite3_int64)g->deadline, g->lag,
+                                (sqlite3_int64)g->slice, g->eligible, g->current, (sqlite3_int64)g->v,
+                                g->nr_queued };
+    for (int k = 0; k < (int)(sizeof v / sizeof v[0]); k++)
+        sqlite3_bind_int64(s, k + 1, v[k]);
+    bool ok = sqlite3_step(s) == SQLITE_DONE;
+    sqlite3_reset(s);
+    return ok;
+}
+
+static int write_counters(const struct xlate *x, int64_t trace_id, char *err, size_t errlen)
+{
+    return write_rows(x, trace_id, "INSERT INTO counter (trace_id, ts, cpu, name, value) VALUES (?,?,?,?,?)",
+                      x->nsamples, counter_rows, "counters", err, errlen);
+}
+
+static int write_groups(const struct xlate *x, int64_t trace_id, char *err, size_t errlen)
+{
+    return write_rows(x, trace_id,
+                      "INSERT INTO linux_group (trace_id, ts, cpu, depth, weight, vruntime, deadline, lag, slice_ns, "
+                      "eligible, is_current, v, nr_queued) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                      x->ngroups, group_row, "group levels", err, errlen);
 }
 
 static int task_cmp(const void *a, const void *b)
