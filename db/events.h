@@ -111,9 +111,13 @@ struct event_kf_entry {
 
 /*
  * One event. has_v: v (the CPU's V) is known; has_eevdf: the task's
- * EEVDF numbers of the kind's struct are (both false under rr). Task ids
- * are utids; 0: none. A name (SET, MARK) read by event_decode() lives
- * until the row's statement steps; events_load() keeps its own copy.
+ * EEVDF numbers of the kind's struct are (a PICK's or JOIN's vruntime and
+ * deadline, a LEAVE's vruntime and lag, each one not NULL). Both are false
+ * under rr, and on a Linux trace recorded from tracefs, whose tracepoints
+ * carry none of them: a number read as 0 where has_* is false is no
+ * number. Task ids are utids; 0: none. A name (SET, MARK) read by
+ * event_decode() lives until the row's statement steps; events_load()
+ * keeps its own copy.
  */
 struct event {
     int64_t ts, rowid;  /* rowid: its row in its table (the keyframe's first) */
@@ -237,6 +241,8 @@ struct events {
     int64_t trace_id;
     char policy[16];
     bool eevdf;
+    char engine[16];          /* trace.engine; "runq-kernel" before the column */
+    char engine_version[64];  /* trace.engine_version: Linux's release; "" none */
     int ncpus, tick_hz;
     int64_t start_ts, end_ts;
     struct event_thread *th; /* by utid */
