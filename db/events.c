@@ -295,6 +295,11 @@ void event_decode(enum event_kind k, int64_t ts, int64_t rowid, sqlite3_value **
     }
 }
 
+bool event_engine_counts(const char *engine)
+{
+    return !engine || strcmp(engine, EVENT_ENGINE_UNCOUNTED) != 0;
+}
+
 /* ---- a whole trace ---- */
 
 static void *grow(void *p, int *cap, int need, size_t size)

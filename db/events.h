@@ -228,6 +228,23 @@ const char *event_columns(enum event_kind k, bool full, const struct event_schem
 void event_decode(enum event_kind k, int64_t ts, int64_t rowid, sqlite3_value **v, int n, struct event *e,
                   struct event_kf_entry *kf);
 
+/* ---- the engine that made a trace ---- */
+
+/*
+ * trace.engine (schema 9): "runq-kernel", or "linux" for a run on the
+ * host's own Linux (a database older than the column: runq's kernel).
+ * Linux's tracepoints count nothing of a decision, and the Linux engine
+ * stores 0 for what they lack: eevdf_pick's nr_runnable, nr_eligible,
+ * touched and cost_ns, eevdf_place's nr_runnable. On a trace of that
+ * engine those zeros are not counts but unknown, and every reader takes
+ * them so: event_engine_counts() in C, EVENT_COUNTS_KNOWN_SQL in a query
+ * scoped to one trace (docs/sql.md, "A Linux trace").
+ */
+#define EVENT_ENGINE_UNCOUNTED "linux"
+#define EVENT_COUNTS_KNOWN_SQL "((SELECT engine FROM trace) IS NOT '" EVENT_ENGINE_UNCOUNTED "')"
+/* Whether a trace of engine (NULL: not stated) counted its decisions. */
+bool event_engine_counts(const char *engine);
+
 /* ---- a whole trace ---- */
 
 struct event_thread {

@@ -10,7 +10,9 @@
 #     number line; a pick says what the trace has (who ran, why Linux
 #     switched, as far as sched_switch says) and that the EEVDF state was
 #     not recorded; docs/step.md's Linux sample is what it prints, up to
-#     the numbers.
+#     the numbers;
+#   - runq top names the engine and shows LAG, DEADLINE, ELIG, V and RUN
+#     as "-".
 # The recording is real (RUNQ_NO_BPF=1: tracefs only, as Linux's engine
 # records without its BPF recorder); without root it SKIPs. The checks on
 # a trace whose numbers are missing for one task only (a trace_gen trace
@@ -149,6 +151,45 @@ if [ "$(wc -l <"$T/d.doc")" -ge 10 ] && [ -s "$T/d.view" ] && [ -z "$missing" ];
     pass "step_linux_sample_in_docs ($(wc -l <"$T/d.doc") lines)"
 else
     failed "step_linux_sample_in_docs" "$(wc -l <"$T/d.doc") doc lines; not in the view: $missing; view: $(head -c 600 "$T/d.view" | tr '\n' '|')"
+fi
+
+# ---- runq top ----
+if command -v tmux >/dev/null; then
+    tmux_start
+    S=top
+    tmux new-session -d -s $S -x 140 -y 30 "$RUNQ top --db $T/l.db --trace $tr --speed 0.05; sleep 60"
+    # wait until both tasks have run, then read the screen
+    # the task table's rows (below its header: a CPU row may name hog too)
+    task_rows() { awk '/^ +TID NAME/ { t = 1; next } t && ($2 == "hog" || $2 == "probe")' "$@"; }
+    top_shows_both() { screen | task_rows | awk '$7 + 0 > 0 { n[$2] = 1 } END { exit !(n["hog"] && n["probe"]) }'; }
+    if eventually top_shows_both; then
+        screen >"$T/top.screen"
+        if head -1 "$T/top.screen" | grep -qF "trace $tr  linux $(uname -r)  eevdf  "; then
+            pass "top_names_the_engine"
+        else
+            failed "top_names_the_engine" "$(head -1 "$T/top.screen")"
+        fi
+        # hog and probe: LAG, DEADLINE, ELIG (fields 8-10) "-"
+        bad=$(task_rows "$T/top.screen" | awk '$8 != "-" || $9 != "-" || $10 != "-"')
+        if [ "$(task_rows "$T/top.screen" | wc -l)" = 2 ] && [ -z "$bad" ]; then
+            pass "top_eevdf_columns_missing"
+        else
+            failed "top_eevdf_columns_missing" "$(echo "$bad" | tr -s ' ' | tr '\n' '|')"
+        fi
+        # the CPU rows, the scenario's CPU among them: RUN and V "-"
+        cpus=$(awk -v last=$last '/^CPU CURRENT/ { c = 1; next } c && /^ +[0-9]+ / { if ($1 == last) seen = 1; if ($3 != "-" || $4 != "-") bad++ }
+                    c && !/^ +[0-9]+ / { c = 0 } END { print seen + 0, bad + 0 }' "$T/top.screen")
+        if [ "$cpus" = "1 0" ]; then
+            pass "top_run_and_v_missing"
+        else
+            failed "top_run_and_v_missing" "rows, bad: $cpus: $(grep -A3 '^CPU CURRENT' "$T/top.screen" | tr -s ' ' | tr '\n' '|')"
+        fi
+    else
+        failed "top_on_linux" "$(screen | head -12 | tr -s ' ' | tr '\n' '|')"
+    fi
+    tmux_stop
+else
+    echo "SKIP top_on_linux: no tmux"
 fi
 
 exit $fail
