@@ -12,7 +12,10 @@
 #     not recorded; docs/step.md's Linux sample is what it prints, up to
 #     the numbers;
 #   - runq top names the engine and shows LAG, DEADLINE, ELIG, V and RUN
-#     as "-".
+#     as "-";
+#   - runq report decisions averages no 0: measured 0, mean and max NULL;
+#   - runq export --perfetto writes no V, lag, deadline or vruntime
+#     counter.
 # The recording is real (RUNQ_NO_BPF=1: tracefs only, as Linux's engine
 # records without its BPF recorder); without root it SKIPs. The checks on
 # a trace whose numbers are missing for one task only (a trace_gen trace
@@ -190,6 +193,26 @@ if command -v tmux >/dev/null; then
     tmux_stop
 else
     echo "SKIP top_on_linux: no tmux"
+fi
+
+# ---- runq report decisions ----
+runq report decisions --db "$T/l.db" --trace "$tr" --csv
+if [ "$rc" = 0 ] && [ "$(head -1 "$T/out")" = "from_ns,below_ns,decisions,pct,histogram" ] &&
+    [ "$(sed -n 2p "$T/out")" = "decisions,measured,mean_ns,max_ns,mean_touched" ] &&
+    [ "$(sed -n 3p "$T/out")" = "$picks,0,,," ]; then
+    pass "report_decisions_measures_none"
+else
+    failed "report_decisions_measures_none" "exit $rc: $(head -c 300 "$T/out" | tr '\n' '|') $(head -c 200 "$T/err")"
+fi
+
+# ---- runq export --perfetto ----
+runq export --perfetto --db "$T/l.db" --trace "$tr" -o "$T/l.systrace"
+switches=$(grep -c ' sched_switch: ' "$T/l.systrace" 2>/dev/null)
+counters=$(grep -cE 'C\|[0-9]+\|(V cpu|lag|deadline|vruntime)' "$T/l.systrace" 2>/dev/null)
+if [ "$rc" = 0 ] && [ "${switches:-0}" -ge 100 ] && [ "$counters" = 0 ]; then
+    pass "export_no_eevdf_counters ($switches switches)"
+else
+    failed "export_no_eevdf_counters" "exit $rc, $switches switches, $counters EEVDF counters: $(head -c 200 "$T/err")"
 fi
 
 exit $fail
