@@ -21,6 +21,7 @@
 #include "cli/cli.h"
 #include "cli/compare.h"
 #include "cli/experiment.h"
+#include "db/events.h"
 #include "db/recorder_lock.h"
 #include "db/query.h"
 #include "db/visible.h"
@@ -189,18 +190,49 @@ static const char report_share[] =
     "FROM sched_slice s JOIN thread t USING (utid)\n"
     "WHERE NOT t.is_idle GROUP BY s.utid, s.cpu ORDER BY s.cpu, run_ms DESC";
 
-static const char report_decisions[] =
-    "WITH RECURSIVE b(lo, hi) AS (SELECT 0, 128 UNION ALL SELECT hi, hi * 2 FROM b WHERE hi < 67108864),\n"
-    "h AS (SELECT b.lo, b.hi, COUNT(p.cost_ns) AS n FROM b LEFT JOIN eevdf_pick p"
-    "  ON p.cost_ns >= b.lo AND p.cost_ns < b.hi GROUP BY b.lo)\n"
-    "SELECT lo AS from_ns, hi AS below_ns, n AS decisions,\n"
-    "  ROUND(100.0 * n / (SELECT COUNT(*) FROM eevdf_pick), 2) AS pct,\n"
-    "  substr('########################################', 1,"
-    "   CAST(40.0 * n / (SELECT MAX(n) FROM h) + 0.999 AS INTEGER)) AS histogram\n"
-    "FROM h WHERE lo >= (SELECT MIN(lo) FROM h WHERE n > 0) AND lo <= (SELECT MAX(lo) FROM h WHERE n > 0)\n"
-    "ORDER BY lo;\n"
-    "SELECT COUNT(*) AS decisions, ROUND(AVG(cost_ns)) AS mean_ns, MAX(cost_ns) AS max_ns,"
-    " ROUND(AVG(touched), 2) AS mean_touched FROM eevdf_pick";
+/* Whether the database has trace.engine (schema 9). */
+static bool has_engine_column(sqlite3 *db)
+{
+    sqlite3_stmt *s;
+    bool yes = false;
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM main.pragma_table_info('trace') WHERE name = 'engine'", -1, &s, NULL) ==
+        SQLITE_OK) {
+        yes = sqlite3_step(s) == SQLITE_ROW;
+        sqlite3_finalize(s);
+    }
+    return yes;
+}
+
+/* The decisions' cost histogram and summary. A decision's cost and the
+ * tasks it touched count only where the engine measured them (counted:
+ * EVENT_COUNTS_KNOWN_SQL, db/events.h): a Linux trace stores 0 for both,
+ * which is no measurement, and they are NULL here, never averaged or
+ * binned. counted is "1" for a database older than trace.engine (every
+ * trace in it is the kernel's). */
+static void decisions_sql(char *buf, size_t len, const char *counted)
+{
+    buf[0] = '\0';
+    for (int part = 0; part < 2; part++) {
+        add(buf, len, "WITH %sp AS (SELECT CASE WHEN %s THEN cost_ns END AS cost_ns,\n"
+                      "  CASE WHEN %s THEN touched END AS touched FROM eevdf_pick)",
+            part ? "" : "RECURSIVE ", counted, counted);
+        if (part == 1) {
+            add(buf, len, "\nSELECT COUNT(*) AS decisions, COUNT(cost_ns) AS measured, ROUND(AVG(cost_ns)) AS mean_ns,"
+                          " MAX(cost_ns) AS max_ns, ROUND(AVG(touched), 2) AS mean_touched FROM p");
+            break;
+        }
+        add(buf, len,
+            ",\nb(lo, hi) AS (SELECT 0, 128 UNION ALL SELECT hi, hi * 2 FROM b WHERE hi < 67108864),\n"
+            "h AS (SELECT b.lo, b.hi, COUNT(p.cost_ns) AS n FROM b LEFT JOIN p"
+            "  ON p.cost_ns >= b.lo AND p.cost_ns < b.hi GROUP BY b.lo)\n"
+            "SELECT lo AS from_ns, hi AS below_ns, n AS decisions,\n"
+            "  ROUND(100.0 * n / (SELECT COUNT(cost_ns) FROM p), 2) AS pct,\n"
+            "  substr('########################################', 1,"
+            "   CAST(40.0 * n / (SELECT MAX(n) FROM h) + 0.999 AS INTEGER)) AS histogram\n"
+            "FROM h WHERE lo >= (SELECT MIN(lo) FROM h WHERE n > 0) AND lo <= (SELECT MAX(lo) FROM h WHERE n > 0)\n"
+            "ORDER BY lo;\n");
+    }
+}
 
 static const char report_loss[] =
     "SELECT trace_id, policy, " RECORDER_STATUS_SQL " AS status,\n"
@@ -220,7 +252,8 @@ static const struct report {
                   "took the CPU, a second, tasks bounced per release; the kernel's counters cross-checked",
       NULL },
     { "share", "CPU share per task: of the trace's length, and of its CPU's busy time", report_share },
-    { "decisions", "decision cost histogram (log2 buckets of cost_ns) and summary", report_decisions },
+    { "decisions", "decision cost histogram (log2 buckets of cost_ns) and summary; a Linux trace measures none",
+      NULL },
     { "loss", "the trace's status, every data-loss and error count, and the gaps", report_loss },
 };
 #define NREPORTS (sizeof reports / sizeof reports[0])
@@ -332,7 +365,8 @@ int cmd_report(int argc, char **argv)
         fprintf(stderr, "runq report: no report '%s': want latency, releases, share, decisions or loss\n", pos[0]);
         return 2;
     }
-    bool is_latency = !strcmp(r->name, "latency"), is_releases = !strcmp(r->name, "releases");
+    bool is_latency = !strcmp(r->name, "latency"), is_releases = !strcmp(r->name, "releases"),
+         is_decisions = !strcmp(r->name, "decisions");
     uint64_t threshold_ns = DEFAULT_THRESHOLD_NS;
     if ((threshold || cls) && !is_latency) {
         fprintf(stderr, "runq report: --%s is for the latency report, not %s\n", threshold ? "threshold" : "class",
@@ -353,6 +387,9 @@ int cmd_report(int argc, char **argv)
     } else if (is_releases) {
         releases_sql(made, sizeof made);
         sql = made;
+    } else if (is_decisions) {
+        decisions_sql(made, sizeof made, EVENT_COUNTS_KNOWN_SQL);
+        sql = made;
     }
     if (show_sql) {
         printf("%s;\n", sql);
@@ -361,6 +398,8 @@ int cmd_report(int argc, char **argv)
     sqlite3 *db = dbq_open("report", db_path);
     if (!db)
         return 1;
+    if (is_decisions && !has_engine_column(db))
+        decisions_sql(made, sizeof made, "1");
     /* releases compares traces: all of them unless one is named */
     bool all = is_releases && !trace;
     if (!trace)

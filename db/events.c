@@ -209,7 +209,7 @@ void event_decode(enum event_kind k, int64_t ts, int64_t rowid, sqlite3_value **
         kf->has_weight = has(v, n, 7);
         kf->nice = (int)num(v, n, 6, 0);
         kf->weight = num(v, n, 7, 1024);
-        kf->has_eevdf = has(v, n, 8);
+        kf->has_eevdf = has(v, n, 8) && has(v, n, 9) && has(v, n, 10);
         kf->vruntime = num(v, n, 8, 0);
         kf->deadline = num(v, n, 9, 0);
         kf->lag = num(v, n, 10, 0);
@@ -224,7 +224,7 @@ void event_decode(enum event_kind k, int64_t ts, int64_t rowid, sqlite3_value **
     case EVENT_JOIN:
         e->cpu = (int)num(v, n, 0, 0);
         e->join.utid = (int)num(v, n, 1, 0);
-        e->has_eevdf = has(v, n, 2);
+        e->has_eevdf = has(v, n, 2) && has(v, n, 3);
         e->join.vruntime = num(v, n, 2, 0);
         e->join.deadline = num(v, n, 3, 0);
         e->has_v = has(v, n, 4);
@@ -256,7 +256,7 @@ void event_decode(enum event_kind k, int64_t ts, int64_t rowid, sqlite3_value **
         e->cpu = (int)num(v, n, 0, 0);
         e->leave.utid = (int)num(v, n, 1, 0);
         e->leave.reason = event_leave_parse(text(v, n, 2));
-        e->has_eevdf = has(v, n, 3);
+        e->has_eevdf = has(v, n, 3) && has(v, n, 4);
         e->leave.vruntime = num(v, n, 3, 0);
         e->leave.lag = num(v, n, 4, 0);
         e->leave.has_deadline = has(v, n, 5);
@@ -270,7 +270,7 @@ void event_decode(enum event_kind k, int64_t ts, int64_t rowid, sqlite3_value **
         e->pick.next = (int)num(v, n, 1, 0);
         e->has_v = has(v, n, 2);
         e->v = num(v, n, 2, 0);
-        e->has_eevdf = has(v, n, 3);
+        e->has_eevdf = has(v, n, 3) && has(v, n, 4);
         e->pick.vruntime = num(v, n, 3, 0);
         e->pick.deadline = num(v, n, 4, 0);
         e->pick.nr_runnable = (int)num(v, n, 5, 0);
@@ -293,6 +293,11 @@ void event_decode(enum event_kind k, int64_t ts, int64_t rowid, sqlite3_value **
     case EVENT_NKINDS:
         return;
     }
+}
+
+bool event_engine_counts(const char *engine)
+{
+    return !engine || strcmp(engine, EVENT_ENGINE_UNCOUNTED) != 0;
 }
 
 /* ---- a whole trace ---- */
@@ -465,10 +470,14 @@ int events_load(struct events *t, sqlite3 *db, int64_t trace_id, char *err, size
 {
     memset(t, 0, sizeof *t);
     sqlite3_stmt *st;
-    if (prep(db,
-             "SELECT trace_id, coalesce(policy,''), ncpus, tick_hz, start_ts, end_ts FROM trace "
+    char sql[512];
+    /* trace.engine from schema 9; before it, every trace was the kernel's */
+    bool has_engine = has_column(db, "trace", "engine");
+    snprintf(sql, sizeof sql,
+             "SELECT trace_id, coalesce(policy,''), ncpus, tick_hz, start_ts, end_ts, %s FROM trace "
              "WHERE trace_id = ?1 OR (?1 = 0 AND trace_id = (SELECT max(trace_id) FROM trace))",
-             trace_id, &st, err, errlen))
+             has_engine ? "coalesce(engine,'runq-kernel'), coalesce(engine_version,'')" : "'runq-kernel', ''");
+    if (prep(db, sql, trace_id, &st, err, errlen))
         return -1;
     int rc = sqlite3_step(st);
     if (rc != SQLITE_ROW) {
@@ -489,6 +498,8 @@ int events_load(struct events *t, sqlite3 *db, int64_t trace_id, char *err, size
     t->tick_hz = (int)sqlite3_column_int64(st, 3);
     t->start_ts = sqlite3_column_int64(st, 4);
     t->end_ts = sqlite3_column_int64(st, 5);
+    snprintf(t->engine, sizeof t->engine, "%s", (const char *)sqlite3_column_text(st, 6));
+    snprintf(t->engine_version, sizeof t->engine_version, "%s", (const char *)sqlite3_column_text(st, 7));
     sqlite3_finalize(st);
     t->eevdf = strcmp(t->policy, "eevdf") == 0;
     /* Whatever the database says, a trace has at most the format's CPUs:

@@ -111,9 +111,13 @@ struct event_kf_entry {
 
 /*
  * One event. has_v: v (the CPU's V) is known; has_eevdf: the task's
- * EEVDF numbers of the kind's struct are (both false under rr). Task ids
- * are utids; 0: none. A name (SET, MARK) read by event_decode() lives
- * until the row's statement steps; events_load() keeps its own copy.
+ * EEVDF numbers of the kind's struct are (a PICK's or JOIN's vruntime and
+ * deadline, a LEAVE's vruntime and lag, each one not NULL). Both are false
+ * under rr, and on a Linux trace recorded from tracefs, whose tracepoints
+ * carry none of them: a number read as 0 where has_* is false is no
+ * number. Task ids are utids; 0: none. A name (SET, MARK) read by
+ * event_decode() lives until the row's statement steps; events_load()
+ * keeps its own copy.
  */
 struct event {
     int64_t ts, rowid;  /* rowid: its row in its table (the keyframe's first) */
@@ -224,6 +228,26 @@ const char *event_columns(enum event_kind k, bool full, const struct event_schem
 void event_decode(enum event_kind k, int64_t ts, int64_t rowid, sqlite3_value **v, int n, struct event *e,
                   struct event_kf_entry *kf);
 
+/* ---- the engine that made a trace ---- */
+
+/*
+ * trace.engine (schema 9): "runq-kernel", or "linux" for a run on the
+ * host's own Linux (a database older than the column: runq's kernel).
+ * Linux's tracepoints count nothing of a decision, and the Linux engine
+ * stores 0 for what they lack: eevdf_pick's nr_runnable, nr_eligible,
+ * touched and cost_ns, eevdf_place's nr_runnable. On a trace of that
+ * engine those zeros are not counts but unknown, and every reader takes
+ * them so: event_engine_counts() in C, EVENT_COUNTS_KNOWN_SQL in a query
+ * scoped to one trace (docs/sql.md, "A Linux trace"). Where the BPF
+ * recorder gave a pick or a join its EEVDF state (its V is not NULL),
+ * nr_runnable and nr_eligible are Linux's own counts and readers take
+ * them (tui/model.c: counts || has_v); touched and cost_ns never are.
+ */
+#define EVENT_ENGINE_UNCOUNTED "linux"
+#define EVENT_COUNTS_KNOWN_SQL "((SELECT engine FROM trace) IS NOT '" EVENT_ENGINE_UNCOUNTED "')"
+/* Whether a trace of engine (NULL: not stated) counted its decisions. */
+bool event_engine_counts(const char *engine);
+
 /* ---- a whole trace ---- */
 
 struct event_thread {
@@ -237,6 +261,8 @@ struct events {
     int64_t trace_id;
     char policy[16];
     bool eevdf;
+    char engine[16];          /* trace.engine; "runq-kernel" before the column */
+    char engine_version[64];  /* trace.engine_version: Linux's release; "" none */
     int ncpus, tick_hz;
     int64_t start_ts, end_ts;
     struct event_thread *th; /* by utid */

@@ -41,6 +41,10 @@ int replay_load(struct replay *rp, sqlite3 *db, int64_t trace_id, char *err, siz
         events_free(&rp->tr);
         return -1;
     }
+    for (int i = 0; i < rp->tr.nev && !rp->has_numbers; i++)
+        rp->has_numbers = rp->tr.ev[i].has_v || rp->tr.ev[i].has_eevdf;
+    for (int i = 0; i < rp->tr.nkf && !rp->has_numbers; i++)
+        rp->has_numbers = rp->tr.kf[i].has_eevdf;
     build_checkpoints(rp);
     return 0;
 }
@@ -144,18 +148,25 @@ static void fix_current(const struct replay *rp, struct rp_cpu *c)
         return;
     __int128 sumw = 0, sumwv = 0;
     struct rp_ent *cur = NULL;
+    bool others_known = true; /* the sum needs every other vruntime */
     for (int i = 0; i < c->n; i++) {
         struct rp_ent *x = &c->e[i];
         sumw += x->weight;
         if (x->current && !cur)
             cur = x;
+        else if (!x->has_vruntime)
+            others_known = false;
         else
             sumwv += (__int128)x->weight * x->vruntime;
     }
-    if (cur && cur->weight > 0)
+    if (cur && cur->weight > 0 && others_known) {
         cur->vruntime = (int64_t)(((__int128)c->v * sumw - sumwv) / cur->weight);
+        cur->has_vruntime = true;
+    }
     for (int i = 0; i < c->n; i++) {
         struct rp_ent *x = &c->e[i];
+        if (!x->has_vruntime || !x->has_deadline)
+            continue;
         int64_t slice = x->slice_ns ? x->slice_ns : base_slice_ns(rp->tr.ncpus);
         __int128 sv = x->weight > 0 ? (__int128)slice * 1024 / x->weight : slice;
         if (sv <= 0 || sv > INT64_MAX || !vt_before(x->deadline, x->vruntime))
@@ -197,6 +208,7 @@ static void apply_keyframe(const struct replay *rp, struct rp_state *s, struct r
         x->delayed = k->delayed;
         x->vruntime = k->vruntime;
         x->deadline = k->deadline;
+        x->has_vruntime = x->has_deadline = k->has_eevdf;
         x->dl_estimated = false;
         x->weight = k->weight;
         x->slice_ns = k->slice_ns;
@@ -216,10 +228,24 @@ static void apply_join(const struct replay *rp, struct rp_state *s, struct rp_cp
     x->delayed = false;
     x->vruntime = e->join.vruntime;
     x->deadline = e->join.deadline;
+    x->has_vruntime = x->has_deadline = e->has_eevdf;
     x->dl_estimated = false;
     x->weight = e->join.weight ? e->join.weight : 1024;
     x->slice_ns = e->join.slice_ns;
     take_v(c, e);
+}
+
+/* A LEAVE's numbers for a task that stays queued: its vruntime, and its
+ * deadline, which the stint may have renewed. Without them (rr, Linux
+ * from tracefs) neither is known any more. */
+static void leave_numbers(struct rp_ent *x, const struct event *e)
+{
+    x->vruntime = e->leave.vruntime;
+    x->has_vruntime = e->has_eevdf;
+    if (e->has_eevdf && e->leave.has_deadline)
+        x->deadline = e->leave.deadline;
+    else if (!e->has_eevdf)
+        x->has_deadline = false;
 }
 
 /* LEAVE: where the task goes is its reason's leave_meaning (db/events.c). */
@@ -234,18 +260,14 @@ static void apply_leave(struct rp_state *s, struct rp_cpu *c, const struct event
         x = x ? x : add_ent(c, e->leave.utid);
         if (x) {
             x->current = false;
-            x->vruntime = e->leave.vruntime;
-            if (e->leave.has_deadline) /* the stint may have renewed it */
-                x->deadline = e->leave.deadline;
+            leave_numbers(x, e);
             x->seq = ++s->seq; /* rr: the displaced task goes to the tail */
         }
     } else if (q == LEAVE_STAYS_DELAYED) {
         if (x) {
             x->current = false;
             x->delayed = true;
-            x->vruntime = e->leave.vruntime;
-            if (e->leave.has_deadline)
-                x->deadline = e->leave.deadline;
+            leave_numbers(x, e);
         }
     } else {
         drop_ent(c, e->leave.utid);
@@ -274,6 +296,7 @@ static void apply_pick(const struct replay *rp, struct rp_state *s, struct rp_cp
     if (e->has_v && e->has_eevdf) {
         x->vruntime = e->pick.vruntime;
         x->deadline = e->pick.deadline;
+        x->has_vruntime = x->has_deadline = true;
         x->dl_estimated = false;
     }
 }
@@ -416,7 +439,9 @@ void replay_describe(const struct replay *rp, int i, char *buf, size_t len)
 static int ent_cmp_eevdf(const void *a, const void *b)
 {
     const struct rp_ent *x = a, *y = b;
-    if (x->deadline != y->deadline)
+    if (x->has_deadline != y->has_deadline)
+        return x->has_deadline ? -1 : 1;
+    if (x->has_deadline && x->deadline != y->deadline)
         return vt_before(x->deadline, y->deadline) ? -1 : 1;
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }

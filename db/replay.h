@@ -24,6 +24,13 @@
  *
  * Times are ns; virtual times are EEVDF's virtual ns. Round-robin traces
  * have no V: has_v is false and the list order is what matters.
+ *
+ * A number the trace does not have stays unknown: has_v, has_vruntime,
+ * has_deadline false, never a 0 taken for one. A Linux trace recorded
+ * from tracefs has no V, vruntime or deadline at all (its records carry
+ * none); a task's numbers go unknown at an event about it that lacks
+ * them, and current's vruntime is solved only when V and every other
+ * vruntime on the queue are known.
  */
 #ifndef RUNQ_DB_REPLAY_H
 #define RUNQ_DB_REPLAY_H
@@ -40,6 +47,7 @@ struct rp_ent {
     int utid;
     bool current, delayed;
     bool dl_estimated;  /* deadline renewed since the last record that had it */
+    bool has_vruntime, has_deadline; /* false: not in the trace, the number is no number */
     int64_t vruntime, deadline, weight, slice_ns;
     uint64_t seq;       /* list order: smaller is nearer the head */
 };
@@ -62,6 +70,7 @@ struct rp_state {
 
 struct replay {
     struct events tr;   /* the trace, its threads and events */
+    bool has_numbers;   /* some event carries V or EEVDF numbers (a Linux trace from tracefs: none) */
     /* checkpoints every RP_CKPT events, so seeking back is cheap */
     struct rp_state *ckpt;
     int nckpt;
@@ -106,8 +115,9 @@ static inline int64_t rp_ts_add_sat(int64_t a, int64_t b)
 /* One line describing event i (no newline) into buf. */
 void replay_describe(const struct replay *rp, int i, char *buf, size_t len);
 
-/* The entries of a CPU's rebuilt queue in display order: EEVDF by deadline,
- * rr current first then list order. Returns the count written to out. */
+/* The entries of a CPU's rebuilt queue in display order: EEVDF by deadline
+ * (those whose deadline is unknown last, in the order they joined), rr
+ * current first then list order. Returns the count written to out. */
 int replay_queue_sorted(const struct replay *rp, const struct rp_cpu *c, struct rp_ent *out);
 
 #endif

@@ -63,6 +63,7 @@ suite linux_trace bash tests/linux_trace_test.sh "$RUNQ"
 suite --alone linux_run build/tests/linux_run_test
 suite linux_engine bash tests/linux_engine_test.sh "$RUNQ"
 suite linux_internals bash tests/linux_internals_test.sh "$RUNQ"
+suite linux_views bash tests/linux_views_test.sh "$RUNQ"
 suite plot bash tests/plot_test.sh "$RUNQ"
 suite hostile_out bash tests/hostile_out_test.sh "$RUNQ"
 # the readers on hostile databases, 20 fixed seeds (make fuzz: 500 from the clock)

@@ -79,7 +79,7 @@ static int draw_header(const struct top_ui *ui, int y, int w)
     char ev[16];
     fmt_count(ev, sizeof ev, h->events_per_s);
     int x = 0;
-    char buf[256], lostbuf[48], resbuf[48];
+    char buf[256], lostbuf[48], resbuf[48], engine[96] = "";
     /* loss is always shown; highlighted when there is any */
     uint64_t lost = h->lost_packets + h->dropped_records;
     snprintf(lostbuf, sizeof lostbuf, "lost %llu", (unsigned long long)lost);
@@ -87,9 +87,12 @@ static int draw_header(const struct top_ui *ui, int y, int w)
     /* Two spaces between the parts where they fit; one on a narrow
      * terminal, so loss stays on the screen at 80 columns. */
     const char *sp = "  ";
+    if (strcmp(h->engine, "runq-kernel") != 0) /* not runq's own kernel: say whose */
+        snprintf(engine, sizeof engine, "%s%s%s", h->engine, *h->engine_version ? " " : "", h->engine_version);
     for (int pass = 0; pass < 2; pass++) {
-        snprintf(buf, sizeof buf, "trace %lld%s%s%s%d Hz%s%d CPUs%sup %.3fs%s%s ev/s%s", (long long)h->trace_id, sp,
-                 h->policy, sp, h->tick_hz, sp, h->ncpus, sp, (double)h->now / 1e9, sp, ev, sp);
+        snprintf(buf, sizeof buf, "trace %lld%s%s%s%s%s%d Hz%s%d CPUs%sup %.3fs%s%s ev/s%s", (long long)h->trace_id,
+                 sp, engine, *engine ? sp : "", h->policy, sp, h->tick_hz, sp, h->ncpus, sp, (double)h->now / 1e9, sp,
+                 ev, sp);
         if (10 + (int)(strlen(buf) + strlen(lostbuf) + strlen(sp) + strlen(resbuf)) <= w)
             break;
         sp = " ";
@@ -110,6 +113,8 @@ static int draw_header(const struct top_ui *ui, int y, int w)
     x = 9;
     if (!h->eevdf) {
         put(y, x, w - x, term_attr(TR_DIM), "- (round robin: EEVDF switches do not apply)");
+    } else if (!h->nfeatures) {
+        put(y, x, w - x, term_attr(TR_DIM), "- (the trace does not state them)");
     } else {
         for (int f = 0; f < h->nfeatures; f++) {
             bool on = h->features & (1u << f);
@@ -208,10 +213,12 @@ static int draw_cpus(const struct top_ui *ui, int y, int h, int w)
             break;
         }
         const char *curr = c->curr < 0 ? "?" : s->tasks[c->curr].is_idle ? "idle" : s->tasks[c->curr].name;
-        char v[32] = "-";
+        char v[32] = "-", nr[8] = "-"; /* "-": not known (a Linux trace has neither) */
         if (s->h.eevdf && c->has_v)
             snprintf(v, sizeof v, "%.3fms", (double)c->v / 1e6);
-        put(row, 0, w, NORMAL, "%3d %-10.10s %3d %12s ", c->cpu, curr, c->nr_runnable, v);
+        if (c->has_nr)
+            snprintf(nr, sizeof nr, "%d", c->nr_runnable);
+        put(row, 0, w, NORMAL, "%3d %-10.10s %3s %12s ", c->cpu, curr, nr, v);
         int bx = 32, bw = w - bx - 15;
         if (bw > 4) {
             put(row, bx, 1, NORMAL, "[");

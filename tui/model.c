@@ -76,6 +76,7 @@ struct top_model {
     size_t hcap;
 
     bool has_bounce; /* the database has table bounce (schema 8) */
+    bool has_engine; /* trace.engine (schema 9) */
     sqlite3_stmt *st[T_NR], *st_sink[T_NR], *st_max[T_NR], *st_probe[T_NR], *st_gap_ahead, *st_trace, *st_thread, *st_stats;
     char cols[T_NR][256]; /* what each table's reads select after rowid and time */
     int ncols[T_NR];
@@ -318,11 +319,14 @@ static void cpu_set_v(struct top_cpu *c, bool has_v, int64_t v, uint64_t ts)
     c->v_ts = ts;
 }
 
-static void cpu_set_nr(struct top_cpu *c, int nr, uint64_t ts)
+/* A count from a pick, join or tick: only where the engine counted it
+ * (counts), else it stays unknown rather than the 0 stored for it. */
+static void cpu_set_nr(struct top_cpu *c, bool counts, int nr, uint64_t ts)
 {
-    if (!c || ts < c->nr_ts)
+    if (!c || !counts || ts < c->nr_ts)
         return;
     c->nr_runnable = nr;
+    c->has_nr = true;
     c->nr_ts = ts;
 }
 
@@ -410,6 +414,7 @@ static void on_keyframe(struct top_model *m, const struct event *e, const struct
         c->kf_n++;
     if (ts >= c->nr_ts) {
         c->nr_runnable = c->kf_n;
+        c->has_nr = true;
         c->nr_ts = ts;
     }
     if (!t)
@@ -435,7 +440,7 @@ static void on_join(struct top_model *m, const struct event *e, uint64_t ts)
     struct top_cpu *c = cpu_of(m, e->cpu);
     struct top_task *t = task_of(m, e->join.utid);
     cpu_set_v(c, e->has_v, e->v, ts);
-    cpu_set_nr(c, e->join.nr_runnable, ts);
+    cpu_set_nr(c, m->s.h.counts || e->has_v, e->join.nr_runnable, ts);
     if (!t || !c)
         return;
     task_set_state(t, THREAD_RUNNABLE, ts, RANK_PLACE, c->cpu);
@@ -480,7 +485,7 @@ static void on_pick(struct top_model *m, const struct event *e, uint64_t ts)
     if (!c)
         return;
     cpu_set_v(c, e->has_v, e->v, ts);
-    cpu_set_nr(c, e->pick.nr_runnable, ts);
+    cpu_set_nr(c, m->s.h.counts || e->has_v, e->pick.nr_runnable, ts);
     struct top_task *next = task_of(m, e->pick.next);
     /* prev: the CPU's current task, when known (after a gap or at the
      * view's start it is not, and a keyframe settles it) */
@@ -507,7 +512,7 @@ static void on_tick(struct top_model *m, const struct event *e, uint64_t ts)
         return;
     (void)m;
     cpu_set_v(c, e->has_v, e->v, ts);
-    cpu_set_nr(c, e->tick.nr_runnable, ts);
+    cpu_set_nr(c, m->s.h.counts, e->tick.nr_runnable, ts);
     if (!e->has_v)
         return;
     /* Ticks come in time order (one table, read by ts): keep the newest. */
@@ -919,12 +924,16 @@ static int read_trace(struct top_model *m, char *err, size_t errlen)
             snprintf(h->feature[h->nfeatures++], sizeof h->feature[0], "%.*s", (int)n, fn);
             fn += n + (fn[n] == ',');
         }
+        const char *en = (const char *)sqlite3_column_text(s, 10), *ev = (const char *)sqlite3_column_text(s, 11);
+        snprintf(h->engine, sizeof h->engine, "%s", en ? en : "runq-kernel");
+        snprintf(h->engine_version, sizeof h->engine_version, "%s", ev ? ev : "");
+        h->counts = event_engine_counts(h->engine);
     }
     h->start_ts = (uint64_t)sqlite3_column_int64(s, 7);
     h->end_ts = (uint64_t)sqlite3_column_int64(s, 8);
     h->records = (uint64_t)sqlite3_column_int64(s, 9);
     if (h->has_control_column) {
-        const char *c = (const char *)sqlite3_column_text(s, 10);
+        const char *c = (const char *)sqlite3_column_text(s, 12);
         snprintf(h->control, sizeof h->control, "%s", c ? c : "");
     }
     sqlite3_reset(s);
@@ -1384,6 +1393,10 @@ static int check_schema(struct top_model *m, char *err, size_t errlen)
         return -1;
     m->has_bounce = db_step(m, s, "sqlite_master") == SQLITE_ROW;
     sqlite3_finalize(s);
+    if (prepare(m, "SELECT 1 FROM pragma_table_info('trace') WHERE name='engine'", &s, err, errlen) != 0)
+        return -1;
+    m->has_engine = db_step(m, s, "trace") == SQLITE_ROW;
+    sqlite3_finalize(s);
     return 0;
 }
 
@@ -1455,7 +1468,8 @@ static int prepare_statements(struct top_model *m, char *err, size_t errlen)
      * socket has nobody behind it (db/recorder_lock.h). */
     snprintf(sql, sizeof sql,
              "SELECT " RECORDER_STATUS_SQL ", " RECORDER_END_REASON_SQL ", ncpus, tick_hz, policy, features, "
-             "feature_names, start_ts, end_ts, records%s FROM main.trace WHERE trace_id=?",
+             "feature_names, start_ts, end_ts, records, %s%s FROM main.trace WHERE trace_id=?",
+             m->has_engine ? "coalesce(engine, 'runq-kernel'), coalesce(engine_version, '')" : "'runq-kernel', ''",
              m->s.h.has_control_column
                  ? ", " RECORDER_CONTROL_SQL
                  : "");

@@ -46,7 +46,9 @@
  *                               until it ran), a histogram of its own
  *   knobs                       sched_set rows of what 'knob', the newest
  *   V, runnable count           the newest of pick, place, leave, tick,
- *                               keyframe on that CPU
+ *                               keyframe on that CPU; on a Linux trace
+ *                               (its engine counts nothing) the count
+ *                               only from a keyframe, else unknown
  *   nice, slice, features       thread rows, then sched_set as it happens
  * Rates (%CPU, switches/s, events/s, utilisation) are taken over the last
  * TOP_RATE_WINDOW_NS of trace time.
@@ -138,6 +140,7 @@ struct top_cpu {
     int curr;           /* index into tasks, -1 unknown */
     uint64_t curr_since;
     int nr_runnable;    /* current included */
+    bool has_nr;        /* nr_runnable is known: not from a trace whose engine counts nothing (Linux's) */
     bool has_v;
     int64_t v;
     double util;        /* 0..1 over the rate window */
@@ -169,6 +172,9 @@ struct top_header {
     int64_t trace_id;
     char policy[16];
     bool eevdf;
+    char engine[16];         /* trace.engine: runq-kernel, linux (runq-kernel before schema 9) */
+    char engine_version[64]; /* Linux's release; "" none */
+    bool counts;             /* the engine counts decisions (db/events.h, event_engine_counts) */
     uint32_t features;
     int nfeatures;
     char feature[32][32]; /* names in bit order */

@@ -97,7 +97,12 @@ static int open_view(struct step_view *v, const char *path, int64_t id)
     }
     replay_state_init(&v->rp, &v->st);
     v->cur = -1;
-    snprintf(v->label, sizeof v->label, "trace %lld (%s)", (long long)v->rp.tr.trace_id, v->rp.tr.policy);
+    const struct events *tr = &v->rp.tr;
+    if (strcmp(tr->engine, "runq-kernel") != 0) /* not runq's own kernel: say whose */
+        snprintf(v->label, sizeof v->label, "trace %lld (%s%s%s, %s)", (long long)tr->trace_id, tr->engine,
+                 tr->engine_version[0] ? " " : "", tr->engine_version, tr->policy);
+    else
+        snprintf(v->label, sizeof v->label, "trace %lld (%s)", (long long)tr->trace_id, tr->policy);
     return 0;
 }
 
@@ -472,6 +477,72 @@ static const char *slice_str(int64_t ns)
     return ns ? us(ns) : "default";
 }
 
+/* A task's place on the number line is known: its vruntime and deadline. */
+static bool drawable(const struct rp_ent *x)
+{
+    return x->has_vruntime && x->has_deadline;
+}
+
+static bool is_linux(const struct replay *rp)
+{
+    return !strcmp(rp->tr.engine, "linux");
+}
+
+/* Why a trace lacks EEVDF numbers, for the lines that say it does. */
+static const char *missing_why(const struct replay *rp)
+{
+    return is_linux(rp) ? "a Linux trace recorded from tracefs, whose tracepoints carry no V, vruntime, deadline or "
+                          "lag; the Linux engine's BPF recorder records them"
+                        : "the trace does not hold them";
+}
+
+/* trace/format.h's words for each reason a decision was asked for. */
+#define WHY_WHAT(id, name, what) what,
+static const char *const why_what[] = { TRACE_PICK_WHYS(WHY_WHAT) };
+#undef WHY_WHAT
+
+/*
+ * A pick whose V or winner's numbers the trace does not hold: what it
+ * does hold, and that the rest is not known. On a Linux trace the why is
+ * sched_switch's prev_state as the Linux engine reads it (linux/lxrec.c):
+ * still runnable is `preempt` (a preemption, or a yield: the tracepoint
+ * does not tell the two apart), not runnable `block`, dead `exit`, and
+ * from the idle task `idle`.
+ */
+static void explain_unknown_pick(const struct replay *rp, int i, const struct rp_ent *q, int n, struct step_text *t)
+{
+    const struct event *e = &rp->tr.ev[i];
+    const char *next = replay_name(rp, e->pick.next), *prev = replay_name(rp, e->pick.prev);
+    unsigned why = e->pick.why;
+    if (e->pick.prev == e->pick.next)
+        step_text_add(t, "  %s keeps the CPU", next);
+    else if (is_linux(rp) && why == TRACE_WHY_PREEMPT)
+        step_text_add(t, "  Linux switched from %s while it was still runnable: it was preempted, or it yielded "
+                         "(sched_switch does not tell the two apart)",
+                      prev);
+    else if (is_linux(rp) && why == TRACE_WHY_BLOCK)
+        step_text_add(t, "  Linux switched from %s because it blocked or went to sleep", prev);
+    else if (is_linux(rp) && why == TRACE_WHY_EXIT)
+        step_text_add(t, "  Linux switched from %s because it exited", prev);
+    else if (is_linux(rp) && why == TRACE_WHY_IDLE)
+        step_text_add(t, "  the CPU was idle: %s is the task that came to run", next);
+    else if (why < TRACE_WHY_NR)
+        step_text_add(t, "  the decision was asked for because: %s", why_what[why]);
+    step_text_add(t, "  why %s and not another is not known: the EEVDF state at this pick (V, each task's vruntime, "
+                     "deadline and lag) was not recorded",
+                  next);
+    step_text_add(t, "  (%s)", missing_why(rp));
+    bool header = false;
+    for (int k = 0; k < n; k++) {
+        if (q[k].utid == e->pick.next)
+            continue;
+        if (!header)
+            step_text_add(t, "  also on the queue:");
+        header = true;
+        step_text_add(t, "    %-16s %s", replay_name(rp, q[k].utid), q[k].delayed ? "delayed" : "queued");
+    }
+}
+
 void step_explain_pick(const struct step_view *v, int i, struct step_text *t)
 {
     const struct replay *rp = &v->rp;
@@ -491,6 +562,7 @@ void step_explain_pick(const struct step_view *v, int i, struct step_text *t)
         return;
     }
     struct rp_cpu *c = &st.cpu[e->cpu];
+    bool has_V = e->has_v || c->has_v;
     int64_t V = e->has_v ? e->v : c->v;
     const char *next = replay_name(rp, next_utid);
     const char *prev = replay_name(rp, prev_utid);
@@ -526,6 +598,7 @@ void step_explain_pick(const struct step_view *v, int i, struct step_text *t)
             if (e->has_v && e->has_eevdf) {
                 win->vruntime = e->pick.vruntime;
                 win->deadline = e->pick.deadline;
+                win->has_vruntime = win->has_deadline = true;
             }
         }
 
@@ -559,11 +632,23 @@ void step_explain_pick(const struct step_view *v, int i, struct step_text *t)
         return;
     }
 
+    /* Without V or the winner's numbers nothing can be worked out: say
+     * what the trace has, and that. */
+    if (!has_V || (win && !drawable(win))) {
+        explain_unknown_pick(rp, i, q, n, t);
+        replay_state_free(&st);
+        return;
+    }
+
     /* EEVDF: the eligible entity with the earliest deadline */
     struct rp_ent *best = NULL;
-    int nelig = 0;
+    int nelig = 0, nunknown = 0;
     for (int k = 0; k < n; k++) {
         struct rp_ent *x = &q[k];
+        if (!drawable(x)) { /* neither eligible nor not: it is left out of the verdict */
+            nunknown++;
+            continue;
+        }
         if (x->delayed || vt_before(V, x->vruntime))
             continue;
         nelig++;
@@ -572,7 +657,12 @@ void step_explain_pick(const struct step_view *v, int i, struct step_text *t)
         if (!best || vt_before(x->deadline, best->deadline) || (x->deadline == best->deadline && x->seq < best->seq))
             best = x;
     }
-    step_text_add(t, "  V = %s (virtual us); %d of the %d on the queue eligible", us(V), nelig, n);
+    if (nunknown)
+        step_text_add(t, "  V = %s (virtual us); %d of the %d on the queue eligible, %d not known (their numbers are "
+                         "not in the trace)",
+                      us(V), nelig, n, nunknown);
+    else
+        step_text_add(t, "  V = %s (virtual us); %d of the %d on the queue eligible", us(V), nelig, n);
     bool kept = next_utid == prev_utid;
     if (!win) {
         step_text_add(t, "  (%s was not on the rebuilt queue: the trace has a gap before this pick)", next);
@@ -600,7 +690,10 @@ void step_explain_pick(const struct step_view *v, int i, struct step_text *t)
             continue;
         const char *nm = replay_name(rp, x->utid);
         int64_t lag = vt_sub(V, x->vruntime);
-        if (x->delayed)
+        if (!drawable(x))
+            step_text_add(t, "    %-16s %s; its vruntime or deadline is not in the trace: not compared", nm,
+                          x->delayed ? "delayed" : "queued");
+        else if (x->delayed)
             step_text_add(t, "    %-16s delayed: it blocked while ineligible and stays queued until its debt is "
                              "paid (DELAY_DEQUEUE); never picked (lag now %s)",
                           nm, sus(lag));
@@ -795,17 +888,27 @@ void step_explain_join(const struct step_view *v, int i, struct step_text *t)
         if (q[k].current)
             cur = &q[k];
     }
-    if (!w || !cur || !c->has_v || w == cur || idle_utid(rp, cur->utid)) {
+    if (!w || !cur || w == cur || idle_utid(rp, cur->utid)) {
+        replay_state_free(&st);
+        return;
+    }
+    const char *wn = replay_name(rp, w->utid), *cn = replay_name(rp, cur->utid);
+    if (!c->has_v || !drawable(w) || !drawable(cur)) {
+        step_text_add(t, "why %s waits (woken, #%d on cpu%d; no decision followed):", wn, i, e->cpu);
+        step_text_add(t, "  %s keeps the CPU, and why is not known: neither the wakeup check nor the EEVDF state "
+                         "(V, lag, deadline) was recorded",
+                      cn);
+        step_text_add(t, "  (%s)", missing_why(rp));
         replay_state_free(&st);
         return;
     }
     int64_t V = c->v;
-    const char *wn = replay_name(rp, w->utid), *cn = replay_name(rp, cur->utid);
     bool w_elig = !vt_before(V, w->vruntime), c_elig = !vt_before(V, cur->vruntime);
     const struct rp_ent *best = NULL;
     for (int k = 0; k < n; k++) {
         const struct rp_ent *x = &q[k];
-        if (!x->delayed && !vt_before(V, x->vruntime) && (!best || vt_before(x->deadline, best->deadline)))
+        if (drawable(x) && !x->delayed && !vt_before(V, x->vruntime) &&
+            (!best || vt_before(x->deadline, best->deadline)))
             best = x;
     }
     step_text_add(t, "why %s waits (woken, #%d on cpu%d; no decision followed):", wn, i, e->cpu);
@@ -846,6 +949,18 @@ static void numberline(const struct replay *rp, const struct rp_cpu *c, const st
         cols = NUMBERLINE_COLS_MAX;
     if (cols < 16 || n == 0)
         return;
+    /* Nothing is drawn where it is not known: a point at 0 for a number
+     * the trace lacks would be a position made up. */
+    int known = 0;
+    for (int k = 0; k < n; k++)
+        known += drawable(&q[k]);
+    if (!c->has_v || !known) {
+        step_text_add(t, "    (no number line: %s not in the trace here)",
+                      !c->has_v && !known ? "V, the vruntimes and the deadlines are"
+                      : !c->has_v       ? "V is"
+                                        : "the vruntimes and deadlines are");
+        return;
+    }
     /* Positions are distances from V (modulo 2^64, db/vtime.h), in 128
      * bits: two of them may be almost 2^64 apart. */
     /* lo and hi bound every point drawn (V, each vruntime and each
@@ -854,6 +969,8 @@ static void numberline(const struct replay *rp, const struct rp_cpu *c, const st
      * out of bounds, or one truncated to a negative int). */
     __int128 lo = 0, hi = 0;
     for (int k = 0; k < n; k++) {
+        if (!drawable(&q[k]))
+            continue;
         int64_t p[2] = { vt_sub(q[k].vruntime, c->v), vt_sub(q[k].deadline, c->v) };
         for (int j = 0; j < 2; j++) {
             if (p[j] < lo)
@@ -868,6 +985,10 @@ static void numberline(const struct replay *rp, const struct rp_cpu *c, const st
 #define COL(x) ((int)(((__int128)vt_sub((x), c->v) - lo) * (cols - 1) / span))
     char row[NUMBERLINE_COLS_MAX + 1];
     for (int k = 0; k < n; k++) {
+        if (!drawable(&q[k])) {
+            step_text_add(t, "  %c %-16s ? (not in the trace)", q[k].current ? '*' : ' ', replay_name(rp, q[k].utid));
+            continue;
+        }
         int a = COL(q[k].vruntime), b = COL(q[k].deadline);
         memset(row, ' ', (size_t)cols);
         row[cols] = 0;
@@ -892,6 +1013,13 @@ static void numberline(const struct replay *rp, const struct rp_cpu *c, const st
 #undef COL
 }
 
+/* What the table shows for a number the trace may not hold: "?" when it
+ * does not. */
+static const char *us_or_unknown(bool known, int64_t ns)
+{
+    return known ? us(ns) : "?";
+}
+
 static void render_cpu(const struct step *s, const struct step_view *v, int cpu, bool detail, int width,
                        struct step_text *t)
 {
@@ -911,15 +1039,22 @@ static void render_cpu(const struct step *s, const struct step_view *v, int cpu,
         return;
     }
     if (rp->tr.eevdf) {
-        step_text_add(t, "    %-16s %-8s %12s %13s %11s %4s %6s", "task (by deadline)", "state", "vruntime", "deadline",
-                      "lag", "elig", "weight");
+        int dls = 0;
+        for (int k = 0; k < n; k++)
+            dls += q[k].has_deadline;
+        /* replay_queue_sorted: by deadline, the unknown ones last as queued */
+        step_text_add(t, "    %-16s %-8s %12s %13s %11s %4s %6s",
+                      dls == n ? "task (by deadline)" : dls ? "task (by deadline, ? last)" : "task (as queued)",
+                      "state", "vruntime", "deadline", "lag", "elig", "weight");
         for (int k = 0; k < n; k++) {
             const struct rp_ent *x = &q[k];
-            int64_t lag = vt_sub(c->v, x->vruntime);
+            bool has_lag = c->has_v && x->has_vruntime;
+            int64_t lag = has_lag ? vt_sub(c->v, x->vruntime) : 0;
             step_text_add(t, "  %c %-16s %-8s %12s %1s%11s %11s %4s %6lld", x->current ? '*' : ' ',
                           replay_name(rp, x->utid), x->current ? "run" : x->delayed ? "delayed" : "queued",
-                          us(x->vruntime), x->dl_estimated ? "~" : "", us(x->deadline), sus(lag), x->delayed ? "-" : lag >= 0 ? "yes" : "no",
-                          (long long)x->weight);
+                          us_or_unknown(x->has_vruntime, x->vruntime), x->has_deadline && x->dl_estimated ? "~" : "",
+                          us_or_unknown(x->has_deadline, x->deadline), has_lag ? sus(lag) : "?",
+                          x->delayed ? "-" : !has_lag ? "?" : lag >= 0 ? "yes" : "no", (long long)x->weight);
         }
         if (detail)
             numberline(rp, c, q, n, width, t);
@@ -947,6 +1082,8 @@ void step_render(const struct step *s, int k, int width, struct step_text *t)
     if (rp->tr.bad_cpu)
         step_text_add(t, "  (left out: %d event(s) naming a CPU beyond %u, which no trace has)", rp->tr.bad_cpu,
                       TRACE_MAX_CPUS - 1);
+    if (rp->tr.eevdf && !rp->has_numbers && rp->tr.nev)
+        step_text_add(t, "  (this trace holds no EEVDF state: V, vruntime, deadline, lag and eligibility show as ?)");
     char line[512];
     for (int i = v->cur - 2; i <= v->cur + 2; i++) {
         if (i < 0 || i >= rp->tr.nev)

@@ -12,6 +12,13 @@
  * robin the first runnable task in the list. Every other task on the queue
  * is listed with the reason it was passed over.
  *
+ * What the trace does not hold is shown as "?" and explains nothing: a
+ * Linux trace recorded from tracefs has no V, vruntime, deadline or lag,
+ * so its queues show "?" in those columns and eligibility, draw no number
+ * line, and a pick is explained by what the trace has (who ran, why Linux
+ * switched, as far as sched_switch says) and the line that the EEVDF
+ * state was not recorded.
+ *
  * With two traces (--compare) the second view follows the first by guest
  * time: it sits on its last event at or before the first's.
  */
@@ -28,7 +35,7 @@ struct step_view {
     struct replay rp;
     struct rp_state st;
     int cur;            /* the event shown, -1 before the first */
-    char label[64];     /* "trace 2 (rr)" */
+    char label[128];    /* "trace 2 (rr)"; another engine's named: "trace 1 (linux 6.18.44, eevdf)" */
 };
 
 #define STEP_MARKS 26
