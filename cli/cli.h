@@ -30,7 +30,7 @@
     X(sim,  "run a policy on the host on a workload file and print the schedule") \
     X(record, "store a trace stream from QEMU's socket or a file in an SQLite database") \
     X(sql,    "run read-only SQL on a trace database") \
-    X(report, "canned reports on a trace: latency, share, decisions, loss") \
+    X(report, "canned reports on a trace: latency, share, decisions, loss; fidelity: Linux's picks replayed") \
     X(top,    "live top-like view of a trace: lag, deadline, V, wake latency; replays finished ones") \
     X(step,   "step through a recorded trace decision by decision, with why each task won") \
     X(lab,    "scheduler labs: predict, run deterministically, compare, step through; check answers") \

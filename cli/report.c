@@ -22,6 +22,7 @@
 #include "cli/compare.h"
 #include "cli/experiment.h"
 #include "db/events.h"
+#include "cli/fidelity.h"
 #include "db/recorder_lock.h"
 #include "db/query.h"
 #include "db/visible.h"
@@ -275,13 +276,17 @@ static void report_help(void)
     printf("usage: runq report NAME [--db FILE] [--trace ID] [--csv | --json]\n"
            "       runq report latency [--threshold D] [--class fair|rt|all] ...\n"
            "       runq report experiment [ID] [--db FILE] [--csv | --json]\n"
-           "       runq report compare A B [--interval D] [--metric M] [--task NAME] ... (its --help)\n\n"
+           "       runq report compare A B [--interval D] [--metric M] [--task NAME] ... (its --help)\n"
+           "       runq report fidelity [--db FILE] [--trace ID]\n\n"
            "Canned reports on one trace (default: the newest in the database).\n\n"
            "reports:\n");
     for (size_t i = 0; i < NREPORTS; i++)
         printf("  %-10s %s\n", reports[i].name, reports[i].what);
     printf("  %-10s %s\n", "experiment", "an experiment's table again (default: the newest): runq experiment");
     printf("  %-10s %s\n", "compare", "two runs that differ in one setting, interval by interval, with a sign test");
+    printf("  %-10s %s\n", "fidelity", "a Linux trace's picks replayed through runq's own EEVDF pick from the queue "
+                                        "recorded at each: the disagreements by class, with their first times, "
+                                        "then 'agree: K of M picks (P%)'; docs/eevdf.md");
     printf("\nflags:\n"
            "  --db FILE    database (default %s)\n"
            "  --trace ID   the trace to report on (default: the newest)\n"
@@ -351,18 +356,25 @@ int cmd_report(int argc, char **argv)
         }
         trace = id;
     } else if (npos != 1) {
-        fprintf(stderr, "runq report: name a report (latency, releases, share, decisions, loss); "
+        fprintf(stderr, "runq report: name a report (latency, releases, share, decisions, loss, fidelity); "
                         "see 'runq report --help'\n");
         return 2;
     }
     if (strcmp(pos[0], "experiment") == 0)
         return report_experiment(db_path, trace, fmt); /* the id, positional or --trace */
+    if (strcmp(pos[0], "fidelity") == 0) {
+        if (fmt != DBQ_TABLE || show_sql || threshold || cls) {
+            fprintf(stderr, "runq report: fidelity takes --db and --trace only (a replay in C, not one SQL query)\n");
+            return 2;
+        }
+        return report_fidelity(db_path, trace);
+    }
     const struct report *r = NULL;
     for (size_t i = 0; i < NREPORTS; i++)
         if (strcmp(reports[i].name, pos[0]) == 0)
             r = &reports[i];
     if (!r) {
-        fprintf(stderr, "runq report: no report '%s': want latency, releases, share, decisions or loss\n", pos[0]);
+        fprintf(stderr, "runq report: no report '%s': want latency, releases, share, decisions, loss or fidelity\n", pos[0]);
         return 2;
     }
     bool is_latency = !strcmp(r->name, "latency"), is_releases = !strcmp(r->name, "releases"),

@@ -168,6 +168,8 @@ void event_schema_read(sqlite3 *db, struct event_schema *out)
 {
     out->leave_deadline = has_column(db, "eevdf_leave", "deadline");
     out->join_check = has_column(db, "eevdf_place", "wake_check");
+    out->trace_engine = has_column(db, "trace", "engine");
+    out->snapshot_protected = has_column(db, "queue_snapshot", "protected");
 }
 
 /* Value i of a row of n: NULL (absent) counts as not there. */

@@ -216,6 +216,8 @@ const char *event_table(enum event_kind k);
 struct event_schema {
     bool leave_deadline; /* eevdf_leave.deadline (schema version 3, trace format 2) */
     bool join_check;     /* EVENT_JOIN_CHECK_COLUMNS (schema version 6, trace format 3) */
+    bool trace_engine;   /* trace.engine (schema version 9) */
+    bool snapshot_protected; /* queue_snapshot.protected (schema version 10) */
 };
 void event_schema_read(sqlite3 *db, struct event_schema *out);
 

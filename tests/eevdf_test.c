@@ -587,6 +587,76 @@ static void test_weighted_lag_sums_to_zero(void)
     }
 }
 
+/* ---- a queue rebuilt from its recorded state (eevdf_restore) -------- */
+
+static struct sched_entity copies[64];
+struct restore_walk {
+    struct sched_entity *queued[64], *delayed_curr;
+    unsigned n;
+};
+
+/* What a recorder keeps of se: its numbers, nothing of the tree. */
+static struct sched_entity *recorded(const struct sched_entity *se)
+{
+    struct sched_entity *c = &copies[se->id];
+
+    memset(c, 0, sizeof *c);
+    c->id = se->id;
+    c->nice = se->nice;
+    c->ee.vruntime = se->ee.vruntime;
+    c->ee.deadline = se->ee.deadline;
+    c->ee.slice = se->ee.slice;
+    c->ee.weight = se->ee.weight;
+    c->ee.vprot = se->ee.vprot;
+    c->ee.delayed = se->ee.delayed;
+    return c;
+}
+
+static void record_queued(struct sched_entity *se, void *arg)
+{
+    struct restore_walk *w = arg;
+
+    if (&se->ee == q.ee.delayed_curr)
+        w->delayed_curr = se;
+    else
+        w->queued[w->n++] = recorded(se);
+}
+
+/* At random moments of a busy queue (wakeups, blocks that delay, ticks,
+ * renices), the queue as a recorder sees it, rebuilt in q2, picks what the
+ * queue itself picks: the replay of `runq report fidelity` is faithful. */
+static void test_restored_queue_picks_as_the_original(void)
+{
+    int n = 24, checked = 0;
+
+    setup(2, 4 * MS);
+    for (int i = 0; i < n; i++)
+        spawn(&q, i, (int)(next_rand() % 11) - 5, (next_rand() % 3) * MS / 2);
+    for (int step = 0; step < 4000; step++) {
+        struct sched_entity *se = &ent[next_rand() % n], *curr;
+        struct restore_walk w = {{0}, NULL, 0};
+        struct sched_params p = {2, 4 * MS};
+        struct sched_decision d;
+
+        if (q.curr && next_rand() % 4 == 0)
+            P->leave(&q, q.curr, SCHED_LEAVE_BLOCK); /* delayed, if it owes service */
+        else if (se != q.curr && !se->on_queue)
+            P->join(&q, se, SCHED_JOIN_WAKE);
+        eevdf_for_each_queued(&q, record_queued, &w);
+        curr = q.curr ? recorded(q.curr) : w.delayed_curr ? recorded(w.delayed_curr) : NULL;
+        sched_queue_init(P, &q2, &p);
+        eevdf_restore(&q2, curr, w.queued, w.n);
+        eevdf_check(&q2);
+        struct sched_entity *replayed = P->pick(&q2), *next = sched_decide(P, &q, NULL, SCHED_LEAVE_BLOCK, &d);
+        CHECK((replayed ? replayed->id : -1) == (next ? next->id : -1), "step %d: replayed %d, picked %d", step,
+              replayed ? replayed->id : -1, next ? next->id : -1);
+        checked += next != NULL;
+        if (q.curr)
+            P->charge(&q, next_rand() % (2 * MS));
+    }
+    CHECK(checked > 3000, "only %d picks compared", checked);
+}
+
 /* ---- yield, protection, wakeups, timer ------------------------------ */
 
 static void test_yield_bounded(void)
@@ -973,6 +1043,7 @@ static const struct harness_test tests[] = {
     T(migrate_keeps_lag),
     T(renice_keeps_owed_service),
     T(weighted_lag_sums_to_zero),
+    T(restored_queue_picks_as_the_original),
     T(yield_bounded),
     T(yield_forfeits_the_request_as_linux_6_18),
     T(protected_current_not_preempted_by_wakeup),

@@ -468,6 +468,61 @@ struct sched_entity *eevdf_pick_reference(const struct sched_queue *q)
 }
 
 /* ---------------------------------------------------------------- */
+/* A queue from recorded state                                      */
+
+/* e joins eq's sums with its weight as given: a recorded weight need not
+ * be one of the table's (Linux's scale_load_down() keeps at least 2). */
+static void restore_entity(struct eevdf_queue *eq, struct sched_entity *se)
+{
+    struct eevdf_entity *e = &se->ee;
+
+    BUG_ON(se->on_queue || e->weight < 2);
+    if (se->nice >= SCHED_NICE_MIN && se->nice <= SCHED_NICE_MAX && sched_nice_to_weight(se->nice) == e->weight)
+        e->wmult = sched_nice_to_wmult(se->nice);
+    else
+        e->wmult = (uint32_t)(0xffffffffull / e->weight); /* Linux's WMULT_CONST / w */
+    se->on_queue = true;
+    e->queue = eq;
+    sum_add(eq, e);
+}
+
+void eevdf_restore(struct sched_queue *q, struct sched_entity *curr, struct sched_entity *const *queued, unsigned n)
+{
+    struct eevdf_queue *eq = &q->ee;
+    bool any = false;
+
+    BUG_ON(q->curr || eq->root || eq->load);
+    /* The base first, the smallest vruntime, so every key is small. */
+    for (unsigned i = 0; i <= n; i++) {
+        const struct sched_entity *se = i < n ? queued[i] : curr;
+
+        if (se && (!any || eevdf_vt_before(se->ee.vruntime, eq->v0)))
+            eq->v0 = se->ee.vruntime;
+        any |= se != NULL;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        BUG_ON(queued[i] == curr);
+        restore_entity(eq, queued[i]);
+        tree_add(eq, &queued[i]->ee);
+        if (queued[i]->ee.delayed)
+            eq->nr_delayed++;
+        else
+            q->nr_queued++;
+    }
+    if (curr && curr->ee.delayed) {
+        /* Blocked while current: in the tree, as leave() puts it. */
+        restore_entity(eq, curr);
+        tree_add(eq, &curr->ee);
+        eq->nr_delayed++;
+        eq->delayed_curr = &curr->ee;
+    } else if (curr) {
+        restore_entity(eq, curr);
+        q->curr = curr;
+    }
+    update_base(q);
+}
+
+/* ---------------------------------------------------------------- */
 /* Joining and leaving                                              */
 
 static void attach(struct sched_queue *q, struct sched_entity *se)

@@ -119,6 +119,24 @@ unsigned eevdf_nr_eligible(const struct sched_queue *q); /* current and queued, 
 struct sched_entity *eevdf_pick_fast(struct sched_queue *q);
 struct sched_entity *eevdf_pick_reference(const struct sched_queue *q);
 
+/*
+ * A queue rebuilt from recorded state, so that another scheduler's
+ * decision can be replayed through this policy's own pick (`runq report
+ * fidelity` replays Linux's): eevdf_policy.pick(q) afterwards is the
+ * decision eevdf would make on that queue.
+ *
+ * q: freshly initialised (eevdf_policy.init), empty. curr: the entity that
+ * was running when the decision began, or NULL; if its ee.delayed is set
+ * it blocked and its dequeue was delayed (it goes in the tree, remembered
+ * as eevdf_leave() leaves it: a pick may still return it first). queued:
+ * the n entities in the tree, delayed ones included; on equal deadlines
+ * the earlier in queued runs first. Every entity is off every queue, with
+ * nice, ee.vruntime, ee.deadline, ee.slice, ee.weight (>= 2), ee.vprot
+ * (current: protected while its vruntime is short of it) and ee.delayed
+ * set; the rest is derived. No clock, no CPU: only the queue.
+ */
+void eevdf_restore(struct sched_queue *q, struct sched_entity *curr, struct sched_entity *const *queued, unsigned n);
+
 /* Walk the whole queue and BUG_ON any broken invariant: tree order and
  * balance, cached minima, sums, counts, back pointers. O(n), for tests. */
 void eevdf_check(const struct sched_queue *q);

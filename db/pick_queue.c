@@ -1,0 +1,197 @@
+/*
+ * Picks and the queues stored at their moments (contract in pick_queue.h).
+ *
+ * Two reads side by side, both in (ts, cpu) order: the picks, and the
+ * snapshot rows; the rows of one (ts, cpu) are gathered once and handed
+ * with every pick of that moment.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/events.h"
+#include "db/pick_queue.h"
+
+static int fail(sqlite3 *db, const char *what, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "%s: %s", what, sqlite3_errmsg(db));
+    return -1;
+}
+
+/* Column i of the row s as an int64, or dflt when NULL. */
+static int64_t col_or(sqlite3_stmt *s, int i, int64_t dflt)
+{
+    return sqlite3_column_type(s, i) == SQLITE_NULL ? dflt : sqlite3_column_int64(s, i);
+}
+
+/* A count the database may hold out of int's range, clamped into it. */
+static int col_int(sqlite3_stmt *s, int i, int dflt)
+{
+    int64_t v = col_or(s, i, dflt);
+    return v < -1 ? -1 : v > 1000000000 ? 1000000000 : (int)v;
+}
+
+int pickq_trace_read(sqlite3 *db, int64_t trace_id, struct pickq_trace *t, char *err, size_t errlen)
+{
+    struct event_schema sch;
+    char sql[512];
+    sqlite3_stmt *s;
+
+    memset(t, 0, sizeof *t);
+    event_schema_read(db, &sch);
+    snprintf(sql, sizeof sql,
+             "SELECT %s, %s, ncpus, tick_hz, start_ts,"
+             " (SELECT MAX(value) FROM main.stats WHERE trace_id = ?1 AND name = 'linux_picks_internals'),"
+             " (SELECT COUNT(*) FROM main.eevdf_pick WHERE trace_id = ?1 AND v IS NOT NULL),"
+             " (SELECT COUNT(*) FROM main.queue_snapshot WHERE trace_id = ?1)"
+             " FROM main.trace WHERE trace_id = ?1",
+             sch.trace_engine ? "COALESCE(engine, 'runq-kernel')" : "'runq-kernel'",
+             sch.trace_engine ? "engine_version" : "NULL");
+    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+        return fail(db, "reading the trace", err, errlen);
+    sqlite3_bind_int64(s, 1, trace_id);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        const char *e = (const char *)sqlite3_column_text(s, 0);
+        const char *v = (const char *)sqlite3_column_text(s, 1);
+        snprintf(t->engine, sizeof t->engine, "%s", e ? e : "?");
+        snprintf(t->version, sizeof t->version, "%s", v ? v : "");
+        t->ncpus = col_int(s, 2, 0);
+        t->tick_hz = col_int(s, 3, 0);
+        t->start_ts = col_or(s, 4, 0);
+        t->picks_internals = col_or(s, 5, -1);
+        t->picks_with_v = col_or(s, 6, 0);
+        t->snapshots = col_or(s, 7, 0);
+    }
+    sqlite3_finalize(s);
+    if (rc == SQLITE_DONE) {
+        snprintf(err, errlen, "no trace %lld in this database", (long long)trace_id);
+        return -1;
+    }
+    return rc == SQLITE_ROW ? 0 : fail(db, "reading the trace", err, errlen);
+}
+
+/* The snapshot rows of one moment, and the read that fills them. */
+struct moment {
+    sqlite3_stmt *s;
+    int rc;                   /* the last sqlite3_step of s */
+    int64_t ts;
+    int cpu;
+    struct pickq_ent *ent;
+    int n, cap;
+};
+
+static void take_row(struct moment *m)
+{
+    sqlite3_stmt *s = m->s;
+    if (m->n == m->cap) {
+        m->cap = m->cap ? 2 * m->cap : 64;
+        m->ent = realloc(m->ent, (size_t)m->cap * sizeof *m->ent);
+        if (!m->ent) {
+            fprintf(stderr, "runq: out of memory\n");
+            exit(1);
+        }
+    }
+    struct pickq_ent *e = &m->ent[m->n++];
+    e->utid = col_int(s, 2, 0);
+    e->current = col_or(s, 3, 0) != 0;
+    e->eligible = col_or(s, 4, 0) != 0;
+    e->delayed = col_or(s, 5, 0) != 0;
+    e->nice = col_int(s, 6, 0);
+    e->known = true;
+    for (int i = 7; i <= 10; i++)
+        e->known &= sqlite3_column_type(s, i) != SQLITE_NULL;
+    e->weight = col_or(s, 7, 0);
+    e->vruntime = col_or(s, 8, 0);
+    e->deadline = col_or(s, 9, 0);
+    e->slice_ns = col_or(s, 10, 0);
+    e->prot = sqlite3_column_type(s, 11) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 11) != 0;
+    e->tid = col_int(s, 12, -1);
+    e->is_idle = col_or(s, 13, 0) != 0;
+}
+
+/* Moves the snapshot read to the moment (ts, cpu): the rows stored there
+ * gathered in m, none when there are none. Rows of moments before it
+ * (snapshots with no pick) are passed over. */
+static void seek(struct moment *m, int64_t ts, int cpu)
+{
+    if (m->n && m->ts == ts && m->cpu == cpu)
+        return;
+    m->n = 0;
+    m->ts = ts;
+    m->cpu = cpu;
+    for (; m->rc == SQLITE_ROW; m->rc = sqlite3_step(m->s)) {
+        int64_t rts = sqlite3_column_int64(m->s, 0);
+        int rcpu = col_int(m->s, 1, -1);
+        if (rts > ts || (rts == ts && rcpu > cpu))
+            break;
+        if (rts == ts && rcpu == cpu)
+            take_row(m);
+    }
+}
+
+int pickq_each(sqlite3 *db, int64_t trace_id, void (*fn)(const struct pickq_pick *p, void *arg), void *arg,
+               char *err, size_t errlen)
+{
+    struct event_schema sch;
+    char sql[1024];
+    sqlite3_stmt *ps = NULL;
+    struct moment m = {0};
+    int rc = -1;
+
+    event_schema_read(db, &sch);
+    if (sqlite3_prepare_v2(db,
+                           "SELECT p.ts, p.cpu, p.prev_utid, p.next_utid, p.v, p.nr_runnable,"
+                           " tp.tid, tp.is_idle, tn.tid, tn.is_idle"
+                           " FROM main.eevdf_pick p LEFT JOIN main.thread tp ON tp.utid = p.prev_utid"
+                           " LEFT JOIN main.thread tn ON tn.utid = p.next_utid"
+                           " WHERE p.trace_id = ?1 ORDER BY p.ts, p.cpu, p.id",
+                           -1, &ps, NULL) != SQLITE_OK) {
+        fail(db, "reading eevdf_pick", err, errlen);
+        goto out;
+    }
+    snprintf(sql, sizeof sql,
+             "SELECT q.ts, q.cpu, q.utid, q.is_current, q.eligible, q.delayed, q.nice, q.weight, q.vruntime,"
+             " q.deadline, q.slice_ns, %s, t.tid, t.is_idle"
+             " FROM main.queue_snapshot q LEFT JOIN main.thread t ON t.utid = q.utid"
+             " WHERE q.trace_id = ?1 ORDER BY q.ts, q.cpu, q.rowid",
+             sch.snapshot_protected ? "q.protected" : "NULL");
+    if (sqlite3_prepare_v2(db, sql, -1, &m.s, NULL) != SQLITE_OK) {
+        fail(db, "reading queue_snapshot", err, errlen);
+        goto out;
+    }
+    sqlite3_bind_int64(ps, 1, trace_id);
+    sqlite3_bind_int64(m.s, 1, trace_id);
+    m.rc = sqlite3_step(m.s);
+    int prc;
+    while ((prc = sqlite3_step(ps)) == SQLITE_ROW) {
+        struct pickq_pick p = {
+            .ts = sqlite3_column_int64(ps, 0),
+            .cpu = col_int(ps, 1, -1),
+            .prev = col_int(ps, 2, 0),
+            .next = col_int(ps, 3, 0),
+            .has_v = sqlite3_column_type(ps, 4) != SQLITE_NULL,
+            .v = col_or(ps, 4, 0),
+            .nr_runnable = col_int(ps, 5, -1),
+            .prev_tid = col_int(ps, 6, -1),
+            .prev_idle = col_or(ps, 7, 0) != 0,
+            .next_tid = col_int(ps, 8, -1),
+            .next_idle = col_or(ps, 9, 0) != 0,
+        };
+        seek(&m, p.ts, p.cpu);
+        p.ent = m.ent;
+        p.nent = m.n;
+        fn(&p, arg);
+    }
+    if (prc != SQLITE_DONE)
+        fail(db, "reading eevdf_pick", err, errlen);
+    else if (m.rc != SQLITE_DONE && m.rc != SQLITE_ROW)
+        fail(db, "reading queue_snapshot", err, errlen);
+    else
+        rc = 0;
+out:
+    sqlite3_finalize(ps);
+    sqlite3_finalize(m.s);
+    free(m.ent);
+    return rc;
+}
