@@ -80,7 +80,12 @@ static void on_join(struct derive *d, const struct trace_rec_join *r)
      * facts about current only with a current. */
     bool v3 = r->h.size >= sizeof *r;
     struct wtask *curr = v3 ? derive_task(d, r->curr, ts) : NULL;
+    /* A Linux JOIN (check unknown) knows the eligibilities and current's
+     * protection, as they were after Linux's own check, and nothing of
+     * how it answered. */
     unsigned known = !v3 ? 0 : !ee ? TRACE_JF_PENDING
+                     : r->check == TRACE_JC_UNKNOWN
+                         ? TRACE_JF_WAKEE_ELIGIBLE | (curr ? TRACE_JF_CURR_ELIGIBLE | TRACE_JF_CURR_PROTECTED : 0)
                      : curr ? 0xffu : 0xffu & ~(TRACE_JF_CURR_ELIGIBLE | TRACE_JF_CURR_PROTECTED);
     B_OPT(s, 13, curr, curr ? curr->utid : 0);
     B_TXT(s, 14, v3 ? trace_join_check_name(r->check) : NULL);

@@ -752,11 +752,27 @@ static void put_join(struct xlate *x, unsigned ring, uint64_t ts, struct xtask *
         k.lag_after = (int64_t)(k.V - k.vruntime);
         k.weight = (uint32_t)lxb_weight(&s->next);
         k.nr_runnable = (uint16_t)(s->q.nr_queued > UINT16_MAX ? UINT16_MAX : s->q.nr_queued);
+        /* Current as the wakeup sample saw it, after Linux's wakeup
+         * check (sched_wakeup fires after wakeup_preempt()): its vprot
+         * (the word it shares with vlag while it runs) already cut if
+         * PREEMPT_SHORT cut it. Linux's answer itself is not recorded. */
+        k.check = TRACE_JC_UNKNOWN;
+        k.curr = TRACE_TASK_NONE;
+        k.jflags = lxb_eligible(s, k.vruntime) ? TRACE_JF_WAKEE_ELIGIBLE : 0;
+        const struct lxb_ent *c = &s->curr;
+        if ((c->flags & LXB_E_VALID) && c->pid != tid) {
+            k.curr = ent_id(x, c, cpu);
+            k.curr_vruntime = c->vruntime;
+            k.curr_deadline = c->deadline;
+            k.curr_vprot = c->vlag;
+            k.jflags |= (uint8_t)((lxb_eligible(s, c->vruntime) ? TRACE_JF_CURR_ELIGIBLE : 0) |
+                                  (c->vruntime < c->vlag ? TRACE_JF_CURR_PROTECTED : 0));
+        }
         x->joins_ee++;
     } else {
         x->joins_bare++;
     }
-    put_ee(x, ring, &k.h, TRACE_REC_JOIN, TRACE_JOIN_V2_SIZE, ts, ee);
+    put_ee(x, ring, &k.h, TRACE_REC_JOIN, ee ? sizeof k : TRACE_JOIN_V2_SIZE, ts, ee);
 }
 
 static void put_mark(struct xlate *x, uint64_t ts, const char *name)

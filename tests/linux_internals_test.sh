@@ -82,6 +82,18 @@ if [ "$n" -gt 100 ] && [ "$k" = 0 ]; then
 else
     failed snapshot_lag_sums_to_zero "$k of $n snapshots have |sum weight*lag| >= sum weight"
 fi
+# Current's state at each wakeup, as Linux left it after its check: a
+# current that is protected has not reached its vprot; the answer itself
+# is unknown, never "none".
+got=$(sq "$T/l.db" "SELECT COUNT(*) || ' ' || COUNT(curr_vprot) || ' ' ||
+                    SUM(curr_protected = (curr_vruntime < curr_vprot)) || ' ' || SUM(wake_check = 'unknown')
+                    FROM eevdf_place WHERE v IS NOT NULL AND reason = 'wake'")
+set -- $got
+if [ "${1:-0}" -gt 100 ] && [ "$2" -ge $(($1 * 9 / 10)) ] && [ "$3" = "$2" ] && [ "$4" = "$1" ]; then
+    pass "wakeup_state_recorded ($2 of $1 wakeups with current's vruntime, deadline and vprot; check unknown)"
+else
+    failed wakeup_state_recorded "wakeups/with current/protected consistent/unknown: $got"
+fi
 # The queue the snapshot shows is the one the pick counted.
 bad=$(sq "$T/l.db" "SELECT COUNT(*) FROM eevdf_pick p WHERE v IS NOT NULL AND nr_runnable <
                     (SELECT COUNT(*) FROM queue_snapshot q WHERE q.ts = p.ts AND q.cpu = p.cpu)")

@@ -253,7 +253,8 @@ enum trace_join_reason {
 #define TRACE_JOIN_CHECKS(X)                                                  \
     X(NONE, "none", "not asked: not a wakeup, nothing current, or a decision was already due") \
     X(PREEMPT, "preempt", "the wakee preempts current")                     \
-    X(KEPT, "kept", "current keeps the CPU")
+    X(KEPT, "kept", "current keeps the CPU")                                   \
+    X(UNKNOWN, "unknown", "asked, answer not recorded (Linux: current's state is as after its check)")
 
 enum trace_join_check {
 #define TRACE_JOIN_CHECK_ENUM(id, name, what) TRACE_JC_##id,

@@ -763,6 +763,10 @@ static void explain_check(const struct replay *rp, int i, struct step_text *t)
     else if (e->join.check == TRACE_JC_KEPT)
         step_text_add(t, "why %s keeps the CPU as %s wakes (wakeup check, #%d on cpu%d):", cn ? cn : "-", wn, i,
                       e->cpu);
+    else if (e->join.check == TRACE_JC_UNKNOWN)
+        step_text_add(t, "%s wakes beside %s (#%d on cpu%d): Linux's answer to its wakeup check is not recorded; "
+                         "the state after its check:",
+                      wn, cn ? cn : "-", i, e->cpu);
     else
         step_text_add(t, "why %s's wakeup was not checked (#%d on cpu%d):", wn, i, e->cpu);
     if (e->has_v)
@@ -830,6 +834,8 @@ static void explain_check(const struct replay *rp, int i, struct step_text *t)
                           wn, cn, wn, w_dl, c_dl);
         else
             step_text_add(t, "  so %s preempts: it is the pick", wn);
+    } else if (e->join.check == TRACE_JC_UNKNOWN) {
+        step_text_add(t, "  (what the check answered shows in what followed: a switch to %s right after, or none)", wn);
     } else if (e->join.check == TRACE_JC_KEPT || e->join.check == TRACE_JC_PREEMPT) {
         step_text_add(t, "  so %s", e->join.check == TRACE_JC_KEPT ? "current keeps the CPU" : "it preempts");
     } else if (f & TRACE_JF_PENDING) {
