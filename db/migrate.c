@@ -78,6 +78,11 @@ static const struct step {
     /* 10: Linux traces with internals (BPF) say which queued task was
      * under RUN_TO_PARITY's protection; NULL where that is not known */
     { "ALTER TABLE queue_snapshot ADD COLUMN protected INTEGER", "queue_snapshot", "protected", NULL },
+    /* 11: a Linux run's foreign CPU time (what other processes took on
+     * its CPUs) and whether that disturbed it; NULL before: not measured */
+    { "ALTER TABLE scenario ADD COLUMN foreign_ns INTEGER;"
+      "ALTER TABLE scenario ADD COLUMN disturbed INTEGER",
+      "scenario", "foreign_ns", NULL },
 };
 
 #define NSTEPS ((int)(sizeof steps / sizeof steps[0]))
