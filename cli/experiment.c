@@ -111,7 +111,12 @@ static void xp_help(void)
            "Runs the scenario in FILE (docs/scenarios.md), or the matrix of its vary axes,\n"
            "each cell --repeat times, stores every run in the database, and prints one row\n"
            "per cell: each measured column's mean and [min..max] over the repeats.\n"
-           "docs/experiments.md is the guide.\n\nflags:\n");
+           "On Linux, the column foreign is the share of a run's window that other\n"
+           "processes took on its CPUs (or the trace cannot account for); a run past\n"
+           "%d%% is disturbed: kept, and left out of its cell's values when the cell has a\n"
+           "clean run. A column whose repeats split into two groups far apart is shown as\n"
+           "the two (bistable), not one mean. docs/experiments.md is the guide.\n\nflags:\n",
+           XP_DISTURBED_PERCENT);
     for (size_t k = 0; k < XP_NFLAGS; k++) {
         char left[48];
         snprintf(left, sizeof left, "--%s%s%s", xp_flagdefs[k].name, xp_flagdefs[k].arg ? " " : "",
