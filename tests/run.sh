@@ -62,7 +62,7 @@ suite linux_trace bash tests/linux_trace_test.sh "$RUNQ"
 # it times threads on the host's own scheduler: nothing beside it
 suite --alone linux_run build/tests/linux_run_test
 suite linux_engine bash tests/linux_engine_test.sh "$RUNQ"
-# a busy loop on one CPU for two seconds: it checks only what the load cannot move
+# a busy loop on one CPU for a few seconds: it checks only what load cannot move
 suite linux_trust bash tests/linux_trust_test.sh "$RUNQ"
 suite plot bash tests/plot_test.sh "$RUNQ"
 suite hostile_out bash tests/hostile_out_test.sh "$RUNQ"
