@@ -54,9 +54,12 @@
 #define XP_MAX_LINES 96
 #define XP_DEFAULT_TIMEOUT 900
 #define XP_MAX_ENGINES 3
+#define XP_MAX_RERUNS 100
+#define XP_STR_(x) #x
+#define XP_STR(x) XP_STR_(x)
 
 enum xp_flag { XP_ENGINE, XP_VARY, XP_REPEAT, XP_SEED, XP_DB, XP_JOBS, XP_CSV, XP_JSON, XP_SHARD, XP_TIMEOUT,
-               XP_REALTIME, XP_NO_RECORD, XP_ALLOW_RT_HOG, XP_DRY_RUN, XP_QUIET, XP_HELP };
+               XP_REALTIME, XP_NO_RECORD, XP_ALLOW_RT_HOG, XP_RERUN_DISTURBED, XP_DRY_RUN, XP_QUIET, XP_HELP };
 
 /* One table drives both parsing and --help. */
 static const struct xp_flagdef {
@@ -75,9 +78,13 @@ static const struct xp_flagdef {
     { XP_SHARD, "shard", "I/N", "run only shard I of N of the runs (merge the databases with runq merge)" },
     { XP_TIMEOUT, "timeout", "S", "give up on a kernel run after S wall-clock seconds (default 900)" },
     { XP_REALTIME, "realtime", NULL, "kernel runs without icount: real time, noisy, one at a time" },
-    { XP_NO_RECORD, "no-record", NULL, "store metrics only, no trace (linux without root or tracefs)" },
+    { XP_NO_RECORD, "no-record", NULL, "store metrics only, no trace (linux without root or tracefs; its "
+                                       "foreign CPU time is then not measured)" },
     { XP_ALLOW_RT_HOG, "allow-rt-hog", NULL, "linux: let RT tasks that never sleep hold every host CPU (the host "
                                              "gets what RT throttling leaves)" },
+    { XP_RERUN_DISTURBED, "rerun-disturbed", "N",
+      "linux: run a disturbed run (other processes took more than " XP_STR(XP_DISTURBED_PERCENT) "% of the window "
+      "on its CPUs) again, up to N times; it stays, marked (default 0)" },
     { XP_DRY_RUN, "dry-run", NULL, "check everything, print the cells (and the kernel's lines), run nothing" },
     { XP_QUIET, "quiet", NULL, "no progress line" },
     { XP_HELP, "help", NULL, "this help" },
@@ -91,7 +98,7 @@ struct xp_opts {
     char engine[64]; /* as given: "kernel", "kernel,linux,sim" */
     int nengines;
     const struct xp_engine *engines[XP_MAX_ENGINES];
-    int repeat, jobs, timeout, shard_i, shard_n;
+    int repeat, jobs, timeout, shard_i, shard_n, rerun;
     bool seed_given, realtime, quiet, dry_run, no_record, jobs_given, allow_rt_hog;
     uint64_t seed;
     enum dbq_format fmt;
@@ -105,7 +112,12 @@ static void xp_help(void)
            "Runs the scenario in FILE (docs/scenarios.md), or the matrix of its vary axes,\n"
            "each cell --repeat times, stores every run in the database, and prints one row\n"
            "per cell: each measured column's mean and [min..max] over the repeats.\n"
-           "docs/experiments.md is the guide.\n\nflags:\n");
+           "On Linux, the column foreign is the share of a run's window that other\n"
+           "processes took on its CPUs (or the trace cannot account for); a run past\n"
+           "%d%% is disturbed: kept, and left out of its cell's values when the cell has a\n"
+           "clean run. A column whose repeats split into two groups far apart is shown as\n"
+           "the two (bistable), not one mean. docs/experiments.md is the guide.\n\nflags:\n",
+           XP_DISTURBED_PERCENT);
     for (size_t k = 0; k < XP_NFLAGS; k++) {
         char left[48];
         snprintf(left, sizeof left, "--%s%s%s", xp_flagdefs[k].name, xp_flagdefs[k].arg ? " " : "",
@@ -200,6 +212,11 @@ static int xp_value(struct xp_opts *o, enum xp_flag f, const char *v)
         o->shard_n = (int)k;
         break;
     }
+    case XP_RERUN_DISTURBED:
+        if (!scn_parse_count(v, XP_MAX_RERUNS, &n))
+            return usage("--rerun-disturbed takes 0..%d, not '%s'", XP_MAX_RERUNS, v);
+        o->rerun = (int)n;
+        break;
     case XP_TIMEOUT:
         if (!scn_parse_count(v, 86400, &n) || n < 1)
             return usage("--timeout takes 1..86400 seconds, not '%s'", v);
@@ -276,6 +293,8 @@ static int xp_args(int argc, char **argv, struct xp_opts *o)
         return usage("--realtime is the kernel engine's (on paper there is no real time; Linux runs in nothing else)");
     if (o->allow_rt_hog && !linux_)
         return usage("--allow-rt-hog is the linux engine's (RT tasks of runq's kernel or on paper hold no host CPU)");
+    if (o->rerun && !linux_)
+        return usage("--rerun-disturbed is the linux engine's (no other process shares runq's kernel or the paper)");
     if (o->realtime && o->jobs > 1)
         return usage("--realtime runs one at a time: runs side by side would disturb each other's timing");
     return -1;
@@ -402,6 +421,8 @@ struct xp_run {
     struct scenario sc;
     pid_t pid;
     char out[512], err[512];
+    int attempt;                 /* 0: the run; n: its nth rerun (--rerun-disturbed) */
+    struct linux_foreign foreign; /* what others took of its CPUs (a Linux run's; else not known) */
 };
 
 /*
@@ -631,6 +652,7 @@ static int linux_jobs(const struct xp_opts *o)
 struct xp_linux_answer {
     int ok;
     int64_t trace;
+    struct linux_foreign foreign;
     char why[512];
     char internals_missing[256]; /* "": Linux's EEVDF state was recorded */
     struct scn_result res;
@@ -663,7 +685,7 @@ static int start_linux(const struct xp_opts *o, struct xp_run *r, const char *di
                                         .notes = notes, .allow_rt_hog = o->allow_rt_hog,
                                         .internals_missing = a.internals_missing,
                                         .internals_missing_len = sizeof a.internals_missing };
-        a.ok = linux_engine_run(&r->sc, &lo, &a.res, &a.trace, a.why, sizeof a.why) == 0;
+        a.ok = linux_engine_run(&r->sc, &lo, &a.res, &a.trace, &a.foreign, a.why, sizeof a.why) == 0;
         if (notes)
             fclose(notes);
         int fd = open(r->out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -706,6 +728,7 @@ static int finish_linux(const struct xp_opts *o, struct xp_run *r, int st, struc
         return -1;
     }
     *res = a.res;
+    r->foreign = a.foreign;
     return 0;
 }
 
@@ -734,6 +757,38 @@ static const struct xp_engine *engine_lookup(const char *name)
         if (!strcmp(xp_engines[i].name, name))
             return &xp_engines[i];
     return NULL;
+}
+
+/* Did other processes take more than XP_DISTURBED_PERCENT of r's window
+ * on its CPUs? (false when that is not known) */
+static bool disturbed(const struct xp_run *r)
+{
+    return r->foreign.known && (double)r->foreign.ns * 100 > (double)r->sc.run_ns * XP_DISTURBED_PERCENT;
+}
+
+/* One line on a disturbed run as it ends: what others took of its
+ * window, on each of its CPUs ("CPU 0 0.3%, CPU 1 48.2%"), and whether it
+ * runs again. */
+static void say_disturbed(const struct xp_opts *o, const struct xp_run *r, bool again)
+{
+    char cpus[512], unknown[64] = "";
+    size_t n = 0;
+    double window = (double)r->sc.run_ns;
+    cpus[0] = '\0';
+    for (unsigned c = 0; c < 64; c++)
+        if (r->foreign.cpus >> c & 1)
+            n += (size_t)snprintf(cpus + n, n < sizeof cpus ? sizeof cpus - n : 0, "%sCPU %u %.1f%%", n ? ", " : "",
+                                  c, 100.0 * (double)r->foreign.cpu_ns[c] / window);
+    if (r->foreign.unknown_ns)
+        snprintf(unknown, sizeof unknown, ", %.1f%% of it unaccounted for in the trace",
+                 100.0 * (double)r->foreign.unknown_ns / window);
+    fprintf(stderr, "%srunq experiment: run %d (%s%s%scell %d%s%s, repeat %d%s) disturbed: other processes took %.1f%% "
+            "of its window on its CPUs (%s%s)%s\n",
+            isatty(2) ? "\n" : "", r->number, o->nengines > 1 ? "engine " : "", o->nengines > 1 ? r->engine->name : "",
+            o->nengines > 1 ? ", " : "", r->cell, r->params[0] ? ": " : "", r->params, r->repeat,
+            r->attempt ? ", run again" : "", 100.0 * (double)r->foreign.ns / window, cpus, unknown,
+            again ? "; running it again" : o->rerun ? "; kept, marked disturbed (no reruns left)"
+                                                    : "; kept, marked disturbed");
 }
 
 /* Stores run r with result res (NULL: it failed, err says why). */
@@ -787,7 +842,8 @@ static int store(sqlite3 *db, int64_t xid, const struct xp_run *r, const struct 
         .experiment_id = xid, .cell = r->cell, .repeat = r->repeat, .seed = r->seed, .run_ns = r->sc.run_ns,
         .trace_id = trace, .engine = r->engine->name, .params = r->params, .status = res ? "ok" : "failed",
         .error = why, .text = text, .ntasks = res ? (int)res->ntasks : 0, .tasks = tasks, .nmetrics = nm,
-        .metrics = metrics,
+        .metrics = metrics, .foreign_known = r->foreign.known, .foreign_ns = r->foreign.ns,
+        .disturbed = disturbed(r),
     };
     int rc = dbx_add_scenario(db, &s, err, sizeof err) < 0 ? -1 : 0;
     if (rc)
@@ -967,6 +1023,11 @@ int cmd_experiment(int argc, char **argv)
         sqlite3_close(db);
         return 1;
     }
+    /* Disturbed runs to run again (--rerun-disturbed), in the order seen. */
+    struct xp_again {
+        int number, attempt;
+    } *again = NULL;
+    int nagain = 0;
     double t0 = now_s();
     int next = 0, done = 0, failed = 0, running = 0, per_engine = nc * o.repeat;
     bool kept = false; /* a failed run's files are kept in dir */
@@ -996,20 +1057,28 @@ int cmd_experiment(int argc, char **argv)
         }
         /* Fill the free slots with the next runs, of one engine at a
          * time: the next engine's first run waits until every run of
-         * the one before has ended. */
-        while (!stop_signal && next < total) {
-            int k = next;
+         * the one before has ended. A disturbed run's rerun goes first:
+         * its engine's runs are the ones under way. */
+        while (!stop_signal && (nagain || next < total)) {
+            int k = nagain ? again[0].number : next, attempt = 0;
             const struct xp_engine *eng = o.engines[k / per_engine];
             if (running && (running >= eng->jobs(&o) || slot_engine(slot, maxjobs) != eng))
                 break;
-            next++;
-            if (o.shard_n && k % o.shard_n != o.shard_i - 1)
-                continue;
+            if (nagain) {
+                attempt = again[0].attempt;
+                memmove(again, again + 1, (size_t)--nagain * sizeof *again);
+            } else {
+                next++;
+                if (o.shard_n && k % o.shard_n != o.shard_i - 1)
+                    continue;
+            }
             struct xp_run *r = NULL;
             for (int j = 0; j < maxjobs; j++)
                 if (!slot[j].pid)
                     r = &slot[j];
             r->number = k;
+            r->attempt = attempt;
+            memset(&r->foreign, 0, sizeof r->foreign);
             r->engine = eng;
             r->cell = k % per_engine / o.repeat;
             r->repeat = k % o.repeat;
@@ -1074,12 +1143,32 @@ int cmd_experiment(int argc, char **argv)
         }
         if (store(db, xid, r, ok ? &res : NULL, trace, ok ? NULL : why) < 0)
             rc = 1;
+        if (ok && disturbed(r)) {
+            /* Kept and marked: the table leaves it out of its cell when
+             * the cell has a clean run; run again if asked. */
+            bool more = r->attempt < o.rerun && !stop_signal;
+            if (more) {
+                struct xp_again *g = realloc(again, (size_t)(nagain + 1) * sizeof *again);
+                if (!g) {
+                    fprintf(stderr, "runq experiment: out of memory\n");
+                    rc = 1;
+                    more = false;
+                } else {
+                    again = g;
+                    again[nagain++] = (struct xp_again){ r->number, r->attempt + 1 };
+                    mine++;
+                }
+            }
+            if (!o.quiet)
+                say_disturbed(&o, r, more);
+        }
         failed += !ok;
         r->pid = 0;
         done++;
         progress(&o, done, mine, t0, failed);
     }
     free(slot);
+    free(again);
     if (!kept)
         rmdir(dir);
     if (stop_signal && !o.quiet)

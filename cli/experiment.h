@@ -18,6 +18,13 @@
 
 #include "db/query.h"
 
+/* A Linux run is disturbed when the CPU time other processes took on its
+ * CPUs in its window, summed over them, passes this percentage of the
+ * window (scenario.disturbed; docs/experiments.md, "Measurement you can
+ * trust"): the table leaves its values out of its cell's when the cell
+ * has a clean run. */
+#define XP_DISTURBED_PERCENT 2
+
 /* Prints experiment id's table (0: the newest experiment) from db: one
  * row per cell, each column's mean and spread (min..max) over the
  * repeats that succeeded. 0, or 1 after a one-line error on stderr

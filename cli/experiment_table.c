@@ -8,6 +8,13 @@
  * A value is the mean over the cell's repeats that succeeded, with its
  * spread [min..max] when there are several. Shares and the stall share
  * print as percentages, lateness as a time, work as iterations a second.
+ *
+ * Linux runs carry what other processes took of their CPUs (scenario.
+ * foreign_ns, disturbed; docs/experiments.md, "Measurement you can
+ * trust"): the column "foreign" shows it, and a disturbed run's values
+ * are left out of its cell when the cell has a clean run on its engine
+ * (the runs column says how many). A column whose runs split into two
+ * groups far apart (xt_bistable) shows each group, not one mean.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -22,6 +29,18 @@
 #define XT_MAX_COLS 32
 #define XT_MAX_ENGINES 4
 #define XT_MAX_CELLS 4096
+#define XT_NV (XT_MAX_ENGINES * XT_MAX_COLS)
+/* The bistable rule (xt_bistable): the gap between the two groups is
+ * more than XT_BISTABLE_GAP times the wider group's range, and at least
+ * XT_BISTABLE_FLOOR of the largest magnitude. */
+#define XT_BISTABLE_GAP 3.0
+#define XT_BISTABLE_FLOOR 0.2
+
+/* A column's two groups, when its runs split (xt_bistable). */
+struct xt_modes {
+    double mean[2];
+    int n[2];
+};
 
 /* A cell's values: column k of engine e at e * ncols + k (an experiment
  * on several engines has a group of the columns for each). */
@@ -29,9 +48,66 @@ struct xt_cell {
     int cell;
     char params[256];
     int runs, ok;
-    double mean[XT_MAX_ENGINES * XT_MAX_COLS], min[XT_MAX_ENGINES * XT_MAX_COLS], max[XT_MAX_ENGINES * XT_MAX_COLS];
-    int n[XT_MAX_ENGINES * XT_MAX_COLS];
+    /* ok runs marked disturbed: left out (their engine has a clean run
+     * of the cell), or kept (it has none) */
+    int left_out, kept_disturbed;
+    double fmean, fmin, fmax; /* the foreign share of the ok runs that have one */
+    int fn;
+    double mean[XT_NV], min[XT_NV], max[XT_NV];
+    int n[XT_NV];
+    bool bistable[XT_NV];
+    struct xt_modes modes[XT_NV];
 };
+
+/*
+ * Bistable: v[0..n-1], sorted, split into a lower and an upper group of
+ * at least two values each, where the gap between them (the upper's
+ * least less the lower's largest) is more than XT_BISTABLE_GAP times the
+ * wider group's range (largest less least) and at least XT_BISTABLE_FLOOR
+ * of the largest magnitude of all. With more than one such split, the
+ * widest gap. True with *at the upper group's first index; fewer than
+ * four values are never bistable. docs/experiments.md, "Bistable cells".
+ */
+static bool xt_bistable(const double *v, int n, int *at)
+{
+    double top = n ? fmax(fabs(v[0]), fabs(v[n - 1])) : 0, best = 0;
+    bool found = false;
+    for (int i = 2; i <= n - 2; i++) {
+        double gap = v[i] - v[i - 1], spread = fmax(v[i - 1] - v[0], v[n - 1] - v[i]);
+        if (gap > XT_BISTABLE_GAP * spread && gap >= XT_BISTABLE_FLOOR * top && gap > best) {
+            best = gap;
+            *at = i;
+            found = true;
+        }
+    }
+    return found;
+}
+
+/* Column k of cell c from its runs' values v[0..n-1] (sorted): mean,
+ * spread, and the two groups if it is bistable. */
+static void xt_fill(struct xt_cell *c, int k, const double *v, int n)
+{
+    double sum = 0;
+    for (int i = 0; i < n; i++)
+        sum += v[i];
+    c->n[k] = n;
+    if (!n)
+        return;
+    c->mean[k] = sum / n;
+    c->min[k] = v[0];
+    c->max[k] = v[n - 1];
+    int at;
+    if (!(c->bistable[k] = xt_bistable(v, n, &at)))
+        return;
+    for (int g = 0; g < 2; g++) {
+        int lo = g ? at : 0, hi = g ? n : at;
+        double gs = 0;
+        for (int i = lo; i < hi; i++)
+            gs += v[i];
+        c->modes[k].n[g] = hi - lo;
+        c->modes[k].mean[g] = gs / (hi - lo);
+    }
+}
 
 /* A stored column's metric by its name; a name this runq does not know
  * (a database written by another) prints as a count. */
@@ -82,10 +158,17 @@ static void fmt_raw(char *buf, size_t len, double v)
 }
 
 /* Column k of a cell as the text table shows it: the mean, and its
- * spread when more than one repeat gave a value. */
+ * spread when more than one repeat gave a value; a bistable column's two
+ * groups, each its mean and runs, instead. */
 static void fmt_cell(char *buf, size_t len, const struct xt_cell *c, int k, const char *metric)
 {
     char a[32], b[32], m[32];
+    if (c->bistable[k]) {
+        fmt_value(a, sizeof a, kind_of(metric), c->modes[k].mean[0]);
+        fmt_value(b, sizeof b, kind_of(metric), c->modes[k].mean[1]);
+        snprintf(buf, len, "bistable: %s (%d) / %s (%d)", a, c->modes[k].n[0], b, c->modes[k].n[1]);
+        return;
+    }
     fmt_value(m, sizeof m, kind_of(metric), c->mean[k]);
     if (c->n[k] > 1) {
         fmt_value(a, sizeof a, kind_of(metric), c->min[k]);
@@ -94,6 +177,39 @@ static void fmt_cell(char *buf, size_t len, const struct xt_cell *c, int k, cons
     } else {
         snprintf(buf, len, "%s", m);
     }
+}
+
+/* The foreign column: the share of the window other processes took on
+ * the runs' CPUs, mean and spread over the runs that measured it. */
+static void fmt_foreign(char *buf, size_t len, const struct xt_cell *c)
+{
+    char a[32], b[32], m[32];
+    fmt_value(m, sizeof m, SCN_KIND_SHARE, c->fmean);
+    if (c->fn > 1) {
+        fmt_value(a, sizeof a, SCN_KIND_SHARE, c->fmin);
+        fmt_value(b, sizeof b, SCN_KIND_SHARE, c->fmax);
+        snprintf(buf, len, "%s [%s..%s]", m, a, b);
+    } else {
+        snprintf(buf, len, "%s", m);
+    }
+}
+
+/* The runs column: the runs whose values the row shows, then those it
+ * does not, and disturbed runs it had to keep. */
+static void fmt_runs(char *buf, size_t len, const struct xt_cell *c)
+{
+    char notes[3][48];
+    int n = 0;
+    if (c->ok < c->runs)
+        snprintf(notes[n++], sizeof notes[0], "%d failed", c->runs - c->ok);
+    if (c->left_out)
+        snprintf(notes[n++], sizeof notes[0], "%d disturbed left out", c->left_out);
+    if (c->kept_disturbed)
+        snprintf(notes[n++], sizeof notes[0], "%d disturbed, no clean run", c->kept_disturbed);
+    snprintf(buf, len, "%d%s%s%s%s%s%s", c->ok - c->left_out, n ? " (" : "", n ? notes[0] : "", n > 1 ? "; " : "",
+             n > 1 ? notes[1] : "", n > 2 ? "; " : "", n > 2 ? notes[2] : "");
+    if (n)
+        snprintf(buf + strlen(buf), len - strlen(buf), ")");
 }
 
 static int column_index(char cols[][64], int ncols, const char *task, const char *metric)
@@ -121,6 +237,7 @@ int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format 
     char engines[XT_MAX_ENGINES][16];
     int ncols = 0, ncells = 0, repeats = 0, nengines = 0, rc = 1;
     struct xt_cell *cells = NULL;
+    double *vals = NULL; /* one column's values of one cell */
 
     /* A database from before schema version 5 has no experiment table
      * (readers migrate nothing). */
@@ -195,12 +312,37 @@ int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format 
     }
     for (int c = 0; c < ncells; c++) {
         cells[c].cell = -1;
-        for (int k = 0; k < XT_MAX_ENGINES * XT_MAX_COLS; k++)
+        cells[c].fmean = cells[c].fmin = cells[c].fmax = NAN;
+        for (int k = 0; k < XT_NV; k++)
             cells[c].mean[k] = cells[c].min[k] = cells[c].max[k] = NAN;
     }
+    /* A database from before schema version 11 has no foreign CPU time:
+     * none measured, none disturbed (readers migrate nothing). The SQL
+     * reads these names, each a column or NULL. */
+    bool has_foreign = false;
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info('scenario') WHERE name = 'foreign_ns'", -1, &s,
+                           NULL) != SQLITE_OK)
+        goto sqlerr;
+    has_foreign = sqlite3_step(s) == SQLITE_ROW;
+    sqlite3_finalize(s);
+    s = NULL;
+    const char *foreign_ns = has_foreign ? "foreign_ns" : "NULL";
+    const char *dist_s = has_foreign ? "s.disturbed" : "NULL", *dist_c = has_foreign ? "c.disturbed" : "NULL";
+    /* A run whose values make its cell's: it succeeded, and it is not
+     * disturbed unless no run of its cell on its engine is clean. */
+    char clean[256], used[512], sql[2048];
+    snprintf(clean, sizeof clean, "EXISTS (SELECT 1 FROM scenario c WHERE c.experiment_id = s.experiment_id AND "
+                                  "c.cell = s.cell AND c.engine = s.engine AND c.status = 'ok' AND %s IS NOT 1)",
+             dist_c);
+    snprintf(used, sizeof used, "s.status = 'ok' AND (%s IS NOT 1 OR NOT %s)", dist_s, clean);
     /* The runs of each cell, and their parameters. */
-    if (sqlite3_prepare_v2(db, "SELECT cell, MAX(params), COUNT(*), SUM(status = 'ok') FROM scenario WHERE "
-                               "experiment_id = ? GROUP BY cell ORDER BY cell", -1, &s, NULL) != SQLITE_OK)
+    snprintf(sql, sizeof sql,
+             "SELECT cell, MAX(params), COUNT(*), SUM(status = 'ok'), SUM(status = 'ok' AND %s IS 1 AND %s), "
+             "SUM(status = 'ok' AND %s IS 1 AND NOT %s), AVG(share), MIN(share), MAX(share), COUNT(share) FROM "
+             "(SELECT *, CASE WHEN status = 'ok' AND run_ns > 0 THEN 1.0 * %s / run_ns END AS share FROM scenario) s "
+             "WHERE experiment_id = ? GROUP BY cell ORDER BY cell",
+             dist_s, clean, dist_s, clean, foreign_ns);
+    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
         goto sqlerr;
     sqlite3_bind_int64(s, 1, id);
     while (sqlite3_step(s) == SQLITE_ROW) {
@@ -212,32 +354,60 @@ int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format 
                  sqlite3_column_text(s, 1) ? (const char *)sqlite3_column_text(s, 1) : "");
         cells[c].runs = sqlite3_column_int(s, 2);
         cells[c].ok = sqlite3_column_int(s, 3);
+        cells[c].left_out = sqlite3_column_int(s, 4);
+        cells[c].kept_disturbed = sqlite3_column_int(s, 5);
+        if ((cells[c].fn = sqlite3_column_int(s, 9)) > 0) {
+            cells[c].fmean = sqlite3_column_double(s, 6);
+            cells[c].fmin = sqlite3_column_double(s, 7);
+            cells[c].fmax = sqlite3_column_double(s, 8);
+        }
     }
     sqlite3_finalize(s);
     s = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT s.cell, m.task, m.metric, AVG(m.value), MIN(m.value), MAX(m.value), "
-                               "COUNT(m.value), s.engine FROM scenario s JOIN scenario_metric m USING (scenario_id) "
-                               "WHERE s.experiment_id = ? AND s.status = 'ok' GROUP BY s.cell, s.engine, m.task, "
-                               "m.metric", -1, &s, NULL) != SQLITE_OK)
+    /* Every used run's value of every column, a column's together and
+     * sorted, for its mean, spread and groups (xt_fill). */
+    snprintf(sql, sizeof sql,
+             "SELECT s.cell, m.task, m.metric, m.value, s.engine FROM scenario s JOIN scenario_metric m USING "
+             "(scenario_id) WHERE s.experiment_id = ? AND m.value IS NOT NULL AND %s ORDER BY s.cell, s.engine, "
+             "m.task, m.metric, m.value",
+             used);
+    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
         goto sqlerr;
     sqlite3_bind_int64(s, 1, id);
-    while (sqlite3_step(s) == SQLITE_ROW) {
-        int c = sqlite3_column_int(s, 0), e = nengines == 1 ? 0 : -1;
-        int k = column_index(cols, ncols, (const char *)sqlite3_column_text(s, 1),
+    int cur_c = -1, cur_k = -1, nval = 0, capval = 0;
+    for (;;) {
+        int step = sqlite3_step(s), c = -1, k = -1;
+        if (step == SQLITE_ROW) {
+            int e = nengines == 1 ? 0 : -1;
+            c = sqlite3_column_int(s, 0);
+            k = column_index(cols, ncols, (const char *)sqlite3_column_text(s, 1),
                              (const char *)sqlite3_column_text(s, 2));
-        for (int i = 0; i < nengines && e < 0; i++)
-            if (sqlite3_column_text(s, 7) && !strcmp(engines[i], (const char *)sqlite3_column_text(s, 7)))
-                e = i;
-        if (c < 0 || c >= ncells || k < 0 || e < 0)
-            continue;
-        k += e * ncols;
-        int n = sqlite3_column_int(s, 6);
-        cells[c].n[k] = n;
-        if (n) {
-            cells[c].mean[k] = sqlite3_column_double(s, 3);
-            cells[c].min[k] = sqlite3_column_double(s, 4);
-            cells[c].max[k] = sqlite3_column_double(s, 5);
+            for (int i = 0; i < nengines && e < 0; i++)
+                if (sqlite3_column_text(s, 4) && !strcmp(engines[i], (const char *)sqlite3_column_text(s, 4)))
+                    e = i;
+            if (c < 0 || c >= ncells || k < 0 || e < 0)
+                continue;
+            k += e * ncols;
+        } else if (step != SQLITE_DONE) {
+            goto sqlerr;
         }
+        if (cur_c >= 0 && (c != cur_c || k != cur_k)) {
+            xt_fill(&cells[cur_c], cur_k, vals, nval);
+            nval = 0;
+        }
+        if (step != SQLITE_ROW)
+            break;
+        if (nval == capval) {
+            double *v = realloc(vals, (size_t)(capval = capval ? 2 * capval : 64) * sizeof *v);
+            if (!v) {
+                fprintf(stderr, "runq %s: out of memory\n", prog);
+                goto done;
+            }
+            vals = v;
+        }
+        vals[nval++] = sqlite3_column_double(s, 3);
+        cur_c = c;
+        cur_k = k;
     }
     sqlite3_finalize(s);
     s = NULL;
@@ -245,10 +415,15 @@ int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format 
     /* Columns: ncols of each engine's; in CSV and JSON an engine's are
      * named ENGINE:TASK.METRIC when there are several. */
     int nv = nengines * ncols;
+    /* The foreign column is the Linux runs': shown when Linux is one of
+     * the engines. */
+    bool linux_ = false;
+    for (int e = 0; e < nengines; e++)
+        linux_ |= !strcmp(engines[e], "linux");
 #define EPFX(k) (nengines > 1 ? engines[(k) / ncols] : ""), (nengines > 1 ? ":" : "")
     if (fmt == DBQ_TABLE) {
         int width[XT_MAX_ENGINES * XT_MAX_COLS + 1];
-        char cellbuf[128];
+        char cellbuf[160];
         /* The table is read on a terminal: the database's text in it
          * visible (db/visible.h), as in every report. The columns' names
          * are looked up by, so they are made visible where printed. */
@@ -266,6 +441,12 @@ int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format 
         for (int c = 0; c < ncells; c++)
             if ((int)strlen(cells[c].params) > width[0])
                 width[0] = (int)strlen(cells[c].params);
+        int fwidth = (int)strlen("foreign");
+        for (int c = 0; c < ncells && linux_; c++) {
+            fmt_foreign(cellbuf, sizeof cellbuf, &cells[c]);
+            if ((int)strlen(cellbuf) > fwidth)
+                fwidth = (int)strlen(cellbuf);
+        }
         for (int k = 0; k < nv; k++) {
             width[k + 1] = (int)strlen(cols[k % ncols]);
             if (nengines > 1 && k % ncols == 0 && (int)strlen(engines[k / ncols]) > width[k + 1])
@@ -288,7 +469,10 @@ int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format 
             text_visible(name, sizeof name, cols[k % ncols]);
             fprintf(out, "  %-*s", width[k + 1], name);
         }
+        if (linux_)
+            fprintf(out, "  %-*s", fwidth, "foreign");
         fprintf(out, "  runs\n");
+        bool any_disturbed = false, any_bistable = false, any_unmeasured = false;
         for (int c = 0; c < ncells; c++) {
             if (cells[c].cell < 0)
                 continue; /* not run here (another shard's) */
@@ -296,11 +480,16 @@ int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format 
             for (int k = 0; k < nv; k++) {
                 fmt_cell(cellbuf, sizeof cellbuf, &cells[c], k, strchr(cols[k % ncols], '.') + 1);
                 fprintf(out, "  %-*s", width[k + 1], cellbuf);
+                any_bistable |= cells[c].bistable[k];
             }
-            fprintf(out, "  %d", cells[c].ok);
-            if (cells[c].ok < cells[c].runs)
-                fprintf(out, " (%d failed)", cells[c].runs - cells[c].ok);
-            fprintf(out, "\n");
+            if (linux_) {
+                fmt_foreign(cellbuf, sizeof cellbuf, &cells[c]);
+                fprintf(out, "  %-*s", fwidth, cellbuf);
+                any_unmeasured |= cells[c].fn < cells[c].ok;
+            }
+            fmt_runs(cellbuf, sizeof cellbuf, &cells[c]);
+            fprintf(out, "  %s\n", cellbuf);
+            any_disturbed |= cells[c].left_out || cells[c].kept_disturbed;
         }
         /* A shard's table, or a merge that lacks shards: say which cells
          * have no row, rather than leave them out silently. */
@@ -310,6 +499,19 @@ int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format 
                 fprintf(out, "%s%d", missing++ ? "," : "cells without runs here: ", c);
         if (missing)
             fprintf(out, " (of 0..%d)\n", ncells - 1);
+        /* What the marks mean, under a table that has them. */
+        if (any_disturbed)
+            fprintf(out, "disturbed: other processes took (or the trace cannot account for) more than %d%% of a "
+                         "Linux run's window on its CPUs (the foreign column, summed over them); its values are "
+                         "left out of its cell's when the cell has a clean run (--rerun-disturbed N runs it "
+                         "again)\n",
+                    XP_DISTURBED_PERCENT);
+        if (any_bistable)
+            fprintf(out, "bistable: the runs split into two groups far apart, each shown as its mean (its runs), "
+                         "not one mean (docs/experiments.md, \"Bistable cells\")\n");
+        if (linux_ && any_unmeasured)
+            fprintf(out, "foreign -: not measured (a Linux run without a recording, --no-record, or stored by a runq "
+                         "that did not measure it)\n");
     } else if (fmt == DBQ_CSV) {
         fprintf(out, "experiment,cell,params");
         for (int k = 0; k < nv; k++)
@@ -319,7 +521,7 @@ int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format 
                 fputc(',', out);
                 dbq_csv_field(out, name, false);
             }
-        fprintf(out, ",runs,failed\n");
+        fprintf(out, ",runs,failed,disturbed,left_out,foreign,foreign_min,foreign_max,bistable\n");
         for (int c = 0; c < ncells; c++) {
             if (cells[c].cell < 0)
                 continue;
@@ -332,7 +534,21 @@ int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format 
                 fmt_raw(b, sizeof b, cells[c].max[k]);
                 fprintf(out, ",%s,%s,%s", m, a, b);
             }
-            fprintf(out, ",%d,%d\n", cells[c].ok, cells[c].runs - cells[c].ok);
+            char a[32], b[32], m[32];
+            fmt_raw(m, sizeof m, cells[c].fmean);
+            fmt_raw(a, sizeof a, cells[c].fmin);
+            fmt_raw(b, sizeof b, cells[c].fmax);
+            fprintf(out, ",%d,%d,%d,%d,%s,%s,%s,", cells[c].ok - cells[c].left_out, cells[c].runs - cells[c].ok,
+                    cells[c].left_out + cells[c].kept_disturbed, cells[c].left_out, m, a, b);
+            /* the bistable columns, space-separated */
+            char list[XT_NV * 80] = "";
+            size_t n = 0;
+            for (int k = 0; k < nv; k++)
+                if (cells[c].bistable[k])
+                    n += (size_t)snprintf(list + n, n < sizeof list ? sizeof list - n : 0, "%s%s%s%s",
+                                          n ? " " : "", EPFX(k), cols[k % ncols]);
+            dbq_csv_field(out, list, false);
+            fputc('\n', out);
         }
     } else {
         fprintf(out, "[");
@@ -352,10 +568,22 @@ int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format 
                     fprintf(out, ":null");
                     continue;
                 }
-                fprintf(out, ":{\"mean\":%.10g,\"min\":%.10g,\"max\":%.10g,\"n\":%d}", cells[c].mean[k],
+                fprintf(out, ":{\"mean\":%.10g,\"min\":%.10g,\"max\":%.10g,\"n\":%d", cells[c].mean[k],
                         cells[c].min[k], cells[c].max[k], cells[c].n[k]);
+                if (cells[c].bistable[k])
+                    fprintf(out, ",\"bistable\":[{\"mean\":%.10g,\"n\":%d},{\"mean\":%.10g,\"n\":%d}]",
+                            cells[c].modes[k].mean[0], cells[c].modes[k].n[0], cells[c].modes[k].mean[1],
+                            cells[c].modes[k].n[1]);
+                fputc('}', out);
             }
-            fprintf(out, ",\"runs\":%d,\"failed\":%d}", cells[c].ok, cells[c].runs - cells[c].ok);
+            fprintf(out, ",\"runs\":%d,\"failed\":%d,\"disturbed\":%d,\"left_out\":%d,\"foreign\":",
+                    cells[c].ok - cells[c].left_out, cells[c].runs - cells[c].ok,
+                    cells[c].left_out + cells[c].kept_disturbed, cells[c].left_out);
+            if (cells[c].fn)
+                fprintf(out, "{\"mean\":%.10g,\"min\":%.10g,\"max\":%.10g,\"n\":%d}}", cells[c].fmean,
+                        cells[c].fmin, cells[c].fmax, cells[c].fn);
+            else
+                fprintf(out, "null}");
         }
         fprintf(out, "]\n");
     }
@@ -364,8 +592,9 @@ int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format 
     goto done;
 sqlerr:
     fprintf(stderr, "runq %s: %s\n", prog, sqlite3_errmsg(db));
-    sqlite3_finalize(s);
 done:
+    sqlite3_finalize(s);
+    free(vals);
     free(cells);
     return rc;
 }

@@ -147,7 +147,7 @@ int64_t dbx_add_scenario(sqlite3 *db, const struct dbx_scenario *sc, char *err, 
     if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(db,
                            "INSERT INTO scenario (experiment_id, cell, repeat, seed, trace_id, engine, params, run_ns, "
-                           "status, error, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                           "status, error, text, foreign_ns, disturbed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                            -1, &s, NULL) != SQLITE_OK)
         return fail(db, err, errlen, "storing a scenario run");
     if (sc->experiment_id > 0)
@@ -167,6 +167,10 @@ int64_t dbx_add_scenario(sqlite3 *db, const struct dbx_scenario *sc, char *err, 
     bind_text(s, 9, sc->status);
     bind_text(s, 10, sc->error);
     bind_text(s, 11, sc->text);
+    if (sc->foreign_known) {
+        sqlite3_bind_int64(s, 12, (int64_t)sc->foreign_ns);
+        sqlite3_bind_int(s, 13, sc->disturbed);
+    }
     int rc = sqlite3_step(s);
     sqlite3_finalize(s);
     if (rc != SQLITE_DONE)

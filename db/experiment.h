@@ -50,6 +50,11 @@ struct dbx_scenario {
     uint64_t seed, run_ns;
     int64_t trace_id;      /* <= 0: none */
     const char *engine, *params, *status, *error, *text;
+    /* What other processes took on the run's CPUs in its window, and
+     * whether that disturbed it (the Linux engine; docs/experiments.md);
+     * both stored NULL unless foreign_known. */
+    bool foreign_known, disturbed;
+    uint64_t foreign_ns;
     int ntasks;
     const struct dbx_task *tasks;
     int nmetrics;

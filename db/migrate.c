@@ -83,6 +83,11 @@ static const struct step {
       "NULL, depth INTEGER NOT NULL, weight INTEGER, vruntime INTEGER, deadline INTEGER, lag INTEGER, slice_ns "
       "INTEGER, eligible INTEGER, is_current INTEGER, v INTEGER, nr_queued INTEGER)",
       "queue_snapshot", "protected", NULL },
+    /* 11: a Linux run's foreign CPU time (what other processes took on
+     * its CPUs) and whether that disturbed it; NULL before: not measured */
+    { "ALTER TABLE scenario ADD COLUMN foreign_ns INTEGER;"
+      "ALTER TABLE scenario ADD COLUMN disturbed INTEGER",
+      "scenario", "foreign_ns", NULL },
 };
 
 #define NSTEPS ((int)(sizeof steps / sizeof steps[0]))

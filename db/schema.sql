@@ -297,7 +297,11 @@ CREATE TABLE IF NOT EXISTS scenario (
     run_ns        INTEGER,
     status        TEXT NOT NULL,     -- ok | failed
     error         TEXT,              -- why it failed
-    text          TEXT               -- the scenario as run, in the scenario format
+    -- no comma in the comments below: DROP COLUMN of a last column takes
+    -- the last comma before it for the separator (tests/trace_migrate.sh)
+    text          TEXT,              -- the scenario as run in the scenario format
+    foreign_ns    INTEGER,           -- linux (schema 11): time of its CPUs in the window neither its own nor idle; NULL: not measured
+    disturbed     INTEGER            -- linux (schema 11): 1 when foreign_ns passed 2 % of run_ns (else 0); NULL: not measured
 );
 
 CREATE TABLE IF NOT EXISTS scenario_task (

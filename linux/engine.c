@@ -52,8 +52,12 @@ static int on_ready(void *ctx, const struct linux_thread *t, unsigned n, char *e
 }
 
 int linux_engine_run(const struct scenario *s, const struct linux_engine_opts *o, struct scn_result *r,
-                     int64_t *trace, char *err, size_t errlen)
+                     int64_t *trace, struct linux_foreign *foreign, char *err, size_t errlen)
 {
+    static struct linux_foreign unused;
+    if (!foreign)
+        foreign = &unused;
+    memset(foreign, 0, sizeof *foreign);
     static struct linux_run_info info;
     struct engine_ctx c = { .s = s, .record = o->db != NULL, .notes = o->notes, .why_out = o->internals_missing,
                             .why_len = o->internals_missing_len };
@@ -93,6 +97,16 @@ int linux_engine_run(const struct scenario *s, const struct linux_engine_opts *o
         char werr2[512];
         if (lxrec_write(c.rec, &m, trace, rc == 0 ? err : werr2, rc == 0 ? errlen : sizeof werr2) < 0)
             rc = -1;
+        foreign->cpus = cpus;
+        foreign->known = rc == 0;
+        for (unsigned k = 0; k < 64 && rc == 0; k++)
+            if (cpus >> k & 1) {
+                uint64_t other = 0, unknown = 0;
+                foreign->known &= lxrec_foreign_ns(c.rec, k, &other, &unknown);
+                foreign->cpu_ns[k] = other + unknown;
+                foreign->ns += other + unknown;
+                foreign->unknown_ns += unknown;
+            }
     }
     lxrec_free(c.rec);
     return rc;

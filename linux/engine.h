@@ -28,12 +28,29 @@ struct linux_engine_opts {
     size_t internals_missing_len;
 };
 
-/* Runs s, recording it unless o->db is NULL. 0 with r filled and *trace
- * the trace's id (0: not recorded), or -1 with err: a refusal, no root or
- * tracefs for the recording (with the command that fixes it, and
- * --no-record), a thread that could not be set up, a stop. The tracing
- * instance is gone when it returns, whatever happened. */
+/* The time of the scenario's CPUs in the measured window that was
+ * neither the scenario's nor idle, from the recorded switches
+ * (lxrec_foreign_ns in linux/lxrec.h): what tasks other than the
+ * scenario's took, and what the trace cannot account for (counted with
+ * it: it may have been theirs). Known only for a recorded run: without a
+ * trace (--no-record) nothing this host offers measures it finely enough
+ * (/proc/stat counts in 10 ms steps of sampled ticks), so it is not
+ * measured (docs/experiments.md, "Measurement you can trust"). */
+struct linux_foreign {
+    bool known;
+    uint64_t cpus;       /* the scenario's CPUs */
+    uint64_t ns;         /* the sum over them, unknown time included */
+    uint64_t unknown_ns; /* of which the trace cannot account for */
+    uint64_t cpu_ns[64]; /* each one's, unknown time included */
+};
+
+/* Runs s, recording it unless o->db is NULL. 0 with r filled, *trace
+ * the trace's id (0: not recorded) and *foreign (may be NULL), or -1
+ * with err: a refusal, no root or tracefs for the recording (with the
+ * command that fixes it, and --no-record), a thread that could not be set
+ * up, a stop. The tracing instance is gone when it returns, whatever
+ * happened. */
 int linux_engine_run(const struct scenario *s, const struct linux_engine_opts *o, struct scn_result *r,
-                     int64_t *trace, char *err, size_t errlen);
+                     int64_t *trace, struct linux_foreign *foreign, char *err, size_t errlen);
 
 #endif

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "db/derive.h"
+#include "db/tracestat.h"
 #include "db/writer.h"
 #include "linux/bpfrec.h"
 #include "linux/ftrace.h"
@@ -116,6 +117,8 @@ struct lxrec {
     atomic_int stop;
     uint64_t avoid, rt_cpus;
     uint64_t overrun, commit_overrun, dropped_events; /* per_cpu/cpuN/stats, summed, at stop */
+    uint64_t foreign_cpus;   /* the CPUs foreign_ns and unknown_ns hold (lxrec_foreign_ns) */
+    uint64_t foreign_ns[64], unknown_ns[64];
     struct bpfrec *bpf;  /* the EEVDF internals; NULL: not recorded, for the reason in bpf_why */
     char bpf_why[256];
     struct ftrace_stats st;
@@ -880,7 +883,11 @@ static void on_switch(struct xlate *x, const struct lx_ev *e)
     struct xtask *ps = scen(x, prev), *ns = scen(x, next);
     xc->tracked |= ps || ns;
     int32_t P = who(x, prev, c), N = who(x, next, c);
-    if (!xc->tracked || P == N) {
+    /* One "other" task for another is no event, unless who runs here is
+     * not known (the trace's start, after a gap): then it says "other"
+     * runs, as a CPU that runs only other programs must, for its time to
+     * be theirs (foreign_cpu_ns) rather than unknown. */
+    if (!xc->tracked || (P == N && xc->curr_known)) {
         x->r->c.dropped++; /* not a CPU of ours, or one "other" task for another */
         return;
     }
@@ -1232,6 +1239,63 @@ static void put_stats(struct xlate *x)
                        "events about no scenario thread and no tracked CPU's occupancy: not stored");
 }
 
+/* The stats rows foreign_cpu_ns and unknown_cpu_ns (lxrec.h), from the
+ * written trace, in a transaction of their own after it (as the
+ * counters). */
+static int put_foreign(struct lxrec *r, const struct lxrec_meta *m, int64_t trace_id, char *err, size_t errlen)
+{
+    if (!m->t_start || m->t_end <= m->t_start)
+        return 0; /* no window: nothing measured in it */
+    sqlite3 *db;
+    if (sqlite3_open_v2(m->db, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s: %s", m->db, sqlite3_errmsg(db));
+        sqlite3_close(db);
+        return -1;
+    }
+    sqlite3_busy_timeout(db, 600 * 1000);
+    uint64_t other[64] = { 0 }, unknown[64] = { 0 }, window = m->t_end - m->t_start;
+    uint64_t cpus = m->scn_cpus & (r->ncpus >= 64 ? ~0ull : (1ull << r->ncpus) - 1);
+    int rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    for (unsigned c = 0; c < 64 && rc == SQLITE_OK; c++) {
+        uint64_t covered = 0;
+        if (!(cpus >> c & 1))
+            continue;
+        rc = dbts_slice_ns(db, trace_id, LXREC_OTHER_TID(c), (int)c, m->t_start, m->t_end, &other[c]);
+        if (rc == SQLITE_OK)
+            rc = dbts_slice_ns(db, trace_id, -1, (int)c, m->t_start, m->t_end, &covered);
+        unknown[c] = covered < window ? window - covered : 0;
+        if (rc == SQLITE_OK)
+            rc = dbts_add_stat(db, trace_id, "foreign_cpu_ns", (int)c, "info", other[c],
+                               "CPU time tasks other than the scenario's (other programs, kernel threads, runq's "
+                               "own threads) took on this CPU in the measured window: the slices of \"other\"");
+        if (rc == SQLITE_OK)
+            rc = dbts_add_stat(db, trace_id, "unknown_cpu_ns", (int)c, "info", unknown[c],
+                               "time of the measured window no slice on this CPU covers: a gap, or nothing seen "
+                               "running (the hypervisor did not run the CPU)");
+    }
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+    if (rc != SQLITE_OK) {
+        snprintf(err, errlen, "%s: storing the foreign CPU time: %s", m->db, sqlite3_errmsg(db));
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    } else {
+        memcpy(r->foreign_ns, other, sizeof other);
+        memcpy(r->unknown_ns, unknown, sizeof unknown);
+        r->foreign_cpus = cpus;
+    }
+    sqlite3_close(db);
+    return rc == SQLITE_OK ? 0 : -1;
+}
+
+bool lxrec_foreign_ns(const struct lxrec *r, unsigned cpu, uint64_t *other, uint64_t *unknown)
+{
+    if (cpu >= 64 || !(r->foreign_cpus >> cpu & 1))
+        return false;
+    *other = r->foreign_ns[cpu];
+    *unknown = r->unknown_ns[cpu];
+    return true;
+}
+
 int lxrec_write(struct lxrec *r, const struct lxrec_meta *m, int64_t *trace_id, char *err, size_t errlen)
 {
     if (r->reader_running || r->tfs) {
@@ -1262,6 +1326,11 @@ int lxrec_write(struct lxrec *r, const struct lxrec_meta *m, int64_t *trace_id, 
         x.task[i] = (struct xtask){ .t = &m->tasks[i], .st = T_UNKNOWN, .cpu = -1 };
     }
     qsort(x.task, m->ntasks, sizeof *x.task, task_cmp);
+    /* The scenario's CPUs are followed from the start (lxrec.h), before
+     * a thread of it first runs there: their "other" is the foreign CPU
+     * time (put_foreign). */
+    for (unsigned c = 0; c < x.ncpus && c < 64; c++)
+        x.cpu[c].tracked = m->scn_cpus >> c & 1;
     if (!(x.w = db_writer_open(m->db, m->source, err, errlen)))
         goto out;
     if (db_writer_set_engine(x.w, "linux", m->kernel_version) != 0) {
@@ -1281,6 +1350,8 @@ int lxrec_write(struct lxrec *r, const struct lxrec_meta *m, int64_t *trace_id, 
     rc = write_counters(&x, *trace_id, err, errlen);
     if (rc == 0)
         rc = write_groups(&x, *trace_id, err, errlen);
+    if (rc == 0)
+        rc = put_foreign(r, m, *trace_id, err, errlen);
 out:
     if (x.w)
         db_writer_close(x.w);

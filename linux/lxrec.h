@@ -19,7 +19,8 @@
  *   - sched_switch: LEAVE of prev (preempt, release, block or exit) and
  *     PICK of next, on the CPUs the scenario uses and on any CPU a
  *     scenario thread ran on (from then on): a switch between two "other"
- *     tasks is no event;
+ *     tasks is no event, unless who ran there was not known (the trace's
+ *     start, after a gap): then it is the PICK of "other";
  *   - sched_waking: WAKE (the waker: the scenario thread, "other" of its
  *     CPU, or none with TRACE_WF_TIMER in an interrupt); sched_wakeup:
  *     JOIN wake; sched_wakeup_new: JOIN new; sched_migrate_task of a
@@ -112,6 +113,18 @@ struct lxrec_meta {
  * from this one, wakeup placement included, as Linux's nr_migrations
  * does). Call after lxrec_stop. 0 with *trace_id, or -1 with err. */
 int lxrec_write(struct lxrec *r, const struct lxrec_meta *m, int64_t *trace_id, char *err, size_t errlen);
+
+/* What CPU cpu of the scenario did in the measured window (m->t_start..
+ * t_end) besides running the scenario's threads or idling, from the
+ * written trace's slices clipped to it, so a query over the trace gives
+ * the same numbers: *other, the CPU time of tasks other than the
+ * scenario's (other programs, kernel threads, runq's own threads: the
+ * slices of "other"); *unknown, the window's time no slice covers (a gap;
+ * a CPU that ran nothing the trace saw, as when the hypervisor did not
+ * run it). lxrec_write stores them for each CPU of m->scn_cpus as the
+ * stats rows foreign_cpu_ns and unknown_cpu_ns, idx = the CPU. false for
+ * a CPU it did not (not the scenario's, no window, or not written). */
+bool lxrec_foreign_ns(const struct lxrec *r, unsigned cpu, uint64_t *other, uint64_t *unknown);
 
 /* Removes the instance if still there, frees r (NULL: nothing). */
 void lxrec_free(struct lxrec *r);

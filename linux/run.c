@@ -12,7 +12,10 @@
  *      reads every one back, while it waits at the start line. A setting
  *      Linux refuses ends the run with the reason; one it adjusts (a slice
  *      clamped, a pipe rounded up to a page) is a line on notes.
- *   3. ready() (the recorder starts), then the start line opens: t_start
+ *   3. The conductor leaves the scenario's CPUs if this process may use
+ *      another, so that nothing of the engine's runs beside the threads
+ *      it measures. ready() (the recorder starts, its reader off the
+ *      scenario's CPUs too), then the start line opens: t_start
  *      is a little ahead, so every thread is back asleep before it; each
  *      begins its pattern at t_start + its arrival.
  *   4. The conductor sleeps out the window (or until *stop), then at t_end
@@ -292,6 +295,10 @@ int linux_run(const struct scenario *s, const struct linux_run_opts *o, struct s
     struct utsname u;
     struct sched_param conductor_param;
     int conductor_policy = -1;
+    /* The CPUs the conductor may use as it came, and those it moves to
+     * (0: it stayed). */
+    cpu_set_t conductor_cpus;
+    uint64_t conductor_mask = 0, conductor_spare = 0;
     int rc = -1, e;
 
     if (!o)
@@ -305,6 +312,11 @@ int linux_run(const struct scenario *s, const struct linux_run_opts *o, struct s
     info->hz = linux_hz();
     info->host_cpus = (unsigned)__builtin_popcountll(linux_online_cpus());
     info->check_ns = lx_measure_check_ns();
+    CPU_ZERO(&conductor_cpus);
+    if (sched_getaffinity(0, sizeof conductor_cpus, &conductor_cpus) == 0)
+        for (int c = 0; c < 64; c++)
+            if (CPU_ISSET(c, &conductor_cpus))
+                conductor_mask |= 1ull << c;
 
     run.s = s;
     run.o = o;
@@ -372,6 +384,30 @@ int linux_run(const struct scenario *s, const struct linux_run_opts *o, struct s
             goto stop;
     info->nthreads = run.n;
 
+    /* The conductor (this thread) leaves the scenario's CPUs when this
+     * process may use another: it wakes every LX_STOP_POLL_NS to look at
+     * *stop, and what runs there but the scenario's threads is time taken
+     * from them (docs/experiments.md, "Measurement you can trust"). The
+     * recorder's reader, started from it by ready(), goes the same way
+     * (lxrec.h). With no CPU to spare it stays where it may run. */
+    uint64_t used = 0;
+    for (unsigned i = 0; i < run.n; i++)
+        used |= info->thread[i].cpumask;
+    if (CPU_COUNT(&conductor_cpus) && (conductor_spare = conductor_mask & ~used) != 0) {
+        cpu_set_t spare;
+        CPU_ZERO(&spare);
+        for (int c = 0; c < 64; c++)
+            if (conductor_spare >> c & 1)
+                CPU_SET(c, &spare);
+        if (sched_setaffinity(0, sizeof spare, &spare) == 0) {
+            lx_note(&run, "conductor: on CPUs 0x%" PRIx64 ", off the scenario's 0x%" PRIx64, conductor_spare, used);
+        } else {
+            lx_note(&run, "conductor: stays on the scenario's CPUs 0x%" PRIx64 ", sched_setaffinity: %s", used,
+                    strerror(errno));
+            conductor_spare = 0;
+        }
+    }
+
     /* With RT tasks the conductor would wait behind them, up to the RT
      * budget, to end the window: it goes above them, asleep all but twice. */
     bool any_rt = false;
@@ -434,6 +470,8 @@ stop:
 out:
     if (conductor_policy >= 0)
         pthread_setschedparam(pthread_self(), conductor_policy, &conductor_param);
+    if (conductor_spare)
+        sched_setaffinity(0, sizeof conductor_cpus, &conductor_cpus);
     sigaction(run.stop_signal, &old_sa, NULL);
     for (int p = 0; p < s->npipes; p++)
         for (int c = 0; c < SCN_MAX_INSTANCES; c++)

@@ -91,7 +91,10 @@ int linux_refuses_rt_hog(const struct scenario *s, bool allowed, char *err, size
 /* Runs s (refusing it first as linux_refuses and linux_refuses_rt_hog
  * do); fills r (engine
  * "linux", has_iters true) and info. 0, or -1 with err; after a stop
- * request r and info hold what was measured up to it. o may be NULL. */
+ * request r and info hold what was measured up to it. o may be NULL.
+ * The calling thread (the conductor) moves off the scenario's CPUs for
+ * the run when it may use another CPU, before ready() (so a thread
+ * ready() starts is born there too), and back when it returns. */
 int linux_run(const struct scenario *s, const struct linux_run_opts *o, struct scn_result *r,
               struct linux_run_info *info, char *err, size_t errlen);
 

@@ -66,6 +66,8 @@ suite linux_internals bash tests/linux_internals_test.sh "$RUNQ"
 suite linux_views bash tests/linux_views_test.sh "$RUNQ"
 # Linux's picks replayed through runq's (issue 31, item 5): records 2 s of hogs as root
 suite fidelity bash tests/fidelity_test.sh "$RUNQ"
+# a busy loop on one CPU for a few seconds: it checks only what load cannot move
+suite linux_trust bash tests/linux_trust_test.sh "$RUNQ"
 suite plot bash tests/plot_test.sh "$RUNQ"
 suite hostile_out bash tests/hostile_out_test.sh "$RUNQ"
 # the readers on hostile databases, 20 fixed seeds (make fuzz: 500 from the clock)

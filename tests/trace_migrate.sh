@@ -78,6 +78,8 @@ V8="thread.class thread.rt_prio thread.rt_policy eevdf_leave.by_class table.boun
 V9="trace.engine trace.engine_version"
 # What version 10 added (Linux traces with internals: who was protected).
 V10="queue_snapshot.protected table.linux_group"
+# What version 11 added (a Linux run's foreign CPU time, and disturbed).
+V11="scenario.foreign_ns scenario.disturbed"
 
 # migrates NAME: recording into $T/NAME.db brings it to the new schema.
 migrates() {
@@ -114,40 +116,43 @@ migrates() {
 
 # Version 1 (git show 0069d36:db/schema.sql): none of the later columns.
 # shellcheck disable=SC2086
-old v1 trace.control eevdf_leave.deadline data_gap.records_late $V6 $V7 $V8 $V9 $V10 && migrates v1
+old v1 trace.control eevdf_leave.deadline data_gap.records_late $V6 $V7 $V8 $V9 $V10 $V11 && migrates v1
 # Version 2: the control socket, no deadline.
 # shellcheck disable=SC2086
-old v2 eevdf_leave.deadline data_gap.records_late $V6 $V7 $V8 $V9 $V10 && migrates v2
+old v2 eevdf_leave.deadline data_gap.records_late $V6 $V7 $V8 $V9 $V10 $V11 && migrates v2
 # What runqs from version 3 until versions were stamped made: every
 # column of version 3, user_version 0.
 # shellcheck disable=SC2086
-old v3_unstamped data_gap.records_late $V6 $V7 $V8 $V9 $V10 && migrates v3_unstamped
+old v3_unstamped data_gap.records_late $V6 $V7 $V8 $V9 $V10 $V11 && migrates v3_unstamped
 # Version 3, stamped: no data_gap.records_late.
 # shellcheck disable=SC2086
-old v3 data_gap.records_late $V6 $V7 $V8 $V9 $V10 && sq "$T/v3.db" "PRAGMA user_version = 3" && migrates v3
+old v3 data_gap.records_late $V6 $V7 $V8 $V9 $V10 $V11 && sq "$T/v3.db" "PRAGMA user_version = 3" && migrates v3
 # Version 5 (the experiments' tables): no wakeup check, no thread_switches.
 # shellcheck disable=SC2086
-old v5 $V6 $V7 $V8 $V9 $V10 && sq "$T/v5.db" "PRAGMA user_version = 5" && migrates v5
+old v5 $V6 $V7 $V8 $V9 $V10 $V11 && sq "$T/v5.db" "PRAGMA user_version = 5" && migrates v5
 # Version 6 (the wakeup check): no scenario_task.reads.
 # shellcheck disable=SC2086
-old v6 $V7 $V8 $V9 $V10 && sq "$T/v6.db" "PRAGMA user_version = 6" && migrates v6
+old v6 $V7 $V8 $V9 $V10 $V11 && sq "$T/v6.db" "PRAGMA user_version = 6" && migrates v6
 
 # Version 7 (a scenario task's reads): no classes, no bounce table, and
 # its thread_switches counted a slice ended by 'migrate' involuntary.
 v7_view=$(sed -n '/^CREATE VIEW IF NOT EXISTS thread_switches/,/;$/p' db/schema.sql | sed "s/'preempt', 'release'/'preempt', 'migrate'/")
 # shellcheck disable=SC2086
-old v7 $V8 $V9 $V10 && sq "$T/v7.db" "PRAGMA user_version = 7; DROP VIEW thread_switches; $v7_view" && migrates v7
+old v7 $V8 $V9 $V10 $V11 && sq "$T/v7.db" "PRAGMA user_version = 7; DROP VIEW thread_switches; $v7_view" && migrates v7
 # Version 8 (the classes): no engine; its traces were runq's kernel's.
 # shellcheck disable=SC2086
-old v8 $V9 $V10 && sq "$T/v8.db" "PRAGMA user_version = 8" && migrates v8
+old v8 $V9 $V10 $V11 && sq "$T/v8.db" "PRAGMA user_version = 8" && migrates v8
 # Version 9 (the engine): no queue_snapshot.protected.
 # shellcheck disable=SC2086
-old v9 $V10 && sq "$T/v9.db" "PRAGMA user_version = 9; UPDATE trace SET engine = 'runq-kernel'" && migrates v9
+old v9 $V10 $V11 && sq "$T/v9.db" "PRAGMA user_version = 9; UPDATE trace SET engine = 'runq-kernel'" && migrates v9
+# Version 10 (who was protected): no foreign CPU time on a scenario run.
+# shellcheck disable=SC2086
+old v10 $V11 && sq "$T/v10.db" "PRAGMA user_version = 10; UPDATE trace SET engine = 'runq-kernel'" && migrates v10
 
 # A step that fails (version 1 less its eevdf_leave: step 3 cannot run)
 # leaves the database as it was: step 2's column is rolled back too.
 # shellcheck disable=SC2086
-if old broken trace.control eevdf_leave.deadline data_gap.records_late $V6 $V7 $V8 $V9 $V10 && sq "$T/broken.db" "DROP TABLE eevdf_leave"; then
+if old broken trace.control eevdf_leave.deadline data_gap.records_late $V6 $V7 $V8 $V9 $V10 $V11 && sq "$T/broken.db" "DROP TABLE eevdf_leave"; then
     "$RUNQ" record --db "$T/broken.db" --file "$T/s.bin" >/dev/null 2>"$T/broken.err"
     rc=$?
     has_control=$(sq "$T/broken.db" "SELECT COUNT(*) FROM pragma_table_info('trace') WHERE name = 'control'")
