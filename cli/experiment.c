@@ -875,6 +875,61 @@ static const struct xp_engine *slot_engine(const struct xp_run *slot, int n)
     return NULL;
 }
 
+/* The host's rules runq's kernel and sim take when the host's Linux runs
+ * the same file beside them (issue 31): each of runq's switches that the
+ * host's rules name (linux/hostrules.h) and whose value there differs
+ * from runq's default, unless the scenario sets it (a feature line, a
+ * vary of feature.NAME, or of switch, which sets them all). */
+struct host_adopt {
+    int n;
+    int feature[EEVDF_NR_FEATURES];
+    bool on[EEVDF_NR_FEATURES];
+    int agree; /* switches the host names with runq's default value */
+};
+
+static bool scenario_sets(const struct scenario *s, int f)
+{
+    char key[SCN_KEY_MAX];
+    snprintf(key, sizeof key, "feature.%s", eevdf_feature_name((enum eevdf_feature)f));
+    for (int a = 0; a < s->nvary; a++)
+        if (!strcmp(s->vary[a].key, "switch") || !strcmp(s->vary[a].key, key))
+            return true;
+    for (int i = 0; i < s->nfeatures; i++)
+        if (s->features[i].feature == f)
+            return true;
+    return false;
+}
+
+static void host_adopt_compute(const struct scenario *base, struct host_adopt *h)
+{
+    const struct hostrules *r = hostrules_read();
+    char copy[HOSTRULES_NAMES_MAX];
+    snprintf(copy, sizeof copy, "%s", r->names);
+    memset(h, 0, sizeof *h);
+    unsigned bit = 0;
+    for (char *save = NULL, *name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save), bit++) {
+        int f = eevdf_feature_lookup(name);
+        /* Linux's own features are named from BTF even when their mask
+         * could not be read: then their bits say nothing. */
+        bool known = r->features_known || !strcmp(name, "LAG_CLAMP_MAX_SLICE");
+        if (f < 0 || !known || scenario_sets(base, f) || bit >= 32)
+            continue;
+        bool on = r->mask >> bit & 1;
+        if (on == eevdf_feature_default((enum eevdf_feature)f)) {
+            h->agree++;
+            continue;
+        }
+        h->feature[h->n] = f;
+        h->on[h->n++] = on;
+    }
+}
+
+static void host_adopt_apply(const struct host_adopt *h, struct scenario *s)
+{
+    for (int i = 0; i < h->n; i++)
+        scn_set_feature(s, eevdf_feature_name((enum eevdf_feature)h->feature[i]), h->on[i]);
+}
+
 static bool uses(const struct xp_opts *o, const char *engine)
 {
     for (int i = 0; i < o->nengines; i++)
@@ -1006,6 +1061,21 @@ int cmd_experiment(int argc, char **argv)
         hostrules_describe(hostrules_read(), rules, sizeof rules);
         fprintf(stderr, "runq experiment: linux's rules: %s\n", rules);
     }
+    static struct host_adopt adopt;
+    if (uses(&o, "linux") && (uses(&o, "kernel") || uses(&o, "sim"))) {
+        host_adopt_compute(&base, &adopt);
+        if (!o.quiet) {
+            char set[512] = "";
+            size_t n = 0;
+            for (int i = 0; i < adopt.n; i++)
+                n += (size_t)snprintf(set + n, n < sizeof set ? sizeof set - n : 0, "%s%s %s", i ? ", " : "",
+                                      eevdf_feature_name((enum eevdf_feature)adopt.feature[i]),
+                                      adopt.on[i] ? "on" : "off");
+            fprintf(stderr, "runq experiment: kernel and sim take the host's rules: %s%s (%d more as runq's defaults "
+                            "already have them; the scenario's own settings stand)\n",
+                    adopt.n ? "" : "none differs from runq's defaults", set, adopt.agree);
+        }
+    }
 
     char dir[] = "/tmp/runq-experiment-XXXXXX";
     if (!mkdtemp(dir)) {
@@ -1084,6 +1154,8 @@ int cmd_experiment(int argc, char **argv)
             r->repeat = k % o.repeat;
             r->seed = o.seed + (uint64_t)r->repeat;
             cell_scenario(&base, r->cell, &r->sc, r->params, sizeof r->params, err, sizeof err);
+            if (eng != engine_lookup("linux"))
+                host_adopt_apply(&adopt, &r->sc);
             r->sc.seed = r->seed;
             static struct scn_result res;
             r->pid = 0;
