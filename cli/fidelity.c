@@ -325,7 +325,81 @@ static int64_t total(const struct fidelity *f, enum fid_class c, int64_t *first)
     return n;
 }
 
-static void print_report(const struct fidelity *f, int64_t trace)
+/* ---- the lag a leaving thread keeps: which clamp Linux applied ---- */
+
+/* At a dequeue Linux keeps the entity's lag clamped (entity_lag() /
+ * update_entity_lag()): vanilla 6.18 to ±calc_delta_fair(max(2·slice,
+ * TICK_NSEC)), 6e3c0a4e1ad1 (LAG_CLAMP_MAX_SLICE, in 7.0 and 6.18-stable)
+ * to ±calc_delta_fair(the queue's largest slice, current's included, +
+ * TICK_NSEC). Each recorded leave is recomputed both ways from the queue
+ * it left (docs/eevdf.md, "Fidelity"). */
+enum lag_rule { LR_BOTH, LR_MAX_SLICE, LR_VANILLA, LR_NEITHER, LR_NR };
+
+static const char *const lag_rule_what[LR_NR] = {
+    "the clamp did not bind: both rules give Linux's lag",
+    "only LAG_CLAMP_MAX_SLICE's clamp (6e3c0a4e1ad1) gives Linux's lag",
+    "only vanilla 6.18's clamp (max(2*slice, tick)) gives Linux's lag",
+    "neither clamp gives Linux's lag",
+};
+
+struct leaves {
+    int64_t tick_ns;
+    int64_t n[LR_NR], first[LR_NR][FIRST];
+    int64_t unusable;
+};
+
+static int64_t clamp64(int64_t v, int64_t limit)
+{
+    return v > limit ? limit : v < -limit ? -limit : v;
+}
+
+/* calc_delta_fair(d, se) for a weight w (nice 0: 1024, d unchanged). */
+static int64_t fair_delta(int64_t d, int64_t w)
+{
+    return (int64_t)((__int128)d * 1024 / w);
+}
+
+static void on_leave(const struct pickq_leave *l, void *arg)
+{
+    struct leaves *v = arg;
+    if (!l->whole || l->weight <= 0 || l->slice_ns <= 0 || l->sum_w < 0) {
+        v->unusable++;
+        return;
+    }
+    /* V of the queue it left, itself included at its own vruntime (a 0
+     * term), rounded down as avg_vruntime() rounds; its raw lag V − v. */
+    __int128 num = l->sum_wdv, den = (__int128)l->sum_w + l->weight;
+    if (num < 0)
+        num -= den - 1;
+    int64_t raw = (int64_t)(num / den);
+    int64_t largest = l->max_slice > l->slice_ns ? l->max_slice : l->slice_ns;
+    int64_t two = 2 * l->slice_ns > v->tick_ns ? 2 * l->slice_ns : v->tick_ns;
+    int64_t by_max = clamp64(raw, fair_delta(largest + v->tick_ns, l->weight));
+    int64_t by_vanilla = clamp64(raw, fair_delta(two, l->weight));
+    /* V's base differs from the kernel's (zero_vruntime): a floor one ns apart */
+    bool m = llabs(by_max - l->lag) <= 1, w = llabs(by_vanilla - l->lag) <= 1;
+    enum lag_rule r = m && w ? LR_BOTH : m ? LR_MAX_SLICE : w ? LR_VANILLA : LR_NEITHER;
+    note(v->first[r], v->n[r], l->ts);
+    v->n[r]++;
+}
+
+static void print_leaves(const struct fidelity *f, const struct leaves *v)
+{
+    int64_t all = 0;
+    for (int r = 0; r < LR_NR; r++)
+        all += v->n[r];
+    printf("lags kept at leaves (a thread that blocked and left its queue), each recomputed from the queue it "
+           "left\nwith either clamp: %lld recomputed, %lld not (its queue stands in one row for several, or a "
+           "number is missing)\n",
+           (long long)all, (long long)v->unusable);
+    for (int r = 0; r < LR_NR; r++) {
+        printf("  %s: %lld\n", lag_rule_what[r], (long long)v->n[r]);
+        if (v->n[r])
+            put_times(f, v->first[r], v->n[r]);
+    }
+}
+
+static void print_report(const struct fidelity *f, const struct leaves *lv, int64_t trace)
 {
     int64_t first[FIRST], n[FID_NR], replayed = 0, skipped = 0;
     char cpus[256] = "";
@@ -366,6 +440,7 @@ static void print_report(const struct fidelity *f, int64_t trace)
         printf("  %s: %lld\n", fid_class[c].what, (long long)n[c]);
         put_times(f, first, n[c]);
     }
+    print_leaves(f, lv);
     int64_t agree = total(f, FID_AGREE, first);
     /* rounded down, so that one disagreement never shows as 100 % */
     if (replayed)
@@ -419,7 +494,14 @@ int report_fidelity(const char *db_path, int64_t trace)
         fprintf(stderr, "runq report: %s\n", err);
         goto out;
     }
-    print_report(f, trace);
+    static struct leaves lv;
+    memset(&lv, 0, sizeof lv);
+    lv.tick_ns = (int64_t)f->params.tick_ns;
+    if (pickq_leaves(db, trace, on_leave, &lv, err, sizeof err) != 0) {
+        fprintf(stderr, "runq report: %s\n", err);
+        goto out;
+    }
+    print_report(f, &lv, trace);
     rc = 0;
 out:
     if (f) {

@@ -195,3 +195,47 @@ out:
     free(m.ent);
     return rc;
 }
+
+int pickq_leaves(sqlite3 *db, int64_t trace_id, void (*fn)(const struct pickq_leave *l, void *arg), void *arg,
+                 char *err, size_t errlen)
+{
+    /* The snapshot of the leave's moment, and the thread's own row in the
+     * latest snapshot before it (where it ran or waited). A current row
+     * with no numbers only says who runs (the idle task, or a task of
+     * another queue): no entity of this one. */
+    static const char sql[] =
+        "SELECT l.ts, l.cpu, l.vruntime, l.lag,"
+        " (SELECT weight FROM main.queue_snapshot o WHERE o.trace_id = ?1 AND o.utid = l.utid AND o.ts < l.ts"
+        "  ORDER BY o.ts DESC LIMIT 1),"
+        " (SELECT slice_ns FROM main.queue_snapshot o WHERE o.trace_id = ?1 AND o.utid = l.utid AND o.ts < l.ts"
+        "  ORDER BY o.ts DESC LIMIT 1),"
+        " SUM(CASE WHEN NOT (q.is_current AND q.weight IS NULL) THEN q.weight * (q.vruntime - l.vruntime) END),"
+        " SUM(CASE WHEN NOT (q.is_current AND q.weight IS NULL) THEN q.weight END), MAX(CASE WHEN NOT (q.is_current AND q.weight IS NULL) THEN q.slice_ns END),"
+        " COUNT(q.utid),"
+        " SUM(NOT (q.is_current AND q.weight IS NULL) AND (q.weight IS NULL OR q.vruntime IS NULL OR t.name = 'other'))"
+        " FROM main.eevdf_leave l"
+        " LEFT JOIN main.queue_snapshot q ON q.trace_id = ?1 AND q.ts = l.ts AND q.cpu = l.cpu"
+        " LEFT JOIN main.thread t ON t.utid = q.utid"
+
+        " WHERE l.trace_id = ?1 AND l.reason = 'block' AND l.lag IS NOT NULL AND l.vruntime IS NOT NULL"
+        " AND NOT EXISTS (SELECT 1 FROM main.queue_snapshot p WHERE p.trace_id = ?1 AND p.ts = l.ts"
+        "  AND p.cpu = l.cpu AND p.utid = l.utid)"
+        " GROUP BY l.id ORDER BY l.ts, l.cpu";
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+        return fail(db, "reading the leaves", err, errlen);
+    sqlite3_bind_int64(s, 1, trace_id);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        struct pickq_leave l = {
+            .ts = col_or(s, 0, 0), .cpu = col_int(s, 1, -1), .vruntime = col_or(s, 2, 0), .lag = col_or(s, 3, 0),
+            .weight = col_or(s, 4, 0), .slice_ns = col_or(s, 5, 0), .sum_wdv = col_or(s, 6, 0),
+            .sum_w = col_or(s, 7, 0), .max_slice = col_or(s, 8, 0), .rows = col_int(s, 9, 0),
+        };
+        l.whole = l.rows > 0 && col_or(s, 10, 1) == 0;
+        fn(&l, arg);
+    }
+    int ok = rc == SQLITE_DONE;
+    sqlite3_finalize(s);
+    return ok ? 0 : fail(db, "reading the leaves", err, errlen);
+}

@@ -66,4 +66,27 @@ struct pickq_pick {
 int pickq_each(sqlite3 *db, int64_t trace_id, void (*fn)(const struct pickq_pick *p, void *arg), void *arg,
                char *err, size_t errlen);
 
+/* A thread that blocked and left its queue at a recorded pick (an
+ * eevdf_leave 'block' whose thread is not in the snapshot of that moment:
+ * dequeued, not delayed), with what the lag it keeps was made from: its
+ * vruntime, weight and slice (from the latest snapshot row it was in
+ * before), and the queue it left, which is the snapshot at that moment
+ * plus itself (the pick only moved next out of the tree; an idle CPU's
+ * row is no entity). */
+struct pickq_leave {
+    int64_t ts;
+    int cpu;
+    int64_t vruntime, lag;    /* as recorded: Linux's vlag after its clamp */
+    int64_t weight, slice_ns; /* its own; 0: not known */
+    int64_t sum_wdv;          /* Σ weight·(vruntime − its vruntime) over the snapshot rows */
+    int64_t sum_w;            /* Σ weight over them */
+    int64_t max_slice;        /* the largest slice among them */
+    int rows;                 /* snapshot rows, an idle CPU's row included: 0 when none is stored */
+    bool whole;               /* no row of them stands for several entities ("other") or lacks a number */
+};
+
+/* Calls fn for each such leave of trace_id in time order. 0, or -1 with err. */
+int pickq_leaves(sqlite3 *db, int64_t trace_id, void (*fn)(const struct pickq_leave *l, void *arg), void *arg,
+                 char *err, size_t errlen);
+
 #endif

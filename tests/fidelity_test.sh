@@ -33,7 +33,7 @@ expect refuses_csv 2 "fidelity takes --db and --trace only" report fidelity --db
 runq report --help
 stdout_has help_names_fidelity "fidelity"
 
-linux_checks="agrees_on_8_hogs refuses_trace_without_internals altered_deadline_disagrees_once damaged_rows_counted"
+linux_checks="leave_lags_show_the_host_clamp agrees_on_8_hogs refuses_trace_without_internals altered_deadline_disagrees_once damaged_rows_counted"
 skip_linux() {
     for c in $linux_checks; do echo "SKIP $c: $1"; done
     exit $fail
@@ -50,6 +50,32 @@ internals=$(sq "$T/l.db" "SELECT COALESCE(MAX(value), 0) FROM stats WHERE name =
 
 runq report fidelity --db "$T/l.db"
 cp "$T/out" "$T/base.out"
+# The lags the probe kept when it slept, recomputed from the queue it left
+# with both clamps: on a kernel whose BTF has sched_entity.max_slice
+# (6e3c0a4e1ad1) only that clamp may explain a clamped lag, never
+# vanilla 6.18's alone, and (but for at most 1 %) every lag is explained
+# by one or both.
+lr() { sed -n "s/^  $1: \([0-9]*\)\$/\1/p" "$T/base.out"; }
+both=$(lr "the clamp did not bind: both rules give Linux's lag")
+maxs=$(lr "only LAG_CLAMP_MAX_SLICE's clamp (6e3c0a4e1ad1) gives Linux's lag")
+van=$(lr "only vanilla 6.18's clamp (max(2\*slice, tick)) gives Linux's lag")
+none=$(lr "neither clamp gives Linux's lag")
+if bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null | grep -A40 "STRUCT 'sched_entity'" | grep -q max_slice; then
+    want_van=0 want_clamped=maxs
+else
+    want_van=any want_clamped=van
+fi
+clamped=${maxs:-0}
+[ "$want_clamped" = van ] && clamped=${van:-0}
+# "neither" is a class not yet explained (docs/eevdf.md, "Fidelity"): at
+# most 1 % of the leaves.
+if [ -n "$both" ] && [ -n "$none" ] && [ $((none * 100)) -le $((both + clamped + none)) ] &&
+    [ $((both + clamped)) -ge 100 ] &&
+    { [ "$want_van" = any ] || [ "${van:-x}" = 0 ]; }; then
+    pass "leave_lags_show_the_host_clamp ($both leaves unclamped, $clamped clamped as the host's rule clamps, vanilla alone ${van:-?}, neither $none)"
+else
+    failed leave_lags_show_the_host_clamp "both/max-slice only/vanilla only/neither: ${both:-?}/${maxs:-?}/${van:-?}/${none:-?}"
+fi
 read -r K M P < <(sed -n 's/^agree: \([0-9]*\) of \([0-9]*\) picks (\([0-9.]*\)%)$/\1 \2 \3/p' "$T/base.out")
 if [ "$rc" = 0 ] && [ "$(tail -n 1 "$T/base.out" | cut -c1-6)" = "agree:" ] && [ "${M:-0}" -ge 200 ] &&
     [ $((K * 100)) -ge $((M * 99)) ]; then
