@@ -59,6 +59,9 @@ static bool read_debug(struct hostrules *r, uint64_t *mask)
     return have;
 }
 
+#ifdef RUNQ_HAVE_BPF
+#include <bpf/btf.h>
+
 static void add_name(struct hostrules *r, unsigned bit, const char *name, bool on)
 {
     size_t n = strlen(r->names);
@@ -69,8 +72,6 @@ static void add_name(struct hostrules *r, unsigned bit, const char *name, bool o
         r->mask |= 1u << bit;
 }
 
-#ifdef RUNQ_HAVE_BPF
-#include <bpf/btf.h>
 
 /* Linux's features by bit, from BTF: names[i] for bit i, NULL where no
  * enumerator has that value. The count, or -1. */
