@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 #include "linux/hostrules.h"
 
@@ -141,6 +142,35 @@ static void read_btf(struct hostrules *r, bool have_mask, uint64_t mask)
 }
 #endif
 
+/* The preemption model. /sys/kernel/debug/sched/preempt names the modes
+ * with the current one in parentheses, "none (voluntary) full"; on this
+ * host root may not open it, and uname -v says only how the kernel was
+ * built. */
+static void read_preempt(struct hostrules *r)
+{
+    char line[128] = "";
+    FILE *f = fopen("/sys/kernel/debug/sched/preempt", "r");
+    if (f) {
+        if (!fgets(line, sizeof line, f))
+            line[0] = '\0';
+        fclose(f);
+    }
+    const char *open = strchr(line, '('), *close = open ? strchr(open, ')') : NULL;
+    if (open && close && close - open - 1 < (long)sizeof r->preempt) {
+        snprintf(r->preempt, sizeof r->preempt, "%.*s", (int)(close - open - 1), open + 1);
+        return;
+    }
+    struct utsname u;
+    if (uname(&u) == 0) {
+        if (strstr(u.version, "PREEMPT_DYNAMIC"))
+            snprintf(r->preempt, sizeof r->preempt, "dynamic, mode not readable");
+        else if (strstr(u.version, "PREEMPT_RT"))
+            snprintf(r->preempt, sizeof r->preempt, "PREEMPT_RT");
+        else if (strstr(u.version, "PREEMPT"))
+            snprintf(r->preempt, sizeof r->preempt, "PREEMPT");
+    }
+}
+
 const struct hostrules *hostrules_read(void)
 {
     static struct hostrules r;
@@ -151,6 +181,7 @@ const struct hostrules *hostrules_read(void)
     r.lag_clamp_max_slice = -1;
     uint64_t mask = 0;
     bool have = read_debug(&r, &mask);
+    read_preempt(&r);
     read_btf(&r, have, mask);
     return &r;
 }
@@ -164,6 +195,8 @@ void hostrules_describe(const struct hostrules *r, char *buf, size_t len)
                                   : r->lag_clamp_max_slice == 0 ? "off (vanilla 6.18's clamp)" : "unknown");
     if (r->base_slice_ns)
         PUT("; base slice %.3f ms", r->base_slice_ns / 1e6);
+    if (r->preempt[0])
+        PUT("; preemption %s", r->preempt);
     if (r->features_known) {
         PUT("; features on:");
         char copy[HOSTRULES_NAMES_MAX];

@@ -25,6 +25,10 @@ struct hostrules {
     bool features_known;   /* Linux's feature mask was read and named */
     int lag_clamp_max_slice; /* 1 on, 0 off (vanilla 6.18's rule), -1 unknown (no BTF) */
     uint64_t base_slice_ns; /* 0: unknown */
+    /* The preemption model: "none", "voluntary", "full", "lazy" (from
+     * /sys/kernel/debug/sched/preempt), else what uname -v says
+     * ("dynamic, mode not readable", "PREEMPT", ...), "" unknown. */
+    char preempt[48];
     /* What could not be learnt, one line each joined by "; " (empty: all). */
     char missing[512];
 };

@@ -790,7 +790,8 @@ static void put_mark(struct xlate *x, uint64_t ts, const char *name)
 }
 
 /* The header: the host's rules as its features (linux/hostrules.h), and
- * as its command line "linux RELEASE base_slice_ns=N" when known. */
+ * as its command line "linux RELEASE base_slice_ns=N preempt=MODE", each
+ * part when known. */
 static void put_stream(struct xlate *x, uint64_t ts)
 {
     struct {
@@ -804,10 +805,12 @@ static void put_stream(struct xlate *x, uint64_t ts)
     k.s.features = hr->mask;
     k.s.feature_names_len = (uint16_t)nn;
     char cmd[128];
-    int n = hr->base_slice_ns
-                ? snprintf(cmd, sizeof cmd, "linux %s base_slice_ns=%llu", x->m->kernel_version ? x->m->kernel_version : "",
-                           (unsigned long long)hr->base_slice_ns)
-                : snprintf(cmd, sizeof cmd, "linux %s", x->m->kernel_version ? x->m->kernel_version : "");
+    int n = snprintf(cmd, sizeof cmd, "linux %s", x->m->kernel_version ? x->m->kernel_version : "");
+    if (hr->base_slice_ns && n < (int)sizeof cmd)
+        n += snprintf(cmd + n, sizeof cmd - (size_t)n, " base_slice_ns=%llu", (unsigned long long)hr->base_slice_ns);
+    if (hr->preempt[0] && n < (int)sizeof cmd)
+        n += snprintf(cmd + n, sizeof cmd - (size_t)n, " preempt=%.*s", (int)strcspn(hr->preempt, ","),
+                      hr->preempt);
     k.s.cmdline_len = (uint16_t)(n < (int)sizeof cmd ? n : (int)sizeof cmd - 1);
     memcpy(k.tail + nn, cmd, k.s.cmdline_len);
     put(x, TRACE_CPU_GLOBAL, &k.s.h, TRACE_REC_STREAM, sizeof k.s + nn + k.s.cmdline_len, ts);
