@@ -120,6 +120,18 @@ else
     echo "SKIP group_level_recorded: autogroup is off here (one level)"
 fi
 
+# runq step at a pick of the Linux trace: the queue with V, lag, deadline
+# and eligibility, and the pick explained from them, as for runq's kernel.
+printf 'c 1\nb +500ms\n/ -> hog\nq\n' | "$RUNQ" step --db "$T/l.db" --plain 1 >"$T/step" 2>&1
+last=$(awk '/^--- \/ -> hog$/ { n = NR } END { print n + 0 }' "$T/step")
+tail -n +"$last" "$T/step" >"$T/stepat"
+if grep -q "^cpu1  V=[0-9]" "$T/stepat" && grep -Eq "^ *\* (hog|probe)[0-9]*/[0-9]+ +run +[0-9]+\.[0-9]+ +[0-9]+\.[0-9]+ +[-+][0-9]+\.[0-9]+ +yes" "$T/stepat" &&
+    grep -q "won: " "$T/stepat" && ! grep -q "not recorded" "$T/stepat"; then
+    pass "step_shows_linux_queue (V, vruntime, deadline, lag, eligibility at a pick, and why it won)"
+else
+    failed step_shows_linux_queue "$(head -c 600 "$T/stepat")"
+fi
+
 names=$(sq "$T/l.db" "SELECT feature_names FROM trace")
 if ! grep -q 'max_slice' <(bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null | grep -A40 "STRUCT 'sched_entity'"); then
     want=PLACE_LAG
@@ -189,11 +201,11 @@ else
 fi
 # Each frame shows the queue of whoever ran last on CPU 1; another
 # program's (another session's group) may come between, so of ten frames
-# one with both spinners, one running, is asked for.
+# one with both spinners is asked for, and a running row.
 "$RUNQ" top --linux --cpus 1 --delay 2 --frames 10 >"$T/top" 2>"$T/terr"
 rc=$?
 rows=$(awk '/^runq top --linux/ { if (n > best) best = n; n = 0 } /rqspin/ { n++ } END { if (n > best) best = n; print best + 0 }' "$T/top")
-if [ $rc = 0 ] && [ "$rows" = 2 ] && grep -q "^CPU 1  V [0-9]" "$T/top" && grep -q 'rqspin  *\* ' "$T/top"; then
+if [ $rc = 0 ] && [ "$rows" = 2 ] && grep -q "^CPU 1  V [0-9]" "$T/top" && grep -Eq '^ +[0-9]+ [^ ]+ +\* ' "$T/top"; then
     pass "top_linux_shows_the_queue (both rqspin threads, one running, V of CPU 1)"
 else
     failed top_linux_shows_the_queue "exit $rc, $rows rqspin rows: $(head -c 400 "$T/top") $(head -c 200 "$T/terr")"
