@@ -58,6 +58,34 @@ else
     failed "step_compares_only_what_it_knows" "no pick with io1 queued and unknown: $(head -c 1500 "$T/m.view" | tr '\n' '|')"
 fi
 
+# ---- a thread outside the recorded queue (deterministic, no root needed) ----
+# A trace the BPF recorder made holds the scenario's queue; the pseudo task
+# "other" (linux/lxrec.h: every thread outside it, tid 4194048 + CPU) comes
+# with no number and no weight (queue_snapshot's row NULL). Here a
+# trace_gen trace made into one: engine linux, one pick on cpu1 handed to
+# cpu1's other. At that pick step invents nothing for other (V is the
+# queue's, not other's: no vruntime solved from it, no lag, no
+# eligibility, no weight), and says why it ran in the terms of such a
+# trace, not of one recorded from tracefs.
+"$GEN" --cpus 2 --tasks 4 --ms 300 --out "$T/o.bin" >/dev/null &&
+    "$RUNQ" record --file "$T/o.bin" --db "$T/o.db" >/dev/null 2>&1 || { failed fixture_other "could not record"; exit 1; }
+sq "$T/o.db" "UPDATE trace SET engine = 'linux', engine_version = '6.18.44-test';
+              INSERT INTO thread (trace_id, tid, name, cpu, is_idle) VALUES (1, 4194049, 'other', 1, 0);
+              UPDATE eevdf_pick SET next_utid = (SELECT utid FROM thread WHERE name = 'other'),
+                                    v = NULL, vruntime = NULL, deadline = NULL, lag = NULL
+               WHERE id = (SELECT id FROM eevdf_pick WHERE cpu = 1 AND next_utid != prev_utid
+                           AND ts > (SELECT MIN(ts) FROM queue_snapshot WHERE cpu = 1) ORDER BY ts LIMIT 1 OFFSET 20)"
+printf 'c 1\n/-> other\n' | "$RUNQ" step --db "$T/o.db" --plain --width 100 1 >"$T/o.out" 2>&1
+sed -n '/^--- \/-> other/,$p' "$T/o.out" >"$T/o.view"
+if grep -qE '^  \* other/4194049 +run +\? +\? +\? +\? +\?$' "$T/o.view" &&
+    grep -qE '^  why other/4194049 and not a task of this queue is not known: Linux decided it outside this queue' "$T/o.view" &&
+    grep -qF "(other stands for every thread outside the scenario's queue, which Linux runs from the CPU's root queue" "$T/o.view" &&
+    ! grep -q 'recorded from tracefs' "$T/o.view"; then
+    pass "step_other_is_not_made_up"
+else
+    failed "step_other_is_not_made_up" "$(grep -E 'other/|tracefs|^  why|^  \(' "$T/o.view" | head -8 | tr '\n' '|')"
+fi
+
 # ---- a real Linux recording, tracefs only ----
 TRACING=/sys/kernel/tracing
 if [ "$(id -u)" != 0 ]; then
