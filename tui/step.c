@@ -753,7 +753,9 @@ void step_explain_pick(const struct step_view *v, int i, struct step_text *t)
 /* The PICK of the decision that followed the JOIN at i on its CPU, or -1
  * when none did. The core traces the joins of a decision, then the
  * displaced task's LEAVE, then the PICK, all within microseconds; a
- * wakeup that does not preempt has no PICK. */
+ * wakeup that does not preempt has no PICK. A keyframe between is no
+ * decision: a Linux trace the BPF recorder made has one at every switch,
+ * just before its LEAVE and PICK. */
 static int join_decision(const struct replay *rp, int i)
 {
     const struct event *e = &rp->tr.ev[i];
@@ -764,7 +766,7 @@ static int join_decision(const struct replay *rp, int i)
             continue;
         if (x->kind == EVENT_PICK)
             return j;
-        if (x->kind != EVENT_JOIN && x->kind != EVENT_LEAVE)
+        if (x->kind != EVENT_JOIN && x->kind != EVENT_LEAVE && x->kind != EVENT_KEYFRAME)
             return -1;
     }
     return -1;
@@ -816,10 +818,16 @@ static void explain_check(const struct replay *rp, int i, struct step_text *t)
                       sus(e->join.lag_before), sus(e->join.lag_after), w_dl, elig);
     if (numbers) {
         int64_t left = vt_sub(e->join.curr_vprot, e->join.curr_vruntime);
-        char prot[128];
+        char prot[192];
         if (c_prot)
             snprintf(prot, sizeof prot, "protected until its vruntime reaches %s (it is %s short)",
                      us(e->join.curr_vprot), us(left));
+        else if (left == 0 && e->join.check == TRACE_JC_UNKNOWN)
+            /* Linux, after its check: vprot exactly at vruntime is what
+             * cancel_protect_slice() leaves (a PREEMPT_SHORT preemption). */
+            snprintf(prot, sizeof prot, "its protected stretch ends where it stands (vprot = vruntime %s: "
+                                        "what the check leaves when PREEMPT_SHORT cuts it)",
+                     us(e->join.curr_vprot));
         else
             snprintf(prot, sizeof prot, "its protected stretch is over (it ended at vruntime %s)",
                      us(e->join.curr_vprot));
@@ -884,6 +892,10 @@ static void explain_check(const struct replay *rp, int i, struct step_text *t)
         step_text_add(t, "  %s (#%d, asked for by: %s): %s",
                       e->join.check == TRACE_JC_KEPT ? "a decision followed all the same" : "the decision that followed",
                       d, trace_why_name(p->pick.why), what);
+    } else if (cn && is_linux(rp)) {
+        /* Linux writes sched_switch only when the task changes: a
+         * decision that kept current leaves no trace. */
+        step_text_add(t, "  no switch followed: %s runs on (a decision that keeps it writes no sched_switch)", cn);
     } else if (cn) {
         step_text_add(t, "  no decision followed: %s runs on", cn);
     } else {
