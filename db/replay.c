@@ -103,6 +103,7 @@ static struct rp_ent *add_ent(struct rp_cpu *c, int utid)
     memset(x, 0, sizeof *x);
     x->utid = utid;
     x->weight = 1024;
+    x->weight_known = true;
     return x;
 }
 
@@ -159,7 +160,10 @@ static void fix_current(const struct replay *rp, struct rp_cpu *c)
         else
             sumwv += (__int128)x->weight * x->vruntime;
     }
-    if (cur && cur->weight > 0 && others_known) {
+    /* Not a current whose weight no record gave (a Linux trace's "other":
+     * the thread on the CPU is outside the queue V is the average of, at
+     * the root or in another group): V says nothing about it. */
+    if (cur && cur->weight > 0 && cur->weight_known && others_known) {
         cur->vruntime = (int64_t)(((__int128)c->v * sumw - sumwv) / cur->weight);
         cur->has_vruntime = true;
     }
@@ -211,6 +215,7 @@ static void apply_keyframe(const struct replay *rp, struct rp_state *s, struct r
         x->has_vruntime = x->has_deadline = k->has_eevdf;
         x->dl_estimated = false;
         x->weight = k->weight;
+        x->weight_known = k->has_weight;
         x->slice_ns = k->slice_ns;
         x->seq = ++s->seq;
     }
@@ -231,6 +236,7 @@ static void apply_join(const struct replay *rp, struct rp_state *s, struct rp_cp
     x->has_vruntime = x->has_deadline = e->has_eevdf;
     x->dl_estimated = false;
     x->weight = e->join.weight ? e->join.weight : 1024;
+    x->weight_known = true;
     x->slice_ns = e->join.slice_ns;
     take_v(c, e);
 }
@@ -287,9 +293,15 @@ static void apply_pick(const struct replay *rp, struct rp_state *s, struct rp_cp
     if (is_idle(rp, next) && !find_ent(c, next))
         return;
     claim(rp, s, e->cpu, next);
+    bool known_before = find_ent(c, next) != NULL;
     struct rp_ent *x = add_ent(c, next);
     if (!x)
         return;
+    /* On a trace that carries numbers (a Linux trace the BPF recorder
+     * made), a pick without them of a task no record has shown is a thread
+     * outside the recorded queue ("other"): its weight is not known. */
+    if (!known_before && rp->has_numbers && !(e->has_v && e->has_eevdf))
+        x->weight_known = false;
     x->current = true;
     x->delayed = false;
     x->slice_ns = e->pick.slice_ns;

@@ -48,6 +48,7 @@ struct rp_ent {
     bool current, delayed;
     bool dl_estimated;  /* deadline renewed since the last record that had it */
     bool has_vruntime, has_deadline; /* false: not in the trace, the number is no number */
+    bool weight_known;  /* false: a row without its weight (a Linux trace's "other"): weight is no number */
     int64_t vruntime, deadline, weight, slice_ns;
     uint64_t seq;       /* list order: smaller is nearer the head */
 };

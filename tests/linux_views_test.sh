@@ -58,6 +58,84 @@ else
     failed "step_compares_only_what_it_knows" "no pick with io1 queued and unknown: $(head -c 1500 "$T/m.view" | tr '\n' '|')"
 fi
 
+# ---- a thread outside the recorded queue (deterministic, no root needed) ----
+# A trace the BPF recorder made holds the scenario's queue; the pseudo task
+# "other" (linux/lxrec.h: every thread outside it, tid 4194048 + CPU) comes
+# with no number and no weight (queue_snapshot's row NULL). Here a
+# trace_gen trace made into one: engine linux, one pick on cpu1 handed to
+# cpu1's other. At that pick step invents nothing for other (V is the
+# queue's, not other's: no vruntime solved from it, no lag, no
+# eligibility, no weight), and says why it ran in the terms of such a
+# trace, not of one recorded from tracefs.
+"$GEN" --cpus 2 --tasks 4 --ms 300 --out "$T/o.bin" >/dev/null &&
+    "$RUNQ" record --file "$T/o.bin" --db "$T/o.db" >/dev/null 2>&1 || { failed fixture_other "could not record"; exit 1; }
+sq "$T/o.db" "UPDATE trace SET engine = 'linux', engine_version = '6.18.44-test';
+              INSERT INTO thread (trace_id, tid, name, cpu, is_idle) VALUES (1, 4194049, 'other', 1, 0);
+              UPDATE eevdf_pick SET next_utid = (SELECT utid FROM thread WHERE name = 'other'),
+                                    v = NULL, vruntime = NULL, deadline = NULL, lag = NULL
+               WHERE id = (SELECT id FROM eevdf_pick WHERE cpu = 1 AND next_utid != prev_utid
+                           AND ts > (SELECT MIN(ts) FROM queue_snapshot WHERE cpu = 1) ORDER BY ts LIMIT 1 OFFSET 20)"
+printf 'c 1\n/-> other\n' | "$RUNQ" step --db "$T/o.db" --plain --width 100 1 >"$T/o.out" 2>&1
+sed -n '/^--- \/-> other/,$p' "$T/o.out" >"$T/o.view"
+if grep -qE '^  \* other/4194049 +run +\? +\? +\? +\? +\?$' "$T/o.view" &&
+    grep -qE '^  why other/4194049 and not a task of this queue is not known: Linux decided it outside this queue' "$T/o.view" &&
+    grep -qF "(other stands for every thread outside the scenario's queue, which Linux runs from the CPU's root queue" "$T/o.view" &&
+    ! grep -q 'recorded from tracefs' "$T/o.view"; then
+    pass "step_other_is_not_made_up"
+else
+    failed "step_other_is_not_made_up" "$(grep -E 'other/|tracefs|^  why|^  \(' "$T/o.view" | head -8 | tr '\n' '|')"
+fi
+
+# ---- a wakeup on a Linux trace with the recorder's numbers (deterministic) ----
+# The same trace made a Linux one: Linux's check is not recorded
+# (wake_check unknown) but current's state after it is. Three wakeups on
+# cpu1:
+#   - one followed by a switch 5 us later with a keyframe between (the
+#     BPF recorder writes one at every switch): that switch is the
+#     decision that followed;
+#   - one whose current has vprot = vruntime: what Linux's check leaves
+#     when PREEMPT_SHORT cuts the protection, and says so;
+#   - one no switch followed: Linux writes sched_switch only when the task
+#     changes, so the view says no switch followed, not no decision.
+"$RUNQ" record --file "$T/o.bin" --db "$T/w.db" >/dev/null 2>&1 || { failed fixture_wake "could not record"; exit 1; }
+join1=$(sq "$T/w.db" "SELECT id FROM eevdf_place p WHERE cpu = 1 AND reason = 'wake' AND wake_check = 'preempt'
+                      AND EXISTS (SELECT 1 FROM eevdf_pick k WHERE k.cpu = 1 AND k.ts = p.ts)
+                      AND ts > (SELECT MIN(ts) FROM queue_snapshot WHERE cpu = 1) ORDER BY ts LIMIT 1 OFFSET 2")
+kept="SELECT id FROM eevdf_place p WHERE cpu = 1 AND reason = 'wake' AND wake_check = 'kept'
+      AND NOT EXISTS (SELECT 1 FROM eevdf_pick k WHERE k.cpu = 1 AND k.ts BETWEEN p.ts AND p.ts + 20000) ORDER BY ts"
+join2=$(sq "$T/w.db" "$kept LIMIT 1")
+join3=$(sq "$T/w.db" "$kept LIMIT 1 OFFSET 1")
+sq "$T/w.db" "UPDATE trace SET engine = 'linux', engine_version = '6.18.44-test';
+              UPDATE eevdf_place SET wake_check = 'unknown' WHERE id IN ($join1, $join2, $join3);
+              CREATE TEMP TABLE j AS SELECT ts FROM eevdf_place WHERE id = $join1;
+              UPDATE eevdf_leave SET ts = ts + 5000 WHERE cpu = 1 AND ts = (SELECT ts FROM j);
+              UPDATE eevdf_pick SET ts = ts + 5000 WHERE cpu = 1 AND ts = (SELECT ts FROM j);
+              INSERT INTO queue_snapshot (trace_id, ts, cpu, v, utid, is_current, eligible, delayed, nice, weight,
+                                          vruntime, deadline, lag, slice_ns)
+                SELECT trace_id, (SELECT ts FROM j) + 5000, cpu, v, utid, is_current, eligible, delayed, nice, weight,
+                       vruntime, deadline, lag, slice_ns FROM queue_snapshot
+                WHERE cpu = 1 AND ts = (SELECT MAX(ts) FROM queue_snapshot WHERE cpu = 1 AND ts < (SELECT ts FROM j));
+              UPDATE eevdf_place SET curr_vprot = curr_vruntime, curr_protected = 0 WHERE id = $join2"
+at() { sq "$T/w.db" "SELECT ts FROM eevdf_place WHERE id = $1"; }
+printf 'c 1\nb @%s\nb @%s\nb @%s\n' "$(at "$join1")" "$(at "$join2")" "$(at "$join3")" |
+    "$RUNQ" step --db "$T/w.db" --plain --width 100 1 >"$T/w.out" 2>&1
+view() { awk -v n="$1" '/^--- b @/ { k++ } k == n' "$T/w.out"; }
+if view 1 | grep -qE '^  the decision that followed \(#[0-9]+, asked for by: [a-z_]+\): [^ ]+ -> [^ ]+$'; then
+    pass "step_keyframe_between_is_no_decision"
+else
+    failed "step_keyframe_between_is_no_decision" "$(view 1 | grep -E 'followed|^> ' | tr '\n' '|')"
+fi
+if view 2 | grep -qE '\(current\): .*; its protected stretch ends where it stands \(vprot = vruntime [0-9.]+: what the check leaves when PREEMPT_SHORT cuts it\)$'; then
+    pass "step_names_a_cut_protection"
+else
+    failed "step_names_a_cut_protection" "$(view 2 | grep -E '\(current\)|^> ' | tr '\n' '|')"
+fi
+if view 3 | grep -qE '^  no switch followed: [^ ]+ runs on \(a decision that keeps it writes no sched_switch\)$'; then
+    pass "step_linux_no_switch_is_not_no_decision"
+else
+    failed "step_linux_no_switch_is_not_no_decision" "$(view 3 | grep -E 'followed|^> ' | tr '\n' '|')"
+fi
+
 # ---- a real Linux recording, tracefs only ----
 TRACING=/sys/kernel/tracing
 if [ "$(id -u)" != 0 ]; then

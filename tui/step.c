@@ -13,6 +13,7 @@
 #include "db/readable.h"
 #include "db/visible.h"
 #include "db/vtime.h"
+#include "linux/lxrec.h"
 #include "tui/step.h"
 
 void step_text_add(struct step_text *t, const char *fmt, ...)
@@ -488,12 +489,32 @@ static bool is_linux(const struct replay *rp)
     return !strcmp(rp->tr.engine, "linux");
 }
 
-/* Why a trace lacks EEVDF numbers, for the lines that say it does. */
-static const char *missing_why(const struct replay *rp)
+/* A Linux trace's "other" (linux/lxrec.h): every thread outside the
+ * scenario's queue that ran on that CPU, one pseudo task. */
+static bool is_linux_other(const struct replay *rp, int utid)
 {
-    return is_linux(rp) ? "a Linux trace recorded from tracefs, whose tracepoints carry no V, vruntime, deadline or "
-                          "lag; the Linux engine's BPF recorder records them"
-                        : "the trace does not hold them";
+    const struct event_thread *t = events_thread(&rp->tr, utid);
+    return is_linux(rp) && t && t->tid >= LXREC_OTHER_TID(0) && t->tid < LXREC_OTHER_TID(256);
+}
+
+/* Why an event lacks EEVDF numbers, for the lines that say it does. A
+ * Linux trace from tracefs has none at all; one the BPF recorder made has
+ * the scenario's queue, and lacks them only for a thread outside it
+ * ("other", here who: Linux runs it from the CPU's root queue or another
+ * group's) or for an event whose sample was lost. */
+static const char *missing_why(const struct replay *rp, int who)
+{
+    if (!is_linux(rp))
+        return "the trace does not hold them";
+    if (!rp->has_numbers)
+        return "a Linux trace recorded from tracefs, whose tracepoints carry no V, vruntime, deadline or "
+               "lag; the Linux engine's BPF recorder records them";
+    if (is_linux_other(rp, who))
+        return "other stands for every thread outside the scenario's queue, which Linux runs from the CPU's "
+               "root queue (table linux_group) or another group's; the BPF recorder records the scenario's "
+               "queue, not those";
+    return "the BPF recorder's sample of this event is missing: stats bpf_lost_full and bpf_samples_unmatched "
+           "count such samples";
 }
 
 /* trace/format.h's words for each reason a decision was asked for. */
@@ -528,10 +549,15 @@ static void explain_unknown_pick(const struct replay *rp, int i, const struct rp
         step_text_add(t, "  the CPU was idle: %s is the task that came to run", next);
     else if (why < TRACE_WHY_NR)
         step_text_add(t, "  the decision was asked for because: %s", why_what[why]);
-    step_text_add(t, "  why %s and not another is not known: the EEVDF state at this pick (V, each task's vruntime, "
-                     "deadline and lag) was not recorded",
-                  next);
-    step_text_add(t, "  (%s)", missing_why(rp));
+    if (rp->has_numbers && is_linux_other(rp, e->pick.next))
+        step_text_add(t, "  why %s and not a task of this queue is not known: Linux decided it outside this queue, "
+                         "and the state it decided from was not recorded",
+                      next);
+    else
+        step_text_add(t, "  why %s and not another is not known: the EEVDF state at this pick (V, each task's vruntime, "
+                         "deadline and lag) was not recorded",
+                      next);
+    step_text_add(t, "  (%s)", missing_why(rp, e->pick.next));
     bool header = false;
     for (int k = 0; k < n; k++) {
         if (q[k].utid == e->pick.next)
@@ -633,8 +659,10 @@ void step_explain_pick(const struct step_view *v, int i, struct step_text *t)
     }
 
     /* Without V or the winner's numbers nothing can be worked out: say
-     * what the trace has, and that. */
-    if (!has_V || (win && !drawable(win))) {
+     * what the trace has, and that. A Linux trace's "other" never has
+     * them (it is not on the recorded queue, whether or not a keyframe
+     * put its row there). */
+    if (!has_V || (win && !drawable(win)) || is_linux_other(rp, next_utid)) {
         explain_unknown_pick(rp, i, q, n, t);
         replay_state_free(&st);
         return;
@@ -725,7 +753,9 @@ void step_explain_pick(const struct step_view *v, int i, struct step_text *t)
 /* The PICK of the decision that followed the JOIN at i on its CPU, or -1
  * when none did. The core traces the joins of a decision, then the
  * displaced task's LEAVE, then the PICK, all within microseconds; a
- * wakeup that does not preempt has no PICK. */
+ * wakeup that does not preempt has no PICK. A keyframe between is no
+ * decision: a Linux trace the BPF recorder made has one at every switch,
+ * just before its LEAVE and PICK. */
 static int join_decision(const struct replay *rp, int i)
 {
     const struct event *e = &rp->tr.ev[i];
@@ -736,7 +766,7 @@ static int join_decision(const struct replay *rp, int i)
             continue;
         if (x->kind == EVENT_PICK)
             return j;
-        if (x->kind != EVENT_JOIN && x->kind != EVENT_LEAVE)
+        if (x->kind != EVENT_JOIN && x->kind != EVENT_LEAVE && x->kind != EVENT_KEYFRAME)
             return -1;
     }
     return -1;
@@ -788,10 +818,16 @@ static void explain_check(const struct replay *rp, int i, struct step_text *t)
                       sus(e->join.lag_before), sus(e->join.lag_after), w_dl, elig);
     if (numbers) {
         int64_t left = vt_sub(e->join.curr_vprot, e->join.curr_vruntime);
-        char prot[128];
+        char prot[192];
         if (c_prot)
             snprintf(prot, sizeof prot, "protected until its vruntime reaches %s (it is %s short)",
                      us(e->join.curr_vprot), us(left));
+        else if (left == 0 && e->join.check == TRACE_JC_UNKNOWN)
+            /* Linux, after its check: vprot exactly at vruntime is what
+             * cancel_protect_slice() leaves (a PREEMPT_SHORT preemption). */
+            snprintf(prot, sizeof prot, "its protected stretch ends where it stands (vprot = vruntime %s: "
+                                        "what the check leaves when PREEMPT_SHORT cuts it)",
+                     us(e->join.curr_vprot));
         else
             snprintf(prot, sizeof prot, "its protected stretch is over (it ended at vruntime %s)",
                      us(e->join.curr_vprot));
@@ -856,6 +892,10 @@ static void explain_check(const struct replay *rp, int i, struct step_text *t)
         step_text_add(t, "  %s (#%d, asked for by: %s): %s",
                       e->join.check == TRACE_JC_KEPT ? "a decision followed all the same" : "the decision that followed",
                       d, trace_why_name(p->pick.why), what);
+    } else if (cn && is_linux(rp)) {
+        /* Linux writes sched_switch only when the task changes: a
+         * decision that kept current leaves no trace. */
+        step_text_add(t, "  no switch followed: %s runs on (a decision that keeps it writes no sched_switch)", cn);
     } else if (cn) {
         step_text_add(t, "  no decision followed: %s runs on", cn);
     } else {
@@ -904,7 +944,7 @@ void step_explain_join(const struct step_view *v, int i, struct step_text *t)
         step_text_add(t, "  %s keeps the CPU, and why is not known: neither the wakeup check nor the EEVDF state "
                          "(V, lag, deadline) was recorded",
                       cn);
-        step_text_add(t, "  (%s)", missing_why(rp));
+        step_text_add(t, "  (%s)", missing_why(rp, !drawable(cur) ? cur->utid : w->utid));
         replay_state_free(&st);
         return;
     }
@@ -1056,11 +1096,14 @@ static void render_cpu(const struct step *s, const struct step_view *v, int cpu,
             const struct rp_ent *x = &q[k];
             bool has_lag = c->has_v && x->has_vruntime;
             int64_t lag = has_lag ? vt_sub(c->v, x->vruntime) : 0;
-            step_text_add(t, "  %c %-16s %-8s %12s %1s%11s %11s %4s %6lld", x->current ? '*' : ' ',
+            char wbuf[24] = "?";
+            if (x->weight_known)
+                snprintf(wbuf, sizeof wbuf, "%lld", (long long)x->weight);
+            step_text_add(t, "  %c %-16s %-8s %12s %1s%11s %11s %4s %6s", x->current ? '*' : ' ',
                           replay_name(rp, x->utid), x->current ? "run" : x->delayed ? "delayed" : "queued",
                           us_or_unknown(x->has_vruntime, x->vruntime), x->has_deadline && x->dl_estimated ? "~" : "",
                           us_or_unknown(x->has_deadline, x->deadline), has_lag ? sus(lag) : "?",
-                          x->delayed ? "-" : !has_lag ? "?" : lag >= 0 ? "yes" : "no", (long long)x->weight);
+                          x->delayed ? "-" : !has_lag ? "?" : lag >= 0 ? "yes" : "no", wbuf);
         }
         if (detail)
             numberline(rp, c, q, n, width, t);
