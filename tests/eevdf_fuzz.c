@@ -6,7 +6,7 @@
  * random nice values and slice requests: entities run (charge + tick),
  * block, wake, yield, are reniced or given a new slice, move to the other
  * queue and back, are born and exit, and the HRTICK timer fires. The
- * first input bytes choose the feature switches.
+ * first two input bytes choose the feature switches.
  *
  * After every step each queue is held to a model computed from scratch in
  * 128 bits, which shares nothing with eevdf.c but the weight table:
@@ -310,6 +310,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct sched_params params;
     uint32_t mask = byte(&in);
 
+    /* a second byte, so that the switches past the eighth (YIELD_BOUNDED,
+     * REQUEUE_UPDATE_CURR) are fuzzed too */
+    mask |= byte(&in) << 8;
     mask &= ~(1u << EEVDF_F_LAB_LEAVE_BUG);
 #ifdef EEVDF_FUZZ_LAB_LEAVE_BUG
     mask |= 1u << EEVDF_F_LAB_LEAVE_BUG;
