@@ -6,7 +6,7 @@
  * random nice values and slice requests: entities run (charge + tick),
  * block, wake, yield, are reniced or given a new slice, move to the other
  * queue and back, are born and exit, and the HRTICK timer fires. The
- * first input bytes choose the feature switches.
+ * first two input bytes choose the feature switches.
  *
  * After every step each queue is held to a model computed from scratch in
  * 128 bits, which shares nothing with eevdf.c but the weight table:
@@ -16,7 +16,8 @@
  *   - the pick equals eevdf_pick_reference, is eligible, and no eligible
  *     entity has an earlier deadline (unless current is protected);
  *   - Σ w·lag lies in (-W, 0], i.e. is zero but for V's rounding;
- *   - a leaving entity takes the lag V gives it, clamped;
+ *   - a leaving entity takes the lag V gives it, clamped (by the longest
+ *     slice on its queue, or by twice its own: LAG_CLAMP_MAX_SLICE);
  *   - a joining entity has, once on the queue, the lag it left with;
  *   - a run of delta ns is charged delta·1024/w virtual ns.
  *
@@ -128,19 +129,31 @@ static void expect_charge(const struct sched_entity *se, uint64_t delta, uint64_
         die("charge is not delta*1024/w", se->id, (long long)got, (long long)exact);
 }
 
-static int64_t lag_limit(const struct sched_queue *q, const struct sched_entity *se)
+/* The clamp on se's lag as it leaves queue qi, where it still is. With
+ * LAG_CLAMP_MAX_SLICE the longest slice of anyone the harness put on qi
+ * (se, current and delayed entities among them) plus a tick; without, the
+ * larger of twice se's own slice and a tick. In se's virtual time. */
+static int64_t lag_limit(int qi, const struct sched_entity *se)
 {
-    uint64_t span = 2 * eevdf_slice(se);
+    uint64_t span = 0, tick = qs[qi].params.tick_ns;
 
-    if (span < q->params.tick_ns)
-        span = q->params.tick_ns;
+    if (eevdf_feature(EEVDF_F_LAG_CLAMP_MAX_SLICE)) {
+        for (int i = 0; i < NENT; i++)
+            if (where[i] == qi && eevdf_slice(&ent[i]) > span)
+                span = eevdf_slice(&ent[i]);
+        span += tick;
+    } else {
+        span = 2 * eevdf_slice(se);
+        if (span < tick)
+            span = tick;
+    }
     return (int64_t)((unsigned __int128)span * 1024 * sched_nice_to_wmult(se->nice) >> 32);
 }
 
 static int64_t expected_leave_lag(int qi, const struct sched_entity *se)
 {
     struct model m;
-    int64_t lag, lim = lag_limit(&qs[qi], se);
+    int64_t lag, lim = lag_limit(qi, se);
 
     model_of(qi, &m);
     lag = (int64_t)(model_V(&m) - se->ee.vruntime);
@@ -310,6 +323,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct sched_params params;
     uint32_t mask = byte(&in);
 
+    /* a second byte, so that the switches past the eighth (YIELD_BOUNDED,
+     * REQUEUE_UPDATE_CURR, LAG_CLAMP_MAX_SLICE) are fuzzed too */
+    mask |= byte(&in) << 8;
     mask &= ~(1u << EEVDF_F_LAB_LEAVE_BUG);
 #ifdef EEVDF_FUZZ_LAB_LEAVE_BUG
     mask |= 1u << EEVDF_F_LAB_LEAVE_BUG;

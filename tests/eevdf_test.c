@@ -414,13 +414,15 @@ static void test_lag_survives_sleep_scaled(void)
     }
 }
 
-static void test_lag_clamped(void)
+/* w waits while a runs 100 ms, then blocks: it is owed 50 ms, far more
+ * than any clamp. Both ask for the base slice, 2.1 ms at 4 CPUs. */
+static int64_t lag_after_a_long_wait(bool max_slice_clamp)
 {
     struct sched_entity *a, *w;
-    int64_t limit;
 
     setup(4, MS);
     eevdf_feature_set("DELAY_DEQUEUE", false);
+    eevdf_feature_set("LAG_CLAMP_MAX_SLICE", max_slice_clamp);
     a = spawn(&q, 0, 0, 0);
     w = spawn(&q, 1, 0, 0);
     decide(&q);
@@ -429,13 +431,95 @@ static void test_lag_clamped(void)
         P->take(&q, a);
     }
     P->leave(&q, w, SCHED_LEAVE_BLOCK);
-    (void)a;
     P->join(&q, w, SCHED_JOIN_WAKE);
-    /* w waits while a runs 100 ms: it is owed 50, more than 2 slices. */
     P->charge(&q, 100 * MS);
     P->leave(&q, w, SCHED_LEAVE_BLOCK);
-    limit = vdelta(w, 2 * eevdf_slice(w));
-    CHECK(eevdf_lag(&q, w) == limit, "lag %" PRId64 ", limit %" PRId64, eevdf_lag(&q, w), limit);
+    return eevdf_lag(&q, w);
+}
+
+static void test_lag_clamped(void)
+{
+    /* The default, LAG_CLAMP_MAX_SLICE: the longest slice queued (both
+     * are 2.1 ms) plus the 1 ms tick. */
+    int64_t lag = lag_after_a_long_wait(true), limit = vdelta(&ent[1], 2100 * US + MS);
+
+    CHECK(lag == limit, "lag %" PRId64 ", limit %" PRId64, lag, limit);
+}
+
+static void test_lag_clamped_to_twice_own_slice_as_vanilla_6_18(void)
+{
+    int64_t lag = lag_after_a_long_wait(false), limit = vdelta(&ent[1], 2 * 2100 * US);
+
+    CHECK(lag == limit, "lag %" PRId64 ", limit %" PRId64, lag, limit);
+}
+
+/* The queue of lag_clamp_follows_the_longest_slice_queued: current c
+ * (ent[0], nice -3) and ent[1..7] in the tree, all asking for 1 ms, the
+ * tree's deadlines all different (c runs 300 us between joins). Then
+ * ent[longest] asks for long_slice (ent[0]: current does), and with
+ * shrink back for 1 ms, which takes it out of the tree and in again. Last,
+ * c runs 100 ms: everyone in the tree is owed about 11 ms, c owes about
+ * 40 ms of its own virtual time. */
+static void longest_slice_queue(bool max_slice_clamp, int longest, uint64_t long_slice, bool shrink)
+{
+    setup(4, MS);
+    eevdf_feature_set("DELAY_DEQUEUE", false);
+    eevdf_feature_set("LAG_CLAMP_MAX_SLICE", max_slice_clamp);
+    P->take(&q, spawn(&q, 0, -3, MS));
+    for (int i = 1; i <= 7; i++) {
+        P->charge(&q, 300 * US);
+        spawn(&q, i, 0, MS);
+    }
+    P->set_slice(&q, &ent[longest], long_slice);
+    if (shrink)
+        P->set_slice(&q, &ent[longest], MS);
+    P->charge(&q, 100 * MS);
+}
+
+/* lag clamped to ±limit */
+static int64_t clamped(int64_t lag, int64_t limit)
+{
+    return lag > limit ? limit : lag < -limit ? -limit : lag;
+}
+
+static void test_lag_clamp_follows_the_longest_slice_queued(void)
+{
+    const uint64_t tick = MS, long_slice = 8 * MS;
+
+    /* Linux's entity_lag() since 6e3c0a4e1ad1: the clamp is the longest
+     * slice on the queue (cfs_rq_max_slice(): current's, and the tree's
+     * cached max_slice) plus a tick, whoever asked for it; off, twice the
+     * leaver's own slice. The long slice is asked for by current (0), by
+     * the leaver itself (1), and by each other entity, so it sits once at
+     * every place in the tree; 8 is the long slice asked for and given
+     * back (the tree must forget it). w = ent[1] leaves first, then c. */
+    for (int longest = 0; longest <= 8; longest++) {
+        for (int on = 1; on >= 0; on--) {
+            bool shrink = longest == 8;
+            int who = shrink ? 4 : longest;
+            struct sched_entity *c = &ent[0], *w = &ent[1];
+            int64_t owed, owes, want;
+            uint64_t max_w, max_c;
+
+            longest_slice_queue(on, who, long_slice, shrink);
+            max_w = shrink ? MS : long_slice;       /* the longest while w leaves */
+            max_c = shrink || who == 1 ? MS : long_slice; /* and once w has left */
+            owed = eevdf_lag(&q, w);
+            CHECK(owed > vdelta(w, max_w + tick), "case %d: w is owed %" PRId64 ", within the clamp", longest, owed);
+            P->leave(&q, w, SCHED_LEAVE_BLOCK);
+            want = clamped(owed, on ? vdelta(w, max_w + tick) : vdelta(w, 2 * eevdf_slice(w)));
+            CHECK(eevdf_lag(&q, w) == want, "case %d, %s: w left owed %" PRId64 ", not %" PRId64, longest,
+                  on ? "on" : "off", eevdf_lag(&q, w), want);
+
+            owes = eevdf_lag(&q, c);
+            CHECK(owes < -vdelta(c, max_c + tick), "case %d: c owes %" PRId64 ", within the clamp", longest, owes);
+            P->leave(&q, c, SCHED_LEAVE_BLOCK);
+            want = clamped(owes, on ? vdelta(c, max_c + tick) : vdelta(c, 2 * eevdf_slice(c)));
+            CHECK(eevdf_lag(&q, c) == want, "case %d, %s: c left owing %" PRId64 ", not %" PRId64, longest,
+                  on ? "on" : "off", eevdf_lag(&q, c), want);
+            eevdf_check(&q);
+        }
+    }
 }
 
 static void test_sleeper_beside_one_spinner_keeps_lag(void)
@@ -1008,8 +1092,10 @@ static void test_misuse_panics(void)
 static void test_features_by_name(void)
 {
     eevdf_features_reset();
-    /* Linux 6.18's features.h: HRTICK off; YIELD_BOUNDED is runq's own */
-    CHECK(eevdf_feature(EEVDF_F_PLACE_LAG) && !eevdf_feature(EEVDF_F_HRTICK) && !eevdf_feature(EEVDF_F_YIELD_BOUNDED),
+    /* Linux 6.18's features.h: HRTICK off; YIELD_BOUNDED is runq's own;
+     * the lag clamp of 6.18-stable and 7.0 (6e3c0a4e1ad1) */
+    CHECK(eevdf_feature(EEVDF_F_PLACE_LAG) && !eevdf_feature(EEVDF_F_HRTICK) && !eevdf_feature(EEVDF_F_YIELD_BOUNDED) &&
+              eevdf_feature(EEVDF_F_LAG_CLAMP_MAX_SLICE),
           "defaults");
     CHECK(!eevdf_feature(EEVDF_F_LAB_LEAVE_BUG), "LAB_LEAVE_BUG on by default");
     CHECK(eevdf_feature_set("PLACE_LAG", false) && !eevdf_feature(EEVDF_F_PLACE_LAG), "cannot turn off");
@@ -1037,6 +1123,8 @@ static const struct harness_test tests[] = {
     T(four_equal_share_quarter_each),
     T(lag_survives_sleep_scaled),
     T(lag_clamped),
+    T(lag_clamped_to_twice_own_slice_as_vanilla_6_18),
+    T(lag_clamp_follows_the_longest_slice_queued),
     T(sleeper_beside_one_spinner_keeps_lag),
     T(lab_leave_bug_reproduces_seed),
     T(new_task_half_slice),

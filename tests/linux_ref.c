@@ -23,6 +23,13 @@
  * whole 6.18 fair.c was not available: mainline's mirror is too large to
  * fetch here, and the full copies found are vendor trees.
  *
+ * One rule is 6.18-stable's rather than 6.18's, a switch with runq's
+ * default: LAG_CLAMP_MAX_SLICE, 6e3c0a4e1ad1's entity_lag() clamp (the
+ * longest slice queued plus a tick), written from the patch as posted to
+ * LKML (cfs_rq_max_slice() over curr, if on_rq, and the tree) and the
+ * stored text of entity_lag(); off, the switch gives 6.18's max(2 slices,
+ * a tick), so the random half of the differential test checks both.
+ *
  * Left out, on purpose: PLACE_REL_DEADLINE (only a non-sleep dequeue, a
  * migration or a setattr, uses it: one CPU never does), NEXT_BUDDY (off by
  * default), cgroups, and the other classes.
@@ -332,14 +339,34 @@ static void update_curr(struct lref_rq *rq, bool may_resched)
         rq->need_resched = true;
 }
 
-/* update_entity_lag(): V - v, clamped to max(2 slices, a tick). */
+/* cfs_rq_max_slice() (6e3c0a4e1ad1): the longest slice among current (if
+ * queued) and the tree, delayed entities included; 0 if none. */
+static uint64_t cfs_rq_max_slice(struct lref_rq *rq)
+{
+    uint64_t m = 0;
+
+    for (int i = 0; i < rq->n; i++) {
+        struct lref_se *se = se_of(rq, i);
+        if ((se->in_tree || (i == rq->curr && se->on_rq)) && se->slice > m)
+            m = se->slice;
+    }
+    return m;
+}
+
+/* update_entity_lag(): V - v, clamped. Vanilla 6.18: to max(2 slices, a
+ * tick). 6e3c0a4e1ad1 (7.0, in 6.18-stable; entity_lag() there), with
+ * LAG_CLAMP_MAX_SLICE: to the longest slice queued plus a tick. Called
+ * before the entity leaves the tree (or while it is still current and
+ * on_rq), so its own slice counts. */
 static void update_entity_lag(struct lref_rq *rq, int i)
 {
     struct lref_se *se = se_of(rq, i);
     uint64_t span = 2 * se->slice > rq->tick ? 2 * se->slice : rq->tick;
-    int64_t limit = (int64_t)calc_delta_fair(span, se);
-    int64_t vlag = (int64_t)(avg_vruntime(rq) - se->vruntime);
+    int64_t limit, vlag = (int64_t)(avg_vruntime(rq) - se->vruntime);
 
+    if (rq->feat[LREF_F_LAG_CLAMP_MAX_SLICE])
+        span = cfs_rq_max_slice(rq) + rq->tick;
+    limit = (int64_t)calc_delta_fair(span, se);
     se->vlag = vlag < -limit ? -limit : vlag > limit ? limit : vlag;
 }
 

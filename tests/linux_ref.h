@@ -29,8 +29,10 @@
 #define LREF_MAX_QUANTA 100000
 
 /* Linux's sched_feat() switches that runq's eevdf_features.h also has,
- * with 6.18's defaults (features.h). LAB_LEAVE_BUG is runq's own and
- * refused. */
+ * with 6.18's defaults (features.h), and the later commits runq models as
+ * switches: REQUEUE_UPDATE_CURR (333238da9a19, off as in 6.18) and
+ * LAG_CLAMP_MAX_SLICE (6e3c0a4e1ad1, in 6.18-stable, so on, as in runq).
+ * LAB_LEAVE_BUG is runq's own and refused. */
 #define LREF_FEATURES(X)                 \
     X(PLACE_LAG, true)                   \
     X(PLACE_DEADLINE_INITIAL, true)      \
@@ -39,7 +41,8 @@
     X(DELAY_DEQUEUE, true)               \
     X(DELAY_ZERO, true)                  \
     X(HRTICK, false)                     \
-    X(REQUEUE_UPDATE_CURR, false)
+    X(REQUEUE_UPDATE_CURR, false)        \
+    X(LAG_CLAMP_MAX_SLICE, true)
 
 enum lref_feature {
 #define LREF_FEATURE_ENUM(name, on) LREF_F_##name,

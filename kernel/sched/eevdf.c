@@ -30,8 +30,9 @@
  * The weight decides how much CPU an entity gets; the slice decides how
  * soon after becoming eligible it gets it.
  *
- * An entity takes its lag with it when it leaves (clamped to
- * max(2 slices, a tick) of virtual time) and gets it back when it joins.
+ * An entity takes its lag with it when it leaves, clamped in virtual time
+ * (LAG_CLAMP_MAX_SLICE: to the longest slice queued plus a tick, else to
+ * max(2 slices, a tick)), and gets it back when it joins.
  * Joining adds w to W and so moves V toward the joiner; placing it at
  * v = V - lag*(W+w)/W leaves it, after the join, exactly lag behind the new
  * V. See place() below.
@@ -222,12 +223,48 @@ static uint64_t vdelta(const struct eevdf_entity *e, uint64_t delta_ns)
     return eevdf_calc_vdelta(delta_ns, e->weight, e->wmult);
 }
 
+/* The longest slice on q: current's and the tree's (delayed entities
+ * included), Linux's cfs_rq_max_slice(). The tree caches it as it caches
+ * min_slice: a node's max_slice is set from its own slice whenever the
+ * node is (re)inserted, which is what "sched/eevdf: Fix augmented
+ * max_slice" adds to Linux's __enqueue_entity(). */
+static uint64_t queue_max_slice(const struct sched_queue *q)
+{
+    uint64_t m = q->curr ? q->curr->ee.slice : 0;
+
+    if (q->ee.root && q->ee.root->max_slice > m)
+        m = q->ee.root->max_slice;
+    return m;
+}
+
+/* How far from V a leaving entity's lag may be, in e's virtual time: the
+ * clamp of Linux's update_entity_lag() (entity_lag() in later kernels).
+ *
+ *   LAG_CLAMP_MAX_SLICE (6e3c0a4e1ad1 "sched/fair: Fix lag clamp", 7.0,
+ *   backported to 6.18-stable): the longest slice queued plus a tick.
+ *   Why: EEVDF bounds lag in a steady state by -r_max < lag <
+ *   max(r_max, tick), r_max the longest request on the queue, not e's.
+ *   While one entity with a long slice runs, the others fall behind by up
+ *   to that slice; clamping each to twice its own short slice threw that
+ *   owed service away at every sleep.
+ *
+ *   Off: vanilla 6.18's max(2 * own slice, a tick).
+ *
+ * e is still on q here, current or in the tree (Linux takes the lag
+ * before __dequeue_entity(), with curr still on_rq), so its own slice
+ * counts. */
 static int64_t lag_limit(const struct sched_queue *q, const struct eevdf_entity *e)
 {
-    uint64_t span = 2 * e->slice;
+    uint64_t span;
 
-    if (span < q->params.tick_ns)
-        span = q->params.tick_ns;
+    BUG_ON(e->queue != &q->ee);
+    if (eevdf_feature(EEVDF_F_LAG_CLAMP_MAX_SLICE)) {
+        span = queue_max_slice(q) + q->params.tick_ns;
+    } else {
+        span = 2 * e->slice;
+        if (span < q->params.tick_ns)
+            span = q->params.tick_ns;
+    }
     return (int64_t)vdelta(e, span);
 }
 
@@ -1155,7 +1192,7 @@ struct check_walk {
 static void check_node(struct check_walk *w, const struct eevdf_entity *n)
 {
     int hl, hr;
-    uint64_t mv, ms;
+    uint64_t mv, ms, xs;
 
     if (!n)
         return;
@@ -1175,21 +1212,26 @@ static void check_node(struct check_walk *w, const struct eevdf_entity *n)
     BUG_ON(n->height != 1 + (hl > hr ? hl : hr));
     BUG_ON(hl - hr > 1 || hr - hl > 1);
     mv = n->vruntime;
-    ms = n->slice;
+    ms = xs = n->slice;
     if (n->left) {
         if (eevdf_vt_before(n->left->min_vruntime, mv))
             mv = n->left->min_vruntime;
         if (n->left->min_slice < ms)
             ms = n->left->min_slice;
+        if (n->left->max_slice > xs)
+            xs = n->left->max_slice;
     }
     if (n->right) {
         if (eevdf_vt_before(n->right->min_vruntime, mv))
             mv = n->right->min_vruntime;
         if (n->right->min_slice < ms)
             ms = n->right->min_slice;
+        if (n->right->max_slice > xs)
+            xs = n->right->max_slice;
     }
     BUG_ON(n->min_vruntime != mv);
     BUG_ON(n->min_slice != ms);
+    BUG_ON(n->max_slice != xs);
 }
 
 void eevdf_check(const struct sched_queue *q)

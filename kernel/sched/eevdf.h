@@ -55,6 +55,7 @@ struct eevdf_entity {
     uint64_t seq;          /* insertion order: equal deadlines run FIFO */
     uint64_t min_vruntime; /* smallest vruntime in this subtree */
     uint64_t min_slice;    /* smallest slice in this subtree */
+    uint64_t max_slice;    /* largest slice in this subtree */
     int height;
 };
 

@@ -10,16 +10,24 @@
  * next op on every queue; entities already delayed or protected keep that
  * state until it runs out.
  *
- * The defaults are Linux 6.18's (kernel/sched/features.h): HRTICK is off
- * there too. New switches go at the end: a trace stores the mask by bit.
- * YIELD_BOUNDED is runq's own (seed 002's nos rule), off so that runq
- * decides as Linux does; docs/eevdf.md's table "runq vs Linux 6.18" lists
- * it with LAB_LEAVE_BUG. REQUEUE_UPDATE_CURR is Linux's, but later than
- * 6.18 and not a switch there: commit 333238da9a19 (seed 001's thread)
- * made ttwu_runnable()'s requeue of a delayed task charge current first;
- * off is 6.18's order. It is the core's order, not the policy's (the core
+ * The defaults are Linux 6.18's (kernel/sched/features.h; HRTICK is off
+ * there too) but for LAG_CLAMP_MAX_SLICE, below. New switches go at the
+ * end: a trace stores the mask by bit. YIELD_BOUNDED is runq's own (seed
+ * 002's nos rule), off so that runq decides as Linux does; docs/eevdf.md's
+ * table "runq vs Linux 6.18" lists it with LAB_LEAVE_BUG.
+ * REQUEUE_UPDATE_CURR is Linux's, but later than 6.18 and not a switch
+ * there: commit 333238da9a19 (seed 001's thread) made ttwu_runnable()'s
+ * requeue of a delayed task charge current first; off is 6.18's order. It is the core's order, not the policy's (the core
  * reads it in drain_wakes()), but it lives in this table so that a trace,
  * the shell, runq sim and a scenario set it like any other switch.
+ *
+ * LAG_CLAMP_MAX_SLICE is the one default that is not vanilla 6.18's: it is
+ * on because the current stable kernels carry it. 6e3c0a4e1ad1 "sched/fair:
+ * Fix lag clamp" (7.0, backported to 6.18-stable: the development hosts'
+ * 6.18.44 has it) changed entity_lag()'s clamp from max(2 * own slice, a
+ * tick) to cfs_rq_max_slice() plus a tick; eevdf.c's lag_limit() says why.
+ * Off is vanilla 6.18, and the rule of every runq trace made before the
+ * switch existed (their masks have no bit for it).
  */
 #ifndef RUNQ_SCHED_EEVDF_FEATURES_H
 #define RUNQ_SCHED_EEVDF_FEATURES_H
@@ -37,7 +45,8 @@
     X(HRTICK, false, "a timer ends current's turn when it has run its slice since it was picked, not the next tick") \
     X(LAB_LEAVE_BUG, false, "lab only: a blocking current's lag is taken from a V that omits the next entity") \
     X(YIELD_BOUNDED, false, "a yielder's deadline moves to V + slice (the nos rule), not its vruntime to its deadline") \
-    X(REQUEUE_UPDATE_CURR, false, "a delayed task woken where it still is: current is charged first, so V moves before its lag is taken (333238da9a19, after 6.18)")
+    X(REQUEUE_UPDATE_CURR, false, "a delayed task woken where it still is: current is charged first, so V moves before its lag is taken (333238da9a19, after 6.18)") \
+    X(LAG_CLAMP_MAX_SLICE, true, "a leaving entity's lag is clamped to the longest slice queued plus a tick, not twice its own slice (6e3c0a4e1ad1, 7.0 and 6.18-stable)")
 
 enum eevdf_feature {
 #define EEVDF_FEATURE_ENUM(name, on, what) EEVDF_F_##name,

@@ -1,6 +1,6 @@
 /*
  * AVL tree for EEVDF: see eevdf_tree.h. Recursive, because the depth is at
- * most 1.44·log2(n) and the augmented minima are easiest to get right when
+ * most 1.44·log2(n) and the augmented values are easiest to get right when
  * every node on the path is recomputed on the way back up.
  */
 #include <stddef.h>
@@ -19,18 +19,22 @@ void eevdf_tree_update(struct eevdf_entity *e)
 
     e->height = 1 + (hl > hr ? hl : hr);
     e->min_vruntime = e->vruntime;
-    e->min_slice = e->slice;
+    e->min_slice = e->max_slice = e->slice;
     if (e->left) {
         if (eevdf_vt_before(e->left->min_vruntime, e->min_vruntime))
             e->min_vruntime = e->left->min_vruntime;
         if (e->left->min_slice < e->min_slice)
             e->min_slice = e->left->min_slice;
+        if (e->left->max_slice > e->max_slice)
+            e->max_slice = e->left->max_slice;
     }
     if (e->right) {
         if (eevdf_vt_before(e->right->min_vruntime, e->min_vruntime))
             e->min_vruntime = e->right->min_vruntime;
         if (e->right->min_slice < e->min_slice)
             e->min_slice = e->right->min_slice;
+        if (e->right->max_slice > e->max_slice)
+            e->max_slice = e->right->max_slice;
     }
 }
 

@@ -1,9 +1,12 @@
 /*
  * The EEVDF run tree: an AVL tree of struct eevdf_entity ordered by
- * (deadline, seq), each node caching the smallest vruntime and the smallest
- * slice in its subtree. The cached vruntime is what lets the pick find the
- * earliest deadline among *eligible* entities in O(log n): a subtree whose
- * smallest vruntime is not eligible holds no eligible entity.
+ * (deadline, seq), each node caching the smallest vruntime, the smallest
+ * slice and the largest slice in its subtree. The cached vruntime is what
+ * lets the pick find the earliest deadline among *eligible* entities in
+ * O(log n): a subtree whose smallest vruntime is not eligible holds no
+ * eligible entity. The root's slices are the queue's shortest and longest
+ * request but current's: RUN_TO_PARITY protects for the shortest, and
+ * LAG_CLAMP_MAX_SLICE clamps a leaving entity's lag by the longest.
  *
  * The caller owns the keys: an entity's deadline, seq, vruntime and slice
  * must not change while it is in the tree (remove, change, insert).
@@ -35,7 +38,7 @@ static inline bool eevdf_vt_before(uint64_t a, uint64_t b)
 void eevdf_tree_insert(struct eevdf_entity **root, struct eevdf_entity *e);
 /* e, which must be in the tree at *root, comes out. */
 void eevdf_tree_remove(struct eevdf_entity **root, struct eevdf_entity *e);
-/* Recompute e's cached height and minima from its children. */
+/* Recompute e's cached height, minima and maximum from its children. */
 void eevdf_tree_update(struct eevdf_entity *e);
 
 #endif
