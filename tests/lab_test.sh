@@ -379,9 +379,11 @@ M
 # Lab 5's predictions are the paper model's: the student runs the lab's
 # cells on paper (runq experiment --engine sim, as the lab's README offers)
 # and reads each cell's stall share; with PREEMPT_SHORT off the short slice
-# stalls as often as the default does.
-"$RUNQ" experiment --quiet --engine sim --db "$T/paper.db" scenarios/short-slice-ablation.scn > "$T/paper.out" 2>&1
-paper() { awk -v a="$1" -v b="$2" '$1 == a && $2 == b { print $3 }' "$T/paper.out"; }
+# stalls as often as the default does. The lab runs the seed's clamp
+# (LAG_CLAMP_MAX_SLICE off), and so does the paper the README offers.
+"$RUNQ" experiment --quiet --engine sim --db "$T/paper.db" --vary feature.LAG_CLAMP_MAX_SLICE=off \
+    scenarios/short-slice-ablation.scn > "$T/paper.out" 2>&1
+paper() { awk -v a="$1" -v b="$2" '$1 == a && $2 == b { print $4 }' "$T/paper.out"; }
 {
     echo "$(paper switch=default probe.slice=base) # on paper, the default slice"
     echo "$(paper switch=default probe.slice=100us) # on paper, 100 us"
