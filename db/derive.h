@@ -62,6 +62,14 @@
 
 /* Task ids a trace may use: 0 .. DERIVE_MAX_TID - 1. */
 #define DERIVE_MAX_TID (1 << 22)
+
+/* A Linux trace's pseudo tasks (linux/lxrec.h, docs/sql.md): at the top
+ * of those ids, each CPU's idle task and its "other" (every thread outside
+ * the scenario while it runs there). Here so that readers above the
+ * Linux engine (tui/) can tell them without including it. */
+#define DERIVE_LINUX_PSEUDO_BASE (DERIVE_MAX_TID - 2 * 256)
+#define DERIVE_LINUX_IDLE_TID(cpu) (DERIVE_LINUX_PSEUDO_BASE + (int)(cpu))
+#define DERIVE_LINUX_OTHER_TID(cpu) (DERIVE_LINUX_PSEUDO_BASE + 256 + (int)(cpu))
 /* Tasks held at once (exited ones let go first). */
 #define DERIVE_MAX_TASKS (1 << 16)
 

@@ -40,13 +40,16 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "db/derive.h"
+
 /* The pseudo tasks' ids: the top of the task ids the writer takes
- * (db/derive.h's DERIVE_MAX_TID, 2^22), which Linux hands out only when
- * its pid_max is at its limit (4194304) and it has wrapped; lxrec_write
- * refuses a scenario thread whose id falls there. */
-#define LXREC_PSEUDO_BASE ((1 << 22) - 2 * 256)
-#define LXREC_IDLE_TID(cpu) (LXREC_PSEUDO_BASE + (int)(cpu))
-#define LXREC_OTHER_TID(cpu) (LXREC_PSEUDO_BASE + 256 + (int)(cpu))
+ * (db/derive.h's DERIVE_MAX_TID, 2^22, where the ids are defined for every
+ * reader), which Linux hands out only when its pid_max is at its limit
+ * (4194304) and it has wrapped; lxrec_write refuses a scenario thread
+ * whose id falls there. */
+#define LXREC_PSEUDO_BASE DERIVE_LINUX_PSEUDO_BASE
+#define LXREC_IDLE_TID(cpu) DERIVE_LINUX_IDLE_TID(cpu)
+#define LXREC_OTHER_TID(cpu) DERIVE_LINUX_OTHER_TID(cpu)
 
 struct lxrec;
 

@@ -10,10 +10,10 @@
 
 #include <sqlite3.h>
 
+#include "db/derive.h"
 #include "db/readable.h"
 #include "db/visible.h"
 #include "db/vtime.h"
-#include "linux/lxrec.h"
 #include "tui/step.h"
 
 void step_text_add(struct step_text *t, const char *fmt, ...)
@@ -489,12 +489,12 @@ static bool is_linux(const struct replay *rp)
     return !strcmp(rp->tr.engine, "linux");
 }
 
-/* A Linux trace's "other" (linux/lxrec.h): every thread outside the
+/* A Linux trace's "other" (db/derive.h, DERIVE_LINUX_OTHER_TID): every thread outside the
  * scenario's queue that ran on that CPU, one pseudo task. */
 static bool is_linux_other(const struct replay *rp, int utid)
 {
     const struct event_thread *t = events_thread(&rp->tr, utid);
-    return is_linux(rp) && t && t->tid >= LXREC_OTHER_TID(0) && t->tid < LXREC_OTHER_TID(256);
+    return is_linux(rp) && t && t->tid >= DERIVE_LINUX_OTHER_TID(0) && t->tid < DERIVE_LINUX_OTHER_TID(256);
 }
 
 /* Why an event lacks EEVDF numbers, for the lines that say it does. A
