@@ -200,15 +200,17 @@ int pickq_leaves(sqlite3 *db, int64_t trace_id, void (*fn)(const struct pickq_le
                  char *err, size_t errlen)
 {
     /* The snapshot of the leave's moment, and the thread's own row in the
-     * latest snapshot before it (where it ran or waited). A current row
+     * latest snapshot before it on that CPU (where it ran or waited: the
+     * index on (trace, cpu, ts) walks back from the leave to it, a few
+     * rows, where a search by thread read every row of the trace). A current row
      * with no numbers only says who runs (the idle task, or a task of
      * another queue): no entity of this one. */
     static const char sql[] =
         "SELECT l.ts, l.cpu, l.vruntime, l.lag,"
-        " (SELECT weight FROM main.queue_snapshot o WHERE o.trace_id = ?1 AND o.utid = l.utid AND o.ts < l.ts"
-        "  ORDER BY o.ts DESC LIMIT 1),"
-        " (SELECT slice_ns FROM main.queue_snapshot o WHERE o.trace_id = ?1 AND o.utid = l.utid AND o.ts < l.ts"
-        "  ORDER BY o.ts DESC LIMIT 1),"
+        " (SELECT weight FROM main.queue_snapshot o WHERE o.trace_id = ?1 AND o.cpu = l.cpu AND o.ts < l.ts"
+        "  AND o.utid = l.utid ORDER BY o.ts DESC LIMIT 1),"
+        " (SELECT slice_ns FROM main.queue_snapshot o WHERE o.trace_id = ?1 AND o.cpu = l.cpu AND o.ts < l.ts"
+        "  AND o.utid = l.utid ORDER BY o.ts DESC LIMIT 1),"
         " SUM(CASE WHEN NOT (q.is_current AND q.weight IS NULL) THEN q.weight * (q.vruntime - l.vruntime) END),"
         " SUM(CASE WHEN NOT (q.is_current AND q.weight IS NULL) THEN q.weight END), MAX(CASE WHEN NOT (q.is_current AND q.weight IS NULL) THEN q.slice_ns END),"
         " COUNT(q.utid),"
