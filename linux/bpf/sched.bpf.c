@@ -136,31 +136,72 @@ static __always_inline int is_fair(const struct task_struct *p)
     return p && BPF_CORE_READ(p, prio) >= 100 && (pol == 0 || pol == 3 || pol == 5);
 }
 
-static __always_inline void read_ent(struct lxb_ent *e, const struct sched_entity *se)
+/* An entity's fields are read with one copy of its first SE_SPAN bytes
+ * (through my_q: everything read here) into a per-CPU buffer, then taken
+ * at their relocated offsets: one helper call an entity, not one a field
+ * (the recorder runs at every switch, on the scheduling CPU). */
+#define SE_SPAN 512
+struct se_buf {
+    unsigned char b[SE_SPAN];
+};
+struct {
+    __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+    __uint(max_entries, 1);
+    __type(key, __u32);
+    __type(value, struct se_buf);
+} sebuf SEC(".maps");
+
+static __always_inline __u64 at64(const unsigned char *b, __u32 off)
+{
+    return off <= SE_SPAN - 8 ? *(const __u64 *)(b + off) : 0;
+}
+
+static __always_inline __u8 at8(const unsigned char *b, __u32 off)
+{
+    return off <= SE_SPAN - 1 ? b[off] : 0;
+}
+
+static __always_inline __u32 at32(const unsigned char *b, __u32 off)
+{
+    return off <= SE_SPAN - 4 ? *(const __u32 *)(b + off) : 0;
+}
+
+/* Reads se into e; the entity's bytes stay in the per-CPU buffer until
+ * the next call (the walk takes its children from them). NULL: no buffer. */
+static __always_inline const unsigned char *read_ent(struct lxb_ent *e, const struct sched_entity *se)
 {
     e->flags = 0;
-    if (!se)
-        return;
+    __u32 zero = 0;
+    struct se_buf *sb = bpf_map_lookup_elem(&sebuf, &zero);
+    if (!se || !sb)
+        return 0;
+    __u32 span = bpf_core_field_offset(se->my_q) + 8;
+    if (span > SE_SPAN)
+        span = SE_SPAN;
+    if (bpf_probe_read_kernel(sb->b, span, se))
+        return 0;
+    const unsigned char *b = sb->b;
     e->flags = LXB_E_VALID;
-    if (BPF_CORE_READ(se, on_rq))
+    if (at8(b, bpf_core_field_offset(se->on_rq)))
         e->flags |= LXB_E_ON_RQ;
-    if (bpf_core_field_exists(se->sched_delayed) && BPF_CORE_READ(se, sched_delayed))
+    if (bpf_core_field_exists(se->sched_delayed) && at8(b, bpf_core_field_offset(se->sched_delayed)))
         e->flags |= LXB_E_DELAYED;
-    if (bpf_core_field_exists(se->custom_slice) && BPF_CORE_READ(se, custom_slice))
+    if (bpf_core_field_exists(se->custom_slice) && at8(b, bpf_core_field_offset(se->custom_slice)))
         e->flags |= LXB_E_CUSTOM;
-    e->depth = (unsigned char)BPF_CORE_READ(se, depth);
-    e->weight = BPF_CORE_READ(se, load.weight);
-    e->vruntime = BPF_CORE_READ(se, vruntime);
-    e->deadline = BPF_CORE_READ(se, deadline);
-    e->vlag = (__u64)BPF_CORE_READ(se, vlag);
-    e->slice = BPF_CORE_READ(se, slice);
-    if (BPF_CORE_READ(se, my_q)) {
+    e->depth = (unsigned char)at32(b, bpf_core_field_offset(se->depth));
+    e->weight = at64(b, bpf_core_field_offset(se->load.weight));
+    e->vruntime = at64(b, bpf_core_field_offset(se->vruntime));
+    e->deadline = at64(b, bpf_core_field_offset(se->deadline));
+    e->vlag = at64(b, bpf_core_field_offset(se->vlag));
+    e->slice = at64(b, bpf_core_field_offset(se->slice));
+    if (at64(b, bpf_core_field_offset(se->my_q))) {
         e->flags |= LXB_E_GROUP;
         e->pid = -1;
     } else {
         const struct task_struct *p = (const void *)((const char *)se - bpf_core_field_offset(struct task_struct, se));
         e->pid = BPF_CORE_READ(p, pid);
     }
+    return b;
 }
 
 static __always_inline void read_task(struct lxb_ent *e, const struct task_struct *p)
@@ -221,9 +262,14 @@ static long walk_one(__u32 i, void *arg)
     const struct rb_node *n = (const void *)w->node[c->sp & (LXB_STACK - 1)];
     const struct sched_entity *se =
         (const void *)((const char *)n - bpf_core_field_offset(struct sched_entity, run_node));
-    read_ent(&s->ents[i & (LXB_MAXQ - 1)], se);
+    const unsigned char *b = read_ent(&s->ents[i & (LXB_MAXQ - 1)], se);
+    if (!b)
+        return 1;
     s->q.nents = i + 1;
-    __u64 l = (__u64)BPF_CORE_READ(n, rb_left), r = (__u64)BPF_CORE_READ(n, rb_right);
+    /* its children, from the bytes just copied */
+    __u32 rn = bpf_core_field_offset(struct sched_entity, run_node);
+    __u64 l = at64(b, rn + bpf_core_field_offset(struct rb_node, rb_left)),
+          r = at64(b, rn + bpf_core_field_offset(struct rb_node, rb_right));
     if (c->sp + 2 > LXB_STACK) {
         s->q.flags |= LXB_Q_CUT;
         return 1;
