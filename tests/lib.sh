@@ -116,3 +116,18 @@ doc_examples() {
         inblock && example { print > (dir "/ex." n ".want") }
     ' "$1"
 }
+
+# linux_recording_ready NAME: true when the Linux engine can record here
+# (root, and tracefs at $TRACING, mounted if need be); else prints one
+# SKIP line for NAME saying what is missing and is false.
+TRACING=/sys/kernel/tracing
+linux_recording_ready() {
+    if [ "$(id -u)" != 0 ]; then
+        echo "SKIP $1: not root (the Linux engine records through tracefs, which needs root)"
+        return 1
+    fi
+    if ! [ -d "$TRACING/instances" ] && ! mount -t tracefs nodev "$TRACING" 2>/dev/null; then
+        echo "SKIP $1: no tracefs at $TRACING and it cannot be mounted"
+        return 1
+    fi
+}

@@ -26,15 +26,7 @@ chmod 755 "$T"
 trap 'tmux_stop 2>/dev/null; rm -rf "$T"' EXIT
 . "$(dirname "$0")/lib.sh"
 
-TRACING=/sys/kernel/tracing
-if [ "$(id -u)" != 0 ]; then
-    echo "SKIP linux_engine: not root (the Linux engine records through tracefs, which needs root)"
-    exit 0
-fi
-if ! [ -d "$TRACING/instances" ] && ! mount -t tracefs nodev "$TRACING" 2>/dev/null; then
-    echo "SKIP linux_engine: no tracefs at $TRACING and it cannot be mounted"
-    exit 0
-fi
+linux_recording_ready linux_engine || exit 0
 ncpu=$(nproc)
 last=$((ncpu - 1))
 instances() { ls "$TRACING/instances" 2>/dev/null | grep -c '^runq-'; }

@@ -102,15 +102,7 @@ fi
 
 # ---- on the host's Linux ----
 
-TRACING=/sys/kernel/tracing
-if [ "$(id -u)" != 0 ]; then
-    echo "SKIP linux_trust: not root (the Linux engine records through tracefs, which needs root)"
-    exit $fail
-fi
-if ! [ -d "$TRACING/instances" ] && ! mount -t tracefs nodev "$TRACING" 2>/dev/null; then
-    echo "SKIP linux_trust: no tracefs at $TRACING and it cannot be mounted"
-    exit $fail
-fi
+linux_recording_ready linux_trust || exit $fail
 ncpu=$(nproc)
 last=$((ncpu - 1))
 

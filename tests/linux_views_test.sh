@@ -137,15 +137,7 @@ else
 fi
 
 # ---- a real Linux recording, tracefs only ----
-TRACING=/sys/kernel/tracing
-if [ "$(id -u)" != 0 ]; then
-    echo "SKIP linux_views: not root (the Linux engine records through tracefs, which needs root)"
-    exit $fail
-fi
-if ! [ -d "$TRACING/instances" ] && ! mount -t tracefs nodev "$TRACING" 2>/dev/null; then
-    echo "SKIP linux_views: no tracefs at $TRACING and it cannot be mounted"
-    exit $fail
-fi
+linux_recording_ready linux_views || exit $fail
 last=$(($(nproc) - 1))
 cat >"$T/v.scn" <<EOF
 # A spinner and a probe that runs 100 us every 2 ms share CPU $last.
