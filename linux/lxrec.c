@@ -499,7 +499,7 @@ struct xlate {
     size_t (*bcur)[SC_NR];
     struct grow *groups; /* linux_group rows, written after the trace */
     size_t ngroups, groups_cap;
-    uint64_t picks_ee, picks_bare, joins_ee, joins_bare, samples_used, sums_disagree;
+    uint64_t picks_ee, picks_bare, samples_used, sums_disagree;
 };
 
 static struct xtask *scen(const struct xlate *x, int64_t tid)
@@ -771,9 +771,6 @@ static void put_join(struct xlate *x, unsigned ring, uint64_t ts, struct xtask *
             k.jflags |= (uint8_t)((lxb_eligible(s, c->vruntime) ? TRACE_JF_CURR_ELIGIBLE : 0) |
                                   (c->vruntime < c->vlag ? TRACE_JF_CURR_PROTECTED : 0));
         }
-        x->joins_ee++;
-    } else {
-        x->joins_bare++;
     }
     put_ee(x, ring, &k.h, TRACE_REC_JOIN, ee ? sizeof k : TRACE_JOIN_V2_SIZE, ts, ee);
 }

@@ -387,7 +387,10 @@ static __always_inline int on_wake(const struct task_struct *p, enum lxb_kind ki
     read_task(&s->prev, 0);
     read_task(&s->next, p);
     read_rq(s, rq, kind != LXB_WAKING);
-    read_up(s, p);
+    /* the level above is kept at picks only (lxrec's linux_group) */
+    s->group.flags = 0;
+    s->up.flags = 0;
+    s->up_curr.flags = 0;
     emit(s);
     return 0;
 }

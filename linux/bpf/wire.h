@@ -83,7 +83,7 @@ struct lxb_sample {
     /* The level above q (autogroup: q is a session's group queue): the
      * group's own entity (se.parent of q's task) and the queue it sits
      * in, its sums and current, not walked. group.flags is 0 when q is
-     * the CPU's root queue. */
+     * the CPU's root queue, and in wakeup samples (used at picks only). */
     struct lxb_ent group, up_curr;
     struct lxb_rq up;
     struct lxb_ent ents[LXB_MAXQ];
