@@ -723,6 +723,19 @@ static int finish_linux(const struct xp_opts *o, struct xp_run *r, int st, struc
                 a.internals_missing);
         told = true;
     }
+    /* A bench's recorder A/B (RUNQ_BPF_ALTERNATE_MS, linux/alternate.c):
+     * its figures are the run's notes that say so. */
+    char *notes = slurp(r->err);
+    for (char *line = notes, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        if (!strncmp(line, "recorder A/B", 12) && !o->quiet)
+            fprintf(stderr, "runq experiment: linux: %s\n", line);
+        if (!nl)
+            break;
+    }
+    free(notes);
     if (!a.ok) {
         snprintf(why, len, "%s", a.why);
         return -1;

@@ -199,6 +199,11 @@ struct bpfrec *bpfrec_start(uint64_t cpus, int tgid, char *why, size_t whylen)
         goto fail;
     b->obj->rodata->cfg.cpus = cpus;
     b->obj->rodata->cfg.tgid = tgid;
+    /* RUNQ_BPF_EMPTY=1 (benches only, tests/bench_linux_bpf.sh): programs
+     * attached that return at once, the control beside the recorder's own
+     * cost; every pick of such a run is bare. */
+    const char *empty = getenv("RUNQ_BPF_EMPTY");
+    b->obj->rodata->cfg.empty = empty && !strcmp(empty, "1");
     step = "load (a kernel without the fields it reads, or a verifier refusal)";
     if (lxbpf__load(b->obj))
         goto fail;
@@ -248,6 +253,24 @@ static void read_lost(struct bpfrec *b)
         *(k == 0 ? &b->c.lost_full : &b->c.cut) = sum;
     }
     free(v);
+}
+
+int bpfrec_attach(struct bpfrec *b, bool on)
+{
+    if (!b || b->stopped || !b->obj) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (!on) {
+        lxbpf__detach(b->obj);
+        return 0;
+    }
+    int rc = lxbpf__attach(b->obj);
+    if (rc) {
+        errno = rc < 0 ? -rc : rc;
+        return -1;
+    }
+    return 0;
 }
 
 void bpfrec_stop(struct bpfrec *b)
@@ -318,6 +341,14 @@ void bpfrec_poll(struct bpfrec *b)
 void bpfrec_stop(struct bpfrec *b)
 {
     (void)b;
+}
+
+int bpfrec_attach(struct bpfrec *b, bool on)
+{
+    (void)b;
+    (void)on;
+    errno = ENOSYS;
+    return -1;
 }
 
 void bpfrec_latest_only(struct bpfrec *b)

@@ -44,6 +44,9 @@ void bpfrec_poll(struct bpfrec *b);
 
 /* Detaches the programs, then takes what is left. */
 void bpfrec_stop(struct bpfrec *b);
+/* For the recorder's A/B (linux/alternate.c): detaches the programs
+ * (off) or attaches them again (on). 0, or -1 (errno set). */
+int bpfrec_attach(struct bpfrec *b, bool on);
 
 /* CPU cpu's samples in time order (valid until bpfrec_free). */
 size_t bpfrec_cpu_samples(const struct bpfrec *b, unsigned cpu, const struct lxb_sample *const **out);

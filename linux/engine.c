@@ -51,6 +51,29 @@ static int on_ready(void *ctx, const struct linux_thread *t, unsigned n, char *e
     return 0;
 }
 
+static int on_alternate(void *ctx, bool on, char *err, size_t errlen)
+{
+    struct engine_ctx *c = ctx;
+    if (!c->rec) {
+        snprintf(err, errlen, "not recording (no --db)");
+        return -1;
+    }
+    return lxrec_internals_on(c->rec, on, err, errlen);
+}
+
+/* RUNQ_BPF_ALTERNATE_MS=N (benches only, tests/bench_linux_bpf.sh): the
+ * recorder off and on every N ms of the window, as linux/alternate.c
+ * measures it; 0 when unset or not a number from 10 to 10000. */
+static uint64_t alternate_ns(void)
+{
+    const char *v = getenv("RUNQ_BPF_ALTERNATE_MS");
+    char *end;
+    if (!v || !*v)
+        return 0;
+    unsigned long ms = strtoul(v, &end, 10);
+    return *end || ms < 10 || ms > 10000 ? 0 : ms * 1000000ull;
+}
+
 int linux_engine_run(const struct scenario *s, const struct linux_engine_opts *o, struct scn_result *r,
                      int64_t *trace, struct linux_foreign *foreign, char *err, size_t errlen)
 {
@@ -64,7 +87,8 @@ int linux_engine_run(const struct scenario *s, const struct linux_engine_opts *o
     if (o->internals_missing && o->internals_missing_len)
         o->internals_missing[0] = '\0';
     struct linux_run_opts ro = { .stop = o->stop, .ready = on_ready, .ctx = &c, .notes = o->notes,
-                                 .allow_rt_hog = o->allow_rt_hog };
+                                 .allow_rt_hog = o->allow_rt_hog, .alternate_ns = alternate_ns(),
+                                 .alternate = on_alternate };
     *trace = 0;
     memset(&info, 0, sizeof info);
     int rc = linux_run(s, &ro, r, &info, err, errlen);

@@ -356,6 +356,20 @@ const char *lxrec_internals_missing(const struct lxrec *r)
     return r->bpf ? NULL : r->bpf_why;
 }
 
+int lxrec_internals_on(struct lxrec *r, bool on, char *err, size_t errlen)
+{
+    if (!r->bpf) {
+        snprintf(err, errlen, "no BPF recorder in this run (%s)", r->bpf_why);
+        return -1;
+    }
+    if (bpfrec_attach(r->bpf, on) < 0) {
+        snprintf(err, errlen, "the BPF recorder could not be %s: %s", on ? "attached again" : "detached",
+                 strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 void lxrec_counts(const struct lxrec *r, struct lxrec_counts *c)
 {
     *c = r->c;

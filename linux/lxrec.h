@@ -80,6 +80,11 @@ struct lxrec *lxrec_start(const struct lxrec_opts *o, uint64_t avoid_cpus, char 
  * saying why not and what would give them. */
 const char *lxrec_internals_missing(const struct lxrec *r);
 
+/* For benches: turns the BPF recorder off (its programs detached) or on
+ * again mid-run; picks in the time off carry no internals. 0, or -1 with
+ * err (no BPF recorder in this run, or the attach failed). */
+int lxrec_internals_on(struct lxrec *r, bool on, char *err, size_t errlen);
+
 /* Stops tracing, drains what is left, removes the instance. Call it on
  * the normal path, also after a stop flag (SIGINT). 0, or -1 with err
  * (the recording so far can still be written). */

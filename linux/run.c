@@ -437,6 +437,8 @@ int linux_run(const struct scenario *s, const struct linux_run_opts *o, struct s
     pthread_cond_broadcast(&run.cond);
     pthread_mutex_unlock(&run.lock);
     info->t_start = run.t_start;
+    if (!lx_alt_start(&run))
+        lx_note(&run, "recorder A/B: out of memory; not alternating");
 
     bool interrupted = false;
     for (uint64_t now; (now = lx_now_ns()) < run.t_end_nominal;) {
@@ -445,6 +447,7 @@ int linux_run(const struct scenario *s, const struct linux_run_opts *o, struct s
             break;
         }
         uint64_t until = now + LX_STOP_POLL_NS < run.t_end_nominal ? now + LX_STOP_POLL_NS : run.t_end_nominal;
+        until = lx_alt_step(&run, now, until);
         struct timespec ts = { (time_t)(until / 1000000000ull), (long)(until % 1000000000ull) };
         clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
     }
@@ -455,6 +458,7 @@ int linux_run(const struct scenario *s, const struct linux_run_opts *o, struct s
         o->ended(o->ctx);
     if (stop_threads(&run) < 0)
         lx_note(&run, "some threads took more than 5 s to stop");
+    lx_alt_report(&run, t_end);
     lx_fill_result(&run, t_end, r, info);
     rc = 0;
     for (unsigned i = 0; i < run.n && rc == 0; i++)
@@ -468,6 +472,7 @@ int linux_run(const struct scenario *s, const struct linux_run_opts *o, struct s
 stop:
     stop_threads(&run);
 out:
+    lx_alt_free(&run);
     if (conductor_policy >= 0)
         pthread_setschedparam(pthread_self(), conductor_policy, &conductor_param);
     if (conductor_spare)

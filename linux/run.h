@@ -60,6 +60,14 @@ struct linux_run_opts {
     FILE *notes;
     /* Run RT tasks that never sleep on every CPU (linux_refuses_rt_hog). */
     bool allow_rt_hog;
+    /* For benches (make bench): every alternate_ns of the window, the
+     * conductor calls alternate(ctx, on) to turn the recorder off, then
+     * on again, and notes each task line's wake p50 and iterations a
+     * second in each state, as with/without ratios measured in one run
+     * (linux/alternate.c). 0 or NULL: never. A nonzero return (err
+     * filled) stops the alternation with a note; the run goes on. */
+    uint64_t alternate_ns;
+    int (*alternate)(void *ctx, bool on, char *err, size_t errlen);
 };
 
 struct linux_run_info {

@@ -74,9 +74,21 @@ struct lx_run {
     int stop;
     int alive;
     int stop_signal;
+    struct lx_alt *alt; /* the recorder's A/B (alternate.c); NULL: none */
 };
 
 int lx_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* ---- alternate.c: the recorder against itself in one run ---- */
+
+/* Before the window opens; false: out of memory. */
+bool lx_alt_start(struct lx_run *run);
+/* The conductor's step at now: toggles if an edge is due; returns when
+ * it must next be called (until, or the next edge if sooner). */
+uint64_t lx_alt_step(struct lx_run *run, uint64_t now, uint64_t until);
+/* The notes, after the threads stopped and before lx_fill_result. */
+void lx_alt_report(struct lx_run *run, uint64_t t_end);
+void lx_alt_free(struct lx_run *run);
+
 /* One line on o->notes, if there is one. */
 void lx_note(const struct lx_run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

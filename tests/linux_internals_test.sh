@@ -283,4 +283,20 @@ detach_check() { # NAME SIGNAL
 }
 detach_check nothing_attached_after_sigint INT
 detach_check nothing_attached_after_kill_9 KILL
+
+# The recorder against itself in one run (make bench's A/B, RUNQ_BPF_ALTERNATE_MS):
+# detached, it records nothing (picks bare), attached again it records
+# again (picks with V), and each state's figures are printed.
+sed -e 's/^run 10s/run 1s/' -e '/^vary/d' scenarios/short-slice-host.scn >"$T/ab.scn"
+RUNQ_BPF_ALTERNATE_MS=100 setsid -w "$RUNQ" run --engine linux --db "$T/ab.db" "$T/ab.scn" >/dev/null 2>"$T/aberr"
+got=$(sq "$T/ab.db" "SELECT SUM(v IS NOT NULL) || ' ' || SUM(v IS NULL) FROM eevdf_pick
+                     WHERE next_utid IN (SELECT utid FROM thread WHERE name LIKE 'hog%' OR name = 'probe')")
+set -- $got
+line=$(grep -c "recorder A/B: probe wake p50 [0-9]* ns with, [0-9]* ns without" "$T/aberr")
+if [ "${1:-0}" -gt 50 ] && [ "${2:-0}" -gt 50 ] && [ "$line" = 1 ] &&
+    grep -q "recorder A/B: hog iterations" "$T/aberr"; then
+    pass "alternation_detaches ($1 picks with internals, $2 without, in one run; both states' figures printed)"
+else
+    failed alternation_detaches "picks with/without internals: $got; A/B lines: $(grep -c "A/B" "$T/aberr"): $(head -c 300 "$T/aberr")"
+fi
 exit $fail

@@ -96,6 +96,7 @@ struct lxb_sample {
 struct lxb_config {
     unsigned long long cpus; /* CPUs sampled (bits 0..63); 0: all */
     int tgid;                /* only switches and wakeups touching this process's threads; 0: any */
+    int empty;               /* benches only: every program returns at once (the cost of being attached) */
 };
 
 #endif
