@@ -134,7 +134,7 @@ static int on_sample(void *ctx, void *data, size_t size)
     const struct lxb_sample *s = data;
     if (size < LXB_SAMPLE_FIXED || s->q.nents > LXB_MAXQ ||
         size < LXB_SAMPLE_FIXED + s->q.nents * sizeof(struct lxb_ent) || s->cpu >= MAX_CPUS ||
-        s->kind < LXB_SWITCH || s->kind > LXB_WAKING) {
+        s->kind < LXB_SWITCH || s->kind > LXB_MIGRATE) {
         b->c.malformed++;
         return 0;
     }

@@ -494,8 +494,8 @@ struct grow {
     bool eligible, current;
 };
 
-/* A CPU's BPF samples are matched by three cursors, one a kind of event. */
-enum { SC_SWITCH, SC_WAKEUP, SC_WAKING, SC_NR };
+/* A CPU's BPF samples are matched by one cursor a kind of event. */
+enum { SC_SWITCH, SC_WAKEUP, SC_WAKING, SC_MIGRATE, SC_NR };
 
 struct xlate {
     struct lxrec *r;
@@ -561,14 +561,18 @@ static void put(struct xlate *x, unsigned cpu, struct trace_rec_hdr *h, enum tra
 
 static int sample_class(const struct lxb_sample *p)
 {
-    return p->kind == LXB_SWITCH ? SC_SWITCH : p->kind == LXB_WAKING ? SC_WAKING : SC_WAKEUP;
+    return p->kind == LXB_SWITCH    ? SC_SWITCH
+           : p->kind == LXB_WAKING  ? SC_WAKING
+           : p->kind == LXB_MIGRATE ? SC_MIGRATE
+                                    : SC_WAKEUP;
 }
 
 /* The BPF sample of CPU c for the tracefs event at ts: of class cls, for
- * a switch from prev to next, or the waking or wakeup of next. Each CPU's
- * samples and events are both in time order, so a cursor per class moves
- * forward only; a sample it passes is never used (counted as the
- * difference between samples kept and used). NULL: none. */
+ * a switch from prev to next, the waking or wakeup of next, or the move
+ * of prev (next -1). Each CPU's samples and events are both in time
+ * order, so a cursor per class moves forward only; a sample it passes is
+ * never used (counted as the difference between samples kept and used).
+ * NULL: none. */
 static const struct lxb_sample *take_sample(struct xlate *x, unsigned c, int cls, uint64_t ts, int64_t prev,
                                             int64_t next)
 {
@@ -579,7 +583,8 @@ static const struct lxb_sample *take_sample(struct xlate *x, unsigned c, int cls
         (*pos)++;
     for (size_t i = *pos; i < n && s[i]->ts <= ts + MATCH_NS; i++) {
         const struct lxb_sample *p = s[i];
-        if (sample_class(p) == cls && (cls != SC_SWITCH || p->prev_pid == prev) && p->next_pid == next) {
+        if (sample_class(p) == cls && ((cls != SC_SWITCH && cls != SC_MIGRATE) || p->prev_pid == prev) &&
+            p->next_pid == next) {
             *pos = i + 1;
             x->samples_used++;
             if (!sums_agree(p))
@@ -1002,7 +1007,10 @@ static void on_migrate(struct xlate *x, const struct lx_ev *e)
     /* Only a thread known to be queued moves between queues; one waking
      * or asleep only gets its next CPU (the JOIN says where it lands). */
     if (t->st == T_QUEUED) {
-        put_leave(x, e->cpu, e->ts, t->t->tid, from, TRACE_LEAVE_MIGRATE, 0, NULL);
+        /* its numbers as it left the source queue (the BPF migrate
+         * sample: prev is the task); where it lands has none */
+        put_leave(x, e->cpu, e->ts, t->t->tid, from, TRACE_LEAVE_MIGRATE, 0,
+                  take_sample(x, e->cpu, SC_MIGRATE, e->ts, t->t->tid, -1));
         put_join(x, e->cpu, e->ts, t, to, TRACE_JOIN_MIGRATE, NULL);
     }
     t->cpu = (int)to;

@@ -284,6 +284,38 @@ detach_check() { # NAME SIGNAL
 detach_check nothing_attached_after_sigint INT
 detach_check nothing_attached_after_kill_9 KILL
 
+# A move between CPUs (sched_migrate_task): the LEAVE `migrate` of a
+# queued thread carries its vruntime and lag as it left the source queue,
+# and that vruntime is the one it had when last seen queued there (a
+# snapshot, or its placement): queued, it did not run. Three hogs and two
+# nappers on both CPUs, so that an idle CPU pulls a queued hog.
+cat >"$T/mig.scn" <<'SCN'
+policy eevdf
+cpus 2
+hz 250
+quantum 100us
+run 2s
+task hog*3 cpu=0-1
+task napper*2 cpu=0-1 pattern=run:500us,every:2ms
+measure hog share
+SCN
+setsid -w "$RUNQ" run --engine linux --db "$T/mig.db" "$T/mig.scn" >/dev/null 2>"$T/migerr"
+got=$(sq "$T/mig.db" "SELECT COUNT(*) || ' ' || COALESCE(SUM(lag IS NOT NULL AND vruntime IS NOT NULL), 0) || ' ' ||
+                      COALESCE(SUM(l.vruntime = (SELECT vr FROM
+                          (SELECT ts, vruntime vr FROM queue_snapshot q WHERE q.utid = l.utid AND q.cpu = l.cpu AND q.ts < l.ts
+                           UNION ALL
+                           SELECT ts, vruntime FROM eevdf_place p WHERE p.utid = l.utid AND p.cpu = l.cpu AND p.ts < l.ts)
+                          ORDER BY ts DESC LIMIT 1)), 0)
+                      FROM eevdf_leave l WHERE reason = 'migrate'")
+set -- $got
+if [ "${1:-0}" = 0 ]; then
+    echo "SKIP migration_leaves_carry_numbers: Linux moved no queued thread in 2 s ($(head -c 200 "$T/migerr"))"
+elif [ "$2" = "$1" ] && [ $(($3 * 10)) -ge $(($1 * 8)) ]; then
+    pass "migration_leaves_carry_numbers ($1 moves of a queued thread, all with vruntime and lag, $3 with the vruntime it was queued with)"
+else
+    failed migration_leaves_carry_numbers "moves/with numbers/vruntime as queued: $got"
+fi
+
 # The recorder against itself in one run (make bench's A/B, RUNQ_BPF_ALTERNATE_MS):
 # detached, it records nothing (picks bare), attached again it records
 # again (picks with V), and each state's figures are printed.

@@ -396,4 +396,43 @@ int on_wakeup_new(__u64 *ctx)
     return on_wake((const void *)ctx[0], LXB_WAKEUP_NEW);
 }
 
+/* A move between CPUs (set_task_cpu(), before migrate_task_rq_fair()):
+ * a task that was queued has just been dequeued from the source queue,
+ * its vlag kept by update_entity_lag(); its cfs_rq is still the
+ * source's. Its numbers as it leaves are prev's of the sample, with the
+ * source queue's sums (no walk): lxrec's LEAVE `migrate`. Where it lands
+ * no tracepoint marks (activate_task() on the destination), so the JOIN
+ * on the destination has none. */
+SEC("tp_btf/sched_migrate_task")
+int on_migrate(__u64 *ctx)
+{
+    const struct task_struct *p = (const void *)ctx[0];
+    if (cfg.empty)
+        return 0;
+    if (!wanted_task(p) || !is_fair(p))
+        return 0;
+    __u32 zero = 0;
+    struct lxb_sample *s = bpf_map_lookup_elem(&scratch, &zero);
+    if (!s)
+        return 0;
+    s->kind = LXB_MIGRATE;
+    s->cpu = bpf_get_smp_processor_id();
+    s->ts = bpf_ktime_get_ns();
+    s->prev_state = 0;
+    s->prev_pid = p->pid;
+    s->next_pid = -1;
+    s->target_cpu = (int)ctx[1];
+    s->prev_fair = 1;
+    s->next_fair = 0;
+    s->q_of = LXB_QOF_PREV;
+    read_task(&s->prev, p);
+    read_task(&s->next, 0);
+    read_rq(s, p->se.cfs_rq, 0);
+    s->group.flags = 0;
+    s->up.flags = 0;
+    s->up_curr.flags = 0;
+    emit(s);
+    return 0;
+}
+
 char LICENSE[] SEC("license") = "GPL";

@@ -21,7 +21,7 @@
 /* SWITCH at sched_switch; WAKING at sched_waking, before the wakee is
  * placed (its entity and its queue's sums, no walk: the lag it brings);
  * WAKEUP(_NEW) at sched_wakeup(_new), right after placement. */
-enum lxb_kind { LXB_SWITCH = 1, LXB_WAKEUP = 2, LXB_WAKEUP_NEW = 3, LXB_WAKING = 4 };
+enum lxb_kind { LXB_SWITCH = 1, LXB_WAKEUP = 2, LXB_WAKEUP_NEW = 3, LXB_WAKING = 4, LXB_MIGRATE = 5 };
 
 /* lxb_ent.flags */
 #define LXB_E_ON_RQ 0x01u     /* se.on_rq */
