@@ -58,6 +58,11 @@ static int on_alternate(void *ctx, bool on, char *err, size_t errlen)
         snprintf(err, errlen, "not recording (no --db)");
         return -1;
     }
+    /* RUNQ_BPF_ALTERNATE_DRY=1: the same windows, nothing toggled (an
+     * A/A run: the measure's own bias and spread). */
+    const char *dry = getenv("RUNQ_BPF_ALTERNATE_DRY");
+    if (dry && !strcmp(dry, "1"))
+        return 0;
     return lxrec_internals_on(c->rec, on, err, errlen);
 }
 

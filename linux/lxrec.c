@@ -446,6 +446,13 @@ struct xtask {
      * its vlag, or V − vruntime if it was still queued (delayed). */
     bool brought_known;
     int64_t brought;
+    /* The BPF program samples a waking only while the task is still
+     * queued (delayed): one fully dequeued brings the vlag its dequeue
+     * left, which place_entity() reads but does not change, so the
+     * wakeup sample's vlag is it (brought_at_wakeup). */
+    bool brought_at_wakeup;
+    /* At its last block: still queued (delayed) 1, dequeued 0, unknown -1. */
+    int left_queued;
 };
 
 struct xcpu {
@@ -514,6 +521,7 @@ struct xlate {
     struct grow *groups; /* linux_group rows, written after the trace */
     size_t ngroups, groups_cap;
     uint64_t picks_ee, picks_bare, samples_used, sums_disagree;
+    bool bpf_lossless; /* no BPF sample was lost (ring full, memory) */
 };
 
 static struct xtask *scen(const struct xlate *x, int64_t tid)
@@ -764,6 +772,10 @@ static void put_join(struct xlate *x, unsigned ring, uint64_t ts, struct xtask *
     struct trace_rec_join k = { .task = tid, .cpu = (uint16_t)cpu, .reason = (uint8_t)why };
     if (!t->t->rt && t->t->nice >= -20 && t->t->nice <= 19)
         k.weight = sched_weight_table[t->t->nice + 20];
+    if (why == TRACE_JOIN_WAKE && t->brought_at_wakeup && s && s->next.pid == tid && (s->next.flags & LXB_E_VALID)) {
+        t->brought = (int64_t)s->next.vlag;
+        t->brought_known = true;
+    }
     bool ee = s && s->next.pid == tid && (s->q.flags & LXB_Q_VALID) && (s->next.flags & LXB_E_VALID) &&
               (why == TRACE_JOIN_NEW || t->brought_known);
     if (ee) {
@@ -922,8 +934,12 @@ static void on_switch(struct xlate *x, const struct lx_ev *e)
     if (prev != 0)
         put_leave(x, c, e->ts, P, c, why, xc->curr_known && xc->curr == P ? e->ts - xc->picked : 0,
                   ps ? smp : NULL);
-    if (ps)
+    if (ps) {
         ps->st = dead ? T_DEAD : runnable ? T_QUEUED : T_SLEEPING;
+        ps->left_queued = smp && smp->prev_fair && smp->prev.pid == prev && (smp->prev.flags & LXB_E_VALID)
+                              ? (smp->prev.flags & LXB_E_ON_RQ) != 0
+                              : -1;
+    }
     struct trace_rec_pick k = { .prev = P, .next = N, .cpu = (uint16_t)c,
                                 .why = prev == 0 ? TRACE_WHY_IDLE : dead ? TRACE_WHY_EXIT
                                        : runnable ? TRACE_WHY_PREEMPT : TRACE_WHY_BLOCK };
@@ -971,9 +987,16 @@ static void on_waking(struct xlate *x, const struct lx_ev *e)
     put(x, e->cpu, &k.h, TRACE_REC_WAKE, sizeof k, e->ts);
     const struct lxb_sample *smp = take_sample(x, e->cpu, SC_WAKING, e->ts, -1, t->t->tid);
     t->brought_known = smp && (smp->next.flags & LXB_E_VALID) && (smp->q.flags & LXB_Q_VALID);
-    if (t->brought_known)
+    t->brought_at_wakeup = false;
+    if (t->brought_known) {
         t->brought = smp->next.flags & LXB_E_ON_RQ ? (int64_t)(lxb_avg_vruntime(smp) - smp->next.vruntime)
                                                    : (int64_t)smp->next.vlag;
+    } else if (x->r->bpf) {
+        /* No sample: it was not queued when it woke. Certain if it left
+         * dequeued; if it left delayed, it was dequeued since (picked
+         * while delayed), unless its sample was lost. */
+        t->brought_at_wakeup = t->left_queued == 0 || (t->left_queued == 1 && x->bpf_lossless);
+    }
     t->st = T_WAKING;
     t->cpu = k.target_cpu;
 }
@@ -991,6 +1014,7 @@ static void on_wakeup(struct xlate *x, const struct lx_ev *e, bool new_task)
     put_join(x, e->cpu, e->ts, t, tc, new_task ? TRACE_JOIN_NEW : TRACE_JOIN_WAKE,
              take_sample(x, e->cpu, SC_WAKEUP, e->ts, -1, e->v[F_A]));
     t->brought_known = false;
+    t->brought_at_wakeup = false;
     t->st = T_QUEUED;
     t->cpu = (int)tc;
 }
@@ -1329,6 +1353,9 @@ int lxrec_write(struct lxrec *r, const struct lxrec_meta *m, int64_t *trace_id, 
     x.task = calloc(m->ntasks ? m->ntasks : 1, sizeof *x.task);
     x.cpu = calloc(x.ncpus ? x.ncpus : 1, sizeof *x.cpu);
     x.bcur = calloc(x.ncpus ? x.ncpus : 1, sizeof *x.bcur);
+    struct bpfrec_counts bc;
+    bpfrec_counts(r->bpf, &bc);
+    x.bpf_lossless = bc.lost_full == 0 && bc.lost_memory == 0;
     int rc = -1;
     if (!cu || !x.task || !x.cpu || !x.bcur) {
         snprintf(err, errlen, "out of memory");
@@ -1345,7 +1372,7 @@ int lxrec_write(struct lxrec *r, const struct lxrec_meta *m, int64_t *trace_id, 
                      LXREC_PSEUDO_BASE - 1);
             goto out;
         }
-        x.task[i] = (struct xtask){ .t = &m->tasks[i], .st = T_UNKNOWN, .cpu = -1 };
+        x.task[i] = (struct xtask){ .t = &m->tasks[i], .st = T_UNKNOWN, .cpu = -1, .left_queued = -1 };
     }
     qsort(x.task, m->ntasks, sizeof *x.task, task_cmp);
     /* The scenario's CPUs are followed from the start (lxrec.h), before

@@ -7,10 +7,12 @@
 #             attached again every 250 ms, linux/alternate.c): the probe's
 #             wake latency p50 and the hogs' iterations a second, with it
 #             over without, per run and their median (goal: <= 1.05 for
-#             the latency, >= 0.95 for the throughput); beside each, a
-#             control run whose programs are attached but return at once
-#             (RUNQ_BPF_EMPTY=1): being on these tracepoints at all, and
-#             the measure's own spread. Whole runs with and
+#             the latency, >= 0.95 for the throughput); beside each, two
+#             controls: "empty", programs attached that return at once
+#             (RUNQ_BPF_EMPTY=1: being on these tracepoints at all), and
+#             "A/A", the same windows with nothing toggled
+#             (RUNQ_BPF_ALTERNATE_DRY=1: the measure's own bias and
+#             spread). Whole runs with and
 #             without, paired, moved by 20-30 % between runs here (the
 #             shared host's own speed drifts); windows a quarter of a
 #             second long see the same drift on both sides;
@@ -48,28 +50,31 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] 
 : >"$T/iters"
 : >"$T/p50e"
 : >"$T/iterse"
+: >"$T/p50a"
+: >"$T/itersa"
 echo "cost: seed 000's 8-hog cell, $REPEATS pairs of 10 s runs, the programs off and on every 250 ms of each:"
-echo "      the recorder, and the control (the same programs attached but returning at once, RUNQ_BPF_EMPTY=1)"
+echo "      the recorder; empty: the programs attached but returning at once; A/A: nothing toggled"
 for i in $(seq "$REPEATS"); do
-    for kind in recorder control; do
-        env $([ $kind = control ] && echo RUNQ_BPF_EMPTY=1) RUNQ_BPF_ALTERNATE_MS=250 \
-            "$RUNQ" run --engine linux --db "$T/ab$i$kind.db" "$T/crowd.scn" >/dev/null 2>"$T/err" ||
+    for kind in recorder empty A/A; do
+        env $([ $kind = empty ] && echo RUNQ_BPF_EMPTY=1) $([ $kind = A/A ] && echo RUNQ_BPF_ALTERNATE_DRY=1) \
+            RUNQ_BPF_ALTERNATE_MS=250 \
+            "$RUNQ" run --engine linux --db "$T/ab$i${kind%/*}.db" "$T/crowd.scn" >/dev/null 2>"$T/err" ||
             { echo "run failed: $(head -c 300 "$T/err")"; exit 0; }
         p=$(ratio "probe wake p50") h=$(ratio "hog iterations")
         if [ -z "$p" ] || [ -z "$h" ]; then
             echo "  $kind $i: no A/B figures: $(grep -m1 "A/B" "$T/err" | head -c 300)"
             continue
         fi
-        sfx=$([ $kind = control ] && echo e)
+        sfx=$([ $kind = empty ] && echo e; [ $kind = A/A ] && echo a)
         echo "$p" >>"$T/p50$sfx"
         echo "$h" >>"$T/iters$sfx"
         printf "  %-8s %d: probe wake p50 %s, hogs' iterations %s\n" "$kind" "$i" "$p" "$h"
     done
 done
-[ -s "$T/p50" ] && [ -s "$T/p50e" ] || exit 0
-printf '  %-30s %9s %9s %s\n' "median, with/without" recorder control goal
-printf '  %-30s %9s %9s %s\n' "probe wake p50" "$(median <"$T/p50")" "$(median <"$T/p50e")" "<= 1.05"
-printf '  %-30s %9s %9s %s\n' "hogs' iterations" "$(median <"$T/iters")" "$(median <"$T/iterse")" ">= 0.95"
+[ -s "$T/p50" ] && [ -s "$T/p50e" ] && [ -s "$T/p50a" ] || exit 0
+printf '  %-30s %9s %9s %9s %s\n' "median, with/without" recorder empty A/A goal
+printf '  %-30s %9s %9s %9s %s\n' "probe wake p50" "$(median <"$T/p50")" "$(median <"$T/p50e")" "$(median <"$T/p50a")" "<= 1.05"
+printf '  %-30s %9s %9s %9s %s\n' "hogs' iterations" "$(median <"$T/iters")" "$(median <"$T/iterse")" "$(median <"$T/itersa")" ">= 0.95"
 
 "$RUNQ" run --engine linux --db "$T/pp.db" "$T/pp.scn" >/dev/null 2>"$T/err" || { echo "ping-pong failed: $(head -c 300 "$T/err")"; exit 0; }
 RUNQ_NO_BPF=1 "$RUNQ" run --engine linux --db "$T/pn.db" "$T/pp.scn" >/dev/null 2>"$T/err" || { echo "ping-pong failed: $(head -c 300 "$T/err")"; exit 0; }

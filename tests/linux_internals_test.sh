@@ -97,6 +97,21 @@ if [ "${1:-0}" -gt 100 ] && [ "$2" -ge $(($1 * 9 / 10)) ] && [ "$3" = "$2" ] && 
 else
     failed wakeup_state_recorded "wakeups/with current/protected consistent/unknown: $got"
 fi
+# The lag a wakee brings (lag_before): read at sched_waking only for a task
+# still queued (delayed); one that left its queue brings the vlag its
+# dequeue kept, read at sched_wakeup. Either way it is known at nearly
+# every wakeup, and for one whose last leave was a block it is the lag
+# that leave recorded (a delayed one's V moved on: the few others).
+got=$(sq "$T/l.db" "SELECT COUNT(*) || ' ' || SUM(lag_before IS NOT NULL) || ' ' ||
+                    COALESCE(SUM(lag_before = (SELECT l.lag FROM eevdf_leave l WHERE l.utid = p.utid AND l.ts < p.ts
+                                               ORDER BY l.ts DESC LIMIT 1)), 0)
+                    FROM eevdf_place p WHERE reason = 'wake' AND utid IN $scen")
+set -- $got
+if [ "${1:-0}" -gt 100 ] && [ $(($2 * 100)) -ge $(($1 * 95)) ] && [ $(($3 * 100)) -ge $(($1 * 90)) ]; then
+    pass "wake_brings_its_leave_lag ($2 of $1 wakeups with the lag brought, $3 equal to their last leave's)"
+else
+    failed wake_brings_its_leave_lag "wakeups/with lag_before/equal to the leave's: $got"
+fi
 # The queue the snapshot shows is the one the pick counted.
 bad=$(sq "$T/l.db" "SELECT COUNT(*) FROM eevdf_pick p WHERE v IS NOT NULL AND nr_runnable <
                     (SELECT COUNT(*) FROM queue_snapshot q WHERE q.ts = p.ts AND q.cpu = p.cpu)")

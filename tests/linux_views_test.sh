@@ -105,6 +105,12 @@ kept="SELECT id FROM eevdf_place p WHERE cpu = 1 AND reason = 'wake' AND wake_ch
       AND NOT EXISTS (SELECT 1 FROM eevdf_pick k WHERE k.cpu = 1 AND k.ts BETWEEN p.ts AND p.ts + 20000) ORDER BY ts"
 join2=$(sq "$T/w.db" "$kept LIMIT 1")
 join3=$(sq "$T/w.db" "$kept LIMIT 1 OFFSET 1")
+# (CI once failed all three with no view at all, never here: say what
+# the fixture held if it happens again.)
+if [ -z "$join1" ] || [ -z "$join2" ] || [ -z "$join3" ]; then
+    failed fixture_wake "wakeups not found: '$join1' '$join2' '$join3'; places by check: $(sq "$T/w.db" \
+        "SELECT group_concat(wake_check || ':' || n) FROM (SELECT wake_check, COUNT(*) n FROM eevdf_place GROUP BY 1)")"
+fi
 sq "$T/w.db" "UPDATE trace SET engine = 'linux', engine_version = '6.18.44-test';
               UPDATE eevdf_place SET wake_check = 'unknown' WHERE id IN ($join1, $join2, $join3);
               CREATE TEMP TABLE j AS SELECT ts FROM eevdf_place WHERE id = $join1;
@@ -119,6 +125,8 @@ sq "$T/w.db" "UPDATE trace SET engine = 'linux', engine_version = '6.18.44-test'
 at() { sq "$T/w.db" "SELECT ts FROM eevdf_place WHERE id = $1"; }
 printf 'c 1\nb @%s\nb @%s\nb @%s\n' "$(at "$join1")" "$(at "$join2")" "$(at "$join3")" |
     "$RUNQ" step --db "$T/w.db" --plain --width 100 1 >"$T/w.out" 2>&1
+rc=$?
+[ $rc = 0 ] || failed step_wake_views "runq step exit $rc: $(head -c 400 "$T/w.out" | tr '\n' '|')"
 view() { awk -v n="$1" '/^--- b @/ { k++ } k == n' "$T/w.out"; }
 if view 1 | grep -qE '^  the decision that followed \(#[0-9]+, asked for by: [a-z_]+\): [^ ]+ -> [^ ]+$'; then
     pass "step_keyframe_between_is_no_decision"

@@ -352,6 +352,13 @@ static __always_inline int on_wake(const struct task_struct *p, enum lxb_kind ki
     __u32 cpu = bpf_get_smp_processor_id();
     if (!wanted_task(p) || !is_fair(p) || (!cfg.tgid && !wanted_cpu(cpu)))
         return 0;
+    /* At waking, only a task still queued (delayed) is sampled: the lag
+     * it brings is V - vruntime now, and requeue_delayed_entity() may
+     * clip it (DELAY_ZERO) before sched_wakeup. One fully dequeued
+     * brings its vlag, still there at sched_wakeup (lxrec takes it from
+     * that sample): a ring-buffer write less on every wakeup's path. */
+    if (kind == LXB_WAKING && !p->se.on_rq)
+        return 0;
     const struct cfs_rq *rq = p->se.cfs_rq;
     __u32 zero = 0;
     struct lxb_sample *s = bpf_map_lookup_elem(&scratch, &zero);
