@@ -563,9 +563,13 @@ static void put(struct xlate *x, unsigned cpu, struct trace_rec_hdr *h, enum tra
 
 /* ---- the BPF samples beside the events ---- */
 
-/* A sample and its tracefs event come from one tracepoint call, a few µs
- * apart at most; this much apart they are not the same call. */
-#define MATCH_NS 200000ull
+/* A sample and its tracefs event come from one tracepoint call: measured
+ * here, 99.7 % within 1 us, 99.9 % within 3 us, the rest within 30 (an
+ * interrupt between the two probes). The same switch (a pipe pair's A->B)
+ * recurs every few us, so a sample lost (ring buffer full) must not hand
+ * its event the next one's numbers: the nearest sample within MATCH_NS
+ * is taken, and one further away leaves the event bare (counted). */
+#define MATCH_NS 10000ull
 
 static int sample_class(const struct lxb_sample *p)
 {
@@ -589,16 +593,26 @@ static const struct lxb_sample *take_sample(struct xlate *x, unsigned c, int cls
     size_t *pos = &x->bcur[c][cls];
     while (*pos < n && (sample_class(s[*pos]) != cls || s[*pos]->ts + MATCH_NS < ts))
         (*pos)++;
+    size_t best = n;
+    uint64_t best_dt = UINT64_MAX;
     for (size_t i = *pos; i < n && s[i]->ts <= ts + MATCH_NS; i++) {
         const struct lxb_sample *p = s[i];
         if (sample_class(p) == cls && ((cls != SC_SWITCH && cls != SC_MIGRATE) || p->prev_pid == prev) &&
             p->next_pid == next) {
-            *pos = i + 1;
-            x->samples_used++;
-            if (!sums_agree(p))
-                x->sums_disagree++;
-            return p;
+            uint64_t dt = p->ts > ts ? p->ts - ts : ts - p->ts;
+            if (dt < best_dt) {
+                best = i;
+                best_dt = dt;
+            }
         }
+    }
+    if (best < n) {
+        const struct lxb_sample *p = s[best];
+        *pos = best + 1;
+        x->samples_used++;
+        if (!sums_agree(p))
+            x->sums_disagree++;
+        return p;
     }
     return NULL;
 }
