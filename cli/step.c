@@ -10,45 +10,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/flags.h"
 #include "tui/step.h"
-
-static void step_help(FILE *f)
-{
-    fprintf(f,
-            "usage: runq step [--db FILE] [--plain] [--at N] [--width N] TRACE [--compare [DB:]TRACE2 [--align HOW]]\n"
-            "\n"
-            "Steps through a recorded trace event by event or decision by decision,\n"
-            "showing each CPU's queue as the scheduler saw it (rebuilt from keyframes\n"
-            "and events) and, at every pick, why that task won and why the others\n"
-            "were passed over; at every wakeup, why the woken task preempted the\n"
-            "running one or not. TRACE is a trace id (0 or 'last': the newest).\n"
-            "\n"
-            "flags:\n"
-            "  --db FILE          trace database (default runq.db)\n"
-            "  --compare TRACE2   a second trace side by side, kept at the same moment;\n"
-            "                     DB:TRACE2 takes it from another database\n"
-            "  --align HOW        what the same moment is: time (since each trace's start;\n"
-            "                     the default), event (number), mark NAME (time since\n"
-            "                     each trace's mark NAME), wake TASK (its Nth wakeup)\n"
-            "  --plain            no terminal UI: read commands a line at a time from\n"
-            "                     stdin and print the view after each\n"
-            "  --at N             start at event N\n"
-            "  --width N          columns of the plain view, 40..10000 (default 100)\n"
-            "  --help             show this help\n"
-            "\n"
-            "keys (and --plain commands):\n"
-            "  n / p  (→ / ←)     next / previous event; 'n 10' in --plain\n"
-            "  N / P              next / previous pick on this CPU\n"
-            "  b TIME             jump to a time from the trace's start: 1500 (us), +12.5ms,\n"
-            "                     1s; or absolute, as SQL's ts: @196052144 (ns), @196ms\n"
-            "  a HOW              --compare: align by time, event, mark NAME, wake TASK\n"
-            "  g N                go to event N\n"
-            "  / TEXT, ? TEXT     search forward / back (task name, PICK, WAKE, ...)\n"
-            "  m [A], ' [A]       set mark A, return to it\n"
-            "  c N, c -           focus CPU N (number line, N/P), or follow the events\n"
-            "  r                  rewind\n"
-            "  q                  quit\n");
-}
 
 static int parse_trace(const char *s, int64_t *id)
 {
@@ -65,59 +28,51 @@ static int parse_trace(const char *s, int64_t *id)
     return 0;
 }
 
-/* A decimal integer in [lo, hi] into *out: 0, or -1 (out untouched). */
-static int parse_int(const char *s, int lo, int hi, int *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (!*s || *end || errno || v < lo || v > hi)
-        return -1;
-    *out = (int)v;
-    return 0;
-}
-
 int cmd_step(int argc, char **argv)
 {
     const char *db = "runq.db", *cmp = NULL, *trace = NULL, *align = NULL;
     bool plain = false;
     int at = 0, width = 100;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            step_help(stdout);
-            return 0;
-        } else if (!strcmp(a, "--plain")) {
-            plain = true;
-        } else if ((!strcmp(a, "--db") || !strcmp(a, "--compare") || !strcmp(a, "--at") || !strcmp(a, "--width") ||
-                    !strcmp(a, "--align"))) {
-            if (!val) {
-                fprintf(stderr, "runq step: %s needs a value\n", a);
-                return 2;
-            }
-            i++;
-            if (!strcmp(a, "--db"))
-                db = val;
-            else if (!strcmp(a, "--compare"))
-                cmp = val;
-            else if (!strcmp(a, "--align"))
-                align = val;
-            else if (!strcmp(a, "--at") ? parse_int(val, 0, INT_MAX, &at) : parse_int(val, 40, 10000, &width)) {
-                fprintf(stderr, "runq step: %s takes %s, not '%s'\n", a,
-                        !strcmp(a, "--at") ? "an event number (0, 1, ...)" : "a width of 40..10000 columns", val);
-                return 2;
-            }
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "runq step: unknown flag '%s'; see runq step --help\n", a);
-            return 2;
-        } else if (!trace) {
-            trace = a;
-        } else {
-            fprintf(stderr, "runq step: one TRACE only (a second goes after --compare)\n");
-            return 2;
-        }
-    }
+    const struct flag flags[] = {
+        FLAG_STR("db", &db, "FILE", "trace database (default runq.db)"),
+        FLAG_STR("compare", &cmp, "TRACE2",
+                 "a second trace side by side, kept at the same moment;\nDB:TRACE2 takes it from another database"),
+        FLAG_STR("align", &align, "HOW",
+                 "what the same moment is: time (since each trace's start;\nthe default), event (number), mark NAME "
+                 "(time since\neach trace's mark NAME), wake TASK (its Nth wakeup)"),
+        FLAG_ON("plain", &plain, "no terminal UI: read commands a line at a time from\nstdin and print the view after each"),
+        FLAG_NUM("at", &at, "N", "start at event N", 0, INT_MAX, "an event number (0, 1, ...)"),
+        FLAG_NUM("width", &width, "N", "columns of the plain view, 40..10000 (default 100)", 40, 10000,
+                 "a width of 40..10000 columns"),
+        FLAG_TABLE_END,
+    };
+    const struct command_spec spec = {
+        .name = "step",
+        .usage = "step [--db FILE] [--plain] [--at N] [--width N] TRACE [--compare [DB:]TRACE2 [--align HOW]]",
+        .about = "Steps through a recorded trace event by event or decision by decision,\n"
+                 "showing each CPU's queue as the scheduler saw it (rebuilt from keyframes\n"
+                 "and events) and, at every pick, why that task won and why the others\n"
+                 "were passed over; at every wakeup, why the woken task preempted the\n"
+                 "running one or not. TRACE is a trace id (0 or 'last': the newest).\n",
+        .flags = flags,
+        .after = "keys (and --plain commands):\n"
+                 "  n / p  (→ / ←)     next / previous event; 'n 10' in --plain\n"
+                 "  N / P              next / previous pick on this CPU\n"
+                 "  b TIME             jump to a time from the trace's start: 1500 (us), +12.5ms,\n"
+                 "                     1s; or absolute, as SQL's ts: @196052144 (ns), @196ms\n"
+                 "  a HOW              --compare: align by time, event, mark NAME, wake TASK\n"
+                 "  g N                go to event N\n"
+                 "  / TEXT, ? TEXT     search forward / back (task name, PICK, WAKE, ...)\n"
+                 "  m [A], ' [A]       set mark A, return to it\n"
+                 "  c N, c -           focus CPU N (number line, N/P), or follow the events\n"
+                 "  r                  rewind\n"
+                 "  q                  quit\n",
+        .max_pos = 1,
+        .too_many = "one TRACE only (a second goes after --compare)",
+    };
+    int npos, prc = flags_parse(&spec, argc, argv, &trace, &npos);
+    if (prc >= 0)
+        return prc;
     int64_t a_id = 0, b_id = -1;
     if (trace && parse_trace(trace, &a_id)) {
         fprintf(stderr, "runq step: TRACE is a trace id or 'last', not '%s'\n", trace);

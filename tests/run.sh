@@ -24,6 +24,7 @@ boot() { "$RUNQ" boot --deterministic --timeout 600 "$@"; }
 suite runner bash tests/runner_test.sh
 suite layers bash tests/layers.sh
 suite cli bash tests/cli_test.sh "$RUNQ"
+suite flags bash tests/flags_test.sh "$RUNQ"
 suite sim bash tests/sim_test.sh "$RUNQ"
 suite merge bash tests/merge_test.sh "$RUNQ"
 suite hostile_exp bash tests/hostile_exp_test.sh "$RUNQ"

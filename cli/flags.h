@@ -1,0 +1,77 @@
+/*
+ * One flag parser for every command, git's parse-options way: a command
+ * declares its flags once, as a table of struct flag, and the same table
+ * parses argv and prints the flags part of its --help, so the two cannot
+ * drift apart.
+ *
+ * The rules every command then shares (docs/architecture.md, "Flags"):
+ *   - `--name VALUE` or `--name=VALUE`; a bool flag takes no value;
+ *   - `--help` or `-h` prints the help on stdout and exits 0;
+ *   - `--` ends the flags: what follows is positional, dashes and all;
+ *   - a usage error is one line on stderr, "runq CMD: ...", and exit 2:
+ *     an unknown flag, a missing or malformed value, too many positional
+ *     arguments.
+ */
+#ifndef RUNQ_CLI_FLAGS_H
+#define RUNQ_CLI_FLAGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum flag_type {
+    FLAG_END = 0, /* the table's last row */
+    FLAG_BOOL,    /* --name: *(bool *)value = true */
+    FLAG_STRING,  /* --name V: *(const char **)value = V (argv's own string) */
+    FLAG_INT,     /* --name N: a decimal in [lo, hi] into *(int *)value */
+    FLAG_I64,     /* --name N: a decimal in [lo, hi] into *(int64_t *)value */
+    FLAG_FUNC,    /* --name V: fn(V, value, err, errlen); nonzero: a usage error saying err */
+};
+
+struct flag {
+    const char *name; /* "db" for --db */
+    enum flag_type type;
+    void *value;
+    const char *arg;  /* the value's name in the help ("FILE"); NULL for a bool */
+    const char *help; /* its help; each '\n' starts a line under the first */
+    long long lo, hi; /* FLAG_INT, FLAG_I64: the bounds */
+    const char *takes; /* FLAG_INT, FLAG_I64: what it takes, for "--at takes an event number, not 'x'" */
+    int (*fn)(const char *v, void *value, char *err, size_t errlen); /* FLAG_FUNC */
+};
+
+/* Table rows, by type (designated, so a row names only what it uses). */
+#define FLAG_STR(n, var, a, h) { .name = (n), .type = FLAG_STRING, .value = (var), .arg = (a), .help = (h) }
+#define FLAG_ON(n, var, h) { .name = (n), .type = FLAG_BOOL, .value = (var), .help = (h) }
+#define FLAG_NUM(n, var, a, h, l, hi_, t)                                                                     \
+    { .name = (n), .type = FLAG_INT, .value = (var), .arg = (a), .help = (h), .lo = (l), .hi = (hi_), .takes = (t) }
+#define FLAG_NUM64(n, var, a, h, l, hi_, t)                                                                   \
+    { .name = (n), .type = FLAG_I64, .value = (var), .arg = (a), .help = (h), .lo = (l), .hi = (hi_), .takes = (t) }
+#define FLAG_FN(n, var, a, h, f) { .name = (n), .type = FLAG_FUNC, .value = (var), .arg = (a), .help = (h), .fn = (f) }
+#define FLAG_TABLE_END { .type = FLAG_END }
+
+struct command_spec {
+    const char *name;  /* "step" (or "report latency": what follows "runq ") */
+    const char *usage; /* the synopsis after "usage: runq " */
+    const char *about; /* the paragraphs between the synopsis and "flags:"; NULL: none */
+    const struct flag *flags;
+    const char *after; /* what follows the flags (keys, examples); NULL: none */
+    int max_pos;       /* positional arguments taken at most */
+    const char *too_many; /* the usage error when there are more ("one TRACE only") */
+};
+
+/* Parses argv[1..argc-1] by c's table, setting each flag's value as it
+ * comes; positional arguments go to pos[0..*npos-1] in order. Returns -1
+ * to go on, or the exit code the command returns at once: 0 after --help
+ * (printed on stdout), 2 after a usage error (printed). */
+int flags_parse(const struct command_spec *c, int argc, char **argv, const char **pos, int *npos);
+
+/* The whole help: synopsis, about, "flags:" with one row a flag (the
+ * value's name, then the help in a column), --help's own row, after. */
+void flags_help(const struct command_spec *c, FILE *out);
+
+/* A usage error the command finds itself after parsing: "runq NAME: ..."
+ * on stderr; returns 2, the exit code to return. */
+int flags_usage_error(const struct command_spec *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif
