@@ -35,7 +35,7 @@ RUNQ := $(BUILD)/runq
 # The host binary holds the CLI, the trace decoder and recorder, the database
 # layer, the TUI, the labs, the Linux engine (linux/), and the policies
 # themselves (for runq sim).
-HOST_SRC := $(sort $(wildcard cli/*.c trace/*.c db/*.c tui/*.c labs/*.c scenario/*.c linux/*.c)) \
+HOST_SRC := $(sort $(wildcard host/base/*.c cli/*.c trace/*.c db/*.c tui/*.c labs/*.c scenario/*.c linux/*.c)) \
 	kernel/sched/decide.c kernel/sched/rr.c kernel/sched/rt.c kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c
 HOST_OBJ := $(patsubst %.c,$(BUILD)/host/%.o,$(HOST_SRC))
 # SQL files in db/ are embedded as C strings (scripts/embed.sh FILE NAME).

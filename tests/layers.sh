@@ -59,7 +59,7 @@ if [ -z "$kdirs" ] || [ -z "$hdirs" ]; then
     exit 1
 fi
 
-find kernel trace db tui cli tests linux scenario -type f \( -name '*.c' -o -name '*.h' -o -name '*.S' \) | sort >"$T/files"
+find kernel trace db tui cli tests linux scenario host -type f \( -name '*.c' -o -name '*.h' -o -name '*.S' \) | sort >"$T/files"
 # Every file an include may name (anything under the quote path).
 find . -path ./build -prune -o -path ./.git -prune -o -type f -print | sed 's|^\./||' >"$T/exist"
 # file:line:text of every quoted include.
