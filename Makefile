@@ -138,10 +138,10 @@ LINUX_RUN_TEST_OBJ := $(call tobj,tests/linux_run_test.c linux/run.c linux/alter
 LINUX_PINGPONG_OBJ := $(call tobj,tests/linux_pingpong.c linux/tracefs.c linux/ftrace.c linux/lxrec.c linux/bpfrec.c linux/hostrules.c \
 	$(wildcard db/*.c) $(wildcard trace/*.c) kernel/sched/weights.c)
 TOP_MODEL_TEST_OBJ := $(call tobj,tests/top_model_test.c tui/model.c tui/table.c tui/control.c db/recorder_lock.c \
-	db/events.c trace/decode.c $(POLICY_SRC))
+	db/events.c db/qx_top.c trace/decode.c $(POLICY_SRC))
 # runq top's model at one trace time, for tests/top_agree.sh.
 TOP_AT_OBJ := $(call tobj,tests/top_at.c tui/model.c tui/table.c tui/control.c db/recorder_lock.c \
-	db/events.c trace/decode.c $(POLICY_SRC))
+	db/events.c db/qx_top.c trace/decode.c $(POLICY_SRC))
 EEVDF_FUZZ_OBJ := $(call fobj,tests/eevdf_fuzz.c $(POLICY_SRC))
 RT_FUZZ_OBJ := $(call fobj,tests/rt_fuzz.c $(POLICY_SRC))
 TRACE_FUZZ_OBJ := $(call fobj,tests/trace_fuzz.c trace/decode.c)

@@ -23,6 +23,7 @@
 #include "cli/outfile.h"
 #include "cli/perfetto.h"
 #include "db/query.h"
+#include "db/qx_export.h"
 
 #define DEFAULT_DB "runq.db"
 
@@ -74,59 +75,22 @@ static int export_one(sqlite3 *db, const char *db_name, int64_t trace, const cha
  * or 1 after the error. */
 static int experiment_traces(sqlite3 *db, int64_t id, int64_t **ids, size_t *n)
 {
-    sqlite3_stmt *s;
-    *ids = NULL;
-    *n = 0;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT (SELECT COUNT(*) FROM main.experiment WHERE experiment_id = ?1), trace_id "
-                           "FROM (SELECT NULL AS trace_id UNION ALL SELECT DISTINCT trace_id FROM main.scenario "
-                           "WHERE experiment_id = ?1 AND trace_id IS NOT NULL) ORDER BY trace_id",
-                           -1, &s, NULL) != SQLITE_OK) {
-        fprintf(stderr, "runq export: %s (is it a runq database?)\n", sqlite3_errmsg(db));
+    char err[512];
+    bool found;
+    if (dbq_export_experiment_traces(db, id, &found, ids, n, err, sizeof err) != 0) {
+        fprintf(stderr, "runq export: %s\n", err);
         return 1;
     }
-    sqlite3_bind_int64(s, 1, id);
-    int rc, found = 0;
-    size_t cap = 0;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        found = sqlite3_column_int(s, 0);
-        if (sqlite3_column_type(s, 1) == SQLITE_NULL)
-            continue;
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 16;
-            int64_t *v = realloc(*ids, cap * sizeof *v);
-            if (!v)
-                break;
-            *ids = v;
-        }
-        (*ids)[(*n)++] = sqlite3_column_int64(s, 1);
-    }
-    const char *err = rc == SQLITE_DONE ? NULL : rc == SQLITE_ROW ? "out of memory" : sqlite3_errmsg(db);
-    if (err)
-        fprintf(stderr, "runq export: %s\n", err);
-    else if (!found)
+    if (!found)
         fprintf(stderr, "runq export: no experiment %" PRId64 " in this database\n", id);
     else if (!*n)
         fprintf(stderr, "runq export: experiment %" PRId64 " recorded no trace (run on paper only?)\n", id);
-    sqlite3_finalize(s);
-    if (err || !found || !*n) {
+    if (!found || !*n) {
         free(*ids);
         *ids = NULL;
         return 1;
     }
     return 0;
-}
-
-static bool trace_exists(sqlite3 *db, int64_t id)
-{
-    sqlite3_stmt *s;
-    bool found = false;
-    if (sqlite3_prepare_v2(db, "SELECT 1 FROM main.trace WHERE trace_id = ?1", -1, &s, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(s, 1, id);
-        found = sqlite3_step(s) == SQLITE_ROW;
-    }
-    sqlite3_finalize(s);
-    return found;
 }
 
 /* A positive id from v into *id; false after a usage error. */
@@ -225,7 +189,7 @@ int cmd_export(int argc, char **argv)
         if (!trace && !(trace = dbq_latest_trace(db))) {
             fprintf(stderr, "runq export: %s holds no trace yet\n", db_path);
             rc = 1;
-        } else if (!trace_exists(db, trace)) {
+        } else if (!dbq_export_trace_exists(db, trace)) {
             fprintf(stderr, "runq export: no trace %" PRId64 " in %s\n", trace, db_path);
             rc = 1;
         }

@@ -29,8 +29,9 @@
  * fails its line pattern and is only counted as systrace_parse_failure,
  * an import error. So a gap is drawn with what it does read (below).
  *
- * Which rows become which lines, each source one query in time order,
- * merged by (time, rank, source):
+ * Which rows become which lines: each source is one query of
+ * db/qx_export.c, in time order, and they come merged by time, then
+ * source (enum dbq_export_kind, in this order):
  *   1. wakeup      -> sched_waking on the waker's CPU, from the waker
  *                     (swapper/N, pid 0, when the waker is NULL: a timer
  *                     or an interrupt);
@@ -51,8 +52,8 @@
  *   4. data_gap    -> a B/E slice "data_gap ..." on data_gap/N's thread
  *                     over the gap's [ts_start, ts_end];
  *   5. mark        -> an instant on runq's thread.
- * Rank orders lines of one nanosecond: a wakeup before the switch it
- * may cause, counters after it.
+ * So at one nanosecond a wakeup comes before the switch it may cause,
+ * and counters after it.
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -60,6 +61,7 @@
 #include <string.h>
 
 #include "cli/perfetto.h"
+#include "db/qx_export.h"
 
 /* A counter track's last line: a row that says again what the row
  * before it said at the same time (a PICK's numbers and the JOIN's, say)
@@ -82,7 +84,7 @@ struct pf {
     FILE *out;
     int64_t trace;
     struct pf_thread *th; /* sorted by utid */
-    size_t nth;
+    size_t nth, thcap;
     struct pf_last v[PF_MAX_CPUS];
     bool failed; /* an error was printed */
 };
@@ -100,12 +102,6 @@ static void pf_error(struct pf *p, const char *what)
     p->failed = true;
 }
 
-static void pf_sql_error(struct pf *p)
-{
-    char *m = sqlite3_mprintf("%s", sqlite3_errmsg(p->db));
-    pf_error(p, m ? m : "out of memory");
-    sqlite3_free(m);
-}
 
 /* A copy of name that a line can carry: a task's name as one word (no
  * space, '=' or '|'), a mark's or the header's with its spaces (the rest
@@ -132,50 +128,42 @@ static char *pf_clean(const char *name, int64_t tid, bool spaces)
     return c;
 }
 
+/* A thread row into p->th; false to stop (out of memory). */
+static bool pf_add_thread(const struct dbq_export_thread *row, void *arg)
+{
+    struct pf *p = arg;
+    if (p->nth == p->thcap) {
+        size_t cap = p->thcap ? 2 * p->thcap : 64;
+        struct pf_thread *t = realloc(p->th, cap * sizeof *t);
+        if (!t) {
+            pf_error(p, "out of memory");
+            return false;
+        }
+        p->th = t;
+        p->thcap = cap;
+    }
+    struct pf_thread *t = &p->th[p->nth];
+    *t = (struct pf_thread){ .utid = row->utid, .tid = row->tid, .idle = row->idle, .nice = row->nice };
+    t->comm = pf_clean(row->name, t->tid, false);
+    if (!t->comm) {
+        pf_error(p, "out of memory");
+        return false;
+    }
+    p->nth++;
+    if (!t->idle && (t->tid < 0 || t->tid >= PF_GAP_PID)) {
+        char *m = sqlite3_mprintf("task %s has tid %lld, where the export's own tasks are (%d and up)", t->comm,
+                                  (long long)t->tid, PF_GAP_PID);
+        pf_error(p, m ? m : "out of memory");
+        sqlite3_free(m);
+    }
+    return true;
+}
+
 static int pf_load_threads(struct pf *p)
 {
-    sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(p->db,
-                           "SELECT utid, tid, is_idle, COALESCE(nice, 0), name FROM main.thread "
-                           "WHERE trace_id = ?1 ORDER BY utid",
-                           -1, &s, NULL) != SQLITE_OK) {
-        pf_sql_error(p);
-        return -1;
-    }
-    sqlite3_bind_int64(s, 1, p->trace);
-    size_t cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (p->nth == cap) {
-            cap = cap ? 2 * cap : 64;
-            struct pf_thread *t = realloc(p->th, cap * sizeof *t);
-            if (!t)
-                break;
-            p->th = t;
-        }
-        struct pf_thread *t = &p->th[p->nth];
-        *t = (struct pf_thread){
-            .utid = sqlite3_column_int64(s, 0),
-            .tid = sqlite3_column_int64(s, 1),
-            .idle = sqlite3_column_int(s, 2) != 0,
-            .nice = sqlite3_column_int64(s, 3),
-        };
-        t->comm = pf_clean((const char *)sqlite3_column_text(s, 4), t->tid, false);
-        if (!t->comm)
-            break;
-        p->nth++;
-        if (!t->idle && (t->tid < 0 || t->tid >= PF_GAP_PID)) {
-            char *m = sqlite3_mprintf("task %s has tid %lld, where the export's own tasks are (%d and up)",
-                                      t->comm, (long long)t->tid, PF_GAP_PID);
-            pf_error(p, m ? m : "out of memory");
-            sqlite3_free(m);
-        }
-    }
-    if (rc == SQLITE_ROW)
-        pf_error(p, "out of memory");
-    else if (rc != SQLITE_DONE)
-        pf_sql_error(p);
-    sqlite3_finalize(s);
+    char err[512];
+    if (dbq_export_threads(p->db, p->trace, pf_add_thread, p, err, sizeof err) != 0)
+        pf_error(p, err);
     return p->failed ? -1 : 0;
 }
 
@@ -205,16 +193,16 @@ static struct pf_who pf_idle(char *idle, int64_t cpu)
     return (struct pf_who){ idle, 0, 0 };
 }
 
-/* The task behind column col of s on CPU cpu (idle tasks are pid 0); a
- * NULL column is the CPU's idle task too (a waker that was a timer or an
+/* The task utid on CPU cpu (idle tasks are pid 0); no task (!known)
+ * is the CPU's idle task too (a waker that was a timer or an
  * interrupt). */
-static bool pf_task(struct pf *p, sqlite3_stmt *s, int col, int64_t cpu, char *idle, struct pf_who *w)
+static bool pf_task(struct pf *p, bool known, int64_t utid, int64_t cpu, char *idle, struct pf_who *w)
 {
-    if (sqlite3_column_type(s, col) == SQLITE_NULL) {
+    if (!known) {
         *w = pf_idle(idle, cpu);
         return true;
     }
-    const struct pf_thread *t = pf_thread(p, sqlite3_column_int64(s, col));
+    const struct pf_thread *t = pf_thread(p, utid);
     if (!t)
         return false;
     if (t->idle)
@@ -274,57 +262,15 @@ static void pf_head(struct pf *p, const struct pf_who *w, int64_t cpu, int64_t t
             w->pid, tgid, cpu, ts / 1000000000, ts % 1000000000, event);
 }
 
-/* ---- the sources ---- */
-
-struct pf_src {
-    const char *sql; /* ?1 the trace; column 0 the time, 1 the CPU */
-    int rank;
-    void (*line)(struct pf *p, sqlite3_stmt *s);
-    sqlite3_stmt *st;
-    bool done;
-};
-
-static int64_t col(sqlite3_stmt *s, int c)
-{
-    return sqlite3_column_int64(s, c);
-}
-
-static bool col_null(sqlite3_stmt *s, int c)
-{
-    return sqlite3_column_type(s, c) == SQLITE_NULL;
-}
-
-/* Slices that overlap on a CPU are no schedule: each switch would close
- * a slice Perfetto no longer has open. */
-static const char PF_OVERLAP_SQL[] =
-    "SELECT cpu, ts FROM (SELECT cpu, ts, LAG(ts + dur) OVER (PARTITION BY cpu ORDER BY ts, id) AS prev_end "
-    "FROM main.sched_slice WHERE trace_id = ?1) WHERE ts < prev_end ORDER BY ts LIMIT 1";
-
-/* Columns: ts, cpu, from (0 the slice before, 1 the idle task: the CPU's
- * first slice, 2 the CPU's no-data task: after a hole), prev utid,
- * prev end_state, prev priority, to (0 the slice's task, 1 idle: the
- * CPU's last slice ended, 2 no-data: a hole follows), next utid, next
- * priority, and the switch's place among the CPU's switches. */
-static const char PF_SWITCH_SQL[] =
-    "WITH s AS (SELECT id, ts, dur, cpu, utid, end_state, priority, "
-    "  LAG(ts + dur) OVER w AS prev_end, LAG(utid) OVER w AS prev_utid, LAG(end_state) OVER w AS prev_state, "
-    "  LAG(priority) OVER w AS prev_prio, LEAD(ts) OVER w AS next_ts, ROW_NUMBER() OVER w AS rn "
-    "  FROM main.sched_slice WHERE trace_id = ?1 WINDOW w AS (PARTITION BY cpu ORDER BY ts, id)) "
-    "SELECT ts, cpu, CASE WHEN prev_end IS NULL THEN 1 WHEN prev_end = ts THEN 0 ELSE 2 END, "
-    "  prev_utid, prev_state, prev_prio, 0, utid, priority, 2 * rn FROM s "
-    "UNION ALL "
-    "SELECT ts + dur, cpu, 0, utid, end_state, priority, CASE WHEN next_ts IS NULL THEN 1 ELSE 2 END, "
-    "  NULL, NULL, 2 * rn + 1 FROM s WHERE next_ts IS NULL OR next_ts > ts + dur "
-    "ORDER BY 1, 2, 10";
+/* ---- the lines ---- */
 
 /* A slice's end as sched_switch's prev_state. Perfetto's text format has
  * no "unknown": a letter it does not know counts as task_state_invalid,
  * an import error. So a slice that ended at a gap or at the trace's end
  * (end_state NULL) ends R, runnable, which is what the task was when the
  * data stopped; the idle task is always R, as in Linux. */
-static const char *pf_state(sqlite3_stmt *s, int c, bool idle)
+static const char *pf_state(const char *st, bool idle)
 {
-    const char *st = (const char *)sqlite3_column_text(s, c);
     if (idle || !st)
         return "R";
     if (strcmp(st, "R+") == 0 || strcmp(st, "S") == 0 || strcmp(st, "X") == 0)
@@ -332,35 +278,34 @@ static const char *pf_state(sqlite3_stmt *s, int c, bool idle)
     return "R";
 }
 
-static int64_t pf_prio(sqlite3_stmt *s, int c)
+static int64_t pf_prio(bool known, int64_t prio)
 {
-    return col_null(s, c) ? 120 : col(s, c);
+    return known ? prio : 120;
 }
 
-static void pf_switch_line(struct pf *p, sqlite3_stmt *s)
+static void pf_switch_line(struct pf *p, const struct dbq_export_row *r)
 {
-    int64_t ts = col(s, 0), cpu = col(s, 1);
-    int from = (int)col(s, 2), to = (int)col(s, 6);
+    int64_t ts = r->ts, cpu = r->cpu;
     char pbuf[24], nbuf[24];
     struct pf_who prev, next;
     const char *state = "S"; /* the no-data task "sleeps" between gaps */
     int64_t pprio = 120, nprio = 120;
-    if (from == 0) {
-        if (!pf_task(p, s, 3, cpu, pbuf, &prev))
+    if (r->sw.from == DBQ_EXPORT_SLICE) {
+        if (!pf_task(p, r->sw.has_prev, r->sw.prev_utid, cpu, pbuf, &prev))
             return;
-        state = pf_state(s, 4, prev.pid == 0);
-        pprio = pf_prio(s, 5);
-    } else if (from == 1) {
+        state = pf_state(r->sw.prev_state, prev.pid == 0);
+        pprio = pf_prio(r->sw.has_prev_prio, r->sw.prev_prio);
+    } else if (r->sw.from == DBQ_EXPORT_IDLE) {
         prev = pf_idle(pbuf, cpu);
         state = "R";
     } else {
         prev = pf_gap_task(pbuf, cpu);
     }
-    if (to == 0) {
-        if (!pf_task(p, s, 7, cpu, nbuf, &next))
+    if (r->sw.to == DBQ_EXPORT_SLICE) {
+        if (!pf_task(p, r->sw.has_next, r->sw.next_utid, cpu, nbuf, &next))
             return;
-        nprio = pf_prio(s, 8);
-    } else if (to == 1) {
+        nprio = pf_prio(r->sw.has_next_prio, r->sw.next_prio);
+    } else if (r->sw.to == DBQ_EXPORT_IDLE) {
         next = pf_idle(nbuf, cpu);
     } else {
         next = pf_gap_task(nbuf, cpu);
@@ -372,135 +317,96 @@ static void pf_switch_line(struct pf *p, sqlite3_stmt *s)
             prev.comm, prev.pid, pprio, state, next.comm, next.pid, nprio);
 }
 
-/* Columns: ts_wake, the waker's CPU, waker, wakee, the wakee's CPU. */
-static const char PF_WAKE_SQL[] =
-    "SELECT ts_wake, COALESCE(waker_cpu, cpu, 0), waker, utid, COALESCE(cpu, waker_cpu, 0) FROM main.wakeup "
-    "WHERE trace_id = ?1 ORDER BY ts_wake, id";
-
-static void pf_wake_line(struct pf *p, sqlite3_stmt *s)
+static void pf_wake_line(struct pf *p, const struct dbq_export_row *r)
 {
-    int64_t cpu = col(s, 1);
     char buf[24];
     struct pf_who waker;
-    if (!pf_task(p, s, 2, cpu, buf, &waker))
+    if (!pf_task(p, r->wake.has_waker, r->wake.waker, r->cpu, buf, &waker))
         return;
-    const struct pf_thread *wakee = pf_thread(p, col(s, 3));
+    const struct pf_thread *wakee = pf_thread(p, r->wake.wakee);
     if (!wakee)
         return;
-    pf_head(p, &waker, cpu, col(s, 0), "sched_waking");
+    pf_head(p, &waker, r->cpu, r->ts, "sched_waking");
     fprintf(p->out, "comm=%s pid=%" PRId64 " prio=%" PRId64 " target_cpu=%03" PRId64 "\n", wakee->comm,
-            wakee->idle ? 0 : wakee->tid, 120 + wakee->nice, col(s, 4));
+            wakee->idle ? 0 : wakee->tid, 120 + wakee->nice, r->wake.target_cpu);
 }
 
-/* Columns: ts, cpu, V. Every row that stored V; at one time, in the
- * order pick, place, leave, tick. */
-static const char PF_V_SQL[] =
-    "SELECT ts, cpu, v FROM ("
-    " SELECT ts, cpu, v, 0 AS src, id AS k FROM main.eevdf_pick WHERE trace_id = ?1 AND v IS NOT NULL"
-    " UNION ALL SELECT ts, cpu, v, 1, id FROM main.eevdf_place WHERE trace_id = ?1 AND v IS NOT NULL"
-    " UNION ALL SELECT ts, cpu, v, 2, id FROM main.eevdf_leave WHERE trace_id = ?1 AND v IS NOT NULL"
-    " UNION ALL SELECT ts, cpu, v, 3, rowid FROM main.sched_tick WHERE trace_id = ?1 AND v IS NOT NULL) "
-    "ORDER BY ts, src, k";
-
-static void pf_v_line(struct pf *p, sqlite3_stmt *s)
+static void pf_v_line(struct pf *p, const struct dbq_export_row *r)
 {
-    if (!pf_cpu_ok(p, col(s, 1)) || !pf_news(&p->v[col(s, 1)], col(s, 0), col(s, 2)))
+    if (!pf_cpu_ok(p, r->cpu) || !pf_news(&p->v[r->cpu], r->ts, r->v.v))
         return;
-    pf_head(p, &pf_runq, col(s, 1), col(s, 0), "tracing_mark_write");
-    fprintf(p->out, "C|%d|V cpu%" PRId64 " (vns)|%" PRId64 "\n", PF_RUNQ_PID, col(s, 1), col(s, 2));
+    pf_head(p, &pf_runq, r->cpu, r->ts, "tracing_mark_write");
+    fprintf(p->out, "C|%d|V cpu%" PRId64 " (vns)|%" PRId64 "\n", PF_RUNQ_PID, r->cpu, r->v.v);
 }
 
-/* Columns: ts, cpu, utid, lag, deadline, vruntime: a task's numbers at
- * each decision about it. */
-static const char PF_TASK_SQL[] =
-    "SELECT ts, cpu, utid, lag, deadline, vruntime FROM ("
-    " SELECT ts, cpu, next_utid AS utid, lag, deadline, vruntime, 0 AS src, id AS k FROM main.eevdf_pick"
-    "  WHERE trace_id = ?1 AND next_utid IS NOT NULL"
-    "  AND (lag IS NOT NULL OR deadline IS NOT NULL OR vruntime IS NOT NULL)"
-    " UNION ALL SELECT ts, cpu, utid, lag_after, deadline, vruntime, 1, id FROM main.eevdf_place"
-    "  WHERE trace_id = ?1 AND (lag_after IS NOT NULL OR deadline IS NOT NULL OR vruntime IS NOT NULL)"
-    " UNION ALL SELECT ts, cpu, utid, lag, deadline, vruntime, 2, id FROM main.eevdf_leave"
-    "  WHERE trace_id = ?1 AND (lag IS NOT NULL OR deadline IS NOT NULL OR vruntime IS NOT NULL)) "
-    "ORDER BY ts, src, k";
-
-static void pf_task_line(struct pf *p, sqlite3_stmt *s)
+static void pf_task_line(struct pf *p, const struct dbq_export_row *r)
 {
     static const char *const names[] = { "lag (vns)", "deadline (vns)", "vruntime (vns)" };
-    struct pf_thread *t = pf_thread(p, col(s, 2));
+    struct pf_thread *t = pf_thread(p, r->task.utid);
     if (!t || t->idle)
         return;
     struct pf_who w = { t->comm, t->tid, t->tid };
     for (int i = 0; i < 3; i++) {
-        if (col_null(s, 3 + i) || !pf_news(&t->num[i], col(s, 0), col(s, 3 + i)))
+        if (!r->task.has[i] || !pf_news(&t->num[i], r->ts, r->task.num[i]))
             continue;
-        pf_head(p, &w, col(s, 1), col(s, 0), "tracing_mark_write");
-        fprintf(p->out, "C|%" PRId64 "|%s|%" PRId64 "\n", w.tgid, names[i], col(s, 3 + i));
+        pf_head(p, &w, r->cpu, r->ts, "tracing_mark_write");
+        fprintf(p->out, "C|%" PRId64 "|%s|%" PRId64 "\n", w.tgid, names[i], r->task.num[i]);
     }
 }
 
-/* Columns: ts, cpu, 0 begin / 1 end, packets lost, records dropped,
- * records late (NULL: not known), and the order on the CPU: a gap's end
- * before the next gap's begin at the same time. */
-static const char PF_GAP_SQL[] =
-    "WITH g AS (SELECT cpu, COALESCE(ts_start, ts_end) AS t0, COALESCE(ts_end, ts_start) AS t1,"
-    "  packets_lost, records_dropped, records_late,"
-    "  ROW_NUMBER() OVER (PARTITION BY cpu ORDER BY COALESCE(ts_start, ts_end), rowid) AS rn"
-    "  FROM main.data_gap WHERE trace_id = ?1 AND COALESCE(ts_start, ts_end) IS NOT NULL) "
-    "SELECT t0, cpu, 0, packets_lost, records_dropped, records_late, 2 * rn FROM g "
-    "UNION ALL SELECT t1, cpu, 1, NULL, NULL, NULL, 2 * rn + 1 FROM g "
-    "ORDER BY 1, 2, 7";
-
-static void pf_gap_line(struct pf *p, sqlite3_stmt *s)
+static void pf_gap_line(struct pf *p, const struct dbq_export_row *r)
 {
     char buf[24];
-    struct pf_who w = pf_gap_task(buf, col(s, 1));
-    pf_head(p, &w, col(s, 1), col(s, 0), "tracing_mark_write");
-    if (col(s, 2)) {
+    struct pf_who w = pf_gap_task(buf, r->cpu);
+    pf_head(p, &w, r->cpu, r->ts, "tracing_mark_write");
+    if (r->gap.end) {
         fprintf(p->out, "E|%d\n", PF_RUNQ_PID);
         return;
     }
     fprintf(p->out, "B|%d|data_gap cpu=%" PRId64 " packets_lost=%" PRId64 " records_dropped=%" PRId64, PF_RUNQ_PID,
-            col(s, 1), col(s, 3), col(s, 4));
-    if (!col_null(s, 5))
-        fprintf(p->out, " records_late=%" PRId64, col(s, 5));
+            r->cpu, r->gap.packets_lost, r->gap.records_dropped);
+    if (r->gap.has_late)
+        fprintf(p->out, " records_late=%" PRId64, r->gap.records_late);
     fputc('\n', p->out);
 }
 
-/* Columns: ts, cpu (a stream-wide mark on CPU 0), name. */
-static const char PF_MARK_SQL[] =
-    "SELECT ts, COALESCE(cpu, 0), name FROM main.mark WHERE trace_id = ?1 ORDER BY ts, rowid";
-
-static void pf_mark_line(struct pf *p, sqlite3_stmt *s)
+static void pf_mark_line(struct pf *p, const struct dbq_export_row *r)
 {
-    char *name = pf_clean((const char *)sqlite3_column_text(s, 2), 0, true);
+    char *name = pf_clean(r->mark.name, 0, true);
     if (!name) {
         pf_error(p, "out of memory");
         return;
     }
-    pf_head(p, &pf_runq, col(s, 1), col(s, 0), "tracing_mark_write");
+    pf_head(p, &pf_runq, r->cpu, r->ts, "tracing_mark_write");
     fprintf(p->out, "I|%d|%s\n", PF_RUNQ_PID, name);
     free(name);
 }
 
+/* One row's lines (none once out has failed); false to stop: the export
+ * failed, or out did. */
+static bool pf_line(const struct dbq_export_row *r, void *arg)
+{
+    static void (*const line[DBQ_EXPORT_NKINDS])(struct pf *p, const struct dbq_export_row *r) = {
+        [DBQ_EXPORT_WAKE] = pf_wake_line, [DBQ_EXPORT_SWITCH] = pf_switch_line, [DBQ_EXPORT_V] = pf_v_line,
+        [DBQ_EXPORT_TASK] = pf_task_line, [DBQ_EXPORT_GAP] = pf_gap_line,       [DBQ_EXPORT_MARK] = pf_mark_line,
+    };
+    struct pf *p = arg;
+    if (!ferror(p->out))
+        line[r->kind](p, r);
+    return !p->failed && !ferror(p->out);
+}
+
 /* The header names the trace by the database's text (its file, policy
  * and engine): each a comment line only once pf_clean has taken out
- * the newlines that would start a line of events. */
+ * the newlines that would start a line of events. A trace row that
+ * cannot be read leaves them unknown. */
 static void pf_header(struct pf *p, const char *db_name)
 {
-    sqlite3_stmt *s;
-    const char *text[2] = { NULL, NULL }; /* policy, engine */
-    int64_t ncpus = 0;
-    if (sqlite3_prepare_v2(p->db, "SELECT policy, engine, ncpus FROM main.trace WHERE trace_id = ?1", -1, &s,
-                           NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(s, 1, p->trace);
-        if (sqlite3_step(s) == SQLITE_ROW) {
-            for (int i = 0; i < 2; i++)
-                text[i] = (const char *)sqlite3_column_text(s, i);
-            ncpus = col(s, 2);
-        }
-    }
-    char *db = pf_clean(db_name, 0, true), *policy = pf_clean(text[0] && *text[0] ? text[0] : "?", 0, true),
-         *engine = pf_clean(text[1] && *text[1] ? text[1] : "?", 0, true);
+    struct dbq_export_head h;
+    char err[512];
+    dbq_export_head(p->db, p->trace, &h, err, sizeof err);
+    char *db = pf_clean(db_name, 0, true), *policy = pf_clean(h.policy ? h.policy : "?", 0, true),
+         *engine = pf_clean(h.engine ? h.engine : "?", 0, true);
     if (!db || !policy || !engine)
         pf_error(p, "out of memory");
     else
@@ -518,80 +424,40 @@ static void pf_header(struct pf *p, const char *db_name)
                 "#                              |||| /     delay\n"
                 "#           TASK-PID     TGID  |||||  TIMESTAMP  FUNCTION\n"
                 "#              | |         |   |||||     |         |\n",
-                p->trace, db, policy, engine, ncpus);
+                p->trace, db, policy, engine, h.ncpus);
     free(db);
     free(policy);
     free(engine);
-    sqlite3_finalize(s);
+    dbq_export_head_free(&h);
 }
 
+/* Slices that overlap on a CPU are no schedule: each switch would close
+ * a slice Perfetto no longer has open. */
 static bool pf_check_schedule(struct pf *p)
 {
-    sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(p->db, PF_OVERLAP_SQL, -1, &s, NULL) != SQLITE_OK) {
-        pf_sql_error(p);
-        return false;
-    }
-    sqlite3_bind_int64(s, 1, p->trace);
-    int rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW) {
+    int64_t cpu, ts;
+    char err[512];
+    int rc = dbq_export_overlap(p->db, p->trace, &cpu, &ts, err, sizeof err);
+    if (rc > 0) {
         char *m = sqlite3_mprintf("slices overlap on CPU %lld at %lld ns: not a schedule a switch can describe",
-                                  (long long)col(s, 0), (long long)col(s, 1));
+                                  (long long)cpu, (long long)ts);
         pf_error(p, m ? m : "out of memory");
         sqlite3_free(m);
-    } else if (rc != SQLITE_DONE) {
-        pf_sql_error(p);
+    } else if (rc < 0) {
+        pf_error(p, err);
     }
-    sqlite3_finalize(s);
     return !p->failed;
 }
 
 int perfetto_write(sqlite3 *db, const char *prog, const char *db_name, int64_t trace, FILE *out)
 {
     struct pf p = { .db = db, .prog = prog, .out = out, .trace = trace };
-    struct pf_src src[] = {
-        { PF_WAKE_SQL, 0, pf_wake_line, NULL, false },   { PF_SWITCH_SQL, 1, pf_switch_line, NULL, false },
-        { PF_V_SQL, 2, pf_v_line, NULL, false },         { PF_TASK_SQL, 2, pf_task_line, NULL, false },
-        { PF_GAP_SQL, 3, pf_gap_line, NULL, false },     { PF_MARK_SQL, 3, pf_mark_line, NULL, false },
-    };
-    const size_t nsrc = sizeof src / sizeof src[0];
+    char err[512];
     if (pf_load_threads(&p) == 0 && pf_check_schedule(&p)) {
         pf_header(&p, db_name);
-        for (size_t i = 0; i < nsrc && !p.failed; i++) {
-            if (sqlite3_prepare_v2(db, src[i].sql, -1, &src[i].st, NULL) != SQLITE_OK) {
-                pf_sql_error(&p);
-                break;
-            }
-            sqlite3_bind_int64(src[i].st, 1, trace);
-        }
-        for (size_t i = 0; i < nsrc && !p.failed; i++) {
-            int rc = sqlite3_step(src[i].st);
-            src[i].done = rc != SQLITE_ROW;
-            if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-                pf_sql_error(&p);
-        }
-        /* The merge: each source is in time order, so the earliest of
-         * their current rows is the next line. */
-        while (!p.failed && !ferror(out)) {
-            struct pf_src *best = NULL;
-            for (size_t i = 0; i < nsrc; i++) {
-                if (src[i].done)
-                    continue;
-                int64_t ts = col(src[i].st, 0);
-                if (!best || ts < col(best->st, 0) || (ts == col(best->st, 0) && src[i].rank < best->rank))
-                    best = &src[i];
-            }
-            if (!best)
-                break;
-            best->line(&p, best->st);
-            int rc = sqlite3_step(best->st);
-            best->done = rc != SQLITE_ROW;
-            if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-                pf_sql_error(&p);
-        }
+        if (!p.failed && dbq_export_rows(db, trace, pf_line, &p, err, sizeof err) != 0)
+            pf_error(&p, err);
     }
-    for (size_t i = 0; i < nsrc; i++)
-        sqlite3_finalize(src[i].st);
     for (size_t i = 0; i < p.nth; i++)
         free(p.th[i].comm);
     free(p.th);

@@ -4,8 +4,9 @@
  *   cli/plot.c       the subcommand: flags, help, the temp directory, the
  *                    script's preamble, gnuplot run by fork/exec, its
  *                    stdout OUT as cli/outfile.h writes a file
- *   cli/plot_kinds.c the kinds: each reads the database with SQL, writes
- *                    its data files and the rest of the script
+ *   cli/plot_kinds.c the kinds: each reads the database through
+ *                    db/qx_plot.h, writes its data files and the rest of
+ *                    the script
  *
  * A kind draws on the terminal plot.c set up (PNG or SVG, the size asked,
  * text not "enhanced", so a task called a_b prints as a_b) and names each

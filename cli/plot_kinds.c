@@ -1,6 +1,6 @@
 /*
  * `runq plot`'s kinds (contract in cli/plot.h): each reads what it draws
- * with SQL over docs/sql.md's tables, writes one data file a series and
+ * through db/qx_plot.h (docs/sql.md's tables), writes one data file a series and
  * the script's lines after the terminal. Every figure has a title, axis
  * labels with their units, and a legend naming each series: one
  * `plot` element a series, so gnuplot's SVG holds one group a series
@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "cli/plot.h"
+#include "db/query.h"
+#include "db/qx_plot.h"
 #include "db/visible.h"
 #include "scenario/scenario.h"
 
@@ -31,16 +33,11 @@ static void series_colour(char *buf, size_t len, int i)
              (int)(rgb[sector][2] * 255));
 }
 
-static int sql_error(sqlite3 *db)
+/* A read's error (db/qx_plot.h's err), said; 1. */
+static int db_error(const char *err)
 {
-    fprintf(stderr, "runq plot: %s\n", sqlite3_errmsg(db));
+    fprintf(stderr, "runq plot: %s\n", err);
     return 1;
-}
-
-static const char *col_text(sqlite3_stmt *s, int i)
-{
-    const char *t = (const char *)sqlite3_column_text(s, i);
-    return t ? t : "";
 }
 
 /* The trace's start, end, CPUs and policy; 1 after an error when there is
@@ -53,22 +50,19 @@ struct trace_info {
 
 static int trace_info(sqlite3 *db, int64_t id, const char *db_path, struct trace_info *t)
 {
-    sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(db, "SELECT COALESCE(start_ts, 0), COALESCE(end_ts, start_ts, 0), COALESCE(ncpus, 1), "
-                               "COALESCE(policy, '') FROM trace WHERE trace_id = ?", -1, &s, NULL) != SQLITE_OK)
-        return sql_error(db);
-    sqlite3_bind_int64(s, 1, id);
-    if (sqlite3_step(s) != SQLITE_ROW) {
-        sqlite3_finalize(s);
+    struct dbq_plot_trace row;
+    char err[512];
+    int found = dbq_plot_trace(db, id, &row, t->policy, sizeof t->policy, err, sizeof err);
+    if (found < 0)
+        return db_error(err);
+    if (!found) {
         fprintf(stderr, "runq plot: no trace %lld in %s\n", (long long)id, db_path);
         return 1;
     }
     t->id = id;
-    t->start = sqlite3_column_int64(s, 0);
-    t->end = sqlite3_column_int64(s, 1);
-    t->ncpus = sqlite3_column_int(s, 2);
-    snprintf(t->policy, sizeof t->policy, "%s", col_text(s, 3));
-    sqlite3_finalize(s);
+    t->start = row.start;
+    t->end = row.end;
+    t->ncpus = row.ncpus;
     if (t->ncpus < 1 || t->ncpus > 4096) {
         fprintf(stderr, "runq plot: trace %lld says it has %d CPUs: the database is damaged\n", (long long)id,
                 t->ncpus);
@@ -79,18 +73,71 @@ static int trace_info(sqlite3 *db, int64_t id, const char *db_path, struct trace
 
 static int64_t latest_trace(sqlite3 *db, const char *db_path)
 {
-    sqlite3_stmt *s;
-    int64_t id = 0;
-    if (sqlite3_prepare_v2(db, "SELECT MAX(trace_id) FROM trace", -1, &s, NULL) == SQLITE_OK &&
-        sqlite3_step(s) == SQLITE_ROW)
-        id = sqlite3_column_int64(s, 0);
-    sqlite3_finalize(s);
+    int64_t id = dbq_latest_trace(db);
     if (!id)
         fprintf(stderr, "runq plot: %s holds no trace yet\n", db_path);
     return id;
 }
 
 /* ---- timeline ---- */
+
+/* The timeline's reads in progress: the data file being written (its
+ * name in path), the plot command's buffer, and what was drawn. */
+struct tl_read {
+    struct plot_job *j;
+    int64_t start;   /* the trace's: x is ms from it */
+    FILE *f, *pl;
+    char path[4096];
+    int64_t utid;    /* whose series f holds; -1 none yet */
+    int ntasks, nwake, ngaps, rc;
+};
+
+/* A slice: into its task's series, which its first slice opens. */
+static bool tl_slice(const struct dbq_plot_slice *s, void *arg)
+{
+    struct tl_read *r = arg;
+    if (s->utid != r->utid) {
+        char name[160], colour[16];
+        if (r->f)
+            fclose(r->f);
+        if (!(r->f = plot_data_file(r->j, r->path, sizeof r->path))) {
+            r->rc = 1;
+            return false;
+        }
+        r->utid = s->utid;
+        if (s->shared)
+            snprintf(name, sizeof name, "%s (tid %d)", s->name, s->tid);
+        else
+            snprintf(name, sizeof name, "%s", *s->name ? s->name : "?");
+        series_colour(colour, sizeof colour, r->ntasks);
+        fprintf(r->pl, "%s", r->ntasks++ ? ", \\\n     " : "plot ");
+        plot_quote(r->pl, r->path);
+        fprintf(r->pl, " using (($1+$2)/2):3:1:2:($3-0.38):($3+0.38) with boxxyerror "
+                       "fillstyle solid 1.0 noborder lc rgb '%s' title ", colour);
+        plot_quote(r->pl, name);
+    }
+    fprintf(r->f, "%.6f %.6f %d\n", (s->from - r->start) / 1e6, (s->to - r->start) / 1e6, s->cpu);
+    return true;
+}
+
+static bool tl_wake(int64_t ts, int cpu, void *arg)
+{
+    struct tl_read *r = arg;
+    fprintf(r->f, "%.6f %d\n", (ts - r->start) / 1e6, cpu);
+    r->nwake++;
+    return true;
+}
+
+/* A gap: a hatched box, labelled where the script sets its labels. */
+static bool tl_gap(int64_t a, int64_t b, int cpu, void *arg)
+{
+    struct tl_read *r = arg;
+    double x0 = (a - r->start) / 1e6, x1 = (b - r->start) / 1e6;
+    fprintf(r->f, "%.6f %.6f %d\n", x0, x1, cpu);
+    fprintf(r->j->gp, "set label 'lost' at %.6f,%d center front tc rgb '#b00000'\n", (x0 + x1) / 2, cpu);
+    r->ngaps++;
+    return true;
+}
 
 /*
  * One series a task that ran in the window: a box per slice, y its CPU.
@@ -117,119 +164,67 @@ int plot_timeline(sqlite3 *db, const struct plot_opts *o, struct plot_job *j)
 
     /* The slices, task by task: a task's series is written when its
      * first slice comes. A name two tasks share gets each one's tid. */
-    sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT t.utid, t.tid, COALESCE(t.name, ''), "
-                           "  (SELECT COUNT(*) FROM thread u WHERE u.trace_id = t.trace_id AND u.name = t.name "
-                           "   AND NOT u.is_idle) > 1, "
-                           "  MAX(s.ts, ?2), MIN(s.ts + s.dur, ?3), s.cpu "
-                           "FROM sched_slice s JOIN thread t ON t.utid = s.utid "
-                           "WHERE s.trace_id = ?1 AND NOT t.is_idle AND s.dur > 0 AND s.ts < ?3 AND s.ts + s.dur > ?2 "
-                           "ORDER BY t.utid, s.ts",
-                           -1, &s, NULL) != SQLITE_OK)
-        return sql_error(db);
-    sqlite3_bind_int64(s, 1, id);
-    sqlite3_bind_int64(s, 2, from);
-    sqlite3_bind_int64(s, 3, to);
-    FILE *f = NULL;
-    char path[4096], name[160], colour[16];
-    int64_t utid = -1;
-    int ntasks = 0, rc = 0;
+    struct tl_read r = { .j = j, .start = t.start, .utid = -1 };
+    int rc = 0;
+    char err[512];
     /* the plot command: its elements, one a series, are written to a
      * buffer while the data files are */
     char *plot = NULL;
     size_t plotlen = 0;
-    FILE *pl = open_memstream(&plot, &plotlen);
-    if (!pl) {
-        sqlite3_finalize(s);
+    if (!(r.pl = open_memstream(&plot, &plotlen))) {
         fprintf(stderr, "runq plot: out of memory\n");
         return 1;
     }
-    while (sqlite3_step(s) == SQLITE_ROW) {
-        if (sqlite3_column_int64(s, 0) != utid) {
-            if (f)
-                fclose(f);
-            if (!(f = plot_data_file(j, path, sizeof path))) {
-                rc = 1;
-                break;
-            }
-            utid = sqlite3_column_int64(s, 0);
-            if (sqlite3_column_int(s, 3))
-                snprintf(name, sizeof name, "%s (tid %d)", col_text(s, 2), sqlite3_column_int(s, 1));
-            else
-                snprintf(name, sizeof name, "%s", *col_text(s, 2) ? col_text(s, 2) : "?");
-            series_colour(colour, sizeof colour, ntasks);
-            fprintf(pl, "%s", ntasks++ ? ", \\\n     " : "plot ");
-            plot_quote(pl, path);
-            fprintf(pl, " using (($1+$2)/2):3:1:2:($3-0.38):($3+0.38) with boxxyerror "
-                        "fillstyle solid 1.0 noborder lc rgb '%s' title ", colour);
-            plot_quote(pl, name);
-        }
-        fprintf(f, "%.6f %.6f %d\n", (sqlite3_column_int64(s, 4) - t.start) / 1e6,
-                (sqlite3_column_int64(s, 5) - t.start) / 1e6, sqlite3_column_int(s, 6));
+    if (dbq_plot_slices(db, id, from, to, tl_slice, &r, err, sizeof err) != 0) {
+        if (r.f)
+            fclose(r.f);
+        fclose(r.pl);
+        free(plot);
+        return db_error(err);
     }
-    if (f)
-        fclose(f);
-    sqlite3_finalize(s);
+    if (r.f)
+        fclose(r.f);
+    rc = r.rc;
 
     /* Wakeups in the window, and the gaps that overlap it. */
-    int nwake = 0, ngaps = 0;
-    if (!rc && (f = plot_data_file(j, path, sizeof path))) {
-        if (sqlite3_prepare_v2(db, "SELECT ts_wake, cpu FROM wakeup WHERE trace_id = ? AND cpu IS NOT NULL "
-                                   "AND ts_wake >= ? AND ts_wake < ? ORDER BY ts_wake", -1, &s, NULL) != SQLITE_OK) {
-            fclose(f);
-            fclose(pl);
+    int ntasks = r.ntasks;
+    if (!rc && (r.f = plot_data_file(j, r.path, sizeof r.path))) {
+        if (dbq_plot_wakeups(db, id, from, to, tl_wake, &r, err, sizeof err) != 0) {
+            fclose(r.f);
+            fclose(r.pl);
             free(plot);
-            return sql_error(db);
+            return db_error(err);
         }
-        sqlite3_bind_int64(s, 1, id);
-        sqlite3_bind_int64(s, 2, from);
-        sqlite3_bind_int64(s, 3, to);
-        for (; sqlite3_step(s) == SQLITE_ROW; nwake++)
-            fprintf(f, "%.6f %d\n", (sqlite3_column_int64(s, 0) - t.start) / 1e6, sqlite3_column_int(s, 1));
-        sqlite3_finalize(s);
-        fclose(f);
-        if (nwake) {
-            fprintf(pl, "%s", ntasks ? ", \\\n     " : "plot ");
-            plot_quote(pl, path);
-            fprintf(pl, " using 1:($2-0.38) with points pt 9 ps 0.9 lc rgb '#202020' title 'wakeup (on the "
-                        "wakee''s CPU)'");
+        fclose(r.f);
+        if (r.nwake) {
+            fprintf(r.pl, "%s", ntasks ? ", \\\n     " : "plot ");
+            plot_quote(r.pl, r.path);
+            fprintf(r.pl, " using 1:($2-0.38) with points pt 9 ps 0.9 lc rgb '#202020' title 'wakeup (on the "
+                          "wakee''s CPU)'");
         }
     } else {
         rc = 1;
     }
-    if (!rc && (f = plot_data_file(j, path, sizeof path))) {
+    if (!rc && (r.f = plot_data_file(j, r.path, sizeof r.path))) {
         /* a gap's missing end is the trace's: nothing came after it */
-        if (sqlite3_prepare_v2(db, "SELECT MAX(COALESCE(ts_start, ?2), ?2), MIN(COALESCE(ts_end, ?4), ?3), cpu "
-                                   "FROM data_gap WHERE trace_id = ?1 AND COALESCE(ts_start, ?2) < ?3 "
-                                   "AND COALESCE(ts_end, ?4) > ?2 ORDER BY cpu, ts_start", -1, &s, NULL) != SQLITE_OK) {
-            fclose(f);
-            fclose(pl);
+        if (dbq_plot_gaps(db, id, from, to, t.end, tl_gap, &r, err, sizeof err) != 0) {
+            fclose(r.f);
+            fclose(r.pl);
             free(plot);
-            return sql_error(db);
+            return db_error(err);
         }
-        sqlite3_bind_int64(s, 1, id);
-        sqlite3_bind_int64(s, 2, from);
-        sqlite3_bind_int64(s, 3, to);
-        sqlite3_bind_int64(s, 4, t.end);
-        for (; sqlite3_step(s) == SQLITE_ROW; ngaps++) {
-            double a = (sqlite3_column_int64(s, 0) - t.start) / 1e6, b = (sqlite3_column_int64(s, 1) - t.start) / 1e6;
-            int cpu = sqlite3_column_int(s, 2);
-            fprintf(f, "%.6f %.6f %d\n", a, b, cpu);
-            fprintf(j->gp, "set label 'lost' at %.6f,%d center front tc rgb '#b00000'\n", (a + b) / 2, cpu);
-        }
-        sqlite3_finalize(s);
-        fclose(f);
-        if (ngaps) {
-            fprintf(pl, "%s", ntasks || nwake ? ", \\\n     " : "plot ");
-            plot_quote(pl, path);
-            fprintf(pl, " using (($1+$2)/2):3:1:2:($3-0.45):($3+0.45) with boxxyerror fillstyle pattern 4 "
-                        "border lc rgb '#b00000' lc rgb '#b00000' title 'lost (data gap: not idle, unknown)'");
+        fclose(r.f);
+        if (r.ngaps) {
+            fprintf(r.pl, "%s", ntasks || r.nwake ? ", \\\n     " : "plot ");
+            plot_quote(r.pl, r.path);
+            fprintf(r.pl, " using (($1+$2)/2):3:1:2:($3-0.45):($3+0.45) with boxxyerror fillstyle pattern 4 "
+                          "border lc rgb '#b00000' lc rgb '#b00000' title 'lost (data gap: not idle, unknown)'");
         }
     } else {
         rc = 1;
     }
-    fclose(pl);
+    int nwake = r.nwake, ngaps = r.ngaps;
+    fclose(r.pl);
     if (!rc && !ntasks && !nwake && !ngaps) {
         fprintf(stderr, "runq plot: trace %lld: nothing ran between %g and %g ms\n", (long long)id, x0, x1);
         rc = 1;
@@ -261,23 +256,17 @@ struct lat_series {
     int64_t trace;
     char label[200];
     double *us; /* latencies in µs, sorted */
-    size_t n;
+    size_t n, cap;
+    bool oom;   /* a latency found no room */
 };
 
 /* A trace's name in a legend: its scenario's parameters, else its
  * policy, else "trace N". */
 static int trace_label(sqlite3 *db, const struct trace_info *t, char *buf, size_t len)
 {
-    sqlite3_stmt *s;
-    buf[0] = '\0';
-    /* a database from before experiments has no scenario table */
-    if (sqlite3_prepare_v2(db, "SELECT params, engine FROM scenario WHERE trace_id = ? AND params <> '' LIMIT 1",
-                           -1, &s, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(s, 1, t->id);
-        if (sqlite3_step(s) == SQLITE_ROW)
-            snprintf(buf, len, "%s", col_text(s, 0));
-        sqlite3_finalize(s);
-    }
+    char err[512];
+    if (dbq_plot_trace_params(db, t->id, buf, len, err, sizeof err) != 0)
+        return db_error(err);
     if (!buf[0])
         snprintf(buf, len, "%s", t->policy);
     if (!buf[0])
@@ -291,31 +280,33 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* A latency into ls, in µs; false when memory ran out (ls->oom). */
+static bool lat_add(int64_t ns, void *arg)
+{
+    struct lat_series *ls = arg;
+    if (ls->n == ls->cap) {
+        size_t cap = ls->cap ? 2 * ls->cap : 1024;
+        double *v = realloc(ls->us, cap * sizeof *v);
+        if (!v) {
+            ls->oom = true;
+            return false;
+        }
+        ls->us = v;
+        ls->cap = cap;
+    }
+    ls->us[ls->n++] = ns / 1e3;
+    return true;
+}
+
 static int lat_load(sqlite3 *db, const struct plot_opts *o, struct lat_series *ls)
 {
-    sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(db, "SELECT w.latency FROM wakeup w JOIN thread t ON t.utid = w.utid "
-                               "WHERE w.trace_id = ?1 AND w.latency IS NOT NULL AND (?2 IS NULL OR t.name = ?2)",
-                           -1, &s, NULL) != SQLITE_OK)
-        return sql_error(db);
-    sqlite3_bind_int64(s, 1, ls->trace);
-    if (o->task)
-        sqlite3_bind_text(s, 2, o->task, -1, SQLITE_STATIC);
-    size_t cap = 0;
-    while (sqlite3_step(s) == SQLITE_ROW) {
-        if (ls->n == cap) {
-            cap = cap ? 2 * cap : 1024;
-            double *v = realloc(ls->us, cap * sizeof *v);
-            if (!v) {
-                sqlite3_finalize(s);
-                fprintf(stderr, "runq plot: out of memory\n");
-                return 1;
-            }
-            ls->us = v;
-        }
-        ls->us[ls->n++] = sqlite3_column_int64(s, 0) / 1e3;
+    char err[512];
+    if (dbq_plot_latencies(db, ls->trace, o->task, lat_add, ls, err, sizeof err) != 0)
+        return db_error(err);
+    if (ls->oom) {
+        fprintf(stderr, "runq plot: out of memory\n");
+        return 1;
     }
-    sqlite3_finalize(s);
     if (!ls->n) {
         fprintf(stderr, "runq plot: trace %lld has no wakeup that ran%s%s%s\n", (long long)ls->trace,
                 o->task ? " of a task called '" : "", o->task ? o->task : "", o->task ? "'" : "");
@@ -323,6 +314,24 @@ static int lat_load(sqlite3 *db, const struct plot_opts *o, struct lat_series *l
     }
     qsort(ls->us, ls->n, sizeof *ls->us, cmp_double);
     return 0;
+}
+
+/* Every trace of the database, into ls while they fit. */
+struct lat_traces {
+    struct lat_series *ls;
+    int n;
+    bool more; /* there are more than PLOT_MAX_TRACES */
+};
+
+static bool lat_trace(int64_t id, void *arg)
+{
+    struct lat_traces *lt = arg;
+    if (lt->n == PLOT_MAX_TRACES) {
+        lt->more = true;
+        return false;
+    }
+    lt->ls[lt->n++].trace = id;
+    return true;
 }
 
 /* One panel's plot command: a series a trace, from its data file in
@@ -353,19 +362,16 @@ int plot_latency(sqlite3 *db, const struct plot_opts *o, struct plot_job *j)
     struct lat_series ls[PLOT_MAX_TRACES] = { 0 };
     int n = o->ntraces, rc = 1;
     if (!n) { /* every trace, if they fit */
-        sqlite3_stmt *s;
-        if (sqlite3_prepare_v2(db, "SELECT trace_id FROM trace ORDER BY trace_id", -1, &s, NULL) != SQLITE_OK)
-            return sql_error(db);
-        while (sqlite3_step(s) == SQLITE_ROW) {
-            if (n == PLOT_MAX_TRACES) {
-                sqlite3_finalize(s);
-                fprintf(stderr, "runq plot: %s holds more than %d traces: name up to %d with --trace\n", o->db_path,
-                        PLOT_MAX_TRACES, PLOT_MAX_TRACES);
-                return 1;
-            }
-            ls[n++].trace = sqlite3_column_int64(s, 0);
+        struct lat_traces lt = { ls, 0, false };
+        char err[512];
+        if (dbq_plot_traces(db, lat_trace, &lt, err, sizeof err) != 0)
+            return db_error(err);
+        if (lt.more) {
+            fprintf(stderr, "runq plot: %s holds more than %d traces: name up to %d with --trace\n", o->db_path,
+                    PLOT_MAX_TRACES, PLOT_MAX_TRACES);
+            return 1;
         }
-        sqlite3_finalize(s);
+        n = lt.n;
         if (!n) {
             fprintf(stderr, "runq plot: %s holds no trace yet\n", o->db_path);
             return 1;
@@ -556,40 +562,33 @@ static void time_unit(double max, const char **unit, double *div)
 
 int plot_experiment(sqlite3 *db, const struct plot_opts *o, struct plot_job *j)
 {
-    sqlite3_stmt *s;
-    int64_t id = o->experiment;
-    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'experiment'", -1, &s,
-                           NULL) != SQLITE_OK)
-        return sql_error(db);
-    bool has = sqlite3_step(s) == SQLITE_ROW;
-    sqlite3_finalize(s);
-    if (has && !id && sqlite3_prepare_v2(db, "SELECT MAX(experiment_id) FROM experiment", -1, &s, NULL) == SQLITE_OK) {
-        if (sqlite3_step(s) == SQLITE_ROW)
-            id = sqlite3_column_int64(s, 0);
-        sqlite3_finalize(s);
-    }
+    int64_t id = o->experiment, newest;
+    bool has;
+    char err[512];
+    if (dbq_plot_experiments(db, &has, &newest, err, sizeof err) != 0)
+        return db_error(err);
+    if (has && !id)
+        id = newest;
     if (!has || !id) {
         fprintf(stderr, "runq plot: %s holds no experiment (runq experiment --db %s FILE makes one)\n", o->db_path,
                 o->db_path);
         return 1;
     }
     char file[512], engine[64], axes[512], columns[2048];
-    int repeats;
-    if (sqlite3_prepare_v2(db, "SELECT COALESCE(file, ''), engine, COALESCE(axes, ''), COALESCE(columns, ''), "
-                               "repeats FROM experiment WHERE experiment_id = ?", -1, &s, NULL) != SQLITE_OK)
-        return sql_error(db);
-    sqlite3_bind_int64(s, 1, id);
-    if (sqlite3_step(s) != SQLITE_ROW) {
-        sqlite3_finalize(s);
+    struct dbq_plot_experiment xr;
+    int got = dbq_plot_experiment(db, id, &xr, err, sizeof err);
+    if (got < 0)
+        return db_error(err);
+    if (!got) {
         fprintf(stderr, "runq plot: no experiment %lld in %s\n", (long long)id, o->db_path);
         return 1;
     }
-    snprintf(file, sizeof file, "%s", col_text(s, 0));
-    snprintf(engine, sizeof engine, "%s", col_text(s, 1));
-    snprintf(axes, sizeof axes, "%s", col_text(s, 2));
-    snprintf(columns, sizeof columns, "%s", col_text(s, 3));
-    repeats = sqlite3_column_int(s, 4);
-    sqlite3_finalize(s);
+    snprintf(file, sizeof file, "%s", xr.file);
+    snprintf(engine, sizeof engine, "%s", xr.engine);
+    snprintf(axes, sizeof axes, "%s", xr.axes);
+    snprintf(columns, sizeof columns, "%s", xr.columns);
+    int repeats = xr.repeats;
+    dbq_plot_experiment_free(&xr);
 
     /* the metric: TASK.METRIC, split at the first dot (p99.9 has one) */
     char metric[128], task[64];
@@ -608,19 +607,9 @@ int plot_experiment(sqlite3 *db, const struct plot_opts *o, struct plot_job *j)
     }
     snprintf(task, sizeof task, "%.*s", (int)(dot - metric), metric);
     const char *mname = dot + 1;
-    if (sqlite3_prepare_v2(db, "SELECT COUNT(*), COUNT(m.value) FROM scenario s JOIN scenario_metric m USING "
-                               "(scenario_id) WHERE s.experiment_id = ? AND m.task = ? AND m.metric = ?",
-                           -1, &s, NULL) != SQLITE_OK)
-        return sql_error(db);
-    sqlite3_bind_int64(s, 1, id);
-    sqlite3_bind_text(s, 2, task, -1, SQLITE_STATIC);
-    sqlite3_bind_text(s, 3, mname, -1, SQLITE_STATIC);
-    int rows = 0, values = 0;
-    if (sqlite3_step(s) == SQLITE_ROW) {
-        rows = sqlite3_column_int(s, 0);
-        values = sqlite3_column_int(s, 1);
-    }
-    sqlite3_finalize(s);
+    int rows, values;
+    if (dbq_plot_metric_count(db, id, task, mname, &rows, &values, err, sizeof err) != 0)
+        return db_error(err);
     if (!rows) {
         char m1[512], c1[2048];
         fprintf(stderr, "runq plot: experiment %lld has no metric %s (its table's: %s)\n", (long long)id,
@@ -672,24 +661,20 @@ int plot_experiment(sqlite3 *db, const struct plot_opts *o, struct plot_job *j)
         fprintf(stderr, "runq plot: out of memory\n");
         return 1;
     }
-    if (sqlite3_prepare_v2(db, "SELECT s.cell, s.engine, COALESCE(s.params, ''), AVG(m.value), MIN(m.value), "
-                               "MAX(m.value) FROM scenario s JOIN scenario_metric m USING (scenario_id) "
-                               "WHERE s.experiment_id = ? AND s.status = 'ok' AND m.task = ? AND m.metric = ? "
-                               "AND m.value IS NOT NULL GROUP BY s.cell, s.engine ORDER BY s.cell, s.engine",
-                           -1, &s, NULL) != SQLITE_OK) {
+    struct dbq_plot_cell *cells;
+    size_t ncells;
+    if (dbq_plot_cells(db, id, task, mname, &cells, &ncells, err, sizeof err) != 0) {
         free(ser);
-        return sql_error(db);
+        return db_error(err);
     }
-    sqlite3_bind_int64(s, 1, id);
-    sqlite3_bind_text(s, 2, task, -1, SQLITE_STATIC);
-    sqlite3_bind_text(s, 3, mname, -1, SQLITE_STATIC);
     enum x_kind xk = X_DURATION;
     bool pct = false;
-    while (sqlite3_step(s) == SQLITE_ROW) {
+    for (size_t ci = 0; ci < ncells; ci++) {
+        const struct dbq_plot_cell *cl = &cells[ci];
         char v[SCN_VALUE_MAX + 1], rest[200], key[256];
-        if (!param_split(col_text(s, 2), x, v, sizeof v, rest, sizeof rest))
+        if (!param_split(cl->params, x, v, sizeof v, rest, sizeof rest))
             continue; /* not a cell of the matrix */
-        snprintf(key, sizeof key, "%s%s%s", several ? col_text(s, 1) : "", several && *rest ? " " : "", rest);
+        snprintf(key, sizeof key, "%s%s%s", several ? cl->engine : "", several && *rest ? " " : "", rest);
         int k = 0;
         while (k < nser && strcmp(ser[k].key, key))
             k++;
@@ -718,14 +703,10 @@ int plot_experiment(sqlite3 *db, const struct plot_opts *o, struct plot_job *j)
         if (!grown)
             goto oom;
         se->p = grown;
-        se->p[se->n++] = (struct xp_point){ .x = xi, .cell = sqlite3_column_int(s, 0),
-                                            .mean = sqlite3_column_double(s, 3),
-                                            .min = sqlite3_column_double(s, 4),
-                                            .max = sqlite3_column_double(s, 5) };
+        se->p[se->n++] = (struct xp_point){ .x = xi, .cell = cl->cell, .mean = cl->mean, .min = cl->min,
+                                            .max = cl->max };
         npoints++;
     }
-    sqlite3_finalize(s);
-    s = NULL;
     if (!npoints) {
         fprintf(stderr, "runq plot: experiment %lld has no successful run with a value of %s\n", (long long)id,
                 metric);
@@ -845,7 +826,7 @@ int plot_experiment(sqlite3 *db, const struct plot_opts *o, struct plot_job *j)
 oom:
     fprintf(stderr, "runq plot: out of memory\n");
 done:
-    sqlite3_finalize(s);
+    dbq_plot_cells_free(cells, ncells);
     for (int k = 0; k < nser; k++)
         free(ser[k].p);
     free(ser);

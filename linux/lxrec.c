@@ -25,7 +25,6 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
-#include <sqlite3.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +33,7 @@
 #include <unistd.h>
 
 #include "db/derive.h"
-#include "db/tracestat.h"
+#include "db/qx_linux.h"
 #include "db/writer.h"
 #include "linux/bpfrec.h"
 #include "linux/ftrace.h"
@@ -493,14 +492,6 @@ static bool sums_agree(const struct lxb_sample *p)
     return w == p->q.sum_weight && wv == (__int128)p->q.sum_w_vruntime;
 }
 
-/* One linux_group row: the level above a picked scenario thread's queue. */
-struct grow {
-    uint64_t ts, vruntime, deadline, slice, v, weight;
-    int64_t lag;
-    unsigned cpu, depth, nr_queued;
-    bool eligible, current;
-};
-
 /* A CPU's BPF samples are matched by one cursor a kind of event. */
 enum { SC_SWITCH, SC_WAKEUP, SC_WAKING, SC_MIGRATE, SC_NR };
 
@@ -518,7 +509,7 @@ struct xlate {
     /* The BPF samples (linux/bpfrec.h): per CPU, the next switch and the
      * next wakeup sample not yet matched to a tracefs event. */
     size_t (*bcur)[SC_NR];
-    struct grow *groups; /* linux_group rows, written after the trace */
+    struct dbq_linux_group *groups; /* linux_group rows, written after the trace */
     size_t ngroups, groups_cap;
     uint64_t picks_ee, picks_bare, samples_used, sums_disagree;
     bool bpf_lossless; /* no BPF sample was lost (ring full, memory) */
@@ -627,14 +618,14 @@ static void keep_group(struct xlate *x, unsigned c, uint64_t ts, const struct lx
         return;
     if (x->ngroups == x->groups_cap) {
         size_t cap = x->groups_cap ? 2 * x->groups_cap : 1024;
-        struct grow *p = realloc(x->groups, cap * sizeof *p);
+        struct dbq_linux_group *p = realloc(x->groups, cap * sizeof *p);
         if (!p)
             return;
         x->groups = p;
         x->groups_cap = cap;
     }
     uint64_t V = lxb_queue_v(&s->up, &s->up_curr);
-    x->groups[x->ngroups++] = (struct grow){
+    x->groups[x->ngroups++] = (struct dbq_linux_group){
         .ts = ts, .cpu = c, .depth = g->depth, .weight = lxb_weight(g), .vruntime = g->vruntime,
         .deadline = g->deadline, .slice = g->slice, .v = V, .lag = (int64_t)(V - g->vruntime),
         .nr_queued = s->up.nr_queued, .eligible = lxb_queue_eligible(&s->up, &s->up_curr, g->vruntime),
@@ -1151,80 +1142,25 @@ static uint64_t translate(struct xlate *x, struct cursor *cu)
     return end;
 }
 
-/* Rows of one table written after the trace, in one transaction of their
- * own: sql's statement, bound by row(x, trace_id, i, s) for i = 0..n-1
- * (false: that row failed). what names them in an error. */
-static int write_rows(const struct xlate *x, int64_t trace_id, const char *sql, size_t n,
-                      bool (*row)(const struct xlate *, int64_t, size_t, sqlite3_stmt *), const char *what, char *err,
-                      size_t errlen)
+/* Row i of the counters: sample i / C_NR's counter i % C_NR. */
+static void counter_row(size_t i, struct dbq_linux_counter *c, void *arg)
 {
-    if (!n)
-        return 0;
-    sqlite3 *db;
-    sqlite3_stmt *s = NULL;
-    if (sqlite3_open_v2(x->m->db, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
-        snprintf(err, errlen, "%s: %s", x->m->db, sqlite3_errmsg(db));
-        sqlite3_close(db);
-        return -1;
-    }
-    sqlite3_busy_timeout(db, 600 * 1000); /* another recorder's commit: wait as the writer does */
-    int rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK &&
-                     sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK
-                 ? 0 : -1;
-    for (size_t i = 0; rc == 0 && i < n; i++)
-        rc = row(x, trace_id, i, s) ? 0 : -1;
-    if (rc == 0)
-        rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
-    if (rc != 0)
-        snprintf(err, errlen, "%s: storing the %s: %s", x->m->db, what, sqlite3_errmsg(db));
-    sqlite3_finalize(s);
-    sqlite3_close(db);
-    return rc;
+    const struct xlate *x = arg;
+    const struct sample *s = &x->samples[i / C_NR];
+    *c = (struct dbq_linux_counter){ .ts = s->ts, .cpu = (int)s->cpu, .name = ctr_name[i % C_NR],
+                                     .value = s->v[i % C_NR] };
 }
 
-/* Sample i's counters, one row each. */
-static bool counter_rows(const struct xlate *x, int64_t trace_id, size_t i, sqlite3_stmt *s)
-{
-    for (int c = 0; c < C_NR; c++) {
-        sqlite3_bind_int64(s, 1, trace_id);
-        sqlite3_bind_int64(s, 2, (sqlite3_int64)x->samples[i].ts);
-        sqlite3_bind_int(s, 3, (int)x->samples[i].cpu);
-        sqlite3_bind_text(s, 4, ctr_name[c], -1, SQLITE_STATIC);
-        sqlite3_bind_int64(s, 5, (sqlite3_int64)x->samples[i].v[c]);
-        bool ok = sqlite3_step(s) == SQLITE_DONE;
-        sqlite3_reset(s);
-        if (!ok)
-            return false;
-    }
-    return true;
-}
-
-static bool group_row(const struct xlate *x, int64_t trace_id, size_t i, sqlite3_stmt *s)
-{
-    const struct grow *g = &x->groups[i];
-    const sqlite3_int64 v[] = { trace_id, (sqlite3_int64)g->ts, g->cpu, g->depth, (sqlite3_int64)g->weight,
-                                (sqlite3_int64)g->vruntime, (sqlite3_int64)g->deadline, g->lag,
-                                (sqlite3_int64)g->slice, g->eligible, g->current, (sqlite3_int64)g->v,
-                                g->nr_queued };
-    for (int k = 0; k < (int)(sizeof v / sizeof v[0]); k++)
-        sqlite3_bind_int64(s, k + 1, v[k]);
-    bool ok = sqlite3_step(s) == SQLITE_DONE;
-    sqlite3_reset(s);
-    return ok;
-}
-
+/* The counters and the group levels, each in a transaction of its own
+ * after the trace. */
 static int write_counters(const struct xlate *x, int64_t trace_id, char *err, size_t errlen)
 {
-    return write_rows(x, trace_id, "INSERT INTO counter (trace_id, ts, cpu, name, value) VALUES (?,?,?,?,?)",
-                      x->nsamples, counter_rows, "counters", err, errlen);
+    return dbq_linux_put_counters(x->m->db, trace_id, x->nsamples * C_NR, counter_row, (void *)x, err, errlen);
 }
 
 static int write_groups(const struct xlate *x, int64_t trace_id, char *err, size_t errlen)
 {
-    return write_rows(x, trace_id,
-                      "INSERT INTO linux_group (trace_id, ts, cpu, depth, weight, vruntime, deadline, lag, slice_ns, "
-                      "eligible, is_current, v, nr_queued) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                      x->ngroups, group_row, "group levels", err, errlen);
+    return dbq_linux_put_groups(x->m->db, trace_id, x->groups, x->ngroups, err, errlen);
 }
 
 static int task_cmp(const void *a, const void *b)
@@ -1306,45 +1242,19 @@ static int put_foreign(struct lxrec *r, const struct lxrec_meta *m, int64_t trac
 {
     if (!m->t_start || m->t_end <= m->t_start)
         return 0; /* no window: nothing measured in it */
-    sqlite3 *db;
-    if (sqlite3_open_v2(m->db, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
-        snprintf(err, errlen, "%s: %s", m->db, sqlite3_errmsg(db));
-        sqlite3_close(db);
-        return -1;
-    }
-    sqlite3_busy_timeout(db, 600 * 1000);
-    uint64_t other[64] = { 0 }, unknown[64] = { 0 }, window = m->t_end - m->t_start;
+    uint64_t other[64], unknown[64];
     uint64_t cpus = m->scn_cpus & (r->ncpus >= 64 ? ~0ull : (1ull << r->ncpus) - 1);
-    int rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
-    for (unsigned c = 0; c < 64 && rc == SQLITE_OK; c++) {
-        uint64_t covered = 0;
-        if (!(cpus >> c & 1))
-            continue;
-        rc = dbts_slice_ns(db, trace_id, LXREC_OTHER_TID(c), (int)c, m->t_start, m->t_end, &other[c]);
-        if (rc == SQLITE_OK)
-            rc = dbts_slice_ns(db, trace_id, -1, (int)c, m->t_start, m->t_end, &covered);
-        unknown[c] = covered < window ? window - covered : 0;
-        if (rc == SQLITE_OK)
-            rc = dbts_add_stat(db, trace_id, "foreign_cpu_ns", (int)c, "info", other[c],
-                               "CPU time tasks other than the scenario's (other programs, kernel threads, runq's "
-                               "own threads) took on this CPU in the measured window: the slices of \"other\"");
-        if (rc == SQLITE_OK)
-            rc = dbts_add_stat(db, trace_id, "unknown_cpu_ns", (int)c, "info", unknown[c],
-                               "time of the measured window no slice on this CPU covers: a gap, or nothing seen "
-                               "running (the hypervisor did not run the CPU)");
-    }
-    if (rc == SQLITE_OK)
-        rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
-    if (rc != SQLITE_OK) {
-        snprintf(err, errlen, "%s: storing the foreign CPU time: %s", m->db, sqlite3_errmsg(db));
-        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-    } else {
-        memcpy(r->foreign_ns, other, sizeof other);
-        memcpy(r->unknown_ns, unknown, sizeof unknown);
-        r->foreign_cpus = cpus;
-    }
-    sqlite3_close(db);
-    return rc == SQLITE_OK ? 0 : -1;
+    if (dbq_linux_put_foreign(m->db, trace_id, cpus, m->t_start, m->t_end,
+                              "CPU time tasks other than the scenario's (other programs, kernel threads, runq's "
+                              "own threads) took on this CPU in the measured window: the slices of \"other\"",
+                              "time of the measured window no slice on this CPU covers: a gap, or nothing seen "
+                              "running (the hypervisor did not run the CPU)",
+                              other, unknown, err, errlen) != 0)
+        return -1;
+    memcpy(r->foreign_ns, other, sizeof other);
+    memcpy(r->unknown_ns, unknown, sizeof unknown);
+    r->foreign_cpus = cpus;
+    return 0;
 }
 
 bool lxrec_foreign_ns(const struct lxrec *r, unsigned cpu, uint64_t *other, uint64_t *unknown)

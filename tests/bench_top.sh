@@ -18,7 +18,7 @@ trap 'tmux kill-session -t $S 2>/dev/null; [ -n "$REC" ] && kill $REC 2>/dev/nul
 CFLAGS="-std=c11 -D_GNU_SOURCE -O2 -iquote . -iquote kernel/sched -iquote kernel/lib"
 mkdir -p build/bench
 [ -f build/gen/schema_sql.o ] || make -s build/gen/schema_sql.o
-cc $CFLAGS -o build/bench/bench_top tests/bench_top.c tui/model.c tui/table.c db/recorder_lock.c db/events.c trace/decode.c kernel/sched/weights.c \
+cc $CFLAGS -o build/bench/bench_top tests/bench_top.c tui/model.c tui/table.c db/recorder_lock.c db/events.c db/qx_top.c trace/decode.c kernel/sched/weights.c \
     build/gen/schema_sql.o -lsqlite3 -lm || exit 1
 build/bench/bench_top
 

@@ -6,11 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
-
 #include "db/events.h"
-#include "db/readable.h"
-#include "db/recorder_lock.h"
+#include "db/qx_top.h"
 #include "db/vtime.h"
 #include "eevdf.h"
 #include "tui/model.h"
@@ -22,43 +19,6 @@
 /* Ties at one timestamp: the record applied last in the kernel wins. */
 enum { RANK_LEAVE, RANK_PLACE, RANK_PICK, RANK_KEYFRAME };
 
-/* Rows are merged in time order across tables; at one timestamp, in this
- * order: a gap first (it happened before the record that revealed it),
- * then the event tables in the kernel's order (enum event_kind). */
-/* Two tables are not event tables: data_gap, and bounce (schema 8), read
- * like wakeup but a count only, never merged. */
-enum tbl { T_GAP, T_SNAP, T_WAKE, T_PLACE, T_TICK, T_LEAVE, T_PICK, T_SET, T_MARK, T_BOUNCE, T_NR };
-#define TBL_KIND(k) ((enum event_kind)((k) - 1))
-_Static_assert(TBL_KIND(T_SNAP) == EVENT_KEYFRAME && TBL_KIND(T_WAKE) == EVENT_WAKE &&
-                   TBL_KIND(T_PLACE) == EVENT_JOIN && TBL_KIND(T_TICK) == EVENT_TICK &&
-                   TBL_KIND(T_LEAVE) == EVENT_LEAVE && TBL_KIND(T_PICK) == EVENT_PICK &&
-                   TBL_KIND(T_SET) == EVENT_SET && TBL_KIND(T_MARK) == EVENT_MARK && T_BOUNCE == EVENT_NKINDS + 1,
-               "the event tables follow enum event_kind");
-
-/* Column 0 is the rowid, column 1 the time the row became true (its
- * "arrival": a gap when the first record after it came, a wakeup when the
- * task ran), then an event table's columns as db/events.h reads them (its
- * brief ones: each column read costs, and a live view is mostly SQLite
- * stepping rows, make bench) or a gap's. */
-static const char *const tbl_time[T_NR] = {
-    [T_GAP] = "ts_end", [T_SNAP] = "ts", [T_WAKE] = "COALESCE(ts_run, ts_wake)", [T_PLACE] = "ts",
-    [T_TICK] = "ts",    [T_LEAVE] = "ts", [T_PICK] = "ts", [T_SET] = "ts", [T_MARK] = "ts",
-    [T_BOUNCE] = "COALESCE(ts_run, ts_bounce)",
-};
-
-static const char *tbl_name(enum tbl k)
-{
-    return k == T_GAP ? "data_gap" : k == T_BOUNCE ? "bounce" : event_table(TBL_KIND(k));
-}
-
-#define TOP_MAX_COLS 16
-
-/* Tables read in one pass each even when a gap is ahead (read_tables):
- * every effect of their rows is a newer-wins update or a count. */
-static const bool tbl_order_free[T_NR] = {
-    [T_WAKE] = true, [T_PLACE] = true, [T_TICK] = true, [T_LEAVE] = true, [T_BOUNCE] = true,
-};
-
 struct sample {
     uint64_t t, events;
     size_t ntask, ncpu;
@@ -66,7 +26,7 @@ struct sample {
 };
 
 struct top_model {
-    sqlite3 *db;
+    struct dbq_top *rd; /* the database, read through db/qx_top.h */
     const char *path; /* for messages, during top_model_open only */
     struct top_snapshot s;
     size_t task_cap;
@@ -75,12 +35,6 @@ struct top_model {
     int *hval;
     size_t hcap;
 
-    bool has_bounce; /* the database has table bounce (schema 8) */
-    bool has_engine; /* trace.engine (schema 9) */
-    sqlite3_stmt *st[T_NR], *st_sink[T_NR], *st_max[T_NR], *st_probe[T_NR], *st_gap_ahead, *st_trace, *st_thread, *st_stats;
-    char cols[T_NR][256]; /* what each table's reads select after rowid and time */
-    int ncols[T_NR];
-    int64_t cur[T_NR];
     uint64_t events;
     bool started;
 
@@ -94,8 +48,8 @@ struct top_model {
     struct sample smp[NSAMPLES];
     size_t smp_head, smp_n;
 
-    /* The first failed read since the open or the update began ("reading
-     * TABLE: reason"; "" none): db_step. */
+    /* Memory that ran out since the open or the update began ("" none),
+     * when no read had failed before it (the reader keeps those: fault()). */
     char fault[256];
 };
 
@@ -105,17 +59,15 @@ static void set_err(char *err, size_t errlen, const char *fmt, const char *a, co
         snprintf(err, errlen, fmt, a, b);
 }
 
-/* sqlite3_step for every read of the model: a result other than a row or
- * the end (a damaged page, an I/O error) is kept in m->fault, the first
- * one, naming the table, and top_model_open and top_model_update fail with
- * it. A read that stops at a damaged page looks like one that reached the
- * end: runq top showed the trace up to it and said nothing. */
-static int db_step(struct top_model *m, sqlite3_stmt *s, const char *table)
+/* The first failure since the open or the update began ("" none): the
+ * read that failed (the reader's fault, "reading TABLE: reason") or the
+ * memory that ran out, whichever came first. top_model_open and
+ * top_model_update fail with it: a read that stops at a damaged page
+ * looks like one that reached the end, and runq top showed the trace up
+ * to it and said nothing. */
+static const char *fault(const struct top_model *m)
 {
-    int rc = sqlite3_step(s);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE && !m->fault[0])
-        snprintf(m->fault, sizeof m->fault, "reading %s: %s", table, sqlite3_errmsg(m->db));
-    return rc;
+    return m->fault[0] ? m->fault : m->rd ? dbq_top_fault(m->rd) : "";
 }
 
 const char *top_state_name(enum thread_state s)
@@ -379,11 +331,6 @@ struct top_map_row top_model_map_row(const struct top_model *m, size_t i)
 
 /* ---- reading the tables ---- */
 
-static int64_t col_i64(sqlite3_stmt *s, int c)
-{
-    return sqlite3_column_int64(s, c);
-}
-
 /* Task index i is on the CPU from ts: the stint of the one before it ends
  * there. Returns whether the CPU's task changed. */
 static bool cpu_switch_to(struct top_model *m, struct top_cpu *c, int i, uint64_t ts)
@@ -529,7 +476,7 @@ static void on_tick(struct top_model *m, const struct event *e, uint64_t ts)
 static void lat_add(struct top_model *m, uint32_t **hist, uint64_t *n, uint64_t *max, bool *dirty, uint64_t lat)
 {
     if (!*hist && !(*hist = calloc(TOP_LAT_SLOTS, sizeof **hist))) {
-        if (!m->fault[0])
+        if (!fault(m)[0])
             snprintf(m->fault, sizeof m->fault, "out of memory");
         return;
     }
@@ -540,15 +487,15 @@ static void lat_add(struct top_model *m, uint32_t **hist, uint64_t *n, uint64_t 
         *max = lat;
 }
 
-/* A bounce row (utid, latency): into the task's bounce histogram, once
- * the task has run. */
-static void on_bounce(struct top_model *m, sqlite3_value **v, int n)
+/* A bounce row: into the task's bounce histogram, once the task has
+ * run. */
+static void on_bounce(struct top_model *m, const struct dbq_top_row *r)
 {
-    if (n < 2 || sqlite3_value_type(v[1]) == SQLITE_NULL)
+    if (!r->ran)
         return; /* not seen to run (yet) */
-    struct top_task *t = task_of(m, sqlite3_value_int64(v[0]));
+    struct top_task *t = task_of(m, r->utid);
     if (t)
-        lat_add(m, &t->bnc_hist, &t->bnc_n, &t->bnc_max, &t->bnc_dirty, (uint64_t)sqlite3_value_int64(v[1]));
+        lat_add(m, &t->bnc_hist, &t->bnc_n, &t->bnc_max, &t->bnc_dirty, r->latency);
 }
 
 bool top_knob(const struct top_header *h, const char *name, int64_t *value)
@@ -658,194 +605,48 @@ static void on_event(struct top_model *m, const struct event *e, const struct ev
 /* A data_gap row (cpu, ts_start). As the recorder's sched_slice: the
  * CPU's stint ends at its last record before the gap, neither voluntary
  * nor not, and who runs is unknown until a pick or keyframe says. */
-static void on_gap(struct top_model *m, sqlite3_value **v)
+static void on_gap(struct top_model *m, const struct dbq_top_row *r)
 {
-    struct top_cpu *c = cpu_of(m, sqlite3_value_int64(v[0]));
+    struct top_cpu *c = cpu_of(m, r->cpu);
     if (!c || c->curr < 0)
         return;
-    stint_end(m, c, (uint64_t)sqlite3_value_int64(v[1]), false);
+    stint_end(m, c, r->gap_start, false);
     c->curr = -1;
 }
 
-/* Row of table k at time ts: n values, as m->cols[k] selects them. */
-static void on_row(struct top_model *m, enum tbl k, sqlite3_value **v, int n, uint64_t ts)
+/* A row the reader hands (dbq_top_fn), applied. */
+static void on_row(const struct dbq_top_row *r, void *arg)
 {
-    if (k == T_GAP) {
-        on_gap(m, v);
-        return;
-    }
-    if (k == T_BOUNCE) {
-        on_bounce(m, v, n);
-        return;
-    }
-    struct event e;
-    struct event_kf_entry kf;
-    event_decode(TBL_KIND(k), (int64_t)ts, 0, v, n, &e, &kf);
-    on_event(m, &e, &kf);
+    struct top_model *m = arg;
+    if (r->table == DBQ_TOP_GAP)
+        on_gap(m, r);
+    else if (r->table == DBQ_TOP_BOUNCE)
+        on_bounce(m, r);
+    else
+        on_event(m, r->e, r->kf);
 }
 
-static int64_t seek_table(struct top_model *m, enum tbl k, int64_t lo, uint64_t from);
-
-/* runq_top_row(k, time, columns...): one row of an order-free table,
- * called by SQLite as it scans (see read_tables). */
-static void top_row_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+/* A row read since the last update: applied and counted. */
+static void on_new_row(const struct dbq_top_row *r, void *arg)
 {
-    struct top_model *m = sqlite3_user_data(ctx);
-    int k = sqlite3_value_int(argv[0]);
-    if (argc < 2 || k < 0 || k >= T_NR)
-        return;
+    struct top_model *m = arg;
     m->events++;
-    on_row(m, (enum tbl)k, argv + 2, argc - 2, (uint64_t)sqlite3_value_int64(argv[1]));
-}
-
-/* Hands table k's rows up to time t to runq_top_row in one step: SQLite
- * calls it for every row, which skips the per-row return to C and the
- * column calls (a third of what a live view cost). */
-static int sink_table(struct top_model *m, enum tbl k, uint64_t t, bool live, char *err, size_t errlen)
-{
-    /* the last rowid to read: all, or up to the first row past t */
-    int64_t bound = -1;
-    if (!m->st_sink[k])
-        return 0; /* a table this database does not have (bounce before schema 8) */
-    if (!live) /* a binary search, as at open: rows are in time order */
-        bound = seek_table(m, k, m->cur[k], t + 1);
-    if (bound < 0 || live) {
-        db_step(m, m->st_max[k], tbl_name(k));
-        bound = sqlite3_column_int64(m->st_max[k], 0);
-        sqlite3_reset(m->st_max[k]);
-    }
-    if (bound <= m->cur[k])
-        return 0;
-    sqlite3_stmt *s = m->st_sink[k];
-    sqlite3_bind_int64(s, 1, m->cur[k]);
-    sqlite3_bind_int64(s, 2, m->s.h.trace_id);
-    sqlite3_bind_int64(s, 3, bound);
-    int rc = db_step(m, s, tbl_name(k));
-    sqlite3_reset(s);
-    if (rc != SQLITE_ROW) {
-        set_err(err, errlen, "reading %s: %s", tbl_name(k), sqlite3_errmsg(m->db));
-        return -1;
-    }
-    m->cur[k] = bound;
-    return 0;
-}
-
-/* The tables read row by row (those not sunk), merged in time order. */
-struct merge {
-    bool sunk[T_NR];     /* read in one step by sink_table: not merged */
-    int rc[T_NR];        /* each statement's last sqlite3_step */
-    bool used[T_NR];     /* a row of it was consumed */
-    uint64_t head[T_NR]; /* each table's next row's time, read once */
-};
-
-/* Applies the merged tables' rows up to time t, earliest first (ties: the
- * lower table). */
-static void merge_rows(struct top_model *m, struct merge *mg, uint64_t t)
-{
-    sqlite3_value *val[T_NR][TOP_MAX_COLS];
-    for (int k = 0; k < T_NR; k++) {
-        if (mg->sunk[k]) {
-            mg->rc[k] = SQLITE_DONE;
-            continue;
-        }
-        sqlite3_bind_int64(m->st[k], 1, m->cur[k]);
-        sqlite3_bind_int64(m->st[k], 2, m->s.h.trace_id);
-        mg->rc[k] = db_step(m, m->st[k], tbl_name((enum tbl)k));
-        mg->head[k] = mg->rc[k] == SQLITE_ROW ? (uint64_t)col_i64(m->st[k], 1) : 0;
-    }
-    for (;;) {
-        /* the earliest head (ties: the lower table) and the runner-up */
-        int best = -1, next = -1;
-        for (int k = 0; k < T_NR; k++) {
-            if (mg->rc[k] != SQLITE_ROW)
-                continue;
-            if (best < 0 || mg->head[k] < mg->head[best]) {
-                next = best;
-                best = k;
-            } else if (next < 0 || mg->head[k] < mg->head[next]) {
-                next = k;
-            }
-        }
-        if (best < 0 || mg->head[best] > t)
-            break;
-        /* Consume `best` while it stays ahead of the runner-up: runs of
-         * one table need no new search. */
-        sqlite3_stmt *s = m->st[best];
-        mg->used[best] = true;
-        do {
-            m->events++;
-            for (int i = 0; i < m->ncols[best]; i++)
-                val[best][i] = sqlite3_column_value(s, 2 + i);
-            on_row(m, (enum tbl)best, val[best], m->ncols[best], mg->head[best]);
-            mg->rc[best] = db_step(m, s, tbl_name((enum tbl)best));
-            if (mg->rc[best] != SQLITE_ROW)
-                break;
-            mg->head[best] = (uint64_t)col_i64(s, 1);
-        } while (mg->head[best] <= t &&
-                 (next < 0 || mg->head[best] < mg->head[next] ||
-                  (mg->head[best] == mg->head[next] && best < next)));
-    }
-}
-
-/* The cursors move once per update, not once per row: to just before the
- * first row left unread (rows of other traces in between are skipped
- * anyway), or, all read, to the table's last row in this snapshot.
- * Returns 0, or -1 with the first failed table's reason in err. */
-static int merge_end(struct top_model *m, struct merge *mg, char *err, size_t errlen)
-{
-    int bad = -1;
-    for (int k = 0; k < T_NR; k++) {
-        if (mg->sunk[k])
-            continue;
-        if (mg->rc[k] == SQLITE_ROW && mg->used[k]) {
-            m->cur[k] = col_i64(m->st[k], 0) - 1;
-        } else if (mg->rc[k] == SQLITE_DONE && mg->used[k]) {
-            if (db_step(m, m->st_max[k], tbl_name((enum tbl)k)) == SQLITE_ROW)
-                m->cur[k] = col_i64(m->st_max[k], 0);
-            sqlite3_reset(m->st_max[k]);
-        }
-        if (mg->rc[k] != SQLITE_ROW && mg->rc[k] != SQLITE_DONE && bad < 0)
-            bad = k;
-        sqlite3_reset(m->st[k]);
-    }
-    if (bad >= 0) {
-        set_err(err, errlen, "reading %s: %s", tbl_name(bad), sqlite3_errmsg(m->db));
-        return -1;
-    }
-    return 0;
+    on_row(r, m);
 }
 
 /*
- * Consumes every table's new rows up to time t.
- *
- * The rows of wakeups, places, ticks and leaves (tbl_order_free) only ever
+ * Consumes every table's new rows up to time t, in the reader's order
+ * (db/qx_top.h): the rows of wakeups, places, ticks and leaves only ever
  * make a newer (time, rank) win or add to a count; those of picks,
  * keyframes, settings and marks need order only among themselves (a
- * keyframe names a CPU's current task only where no later pick has). So
- * each table is read in one step, in the order below, which keeps ties as
- * enum tbl has them, keyframes after picks. A gap must cut a CPU's stint
- * between the picks around it: while one is ahead, picks, keyframes,
- * settings and marks are merged with the gaps row by row in time order.
+ * keyframe names a CPU's current task only where no later pick has),
+ * except around a gap, which must cut a CPU's stint between the picks
+ * around it.
  */
 static int read_tables(struct top_model *m, uint64_t t, char *err, size_t errlen)
 {
     bool live = t >= m->s.h.end_ts; /* every row in this snapshot is <= t */
-    sqlite3_bind_int64(m->st_gap_ahead, 1, m->cur[T_GAP]);
-    sqlite3_bind_int64(m->st_gap_ahead, 2, m->s.h.trace_id);
-    bool gap = db_step(m, m->st_gap_ahead, "data_gap") == SQLITE_ROW;
-    sqlite3_reset(m->st_gap_ahead);
-    static const enum tbl sink_order[] = { T_WAKE, T_BOUNCE, T_PLACE, T_TICK, T_LEAVE, T_PICK, T_SNAP, T_SET, T_MARK };
-    struct merge mg = { .sunk = { false } };
-    for (size_t i = 0; i < sizeof sink_order / sizeof sink_order[0]; i++) {
-        enum tbl k = sink_order[i];
-        if (!tbl_order_free[k] && gap)
-            continue;
-        if (sink_table(m, k, t, live, err, errlen) != 0)
-            return -1;
-        mg.sunk[k] = true;
-    }
-    merge_rows(m, &mg, t);
-    if (merge_end(m, &mg, err, errlen) != 0)
+    if (dbq_top_advance(m->rd, t, live, on_new_row, m, err, errlen) != 0)
         return -1;
     for (size_t i = 0; i < m->s.ntasks; i++) {
         struct top_task *tk = &m->s.tasks[i];
@@ -854,145 +655,118 @@ static int read_tables(struct top_model *m, uint64_t t, char *err, size_t errlen
     return 0;
 }
 
-/* The cursor (a rowid after lo) before the first row of this trace at or
- * after time `from`: a binary search over rowids, which the recorder
- * assigns in time order. */
-static int64_t seek_table(struct top_model *m, enum tbl k, int64_t lo, uint64_t from)
+/* The trace row and the loss counters into the header. */
+static void take_trace(const struct dbq_top_trace *tr, void *arg)
 {
-    int64_t hi = lo;
-    if (!m->st_max[k])
-        return lo; /* a table this database does not have */
-    sqlite3_stmt *s = m->st_max[k];
-    if (db_step(m, s, tbl_name(k)) == SQLITE_ROW)
-        hi = sqlite3_column_int64(s, 0);
-    sqlite3_reset(s);
-    /* The largest rowid r in [lo, hi] whose row is before (trace_id, from),
-     * or lo. hi is the database's max(rowid), anything up to INT64_MAX
-     * and maybe below lo, so hi stays inclusive (no hi + 1) and the midpoint
-     * is taken in unsigned arithmetic, where the span cannot overflow. */
-    s = m->st_probe[k];
-    while (lo < hi) {
-        uint64_t d = (uint64_t)hi - (uint64_t)lo;
-        int64_t mid = (int64_t)((uint64_t)lo + (d - d / 2)); /* in (lo, hi] */
-        sqlite3_bind_int64(s, 1, mid);
-        bool before = false;
-        if (db_step(m, s, tbl_name(k)) == SQLITE_ROW) {
-            int64_t tid = sqlite3_column_int64(s, 0);
-            uint64_t ts = (uint64_t)sqlite3_column_int64(s, 1);
-            before = tid < m->s.h.trace_id || (tid == m->s.h.trace_id && ts < from);
-        }
-        sqlite3_reset(s);
-        if (before)
-            lo = mid;
-        else
-            hi = mid - 1; /* mid > lo, so no underflow */
-    }
-    return lo;
-}
-
-/* Re-reads the trace row and the loss counters. */
-static int read_trace(struct top_model *m, char *err, size_t errlen)
-{
+    struct top_model *m = arg;
     struct top_header *h = &m->s.h;
-    sqlite3_stmt *s = m->st_trace;
-    sqlite3_bind_int64(s, 1, h->trace_id);
-    int rc = db_step(m, s, "trace");
-    if (rc != SQLITE_ROW) {
-        sqlite3_reset(s);
-        set_err(err, errlen, "trace %s: %s", "", rc == SQLITE_DONE ? "gone" : sqlite3_errmsg(m->db));
-        return -1;
-    }
-    const char *st = (const char *)sqlite3_column_text(s, 0);
-    const char *er = (const char *)sqlite3_column_text(s, 1);
-    snprintf(h->status, sizeof h->status, "%s", st ? st : "?");
-    snprintf(h->end_reason, sizeof h->end_reason, "%s", er ? er : "");
-    int ncpus = sqlite3_column_int(s, 2);
+    snprintf(h->status, sizeof h->status, "%s", tr->status ? tr->status : "?");
+    snprintf(h->end_reason, sizeof h->end_reason, "%s", tr->end_reason ? tr->end_reason : "");
+    int ncpus = tr->ncpus;
     if (ncpus > TOP_MAX_CPUS)
         ncpus = TOP_MAX_CPUS;
     if (ncpus > h->ncpus)
         h->ncpus = ncpus;
     if (!m->started) {
-        h->tick_hz = sqlite3_column_int(s, 3);
-        const char *p = (const char *)sqlite3_column_text(s, 4);
+        h->tick_hz = tr->tick_hz;
+        const char *p = tr->policy;
         snprintf(h->policy, sizeof h->policy, "%s", p ? p : "?");
         h->eevdf = p && !strcmp(p, "eevdf");
-        h->features = (uint32_t)sqlite3_column_int64(s, 5);
-        const char *fn = (const char *)sqlite3_column_text(s, 6);
+        h->features = tr->features;
+        const char *fn = tr->feature_names;
         h->nfeatures = 0;
         while (fn && *fn && h->nfeatures < 32) {
             size_t n = strcspn(fn, ",");
             snprintf(h->feature[h->nfeatures++], sizeof h->feature[0], "%.*s", (int)n, fn);
             fn += n + (fn[n] == ',');
         }
-        const char *en = (const char *)sqlite3_column_text(s, 10), *ev = (const char *)sqlite3_column_text(s, 11);
-        snprintf(h->engine, sizeof h->engine, "%s", en ? en : "runq-kernel");
-        snprintf(h->engine_version, sizeof h->engine_version, "%s", ev ? ev : "");
+        snprintf(h->engine, sizeof h->engine, "%s", tr->engine ? tr->engine : "runq-kernel");
+        snprintf(h->engine_version, sizeof h->engine_version, "%s", tr->engine_version ? tr->engine_version : "");
         h->counts = event_engine_counts(h->engine);
     }
-    h->start_ts = (uint64_t)sqlite3_column_int64(s, 7);
-    h->end_ts = (uint64_t)sqlite3_column_int64(s, 8);
-    h->records = (uint64_t)sqlite3_column_int64(s, 9);
-    if (h->has_control_column) {
-        const char *c = (const char *)sqlite3_column_text(s, 12);
-        snprintf(h->control, sizeof h->control, "%s", c ? c : "");
-    }
-    sqlite3_reset(s);
+    h->start_ts = tr->start_ts;
+    h->end_ts = tr->end_ts;
+    h->records = tr->records;
+    if (h->has_control_column)
+        snprintf(h->control, sizeof h->control, "%s", tr->control ? tr->control : "");
+    h->lost_packets = tr->packets_lost;
+    h->dropped_records = tr->records_dropped;
+    h->resyncs = tr->resyncs;
+}
 
-    s = m->st_stats;
-    sqlite3_bind_int64(s, 1, h->trace_id);
-    h->lost_packets = h->dropped_records = h->resyncs = 0;
-    while (db_step(m, s, "stats") == SQLITE_ROW) {
-        const char *n = (const char *)sqlite3_column_text(s, 0);
-        uint64_t v = (uint64_t)sqlite3_column_int64(s, 1);
-        if (!n)
-            continue;
-        if (!strcmp(n, "packets_lost"))
-            h->lost_packets = v;
-        else if (!strcmp(n, "records_dropped"))
-            h->dropped_records = v;
-        else if (!strcmp(n, "resyncs"))
-            h->resyncs = v;
+/* Re-reads the trace row and the loss counters. */
+static int read_trace(struct top_model *m, char *err, size_t errlen)
+{
+    char why[256];
+    int rc = dbq_top_trace(m->rd, take_trace, m, why, sizeof why);
+    if (rc <= 0) {
+        set_err(err, errlen, "trace %s: %s", "", rc == 0 ? "gone" : why);
+        return -1;
     }
-    sqlite3_reset(s);
     return 0;
+}
+
+/* A thread row: a task seen the first time, or a rename or an exit. */
+static bool take_thread(const struct dbq_top_thread *row, void *arg)
+{
+    struct top_model *m = arg;
+    struct top_task *t = task_of(m, row->utid);
+    if (!t && m->s.ntasks >= TOP_MAX_TASKS) {
+        m->s.h.tasks_capped = true;
+        return true;
+    }
+    if (!t) {
+        if (!(t = task_add(m, row->utid))) {
+            snprintf(m->fault, sizeof m->fault, "out of memory");
+            return false;
+        }
+        t->nice = row->nice;
+        t->slice_ns = row->slice_ns;
+        t->cpu = row->cpu;
+        t->is_idle = row->is_idle;
+        t->start_ts = row->start_ts;
+    }
+    t->tid = row->tid;
+    snprintf(t->name, sizeof t->name, "%s", row->name ? row->name : "?");
+    if (row->has_end && !t->end_ts)
+        t->end_ts = row->end_ts;
+    return true;
 }
 
 /* New threads, renames and exits. Nice and slice come from here only for a
  * task seen the first time; later changes arrive as sched_set rows. Only
- * the first TOP_MAX_TASKS rows are read (the statement's LIMIT is one
- * more, to tell that there are others): a trace may name any number. */
-static int read_threads(struct top_model *m)
+ * the first TOP_MAX_TASKS rows are read (the read's limit is one more, to
+ * tell that there are others): a trace may name any number. Returns 0, or
+ * -1 with SQLite's reason in err. */
+static int read_threads(struct top_model *m, char *err, size_t errlen)
 {
-    sqlite3_stmt *s = m->st_thread;
-    sqlite3_bind_int64(s, 1, m->s.h.trace_id);
-    sqlite3_bind_int64(s, 2, TOP_MAX_TASKS + 1);
-    int rc;
-    while ((rc = db_step(m, s, "thread")) == SQLITE_ROW) {
-        int64_t utid = col_i64(s, 0);
-        struct top_task *t = task_of(m, utid);
-        if (!t && m->s.ntasks >= TOP_MAX_TASKS) {
-            m->s.h.tasks_capped = true;
-            continue;
-        }
-        if (!t) {
-            if (!(t = task_add(m, utid))) {
-                snprintf(m->fault, sizeof m->fault, "out of memory");
-                break;
-            }
-            t->nice = sqlite3_column_int(s, 3);
-            t->slice_ns = col_i64(s, 4);
-            t->cpu = sqlite3_column_int(s, 5);
-            t->is_idle = sqlite3_column_int(s, 6) != 0;
-            t->start_ts = (uint64_t)col_i64(s, 7);
-        }
-        t->tid = sqlite3_column_int(s, 1);
-        const char *n = (const char *)sqlite3_column_text(s, 2);
-        snprintf(t->name, sizeof t->name, "%s", n ? n : "?");
-        if (sqlite3_column_type(s, 8) != SQLITE_NULL && !t->end_ts)
-            t->end_ts = (uint64_t)col_i64(s, 8);
+    return dbq_top_threads(m->rd, TOP_MAX_TASKS + 1, take_thread, m, err, errlen);
+}
+
+/* A setting as of the view's start. */
+static void take_setting(const struct dbq_top_setting *st, void *arg)
+{
+    struct top_model *m = arg;
+    struct top_header *h = &m->s.h;
+    enum trace_set_what what = st->what;
+    const char *name = st->name;
+    int64_t v = st->value;
+    struct top_task *t = task_of(m, st->utid);
+    if (!st->has_value)
+        return;
+    if (t && what == TRACE_SET_NICE)
+        t->nice = (int)v;
+    else if (t && what == TRACE_SET_SLICE)
+        t->slice_ns = v;
+    else if (what == TRACE_SET_HZ)
+        h->tick_hz = (int)v;
+    else if (what == TRACE_SET_FEATURE && name) {
+        for (int f = 0; f < h->nfeatures; f++)
+            if (!strcmp(h->feature[f], name))
+                h->features = v ? h->features | (1u << f) : h->features & ~(1u << f);
+    } else if (what == TRACE_SET_KNOB && name) {
+        knob_set(h, name, v);
     }
-    sqlite3_reset(s);
-    return rc == SQLITE_DONE ? 0 : -1;
 }
 
 /* The settings as of `from`, for a view that starts there: the values
@@ -1002,39 +776,7 @@ static int read_threads(struct top_model *m)
  * `from` (its new value), oldest first. */
 static void rewind_settings(struct top_model *m, uint64_t from)
 {
-    sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(m->db,
-                           "SELECT utid, what, name, CASE WHEN ts >= ?2 THEN old_value ELSE new_value END FROM "
-                           "main.sched_set WHERE trace_id=?1 AND (ts>=?2 OR what='knob') "
-                           "ORDER BY ts >= ?2, CASE WHEN ts >= ?2 THEN -ts ELSE ts END, "
-                           "CASE WHEN ts >= ?2 THEN -rowid ELSE rowid END",
-                           -1, &s, NULL) != SQLITE_OK)
-        return;
-    sqlite3_bind_int64(s, 1, m->s.h.trace_id);
-    sqlite3_bind_int64(s, 2, (int64_t)from);
-    struct top_header *h = &m->s.h;
-    while (db_step(m, s, "sched_set") == SQLITE_ROW) {
-        enum trace_set_what what = event_set_parse((const char *)sqlite3_column_text(s, 1));
-        const char *name = (const char *)sqlite3_column_text(s, 2);
-        int64_t v = sqlite3_column_int64(s, 3);
-        struct top_task *t = task_of(m, col_i64(s, 0));
-        if (sqlite3_column_type(s, 3) == SQLITE_NULL)
-            continue;
-        if (t && what == TRACE_SET_NICE)
-            t->nice = (int)v;
-        else if (t && what == TRACE_SET_SLICE)
-            t->slice_ns = v;
-        else if (what == TRACE_SET_HZ)
-            h->tick_hz = (int)v;
-        else if (what == TRACE_SET_FEATURE && name) {
-            for (int f = 0; f < h->nfeatures; f++)
-                if (!strcmp(h->feature[f], name))
-                    h->features = v ? h->features | (1u << f) : h->features & ~(1u << f);
-        } else if (what == TRACE_SET_KNOB && name) {
-            knob_set(h, name, v);
-        }
-    }
-    sqlite3_finalize(s);
+    dbq_top_settings_at(m->rd, from, take_setting, m);
 }
 
 /* ---- derived values ---- */
@@ -1213,83 +955,6 @@ static void derive_latency(struct top_model *m)
 
 /* ---- open, update, close ---- */
 
-static int prepare(struct top_model *m, const char *sql, sqlite3_stmt **s, char *err, size_t errlen)
-{
-    if (sqlite3_prepare_v2(m->db, sql, -1, s, NULL) == SQLITE_OK)
-        return 0;
-    set_err(err, errlen, "%s: not a runq trace database (%s)", m->path, sqlite3_errmsg(m->db));
-    return -1;
-}
-
-/* Applies row `rowid` (found by find_sql) of table k and, for a keyframe,
- * the rows of the same keyframe before it (they are written together:
- * at most one per entry plus the idle task's, KF_MAX + 1, back from it).
- * Returns the row's time, or 0 when there is none. */
-static uint64_t seed_apply(struct top_model *m, enum tbl k, int64_t rowid, int cpu)
-{
-    char sql[512];
-    snprintf(sql, sizeof sql,
-             "SELECT %s, %s FROM main.%s WHERE rowid > ?1 - 128 AND rowid <= ?1 AND +trace_id = ?2 AND cpu = ?3 "
-             "AND %s = (SELECT %s FROM main.%s WHERE rowid = ?1) ORDER BY rowid",
-             tbl_time[k], m->cols[k], tbl_name(k), tbl_time[k], tbl_time[k], tbl_name(k));
-    sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(m->db, sql, -1, &s, NULL) != SQLITE_OK)
-        return 0;
-    sqlite3_bind_int64(s, 1, rowid);
-    sqlite3_bind_int64(s, 2, m->s.h.trace_id);
-    sqlite3_bind_int64(s, 3, cpu);
-    uint64_t ts = 0;
-    sqlite3_value *val[TOP_MAX_COLS];
-    int n = sqlite3_column_count(s) - 1;
-    if (n > TOP_MAX_COLS)
-        n = TOP_MAX_COLS;
-    while (db_step(m, s, tbl_name(k)) == SQLITE_ROW) {
-        ts = (uint64_t)sqlite3_column_int64(s, 0);
-        for (int i = 0; i < n; i++)
-            val[i] = sqlite3_column_value(s, 1 + i);
-        on_row(m, k, val, n, ts);
-    }
-    sqlite3_finalize(s);
-    return ts;
-}
-
-/* The rowid of CPU cpu's last row of table k before the view's start
- * (rowids up to m->cur[k]), 0 when none. Rowids follow time, so the walk
- * back stops at the first match: at once for a busy CPU, at the CPU's last
- * record for an idle one. */
-static int64_t seed_find(struct top_model *m, enum tbl k, int cpu)
-{
-    char sql[256];
-    snprintf(sql, sizeof sql,
-             "SELECT rowid FROM main.%s WHERE rowid <= ?1 AND +trace_id = ?2 AND +cpu = ?3 ORDER BY rowid DESC LIMIT 1",
-             tbl_name(k));
-    sqlite3_stmt *s;
-    int64_t r = 0;
-    if (sqlite3_prepare_v2(m->db, sql, -1, &s, NULL) != SQLITE_OK)
-        return 0;
-    sqlite3_bind_int64(s, 1, m->cur[k]);
-    sqlite3_bind_int64(s, 2, m->s.h.trace_id);
-    sqlite3_bind_int64(s, 3, cpu);
-    if (db_step(m, s, tbl_name(k)) == SQLITE_ROW)
-        r = sqlite3_column_int64(s, 0);
-    sqlite3_finalize(s);
-    return r;
-}
-
-/* The end of data_gap row `rowid` (0 if none). */
-static uint64_t gap_end(struct top_model *m, int64_t rowid)
-{
-    sqlite3_stmt *s;
-    uint64_t end = 0;
-    if (sqlite3_prepare_v2(m->db, "SELECT ts_end FROM main.data_gap WHERE rowid = ?1", -1, &s, NULL) != SQLITE_OK)
-        return 0;
-    sqlite3_bind_int64(s, 1, rowid);
-    if (db_step(m, s, "data_gap") == SQLITE_ROW)
-        end = (uint64_t)sqlite3_column_int64(s, 0);
-    sqlite3_finalize(s);
-    return end;
-}
-
 /*
  * At open, each CPU as of `from`. The rows read from `from` on say nothing
  * of a CPU that has halted since long before (an idle CPU writes nothing),
@@ -1304,13 +969,15 @@ static void seed_cpus(struct top_model *m, uint64_t from)
         struct top_cpu *cp = &m->s.cpus[c];
         /* Either order: a keyframe names the current task only when it is
          * newer than the CPU's pick, and task states keep the newest. */
-        int64_t pick = seed_find(m, T_PICK, c), snap = seed_find(m, T_SNAP, c), gap = seed_find(m, T_GAP, c);
+        int64_t pick = dbq_top_last_before(m->rd, DBQ_TOP_PICK, c),
+                snap = dbq_top_last_before(m->rd, DBQ_TOP_SNAP, c),
+                gap = dbq_top_last_before(m->rd, DBQ_TOP_GAP, c);
         uint64_t seen = 0, t;
-        if (pick && (t = seed_apply(m, T_PICK, pick, c)) > seen)
+        if (pick && (t = dbq_top_row_at(m->rd, DBQ_TOP_PICK, pick, c, on_row, m)) > seen)
             seen = t;
-        if (snap && (t = seed_apply(m, T_SNAP, snap, c)) > seen)
+        if (snap && (t = dbq_top_row_at(m->rd, DBQ_TOP_SNAP, snap, c, on_row, m)) > seen)
             seen = t;
-        if (gap && gap_end(m, gap) > seen)
+        if (gap && dbq_top_gap_end(m->rd, gap) > seen)
             cp->curr = -1; /* lost since: who runs is unknown */
         if (cp->curr >= 0)
             cp->curr_since = from;
@@ -1341,167 +1008,21 @@ static struct top_model *model_alloc(const char *path, char *err, size_t errlen)
     return m;
 }
 
-/* Opens the database read-only, with runq_top_row and the recorder's
- * liveness (db/recorder_lock.h) registered. */
-static int open_db(struct top_model *m, const char *path, char *err, size_t errlen)
-{
-    /* NOMUTEX: one thread uses the connection; a mutex per column read
-     * was a tenth of the cost of following a busy recording. */
-    int probe = recorder_probe_fd(path); /* before SQLite opens it: recorder_lock.h */
-    if (sqlite3_open_v2(path, &m->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-        set_err(err, errlen, "%s: %s", path, m->db ? sqlite3_errmsg(m->db) : "cannot open");
-        return -1;
-    }
-    sqlite3_busy_timeout(m->db, 2000);
-    const char *why = db_unreadable_why(m->db);
-    if (why) {
-        set_err(err, errlen, "%s: %s", path, why);
-        return -1;
-    }
-    if (sqlite3_create_function(m->db, "runq_top_row", -1, SQLITE_UTF8 | SQLITE_DIRECTONLY, m, top_row_fn,
-                                NULL, NULL) != SQLITE_OK ||
-        recorder_alive_sql(m->db, probe) != SQLITE_OK) {
-        set_err(err, errlen, "%s: %s", path, sqlite3_errmsg(m->db));
-        return -1;
-    }
-    return 0;
-}
-
-/* A runq database has every table the model reads; the trace table's
- * control column is newer than some. */
-static int check_schema(struct top_model *m, char *err, size_t errlen)
-{
-    sqlite3_stmt *s;
-    int ntables = 0;
-    if (prepare(m, "SELECT COUNT(*) FROM main.sqlite_master WHERE type='table' AND name IN "
-                   "('trace','thread','stats','eevdf_pick','eevdf_place','eevdf_leave','sched_tick',"
-                   "'queue_snapshot','data_gap','wakeup','sched_set','mark')",
-                &s, err, errlen) != 0)
-        return -1;
-    if (db_step(m, s, "sqlite_master") == SQLITE_ROW)
-        ntables = sqlite3_column_int(s, 0);
-    sqlite3_finalize(s);
-    if (ntables != 12) {
-        set_err(err, errlen, "%s: not a runq trace database%s", m->path, "");
-        return -1;
-    }
-    if (prepare(m, "SELECT 1 FROM pragma_table_info('trace') WHERE name='control'", &s, err, errlen) != 0)
-        return -1;
-    m->s.h.has_control_column = db_step(m, s, "trace") == SQLITE_ROW;
-    sqlite3_finalize(s);
-    if (prepare(m, "SELECT 1 FROM main.sqlite_master WHERE type='table' AND name='bounce'", &s, err, errlen) != 0)
-        return -1;
-    m->has_bounce = db_step(m, s, "sqlite_master") == SQLITE_ROW;
-    sqlite3_finalize(s);
-    if (prepare(m, "SELECT 1 FROM pragma_table_info('trace') WHERE name='engine'", &s, err, errlen) != 0)
-        return -1;
-    m->has_engine = db_step(m, s, "trace") == SQLITE_ROW;
-    sqlite3_finalize(s);
-    return 0;
-}
-
-/* The trace to show: trace_id, or the newest when 0. */
-static int choose_trace(struct top_model *m, int64_t trace_id, char *err, size_t errlen)
-{
-    if (!trace_id) {
-        sqlite3_stmt *s;
-        if (prepare(m, "SELECT MAX(trace_id) FROM main.trace", &s, err, errlen) != 0)
-            return -1;
-        if (db_step(m, s, "trace") == SQLITE_ROW)
-            trace_id = sqlite3_column_int64(s, 0);
-        sqlite3_finalize(s);
-        if (!trace_id) {
-            set_err(err, errlen, "%s: no trace in this database yet%s", m->path, "");
-            return -1;
-        }
-    }
-    m->s.h.trace_id = trace_id;
-    return 0;
-}
-
-/* Table k's statements: its columns, the one-step read (read_tables) or
- * the row-by-row one, its last rowid and the probe seek_table uses. */
-static int prepare_table(struct top_model *m, enum tbl k, const struct event_schema *sch, char *err, size_t errlen)
-{
-    char sql[1024];
-    /* +trace_id: never the (trace_id, ...) indexes a finished trace
-     * has, which would sort the whole trace by rowid every update. */
-    if (k == T_BOUNCE && !m->has_bounce)
-        return 0;
-    if (k == T_GAP)
-        snprintf(m->cols[k], sizeof m->cols[k], "cpu, ts_start");
-    else if (k == T_BOUNCE)
-        snprintf(m->cols[k], sizeof m->cols[k], "utid, latency");
-    else
-        event_columns(TBL_KIND(k), false, sch, m->cols[k], sizeof m->cols[k]);
-    const char *cols = m->cols[k];
-    if (k != T_GAP) { /* read in one step (read_tables) */
-        snprintf(sql, sizeof sql, "SELECT count(runq_top_row(%d, %s, %s)) FROM main.%s "
-                 "WHERE rowid > ?1 AND rowid <= ?3 AND +trace_id = ?2",
-                 k, tbl_time[k], cols, tbl_name(k));
-        if (prepare(m, sql, &m->st_sink[k], err, errlen) != 0)
-            return -1;
-    }
-    if (!tbl_order_free[k]) { /* or merged row by row */
-        snprintf(sql, sizeof sql, "SELECT rowid, %s, %s FROM main.%s WHERE rowid > ?1 AND +trace_id = ?2 "
-                 "ORDER BY rowid", tbl_time[k], cols, tbl_name(k));
-        if (prepare(m, sql, &m->st[k], err, errlen) != 0)
-            return -1;
-        m->ncols[k] = sqlite3_column_count(m->st[k]) - 2;
-    }
-
-    snprintf(sql, sizeof sql, "SELECT MAX(rowid) FROM main.%s", tbl_name(k));
-    if (prepare(m, sql, &m->st_max[k], err, errlen) != 0)
-        return -1;
-    snprintf(sql, sizeof sql, "SELECT trace_id, %s FROM main.%s WHERE rowid >= ? ORDER BY rowid LIMIT 1",
-             tbl_time[k], tbl_name(k));
-    return prepare(m, sql, &m->st_probe[k], err, errlen);
-}
-
-/* Every statement an update runs. */
-static int prepare_statements(struct top_model *m, char *err, size_t errlen)
-{
-    struct event_schema sch; /* the columns a database of its version has */
-    event_schema_read(m->db, &sch);
-    char sql[1024];
-    /* A trace whose recorder is gone is no longer live, and its control
-     * socket has nobody behind it (db/recorder_lock.h). */
-    snprintf(sql, sizeof sql,
-             "SELECT " RECORDER_STATUS_SQL ", " RECORDER_END_REASON_SQL ", ncpus, tick_hz, policy, features, "
-             "feature_names, start_ts, end_ts, records, %s%s FROM main.trace WHERE trace_id=?",
-             m->has_engine ? "coalesce(engine, 'runq-kernel'), coalesce(engine_version, '')" : "'runq-kernel', ''",
-             m->s.h.has_control_column
-                 ? ", " RECORDER_CONTROL_SQL
-                 : "");
-    if (prepare(m, sql, &m->st_trace, err, errlen) != 0 ||
-        prepare(m, "SELECT utid, tid, name, nice, slice_ns, cpu, is_idle, start_ts, end_ts FROM main.thread "
-                   "WHERE trace_id=?1 ORDER BY utid LIMIT ?2",
-                &m->st_thread, err, errlen) != 0 ||
-        prepare(m, "SELECT name, SUM(value) FROM main.stats WHERE trace_id=? AND idx IS NULL AND name IN "
-                   "('packets_lost','records_dropped','resyncs') GROUP BY name",
-                &m->st_stats, err, errlen) != 0)
-        return -1;
-    for (int k = 0; k < T_NR; k++)
-        if (prepare_table(m, (enum tbl)k, &sch, err, errlen) != 0)
-            return -1;
-    return prepare(m, "SELECT 1 FROM main.data_gap WHERE rowid > ?1 AND +trace_id = ?2 LIMIT 1", &m->st_gap_ahead,
-                   err, errlen);
-}
-
 /* The view as of `from`, in one snapshot of the database: the trace row
  * and threads, every cursor at `from`, settings rewound and CPUs seeded. */
 static int start_view(struct top_model *m, uint64_t from, char *err, size_t errlen)
 {
-    sqlite3_exec(m->db, "BEGIN", NULL, NULL, NULL);
+    dbq_top_begin(m->rd);
     int rc = read_trace(m, err, errlen);
     if (rc != 0) {
         char id[32];
         snprintf(id, sizeof id, "%lld", (long long)m->s.h.trace_id);
         set_err(err, errlen, "%s: no trace %s in this database", m->path, id);
     } else {
-        rc = read_threads(m);
+        char why[256];
+        rc = read_threads(m, why, sizeof why);
         if (rc != 0)
-            set_err(err, errlen, "%s: %s", m->path, sqlite3_errmsg(m->db));
+            set_err(err, errlen, "%s: %s", m->path, why);
     }
     if (rc == 0) {
         struct top_header *h = &m->s.h;
@@ -1509,8 +1030,7 @@ static int start_view(struct top_model *m, uint64_t from, char *err, size_t errl
             from = h->end_ts > h->start_ts + LIVE_HISTORY_NS ? h->end_ts - LIVE_HISTORY_NS : h->start_ts;
         if (from < h->start_ts)
             from = h->start_ts;
-        for (int k = 0; k < T_NR; k++)
-            m->cur[k] = seek_table(m, (enum tbl)k, 0, from);
+        dbq_top_seek(m->rd, from);
         rewind_settings(m, from);
         seed_cpus(m, from);
         h->now = from;
@@ -1519,7 +1039,7 @@ static int start_view(struct top_model *m, uint64_t from, char *err, size_t errl
         m->smp[0] = (struct sample){ .t = from };
         m->smp_n = 1;
     }
-    sqlite3_exec(m->db, "COMMIT", NULL, NULL, NULL);
+    dbq_top_end(m->rd);
     return rc;
 }
 
@@ -1533,11 +1053,15 @@ struct top_model *top_model_open(const char *path, int64_t trace_id, uint64_t fr
     struct top_model *m = model_alloc(path, err, errlen);
     if (!m)
         return NULL;
-    if (open_db(m, path, err, errlen) != 0 || check_schema(m, err, errlen) != 0 ||
-        choose_trace(m, trace_id, err, errlen) != 0 || prepare_statements(m, err, errlen) != 0 ||
-        start_view(m, from, err, errlen) != 0 || m->fault[0]) {
-        if (m->fault[0]) /* the read that failed first, whatever it led to */
-            set_err(err, errlen, "%s: %s", path, m->fault);
+    if (!(m->rd = dbq_top_open(path, trace_id, err, errlen))) {
+        top_model_close(m);
+        return NULL;
+    }
+    m->s.h.trace_id = dbq_top_trace_id(m->rd);
+    m->s.h.has_control_column = dbq_top_has_control(m->rd);
+    if (start_view(m, from, err, errlen) != 0 || fault(m)[0]) {
+        if (fault(m)[0]) /* the read that failed first, whatever it led to */
+            set_err(err, errlen, "%s: %s", path, fault(m));
         top_model_close(m);
         return NULL;
     }
@@ -1548,10 +1072,12 @@ int top_model_update(struct top_model *m, uint64_t t, char *err, size_t errlen)
 {
     int rc = 0;
     m->fault[0] = 0;
-    sqlite3_exec(m->db, "BEGIN", NULL, NULL, NULL); /* one snapshot of the WAL for all tables */
-    if (read_trace(m, err, errlen) != 0 || read_threads(m) != 0) {
+    dbq_top_fault_clear(m->rd);
+    dbq_top_begin(m->rd); /* one snapshot of the WAL for all tables */
+    char why[256] = "";
+    if (read_trace(m, err, errlen) != 0 || read_threads(m, why, sizeof why) != 0) {
         if (err && errlen && !*err)
-            snprintf(err, errlen, "%s", sqlite3_errmsg(m->db));
+            snprintf(err, errlen, "%s", why);
         rc = -1;
         goto out;
     }
@@ -1568,11 +1094,11 @@ int top_model_update(struct top_model *m, uint64_t t, char *err, size_t errlen)
     derive_rates(m);
     derive_latency(m);
 out:
-    if (m->fault[0]) { /* the read that failed first, whatever it led to */
-        set_err(err, errlen, "%s%s", m->fault, "");
+    if (fault(m)[0]) { /* the read that failed first, whatever it led to */
+        set_err(err, errlen, "%s%s", fault(m), "");
         rc = -1;
     }
-    sqlite3_exec(m->db, "COMMIT", NULL, NULL, NULL);
+    dbq_top_end(m->rd);
     m->s.nmap = m->map_n;
     return rc;
 }
@@ -1586,17 +1112,7 @@ void top_model_close(struct top_model *m)
 {
     if (!m)
         return;
-    for (int k = 0; k < T_NR; k++) {
-        sqlite3_finalize(m->st[k]);
-        sqlite3_finalize(m->st_max[k]);
-        sqlite3_finalize(m->st_probe[k]);
-        sqlite3_finalize(m->st_sink[k]);
-    }
-    sqlite3_finalize(m->st_trace);
-    sqlite3_finalize(m->st_gap_ahead);
-    sqlite3_finalize(m->st_thread);
-    sqlite3_finalize(m->st_stats);
-    sqlite3_close(m->db);
+    dbq_top_close(m->rd);
     for (size_t i = 0; i < NSAMPLES; i++)
         sample_free(&m->smp[i]);
     for (size_t i = 0; i < m->s.ntasks; i++) {

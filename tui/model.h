@@ -3,7 +3,8 @@
  * database. No ncurses here; tests/top_model_test.c drives it directly.
  *
  * How it reads. The recorder only appends rows (and builds no index until
- * the trace is finished), so the model keeps one rowid cursor per table and
+ * the trace is finished), so the model's reader (db/qx_top.h) keeps one
+ * rowid cursor per table and
  * each update reads only the rows added since, in rowid order, which is the
  * order the recorder wrote them in: time order. Cost per update is the new
  * rows, never the size of the database, so following a live recording at
@@ -12,7 +13,8 @@
  * Each table is read in one pass: its rows only make a newer (time, rank)
  * win or add to a count, or need order only among themselves. While a gap
  * row is ahead, picks, keyframes, settings and marks are merged with the
- * gaps row by row in time order (model.c, read_tables). An update leaves
+ * gaps row by row in time order (db/qx_top.c, dbq_top_advance: the
+ * reader holds every statement, prepared once). An update leaves
  * the state that applying every row up to t in time order would, except
  * that a keyframe names a CPU's current task only where no later pick of
  * the same update has.

@@ -1,0 +1,319 @@
+/*
+ * The plots' reads (contract in qx_plot.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/qx_plot.h"
+
+static int fail(sqlite3 *db, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "%s", sqlite3_errmsg(db));
+    return -1;
+}
+
+static const char *col_text(sqlite3_stmt *s, int i)
+{
+    const char *t = (const char *)sqlite3_column_text(s, i);
+    return t ? t : "";
+}
+
+/* sql prepared into *s, its ?1 bound to id; -1 with err when it does not
+ * prepare. */
+static int prep(sqlite3 *db, const char *sql, int64_t id, sqlite3_stmt **s, char *err, size_t errlen)
+{
+    if (sqlite3_prepare_v2(db, sql, -1, s, NULL) != SQLITE_OK)
+        return fail(db, err, errlen);
+    sqlite3_bind_int64(*s, 1, id);
+    return 0;
+}
+
+/* The end of a read whose last sqlite3_step returned rc: 0 when it
+ * reached the end or fn stopped it at a row, else -1 with err. s is
+ * finalized. */
+static int finish(sqlite3 *db, sqlite3_stmt *s, int rc, char *err, size_t errlen)
+{
+    int out = rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : fail(db, err, errlen);
+    sqlite3_finalize(s);
+    return out;
+}
+
+int dbq_plot_trace(sqlite3 *db, int64_t id, struct dbq_plot_trace *t, char *policy, size_t policylen, char *err,
+                   size_t errlen)
+{
+    sqlite3_stmt *s;
+    if (prep(db, "SELECT COALESCE(start_ts, 0), COALESCE(end_ts, start_ts, 0), COALESCE(ncpus, 1), "
+                 "COALESCE(policy, '') FROM trace WHERE trace_id = ?", id, &s, err, errlen) != 0)
+        return -1;
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        t->start = sqlite3_column_int64(s, 0);
+        t->end = sqlite3_column_int64(s, 1);
+        t->ncpus = sqlite3_column_int(s, 2);
+        snprintf(policy, policylen, "%s", col_text(s, 3));
+    }
+    int out = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : fail(db, err, errlen);
+    sqlite3_finalize(s);
+    return out;
+}
+
+int dbq_plot_traces(sqlite3 *db, bool (*fn)(int64_t id, void *arg), void *arg, char *err, size_t errlen)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(db, "SELECT trace_id FROM trace ORDER BY trace_id", -1, &s, NULL) != SQLITE_OK)
+        return fail(db, err, errlen);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+        if (!fn(sqlite3_column_int64(s, 0), arg))
+            break;
+    return finish(db, s, rc, err, errlen);
+}
+
+int dbq_plot_trace_params(sqlite3 *db, int64_t id, char *buf, size_t len, char *err, size_t errlen)
+{
+    sqlite3_stmt *s;
+    buf[0] = '\0';
+    if (sqlite3_prepare_v2(db, "SELECT params FROM scenario WHERE trace_id = ? AND params <> '' LIMIT 1", -1, &s,
+                           NULL) != SQLITE_OK)
+        return 0; /* no scenario table */
+    sqlite3_bind_int64(s, 1, id);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW)
+        snprintf(buf, len, "%s", col_text(s, 0));
+    return finish(db, s, rc, err, errlen);
+}
+
+int dbq_plot_slices(sqlite3 *db, int64_t id, int64_t from, int64_t to,
+                    bool (*fn)(const struct dbq_plot_slice *s, void *arg), void *arg, char *err, size_t errlen)
+{
+    static const char sql[] =
+        "SELECT t.utid, t.tid, COALESCE(t.name, ''), "
+        "  (SELECT COUNT(*) FROM thread u WHERE u.trace_id = t.trace_id AND u.name = t.name "
+        "   AND NOT u.is_idle) > 1, "
+        "  MAX(s.ts, ?2), MIN(s.ts + s.dur, ?3), s.cpu "
+        "FROM sched_slice s JOIN thread t ON t.utid = s.utid "
+        "WHERE s.trace_id = ?1 AND NOT t.is_idle AND s.dur > 0 AND s.ts < ?3 AND s.ts + s.dur > ?2 "
+        "ORDER BY t.utid, s.ts";
+    sqlite3_stmt *s;
+    if (prep(db, sql, id, &s, err, errlen) != 0)
+        return -1;
+    sqlite3_bind_int64(s, 2, from);
+    sqlite3_bind_int64(s, 3, to);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        struct dbq_plot_slice r = {
+            .utid = sqlite3_column_int64(s, 0),
+            .tid = sqlite3_column_int(s, 1),
+            .name = col_text(s, 2),
+            .shared = sqlite3_column_int(s, 3) != 0,
+            .from = sqlite3_column_int64(s, 4),
+            .to = sqlite3_column_int64(s, 5),
+            .cpu = sqlite3_column_int(s, 6),
+        };
+        if (!fn(&r, arg))
+            break;
+    }
+    return finish(db, s, rc, err, errlen);
+}
+
+int dbq_plot_wakeups(sqlite3 *db, int64_t id, int64_t from, int64_t to,
+                     bool (*fn)(int64_t ts, int cpu, void *arg), void *arg, char *err, size_t errlen)
+{
+    sqlite3_stmt *s;
+    if (prep(db, "SELECT ts_wake, cpu FROM wakeup WHERE trace_id = ? AND cpu IS NOT NULL "
+                 "AND ts_wake >= ? AND ts_wake < ? ORDER BY ts_wake", id, &s, err, errlen) != 0)
+        return -1;
+    sqlite3_bind_int64(s, 2, from);
+    sqlite3_bind_int64(s, 3, to);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+        if (!fn(sqlite3_column_int64(s, 0), sqlite3_column_int(s, 1), arg))
+            break;
+    return finish(db, s, rc, err, errlen);
+}
+
+int dbq_plot_gaps(sqlite3 *db, int64_t id, int64_t from, int64_t to, int64_t end,
+                  bool (*fn)(int64_t a, int64_t b, int cpu, void *arg), void *arg, char *err, size_t errlen)
+{
+    sqlite3_stmt *s;
+    if (prep(db, "SELECT MAX(COALESCE(ts_start, ?2), ?2), MIN(COALESCE(ts_end, ?4), ?3), cpu "
+                 "FROM data_gap WHERE trace_id = ?1 AND COALESCE(ts_start, ?2) < ?3 "
+                 "AND COALESCE(ts_end, ?4) > ?2 ORDER BY cpu, ts_start", id, &s, err, errlen) != 0)
+        return -1;
+    sqlite3_bind_int64(s, 2, from);
+    sqlite3_bind_int64(s, 3, to);
+    sqlite3_bind_int64(s, 4, end);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+        if (!fn(sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1), sqlite3_column_int(s, 2), arg))
+            break;
+    return finish(db, s, rc, err, errlen);
+}
+
+int dbq_plot_latencies(sqlite3 *db, int64_t id, const char *task, bool (*fn)(int64_t ns, void *arg), void *arg,
+                       char *err, size_t errlen)
+{
+    sqlite3_stmt *s;
+    if (prep(db, "SELECT w.latency FROM wakeup w JOIN thread t ON t.utid = w.utid "
+                 "WHERE w.trace_id = ?1 AND w.latency IS NOT NULL AND (?2 IS NULL OR t.name = ?2)",
+             id, &s, err, errlen) != 0)
+        return -1;
+    if (task)
+        sqlite3_bind_text(s, 2, task, -1, SQLITE_STATIC);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+        if (!fn(sqlite3_column_int64(s, 0), arg))
+            break;
+    return finish(db, s, rc, err, errlen);
+}
+
+int dbq_plot_experiments(sqlite3 *db, bool *has, int64_t *newest, char *err, size_t errlen)
+{
+    sqlite3_stmt *s;
+    *has = false;
+    *newest = 0;
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'experiment'", -1, &s,
+                           NULL) != SQLITE_OK)
+        return fail(db, err, errlen);
+    *has = sqlite3_step(s) == SQLITE_ROW;
+    sqlite3_finalize(s);
+    /* a table without the column (not runq's) has no experiment either */
+    if (*has && sqlite3_prepare_v2(db, "SELECT MAX(experiment_id) FROM experiment", -1, &s, NULL) == SQLITE_OK) {
+        if (sqlite3_step(s) == SQLITE_ROW)
+            *newest = sqlite3_column_int64(s, 0);
+        sqlite3_finalize(s);
+    }
+    return 0;
+}
+
+static char *dup_col(sqlite3_stmt *s, int i)
+{
+    return strdup(col_text(s, i));
+}
+
+int dbq_plot_experiment(sqlite3 *db, int64_t id, struct dbq_plot_experiment *x, char *err, size_t errlen)
+{
+    sqlite3_stmt *s;
+    memset(x, 0, sizeof *x);
+    if (prep(db, "SELECT COALESCE(file, ''), engine, COALESCE(axes, ''), COALESCE(columns, ''), "
+                 "repeats FROM experiment WHERE experiment_id = ?", id, &s, err, errlen) != 0)
+        return -1;
+    int rc = sqlite3_step(s), out;
+    if (rc == SQLITE_ROW) {
+        x->file = dup_col(s, 0);
+        x->engine = dup_col(s, 1);
+        x->axes = dup_col(s, 2);
+        x->columns = dup_col(s, 3);
+        x->repeats = sqlite3_column_int(s, 4);
+        out = 1;
+        if (!x->file || !x->engine || !x->axes || !x->columns) {
+            dbq_plot_experiment_free(x);
+            snprintf(err, errlen, "out of memory");
+            out = -1;
+        }
+    } else {
+        out = rc == SQLITE_DONE ? 0 : fail(db, err, errlen);
+    }
+    sqlite3_finalize(s);
+    return out;
+}
+
+void dbq_plot_experiment_free(struct dbq_plot_experiment *x)
+{
+    free(x->file);
+    free(x->engine);
+    free(x->axes);
+    free(x->columns);
+    memset(x, 0, sizeof *x);
+}
+
+/* prep() with ?2 task and ?3 metric bound too. */
+static int prep_metric(sqlite3 *db, const char *sql, int64_t id, const char *task, const char *metric,
+                       sqlite3_stmt **s, char *err, size_t errlen)
+{
+    if (prep(db, sql, id, s, err, errlen) != 0)
+        return -1;
+    sqlite3_bind_text(*s, 2, task, -1, SQLITE_STATIC);
+    sqlite3_bind_text(*s, 3, metric, -1, SQLITE_STATIC);
+    return 0;
+}
+
+int dbq_plot_metric_count(sqlite3 *db, int64_t id, const char *task, const char *metric, int *rows, int *values,
+                          char *err, size_t errlen)
+{
+    sqlite3_stmt *s;
+    *rows = *values = 0;
+    if (prep_metric(db, "SELECT COUNT(*), COUNT(m.value) FROM scenario s JOIN scenario_metric m USING "
+                        "(scenario_id) WHERE s.experiment_id = ?1 AND m.task = ?2 AND m.metric = ?3",
+                    id, task, metric, &s, err, errlen) != 0)
+        return -1;
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        *rows = sqlite3_column_int(s, 0);
+        *values = sqlite3_column_int(s, 1);
+    }
+    return finish(db, s, rc, err, errlen);
+}
+
+int dbq_plot_cells(sqlite3 *db, int64_t id, const char *task, const char *metric, struct dbq_plot_cell **cells,
+                   size_t *n, char *err, size_t errlen)
+{
+    sqlite3_stmt *s;
+    size_t cap = 0;
+    *cells = NULL;
+    *n = 0;
+    if (prep_metric(db, "SELECT s.cell, s.engine, COALESCE(s.params, ''), AVG(m.value), MIN(m.value), "
+                        "MAX(m.value) FROM scenario s JOIN scenario_metric m USING (scenario_id) "
+                        "WHERE s.experiment_id = ?1 AND s.status = 'ok' AND m.task = ?2 AND m.metric = ?3 "
+                        "AND m.value IS NOT NULL GROUP BY s.cell, s.engine ORDER BY s.cell, s.engine",
+                    id, task, metric, &s, err, errlen) != 0)
+        return -1;
+    int rc = SQLITE_DONE;
+    bool oom = false;
+    while (!oom && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 64;
+            struct dbq_plot_cell *v = realloc(*cells, cap * sizeof *v);
+            if (!v) {
+                oom = true;
+                break;
+            }
+            *cells = v;
+        }
+        struct dbq_plot_cell *c = &(*cells)[*n];
+        *c = (struct dbq_plot_cell){
+            .cell = sqlite3_column_int(s, 0),
+            .engine = dup_col(s, 1),
+            .params = dup_col(s, 2),
+            .mean = sqlite3_column_double(s, 3),
+            .min = sqlite3_column_double(s, 4),
+            .max = sqlite3_column_double(s, 5),
+        };
+        ++*n;
+        oom = !c->engine || !c->params;
+    }
+    int out;
+    if (oom) {
+        snprintf(err, errlen, "out of memory");
+        sqlite3_finalize(s);
+        out = -1;
+    } else {
+        out = finish(db, s, rc, err, errlen);
+    }
+    if (out) {
+        dbq_plot_cells_free(*cells, *n);
+        *cells = NULL;
+        *n = 0;
+    }
+    return out;
+}
+
+void dbq_plot_cells_free(struct dbq_plot_cell *cells, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(cells[i].engine);
+        free(cells[i].params);
+    }
+    free(cells);
+}
