@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bug.h"
 #include "cli/cli.h"
 #include "cli/flags.h"
 #include "cli/record.h"
@@ -161,8 +162,10 @@ static void on_record(void *ctx, const struct trace_pkt_hdr *h, const struct tra
     r->queued += rec->size;
     if (r->queued > r->queued_max)
         r->queued_max = r->queued;
-    if (!f->seen)
+    if (!f->seen) {
+        BUG_ON(r->nactive >= TRACE_DEC_NCPU); /* each queue is added once, when first seen */
         r->active[r->nactive++] = (uint16_t)ci;
+    }
     f->seen = 1;
     if (rec->ts_ns > f->progress)
         f->progress = rec->ts_ns;
@@ -231,6 +234,8 @@ static void release(struct recorder *r, int final)
             db_writer_record(r->w, bc == TRACE_DEC_GLOBAL ? TRACE_CPU_GLOBAL : (uint16_t)bc, best);
             r->released++;
         }
+        /* a record is queued whole, so it leaves whole */
+        BUG_ON(best->size > f->len || best->size > r->queued);
         f->head += best->size;
         f->len -= best->size;
         r->queued -= best->size;

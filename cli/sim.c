@@ -44,11 +44,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bug.h"
 #include "cli.h"
 #include "cli/flags.h"
 #include "decide.h"
 #include "eevdf.h"
 #include "eevdf_features.h"
+#include "host/base/xalloc.h"
 #include "policy.h"
 #include "sim.h"
 #include "weights.h"
@@ -213,7 +215,10 @@ struct sim {
 
 static struct sim_task *task_of(struct sim *s, const struct sched_entity *se)
 {
-    return se ? &s->t[se->id] : NULL;
+    if (!se)
+        return NULL;
+    BUG_ON(se->id < 0 || (unsigned)se->id >= s->ntask); /* sim_run numbers them 0..ntask-1 */
+    return &s->t[se->id];
 }
 
 /* The entity on the CPU, of either class. */
@@ -249,7 +254,7 @@ static const char *state_name(const struct sim *s, const struct sim_task *t)
     case SIM_T_EXITED:
         return "exited";
     }
-    return "?";
+    BUG_ON(1); /* a task is always in one of the states above */
 }
 
 static void log_table(struct sim *s)
@@ -803,7 +808,8 @@ int sim_scenario(const struct scenario *w, struct scn_result *r, char *err, size
 }
 
 /* Runs w and prints the schedule, then (table or numberline) the decisions.
- * 0 on success, 1 if out of memory, 2 if w is not one runq sim can run. */
+ * 0 on success, 1 if the decisions' log cannot be kept, 2 if w is not one
+ * runq sim can run. */
 static int sim_simulate(const struct scenario *w, bool table, bool numberline)
 {
     static struct sim s; /* large: off the stack */
@@ -825,9 +831,7 @@ static int sim_simulate(const struct scenario *w, bool table, bool numberline)
     sim_setup(&s, w);
     s.table = table;
     s.numberline = numberline && s.eevdf;
-    s.sched = calloc(s.nquanta, sizeof *s.sched);
-    if (!s.sched)
-        goto oom;
+    s.sched = xcalloc(s.nquanta, sizeof *s.sched);
     if (table || s.numberline) {
         s.log = open_memstream(&logbuf, &loglen);
         if (!s.log)
