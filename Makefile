@@ -133,10 +133,11 @@ DECODE_TEST_OBJ := $(call tobj,tests/trace_decode_test.c trace/decode.c)
 # The kernel's trace ring, compiled for the host against libc's memcpy.
 RING_TEST_OBJ := $(call tobj,tests/ring_test.c kernel/trace/ring.c)
 # The Linux engine's runner, on this host's Linux (threads of the test).
-LINUX_RUN_TEST_OBJ := $(call tobj,tests/linux_run_test.c linux/run.c linux/alternate.c linux/refuse.c linux/setup.c linux/measure.c $(wildcard scenario/*.c) $(POLICY_SRC))
+LINUX_RUN_TEST_OBJ := $(call tobj,tests/linux_run_test.c linux/run.c linux/alternate.c linux/refuse.c linux/setup.c linux/measure.c $(wildcard scenario/*.c) \
+	host/base/xalloc.c $(POLICY_SRC))
 # The Linux recorder on this host's tracefs, writing through db/.
 LINUX_PINGPONG_OBJ := $(call tobj,tests/linux_pingpong.c linux/tracefs.c linux/ftrace.c linux/lxrec.c linux/bpfrec.c linux/hostrules.c \
-	$(wildcard db/*.c) $(wildcard trace/*.c) kernel/sched/weights.c)
+	$(wildcard db/*.c) $(wildcard trace/*.c) kernel/sched/weights.c host/base/xalloc.c)
 TOP_MODEL_TEST_OBJ := $(call tobj,tests/top_model_test.c tui/model.c tui/table.c tui/control.c db/recorder_lock.c \
 	db/events.c db/qx_top.c trace/decode.c $(POLICY_SRC))
 # runq top's model at one trace time, for tests/top_agree.sh.

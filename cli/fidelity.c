@@ -33,12 +33,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bug.h"
 #include "cli/fidelity.h"
 #include "db/pick_queue.h"
 #include "db/query.h"
 #include "db/visible.h"
 #include "decide.h"
 #include "eevdf.h"
+#include "host/base/xalloc.h"
 #include "linux/lxrec.h"
 #include "policy.h"
 #include "trace/format.h"
@@ -136,13 +138,9 @@ static void room(struct fidelity *f, int n)
     if (n <= f->cap)
         return;
     f->cap = n;
-    f->se = realloc(f->se, (size_t)n * sizeof *f->se);
-    f->queued = realloc(f->queued, (size_t)n * sizeof *f->queued);
-    f->elig = realloc(f->elig, (size_t)n * sizeof *f->elig);
-    if (!f->se || !f->queued || !f->elig) {
-        fprintf(stderr, "runq report: out of memory\n");
-        exit(1);
-    }
+    f->se = xreallocarray(f->se, (size_t)n, sizeof *f->se);
+    f->queued = xreallocarray(f->queued, (size_t)n, sizeof *f->queued);
+    f->elig = xreallocarray(f->elig, (size_t)n, sizeof *f->elig);
 }
 
 /* The rows of p as a queue q, or the reason they cannot be one. *curr:
@@ -267,6 +265,7 @@ static enum fid_class judge(struct fidelity *f, const struct pickq_pick *p)
     /* Both still queued (a pick retires only delayed entities, and
      * returns none): their numbers are the recorded ones. */
     ptrdiff_t gi = got - f->se, ni = next - f->se;
+    BUG_ON(gi < 0 || gi >= p->nent || ni < 0 || ni >= p->nent); /* both are rows of this pick: build() made them */
     if (f->elig[ni] != p->ent[ni].eligible || f->elig[gi] != p->ent[gi].eligible)
         return FID_ELIGIBILITY;
     if (got == curr && eevdf_protected(curr))
@@ -456,12 +455,8 @@ int report_fidelity(const char *db_path, int64_t trace)
     sqlite3 *db = dbq_open("report", db_path);
     if (!db)
         return 1;
-    struct fidelity *f = calloc(1, sizeof *f);
+    struct fidelity *f = xcalloc(1, sizeof *f);
     int rc = 1;
-    if (!f) {
-        fprintf(stderr, "runq report: out of memory\n");
-        goto out;
-    }
     if (!trace)
         trace = dbq_latest_trace(db);
     if (!trace) {
@@ -504,11 +499,9 @@ int report_fidelity(const char *db_path, int64_t trace)
     print_report(f, &lv, trace);
     rc = 0;
 out:
-    if (f) {
-        free(f->se);
-        free(f->queued);
-        free(f->elig);
-    }
+    free(f->se);
+    free(f->queued);
+    free(f->elig);
     free(f);
     sqlite3_close(db);
     return rc;

@@ -32,6 +32,22 @@ static const struct flag *find(const struct command_spec *c, const char *name, s
     return NULL;
 }
 
+static const struct flag *find_short(const struct command_spec *c, char s)
+{
+    for (const struct flag *f = c->flags; f && f->type != FLAG_END; f++)
+        if (f->short_name && f->short_name == s)
+            return f;
+    return NULL;
+}
+
+bool flags_mode(int argc, char **argv, const char *mode)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+        if (argv[i][0] == '-' && argv[i][1] == '-' && !strcmp(argv[i] + 2, mode))
+            return true;
+    return false;
+}
+
 /* A decimal integer in [lo, hi]: 0, or -1 (*out untouched). */
 static int parse_ll(const char *s, long long lo, long long hi, long long *out)
 {
@@ -63,9 +79,11 @@ static int set_value(const struct command_spec *c, const struct flag *f, const c
             *(int64_t *)f->value = n;
         return 0;
     case FLAG_FUNC:
-        if (f->fn(v, f->value, why, sizeof why))
-            return flags_usage_error(c, "--%s %s: %s", f->name, v, why[0] ? why : "not a value it takes");
-        return 0;
+        if (!f->fn(v, f->value, why, sizeof why))
+            return 0;
+        if (why[0])
+            return flags_usage_error(c, "--%s %s: %s", f->name, v, why);
+        return flags_usage_error(c, "--%s takes %s, not '%s'", f->name, f->takes ? f->takes : "another value", v);
     case FLAG_BOOL:
     case FLAG_END:
         break;
@@ -95,8 +113,14 @@ int flags_parse(const struct command_spec *c, int argc, char **argv, const char 
             flags_help(c, stdout);
             return 0;
         }
-        const char *name = a + 2, *eq = a[1] == '-' ? strchr(name, '=') : NULL;
-        const struct flag *f = a[1] == '-' ? find(c, name, eq ? (size_t)(eq - name) : strlen(name)) : NULL;
+        if (c->mode && a[1] == '-' && !strcmp(a + 2, c->mode))
+            continue;
+        /* --name[=V], or -s[V]: eq points at the value given in a itself */
+        bool is_long = a[1] == '-';
+        const char *name = a + 2, *eq = is_long ? strchr(name, '=') : a[2] ? a + 1 : NULL;
+        const struct flag *f = is_long ? find(c, name, eq ? (size_t)(eq - name) : strlen(name)) : find_short(c, a[1]);
+        if (f && !is_long && eq && f->type == FLAG_BOOL)
+            f = NULL; /* no bundling of switches: -vc is unknown */
         if (!f)
             return flags_usage_error(c, "unknown flag '%s'; see runq %s --help", a, c->name);
         if (f->type == FLAG_BOOL) {
@@ -116,10 +140,16 @@ int flags_parse(const struct command_spec *c, int argc, char **argv, const char 
 }
 
 /* One help row: "  --name ARG" in the flag column, then the text, each
- * further line of it under the first. */
-static void help_row(FILE *out, const char *name, const char *arg, const char *help)
+ * further line of it under the first. In a table with short names every
+ * row gives one, "-v, " or four spaces, so the long names line up. */
+static void help_row(FILE *out, bool shorts, char s, const char *name, const char *arg, const char *help)
 {
-    int n = fprintf(out, "  --%s%s%s", name, arg ? " " : "", arg ? arg : "");
+    char sh[8] = "";
+    if (shorts && s)
+        snprintf(sh, sizeof sh, "-%c, ", s);
+    else if (shorts)
+        strcpy(sh, "    ");
+    int n = fprintf(out, "  %s--%s%s%s", sh, name, arg ? " " : "", arg ? arg : "");
     if (n >= FLAG_COL - 1) {
         fputc('\n', out);
         n = 0;
@@ -139,9 +169,14 @@ void flags_help(const struct command_spec *c, FILE *out)
     if (c->about)
         fprintf(out, "\n%s", c->about);
     fprintf(out, "\nflags:\n");
+    bool shorts = false;
     for (const struct flag *f = c->flags; f && f->type != FLAG_END; f++)
-        help_row(out, f->name, f->type == FLAG_BOOL ? NULL : f->arg, f->help);
-    help_row(out, "help", NULL, "show this help");
+        shorts |= f->short_name != 0;
+    for (const struct flag *f = c->flags; f && f->type != FLAG_END; f++)
+        help_row(out, shorts, f->short_name, f->name, f->type == FLAG_BOOL ? NULL : f->arg, f->help);
+    help_row(out, shorts, 'h', "help", NULL, "show this help");
     if (c->after)
         fprintf(out, "\n%s", c->after);
+    if (c->after_fn)
+        c->after_fn(out);
 }

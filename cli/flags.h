@@ -6,6 +6,8 @@
  *
  * The rules every command then shares (docs/architecture.md, "Flags"):
  *   - `--name VALUE` or `--name=VALUE`; a bool flag takes no value;
+ *   - a flag with a short name (git's -v) is also `-v`, or `-s VALUE` or
+ *     `-sVALUE`; switches are not bundled (-vc is unknown);
  *   - `--help` or `-h` prints the help on stdout and exits 0;
  *   - `--` ends the flags: what follows is positional, dashes and all;
  *   - a usage error is one line on stderr, "runq CMD: ...", and exit 2:
@@ -26,7 +28,8 @@ enum flag_type {
     FLAG_STRING,  /* --name V: *(const char **)value = V (argv's own string) */
     FLAG_INT,     /* --name N: a decimal in [lo, hi] into *(int *)value */
     FLAG_I64,     /* --name N: a decimal in [lo, hi] into *(int64_t *)value */
-    FLAG_FUNC,    /* --name V: fn(V, value, err, errlen); nonzero: a usage error saying err */
+    FLAG_FUNC,    /* --name V: fn(V, value, err, errlen) at each occurrence (a repeatable flag's fn
+                     appends); nonzero: a usage error saying err, or, err left empty, what it takes */
 };
 
 struct flag {
@@ -36,18 +39,25 @@ struct flag {
     const char *arg;  /* the value's name in the help ("FILE"); NULL for a bool */
     const char *help; /* its help; each '\n' starts a line under the first */
     long long lo, hi; /* FLAG_INT, FLAG_I64: the bounds */
-    const char *takes; /* FLAG_INT, FLAG_I64: what it takes, for "--at takes an event number, not 'x'" */
+    const char *takes; /* FLAG_INT, FLAG_I64, FLAG_FUNC: what it takes, for "--at takes an event number, not 'x'" */
     int (*fn)(const char *v, void *value, char *err, size_t errlen); /* FLAG_FUNC */
+    char short_name;   /* 'v' for -v as well as --name; 0: none */
 };
 
-/* Table rows, by type (designated, so a row names only what it uses). */
-#define FLAG_STR(n, var, a, h) { .name = (n), .type = FLAG_STRING, .value = (var), .arg = (a), .help = (h) }
-#define FLAG_ON(n, var, h) { .name = (n), .type = FLAG_BOOL, .value = (var), .help = (h) }
-#define FLAG_NUM(n, var, a, h, l, hi_, t)                                                                     \
-    { .name = (n), .type = FLAG_INT, .value = (var), .arg = (a), .help = (h), .lo = (l), .hi = (hi_), .takes = (t) }
-#define FLAG_NUM64(n, var, a, h, l, hi_, t)                                                                   \
-    { .name = (n), .type = FLAG_I64, .value = (var), .arg = (a), .help = (h), .lo = (l), .hi = (hi_), .takes = (t) }
-#define FLAG_FN(n, var, a, h, f) { .name = (n), .type = FLAG_FUNC, .value = (var), .arg = (a), .help = (h), .fn = (f) }
+/* Table rows, by type (designated, so a row names only what it uses).
+ * Further fields may follow the last argument, designated:
+ * FLAG_ON("decisions", &d, "...", .short_name = 'v'). */
+#define FLAG_STR(n, var, a, h, ...)                                                                           \
+    { .name = (n), .type = FLAG_STRING, .value = (var), .arg = (a), .help = (h), __VA_ARGS__ }
+#define FLAG_ON(n, var, h, ...) { .name = (n), .type = FLAG_BOOL, .value = (var), .help = (h), __VA_ARGS__ }
+#define FLAG_NUM(n, var, a, h, l, hi_, t, ...)                                                                \
+    { .name = (n), .type = FLAG_INT, .value = (var), .arg = (a), .help = (h), .lo = (l), .hi = (hi_), .takes = (t), \
+      __VA_ARGS__ }
+#define FLAG_NUM64(n, var, a, h, l, hi_, t, ...)                                                              \
+    { .name = (n), .type = FLAG_I64, .value = (var), .arg = (a), .help = (h), .lo = (l), .hi = (hi_), .takes = (t), \
+      __VA_ARGS__ }
+#define FLAG_FN(n, var, a, h, f, ...)                                                                         \
+    { .name = (n), .type = FLAG_FUNC, .value = (var), .arg = (a), .help = (h), .fn = (f), __VA_ARGS__ }
 #define FLAG_TABLE_END { .type = FLAG_END }
 
 struct command_spec {
@@ -56,9 +66,17 @@ struct command_spec {
     const char *about; /* the paragraphs between the synopsis and "flags:"; NULL: none */
     const struct flag *flags;
     const char *after; /* what follows the flags (keys, examples); NULL: none */
+    void (*after_fn)(FILE *out); /* then prints the rest, when it comes from another table
+                                    (runq top's keys, from its action table); NULL: none */
     int max_pos;       /* positional arguments taken at most */
     const char *too_many; /* the usage error when there are more ("one TRACE only") */
+    const char *mode;  /* the flag that chose this form of a command ("linux" for "record --linux",
+                          see flags_mode()): taken, not listed; NULL: none */
 };
+
+/* Whether argv[1..argc-1] holds --MODE before any "--": which form of a
+ * command (and so which table) parses the rest. */
+bool flags_mode(int argc, char **argv, const char *mode);
 
 /* Parses argv[1..argc-1] by c's table, setting each flag's value as it
  * comes; positional arguments go to pos[0..*npos-1] in order. Returns -1
@@ -67,7 +85,8 @@ struct command_spec {
 int flags_parse(const struct command_spec *c, int argc, char **argv, const char **pos, int *npos);
 
 /* The whole help: synopsis, about, "flags:" with one row a flag (the
- * value's name, then the help in a column), --help's own row, after. */
+ * value's name, then the help in a column; "-v, " before each name when
+ * the table has short names), --help's own row, after. */
 void flags_help(const struct command_spec *c, FILE *out);
 
 /* A usage error the command finds itself after parsing: "runq NAME: ..."

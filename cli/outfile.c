@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli/outfile.h"
+#include "host/base/xalloc.h"
 
 static char *volatile outfile_tmp;
 
@@ -77,11 +78,7 @@ static int outfile_in_place(struct outfile *o)
 static int outfile_temp(struct outfile *o)
 {
     size_t n = strlen(o->path) + sizeof ".tmp.XXXXXX";
-    char *tmp = malloc(n);
-    if (!tmp) {
-        fprintf(stderr, "runq %s: out of memory\n", o->prog);
-        return 1;
-    }
+    char *tmp = xmalloc(n);
     snprintf(tmp, n, "%s.tmp.XXXXXX", o->path);
     sigset_t saved;
     outfile_hold(1, &saved);

@@ -30,17 +30,24 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bug.h"
 #include "cli/cli.h"
+#include "cli/flags.h"
 #include "cli/record.h"
 #include "cli/relay.h"
 #include "db/writer.h"
+#include "host/base/xalloc.h"
+#include "linux/record.h"
 #include "trace/control.h"
 #include "trace/decode.h"
 
 #define REC_GAP 0xf0 /* merge-internal pseudo-record: loss before the next record */
 #define DEFAULT_DB "runq.db"
 #define COMMIT_MS 250
-#define CONNECT_WAIT_MS 10000
+#define CONNECT_WAIT_S 10
+#define CONNECT_WAIT_MS (CONNECT_WAIT_S * 1000)
+#define STR_(x) #x
+#define STR(x) STR_(x)
 /* What the merge holds, whatever the stream says (docs/trace-format.md,
  * "Bounds"): at most MAX_QUEUED bytes of records, each for at most two
  * keyframe periods of trace time, the period taken within these limits. */
@@ -100,12 +107,7 @@ static void fifo_push(struct fifo *f, const void *rec, size_t n)
             size_t cap = f->cap ? f->cap : 65536;
             while (cap < f->len + n)
                 cap *= 2;
-            uint8_t *b = realloc(f->buf, cap);
-            if (!b) {
-                fprintf(stderr, "runq record: out of memory\n");
-                exit(1);
-            }
-            f->buf = b;
+            f->buf = xrealloc(f->buf, cap);
             f->cap = cap;
         }
     }
@@ -160,8 +162,10 @@ static void on_record(void *ctx, const struct trace_pkt_hdr *h, const struct tra
     r->queued += rec->size;
     if (r->queued > r->queued_max)
         r->queued_max = r->queued;
-    if (!f->seen)
+    if (!f->seen) {
+        BUG_ON(r->nactive >= TRACE_DEC_NCPU); /* each queue is added once, when first seen */
         r->active[r->nactive++] = (uint16_t)ci;
+    }
     f->seen = 1;
     if (rec->ts_ns > f->progress)
         f->progress = rec->ts_ns;
@@ -230,6 +234,8 @@ static void release(struct recorder *r, int final)
             db_writer_record(r->w, bc == TRACE_DEC_GLOBAL ? TRACE_CPU_GLOBAL : (uint16_t)bc, best);
             r->released++;
         }
+        /* a record is queued whole, so it leaves whole */
+        BUG_ON(best->size > f->len || best->size > r->queued);
         f->head += best->size;
         f->len -= best->size;
         r->queued -= best->size;
@@ -283,32 +289,6 @@ static int open_socket(const char *path)
     }
 }
 
-static void record_help(void)
-{
-    printf("usage: runq record [--db FILE] [--socket PATH | --file PATH] [--follow]\n\n"
-           "Reads the kernel's trace stream, checks its framing, CRCs and sequence numbers,\n"
-           "and stores it as a new trace in an SQLite database (WAL mode, so runq sql and\n"
-           "runq top can read it while it grows). Lost data is counted in the stats and\n"
-           "data_gap tables, never hidden. The trace is marked complete when the stream's\n"
-           "END record arrives, incomplete when it stops early (SIGINT, SIGTERM, SIGHUP, a\n"
-           "cut stream, QEMU gone); either way everything read is committed. If the disk\n"
-           "fills, it keeps what it committed, reads on, and says what it could not store.\n\n"
-           "flags:\n"
-           "  --db FILE        database to add the trace to (default %s)\n"
-           "  --socket PATH    connect to QEMU's chardev socket (waits up to %d s for it)\n"
-           "  --file PATH      read a file ('-' for stdin), e.g. from -chardev file\n"
-           "  --follow         at the end of the file wait for more, like tail -f, until\n"
-           "                   the END record (then it stores what the file holds and\n"
-           "                   ends, the trace complete) or SIGINT\n"
-           "  --require-end    exit 1 if the stream ends without its END record (the\n"
-           "                   trace is stored all the same, incomplete)\n"
-           "  --help           show this help\n\n"
-           "The trace id is printed on stdout; a summary goes to stderr.\n\n"
-           "runq record --linux [--cpus LIST] [--pid PID | --comm NAME] [--duration D] [--db FILE]\n"
-           "records the host's own Linux instead, with its EEVDF state (runq record --linux --help).\n",
-           DEFAULT_DB, CONNECT_WAIT_MS / 1000);
-}
-
 /* The writer failed (a full disk, an I/O error, another recorder holding
  * the database too long): the database keeps what its last commit wrote.
  * Marks the trace incomplete if that still fits and says what was kept
@@ -341,67 +321,45 @@ static int store_failed(struct recorder *r, const char *db, const char *file)
     return 1;
 }
 
-const char *record_flag_arg(const char *name, int argc, char **argv, int *i, int *err)
-{
-    size_t n = strlen(name);
-    const char *a = argv[*i];
-    if (strncmp(a, name, n) != 0)
-        return NULL;
-    if (a[n] == '=')
-        return a + n + 1;
-    if (a[n] != '\0')
-        return NULL;
-    if (*i + 1 >= argc) {
-        fprintf(stderr, "runq %s: %s needs a value\n", argv[0], name);
-        *err = 1;
-        return NULL;
-    }
-    return argv[++*i];
-}
-
-struct record_opts {
-    const char *db, *sock, *file;
-    int follow;
-    int require_end; /* a stream without its END record is a failure */
-};
-
 /* The flags into o. Returns -1 to record, or the exit status: 0 after
  * --help, 2 for a usage error (said in one line). */
 static int record_flags(int argc, char **argv, struct record_opts *o)
 {
-    const char *v;
-    int err = 0;
     *o = (struct record_opts){ .db = DEFAULT_DB };
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            record_help();
-            return 0;
-        } else if ((v = record_flag_arg("--db", argc, argv, &i, &err))) {
-            o->db = v;
-        } else if ((v = record_flag_arg("--socket", argc, argv, &i, &err))) {
-            o->sock = v;
-        } else if ((v = record_flag_arg("--file", argc, argv, &i, &err))) {
-            o->file = v;
-        } else if (strcmp(argv[i], "--follow") == 0) {
-            o->follow = 1;
-        } else if (strcmp(argv[i], "--require-end") == 0) {
-            o->require_end = 1;
-        } else if (!err) {
-            fprintf(stderr, "runq record: unknown %s '%s'; see 'runq record --help'\n",
-                    argv[i][0] == '-' ? "flag" : "argument", argv[i]);
-            return 2;
-        }
-        if (err)
-            return 2;
-    }
-    if (!o->sock == !o->file) {
-        fprintf(stderr, "runq record: give exactly one of --socket PATH or --file PATH\n");
-        return 2;
-    }
-    if (!*o->db) {
-        fprintf(stderr, "runq record: --db needs a file name\n");
-        return 2;
-    }
+    const struct flag flags[] = {
+        FLAG_STR("db", &o->db, "FILE", "database to add the trace to (default " DEFAULT_DB ")"),
+        FLAG_STR("socket", &o->sock, "PATH",
+                 "connect to QEMU's chardev socket (waits up to " STR(CONNECT_WAIT_S) " s for it)"),
+        FLAG_STR("file", &o->file, "PATH", "read a file ('-' for stdin), e.g. from -chardev file"),
+        FLAG_ON("follow", &o->follow, "at the end of the file wait for more, like tail -f, until\n"
+                "the END record (then it stores what the file holds and\n"
+                "ends, the trace complete) or SIGINT"),
+        FLAG_ON("require-end", &o->require_end, "exit 1 if the stream ends without its END record (the\n"
+                "trace is stored all the same, incomplete)"),
+        FLAG_TABLE_END,
+    };
+    const struct command_spec spec = {
+        .name = "record",
+        .usage = "record [--db FILE] [--socket PATH | --file PATH] [--follow]",
+        .about = "Reads the kernel's trace stream, checks its framing, CRCs and sequence numbers,\n"
+                 "and stores it as a new trace in an SQLite database (WAL mode, so runq sql and\n"
+                 "runq top can read it while it grows). Lost data is counted in the stats and\n"
+                 "data_gap tables, never hidden. The trace is marked complete when the stream's\n"
+                 "END record arrives, incomplete when it stops early (SIGINT, SIGTERM, SIGHUP, a\n"
+                 "cut stream, QEMU gone); either way everything read is committed. If the disk\n"
+                 "fills, it keeps what it committed, reads on, and says what it could not store.\n",
+        .flags = flags,
+        .after = "The trace id is printed on stdout; a summary goes to stderr.\n\n"
+                 "runq record --linux [--cpus LIST] [--pid PID | --comm NAME] [--duration D] [--db FILE]\n"
+                 "records the host's own Linux instead, with its EEVDF state (runq record --linux --help).\n",
+    };
+    int npos, rc = flags_parse(&spec, argc, argv, NULL, &npos);
+    if (rc >= 0)
+        return rc;
+    if (!o->sock == !o->file)
+        return flags_usage_error(&spec, "give exactly one of --socket PATH or --file PATH");
+    if (!*o->db)
+        return flags_usage_error(&spec, "--db needs a file name");
     return -1;
 }
 
@@ -582,21 +540,26 @@ static void recorder_free(struct recorder *r)
 
 int cmd_record(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "--linux") == 0)
-            return record_linux_main(argc, argv);
+    if (flags_mode(argc, argv, "linux")) {
+        struct linux_record_opts lo;
+        int rc = record_linux_flags(argc, argv, &lo);
+        return rc >= 0 ? rc : record_linux(&lo);
+    }
     bool stored;
     return record_main(argc, argv, &stored);
 }
 
 int record_main(int argc, char **argv, bool *stored)
 {
-    *stored = false;
     struct record_opts o;
     int rc = record_flags(argc, argv, &o);
-    if (rc >= 0)
-        return rc;
+    *stored = false;
+    return rc >= 0 ? rc : record_stream(&o, stored);
+}
 
+int record_stream(const struct record_opts *o, bool *stored)
+{
+    *stored = false;
     /* SIGHUP too: closing the terminal or its tmux session ends a live
      * recording as Ctrl-C does, committed and marked, not cut off. */
     struct sigaction sa = { .sa_handler = rec_on_signal }, old_int, old_term, old_hup;
@@ -606,16 +569,12 @@ int record_main(int argc, char **argv, bool *stored)
     sigaction(SIGHUP, &sa, &old_hup);
     rec_signal = 0;
 
-    rc = 1;
-    struct recorder *r = calloc(1, sizeof *r);
-    if (!r) {
-        fprintf(stderr, "runq record: out of memory\n");
-    } else {
-        r->fd = -1;
-        if (record_open(r, &o) == 0)
-            rc = record_finish(r, &o, record_read(r, &o), stored);
-        recorder_free(r);
-    }
+    int rc = 1;
+    struct recorder *r = xcalloc(1, sizeof *r);
+    r->fd = -1;
+    if (record_open(r, o) == 0)
+        rc = record_finish(r, o, record_read(r, o), stored);
+    recorder_free(r);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     sigaction(SIGHUP, &old_hup, NULL);

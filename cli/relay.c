@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "cli/relay.h"
+#include "host/base/xalloc.h"
 #include "trace/control.h"
 
 #define STR_(x) #x
@@ -124,10 +125,9 @@ static int listen_control(const char *path)
 
 struct relay *relay_open(const char *path, int kernel_fd)
 {
-    struct relay *rl = calloc(1, sizeof *rl);
-    if (!rl || strlen(path) >= sizeof rl->path) {
-        fprintf(stderr, "runq record: control socket %s: %s (live actions off)\n", path,
-                rl ? "path too long" : "out of memory");
+    struct relay *rl = xcalloc(1, sizeof *rl);
+    if (strlen(path) >= sizeof rl->path) {
+        fprintf(stderr, "runq record: control socket %s: path too long (live actions off)\n", path);
         free(rl);
         return NULL;
     }

@@ -41,51 +41,21 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bug.h"
 #include "cli.h"
+#include "cli/flags.h"
 #include "decide.h"
 #include "eevdf.h"
 #include "eevdf_features.h"
+#include "host/base/xalloc.h"
 #include "policy.h"
 #include "sim.h"
 #include "weights.h"
 
 /* ---- flags ---- */
-
-enum sim_flag {
-    SIM_F_DECISIONS,
-    SIM_F_NUMBERLINE,
-    SIM_F_SEED,
-    SIM_F_CHECK,
-    SIM_F_POLICY,
-    SIM_F_FEATURE,
-    SIM_F_RUN,
-    SIM_F_HELP,
-};
-
-/* One table drives both parsing and --help. */
-static const struct sim_flagdef {
-    enum sim_flag flag;
-    char short_name; /* 0: none */
-    const char *name;
-    const char *arg; /* NULL: takes no value */
-    const char *help;
-} sim_flagdefs[] = {
-    { SIM_F_DECISIONS, 'v', "decisions", NULL,
-      "at every decision print V and each task's vruntime, deadline, lag, eligibility" },
-    { SIM_F_NUMBERLINE, 0, "numberline", NULL,
-      "at every decision draw V (*) and each task's vruntime (|) to deadline (<)" },
-    { SIM_F_SEED, 's', "seed", "SEED", "make up a random problem from SEED and print it" },
-    { SIM_F_CHECK, 'c', "check", NULL, "with -s: print the answer too (schedule and decisions)" },
-    { SIM_F_POLICY, 'p', "policy", "rr|eevdf", "run this policy, whatever the workload says" },
-    { SIM_F_FEATURE, 'f', "feature", "NAME=on|off", "set an EEVDF feature switch after the workload's; repeatable" },
-    { SIM_F_RUN, 'r', "run", "DURATION", "simulate this long (e.g. 3.2ms), whatever the workload says" },
-    { SIM_F_HELP, 'h', "help", NULL, "this help" },
-};
-#define SIM_NFLAGS (sizeof sim_flagdefs / sizeof sim_flagdefs[0])
 
 struct sim_opts {
     bool decisions, numberline, check, seeded;
@@ -97,148 +67,103 @@ struct sim_opts {
     const char *features[SCN_MAX_FEATURES];
 };
 
-static void sim_help(FILE *f)
+static int parse_seed(const char *v, void *value, char *err, size_t errlen)
 {
-    fprintf(f, "usage: runq sim [flags] FILE     run the workload in FILE ('-': stdin)\n"
-               "       runq sim -s SEED [-c]     make up a problem; -c shows its answer\n\n"
-               "Runs the rr or eevdf policy on the host, a quantum at a time, and prints\n"
-               "the schedule: who ran each quantum ('.': nobody). docs/sim.md describes\n"
-               "the workload format.\n\nflags:\n");
-    for (size_t k = 0; k < SIM_NFLAGS; k++) {
-        const struct sim_flagdef *d = &sim_flagdefs[k];
-        char left[48], shrt[8] = "";
+    struct sim_opts *o = value;
+    (void)err, (void)errlen;
+    if (!scn_parse_count(v, UINT64_MAX, &o->seed))
+        return -1;
+    o->seeded = true;
+    return 0;
+}
 
-        if (d->short_name)
-            snprintf(shrt, sizeof shrt, "-%c, ", d->short_name);
-        snprintf(left, sizeof left, "%s--%s%s%s", shrt, d->name, d->arg ? " " : "", d->arg ? d->arg : "");
-        fprintf(f, "  %-28s %s\n", left, d->help);
+static int parse_policy(const char *v, void *value, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    if (strcmp(v, "rr") != 0 && strcmp(v, "eevdf") != 0)
+        return -1;
+    *(const char **)value = v;
+    return 0;
+}
+
+static int parse_run(const char *v, void *value, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    return scn_parse_duration(v, value) && *(uint64_t *)value ? 0 : -1;
+}
+
+/* --feature NAME=on|off, repeatable: each kept, in order, for
+ * apply_overrides(). */
+static int parse_feature(const char *v, void *value, char *err, size_t errlen)
+{
+    struct sim_opts *o = value;
+    const char *eq = strchr(v, '=');
+    char name[64];
+
+    if (!eq || (strcmp(eq + 1, "on") != 0 && strcmp(eq + 1, "off") != 0) || (size_t)(eq - v) >= sizeof name)
+        return -1;
+    memcpy(name, v, (size_t)(eq - v));
+    name[eq - v] = '\0';
+    if (eevdf_feature_lookup(name) < 0) {
+        snprintf(err, errlen, "no feature '%s'", name);
+        return -1;
     }
-}
-
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* One line on stderr, "runq sim: ...", and the usage-error status. */
-static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-
-    fprintf(stderr, "runq sim: ");
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\n");
-    return 2;
-}
-
-static int flag_value(struct sim_opts *o, const struct sim_flagdef *d, const char *v)
-{
-    switch (d->flag) {
-    case SIM_F_SEED:
-        if (!scn_parse_count(v, UINT64_MAX, &o->seed))
-            return usage_error("bad --seed '%s': want a whole number 0..18446744073709551615", v);
-        o->seeded = true;
-        return 0;
-    case SIM_F_POLICY:
-        if (strcmp(v, "rr") != 0 && strcmp(v, "eevdf") != 0)
-            return usage_error("bad --policy '%s': want rr or eevdf", v);
-        o->policy = v;
-        return 0;
-    case SIM_F_RUN:
-        if (!scn_parse_duration(v, &o->run_ns) || o->run_ns == 0)
-            return usage_error("bad --run '%s': want a duration such as 20ms", v);
-        return 0;
-    case SIM_F_FEATURE: {
-        const char *eq = strchr(v, '=');
-        char name[64];
-
-        if (!eq || (strcmp(eq + 1, "on") != 0 && strcmp(eq + 1, "off") != 0) || (size_t)(eq - v) >= sizeof name)
-            return usage_error("bad --feature '%s': want NAME=on or NAME=off", v);
-        memcpy(name, v, (size_t)(eq - v));
-        name[eq - v] = '\0';
-        if (eevdf_feature_lookup(name) < 0)
-            return usage_error("bad --feature '%s': no feature '%s'", v, name);
-        if (o->nfeatures == SCN_MAX_FEATURES)
-            return usage_error("more than %d --feature flags", SCN_MAX_FEATURES);
-        o->features[o->nfeatures++] = v;
-        return 0;
+    if (o->nfeatures == SCN_MAX_FEATURES) {
+        snprintf(err, errlen, "more than %d --feature flags", SCN_MAX_FEATURES);
+        return -1;
     }
-    default:
-        return 0;
-    }
+    o->features[o->nfeatures++] = v;
+    return 0;
 }
 
-static void flag_switch(struct sim_opts *o, enum sim_flag f)
-{
-    if (f == SIM_F_DECISIONS)
-        o->decisions = true;
-    else if (f == SIM_F_NUMBERLINE)
-        o->numberline = true;
-    else if (f == SIM_F_CHECK)
-        o->check = true;
-}
-
-/* Returns -1 for --help (printed), 0 to go on, 2 on a usage error
- * (printed). */
+/* The flags into o. Returns -1 to go on, or the exit status: 0 after
+ * --help (printed), 2 after a usage error (printed). */
 static int parse_args(int argc, char **argv, struct sim_opts *o)
 {
     memset(o, 0, sizeof *o);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        const struct sim_flagdef *d = NULL;
-
-        if (a[0] != '-' || strcmp(a, "-") == 0) {
-            if (o->file)
-                return usage_error("one workload file only: '%s' and '%s'", o->file, a);
-            o->file = a;
-            continue;
-        }
-        if (a[1] == '-') {
-            const char *eq = strchr(a + 2, '=');
-            size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-            for (size_t k = 0; k < SIM_NFLAGS && !d; k++)
-                if (strlen(sim_flagdefs[k].name) == len && strncmp(a + 2, sim_flagdefs[k].name, len) == 0)
-                    d = &sim_flagdefs[k];
-            if (d && eq) {
-                if (!d->arg)
-                    return usage_error("--%s takes no value", d->name);
-                v = eq + 1;
-            }
-        } else {
-            for (size_t k = 0; k < SIM_NFLAGS && !d; k++)
-                if (sim_flagdefs[k].short_name == a[1])
-                    d = &sim_flagdefs[k];
-            if (d && a[2]) {
-                if (!d->arg)
-                    d = NULL; /* no bundling of switches: -vc is unknown */
-                else
-                    v = a + 2;
-            }
-        }
-        if (!d)
-            return usage_error("unknown option '%s'; see 'runq sim --help'", a);
-        if (d->flag == SIM_F_HELP) {
-            sim_help(stdout);
-            return -1;
-        }
-        if (!d->arg) {
-            flag_switch(o, d->flag);
-            continue;
-        }
-        if (!v) {
-            if (i + 1 >= argc)
-                return usage_error("--%s needs a value (%s)", d->name, d->arg);
-            v = argv[++i];
-        }
-        if (flag_value(o, d, v) != 0)
-            return 2;
-    }
+    const struct flag flags[] = {
+        FLAG_ON("decisions", &o->decisions, "at every decision print V and each task's vruntime,\n"
+                "deadline, lag, eligibility", .short_name = 'v'),
+        FLAG_ON("numberline", &o->numberline,
+                "at every decision draw V (*) and each task's vruntime (|)\nto deadline (<)"),
+        FLAG_FN("seed", o, "SEED", "make up a random problem from SEED and print it", parse_seed,
+                .short_name = 's', .takes = "a whole number 0..18446744073709551615"),
+        FLAG_ON("check", &o->check, "with -s: print the answer too (schedule and decisions)", .short_name = 'c'),
+        FLAG_FN("policy", &o->policy, "rr|eevdf", "run this policy, whatever the workload says", parse_policy,
+                .short_name = 'p', .takes = "rr or eevdf"),
+        FLAG_FN("feature", o, "NAME=on|off", "set an EEVDF feature switch after the workload's;\nrepeatable",
+                parse_feature, .short_name = 'f', .takes = "NAME=on or NAME=off"),
+        FLAG_FN("run", &o->run_ns, "DURATION", "simulate this long (e.g. 3.2ms), whatever the workload says",
+                parse_run, .short_name = 'r', .takes = "a duration such as 20ms"),
+        FLAG_TABLE_END,
+    };
+    const struct command_spec spec = {
+        .name = "sim",
+        .usage = "sim [flags] FILE     run the workload in FILE ('-': stdin)\n"
+                 "       runq sim -s SEED [-c]     make up a problem; -c shows its answer",
+        .about = "Runs the rr or eevdf policy on the host, a quantum at a time, and prints\n"
+                 "the schedule: who ran each quantum ('.': nobody). docs/sim.md describes\n"
+                 "the workload format.\n",
+        .flags = flags,
+        .max_pos = 1,
+        .too_many = "one workload FILE only",
+    };
+    int npos, rc = flags_parse(&spec, argc, argv, &o->file, &npos);
+    if (rc >= 0)
+        return rc;
     if (o->seeded && o->file)
-        return usage_error("give a workload FILE or -s SEED, not both");
+        return flags_usage_error(&spec, "give a workload FILE or -s SEED, not both");
     if (!o->seeded && !o->file)
-        return usage_error("need a workload FILE or -s SEED; see 'runq sim --help'");
+        return flags_usage_error(&spec, "need a workload FILE or -s SEED; see runq sim --help");
     if (o->check && !o->seeded)
-        return usage_error("-c shows the answer to a -s problem; with a FILE the schedule is always printed");
-    return 0;
+        return flags_usage_error(&spec,
+                                 "-c shows the answer to a -s problem; with a FILE the schedule is always printed");
+    /* -s alone prints the problem, not its schedule: a -v there would
+     * print nothing, and said nothing either. */
+    if (o->seeded && !o->check && (o->decisions || o->numberline))
+        return flags_usage_error(&spec, "%s shows the answer's decisions: give -c too (runq sim -s %" PRIu64 " -c %s)",
+                                 o->decisions ? "-v" : "--numberline", o->seed, o->decisions ? "-v" : "--numberline");
+    return -1;
 }
 
 /* ---- the simulation ---- */
@@ -290,7 +215,10 @@ struct sim {
 
 static struct sim_task *task_of(struct sim *s, const struct sched_entity *se)
 {
-    return se ? &s->t[se->id] : NULL;
+    if (!se)
+        return NULL;
+    BUG_ON(se->id < 0 || (unsigned)se->id >= s->ntask); /* sim_run numbers them 0..ntask-1 */
+    return &s->t[se->id];
 }
 
 /* The entity on the CPU, of either class. */
@@ -326,7 +254,7 @@ static const char *state_name(const struct sim *s, const struct sim_task *t)
     case SIM_T_EXITED:
         return "exited";
     }
-    return "?";
+    BUG_ON(1); /* a task is always in one of the states above */
 }
 
 static void log_table(struct sim *s)
@@ -880,7 +808,8 @@ int sim_scenario(const struct scenario *w, struct scn_result *r, char *err, size
 }
 
 /* Runs w and prints the schedule, then (table or numberline) the decisions.
- * 0 on success, 1 if out of memory, 2 if w is not one runq sim can run. */
+ * 0 on success, 1 if the decisions' log cannot be kept, 2 if w is not one
+ * runq sim can run. */
 static int sim_simulate(const struct scenario *w, bool table, bool numberline)
 {
     static struct sim s; /* large: off the stack */
@@ -902,9 +831,7 @@ static int sim_simulate(const struct scenario *w, bool table, bool numberline)
     sim_setup(&s, w);
     s.table = table;
     s.numberline = numberline && s.eevdf;
-    s.sched = calloc(s.nquanta, sizeof *s.sched);
-    if (!s.sched)
-        goto oom;
+    s.sched = xcalloc(s.nquanta, sizeof *s.sched);
     if (table || s.numberline) {
         s.log = open_memstream(&logbuf, &loglen);
         if (!s.log)
@@ -967,15 +894,17 @@ static int apply_overrides(const struct sim_opts *o, struct scenario *w)
         char q[32], r[32];
         scn_format_duration(q, sizeof q, w->quantum_ns);
         scn_format_duration(r, sizeof r, o->run_ns);
-        if (o->run_ns % w->quantum_ns || o->run_ns / w->quantum_ns > SIM_PRINT_MAX_QUANTA)
-            return usage_error("bad --run %s: want a whole number of quanta (%s), at most %d", r, q,
-                               SIM_PRINT_MAX_QUANTA);
+        if (o->run_ns % w->quantum_ns || o->run_ns / w->quantum_ns > SIM_PRINT_MAX_QUANTA) {
+            fprintf(stderr, "runq sim: bad --run %s: want a whole number of quanta (%s), at most %d\n", r, q,
+                    SIM_PRINT_MAX_QUANTA);
+            return 2;
+        }
         w->run_ns = o->run_ns;
     }
     for (int i = 0; i < o->nfeatures; i++) {
         const char *eq = strchr(o->features[i], '=');
         char name[64];
-        memcpy(name, o->features[i], (size_t)(eq - o->features[i])); /* checked by flag_value */
+        memcpy(name, o->features[i], (size_t)(eq - o->features[i])); /* checked by parse_feature */
         name[eq - o->features[i]] = '\0';
         scn_set_feature(w, name, strcmp(eq + 1, "on") == 0);
     }
@@ -988,15 +917,8 @@ int cmd_sim(int argc, char **argv)
     static struct scenario w; /* large: keep it off the stack */
     int rc = parse_args(argc, argv, &o);
 
-    if (rc)
-        return rc < 0 ? 0 : rc;
-    if (o.seeded && !o.check && (o.decisions || o.numberline)) {
-        /* -s alone prints the problem, not its schedule: a -v there would
-         * print nothing, and said nothing either. */
-        fprintf(stderr, "runq sim: %s shows the answer's decisions: give -c too (runq sim -s %" PRIu64 " -c %s)\n",
-                o.decisions ? "-v" : "--numberline", o.seed, o.decisions ? "-v" : "--numberline");
-        return 2;
-    }
+    if (rc >= 0)
+        return rc;
     rc = load_workload(&o, &w);
     if (rc == 0)
         rc = apply_overrides(&o, &w);

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/flags.h"
 #include "cli/top_linux.h"
 #include "db/visible.h"
 #include "linux/bpfrec.h"
@@ -28,27 +29,6 @@ static volatile sig_atomic_t stop;
 static void on_signal(int sig)
 {
     stop = sig;
-}
-
-static void help(void)
-{
-    printf("usage: runq top --linux [--cpus LIST] [--delay TENTHS] [--record FILE] [--frames N]\n\n"
-           "A live view of the host's own Linux scheduler, from inside: on each CPU the\n"
-           "queue as Linux holds it after its latest pick there, read by a BPF program at\n"
-           "every switch: the queue's V and, for each task, its lag (V - vruntime), its\n"
-           "virtual deadline against V, its slice and weight, whether it is eligible,\n"
-           "delayed (DELAY_DEQUEUE) or running. Needs root and a kernel with BTF.\n"
-           "Nothing is stored unless --record FILE is given; nothing stays attached to\n"
-           "the kernel after it ends. q or Ctrl-C quits.\n\n"
-           "flags:\n"
-           "  --cpus LIST      CPUs to show, as Linux writes them: 1, 0-1 (default all online)\n"
-           "  --delay TENTHS   refresh every TENTHS tenths of a second (default 10)\n"
-           "  --record FILE    also record those CPUs into FILE (runq record --linux)\n"
-           "  --frames N       print N frames as text and end (the default when stdout is\n"
-           "                   not a terminal, with N 1)\n"
-           "  --help           show this help\n\n"
-           "Entries of another scheduling group (autogroup: another session) are the group's\n"
-           "entity, shown as [group]. docs/top.md, \"The host's Linux\".\n");
 }
 
 /* A task's name from /proc, made visible (it is another user's text). */
@@ -139,44 +119,57 @@ static void *record_thread(void *arg)
     return NULL;
 }
 
-int top_linux_main(int argc, char **argv)
+static int parse_cpus(const char *v, void *value, char *err, size_t errlen)
 {
-    uint64_t cpus = 0;
-    long tenths = 10, frames = isatty(STDOUT_FILENO) ? 0 : 1;
-    const char *record = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            help();
-            return 0;
-        }
-        if (!strcmp(a, "--linux"))
-            continue;
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        char *end = NULL;
-        if (!strcmp(a, "--cpus") && v && linux_parse_cpulist(v, &cpus)) {
-            i++;
-        } else if (!strcmp(a, "--delay") && v && (tenths = strtol(v, &end, 10)) >= 1 && tenths <= 600 && !*end) {
-            i++;
-        } else if (!strcmp(a, "--frames") && v && (frames = strtol(v, &end, 10)) >= 1 && frames <= 100000 && !*end) {
-            i++;
-        } else if (!strcmp(a, "--record") && v && *v) {
-            record = v;
-            i++;
-        } else {
-            fprintf(stderr, "runq top: %s '%s'%s; see 'runq top --linux --help'\n",
-                    a[0] != '-' ? "unknown argument" : v ? "unknown flag or bad value for" : "no value for", a,
-                    v && a[0] == '-' ? "" : "");
-            return 2;
-        }
-    }
+    (void)err, (void)errlen;
+    return linux_parse_cpulist(v, value) ? 0 : -1;
+}
+
+int top_linux_flags(int argc, char **argv, struct top_linux_opts *o)
+{
+    *o = (struct top_linux_opts){ .tenths = 10, .frames = isatty(STDOUT_FILENO) ? 0 : 1 };
+    const struct flag flags[] = {
+        FLAG_FN("cpus", &o->cpus, "LIST", "CPUs to show, as Linux writes them: 1, 0-1 (default all online)",
+                parse_cpus, .takes = "a CPU list such as 1, 0-1 or 0,2-3 (CPUs 0..63)"),
+        FLAG_NUM("delay", &o->tenths, "TENTHS", "refresh every TENTHS tenths of a second (default 10)", 1, 600,
+                 "tenths of a second, 1..600"),
+        FLAG_STR("record", &o->record, "FILE", "also record those CPUs into FILE (runq record --linux)"),
+        FLAG_NUM("frames", &o->frames, "N",
+                 "print N frames as text and end (the default when stdout is\nnot a terminal, with N 1)", 1, 100000,
+                 "a number of frames, 1..100000"),
+        FLAG_TABLE_END,
+    };
+    const struct command_spec spec = {
+        .name = "top --linux",
+        .usage = "top --linux [--cpus LIST] [--delay TENTHS] [--record FILE] [--frames N]",
+        .about = "A live view of the host's own Linux scheduler, from inside: on each CPU the\n"
+                 "queue as Linux holds it after its latest pick there, read by a BPF program at\n"
+                 "every switch: the queue's V and, for each task, its lag (V - vruntime), its\n"
+                 "virtual deadline against V, its slice and weight, whether it is eligible,\n"
+                 "delayed (DELAY_DEQUEUE) or running. Needs root and a kernel with BTF.\n"
+                 "Nothing is stored unless --record FILE is given; nothing stays attached to\n"
+                 "the kernel after it ends. q or Ctrl-C quits.\n",
+        .flags = flags,
+        .after = "Entries of another scheduling group (autogroup: another session) are the group's\n"
+                 "entity, shown as [group]. docs/top.md, \"The host's Linux\".\n",
+        .mode = "linux",
+    };
+    int npos, rc = flags_parse(&spec, argc, argv, NULL, &npos);
+    if (rc >= 0)
+        return rc;
+    if (o->record && !*o->record)
+        return flags_usage_error(&spec, "--record needs a file name");
     uint64_t online = linux_online_cpus();
-    if (!cpus)
-        cpus = online;
-    if (online && (cpus & ~online)) {
-        fprintf(stderr, "runq top: --cpus names a CPU that is not online\n");
-        return 2;
-    }
+    if (online && (o->cpus & ~online))
+        return flags_usage_error(&spec, "--cpus names a CPU that is not online");
+    return -1;
+}
+
+int top_linux(const struct top_linux_opts *o)
+{
+    uint64_t cpus = o->cpus ? o->cpus : linux_online_cpus();
+    const char *record = o->record;
+    long tenths = o->tenths, frames = o->frames;
     char why[256];
     struct bpfrec *b = bpfrec_start(cpus, 0, why, sizeof why);
     if (!b) {

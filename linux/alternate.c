@@ -43,7 +43,7 @@ bool lx_alt_start(struct lx_run *run)
     const struct linux_run_opts *o = run->o;
     if (!o || !o->alternate || !o->alternate_ns)
         return true;
-    struct lx_alt *a = calloc(1, sizeof *a);
+    struct lx_alt *a = calloc(1, sizeof *a); /* not xcalloc: the A/B is an extra; without it the run goes on, said */
     if (!a)
         return false;
     a->period = o->alternate_ns;
@@ -61,7 +61,7 @@ uint64_t lx_alt_step(struct lx_run *run, uint64_t now, uint64_t until)
     if (now >= a->next) {
         if (a->n == a->cap) {
             unsigned cap = a->cap ? 2 * a->cap : 64;
-            struct lx_edge *p = realloc(a->e, cap * sizeof *p);
+            struct lx_edge *p = realloc(a->e, cap * sizeof *p); /* not xrealloc: the run goes on, said */
             if (!p) {
                 a->broken = true;
                 lx_note(run, "recorder A/B: out of memory; the run goes on with the recorder as it is");
@@ -71,6 +71,7 @@ uint64_t lx_alt_step(struct lx_run *run, uint64_t now, uint64_t until)
             a->cap = cap;
         }
         struct lx_edge *e = &a->e[a->n];
+        /* not xcalloc: the run goes on without the A/B, said */
         e->iters0 = calloc(run->n ? run->n : 1, sizeof *e->iters0);
         e->iters1 = calloc(run->n ? run->n : 1, sizeof *e->iters1);
         if (!e->iters0 || !e->iters1) {
@@ -142,6 +143,7 @@ void lx_alt_report(struct lx_run *run, uint64_t t_end)
     }
     /* The time in each state, and each instance's iterations in it. */
     uint64_t ns[2] = { 0, 0 };
+    /* not xcalloc: the run is over and measured; only the A/B figures are lost, said */
     uint64_t *it[2] = { calloc(run->n ? run->n : 1, sizeof(uint64_t)), calloc(run->n ? run->n : 1, sizeof(uint64_t)) };
     if (!it[0] || !it[1]) {
         lx_note(run, "recorder A/B: out of memory; no A/B figures");
@@ -172,11 +174,13 @@ void lx_alt_report(struct lx_run *run, uint64_t t_end)
                 iters[0] += it[0][i];
                 iters[1] += it[1][i];
             }
+        /* not xmalloc: only this line's A/B wake figures are lost, said */
         uint64_t *v[2] = { malloc((cap ? cap : 1) * sizeof(uint64_t)), malloc((cap ? cap : 1) * sizeof(uint64_t)) };
         size_t nv[2] = { 0, 0 };
         if (!v[0] || !v[1]) {
             free(v[0]);
             free(v[1]);
+            lx_note(run, "recorder A/B: out of memory; no A/B figures for %s", s->tasks[line].name);
             continue;
         }
         for (unsigned i = 0; i < run->n; i++)

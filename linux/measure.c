@@ -162,6 +162,7 @@ void lx_fill_result(struct lx_run *run, uint64_t t_end, struct scn_result *r, co
         scn_samples_free(&all);
     }
     for (unsigned i = 0; i < run->n; i++) {
+        /* not xmalloc: without room its samples are counted as dropped */
         uint64_t *v = malloc((run->k[i].n ? run->k[i].n : 1) * sizeof *v);
         size_t n = 0;
         if (v)

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "host/base/xalloc.h"
 #include "linux/lxrec.h"
 #include "linux/record.h"
 #include "linux/run.h"
@@ -135,13 +136,9 @@ int linux_record(const struct linux_record_opts *o, int64_t *trace, char *err, s
                  (unsigned long long)online);
         return -1;
     }
-    struct found f = { .t = calloc(MAX_THREADS, sizeof *f.t), .name = calloc(MAX_THREADS, sizeof *f.name) };
+    struct found f = { .t = xcalloc(MAX_THREADS, sizeof *f.t), .name = xcalloc(MAX_THREADS, sizeof *f.name) };
     int rc = -1;
     struct lxrec *rec = NULL;
-    if (!f.t || !f.name) {
-        snprintf(err, errlen, "out of memory");
-        goto out;
-    }
     if (find_threads(&f, o, err, errlen))
         goto out;
     struct lxrec_opts ro = { .internals = true, .bpf_cpus = cpus, .bpf_tgid = o->pid };

@@ -22,6 +22,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "host/base/xalloc.h"
 #include "linux/tracefs.h"
 
 #define TRACEFS_MAGIC 0x74726163 /* "trac": statfs's f_type of a tracefs mount */
@@ -180,11 +181,7 @@ struct tracefs *tracefs_create(const struct tracefs_opts *o, char *err, size_t e
     if (ensure_mounted(err, errlen))
         return NULL;
     remove_stale();
-    struct tracefs *t = calloc(1, sizeof *t);
-    if (!t) {
-        snprintf(err, errlen, "out of memory");
-        return NULL;
-    }
+    struct tracefs *t = xcalloc(1, sizeof *t);
     for (unsigned k = 0; k < TRACEFS_MAX_CPUS; k++)
         t->raw[k] = -1;
     snprintf(t->dir, sizeof t->dir, TRACEFS_ROOT "/instances/" TRACEFS_INSTANCE_PREFIX "%ld", (long)getpid());

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host/base/xalloc.h"
 #include "scenario.h"
 
 static int kerr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -26,14 +27,12 @@ static int kerr(char *err, size_t errlen, const char *fmt, ...)
     return -1;
 }
 
-/* Appends one line to lines[]; -1 if there is no room or no memory. */
+/* Appends one line to lines[]; -1 if there is no room. */
 static int add_line(char **lines, int *n, int max, const char *text)
 {
     if (*n == max)
         return -1;
-    if (!(lines[*n] = strdup(text)))
-        return -1;
-    (*n)++;
+    lines[(*n)++] = xstrdup(text);
     return 0;
 }
 

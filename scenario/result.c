@@ -13,7 +13,7 @@ void scn_samples_add(struct scn_samples *s, uint64_t ns)
 {
     if (s->n == s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 1024;
-        uint64_t *v = realloc(s->v, cap * sizeof *v);
+        uint64_t *v = realloc(s->v, cap * sizeof *v); /* not xrealloc: a sample without room is counted, dropped */
         if (!v) {
             s->dropped++;
             return;

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# The one flag parser (cli/flags.c), through a command converted to it
-# (runq step): the rules docs/cli.md states for every command.
+# The one flag parser (cli/flags.c), through the commands converted to it
+# (runq step, and for what step lacks, sim, top and record): the rules
+# docs/architecture.md states for every command.
 #   - --name=VALUE is --name VALUE; a bool takes no value;
 #   - a missing value, an unknown flag, a number out of bounds, a second
 #     positional argument: one line "runq step: ..." and exit 2;
 #   - -- ends the flags; --help and -h print the help from the table and
 #     exit 0, every flag of the table in it, in order, and nothing else;
-#   - a usage error comes before the database is opened.
+#   - a usage error comes before the database is opened;
+#   - a short name (-p) is its flag: -p V and -pV, no bundling (-vc);
+#   - a FLAG_FUNC flag is taken at each occurrence (repeatable);
+#   - a mode flag (--linux) picks the table wherever it stands before --.
 # Usage: tests/flags_test.sh [path/to/runq]
 RUNQ=$(realpath "${1:-build/runq}") || exit 2
 cd "$(dirname "$0")/.." || exit 2
@@ -57,4 +61,61 @@ for h in --help -h; do
         failed help_from_the_table "$h: exit $rc; rows '$rows'; columns '$cols'"
     fi
 done
+# ---- what step's table lacks, through the commands that need it ----
+
+# usage_of CMD NAME WANT_REGEX ARGS...: runq ARGS exits 2 with one line on
+# stderr, "runq CMD: WANT".
+usage_of() {
+    local cmd=$1 name=$2 want=$3
+    shift 3
+    "$RUNQ" "$@" >"$T/out" 2>"$T/err"
+    local rc=$?
+    if [ $rc = 2 ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -Eq "^runq $cmd: $want\$" "$T/err" && [ ! -s "$T/out" ]; then
+        pass "$name"
+    else
+        failed "$name" "exit $rc; stderr '$(head -c 200 "$T/err")'; stdout $(wc -c <"$T/out") bytes"
+    fi
+}
+W=docs/sim/zijlstra-fifo.sim
+usage_of sim short_names_its_flag "--policy takes rr or eevdf, not 'cfs'" sim -p cfs $W
+usage_of sim short_value_attached "--policy takes rr or eevdf, not 'cfs'" sim -pcfs $W
+usage_of sim short_needs_a_value "--seed needs a value" sim -s
+usage_of sim short_switches_not_bundled "unknown flag '-vc'; see runq sim --help" sim -vc $W
+usage_of sim func_says_why "--feature NOPE=on: no feature 'NOPE'" sim --feature NOPE=on $W
+usage_of top func_says_what_it_takes "--delay takes tenths of a second, 0\.5\.\.100, not '0\.1'" top --delay 0.1
+usage_of "record --linux" mode_anywhere_picks_the_table "--cpus takes a CPU list .*, not '99'" \
+    record --db "$T/x.db" --linux --cpus 99
+usage_of top mode_not_after_dash_dash "unexpected argument '--linux'; see runq top --help" top -- --linux
+
+# -s 5 -c, -s5 -c and --seed=5 --check: one problem, one answer.
+"$RUNQ" sim -s 5 -c >"$T/a" 2>&1 && "$RUNQ" sim -s5 -c >"$T/b" 2>&1 && "$RUNQ" sim --seed=5 --check >"$T/c" 2>&1
+if [ $? = 0 ] && [ -s "$T/a" ] && cmp -s "$T/a" "$T/b" && cmp -s "$T/a" "$T/c"; then
+    pass short_and_long_agree
+else
+    failed short_and_long_agree "$(diff "$T/a" "$T/b" | head -3) $(diff "$T/a" "$T/c" | head -3)"
+fi
+
+# A repeatable flag: both -f are in the run (its header names the
+# switches that differ from the defaults).
+"$RUNQ" sim -v -f HRTICK=on -f RUN_TO_PARITY=off $W >"$T/out" 2>"$T/err"
+hdr=$(grep -m1 '^eevdf, quantum' "$T/out")
+if [ $? = 0 ] && grep -q ', HRTICK' <<<"$hdr" && grep -q ', NO_RUN_TO_PARITY' <<<"$hdr"; then
+    pass repeatable_flag_takes_each
+else
+    failed repeatable_flag_takes_each "header '$hdr'; stderr '$(head -c 200 "$T/err")'"
+fi
+
+# The help of a table with short names: "-x, --name" or four spaces, so
+# the long names line up; -h, --help last; every text beside its flag at
+# one column (a row too long for it has its text on the next line).
+"$RUNQ" sim --help >"$T/help"
+rows=$(sed -n '/^flags:$/,/^$/p' "$T/help" | grep -E '^  (-[a-z], |    )--' | sed -E 's/^  (-[a-z], |    )(--[a-z]+).*/\1\2/; s/ +/ /g' | tr '\n' '|')
+cols=$(sed -n '/^flags:$/,/^$/p' "$T/help" | grep -E '^  (-[a-z], |    )--' | awk '{ r = substr($0, 7) } match(r, /  +[^ ]/) { print 6 + RSTART + RLENGTH - 2 }' | sort -u | tr '\n' ' ')
+want='-v, --decisions| --numberline|-s, --seed|-c, --check|-p, --policy|-f, --feature|-r, --run|-h, --help|'
+if [ "$rows" = "$want" ] && [ "$cols" = "21 " ]; then
+    pass "help_with_short_names ($rows)"
+else
+    failed help_with_short_names "rows '$rows'; columns '$cols'"
+fi
+
 exit $fail

@@ -95,8 +95,8 @@ expect help 0 "" sim --help
 grep -q -- "--numberline" "$T/out" && pass help_lists_flags || failed help_lists_flags "no --numberline in --help"
 expect help_via_runq_help 0 "" help sim
 expect missing_file 2 "runq sim: cannot open '$T/nope.sim'" sim "$T/nope.sim"
-expect unknown_flag 2 "runq sim: unknown option '--bogus'" sim --bogus docs/sim/zijlstra-fifo.sim
-expect unknown_short_flag 2 "runq sim: unknown option '-x'" sim -x docs/sim/zijlstra-fifo.sim
+expect unknown_flag 2 "runq sim: unknown flag '--bogus'; see runq sim --help" sim --bogus docs/sim/zijlstra-fifo.sim
+expect unknown_short_flag 2 "runq sim: unknown flag '-x'; see runq sim --help" sim -x docs/sim/zijlstra-fifo.sim
 expect no_workload 2 "runq sim: need a workload FILE or -s SEED" sim
 expect seed_v_needs_c 2 "-v shows the answer's decisions: give -c too" sim -s 5 -v
 expect seed_numberline_needs_c 2 "--numberline shows the answer's decisions: give -c too" sim -s 5 --numberline
@@ -111,11 +111,11 @@ expect long_line_is_refused 2 "long.sim:1: longer than 1024 bytes" sim "$T/long.
 yes '# comment' | head -n 10001 >"$T/many.sim"
 expect endless_file_is_refused 2 "many.sim:10001: more than 10000 lines" sim "$T/many.sim"
 expect check_without_seed 2 "runq sim: -c" sim -c docs/sim/zijlstra-fifo.sim
-expect bad_seed 2 "bad --seed 'x1'" sim -s x1
+expect bad_seed 2 "--seed takes a whole number 0..18446744073709551615, not 'x1'" sim -s x1
 expect seed_needs_value 2 "--seed needs a value" sim -s
-expect bad_policy 2 "bad --policy 'cfs'" sim --policy cfs docs/sim/zijlstra-fifo.sim
+expect bad_policy 2 "--policy takes rr or eevdf, not 'cfs'" sim --policy cfs docs/sim/zijlstra-fifo.sim
 expect bad_feature 2 "no feature 'NOPE'" sim --feature NOPE=on docs/sim/zijlstra-fifo.sim
-expect bad_feature_value 2 "bad --feature 'HRTICK=maybe'" sim -f HRTICK=maybe docs/sim/zijlstra-fifo.sim
+expect bad_feature_value 2 "--feature takes NAME=on or NAME=off, not 'HRTICK=maybe'" sim -f HRTICK=maybe docs/sim/zijlstra-fifo.sim
 expect bad_run 2 "bad --run 1ms: want a whole number of quanta (800us)" sim --run 1ms docs/sim/zijlstra-fifo.sim
 expect switch_takes_no_value 2 "--decisions takes no value" sim --decisions=yes docs/sim/zijlstra-fifo.sim
 

@@ -22,6 +22,7 @@
 #include <ncurses.h>
 
 #include "db/visible.h"
+#include "host/base/xalloc.h"
 #include "tui/top.h"
 
 #define MIN_TASK_ROWS 4
@@ -372,7 +373,7 @@ static void draw_map(const struct top_ui *ui, int y, int h, int w)
     /* legend: the codes seen in the rows shown */
     bool *seen = NULL;
     if (s->ntasks && mapw + 12 < w)
-        seen = calloc(s->ntasks, sizeof *seen);
+        seen = xcalloc(s->ntasks, sizeof *seen);
     for (size_t i = first; i < s->nmap; i++) {
         struct top_map_row r = top_model_map_row(ui->m, i);
         int row = y + 1 + (int)(i - first);

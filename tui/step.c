@@ -10,23 +10,25 @@
 
 #include <sqlite3.h>
 
+#include "bug.h"
 #include "db/derive.h"
 #include "db/readable.h"
 #include "db/visible.h"
 #include "db/vtime.h"
+#include "host/base/xalloc.h"
 #include "tui/step.h"
 
 void step_text_add(struct step_text *t, const char *fmt, ...)
 {
-    char *line;
-    va_list ap;
+    va_list ap, again;
     va_start(ap, fmt);
-    int n = vasprintf(&line, fmt, ap);
+    va_copy(again, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    BUG_ON(n < 0); /* only a format this file wrote wrong fails */
+    char *line = xmalloc((size_t)n + 1);
+    vsnprintf(line, (size_t)n + 1, fmt, again);
+    va_end(again);
     va_end(ap);
-    if (n < 0) {
-        fprintf(stderr, "runq: out of memory\n");
-        exit(1);
-    }
     /* Names in a line come from the database: made visible here, where
      * every line of both fronts is made (db/visible.h). */
     char *shown = text_visible_dup(line);
@@ -37,11 +39,7 @@ void step_text_add(struct step_text *t, const char *fmt, ...)
     }
     if (t->n == t->cap) {
         t->cap = t->cap ? t->cap * 2 : 64;
-        t->line = realloc(t->line, (size_t)t->cap * sizeof *t->line);
-        if (!t->line) {
-            fprintf(stderr, "runq: out of memory\n");
-            exit(1);
-        }
+        t->line = xreallocarray(t->line, (size_t)t->cap, sizeof *t->line);
     }
     t->line[t->n++] = line;
 }

@@ -16,6 +16,8 @@
 
 #include <ncurses.h>
 
+#include "bug.h"
+#include "host/base/xalloc.h"
 #include "tui/control.h"
 #include "tui/top.h"
 
@@ -46,18 +48,12 @@ static void rebuild_rows(struct top_ui *ui)
 {
     const struct top_snapshot *s = ui->s;
     if (ui->rows_cap < s->ntasks + 1) {
-        int *r = realloc(ui->rows, (s->ntasks + 1) * sizeof *r);
-        if (!r)
-            return;
-        ui->rows = r;
+        ui->rows = xreallocarray(ui->rows, s->ntasks + 1, sizeof *ui->rows);
         ui->rows_cap = s->ntasks + 1;
     }
     if (ui->tagged_cap < s->ntasks) {
-        bool *t = realloc(ui->tagged, s->ntasks * sizeof *t);
-        if (!t)
-            return;
-        memset(t + ui->tagged_cap, 0, (s->ntasks - ui->tagged_cap) * sizeof *t);
-        ui->tagged = t;
+        ui->tagged = xreallocarray(ui->tagged, s->ntasks, sizeof *ui->tagged);
+        memset(ui->tagged + ui->tagged_cap, 0, (s->ntasks - ui->tagged_cap) * sizeof *ui->tagged);
         ui->tagged_cap = s->ntasks;
     }
     ui->nrows = top_visible(s, ui->filter, ui->rows);
@@ -258,6 +254,7 @@ static void key_menu(struct top_ui *ui, int ch)
         ui->input = IN_NONE;
     else if (is_enter(ch)) {
         if (ui->input == IN_SORT_MENU) {
+            BUG_ON(ui->menu_sel < 0 || ui->menu_sel >= TOP_COL_NR); /* opened at a column, moved within n */
             ui->sort = (enum top_col)ui->menu_sel;
             rebuild_rows(ui);
         } else {
