@@ -52,6 +52,7 @@
 #include <string.h>
 
 #include "cli/compare.h"
+#include "cli/db_flags.h"
 #include "db/query.h"
 #include "db/visible.h"
 #include "scenario/scenario.h"
@@ -1088,7 +1089,7 @@ int report_compare(int argc, char **argv)
 
     static struct cmp_run runs[2];
     memset(runs, 0, sizeof runs);
-    sqlite3 *db = dbq_open("report compare", o.db);
+    sqlite3 *db = cli_db_open("report compare", o.db);
     if (!db)
         return 1;
     for (int k = 0; k < 2; k++) {
