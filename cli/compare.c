@@ -52,6 +52,8 @@
 #include <string.h>
 
 #include "cli/compare.h"
+#include "cli/db_flags.h"
+#include "db/q_compare.h"
 #include "db/query.h"
 #include "db/visible.h"
 #include "scenario/scenario.h"
@@ -253,34 +255,10 @@ struct cmp_run {
     struct cmp_setting param[CMP_MAX_SETTINGS]; /* the cell's */
 };
 
-static bool has_table(sqlite3 *db, const char *name)
+/* A failed read's message (db/q_compare.h's err) on cmp_msg. */
+static void read_failed(const char *err)
 {
-    sqlite3_stmt *s;
-    bool yes = false;
-    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", -1, &s, NULL) ==
-        SQLITE_OK) {
-        sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
-        yes = sqlite3_step(s) == SQLITE_ROW;
-    }
-    sqlite3_finalize(s);
-    return yes;
-}
-
-static sqlite3_stmt *prepare(sqlite3 *db, const char *sql)
-{
-    sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) {
-        fprintf(cmp_msg, "runq report compare: %s\n", sqlite3_errmsg(db));
-        sqlite3_finalize(s);
-        return NULL;
-    }
-    return s;
-}
-
-static char *column_dup(sqlite3_stmt *s, int i)
-{
-    const unsigned char *t = sqlite3_column_text(s, i);
-    return t ? strdup((const char *)t) : NULL;
+    fprintf(cmp_msg, "runq report compare: %s\n", err);
 }
 
 /* Sets key to value in list (replacing an earlier value of key). Both
@@ -337,51 +315,42 @@ static int parse_ids(const char *s, int64_t v[3])
 static int find_run(struct cmp_run *r)
 {
     sqlite3 *db = r->db;
+    char err[512];
     int64_t v[3] = { 0, 0, 0 };
-    bool run = strncmp(r->arg, "run:", 4) == 0, scenarios = has_table(db, "scenario");
+    bool run = strncmp(r->arg, "run:", 4) == 0, scenarios = dbq_has_table(db, "scenario", err, sizeof err) > 0;
     int n = parse_ids(r->arg + (run ? 4 : 0), v);
     int64_t a = v[0], b = v[1], c = v[2];
-    const char *where;
+    enum dbq_cmp_by by;
 
     if (run && n == 1 && a > 0)
-        where = "scenario_id = ?1";
+        by = DBQ_CMP_BY_SCENARIO;
     else if (!run && n >= 2 && a > 0)
-        where = "experiment_id = ?1 AND cell = ?2 AND repeat = ?3";
+        by = DBQ_CMP_BY_CELL;
     else if (!run && n == 1 && a > 0)
-        where = "trace_id = ?1";
+        by = DBQ_CMP_BY_TRACE;
     else
         return complain(2, "%c: want a trace id (3), a scenario run (run:5) or an experiment's cell (2/1), not '%s'",
                      r->side, r->arg);
-    bool by_trace = strncmp(where, "trace_id", 8) == 0;
+    bool by_trace = by == DBQ_CMP_BY_TRACE;
     if (!scenarios && !by_trace)
         return complain(1, "%s holds no scenario runs (no scenario table): name the traces", r->arg);
 
     if (scenarios) {
-        char sql[512];
-        snprintf(sql, sizeof sql,
-                 "SELECT s.scenario_id, s.trace_id, s.experiment_id, s.cell, s.repeat, s.seed, s.params, s.text,"
-                 " e.file, s.status FROM scenario s LEFT JOIN experiment e USING (experiment_id) WHERE s.%s"
-                 " ORDER BY s.scenario_id DESC LIMIT 1",
-                 where);
-        sqlite3_stmt *s = prepare(db, sql);
-        if (!s)
+        struct dbq_cmp_run row;
+        if (dbq_cmp_find_run(db, by, a, b, c, &row, err, sizeof err) != 0) {
+            read_failed(err);
             return 1;
-        sqlite3_bind_int64(s, 1, a);
-        sqlite3_bind_int64(s, 2, b);
-        sqlite3_bind_int64(s, 3, c);
-        if (sqlite3_step(s) == SQLITE_ROW) {
-            r->scenario = sqlite3_column_int64(s, 0);
-            r->trace = sqlite3_column_int64(s, 1);
-            r->experiment = sqlite3_column_int64(s, 2);
-            r->cell = sqlite3_column_int(s, 3);
-            r->repeat = sqlite3_column_int(s, 4);
-            r->seed = (uint64_t)sqlite3_column_int64(s, 5);
-            r->params = column_dup(s, 6);
-            r->text = column_dup(s, 7);
-            r->file = column_dup(s, 8);
-            r->status = column_dup(s, 9);
         }
-        sqlite3_finalize(s);
+        r->scenario = row.scenario;
+        r->trace = row.trace;
+        r->experiment = row.experiment;
+        r->cell = row.cell;
+        r->repeat = row.repeat;
+        r->seed = row.seed;
+        r->params = row.params;
+        r->text = row.text;
+        r->file = row.file;
+        r->status = row.status;
         if (!r->scenario && !by_trace)
             return complain(1, "%c: no scenario run %s in the database", r->side,
                           strchr(r->arg, '/') ? r->arg : r->arg + 4);
@@ -391,12 +360,11 @@ static int find_run(struct cmp_run *r)
     }
     if (by_trace)
         r->trace = a;
-    sqlite3_stmt *s = prepare(db, "SELECT 1 FROM trace WHERE trace_id = ?");
-    if (!s)
+    int found = dbq_cmp_has_trace(db, r->trace, err, sizeof err);
+    if (found < 0) {
+        read_failed(err);
         return 1;
-    sqlite3_bind_int64(s, 1, r->trace);
-    bool found = sqlite3_step(s) == SQLITE_ROW;
-    sqlite3_finalize(s);
+    }
     if (!found)
         return complain(1, "%c: no trace %lld in the database", r->side, (long long)r->trace);
     return 0;
@@ -406,25 +374,22 @@ static int find_run(struct cmp_run *r)
  * its `scn end` mark (else its last). 0, or 1 after a refusal. */
 static int find_window(struct cmp_run *r)
 {
-    sqlite3 *db = r->db;
-    sqlite3_stmt *s = prepare(db, "SELECT t.start_ts, t.end_ts,"
-                                  " (SELECT MIN(ts) FROM mark WHERE trace_id = ?1 AND name = 'scn start'),"
-                                  " (SELECT MAX(ts) FROM mark WHERE trace_id = ?1 AND name = 'scn end')"
-                                  " FROM trace t WHERE t.trace_id = ?1");
-    if (!s)
+    struct dbq_cmp_times t;
+    char err[512];
+    if (dbq_cmp_times(r->db, r->trace, &t, err, sizeof err) != 0) {
+        read_failed(err);
         return 1;
-    sqlite3_bind_int64(s, 1, r->trace);
-    if (sqlite3_step(s) == SQLITE_ROW) {
-        r->start_mark = sqlite3_column_type(s, 2) != SQLITE_NULL;
-        r->end_mark = sqlite3_column_type(s, 3) != SQLITE_NULL;
-        r->start = sqlite3_column_int64(s, r->start_mark ? 2 : 0);
-        r->end = sqlite3_column_int64(s, r->end_mark ? 3 : 1);
+    }
+    if (t.found) {
+        r->start_mark = t.has_start_mark;
+        r->end_mark = t.has_end_mark;
+        r->start = r->start_mark ? t.start_mark : t.start_ts;
+        r->end = r->end_mark ? t.end_mark : t.end_ts;
         if (r->end_mark && r->end <= r->start) {
             r->end_mark = false;
-            r->end = sqlite3_column_int64(s, 1);
+            r->end = t.end_ts;
         }
     }
-    sqlite3_finalize(s);
     if (r->end <= r->start)
         return complain(1, "%c: trace %lld holds no stretch of time to compare", r->side, (long long)r->trace);
     return 0;
@@ -434,58 +399,54 @@ static int find_window(struct cmp_run *r)
  * policy, cpus, hz, each EEVDF switch (feature.NAME on/off), and what
  * sched_set changed for the whole machine before then (a knob by its own
  * name). */
+static void take_trace(const struct dbq_cmp_trace *t, void *arg)
+{
+    struct cmp_run *r = arg;
+    char num[32];
+    set_put(r->set, &r->nset, "policy", t->policy ? t->policy : "?");
+    snprintf(num, sizeof num, "%d", t->ncpus);
+    set_put(r->set, &r->nset, "cpus", num);
+    snprintf(num, sizeof num, "%d", t->tick_hz);
+    set_put(r->set, &r->nset, "hz", num);
+    char *names = t->feature_names ? strdup(t->feature_names) : NULL, *save = NULL, key[64];
+    int bit = 0;
+    for (char *n = names ? strtok_r(names, ",", &save) : NULL; n; n = strtok_r(NULL, ",", &save), bit++) {
+        snprintf(key, sizeof key, "feature.%s", n);
+        set_put(r->set, &r->nset, key, bit < 64 && (t->features >> bit & 1) ? "on" : "off");
+    }
+    free(names);
+}
+
+static void take_set(const struct dbq_cmp_set *s, void *arg)
+{
+    struct cmp_run *r = arg;
+    const char *what = s->what, *name = s->name;
+    long long v = s->value;
+    char key[64], value[64];
+    if (!what)
+        return;
+    snprintf(value, sizeof value, "%lld", v);
+    if (strcmp(what, "feature") == 0) {
+        snprintf(key, sizeof key, "feature.%s", name ? name : "?");
+        snprintf(value, sizeof value, "%s", v ? "on" : "off");
+    } else if (strcmp(what, "policy") == 0) {
+        snprintf(key, sizeof key, "policy");
+        snprintf(value, sizeof value, "%s", name ? name : "?");
+    } else if (strcmp(what, "knob") == 0 && name) {
+        snprintf(key, sizeof key, "%s", name);
+    } else {
+        snprintf(key, sizeof key, "%s%s%s", what, name ? "." : "", name ? name : "");
+    }
+    set_put(r->set, &r->nset, key, value);
+}
+
 static int trace_settings(struct cmp_run *r)
 {
-    sqlite3 *db = r->db;
-    char num[32];
-    sqlite3_stmt *s = prepare(db, "SELECT policy, ncpus, tick_hz, features, feature_names FROM trace WHERE trace_id = ?");
-    if (!s)
+    char err[512];
+    if (dbq_cmp_settings(r->db, r->trace, r->start, take_trace, take_set, r, err, sizeof err) != 0) {
+        read_failed(err);
         return -1;
-    sqlite3_bind_int64(s, 1, r->trace);
-    if (sqlite3_step(s) == SQLITE_ROW) {
-        const char *policy = (const char *)sqlite3_column_text(s, 0);
-        set_put(r->set, &r->nset, "policy", policy ? policy : "?");
-        snprintf(num, sizeof num, "%d", sqlite3_column_int(s, 1));
-        set_put(r->set, &r->nset, "cpus", num);
-        snprintf(num, sizeof num, "%d", sqlite3_column_int(s, 2));
-        set_put(r->set, &r->nset, "hz", num);
-        uint64_t mask = (uint64_t)sqlite3_column_int64(s, 3);
-        char *names = column_dup(s, 4), *save = NULL, key[64];
-        int bit = 0;
-        for (char *n = names ? strtok_r(names, ",", &save) : NULL; n; n = strtok_r(NULL, ",", &save), bit++) {
-            snprintf(key, sizeof key, "feature.%s", n);
-            set_put(r->set, &r->nset, key, bit < 64 && (mask >> bit & 1) ? "on" : "off");
-        }
-        free(names);
     }
-    sqlite3_finalize(s);
-    s = prepare(db, "SELECT what, name, new_value FROM sched_set WHERE trace_id = ? AND utid IS NULL AND ts <= ?"
-                    " ORDER BY ts, rowid");
-    if (!s)
-        return -1;
-    sqlite3_bind_int64(s, 1, r->trace);
-    sqlite3_bind_int64(s, 2, r->start);
-    while (sqlite3_step(s) == SQLITE_ROW) {
-        const char *what = (const char *)sqlite3_column_text(s, 0), *name = (const char *)sqlite3_column_text(s, 1);
-        long long v = sqlite3_column_int64(s, 2);
-        char key[64], value[64];
-        if (!what)
-            continue;
-        snprintf(value, sizeof value, "%lld", v);
-        if (strcmp(what, "feature") == 0) {
-            snprintf(key, sizeof key, "feature.%s", name ? name : "?");
-            snprintf(value, sizeof value, "%s", v ? "on" : "off");
-        } else if (strcmp(what, "policy") == 0) {
-            snprintf(key, sizeof key, "policy");
-            snprintf(value, sizeof value, "%s", name ? name : "?");
-        } else if (strcmp(what, "knob") == 0 && name) {
-            snprintf(key, sizeof key, "%s", name);
-        } else {
-            snprintf(key, sizeof key, "%s%s%s", what, name ? "." : "", name ? name : "");
-        }
-        set_put(r->set, &r->nset, key, value);
-    }
-    sqlite3_finalize(s);
     return 0;
 }
 
@@ -551,119 +512,119 @@ out:
 
 /* ---- the intervals ---- */
 
-/* The SQL that takes one run's rows of table (its time column tcol)
- * into intervals: ?1 the trace, ?2 its start, ?3 the interval, ?4 the
- * end of its last whole interval, ?5... the --task names. what is the
- * select list after the interval's number. */
-static void interval_sql(char *buf, size_t len, const struct cmp_opts *o, const char *table, const char *tcol,
-                         const char *what, const char *cond, const char *tail)
+/* One run's whole intervals as db/q_compare.h reads them. */
+static struct dbq_cmp_span span_of(const struct cmp_opts *o, const struct cmp_run *r)
 {
-    size_t n = (size_t)snprintf(buf, len,
-                                "SELECT (x.%s - ?2) / ?3, %s FROM %s x JOIN thread t USING (utid)"
-                                " WHERE x.trace_id = ?1 AND NOT t.is_idle AND x.%s >= ?2 AND x.%s < ?4 AND %s",
-                                tcol, what, table, tcol, tcol, cond);
-    for (int i = 0; i < o->ntasks && n < len; i++) {
-        const char *star = strchr(o->task[i], '*');
-        if (star)
-            n += (size_t)snprintf(buf + n, len - n, "%s substr(t.name, 1, %d) = ?%d", i ? " OR" : " AND (",
-                                  (int)(star - o->task[i]), 5 + i);
-        else
-            n += (size_t)snprintf(buf + n, len - n, "%s t.name = ?%d", i ? " OR" : " AND (", 5 + i);
-    }
-    if (n < len)
-        snprintf(buf + n, len - n, "%s %s", o->ntasks ? ")" : "", tail);
+    return (struct dbq_cmp_span){
+        .trace = r->trace,
+        .start = r->start,
+        .end = r->start + (int64_t)(r->nfull * o->interval_ns),
+        .interval_ns = o->interval_ns,
+        .ntasks = o->ntasks,
+        .task = o->task,
+    };
 }
 
-static void bind_interval(sqlite3_stmt *s, const struct cmp_opts *o, const struct cmp_run *r)
+/* The wake->run samples of one run as they come, by interval then
+ * latency: an interval's are gathered, and its stats made when the next
+ * begins (and after the last). */
+struct cmp_gather {
+    const struct cmp_opts *o;
+    struct cmp_run *r;
+    struct scn_samples v;
+    int64_t cur;
+};
+
+static void gather_flush(struct cmp_gather *g)
 {
-    sqlite3_bind_int64(s, 1, r->trace);
-    sqlite3_bind_int64(s, 2, r->start);
-    sqlite3_bind_int64(s, 3, (int64_t)o->interval_ns);
-    sqlite3_bind_int64(s, 4, r->start + (int64_t)(r->nfull * o->interval_ns));
-    for (int i = 0; i < o->ntasks; i++) {
-        const char *star = strchr(o->task[i], '*');
-        sqlite3_bind_text(s, 5 + i, o->task[i], star ? (int)(star - o->task[i]) : -1, SQLITE_STATIC);
+    if (g->cur >= 0 && (uint64_t)g->cur < g->r->nfull) {
+        g->r->iv[g->cur].st.wakeups = g->v.n;
+        scn_stats_lateness(&g->r->iv[g->cur].st, g->v.v, g->v.n, g->o->threshold_ns);
     }
 }
 
-/* Counts rows of table a interval into the field at offset off of each. */
-static int count_into(sqlite3 *db, const struct cmp_opts *o, struct cmp_run *r, const char *table, const char *tcol,
-                      const char *cond, size_t off)
+static void gather_sample(int64_t i, int64_t latency, void *arg)
 {
-    char sql[2048];
-    interval_sql(sql, sizeof sql, o, table, tcol, "COUNT(*)", cond, "GROUP BY 1");
-    sqlite3_stmt *s = prepare(db, sql);
-    if (!s)
+    struct cmp_gather *g = arg;
+    if (i != g->cur) {
+        gather_flush(g);
+        g->v.n = 0;
+    }
+    g->cur = i;
+    scn_samples_add(&g->v, (uint64_t)latency);
+}
+
+/* Where count_into puts an interval's count. */
+struct cmp_count {
+    struct cmp_run *r;
+    size_t off;
+};
+
+static void take_count(int64_t i, int64_t n, void *arg)
+{
+    struct cmp_count *c = arg;
+    if (i >= 0 && (uint64_t)i < c->r->nfull)
+        *(uint64_t *)((char *)&c->r->iv[i] + c->off) = (uint64_t)n;
+}
+
+/* Counts what a interval into the field at offset off of each. */
+static int count_into(const struct dbq_cmp_span *sp, struct cmp_run *r, enum dbq_cmp_count what, size_t off)
+{
+    struct cmp_count c = { r, off };
+    char err[512];
+    if (dbq_cmp_counts(r->db, sp, what, take_count, &c, err, sizeof err) != 0) {
+        read_failed(err);
         return -1;
-    bind_interval(s, o, r);
-    while (sqlite3_step(s) == SQLITE_ROW) {
-        int64_t i = sqlite3_column_int64(s, 0);
-        if (i >= 0 && (uint64_t)i < r->nfull)
-            *(uint64_t *)((char *)&r->iv[i] + off) = (uint64_t)sqlite3_column_int64(s, 1);
     }
-    sqlite3_finalize(s);
     return 0;
+}
+
+/* Marks the intervals a data gap crosses. */
+static void take_gap(int64_t from, int64_t to, void *arg)
+{
+    struct cmp_gather *g = arg;
+    struct cmp_run *r = g->r;
+    /* a database's times: differences in uint64_t, where they cannot overflow */
+    if (to <= r->start)
+        return;
+    uint64_t first = from <= r->start ? 0 : ((uint64_t)from - (uint64_t)r->start) / g->o->interval_ns;
+    uint64_t last = ((uint64_t)to - 1 - (uint64_t)r->start) / g->o->interval_ns;
+    for (uint64_t i = first; i <= last && i < r->nfull; i++)
+        r->iv[i].gap = true;
 }
 
 /* Fills r->iv: each whole interval's samples, bounces and releases
  * (where its database has a bounce table), gaps. */
 static int measure(const struct cmp_opts *o, struct cmp_run *r)
 {
-    sqlite3 *db = r->db;
-    bool bounce_table = has_table(db, "bounce");
-    char sql[2048];
-    struct scn_samples v = { 0 };
-    int64_t cur = -1;
+    char err[512];
+    bool bounce_table = dbq_has_table(r->db, "bounce", err, sizeof err) > 0;
+    struct dbq_cmp_span sp = span_of(o, r);
+    struct cmp_gather g = { .o = o, .r = r, .cur = -1 };
 
     r->iv = calloc(r->nfull ? r->nfull : 1, sizeof *r->iv);
     if (!r->iv)
         return -1;
-    interval_sql(sql, sizeof sql, o, "wakeup", "ts_wake", "x.latency", "x.latency IS NOT NULL", "ORDER BY 1, 2");
-    sqlite3_stmt *s = prepare(db, sql);
-    if (!s)
+    int rc = dbq_cmp_wake_samples(r->db, &sp, gather_sample, &g, err, sizeof err);
+    if (rc == 0)
+        gather_flush(&g);
+    bool lost = g.v.dropped > 0;
+    scn_samples_free(&g.v);
+    if (rc != 0) {
+        read_failed(err);
         return -1;
-    bind_interval(s, o, r);
-    for (;;) {
-        bool row = sqlite3_step(s) == SQLITE_ROW;
-        int64_t i = row ? sqlite3_column_int64(s, 0) : -2;
-        if (i != cur && cur >= 0 && (uint64_t)cur < r->nfull) {
-            r->iv[cur].st.wakeups = v.n;
-            scn_stats_lateness(&r->iv[cur].st, v.v, v.n, o->threshold_ns);
-        }
-        if (!row)
-            break;
-        if (i != cur)
-            v.n = 0;
-        cur = i;
-        scn_samples_add(&v, (uint64_t)sqlite3_column_int64(s, 1));
     }
-    sqlite3_finalize(s);
-    bool lost = v.dropped > 0;
-    scn_samples_free(&v);
     if (lost) {
         fprintf(cmp_msg, "runq report compare: out of memory\n");
         return -1;
     }
-    if (bounce_table &&
-        (count_into(db, o, r, "bounce", "ts_bounce", "x.latency IS NOT NULL", offsetof(struct cmp_iv, bounces)) < 0 ||
-         count_into(db, o, r, "eevdf_leave", "ts", "x.reason = 'release'", offsetof(struct cmp_iv, releases)) < 0))
+    if (bounce_table && (count_into(&sp, r, DBQ_CMP_BOUNCES, offsetof(struct cmp_iv, bounces)) < 0 ||
+                         count_into(&sp, r, DBQ_CMP_RELEASES, offsetof(struct cmp_iv, releases)) < 0))
         return -1;
-
-    s = prepare(db, "SELECT ts_start, ts_end FROM data_gap WHERE trace_id = ?1 AND ts_end > ?2 AND ts_start < ?4");
-    if (!s)
+    if (dbq_cmp_gaps(r->db, &sp, take_gap, &g, err, sizeof err) != 0) {
+        read_failed(err);
         return -1;
-    bind_interval(s, o, r);
-    while (sqlite3_step(s) == SQLITE_ROW) {
-        int64_t from = sqlite3_column_int64(s, 0), to = sqlite3_column_int64(s, 1);
-        /* a database's times: differences in uint64_t, where they cannot overflow */
-        if (to <= r->start)
-            continue;
-        uint64_t first = from <= r->start ? 0 : ((uint64_t)from - (uint64_t)r->start) / o->interval_ns;
-        uint64_t last = ((uint64_t)to - 1 - (uint64_t)r->start) / o->interval_ns;
-        for (uint64_t i = first; i <= last && i < r->nfull; i++)
-            r->iv[i].gap = true;
     }
-    sqlite3_finalize(s);
     return 0;
 }
 
@@ -1088,7 +1049,7 @@ int report_compare(int argc, char **argv)
 
     static struct cmp_run runs[2];
     memset(runs, 0, sizeof runs);
-    sqlite3 *db = dbq_open("report compare", o.db);
+    sqlite3 *db = cli_db_open("report compare", o.db);
     if (!db)
         return 1;
     for (int k = 0; k < 2; k++) {

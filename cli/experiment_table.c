@@ -1,7 +1,7 @@
 /*
  * An experiment's table, from the database alone (contract in
  * experiment.h): the rows of scenario and scenario_metric of one
- * experiment, grouped by cell. `runq experiment` prints it when its runs
+ * experiment, grouped by cell, read by db/q_experiment.c. `runq experiment` prints it when its runs
  * are stored, `runq report experiment` again later: one code path, so the
  * two cannot differ.
  *
@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "cli/experiment.h"
+#include "db/q_experiment.h"
 #include "db/query.h"
 #include "db/visible.h"
 #include "scenario/scenario.h"
@@ -230,56 +231,91 @@ static void visible_in_place(char *s, size_t size)
     text_visible(v, sizeof v, s);
     text_visible(s, size, v);
 }
+/* What the rows of the database fill: the cells, and the values of the
+ * column being read (a column's values come together, sorted). */
+struct xt_read {
+    struct xt_cell *cells;
+    int ncells, ncols, nengines;
+    char (*cols)[64];
+    char (*engines)[16];
+    double *vals;
+    int nval, capval, cur_c, cur_k;
+    bool oom;
+};
+
+static void xt_take_cell(const struct dbq_experiment_cell *r, void *arg)
+{
+    struct xt_read *x = arg;
+    int c = r->cell;
+    if (c < 0 || c >= x->ncells)
+        return;
+    struct xt_cell *cell = &x->cells[c];
+    cell->cell = c;
+    snprintf(cell->params, sizeof cell->params, "%s", r->params ? r->params : "");
+    cell->runs = r->runs;
+    cell->ok = r->ok;
+    cell->left_out = r->left_out;
+    cell->kept_disturbed = r->kept_disturbed;
+    if ((cell->fn = r->foreign_n) > 0) {
+        cell->fmean = r->foreign_mean;
+        cell->fmin = r->foreign_min;
+        cell->fmax = r->foreign_max;
+    }
+}
+
+/* Fills the column being read once its values are all in. */
+static void xt_flush(struct xt_read *x)
+{
+    if (x->cur_c >= 0)
+        xt_fill(&x->cells[x->cur_c], x->cur_k, x->vals, x->nval);
+    x->nval = 0;
+}
+
+static void xt_take_value(const struct dbq_experiment_value *v, void *arg)
+{
+    struct xt_read *x = arg;
+    int e = x->nengines == 1 ? 0 : -1, c = v->cell;
+    int k = column_index(x->cols, x->ncols, v->task, v->metric);
+    for (int i = 0; i < x->nengines && e < 0; i++)
+        if (v->engine && !strcmp(x->engines[i], v->engine))
+            e = i;
+    if (x->oom || c < 0 || c >= x->ncells || k < 0 || e < 0)
+        return;
+    k += e * x->ncols;
+    if (x->cur_c >= 0 && (c != x->cur_c || k != x->cur_k))
+        xt_flush(x);
+    if (x->nval == x->capval) {
+        double *n = realloc(x->vals, (size_t)(x->capval = x->capval ? 2 * x->capval : 64) * sizeof *n);
+        if (!n) {
+            x->oom = true;
+            return;
+        }
+        x->vals = n;
+    }
+    x->vals[x->nval++] = v->value;
+    x->cur_c = c;
+    x->cur_k = k;
+}
+
 int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format fmt, FILE *out)
 {
-    sqlite3_stmt *s = NULL;
-    char cols[XT_MAX_COLS][64], file[512] = "", engine[64] = "", axes[256] = "", shard[512] = "";
+    struct dbq_experiment xp;
+    char cols[XT_MAX_COLS][64], file[512], engine[64], shard[512], err[1024];
     char engines[XT_MAX_ENGINES][16];
     int ncols = 0, ncells = 0, repeats = 0, nengines = 0, rc = 1;
     struct xt_cell *cells = NULL;
-    double *vals = NULL; /* one column's values of one cell */
+    struct xt_read x = { .cur_c = -1, .cur_k = -1 };
 
-    /* A database from before schema version 5 has no experiment table
-     * (readers migrate nothing). */
-    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'experiment'", -1, &s,
-                           NULL) != SQLITE_OK)
-        goto sqlerr;
-    bool has = sqlite3_step(s) == SQLITE_ROW;
-    sqlite3_finalize(s);
-    s = NULL;
-    if (!has) {
-        fprintf(stderr, "runq %s: the database holds no experiment (it has no experiment table)\n", prog);
+    if (dbq_experiment_read(db, id, &xp, err, sizeof err) != 0) {
+        fprintf(stderr, "runq %s: %s\n", prog, err);
         return 1;
     }
-    if (id <= 0) {
-        if (sqlite3_prepare_v2(db, "SELECT MAX(experiment_id) FROM experiment", -1, &s, NULL) != SQLITE_OK)
-            goto sqlerr;
-        if (sqlite3_step(s) == SQLITE_ROW)
-            id = sqlite3_column_int64(s, 0);
-        sqlite3_finalize(s);
-        s = NULL;
-        if (id <= 0) {
-            fprintf(stderr, "runq %s: the database holds no experiment\n", prog);
-            return 1;
-        }
-    }
-    if (sqlite3_prepare_v2(db, "SELECT file, engine, axes, cells, repeats, shard, columns FROM experiment WHERE "
-                               "experiment_id = ?", -1, &s, NULL) != SQLITE_OK)
-        goto sqlerr;
-    sqlite3_bind_int64(s, 1, id);
-    if (sqlite3_step(s) != SQLITE_ROW) {
-        fprintf(stderr, "runq %s: no experiment %lld in the database\n", prog, (long long)id);
-        sqlite3_finalize(s);
-        return 1;
-    }
-#define COPY(dst, col) snprintf(dst, sizeof dst, "%s", sqlite3_column_text(s, col) ? (const char *)sqlite3_column_text(s, col) : "")
-    COPY(file, 0);
-    COPY(engine, 1);
-    COPY(axes, 2);
-    COPY(shard, 5);
-#undef COPY
-    ncells = sqlite3_column_int(s, 3);
-    repeats = sqlite3_column_int(s, 4);
+    id = xp.id;
+    snprintf(file, sizeof file, "%s", xp.file);
+    snprintf(engine, sizeof engine, "%s", xp.engine);
+    snprintf(shard, sizeof shard, "%s", xp.shard);
+    ncells = xp.cells;
+    repeats = xp.repeats;
     {
         char all[64], *save;
         snprintf(all, sizeof all, "%s", engine);
@@ -290,7 +326,7 @@ int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format 
     }
     {
         char all[XT_MAX_COLS * 64], *save;
-        snprintf(all, sizeof all, "%s", sqlite3_column_text(s, 6) ? (const char *)sqlite3_column_text(s, 6) : "");
+        snprintf(all, sizeof all, "%s", xp.columns);
         /* A column is TASK.METRIC (the table reads the metric after the
          * dot); one without, in an edited database, is not a column: it
          * was read from NULL + 1. */
@@ -298,8 +334,6 @@ int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format 
             if (strchr(c, '.'))
                 snprintf(cols[ncols++], sizeof cols[0], "%s", c);
     }
-    sqlite3_finalize(s);
-    s = NULL;
     if (ncells < 1 || ncells > XT_MAX_CELLS) {
         fprintf(stderr, "runq %s: experiment %lld says it has %d cells: the database is damaged\n", prog,
                 (long long)id, ncells);
@@ -316,101 +350,18 @@ int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format 
         for (int k = 0; k < XT_NV; k++)
             cells[c].mean[k] = cells[c].min[k] = cells[c].max[k] = NAN;
     }
-    /* A database from before schema version 11 has no foreign CPU time:
-     * none measured, none disturbed (readers migrate nothing). The SQL
-     * reads these names, each a column or NULL. */
-    bool has_foreign = false;
-    if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info('scenario') WHERE name = 'foreign_ns'", -1, &s,
-                           NULL) != SQLITE_OK)
+    x.cells = cells, x.ncells = ncells, x.ncols = ncols, x.nengines = nengines, x.cols = cols, x.engines = engines;
+    /* The runs of each cell, and their parameters; then every used run's
+     * value of every column, a column's together and sorted, for its
+     * mean, spread and groups (xt_fill). */
+    if (dbq_experiment_cells(db, id, xt_take_cell, &x, err, sizeof err) != 0 ||
+        dbq_experiment_values(db, id, xt_take_value, &x, err, sizeof err) != 0)
         goto sqlerr;
-    has_foreign = sqlite3_step(s) == SQLITE_ROW;
-    sqlite3_finalize(s);
-    s = NULL;
-    const char *foreign_ns = has_foreign ? "foreign_ns" : "NULL";
-    const char *dist_s = has_foreign ? "s.disturbed" : "NULL", *dist_c = has_foreign ? "c.disturbed" : "NULL";
-    /* A run whose values make its cell's: it succeeded, and it is not
-     * disturbed unless no run of its cell on its engine is clean. */
-    char clean[256], used[512], sql[2048];
-    snprintf(clean, sizeof clean, "EXISTS (SELECT 1 FROM scenario c WHERE c.experiment_id = s.experiment_id AND "
-                                  "c.cell = s.cell AND c.engine = s.engine AND c.status = 'ok' AND %s IS NOT 1)",
-             dist_c);
-    snprintf(used, sizeof used, "s.status = 'ok' AND (%s IS NOT 1 OR NOT %s)", dist_s, clean);
-    /* The runs of each cell, and their parameters. */
-    snprintf(sql, sizeof sql,
-             "SELECT cell, MAX(params), COUNT(*), SUM(status = 'ok'), SUM(status = 'ok' AND %s IS 1 AND %s), "
-             "SUM(status = 'ok' AND %s IS 1 AND NOT %s), AVG(share), MIN(share), MAX(share), COUNT(share) FROM "
-             "(SELECT *, CASE WHEN status = 'ok' AND run_ns > 0 THEN 1.0 * %s / run_ns END AS share FROM scenario) s "
-             "WHERE experiment_id = ? GROUP BY cell ORDER BY cell",
-             dist_s, clean, dist_s, clean, foreign_ns);
-    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-        goto sqlerr;
-    sqlite3_bind_int64(s, 1, id);
-    while (sqlite3_step(s) == SQLITE_ROW) {
-        int c = sqlite3_column_int(s, 0);
-        if (c < 0 || c >= ncells)
-            continue;
-        cells[c].cell = c;
-        snprintf(cells[c].params, sizeof cells[c].params, "%s",
-                 sqlite3_column_text(s, 1) ? (const char *)sqlite3_column_text(s, 1) : "");
-        cells[c].runs = sqlite3_column_int(s, 2);
-        cells[c].ok = sqlite3_column_int(s, 3);
-        cells[c].left_out = sqlite3_column_int(s, 4);
-        cells[c].kept_disturbed = sqlite3_column_int(s, 5);
-        if ((cells[c].fn = sqlite3_column_int(s, 9)) > 0) {
-            cells[c].fmean = sqlite3_column_double(s, 6);
-            cells[c].fmin = sqlite3_column_double(s, 7);
-            cells[c].fmax = sqlite3_column_double(s, 8);
-        }
+    if (x.oom) {
+        fprintf(stderr, "runq %s: out of memory\n", prog);
+        goto done;
     }
-    sqlite3_finalize(s);
-    s = NULL;
-    /* Every used run's value of every column, a column's together and
-     * sorted, for its mean, spread and groups (xt_fill). */
-    snprintf(sql, sizeof sql,
-             "SELECT s.cell, m.task, m.metric, m.value, s.engine FROM scenario s JOIN scenario_metric m USING "
-             "(scenario_id) WHERE s.experiment_id = ? AND m.value IS NOT NULL AND %s ORDER BY s.cell, s.engine, "
-             "m.task, m.metric, m.value",
-             used);
-    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-        goto sqlerr;
-    sqlite3_bind_int64(s, 1, id);
-    int cur_c = -1, cur_k = -1, nval = 0, capval = 0;
-    for (;;) {
-        int step = sqlite3_step(s), c = -1, k = -1;
-        if (step == SQLITE_ROW) {
-            int e = nengines == 1 ? 0 : -1;
-            c = sqlite3_column_int(s, 0);
-            k = column_index(cols, ncols, (const char *)sqlite3_column_text(s, 1),
-                             (const char *)sqlite3_column_text(s, 2));
-            for (int i = 0; i < nengines && e < 0; i++)
-                if (sqlite3_column_text(s, 4) && !strcmp(engines[i], (const char *)sqlite3_column_text(s, 4)))
-                    e = i;
-            if (c < 0 || c >= ncells || k < 0 || e < 0)
-                continue;
-            k += e * ncols;
-        } else if (step != SQLITE_DONE) {
-            goto sqlerr;
-        }
-        if (cur_c >= 0 && (c != cur_c || k != cur_k)) {
-            xt_fill(&cells[cur_c], cur_k, vals, nval);
-            nval = 0;
-        }
-        if (step != SQLITE_ROW)
-            break;
-        if (nval == capval) {
-            double *v = realloc(vals, (size_t)(capval = capval ? 2 * capval : 64) * sizeof *v);
-            if (!v) {
-                fprintf(stderr, "runq %s: out of memory\n", prog);
-                goto done;
-            }
-            vals = v;
-        }
-        vals[nval++] = sqlite3_column_double(s, 3);
-        cur_c = c;
-        cur_k = k;
-    }
-    sqlite3_finalize(s);
-    s = NULL;
+    xt_flush(&x);
 
     /* Columns: ncols of each engine's; in CSV and JSON an engine's are
      * named ENGINE:TASK.METRIC when there are several. */
@@ -591,10 +542,9 @@ int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format 
     rc = 0;
     goto done;
 sqlerr:
-    fprintf(stderr, "runq %s: %s\n", prog, sqlite3_errmsg(db));
+    fprintf(stderr, "runq %s: %s\n", prog, err);
 done:
-    sqlite3_finalize(s);
-    free(vals);
+    free(x.vals);
     free(cells);
     return rc;
 }

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "cli/db_flags.h"
 #include "cli/outfile.h"
 #include "cli/perfetto.h"
 #include "db/query.h"
@@ -160,7 +161,7 @@ int cmd_export(int argc, char **argv)
         return 2;
     }
 
-    sqlite3 *db = dbq_open("export", db_path);
+    sqlite3 *db = cli_db_open("export", db_path);
     if (!db)
         return 1;
     int rc = 0;

@@ -35,6 +35,7 @@
 
 #include "bug.h"
 #include "cli/fidelity.h"
+#include "cli/db_flags.h"
 #include "db/pick_queue.h"
 #include "db/query.h"
 #include "db/visible.h"
@@ -452,7 +453,7 @@ static void print_report(const struct fidelity *f, const struct leaves *lv, int6
 int report_fidelity(const char *db_path, int64_t trace)
 {
     char err[256];
-    sqlite3 *db = dbq_open("report", db_path);
+    sqlite3 *db = cli_db_open("report", db_path);
     if (!db)
         return 1;
     struct fidelity *f = xcalloc(1, sizeof *f);

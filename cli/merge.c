@@ -33,6 +33,10 @@
  * as it was. From before step 2 to the end the merge holds OUT's merge
  * lock (recorder_lock.h): a second merge into OUT waits, then reads what
  * this one wrote.
+ *
+ * Each step's SQL is db/q_merge.c's (this runq's schema, what a database
+ * holds, the copy of a table, OUT's experiment rows); here are the
+ * checks, which ids move and how, and the order of it all.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -46,11 +50,10 @@
 
 #include "cli/cli.h"
 #include "db/experiment.h"
-#include "db/migrate.h"
+#include "db/q_merge.h"
 #include "db/readable.h"
 #include "db/recorder_lock.h"
 #include "db/visible.h"
-#include "db/writer.h"
 
 /* runq experiment's bounds: --shard's N, and the runs of one experiment. */
 #define MG_MAX_SHARDS 100000
@@ -138,38 +141,25 @@ static bool looks_like_id(const char *column)
 }
 
 struct mg_col {
-    char *name;
+    const char *name; /* sc->db's */
     enum mg_kind kind;
 };
 
 struct mg_table {
-    char *name;
+    const struct dbq_merge_table *db; /* as read */
+    const char *name;
     int ncols;
     struct mg_col *col;
     enum mg_kind own; /* the kind of its INTEGER PRIMARY KEY, MG_PLAIN if none */
 };
 
-/* This runq's schema: its version and its tables, read from a database
- * made in memory by db_migrate, so it is db/schema.sql's, not a copy. */
+/* This runq's schema: its version and its tables, as db/q_merge.h reads
+ * them (db/schema.sql's, not a copy). */
 struct mg_schema {
     int version, ntables;
     struct mg_table *t;
+    struct dbq_merge_schema db;
 };
-
-/* The first row's first column of sql through *out (0 when there is no
- * row), and whether it is NULL through *null (if not NULL). 0 or -1. */
-static int query_int64(sqlite3 *db, const char *sql, int64_t *out, bool *null)
-{
-    sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-        return -1;
-    int rc = sqlite3_step(s);
-    if (null)
-        *null = rc != SQLITE_ROW || sqlite3_column_type(s, 0) == SQLITE_NULL;
-    *out = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
-    sqlite3_finalize(s);
-    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
-}
 
 /* The array a of n elements of size bytes with one more, zeroed, at its
  * end; NULL when out of memory (a is then still the caller's). */
@@ -181,65 +171,51 @@ static void *append(void *a, int n, size_t size)
     return p;
 }
 
-static char *col_dup(sqlite3_stmt *s, int i)
+static char *dup_or_null(const char *t)
 {
-    const unsigned char *t = sqlite3_column_text(s, i);
-    return t ? strdup((const char *)t) : NULL;
+    return t ? strdup(t) : NULL;
 }
 
+/* This runq's schema (db/q_merge.h), each column given its kind. */
 static int read_schema(struct mg_schema *sc)
 {
-    sqlite3 *mem = NULL;
-    sqlite3_stmt *s = NULL, *c = NULL;
+    struct dbq_merge_schema db;
     char err[512];
-    int64_t v;
     int rc = -1;
 
-    if (sqlite3_open(":memory:", &mem) != SQLITE_OK || db_migrate(mem, "this runq's schema", err, sizeof err) != 0 ||
-        query_int64(mem, "PRAGMA user_version", &v, NULL) != 0 ||
-        sqlite3_prepare_v2(mem, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY rowid", -1, &s,
-                           NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(mem, "SELECT name, pk, type, (SELECT COUNT(*) FROM pragma_table_info(?1) WHERE pk > 0) "
-                                "FROM pragma_table_info(?1) ORDER BY cid", -1, &c, NULL) != SQLITE_OK) {
-        refuse("reading this runq's schema: %s", mem ? sqlite3_errmsg(mem) : "out of memory");
+    if (dbq_merge_schema_read(&db, err, sizeof err) != 0) {
+        refuse("%s", err);
         goto done;
     }
-    sc->version = (int)v;
-    while (sqlite3_step(s) == SQLITE_ROW) {
+    sc->version = db.version;
+    for (int i = 0; i < db.ntables; i++) {
+        const struct dbq_merge_table *dt = &db.t[i];
         struct mg_table *t = append(sc->t, sc->ntables, sizeof *t);
         if (!t)
             goto done;
         sc->t = t;
         t = &sc->t[sc->ntables++];
-        t->name = col_dup(s, 0);
-        sqlite3_reset(c);
-        sqlite3_bind_text(c, 1, t->name, -1, SQLITE_STATIC);
-        while (sqlite3_step(c) == SQLITE_ROW) {
-            struct mg_col *col = append(t->col, t->ncols, sizeof *col);
-            if (!col)
-                goto done;
-            t->col = col;
-            char *name = col_dup(c, 0);
+        t->db = dt;
+        t->name = dt->name;
+        if (dt->ncols && !(t->col = calloc((size_t)dt->ncols, sizeof *t->col)))
+            goto done;
+        for (int j = 0; j < dt->ncols; j++) {
+            const char *name = dt->col[j].name;
             enum mg_kind k = kind_of(t->name, name);
             if (k == MG_PLAIN && looks_like_id(name)) {
                 refuse("column %s.%s looks like an id, and cli/merge.c's id_cols does not say which: "
                        "db/schema.sql changed without it",
                        t->name, name);
-                free(name);
                 goto done;
             }
-            /* INTEGER PRIMARY KEY alone: the row's own id (its rowid). */
-            if (sqlite3_column_int(c, 1) == 1 && sqlite3_column_int(c, 3) == 1 &&
-                !strcmp((const char *)sqlite3_column_text(c, 2), "INTEGER"))
+            if (dt->col[j].rowid)
                 t->own = k;
             t->col[t->ncols++] = (struct mg_col){ name, k };
         }
     }
     rc = 0;
 done:
-    sqlite3_finalize(s);
-    sqlite3_finalize(c);
-    sqlite3_close(mem);
+    sc->db = db; /* the names it lends, freed with it */
     return rc;
 }
 
@@ -305,6 +281,7 @@ static int open_db(struct mg *m, struct mg_db *d)
 {
     int64_t version, tables, core;
     const char *why;
+    char err[512];
     d->probe = recorder_lock_open(d->path, 0); /* before SQLite opens it: recorder_lock.h */
     if (d->probe < 0)
         return refuse("%s: %s", d->path, strerror(errno));
@@ -314,11 +291,8 @@ static int open_db(struct mg *m, struct mg_db *d)
     sqlite3_busy_timeout(d->db, 5000);
     if ((why = db_unreadable_why(d->db)) != NULL)
         return refuse("%s: %s", d->path, why);
-    if (query_int64(d->db, "PRAGMA user_version", &version, NULL) != 0 ||
-        query_int64(d->db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'", &tables, NULL) != 0 ||
-        query_int64(d->db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN ('trace', 'thread')",
-                    &core, NULL) != 0)
-        return refuse("%s: not a runq database (%s)", d->path, sqlite3_errmsg(d->db));
+    if (dbq_merge_kind(d->db, &version, &tables, &core, err, sizeof err) != 0)
+        return refuse("%s: not a runq database (%s)", d->path, err);
     if (tables == 0)
         return refuse("%s: not a runq database: it holds no tables", d->path);
     if (core != 2)
@@ -351,9 +325,9 @@ static int check_recording(struct mg_db *d)
 {
     int64_t id;
     bool none;
-    if (query_int64(d->db, "SELECT MIN(trace_id) FROM trace WHERE status = 'recording' AND "
-                           "runq_recorder_alive(trace_id) IS NOT 0", &id, &none) != 0)
-        return refuse("%s: %s", d->path, sqlite3_errmsg(d->db));
+    char err[512];
+    if (dbq_merge_recording(d->db, &id, &none, err, sizeof err) != 0)
+        return refuse("%s: %s", d->path, err);
     if (!none)
         return refuse("%s: trace %" PRId64 " is still recording: merge it when its recording has ended", d->path, id);
     return 0;
@@ -450,10 +424,11 @@ static uint64_t cell_hash(const char *params, const char *text, uint64_t seed)
     return hash_add(h, at + n, strlen(at + n));
 }
 
-static struct mg_group *find_group(struct mg *m, sqlite3_stmt *s, int n)
+static struct mg_group *find_group(struct mg *m, const struct dbq_merge_experiment *x, int n)
 {
-    char *file = col_dup(s, 1), *engine = col_dup(s, 2), *axes = col_dup(s, 3), *columns = col_dup(s, 7);
-    int cells = sqlite3_column_int(s, 4), repeats = sqlite3_column_int(s, 5);
+    char *file = dup_or_null(x->file), *engine = dup_or_null(x->engine), *axes = dup_or_null(x->axes),
+         *columns = dup_or_null(x->columns);
+    int cells = x->cells, repeats = x->repeats;
     for (int i = 0; i < m->ngroups; i++) {
         struct mg_group *g = &m->g[i];
         if (same(g->file, file) && same(g->engine, engine) && same(g->axes, axes) && same(g->columns, columns) &&
@@ -477,141 +452,169 @@ static struct mg_group *find_group(struct mg *m, sqlite3_stmt *s, int n)
     return g->owner && g->owner_id && g->cellsum && g->cell_db ? g : NULL;
 }
 
+/* What check_runs reads a run against, and its verdict. */
+struct mg_check {
+    struct mg *m;
+    int di;
+    const struct mg_exp *e;
+    struct mg_group *g;
+    const bool *set;
+    int rc;
+};
+
+static bool check_run(const struct dbq_merge_run *r, void *arg)
+{
+    struct mg_check *k = arg;
+    struct mg *m = k->m;
+    const struct mg_db *d = &m->db[k->di];
+    const struct mg_exp *e = k->e;
+    struct mg_group *g = k->g;
+    int cell = r->cell, repeat = r->repeat;
+    uint64_t seed = r->seed;
+    if (cell < 0 || cell >= g->cells || repeat < 0 || repeat >= g->repeats) {
+        k->rc = refuse("%s: experiment %" PRId64 " has %d cells x %d repeats, and a run of cell %d, repeat %d: "
+                       "the database is damaged",
+                       d->path, e->id, g->cells, g->repeats, cell, repeat);
+        return false;
+    }
+    int run = cell * g->repeats + repeat, shard = run % g->n + 1;
+    if (!k->set[shard]) {
+        k->rc = refuse("%s: experiment %" PRId64 " does not hold shard %d/%d, but its run %d (cell %d, repeat %d) "
+                       "is that shard's",
+                       d->path, e->id, shard, g->n, run, cell, repeat);
+        return false;
+    }
+    uint64_t base = seed - (uint64_t)repeat;
+    if (g->seeded && base != g->seedbase) {
+        k->rc = refuse("%s: experiment %" PRId64 " is not one experiment with %s's shards of %s: its seeds start "
+                       "at %" PRIu64 ", theirs at %" PRIu64,
+                       d->path, e->id, m->db[g->seed_db].path, g->file ? g->file : "?", base, g->seedbase);
+        return false;
+    }
+    g->seeded = true, g->seedbase = base, g->seed_db = k->di;
+    uint64_t h = cell_hash(r->params, r->text, seed);
+    if (g->cellsum[cell] && g->cellsum[cell] != h) {
+        k->rc = refuse("%s: experiment %" PRId64 " is not one experiment with %s's shards of %s: its cell %d "
+                       "(%s) is another scenario",
+                       d->path, e->id, m->db[g->cell_db[cell]].path, g->file ? g->file : "?", cell,
+                       r->params ? r->params : "");
+        return false;
+    }
+    g->cellsum[cell] = h, g->cell_db[cell] = k->di;
+    return true;
+}
+
 /* Checks the runs of experiment e of database di, shards set of g's N:
  * each in range and in a shard e holds, and each cell's seed and scenario
  * the group's. */
 static int check_runs(struct mg *m, int di, const struct mg_exp *e, struct mg_group *g, const bool *set)
 {
-    const struct mg_db *d = &m->db[di];
-    sqlite3_stmt *s;
+    struct mg_check k = { m, di, e, g, set, 0 };
+    char err[512];
+    if (dbq_merge_runs(m->db[di].db, e->id, check_run, &k, err, sizeof err) != 0)
+        return refuse("%s: %s", m->db[di].path, err);
+    return k.rc;
+}
+
+/* Where read_experiment puts an experiment row, and its verdict. */
+struct mg_read {
+    struct mg *m;
+    int di;
+    int rc;
+};
+
+/* Takes experiment row x of database r->di, and puts it in its group
+ * when it is sharded. false, with r->rc, after a refusal. */
+static bool read_experiment(const struct dbq_merge_experiment *x, void *arg)
+{
+    struct mg_read *r = arg;
+    struct mg *m = r->m;
+    int di = r->di;
+    struct mg_db *d = &m->db[di];
     int rc = 0;
-    if (sqlite3_prepare_v2(d->db, "SELECT cell, repeat, seed, params, text FROM scenario WHERE experiment_id = ?",
-                           -1, &s, NULL) != SQLITE_OK)
-        return refuse("%s: %s", d->path, sqlite3_errmsg(d->db));
-    sqlite3_bind_int64(s, 1, e->id);
-    while (rc == 0 && sqlite3_step(s) == SQLITE_ROW) {
-        int cell = sqlite3_column_int(s, 0), repeat = sqlite3_column_int(s, 1);
-        uint64_t seed = (uint64_t)sqlite3_column_int64(s, 2);
-        if (cell < 0 || cell >= g->cells || repeat < 0 || repeat >= g->repeats) {
-            rc = refuse("%s: experiment %" PRId64 " has %d cells x %d repeats, and a run of cell %d, repeat %d: "
-                        "the database is damaged",
-                        d->path, e->id, g->cells, g->repeats, cell, repeat);
-            break;
-        }
-        int k = cell * g->repeats + repeat, shard = k % g->n + 1;
-        if (!set[shard]) {
-            rc = refuse("%s: experiment %" PRId64 " does not hold shard %d/%d, but its run %d (cell %d, repeat %d) "
-                        "is that shard's",
-                        d->path, e->id, shard, g->n, k, cell, repeat);
-            break;
-        }
-        uint64_t base = seed - (uint64_t)repeat;
-        if (g->seeded && base != g->seedbase) {
-            rc = refuse("%s: experiment %" PRId64 " is not one experiment with %s's shards of %s: its seeds start "
-                        "at %" PRIu64 ", theirs at %" PRIu64,
-                        d->path, e->id, m->db[g->seed_db].path, g->file ? g->file : "?", base, g->seedbase);
-            break;
-        }
-        g->seeded = true, g->seedbase = base, g->seed_db = di;
-        uint64_t h = cell_hash((const char *)sqlite3_column_text(s, 3), (const char *)sqlite3_column_text(s, 4),
-                               seed);
-        if (g->cellsum[cell] && g->cellsum[cell] != h) {
-            rc = refuse("%s: experiment %" PRId64 " is not one experiment with %s's shards of %s: its cell %d "
-                        "(%s) is another scenario",
-                        d->path, e->id, m->db[g->cell_db[cell]].path, g->file ? g->file : "?", cell,
-                        sqlite3_column_text(s, 3) ? (const char *)sqlite3_column_text(s, 3) : "");
-            break;
-        }
-        g->cellsum[cell] = h, g->cell_db[cell] = di;
+    struct mg_exp *e = append(d->exp, d->nexp, sizeof *e);
+    if (!e) {
+        r->rc = refuse("out of memory");
+        return false;
     }
-    sqlite3_finalize(s);
-    return rc;
+    d->exp = e;
+    e = &d->exp[d->nexp++];
+    e->id = x->id;
+    e->group = -1;
+    const char *shard = x->shard;
+    if (!shard)
+        return true;
+    int n, cells = x->cells, repeats = x->repeats;
+    bool *set = NULL;
+    if (parse_shard(shard, &n, &set) != 0 || cells < 1 || repeats < 1 || (int64_t)cells * repeats > MG_MAX_RUNS) {
+        r->rc = refuse("%s: experiment %" PRId64 " says shard '%s' of %d cells x %d repeats: the database is "
+                       "damaged",
+                       d->path, e->id, shard, cells, repeats);
+        free(set);
+        return false;
+    }
+    struct mg_group *g = find_group(m, x, n);
+    if (!g) {
+        free(set);
+        r->rc = refuse("out of memory");
+        return false;
+    }
+    e->group = (int)(g - m->g);
+    for (int i = 1; i <= n && rc == 0; i++) {
+        if (!set[i])
+            continue;
+        if (g->owner[i])
+            rc = refuse("%s: experiment %" PRId64 " holds shard %d/%d of %s, and so does %s's experiment "
+                        "%" PRId64 ": the same shard twice",
+                        d->path, e->id, i, n, g->file ? g->file : "?", m->db[g->owner[i] - 1].path,
+                        g->owner_id[i]);
+        g->owner[i] = di + 1, g->owner_id[i] = e->id;
+    }
+    if (rc == 0)
+        rc = check_runs(m, di, e, g, set);
+    int lowest = 1;
+    while (!set[lowest])
+        lowest++;
+    free(set);
+    if (rc) {
+        r->rc = rc;
+        return false;
+    }
+    if (lowest < g->command_shard) {
+        free(g->command);
+        g->command = dup_or_null(x->command);
+        g->command_shard = lowest;
+    }
+    const char *created = x->created;
+    if (created && (!g->created || strcmp(created, g->created) < 0)) {
+        free(g->created);
+        g->created = strdup(created);
+    }
+    if (di == 0 && !g->target) {
+        g->target = e->id; /* OUT's first keeps its id; the group joins it */
+    } else if (di == 0) {
+        int64_t *f = append(g->fold, g->nfold, sizeof *f);
+        if (!f) {
+            r->rc = refuse("out of memory");
+            return false;
+        }
+        g->fold = f;
+        g->fold[g->nfold++] = e->id;
+        g->touched = true;
+    } else {
+        g->touched = true;
+    }
+    return true;
 }
 
 /* Reads database di's experiments, and puts each sharded one in its group. */
 static int read_experiments(struct mg *m, int di)
 {
-    struct mg_db *d = &m->db[di];
-    sqlite3_stmt *s;
-    int rc = 0;
-    if (sqlite3_prepare_v2(d->db, "SELECT experiment_id, file, engine, axes, cells, repeats, shard, columns, created, "
-                                  "command FROM experiment ORDER BY experiment_id", -1, &s, NULL) != SQLITE_OK)
-        return refuse("%s: %s", d->path, sqlite3_errmsg(d->db));
-    while (rc == 0 && sqlite3_step(s) == SQLITE_ROW) {
-        struct mg_exp *e = append(d->exp, d->nexp, sizeof *e);
-        if (!e) {
-            rc = refuse("out of memory");
-            break;
-        }
-        d->exp = e;
-        e = &d->exp[d->nexp++];
-        e->id = sqlite3_column_int64(s, 0);
-        e->group = -1;
-        const char *shard = (const char *)sqlite3_column_text(s, 6);
-        if (!shard)
-            continue;
-        int n, cells = sqlite3_column_int(s, 4), repeats = sqlite3_column_int(s, 5);
-        bool *set = NULL;
-        if (parse_shard(shard, &n, &set) != 0 || cells < 1 || repeats < 1 ||
-            (int64_t)cells * repeats > MG_MAX_RUNS) {
-            rc = refuse("%s: experiment %" PRId64 " says shard '%s' of %d cells x %d repeats: the database is "
-                        "damaged",
-                        d->path, e->id, shard, cells, repeats);
-            free(set);
-            break;
-        }
-        struct mg_group *g = find_group(m, s, n);
-        if (!g) {
-            free(set);
-            rc = refuse("out of memory");
-            break;
-        }
-        e->group = (int)(g - m->g);
-        for (int i = 1; i <= n && rc == 0; i++) {
-            if (!set[i])
-                continue;
-            if (g->owner[i])
-                rc = refuse("%s: experiment %" PRId64 " holds shard %d/%d of %s, and so does %s's experiment "
-                            "%" PRId64 ": the same shard twice",
-                            d->path, e->id, i, n, g->file ? g->file : "?", m->db[g->owner[i] - 1].path,
-                            g->owner_id[i]);
-            g->owner[i] = di + 1, g->owner_id[i] = e->id;
-        }
-        if (rc == 0)
-            rc = check_runs(m, di, e, g, set);
-        int lowest = 1;
-        while (!set[lowest])
-            lowest++;
-        free(set);
-        if (rc)
-            break;
-        if (lowest < g->command_shard) {
-            free(g->command);
-            g->command = col_dup(s, 9);
-            g->command_shard = lowest;
-        }
-        const char *created = (const char *)sqlite3_column_text(s, 8);
-        if (created && (!g->created || strcmp(created, g->created) < 0)) {
-            free(g->created);
-            g->created = strdup(created);
-        }
-        if (di == 0 && !g->target) {
-            g->target = e->id; /* OUT's first keeps its id; the group joins it */
-        } else if (di == 0) {
-            int64_t *f = append(g->fold, g->nfold, sizeof *f);
-            if (!f) {
-                rc = refuse("out of memory");
-                break;
-            }
-            g->fold = f;
-            g->fold[g->nfold++] = e->id;
-            g->touched = true;
-        } else {
-            g->touched = true;
-        }
-    }
-    sqlite3_finalize(s);
-    return rc;
+    struct mg_read r = { m, di, 0 };
+    char err[512];
+    if (dbq_merge_experiments(m->db[di].db, read_experiment, &r, err, sizeof err) != 0)
+        return refuse("%s: %s", m->db[di].path, err);
+    return r.rc;
 }
 
 static int exp_cmp(const void *a, const void *b)
@@ -632,38 +635,43 @@ static const struct mg_exp *find_exp(const struct mg_db *d, int64_t id)
  * there now (its shard column NULL, so it no longer says it is shards),
  * or of another N. The same runs are the same cell, repeat and seed of
  * the same scenario, so this is the same shard twice. */
+struct mg_out_check {
+    struct mg *m;
+    const struct mg_group *g;
+    int rc;
+};
+
+static bool check_out_run(const struct dbq_merge_run *r, void *arg)
+{
+    struct mg_out_check *c = arg;
+    struct mg *m = c->m;
+    const struct mg_group *g = c->g;
+    const struct mg_db *out = &m->db[0];
+    const struct mg_exp *e = find_exp(out, r->experiment);
+    int cell = r->cell, repeat = r->repeat;
+    uint64_t seed = r->seed;
+    if (!e || (e->group >= 0 && &m->g[e->group] == g) || cell < 0 || cell >= g->cells || repeat < 0 ||
+        repeat >= g->repeats)
+        return true;
+    int k = cell * g->repeats + repeat, owner = g->owner[k % g->n + 1];
+    if (owner >= 2 && g->seeded && seed - (uint64_t)repeat == g->seedbase &&
+        cell_hash(r->params, r->text, seed) == g->cellsum[cell]) {
+        c->rc = refuse("%s: shard %d/%d of %s is in %s already (its run %d is experiment %" PRId64 "'s): the same "
+                       "shard twice",
+                       m->db[owner - 1].path, k % g->n + 1, g->n, g->file ? g->file : "?", out->path, k, e->id);
+        return false;
+    }
+    return true;
+}
+
 static int check_out_runs(struct mg *m, const struct mg_group *g)
 {
-    const struct mg_db *out = &m->db[0];
-    sqlite3_stmt *s;
-    int rc = 0;
-    if (sqlite3_prepare_v2(out->db, "SELECT s.experiment_id, s.cell, s.repeat, s.seed, s.params, s.text FROM scenario s "
-                                    "JOIN experiment x USING (experiment_id) WHERE x.file IS ?1 AND x.engine IS ?2 AND "
-                                    "x.axes IS ?3 AND x.columns IS ?4 AND x.cells = ?5 AND x.repeats = ?6",
-                           -1, &s, NULL) != SQLITE_OK)
-        return refuse("%s: %s", out->path, sqlite3_errmsg(out->db));
-    const char *text[] = { g->file, g->engine, g->axes, g->columns };
-    for (int i = 0; i < 4; i++)
-        sqlite3_bind_text(s, i + 1, text[i], -1, SQLITE_STATIC);
-    sqlite3_bind_int(s, 5, g->cells);
-    sqlite3_bind_int(s, 6, g->repeats);
-    while (rc == 0 && sqlite3_step(s) == SQLITE_ROW) {
-        const struct mg_exp *e = find_exp(out, sqlite3_column_int64(s, 0));
-        int cell = sqlite3_column_int(s, 1), repeat = sqlite3_column_int(s, 2);
-        uint64_t seed = (uint64_t)sqlite3_column_int64(s, 3);
-        if (!e || (e->group >= 0 && &m->g[e->group] == g) || cell < 0 || cell >= g->cells || repeat < 0 ||
-            repeat >= g->repeats)
-            continue;
-        int k = cell * g->repeats + repeat, owner = g->owner[k % g->n + 1];
-        if (owner >= 2 && g->seeded && seed - (uint64_t)repeat == g->seedbase &&
-            cell_hash((const char *)sqlite3_column_text(s, 4), (const char *)sqlite3_column_text(s, 5), seed) ==
-                g->cellsum[cell])
-            rc = refuse("%s: shard %d/%d of %s is in %s already (its run %d is experiment %" PRId64 "'s): the same "
-                        "shard twice",
-                        m->db[owner - 1].path, k % g->n + 1, g->n, g->file ? g->file : "?", out->path, k, e->id);
-    }
-    sqlite3_finalize(s);
-    return rc;
+    const struct dbq_merge_alike alike = { g->file, g->engine, g->axes, g->columns, g->cells, g->repeats };
+    struct mg_out_check c = { m, g, 0 };
+    char err[512];
+    if (dbq_merge_alike_runs(m->db[0].db, &alike, check_out_run, &c, err, sizeof err) != 0)
+        return refuse("%s: %s", m->db[0].path, err);
+    return c.rc;
 }
 
 /* ---- the copy ---- */
@@ -681,29 +689,27 @@ static int note_written(struct mg *m, int64_t id)
     return 0;
 }
 
-/* Builds "SELECT [a], [b] FROM main.[t] ORDER BY rowid" (select) or
- * "INSERT INTO main.[t] ([a], [b]) VALUES (?, ?)". NULL when out of memory. */
-static char *table_sql(const struct mg_table *t, bool select)
+/* What a copy of one of d's tables asks of an experiment id. */
+struct mg_map {
+    const struct mg_db *d;
+    const struct mg_table *t;
+};
+
+/* An experiment id of d in OUT: its own, or its group's; a shard's row
+ * whose group already has its row in OUT is not written. */
+static int map_experiment(void *arg, int col, int64_t id, int64_t *to, bool *skip, char *err, size_t errlen)
 {
-    char *sql = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&sql, &len);
-    if (!f)
-        return NULL;
-    /* [name], not "name": SQLite reads a "name" that is no column as a
-     * string, and would copy it into every row of a damaged input. */
-    if (!select)
-        fprintf(f, "INSERT INTO main.[%s] (", t->name);
-    else
-        fprintf(f, "SELECT ");
-    for (int i = 0; i < t->ncols; i++)
-        fprintf(f, "%s[%s]", i ? ", " : "", t->col[i].name);
-    if (select)
-        fprintf(f, " FROM main.[%s] ORDER BY rowid", t->name);
-    for (int i = 0; i < t->ncols && !select; i++)
-        fprintf(f, "%s?%s", i ? ", " : ") VALUES (", i == t->ncols - 1 ? ")" : "");
-    fclose(f);
-    return sql;
+    const struct mg_map *mp = arg;
+    const struct mg_exp *e = find_exp(mp->d, id);
+    (void)col;
+    if (!e) {
+        snprintf(err, errlen, "%s: a row of %s names experiment %" PRId64 ", which the database does not hold",
+                 mp->d->path, mp->t->name, id);
+        return -1;
+    }
+    *skip |= mp->t->own == MG_EXPERIMENT && !e->insert;
+    *to = e->new_id;
+    return 0;
 }
 
 /* Copies table t of input d into out, each id moved by off[its kind],
@@ -712,70 +718,32 @@ static char *table_sql(const struct mg_table *t, bool select)
 static int copy_table(sqlite3 *out, const char *out_path, const struct mg_db *d, const struct mg_table *t,
                       const int64_t *off, int64_t *rows)
 {
-    sqlite3_stmt *sel = NULL, *ins = NULL;
-    char *ssql = table_sql(t, true), *isql = table_sql(t, false);
-    int rc = -1, step = SQLITE_ROW;
-    if (!ssql || !isql) {
+    enum dbq_merge_how *how = calloc((size_t)t->ncols + 1, sizeof *how);
+    int64_t *offset = calloc((size_t)t->ncols + 1, sizeof *offset);
+    struct mg_map mp = { d, t };
+    struct dbq_merge_copy c = { d->path, out_path, t->db, how, offset, map_experiment, &mp };
+    char err[2048];
+    int rc = -1;
+    if (!how || !offset) {
         refuse("out of memory");
         goto done;
     }
-    if (sqlite3_prepare_v2(d->db, ssql, -1, &sel, NULL) != SQLITE_OK) {
-        refuse("%s: reading %s: %s", d->path, t->name, sqlite3_errmsg(d->db));
-        goto done;
+    for (int i = 0; i < t->ncols; i++) {
+        enum mg_kind k = t->col[i].kind;
+        how[i] = k == MG_PLAIN        ? DBQ_MERGE_KEEP
+                 : k == MG_ROW        ? DBQ_MERGE_NEW
+                 : k == MG_EXPERIMENT ? DBQ_MERGE_MAP
+                                      : DBQ_MERGE_MOVE;
+        offset[i] = off[k];
     }
-    if (sqlite3_prepare_v2(out, isql, -1, &ins, NULL) != SQLITE_OK) {
-        refuse("%s: writing %s: %s", out_path, t->name, sqlite3_errmsg(out));
-        goto done;
-    }
-    while ((step = sqlite3_step(sel)) == SQLITE_ROW) {
-        bool skip = false;
-        for (int i = 0; i < t->ncols; i++) {
-            sqlite3_value *v = sqlite3_column_value(sel, i);
-            int64_t id = sqlite3_column_int64(sel, i);
-            if (t->col[i].kind == MG_PLAIN || (sqlite3_value_type(v) == SQLITE_NULL && t->col[i].kind != MG_ROW)) {
-                sqlite3_bind_value(ins, i + 1, v);
-            } else if (t->col[i].kind == MG_ROW) {
-                sqlite3_bind_null(ins, i + 1);
-            } else if (t->col[i].kind == MG_EXPERIMENT) {
-                const struct mg_exp *e = find_exp(d, id);
-                if (!e) {
-                    refuse("%s: a row of %s names experiment %" PRId64 ", which the database does not hold", d->path,
-                           t->name, id);
-                    goto done;
-                }
-                /* A shard whose group already has its row in OUT. */
-                skip |= t->own == MG_EXPERIMENT && !e->insert;
-                sqlite3_bind_int64(ins, i + 1, e->new_id);
-            } else {
-                int64_t moved;
-                /* Ids near the int64 limits (a crafted or damaged file)
-                 * cannot all move past OUT's: refused, never wrapped. */
-                if (__builtin_add_overflow(id, off[t->col[i].kind], &moved)) {
-                    refuse("%s: %s.%s holds %" PRId64 ", which cannot be renumbered past %s's ids without "
-                           "overflowing 64 bits: the database is damaged",
-                           d->path, t->name, t->col[i].name, id, out_path);
-                    goto done;
-                }
-                sqlite3_bind_int64(ins, i + 1, moved);
-            }
-        }
-        if (!skip && sqlite3_step(ins) != SQLITE_DONE) {
-            refuse("%s: copying %s: %s", d->path, t->name, sqlite3_errmsg(out));
-            goto done;
-        }
-        *rows += !skip;
-        sqlite3_reset(ins);
-    }
-    if (step != SQLITE_DONE) {
-        refuse("%s: reading %s: %s", d->path, t->name, sqlite3_errmsg(d->db));
+    if (dbq_merge_copy_table(out, d->db, &c, rows, err, sizeof err) != 0) {
+        refuse("%s", err);
         goto done;
     }
     rc = 0;
 done:
-    sqlite3_finalize(sel);
-    sqlite3_finalize(ins);
-    free(ssql);
-    free(isql);
+    free(how);
+    free(offset);
     return rc;
 }
 
@@ -785,15 +753,13 @@ done:
 static int offset(sqlite3 *out, const char *out_path, const struct mg_db *d, const char *table, const char *col,
                   int64_t *off)
 {
-    char sql[128];
+    char err[512];
     int64_t max, min;
     bool none;
-    snprintf(sql, sizeof sql, "SELECT MAX(%s) FROM main.%s", col, table);
-    if (query_int64(out, sql, &max, NULL) != 0)
-        return refuse("%s: %s", out_path, sqlite3_errmsg(out));
-    snprintf(sql, sizeof sql, "SELECT MIN(%s) FROM main.%s", col, table);
-    if (query_int64(d->db, sql, &min, &none) != 0)
-        return refuse("%s: %s", d->path, sqlite3_errmsg(d->db));
+    if (dbq_merge_id_bound(out, table, col, true, &max, NULL, err, sizeof err) != 0)
+        return refuse("%s: %s", out_path, err);
+    if (dbq_merge_id_bound(d->db, table, col, false, &min, &none, err, sizeof err) != 0)
+        return refuse("%s: %s", d->path, err);
     /* max + 1 - min, in steps that cannot wrap: ids near the int64
      * limits come from a crafted or damaged file. */
     if (none)
@@ -812,20 +778,21 @@ static int copy_db(struct mg *m, sqlite3 *out, int di)
     struct mg_db *d = &m->db[di];
     int64_t off[MG_NKINDS] = { 0 }, next;
     int rc = -1;
+    char err[512];
     /* The checks again, inside the read transaction: a recording may
      * have begun since. */
     if (open_db(m, d) != 0)
         goto done;
-    if (sqlite3_exec(d->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
-        refuse("%s: %s", d->path, sqlite3_errmsg(d->db));
+    if (dbq_merge_begin_read(d->db, err, sizeof err) != 0) {
+        refuse("%s: %s", d->path, err);
         goto done;
     }
     if (check_recording(d) != 0 || offset(out, m->out_path, d, "trace", "trace_id", &off[MG_TRACE]) != 0 ||
         offset(out, m->out_path, d, "thread", "utid", &off[MG_UTID]) != 0 ||
         offset(out, m->out_path, d, "scenario", "scenario_id", &off[MG_SCENARIO]) != 0)
         goto done;
-    if (query_int64(out, "SELECT COALESCE(MAX(experiment_id), 0) FROM main.experiment", &next, NULL) != 0) {
-        refuse("%s: %s", m->out_path, sqlite3_errmsg(out));
+    if (dbq_merge_id_bound(out, "experiment", "experiment_id", true, &next, NULL, err, sizeof err) != 0) {
+        refuse("%s: %s", m->out_path, err);
         goto done;
     }
     if (next > INT64_MAX - 1 - d->nexp) {
@@ -857,29 +824,13 @@ done:
     return rc;
 }
 
-static int exec_ids(sqlite3 *out, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-/* Runs one statement on OUT whose only values are ids, printed into it. */
-static int exec_ids(sqlite3 *out, const char *path, const char *fmt, ...)
-{
-    char sql[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(sql, sizeof sql, fmt, ap);
-    va_end(ap);
-    if (sqlite3_exec(out, sql, NULL, NULL, NULL) != SQLITE_OK)
-        return refuse("%s: %s", path, sqlite3_errmsg(out));
-    return 0;
-}
-
 /* Group g's experiment row once every input is in: its shard column (NULL
  * when all N are there), its first start, its lowest shard's command; and
  * OUT's other rows of the group folded into it. */
 static int finish_group(struct mg *m, sqlite3 *out, struct mg_group *g)
 {
-    char *shard = NULL;
+    char *shard = NULL, err[512];
     size_t len = 0;
-    sqlite3_stmt *s = NULL;
     bool *set = calloc((size_t)g->n + 1, sizeof *set), all = true;
     int rc = -1;
     if (!set)
@@ -894,30 +845,17 @@ static int finish_group(struct mg *m, sqlite3 *out, struct mg_group *g)
         fprintf(f, "/%d", g->n);
         fclose(f);
     }
-    if (sqlite3_prepare_v2(out, "UPDATE experiment SET shard = ?1, command = ?2, created = COALESCE(?3, created) "
-                                "WHERE experiment_id = ?4", -1, &s, NULL) != SQLITE_OK) {
-        refuse("%s: %s", m->out_path, sqlite3_errmsg(out));
-        goto done;
-    }
-    if (shard)
-        sqlite3_bind_text(s, 1, shard, -1, SQLITE_STATIC);
-    if (g->command)
-        sqlite3_bind_text(s, 2, g->command, -1, SQLITE_STATIC);
-    if (g->created)
-        sqlite3_bind_text(s, 3, g->created, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(s, 4, g->target);
-    if (sqlite3_step(s) != SQLITE_DONE) {
-        refuse("%s: %s", m->out_path, sqlite3_errmsg(out));
+    if (dbq_merge_set_experiment(out, g->target, shard, g->command, g->created, err, sizeof err) != 0) {
+        refuse("%s: %s", m->out_path, err);
         goto done;
     }
     for (int i = 0; i < g->nfold; i++)
-        if (exec_ids(out, m->out_path, "UPDATE scenario SET experiment_id = %" PRId64 " WHERE experiment_id = %" PRId64,
-                     g->target, g->fold[i]) != 0 ||
-            exec_ids(out, m->out_path, "DELETE FROM experiment WHERE experiment_id = %" PRId64, g->fold[i]) != 0)
+        if (dbq_merge_fold(out, g->target, g->fold[i], err, sizeof err) != 0) {
+            refuse("%s: %s", m->out_path, err);
             goto done;
+        }
     rc = note_written(m, g->target);
 done:
-    sqlite3_finalize(s);
     free(shard);
     free(set);
     return rc;
@@ -925,29 +863,37 @@ done:
 
 /* ---- what it wrote ---- */
 
-/* One line for experiment id of out: what it is, its runs, and the cells
- * lacking some (a shard missing, or runs that never finished). */
-static void describe(sqlite3 *out, int64_t id)
+/* Marks a cell that has all its runs as not lacking. */
+struct mg_lacking {
+    bool *lacking;
+    int cells, n;
+};
+
+static void full_cell(int k, void *arg)
 {
-    sqlite3_stmt *s = NULL, *c = NULL;
-    if (sqlite3_prepare_v2(out, "SELECT file, engine, cells, repeats, shard, (SELECT COUNT(*) FROM scenario WHERE "
-                                "experiment_id = ?1) FROM experiment WHERE experiment_id = ?1", -1, &s, NULL) !=
-            SQLITE_OK ||
-        sqlite3_prepare_v2(out, "SELECT cell FROM scenario WHERE experiment_id = ?1 GROUP BY cell HAVING COUNT(*) >= "
-                                "(SELECT repeats FROM experiment WHERE experiment_id = ?1)", -1, &c, NULL) !=
-            SQLITE_OK)
-        goto done;
-    sqlite3_bind_int64(s, 1, id);
-    sqlite3_bind_int64(c, 1, id);
-    if (sqlite3_step(s) != SQLITE_ROW)
-        goto done;
-    int cells = sqlite3_column_int(s, 2), repeats = sqlite3_column_int(s, 3);
-    int64_t runs = sqlite3_column_int64(s, 5);
-    const char *shard = (const char *)sqlite3_column_text(s, 4);
+    struct mg_lacking *l = arg;
+    if (k >= 0 && k < l->cells && l->lacking[k])
+        l->lacking[k] = false, l->n--;
+}
+
+/* One line for an experiment of out: what it is, its runs, and the cells
+ * lacking some (a shard missing, or runs that never finished). */
+struct mg_describe {
+    sqlite3 *out;
+    int64_t id;
+};
+
+static void describe_summary(const struct dbq_merge_summary *x, void *arg)
+{
+    const struct mg_describe *dd = arg;
+    int64_t id = dd->id;
+    int cells = x->cells, repeats = x->repeats;
+    int64_t runs = x->runs;
+    const char *shard = x->shard;
     /* file, engine and shard are the database's text: shown, not sent raw */
-    char file[512], engine[128], shown[512];
-    text_visible(file, sizeof file, sqlite3_column_text(s, 0) ? (const char *)sqlite3_column_text(s, 0) : "-");
-    text_visible(engine, sizeof engine, (const char *)sqlite3_column_text(s, 1));
+    char file[512], engine[128], shown[512], err[512];
+    text_visible(file, sizeof file, x->file ? x->file : "-");
+    text_visible(engine, sizeof engine, x->engine);
     text_visible(shown, sizeof shown, shard);
     printf("experiment %" PRId64 ": %s, engine %s, %d cell%s x %d repeat%s%s%s: %" PRId64 " of %" PRId64 " runs",
            id, file, engine, cells, cells == 1 ? "" : "s", repeats, repeats == 1 ? "" : "s", shard ? ", shard " : "",
@@ -959,27 +905,29 @@ static void describe(sqlite3 *out, int64_t id)
     if (cells < 1 || repeats < 1 || (int64_t)cells * repeats > MG_MAX_RUNS) {
         printf("; its %d cells x %d repeats are past what an experiment holds (%d runs): the database is damaged\n",
                cells, repeats, MG_MAX_RUNS);
-        goto done;
+        return;
     }
     bool *lacking = malloc((size_t)cells * sizeof *lacking);
     if (lacking && runs < (int64_t)cells * repeats) {
-        int n = cells;
+        struct mg_lacking l = { lacking, cells, cells };
         for (int i = 0; i < cells; i++)
             lacking[i] = true;
-        while (sqlite3_step(c) == SQLITE_ROW) {
-            int k = sqlite3_column_int(c, 0);
-            if (k >= 0 && k < cells && lacking[k])
-                lacking[k] = false, n--;
-        }
-        printf("; %s ", n == 1 ? "cell" : "cells");
+        /* a failed read lists the cells it has not seen */
+        dbq_merge_full_cells(dd->out, id, full_cell, &l, err, sizeof err);
+        printf("; %s ", l.n == 1 ? "cell" : "cells");
         print_ranges(stdout, lacking, 0, cells);
-        printf(" lack%s runs", n == 1 ? "s" : "");
+        printf(" lack%s runs", l.n == 1 ? "s" : "");
     }
     printf("\n");
     free(lacking);
-done:
-    sqlite3_finalize(s);
-    sqlite3_finalize(c);
+}
+
+/* Nothing when it cannot be read: the merge is written by then. */
+static void describe(sqlite3 *out, int64_t id)
+{
+    struct mg_describe dd = { out, id };
+    char err[512];
+    dbq_merge_summary(out, id, describe_summary, &dd, err, sizeof err);
 }
 
 /* ---- the command ---- */
@@ -1018,37 +966,31 @@ static int check_all(struct mg *m)
 /* Step 4, in one transaction on out. */
 static int write_all(struct mg *m, sqlite3 *out)
 {
-    if (sqlite3_exec(out, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
-        return refuse("%s: %s", m->out_path, sqlite3_errmsg(out));
+    char err[1024];
+    if (dbq_merge_begin(out, err, sizeof err) != 0)
+        return refuse("%s: %s", m->out_path, err);
     for (int i = 1; i < m->ndb; i++)
         if (copy_db(m, out, i) != 0)
             goto fail;
     for (int i = 0; i < m->ngroups; i++)
         if (m->g[i].touched && finish_group(m, out, &m->g[i]) != 0)
             goto fail;
-    char *msg = NULL;
-    if (sqlite3_exec(out, db_indexes_sql, NULL, NULL, &msg) != SQLITE_OK ||
-        sqlite3_exec(out, "COMMIT", NULL, NULL, &msg) != SQLITE_OK) {
-        refuse("%s: %s", m->out_path, msg ? msg : sqlite3_errmsg(out));
-        sqlite3_free(msg);
+    if (dbq_merge_commit(out, err, sizeof err) != 0) {
+        refuse("%s: %s", m->out_path, err);
         goto fail;
     }
     return 0;
 fail:
-    if (!sqlite3_get_autocommit(out))
-        sqlite3_exec(out, "ROLLBACK", NULL, NULL, NULL);
+    dbq_merge_rollback(out);
     return -1;
 }
 
 static void free_all(struct mg *m)
 {
-    for (int i = 0; i < m->sc.ntables; i++) {
-        for (int j = 0; j < m->sc.t[i].ncols; j++)
-            free(m->sc.t[i].col[j].name);
+    for (int i = 0; i < m->sc.ntables; i++)
         free(m->sc.t[i].col);
-        free(m->sc.t[i].name);
-    }
     free(m->sc.t);
+    dbq_merge_schema_free(&m->sc.db);
     for (int i = 0; i < m->ndb; i++) {
         close_db(&m->db[i]);
         free(m->db[i].exp);

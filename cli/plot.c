@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/db_flags.h"
 #include "cli/outfile.h"
 #include "cli/plot.h"
 #include "db/query.h"
@@ -393,7 +394,7 @@ int cmd_plot(int argc, char **argv)
         return 2;
     }
 
-    sqlite3 *db = dbq_open("plot", o.db_path);
+    sqlite3 *db = cli_db_open("plot", o.db_path);
     if (!db)
         return 1;
     const char *tmpdir = getenv("TMPDIR");

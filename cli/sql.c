@@ -1,10 +1,12 @@
 /*
  * `runq sql`: read-only SQL on a trace database, printed as a table, CSV
- * or JSON. The reading and printing are db/query.c's.
+ * or JSON. The reading and printing are db/query.c's; its errors are
+ * printed here.
  */
 #include <stdio.h>
 
 #include "cli/cli.h"
+#include "cli/db_flags.h"
 #include "db/query.h"
 
 #define DEFAULT_DB "runq.db"
@@ -35,21 +37,23 @@ int cmd_sql(int argc, char **argv)
     const char *db_path = DEFAULT_DB, *pos[1];
     int64_t trace = 0;
     enum dbq_format fmt = DBQ_TABLE;
-    int npos, rc = dbq_parse_common("sql", argc, argv, &db_path, &trace, &fmt, pos, 1, &npos, sql_help);
+    char err[8192]; /* SQLite's message may quote the query */
+    int npos, rc = cli_db_flags("sql", argc, argv, &db_path, &trace, &fmt, pos, 1, &npos, sql_help);
     if (rc >= 0)
         return rc;
     if (npos != 1) {
         fprintf(stderr, "runq sql: give one SQL string; see 'runq sql --help'\n");
         return 2;
     }
-    sqlite3 *db = dbq_open("sql", db_path);
+    sqlite3 *db = cli_db_open("sql", db_path);
     if (!db)
         return 1;
-    rc = 0;
-    if (trace && dbq_scope_trace(db, "sql", trace) != 0)
+    if (trace && dbq_scope_trace(db, trace, err, sizeof err) != 0)
         rc = 1;
-    if (!rc)
-        rc = dbq_run(db, "sql", pos[0], fmt, stdout);
+    else
+        rc = dbq_run(db, pos[0], fmt, stdout, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "runq sql: %s\n", err);
     sqlite3_close(db);
     return rc;
 }

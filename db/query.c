@@ -91,25 +91,24 @@ static int rel_scope(sqlite3 *db, int64_t trace_id)
     return sqlite3_create_function_v2(db, "rel", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, c, rel_fn, NULL, NULL, free);
 }
 
-sqlite3 *dbq_open(const char *prog, const char *path)
+sqlite3 *dbq_open(const char *path, char *err, size_t errlen)
 {
     sqlite3 *db = NULL;
     if (access(path, R_OK) != 0) {
-        fprintf(stderr, "runq %s: %s: no such database (record one with runq record --db %s)\n", prog,
-                path, path);
+        snprintf(err, errlen, "%s: no such database (record one with runq record --db %s)", path, path);
         return NULL;
     }
     int probe = recorder_probe_fd(path); /* before SQLite opens it: recorder_lock.h */
     if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
         recorder_alive_sql(db, probe) != SQLITE_OK || rel_register(db) != SQLITE_OK) {
-        fprintf(stderr, "runq %s: %s: %s\n", prog, path, db ? sqlite3_errmsg(db) : "cannot open");
+        snprintf(err, errlen, "%s: %s", path, db ? sqlite3_errmsg(db) : "cannot open");
         sqlite3_close(db);
         return NULL;
     }
     sqlite3_busy_timeout(db, 5000);
     const char *why = db_unreadable_why(db);
     if (why) {
-        fprintf(stderr, "runq %s: %s: %s\n", prog, path, why);
+        snprintf(err, errlen, "%s: %s", path, why);
         sqlite3_close(db);
         return NULL;
     }
@@ -128,26 +127,56 @@ int64_t dbq_latest_trace(sqlite3 *db)
     return id;
 }
 
-int dbq_scope_trace(sqlite3 *db, const char *prog, int64_t trace_id)
+/* Whether sql, its parameters bound to the texts a and b (b NULL: only
+ * a), gives a row: 1 or 0, or -1 with err. */
+static int gives_row(sqlite3 *db, const char *sql, const char *a, const char *b, char *err, size_t errlen)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s", sqlite3_errmsg(db));
+        return -1;
+    }
+    sqlite3_bind_text(s, 1, a, -1, SQLITE_TRANSIENT);
+    if (b)
+        sqlite3_bind_text(s, 2, b, -1, SQLITE_TRANSIENT);
+    int rc = sqlite3_step(s);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        snprintf(err, errlen, "%s", sqlite3_errmsg(db));
+    sqlite3_finalize(s);
+    return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+int dbq_has_table(sqlite3 *db, const char *name, char *err, size_t errlen)
+{
+    return gives_row(db, "SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = ?1", name, NULL, err,
+                     errlen);
+}
+
+int dbq_has_column(sqlite3 *db, const char *table, const char *column, char *err, size_t errlen)
+{
+    return gives_row(db, "SELECT 1 FROM main.pragma_table_info(?1) WHERE name = ?2", table, column, err, errlen);
+}
+
+int dbq_scope_trace(sqlite3 *db, int64_t trace_id, char *err, size_t errlen)
 {
     sqlite3_stmt *s;
     int found = 0;
     if (sqlite3_prepare_v2(db, "SELECT 1 FROM main.trace WHERE trace_id=?", -1, &s, NULL) != SQLITE_OK) {
-        fprintf(stderr, "runq %s: %s (is it a runq database?)\n", prog, sqlite3_errmsg(db));
+        snprintf(err, errlen, "%s (is it a runq database?)", sqlite3_errmsg(db));
         return -1;
     }
     sqlite3_bind_int64(s, 1, trace_id);
     found = sqlite3_step(s) == SQLITE_ROW;
     sqlite3_finalize(s);
     if (!found) {
-        fprintf(stderr, "runq %s: no trace %lld in this database\n", prog, (long long)trace_id);
+        snprintf(err, errlen, "no trace %lld in this database", (long long)trace_id);
         return -1;
     }
     if (sqlite3_prepare_v2(db,
                            "SELECT m.name FROM main.sqlite_master m WHERE m.type IN ('table', 'view') AND EXISTS "
                            "(SELECT 1 FROM pragma_table_info(m.name) WHERE name='trace_id')",
                            -1, &s, NULL) != SQLITE_OK) {
-        fprintf(stderr, "runq %s: %s\n", prog, sqlite3_errmsg(db));
+        snprintf(err, errlen, "%s", sqlite3_errmsg(db));
         return -1;
     }
     int rc = 0, step;
@@ -157,19 +186,19 @@ int dbq_scope_trace(sqlite3 *db, const char *prog, int64_t trace_id)
                                     t, t, (long long)trace_id);
         char *msg = NULL;
         if (!sql || sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-            fprintf(stderr, "runq %s: %s\n", prog, msg ? msg : "out of memory");
+            snprintf(err, errlen, "%s", msg ? msg : "out of memory");
             rc = -1;
         }
         sqlite3_free(msg);
         sqlite3_free(sql);
     }
     if (rc == 0 && step != SQLITE_DONE) { /* a damaged page: not every table would be scoped */
-        fprintf(stderr, "runq %s: reading sqlite_master: %s\n", prog, sqlite3_errmsg(db));
+        snprintf(err, errlen, "reading sqlite_master: %s", sqlite3_errmsg(db));
         rc = -1;
     }
     sqlite3_finalize(s);
     if (rc == 0 && rel_scope(db, trace_id) != SQLITE_OK) {
-        fprintf(stderr, "runq %s: %s\n", prog, sqlite3_errmsg(db));
+        snprintf(err, errlen, "%s", sqlite3_errmsg(db));
         rc = -1;
     }
     return rc;
@@ -265,17 +294,16 @@ static char *value_text(sqlite3_stmt *s, int i)
 
 /* v (malloc'd, or NULL) as a table shows it: visible (db/visible.h), since
  * a table is read on a terminal and its text is the database's or the
- * query's. Takes v; returns a malloc'd string or NULL. */
-static char *visible_dup(char *v)
+ * query's. Takes v; returns a malloc'd string, or NULL (v NULL, or *oom
+ * set when out of memory). */
+static char *visible_dup(char *v, bool *oom)
 {
     if (!v)
         return NULL;
     char *d = text_visible_dup(v);
     free(v);
-    if (!d) {
-        fprintf(stderr, "runq: out of memory\n");
-        exit(1);
-    }
+    if (!d)
+        *oom = true;
     return d;
 }
 
@@ -285,23 +313,23 @@ struct table {
     int cols;
 };
 
-static void print_table(FILE *out, sqlite3_stmt *s, struct table *t)
+/* Prints the table t of s's rows; -1 when out of memory (nothing printed). */
+static int print_table(FILE *out, sqlite3_stmt *s, struct table *t)
 {
     size_t *w = calloc((size_t)t->cols, sizeof *w);
     int *num = calloc((size_t)t->cols, sizeof *num);
     char **name = calloc((size_t)t->cols, sizeof *name);
-    if (!w || !num || !name) {
+    int rc = w && num && name ? 0 : -1;
+    for (int c = 0; c < t->cols && !rc; c++)
+        if (!(name[c] = text_visible_dup(sqlite3_column_name(s, c))))
+            rc = -1;
+    if (rc) {
+        for (int c = 0; name && c < t->cols; c++)
+            free(name[c]);
         free(w);
         free(num);
         free(name);
-        return;
-    }
-    for (int c = 0; c < t->cols; c++) {
-        name[c] = text_visible_dup(sqlite3_column_name(s, c));
-        if (!name[c]) {
-            fprintf(stderr, "runq: out of memory\n");
-            exit(1);
-        }
+        return -1;
     }
     for (int c = 0; c < t->cols; c++) {
         num[c] = 1;
@@ -367,14 +395,17 @@ static void print_table(FILE *out, sqlite3_stmt *s, struct table *t)
     free(name);
     free(w);
     free(num);
+    return 0;
 }
 
-/* Runs one prepared statement to the end, printing its rows. */
-static int print_stmt(sqlite3 *db, const char *prog, sqlite3_stmt *s, enum dbq_format fmt, FILE *out)
+/* Runs one prepared statement to the end, printing its rows. 0, or 1
+ * with err. */
+static int print_stmt(sqlite3 *db, sqlite3_stmt *s, enum dbq_format fmt, FILE *out, char *err, size_t errlen)
 {
     int cols = sqlite3_column_count(s), rc;
     struct table t = { .cols = cols };
     size_t nrow = 0;
+    bool oom = false;
     if (fmt == DBQ_CSV && cols) {
         for (int c = 0; c < cols; c++) {
             if (c)
@@ -391,15 +422,18 @@ static int print_stmt(sqlite3 *db, const char *prog, sqlite3_stmt *s, enum dbq_f
                 t.cap = t.cap ? t.cap * 2 : 64;
                 char **n = realloc(t.cell, t.cap * (size_t)cols * sizeof *n);
                 if (!n) {
-                    fprintf(stderr, "runq %s: out of memory\n", prog);
                     rc = SQLITE_NOMEM;
                     break;
                 }
                 t.cell = n;
             }
             for (int c = 0; c < cols; c++)
-                t.cell[t.rows * (size_t)cols + (size_t)c] = visible_dup(value_text(s, c));
+                t.cell[t.rows * (size_t)cols + (size_t)c] = visible_dup(value_text(s, c), &oom);
             t.rows++;
+            if (oom) {
+                rc = SQLITE_NOMEM;
+                break;
+            }
             continue;
         }
         if (fmt == DBQ_JSON)
@@ -431,20 +465,19 @@ static int print_stmt(sqlite3 *db, const char *prog, sqlite3_stmt *s, enum dbq_f
     }
     if (fmt == DBQ_JSON && cols)
         fputs("]\n", out);
-    if (fmt == DBQ_TABLE && cols && rc == SQLITE_DONE)
-        print_table(out, s, &t);
+    if (fmt == DBQ_TABLE && cols && rc == SQLITE_DONE && print_table(out, s, &t) != 0)
+        rc = SQLITE_NOMEM;
     for (size_t k = 0; k < t.rows * (size_t)cols; k++)
         free(t.cell[k]);
     free(t.cell);
     if (rc != SQLITE_DONE) {
-        if (rc != SQLITE_NOMEM)
-            fprintf(stderr, "runq %s: %s\n", prog, sqlite3_errmsg(db));
+        snprintf(err, errlen, "%s", rc == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(db));
         return 1;
     }
     return 0;
 }
 
-int dbq_run(sqlite3 *db, const char *prog, const char *sql, enum dbq_format fmt, FILE *out)
+int dbq_run(sqlite3 *db, const char *sql, enum dbq_format fmt, FILE *out, char *err, size_t errlen)
 {
     const char *tail = sql;
     int n = 0;
@@ -452,88 +485,23 @@ int dbq_run(sqlite3 *db, const char *prog, const char *sql, enum dbq_format fmt,
         sqlite3_stmt *s = NULL;
         const char *next;
         if (sqlite3_prepare_v2(db, tail, -1, &s, &next) != SQLITE_OK) {
-            fprintf(stderr, "runq %s: %s\n", prog, sqlite3_errmsg(db));
+            snprintf(err, errlen, "%s", sqlite3_errmsg(db));
             return 1;
         }
         tail = next;
         if (!s)
             continue; /* whitespace or a comment */
         if (!sqlite3_stmt_readonly(s)) {
-            fprintf(stderr, "runq %s: only read-only statements are allowed: %.60s\n", prog,
-                    sqlite3_sql(s));
+            snprintf(err, errlen, "only read-only statements are allowed: %.60s", sqlite3_sql(s));
             sqlite3_finalize(s);
             return 2;
         }
         if (n++ && fmt == DBQ_TABLE)
             fputc('\n', out);
-        int rc = print_stmt(db, prog, s, fmt, out);
+        int rc = print_stmt(db, s, fmt, out, err, errlen);
         sqlite3_finalize(s);
         if (rc)
             return rc;
     }
     return 0;
-}
-
-int dbq_parse_common(const char *prog, int argc, char **argv, const char **db, int64_t *trace,
-                     enum dbq_format *fmt, const char **pos, int maxpos, int *npos, void (*help)(void))
-{
-    *npos = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            help();
-            return 0;
-        }
-        if (strcmp(a, "--csv") == 0) {
-            *fmt = DBQ_CSV;
-            continue;
-        }
-        if (strcmp(a, "--json") == 0) {
-            *fmt = DBQ_JSON;
-            continue;
-        }
-        const char *names[] = { "--db", "--trace" };
-        int which = -1;
-        for (int k = 0; k < 2; k++) {
-            size_t n = strlen(names[k]);
-            if (strncmp(a, names[k], n) == 0 && (a[n] == '\0' || a[n] == '=')) {
-                which = k;
-                if (a[n] == '=')
-                    v = a + n + 1;
-                else if (i + 1 < argc)
-                    v = argv[++i];
-                else {
-                    fprintf(stderr, "runq %s: %s needs a value\n", prog, names[k]);
-                    return 2;
-                }
-            }
-        }
-        if (which == 0) {
-            if (!*v) {
-                fprintf(stderr, "runq %s: --db needs a file name\n", prog);
-                return 2;
-            }
-            *db = v;
-        } else if (which == 1) {
-            char *end;
-            long long id = strtoll(v, &end, 10);
-            if (!*v || *end || id <= 0) {
-                fprintf(stderr, "runq %s: bad --trace '%s': want a trace id (a positive number)\n",
-                        prog, v);
-                return 2;
-            }
-            *trace = id;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "runq %s: unknown flag '%s'; see 'runq %s --help'\n", prog, a, prog);
-            return 2;
-        } else {
-            if (*npos == maxpos) {
-                fprintf(stderr, "runq %s: unexpected argument '%s'; see 'runq %s --help'\n", prog, a,
-                        prog);
-                return 2;
-            }
-            pos[(*npos)++] = a;
-        }
-    }
-    return -1;
 }

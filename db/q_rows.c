@@ -1,0 +1,29 @@
+/*
+ * The query functions' plumbing (contracts in q_rows.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/q_rows.h"
+
+int dbq_fail(sqlite3 *db, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "%s", sqlite3_errmsg(db));
+    return -1;
+}
+
+int dbq_finish(sqlite3 *db, sqlite3_stmt *s, int rc, bool stopped, char *err, size_t errlen)
+{
+    bool ok = stopped || rc == SQLITE_DONE;
+    if (!ok)
+        dbq_fail(db, err, errlen);
+    sqlite3_finalize(s);
+    return ok ? 0 : -1;
+}
+
+char *dbq_column_dup(sqlite3_stmt *s, int i)
+{
+    const unsigned char *t = sqlite3_column_text(s, i);
+    return t ? strdup((const char *)t) : NULL;
+}
