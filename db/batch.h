@@ -79,11 +79,11 @@ struct db_batch {
     int in_txn;                 /* batch_begin() began a transaction not yet ended */
     int failed;
     int fail_code;              /* SQLite's primary result code of the first failure */
-    int quiet;                  /* failures expected (db_writer_abandon): not printed */
+    int quiet;                  /* failures expected (db_writer_abandon): not said */
     int wait_ms;                /* how long a statement waits for another writer */
     int no_wait;                /* batch_begin(b, 0): this attempt does not wait */
     int64_t waited_us;          /* how long the current wait has slept */
-    int said;                   /* progress lines printed in the current wait */
+    int said;                   /* progress lines said in the current wait */
     int gave_up_ms;             /* the first wait that ran out: how long it was */
     void (*say)(void *arg, const char *line); /* where lines for the user go; NULL: nowhere */
     void *say_arg;

@@ -304,21 +304,19 @@ bool event_engine_counts(const char *engine)
 
 /* ---- a whole trace ---- */
 
-/* Makes *p hold at least need elements of size bytes (*cap of them now).
- * 0, or -1 out of memory (*p and *cap as they were). */
-static int grow(void *p, int *cap, int need, size_t size)
+/* p, an array of *cap elements of size bytes, grown (moved, perhaps) to
+ * hold at least need; NULL out of memory (p and *cap as they were). */
+static void *grow(void *p, int *cap, int need, size_t size)
 {
     if (need <= *cap)
-        return 0;
+        return p;
     int nc = *cap ? *cap * 2 : 1024;
     while (nc < need)
         nc *= 2;
-    void *q = realloc(*(void **)p, (size_t)nc * size);
-    if (!q)
-        return -1;
-    *(void **)p = q;
-    *cap = nc;
-    return 0;
+    void *q = realloc(p, (size_t)nc * size);
+    if (q)
+        *cap = nc;
+    return q;
 }
 
 static int ev_cmp(const void *a, const void *b)
@@ -401,7 +399,6 @@ static void stamp_slices(struct events *t)
     free(set);
 }
 
-
 /* Every row of kind k's table in trace tid, as events (keyframe rows
  * grouped into one event per time and CPU). */
 static int load_kind(struct events *t, sqlite3 *db, enum event_kind k, const struct event_schema *sch, int *evcap,
@@ -432,11 +429,15 @@ static int load_kind(struct events *t, sqlite3 *db, enum event_kind k, const str
         for (int i = 0; i < n; i++)
             v[i] = sqlite3_column_value(st, 2 + i);
         int64_t rowid = sqlite3_column_int64(st, 0), ts = sqlite3_column_int64(st, 1);
-        struct event e;
-        if (grow(&t->ev, evcap, t->nev + 1, sizeof *t->ev) != 0 ||
-            (k == EVENT_KEYFRAME && grow(&t->kf, kfcap, t->nkf + 1, sizeof *t->kf) != 0))
+        struct event e, *ev = grow(t->ev, evcap, t->nev + 1, sizeof *t->ev);
+        if (!ev)
             break;
+        t->ev = ev;
         if (k == EVENT_KEYFRAME) {
+            struct event_kf_entry *kf = grow(t->kf, kfcap, t->nkf + 1, sizeof *t->kf);
+            if (!kf)
+                break;
+            t->kf = kf;
             event_decode(k, ts, rowid, v, n, &e, &t->kf[t->nkf]);
             if (kfe < 0 || t->ev[kfe].ts != ts || t->ev[kfe].cpu != e.cpu) {
                 kfe = t->nev++;
@@ -515,9 +516,11 @@ int events_load(struct events *t, sqlite3 *db, int64_t trace_id, char *err, size
              t->trace_id, &st, err, errlen))
         return -1;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (grow(&t->th, &thcap, t->nth + 1, sizeof *t->th) != 0)
+        struct event_thread *th = grow(t->th, &thcap, t->nth + 1, sizeof *t->th);
+        if (!th)
             break;
-        struct event_thread *th = &t->th[t->nth++];
+        t->th = th;
+        th = &t->th[t->nth++];
         th->utid = (int)sqlite3_column_int64(st, 0);
         th->tid = (int)sqlite3_column_int64(st, 1);
         snprintf(th->name, sizeof th->name, "%s", (const char *)sqlite3_column_text(st, 2));
