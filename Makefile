@@ -138,11 +138,12 @@ LINUX_RUN_TEST_OBJ := $(call tobj,tests/linux_run_test.c linux/run.c linux/alter
 # The Linux recorder on this host's tracefs, writing through db/.
 LINUX_PINGPONG_OBJ := $(call tobj,tests/linux_pingpong.c linux/tracefs.c linux/ftrace.c linux/lxrec.c linux/bpfrec.c linux/hostrules.c \
 	$(wildcard db/*.c) $(wildcard trace/*.c) kernel/sched/weights.c host/base/xalloc.c)
-TOP_MODEL_TEST_OBJ := $(call tobj,tests/top_model_test.c tui/model.c tui/table.c tui/control.c db/recorder_lock.c \
-	db/events.c db/qx_top.c trace/decode.c $(POLICY_SRC))
+# runq top's model and what it reads, without a terminal: its unit test,
+# tests/top_agree.sh's probe and its bench (bench_top) are built on it.
+TOP_MODEL_SRC := tui/model.c tui/table.c tui/control.c db/recorder_lock.c db/events.c db/qx_top.c trace/decode.c $(POLICY_SRC)
+TOP_MODEL_TEST_OBJ := $(call tobj,tests/top_model_test.c $(TOP_MODEL_SRC))
 # runq top's model at one trace time, for tests/top_agree.sh.
-TOP_AT_OBJ := $(call tobj,tests/top_at.c tui/model.c tui/table.c tui/control.c db/recorder_lock.c \
-	db/events.c db/qx_top.c trace/decode.c $(POLICY_SRC))
+TOP_AT_OBJ := $(call tobj,tests/top_at.c $(TOP_MODEL_SRC))
 EEVDF_FUZZ_OBJ := $(call fobj,tests/eevdf_fuzz.c $(POLICY_SRC))
 RT_FUZZ_OBJ := $(call fobj,tests/rt_fuzz.c $(POLICY_SRC))
 TRACE_FUZZ_OBJ := $(call fobj,tests/trace_fuzz.c trace/decode.c)
@@ -227,15 +228,31 @@ gdb: all
 
 # The build one job a CPU even when `make test` is typed plain (serial it
 # was 7 minutes of a 17-minute run on 2 cores); the suites then run in
-# lanes (tests/runner.sh).
+# lanes (tests/runner.sh). It builds what make bench, make fuzz and
+# make gdb need too (BENCHES; the rest are HOST_TESTS and all), so a
+# program of theirs that no longer builds fails make test.
 test:
-	@$(MAKE) --no-print-directory -j$(shell nproc) all $(HOST_TESTS)
+	@$(MAKE) --no-print-directory -j$(shell nproc) all $(HOST_TESTS) $(BENCHES)
 	@RUNQ=$(ASAN_RUNQ) bash tests/run.sh
 
-BENCHES := $(BUILD)/bench/bench_pick
-$(BUILD)/bench/bench_pick: $(call hobj,tests/bench_pick.c $(POLICY_SRC))
+# ---- benches (make bench: tests/bench.sh) ----
+# Built like runq (build/host/: -O2, no sanitizers) from the same object
+# lists as the tests; the bench scripts run these and compile nothing.
+BENCH_PICK_OBJ := $(call hobj,tests/bench_pick.c $(POLICY_SRC))
+BENCH_TOP_OBJ := $(call hobj,tests/bench_top.c $(TOP_MODEL_SRC))
+# The kernel that times each trace record it writes (tests/bench_trace_emit.sh),
+# in a BUILD of its own as tests/trace_fields.sh's poison kernels are; its
+# own make knows when it is current.
+SELFCOST_KERNEL := $(BUILD)/selfcost/kernel.elf
+BENCHES := $(BUILD)/bench/bench_pick $(BUILD)/bench/bench_top $(SELFCOST_KERNEL)
+$(BUILD)/bench/bench_pick: $(BENCH_PICK_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^
+$(BUILD)/bench/bench_top: $(BENCH_TOP_OBJ) $(BUILD)/gen/schema_sql.o
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ -lsqlite3 -lm
+$(SELFCOST_KERNEL): FORCE
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/selfcost KEXTRA=-DRUNQ_TRACE_SELFCOST $@
 bench: all $(BENCHES) $(BUILD)/tests/trace_gen
 	@bash tests/bench.sh
 
@@ -267,4 +284,4 @@ clean:
 	rm -rf $(BUILD)
 
 FORCE:
--include $(KOBJ:.o=.d) $(HOST_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(call hobj,tests/bench_pick.c:.o=.d)
+-include $(KOBJ:.o=.d) $(HOST_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BENCH_PICK_OBJ:.o=.d) $(BENCH_TOP_OBJ:.o=.d)

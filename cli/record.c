@@ -366,6 +366,13 @@ static int record_flags(int argc, char **argv, struct record_opts *o)
 /* Opens the stream (r->fd), the database with a new trace, whose id goes
  * to stdout, and the decoder; on a live socket also the control relay
  * (r->relay, NULL without). 0, or -1 after saying why. */
+/* The writer's lines (its failure, its waits for another recorder). */
+static void record_say(void *arg, const char *line)
+{
+    (void)arg;
+    fprintf(stderr, "runq record: %s\n", line);
+}
+
 static int record_open(struct recorder *r, const struct record_opts *o)
 {
     char msg[512];
@@ -378,7 +385,7 @@ static int record_open(struct recorder *r, const struct record_opts *o)
         fprintf(stderr, "runq record: %s: %s\n", o->file, strerror(errno));
     if (r->fd < 0)
         return -1;
-    r->w = db_writer_open(o->db, o->sock ? o->sock : o->file, msg, sizeof msg);
+    r->w = db_writer_open(o->db, o->sock ? o->sock : o->file, record_say, NULL, msg, sizeof msg);
     if (!r->w) {
         fprintf(stderr, "runq record: %s\n", msg);
         return -1;

@@ -1,6 +1,7 @@
 /*
  * The writer's prepared statements and batched rows (contract in batch.h).
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,32 +51,60 @@ static const char *const stmt_what[S_NR] = {
     [S_STATE] = "thread_state", [S_WAKEUP] = "wakeup", [S_BOUNCE] = "bounce",
 };
 
-/* Keeps the first failure (the last SQLite call's) and prints it, unless
- * quiet: "what: msg" (what may be NULL), or for SQLITE_BUSY how long it
- * waited, which says more than "database is locked". */
-static void fail_with(struct db_batch *b, const char *what, const char *msg)
+/* One line for the user through b->say (db/ prints nothing itself). */
+static void say(struct db_batch *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(struct db_batch *b, const char *fmt, ...)
+{
+    if (!b->say)
+        return;
+    char *line;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&line, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return; /* no memory even for the line */
+    b->say(b->say_arg, line);
+    free(line);
+}
+
+/* Keeps the first failure (code: SQLite's primary result code) and says
+ * it, unless quiet: "database: what: msg" (what may be NULL), or for
+ * SQLITE_BUSY how long it waited, which says more than "database is
+ * locked". */
+static void fail_with(struct db_batch *b, int code, const char *what, const char *msg)
 {
     if (!b->failed && !b->quiet) {
-        b->fail_code = sqlite3_errcode(b->db) & 0xff;
+        b->fail_code = code;
         if (b->fail_code == SQLITE_BUSY && b->gave_up_ms)
-            fprintf(stderr, "runq record: database: another recorder held the database for %d s; gave up "
-                            "waiting for it\n", b->gave_up_ms / 1000);
+            say(b, "database: another recorder held the database for %d s; gave up waiting for it",
+                b->gave_up_ms / 1000);
         else
-            fprintf(stderr, "runq record: database: %s%s%s\n", what ? what : "", what ? ": " : "", msg);
+            say(b, "database: %s%s%s", what ? what : "", what ? ": " : "", msg);
     }
     b->failed = 1;
 }
 
 void batch_fail(struct db_batch *b, const char *what)
 {
-    fail_with(b, what, sqlite3_errmsg(b->db));
+    fail_with(b, sqlite3_errcode(b->db) & 0xff, what, sqlite3_errmsg(b->db));
+}
+
+int batch_out_of_memory(struct db_batch *b)
+{
+    if (!b->failed && !b->quiet) {
+        b->fail_code = SQLITE_NOMEM;
+        say(b, "out of memory");
+    }
+    b->failed = 1;
+    return -1;
 }
 
 int batch_exec(struct db_batch *b, const char *sql)
 {
     char *msg = NULL;
     if (sqlite3_exec(b->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        fail_with(b, NULL, msg ? msg : sqlite3_errmsg(b->db));
+        fail_with(b, sqlite3_errcode(b->db) & 0xff, NULL, msg ? msg : sqlite3_errmsg(b->db));
         sqlite3_free(msg);
         return -1;
     }
@@ -111,8 +140,8 @@ static int wait_for_writer(void *arg, int n)
         return 0;
     }
     if (waited_ms >= WAIT_SAY_MS + (int64_t)b->said * WAIT_SAY_EVERY_MS) {
-        fprintf(stderr, "runq record: waiting for another recorder's transaction (%lld s; gives up at %d s)\n",
-                (long long)(waited_ms / 1000), b->wait_ms / 1000);
+        say(b, "waiting for another recorder's transaction (%lld s; gives up at %d s)", (long long)(waited_ms / 1000),
+            b->wait_ms / 1000);
         b->said++;
     }
     useconds_t step = n < 20 ? 1000 : 10000;

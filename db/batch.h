@@ -27,13 +27,15 @@
  *   - u64 values are stored as their int64 bit pattern (virtual times may
  *     exceed INT64_MAX only after wrapping, which docs/sql.md notes);
  *   - between batch_row() and its run() no other row is begun;
- *   - the first failure is kept (failed, fail_code) and printed, unless
+ *   - the first failure is kept (failed, fail_code) and said (say), unless
  *     quiet; callers check failed and stop;
  *   - a statement that finds the database locked by another connection's
  *     write transaction (another recorder's commit, or its index build)
- *     waits for it, up to wait_ms, saying on stderr every so often that it
- *     waits; then it fails with SQLITE_BUSY, printed as how long the other
- *     recorder held the database. batch_wait_for_writers() sets that up.
+ *     waits for it, up to wait_ms, saying every so often that it waits;
+ *     then it fails with SQLITE_BUSY, said as how long the other recorder
+ *     held the database. batch_wait_for_writers() sets that up;
+ *   - nothing here prints: each line for the user goes to say (the
+ *     writer's caller's, writer.h), which may be NULL.
  */
 #ifndef RUNQ_DB_BATCH_H
 #define RUNQ_DB_BATCH_H
@@ -77,12 +79,14 @@ struct db_batch {
     int in_txn;                 /* batch_begin() began a transaction not yet ended */
     int failed;
     int fail_code;              /* SQLite's primary result code of the first failure */
-    int quiet;                  /* failures expected (db_writer_abandon): not printed */
+    int quiet;                  /* failures expected (db_writer_abandon): not said */
     int wait_ms;                /* how long a statement waits for another writer */
     int no_wait;                /* batch_begin(b, 0): this attempt does not wait */
     int64_t waited_us;          /* how long the current wait has slept */
-    int said;                   /* progress lines printed in the current wait */
+    int said;                   /* progress lines said in the current wait */
     int gave_up_ms;             /* the first wait that ran out: how long it was */
+    void (*say)(void *arg, const char *line); /* where lines for the user go; NULL: nowhere */
+    void *say_arg;
 };
 
 /* Prepares every statement and the batched forms on b->db. 0, or -1 with
@@ -91,8 +95,11 @@ int batch_prepare(struct db_batch *b, const char *path, char *err, size_t errlen
 /* Finalizes what batch_prepare made (any part of it). */
 void batch_finalize(struct db_batch *b);
 
-/* Records a failure of the last SQLite call, doing what (printed once). */
+/* Records a failure of the last SQLite call, doing what (said once). */
 void batch_fail(struct db_batch *b, const char *what);
+/* Records running out of memory (fail_code SQLITE_NOMEM; said once as
+ * "out of memory"). Returns -1. */
+int batch_out_of_memory(struct db_batch *b);
 /* Runs sql; 0, or -1 after batch_fail. */
 int batch_exec(struct db_batch *b, const char *sql);
 /* Makes every statement on b->db that finds the database locked by

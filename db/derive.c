@@ -2,19 +2,17 @@
  * The derived tables' state machines (what they are in derive.h).
  */
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "db/derive.h"
 
-static void *must(void *p)
+/* Out of memory: the writer fails (batch_out_of_memory says so), so
+ * nothing of this commit is stored, and what is left undone here (a task
+ * not added, a list not grown) is never written. Returns -1. */
+static int out_of_memory(struct derive *d)
 {
-    if (!p) {
-        fprintf(stderr, "runq record: out of memory\n");
-        exit(1);
-    }
-    return p;
+    return batch_out_of_memory(d->b);
 }
 
 /* ---- the task table ---- */
@@ -37,17 +35,22 @@ static struct wtask *find(const struct derive *d, int32_t tid)
     return d->nslots ? d->slots[slot_of(d, tid)].t : NULL;
 }
 
-/* Rebuilds the hash with nslots slots. */
-static void rehash(struct derive *d, size_t nslots)
+/* Rebuilds the hash with nslots slots. 0, or -1 out of memory (the hash
+ * as it was). */
+static int rehash(struct derive *d, size_t nslots)
 {
     struct wslot *old = d->slots;
     size_t n = d->nslots;
-    d->slots = must(calloc(nslots, sizeof *d->slots));
+    struct wslot *slots = calloc(nslots, sizeof *slots);
+    if (!slots)
+        return out_of_memory(d);
+    d->slots = slots;
     d->nslots = nslots;
     for (size_t i = 0; i < n; i++)
         if (old[i].t)
             d->slots[slot_of(d, old[i].tid)] = old[i];
     free(old);
+    return 0;
 }
 
 /* Takes task tid out of the hash (linear probing's backward shift: the
@@ -70,11 +73,17 @@ static void forget(struct derive *d, int32_t tid)
     }
 }
 
-static void tids_push(struct tid_list *l, int32_t tid)
+static void tids_push(struct derive *d, struct tid_list *l, int32_t tid)
 {
     if (l->n == l->cap) {
-        l->cap = l->cap ? 2 * l->cap : 64;
-        l->tid = must(realloc(l->tid, l->cap * sizeof *l->tid));
+        size_t cap = l->cap ? 2 * l->cap : 64;
+        int32_t *p = realloc(l->tid, cap * sizeof *p);
+        if (!p) {
+            out_of_memory(d);
+            return;
+        }
+        l->tid = p;
+        l->cap = cap;
     }
     l->tid[l->n++] = tid;
 }
@@ -94,7 +103,7 @@ static int let_go_of_one(struct derive *d)
         for (unsigned k = 0; k < TRACE_MAX_CPUS && !running; k++)
             running = d->cpu[k].known && d->cpu[k].curr == tid;
         if (t->dirty || t->wake_pending || t->bounce_pending || running) {
-            tids_push(&d->dead_owing, tid);
+            tids_push(d, &d->dead_owing, tid);
             continue;
         }
         forget(d, tid);
@@ -104,18 +113,26 @@ static int let_go_of_one(struct derive *d)
     return 0;
 }
 
-/* A new task's place, or NULL when DERIVE_MAX_TASKS are held. */
+/* A new task's place, or NULL when DERIVE_MAX_TASKS are held (counted in
+ * tasks_over_limit) or out of memory. */
 static struct wtask *add(struct derive *d, int32_t tid)
 {
-    if (d->nheld == DERIVE_MAX_TASKS && !let_go_of_one(d))
+    if (d->nheld == DERIVE_MAX_TASKS && !let_go_of_one(d)) {
+        d->tasks_over_limit++;
         return NULL;
-    if ((d->nheld + 1) * 2 > d->nslots)
-        rehash(d, d->nslots ? d->nslots * 2 : 256);
+    }
+    if ((d->nheld + 1) * 2 > d->nslots && rehash(d, d->nslots ? d->nslots * 2 : 256) != 0)
+        return NULL;
+    struct wtask *t = calloc(1, sizeof *t);
+    if (!t) {
+        out_of_memory(d);
+        return NULL;
+    }
     struct wslot *s = &d->slots[slot_of(d, tid)];
     s->tid = tid;
-    s->t = must(calloc(1, sizeof *s->t));
+    s->t = t;
     d->nheld++;
-    return s->t;
+    return t;
 }
 
 /* Puts t on the gap lists of the CPUs it is now tied to (its state's and
@@ -127,7 +144,7 @@ static void note(struct derive *d, struct wtask *t)
         int c = cpus[k];
         if (c < 0 || c >= (int)TRACE_MAX_CPUS || c == d->gap_cpu || (t->on_gap_list[c / 64] >> (c % 64) & 1))
             continue;
-        tids_push(&d->cpu[c].gap_list, t->tid);
+        tids_push(d, &d->cpu[c].gap_list, t->tid);
         t->on_gap_list[c / 64] |= 1ull << (c % 64);
     }
 }
@@ -140,10 +157,8 @@ struct wtask *derive_task(struct derive *d, int32_t tid, uint64_t ts)
         return NULL;
     }
     struct wtask *t = find(d, tid);
-    if (!t && !(t = add(d, tid))) {
-        d->tasks_over_limit++;
+    if (!t && !(t = add(d, tid)))
         return NULL;
-    }
     if (!t->utid) {
         t->utid = d->next_utid++;
         t->tid = tid;
@@ -154,8 +169,14 @@ struct wtask *derive_task(struct derive *d, int32_t tid, uint64_t ts)
     }
     if (!t->dirty) {
         if (d->ndirty == d->dirty_cap) {
-            d->dirty_cap = d->dirty_cap ? d->dirty_cap * 2 : 64;
-            d->dirty = must(realloc(d->dirty, d->dirty_cap * sizeof *d->dirty));
+            size_t cap = d->dirty_cap ? d->dirty_cap * 2 : 64;
+            int32_t *p = realloc(d->dirty, cap * sizeof *p);
+            if (!p) {
+                out_of_memory(d);
+                return t; /* its row unwritten: the commit fails */
+            }
+            d->dirty = p;
+            d->dirty_cap = cap;
         }
         d->dirty[d->ndirty++] = tid;
         t->dirty = 1;
@@ -194,7 +215,7 @@ static void state_set(struct derive *d, struct wtask *t, enum thread_state st, u
         run(d->b, s, "thread_state");
     }
     if (st == THREAD_DEAD && t->st != THREAD_DEAD)
-        tids_push(&d->dead, t->tid);
+        tids_push(d, &d->dead, t->tid);
     t->st = st;
     t->st_ts = ts;
     t->st_cpu = cpu;
@@ -523,7 +544,7 @@ void derive_write_threads(struct derive *d)
     d->ndirty = 0;
     /* Their rows are written now: the deaths that waited may go. */
     for (size_t i = 0; i < d->dead_owing.n; i++)
-        tids_push(&d->dead, d->dead_owing.tid[i]);
+        tids_push(d, &d->dead, d->dead_owing.tid[i]);
     d->dead_owing.n = 0;
 }
 

@@ -44,6 +44,9 @@
  * Contract: rows go to d->b as batch.h says; a record that names an
  * impossible task id gets no task (NULL) and is counted in bad_tid, one
  * that names a new task beyond DERIVE_MAX_TASKS in tasks_over_limit.
+ * Out of memory fails d->b (batch_out_of_memory: "out of memory", fail
+ * code SQLITE_NOMEM), so the writer stores nothing more; nothing here
+ * exits or prints.
  */
 #ifndef RUNQ_DB_DERIVE_H
 #define RUNQ_DB_DERIVE_H
@@ -142,8 +145,8 @@ struct derive {
 void derive_init(struct derive *d, struct db_batch *b);
 
 /* Task tid as of ts, created (utid, start_ts) at its first mention and
- * marked dirty; NULL for TRACE_TASK_NONE or an impossible id. Exits on out
- * of memory. */
+ * marked dirty; NULL for TRACE_TASK_NONE, an impossible id, a new task
+ * beyond DERIVE_MAX_TASKS, or out of memory. */
 struct wtask *derive_task(struct derive *d, int32_t tid, uint64_t ts);
 /* Its utid, or 0 where derive_task gives NULL. */
 int64_t derive_utid(struct derive *d, int32_t tid, uint64_t ts);

@@ -304,6 +304,8 @@ bool event_engine_counts(const char *engine)
 
 /* ---- a whole trace ---- */
 
+/* p, an array of *cap elements of size bytes, grown (moved, perhaps) to
+ * hold at least need; NULL out of memory (p and *cap as they were). */
 static void *grow(void *p, int *cap, int need, size_t size)
 {
     if (need <= *cap)
@@ -311,13 +313,10 @@ static void *grow(void *p, int *cap, int need, size_t size)
     int nc = *cap ? *cap * 2 : 1024;
     while (nc < need)
         nc *= 2;
-    p = realloc(p, (size_t)nc * size);
-    if (!p) {
-        fprintf(stderr, "runq: out of memory\n");
-        exit(1);
-    }
-    *cap = nc;
-    return p;
+    void *q = realloc(p, (size_t)nc * size);
+    if (q)
+        *cap = nc;
+    return q;
 }
 
 static int ev_cmp(const void *a, const void *b)
@@ -400,16 +399,6 @@ static void stamp_slices(struct events *t)
     free(set);
 }
 
-static char *dup_text(const char *s)
-{
-    char *d = strdup(s ? s : "");
-    if (!d) {
-        fprintf(stderr, "runq: out of memory\n");
-        exit(1);
-    }
-    return d;
-}
-
 /* Every row of kind k's table in trace tid, as events (keyframe rows
  * grouped into one event per time and CPU). */
 static int load_kind(struct events *t, sqlite3 *db, enum event_kind k, const struct event_schema *sch, int *evcap,
@@ -434,36 +423,44 @@ static int load_kind(struct events *t, sqlite3 *db, enum event_kind k, const str
     sqlite3_value *v[32];
     if (n > 32)
         n = 32;
-    struct event *kfe = NULL;
+    int kfe = -1; /* the keyframe event being gathered (an index: ev may move) */
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         for (int i = 0; i < n; i++)
             v[i] = sqlite3_column_value(st, 2 + i);
         int64_t rowid = sqlite3_column_int64(st, 0), ts = sqlite3_column_int64(st, 1);
-        struct event e;
+        struct event e, *ev = grow(t->ev, evcap, t->nev + 1, sizeof *t->ev);
+        if (!ev)
+            break;
+        t->ev = ev;
         if (k == EVENT_KEYFRAME) {
-            t->kf = grow(t->kf, kfcap, t->nkf + 1, sizeof *t->kf);
+            struct event_kf_entry *kf = grow(t->kf, kfcap, t->nkf + 1, sizeof *t->kf);
+            if (!kf)
+                break;
+            t->kf = kf;
             event_decode(k, ts, rowid, v, n, &e, &t->kf[t->nkf]);
-            if (!kfe || kfe->ts != ts || kfe->cpu != e.cpu) {
-                t->ev = grow(t->ev, evcap, t->nev + 1, sizeof *t->ev);
-                kfe = &t->ev[t->nev++];
-                *kfe = e;
-                kfe->keyframe.first = t->nkf;
-                kfe->keyframe.n = 0;
+            if (kfe < 0 || t->ev[kfe].ts != ts || t->ev[kfe].cpu != e.cpu) {
+                kfe = t->nev++;
+                t->ev[kfe] = e;
+                t->ev[kfe].keyframe.first = t->nkf;
+                t->ev[kfe].keyframe.n = 0;
             }
             t->nkf++;
-            kfe->keyframe.n++;
+            t->ev[kfe].keyframe.n++;
             continue;
         }
         event_decode(k, ts, rowid, v, n, &e, NULL);
-        if (k == EVENT_SET)
-            e.set.name = dup_text(e.set.name);
-        else if (k == EVENT_MARK)
-            e.mark.name = dup_text(e.mark.name);
-        t->ev = grow(t->ev, evcap, t->nev + 1, sizeof *t->ev);
+        const char **name = k == EVENT_SET ? &e.set.name : k == EVENT_MARK ? &e.mark.name : NULL;
+        if (name && !(*name = strdup(*name ? *name : "")))
+            break;
         t->ev[t->nev++] = e;
     }
-    rc = read_end(db, rc, tables[k].table, err, errlen);
+    if (rc == SQLITE_ROW) { /* left the loop for want of memory */
+        snprintf(err, errlen, "out of memory");
+        rc = -1;
+    } else {
+        rc = read_end(db, rc, tables[k].table, err, errlen);
+    }
     sqlite3_finalize(st);
     return rc;
 }
@@ -519,8 +516,11 @@ int events_load(struct events *t, sqlite3 *db, int64_t trace_id, char *err, size
              t->trace_id, &st, err, errlen))
         return -1;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        t->th = grow(t->th, &thcap, t->nth + 1, sizeof *t->th);
-        struct event_thread *th = &t->th[t->nth++];
+        struct event_thread *th = grow(t->th, &thcap, t->nth + 1, sizeof *t->th);
+        if (!th)
+            break;
+        t->th = th;
+        th = &t->th[t->nth++];
         th->utid = (int)sqlite3_column_int64(st, 0);
         th->tid = (int)sqlite3_column_int64(st, 1);
         snprintf(th->name, sizeof th->name, "%s", (const char *)sqlite3_column_text(st, 2));
@@ -533,7 +533,9 @@ int events_load(struct events *t, sqlite3 *db, int64_t trace_id, char *err, size
         if (th->cpu + 1 > t->ncpus)
             t->ncpus = th->cpu + 1;
     }
-    rc = read_end(db, rc, "thread", err, errlen);
+    if (rc == SQLITE_ROW) /* left the loop for want of memory */
+        snprintf(err, errlen, "out of memory");
+    rc = rc == SQLITE_ROW ? -1 : read_end(db, rc, "thread", err, errlen);
     sqlite3_finalize(st);
     if (rc)
         return -1;

@@ -281,7 +281,8 @@ struct events {
  * and every event in the kernel's order, each JOIN and PICK stamped with
  * its task's requested slice at that moment. A keyframe holds the tasks
  * the policy queues: an idle CPU's idle task row is left out. Returns 0,
- * or -1 with a message in err.
+ * or -1 with a message in err ("out of memory" among them); either way
+ * events_free() frees what t holds.
  */
 int events_load(struct events *t, sqlite3 *db, int64_t trace_id, char *err, size_t errlen);
 void events_free(struct events *t);

@@ -81,16 +81,17 @@ struct moment {
     int n, cap;
 };
 
-static void take_row(struct moment *m)
+/* Adds the snapshot row m->s is on to m. 0, or -1 out of memory. */
+static int take_row(struct moment *m)
 {
     sqlite3_stmt *s = m->s;
     if (m->n == m->cap) {
-        m->cap = m->cap ? 2 * m->cap : 64;
-        m->ent = realloc(m->ent, (size_t)m->cap * sizeof *m->ent);
-        if (!m->ent) {
-            fprintf(stderr, "runq: out of memory\n");
-            exit(1);
-        }
+        int cap = m->cap ? 2 * m->cap : 64;
+        struct pickq_ent *ent = realloc(m->ent, (size_t)cap * sizeof *ent);
+        if (!ent)
+            return -1;
+        m->ent = ent;
+        m->cap = cap;
     }
     struct pickq_ent *e = &m->ent[m->n++];
     e->utid = col_int(s, 2, 0);
@@ -108,15 +109,16 @@ static void take_row(struct moment *m)
     e->prot = sqlite3_column_type(s, 11) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 11) != 0;
     e->tid = col_int(s, 12, -1);
     e->is_idle = col_or(s, 13, 0) != 0;
+    return 0;
 }
 
 /* Moves the snapshot read to the moment (ts, cpu): the rows stored there
  * gathered in m, none when there are none. Rows of moments before it
- * (snapshots with no pick) are passed over. */
-static void seek(struct moment *m, int64_t ts, int cpu)
+ * (snapshots with no pick) are passed over. 0, or -1 out of memory. */
+static int seek(struct moment *m, int64_t ts, int cpu)
 {
     if (m->n && m->ts == ts && m->cpu == cpu)
-        return;
+        return 0;
     m->n = 0;
     m->ts = ts;
     m->cpu = cpu;
@@ -125,9 +127,10 @@ static void seek(struct moment *m, int64_t ts, int cpu)
         int rcpu = col_int(m->s, 1, -1);
         if (rts > ts || (rts == ts && rcpu > cpu))
             break;
-        if (rts == ts && rcpu == cpu)
-            take_row(m);
+        if (rts == ts && rcpu == cpu && take_row(m) != 0)
+            return -1;
     }
+    return 0;
 }
 
 int pickq_each(sqlite3 *db, int64_t trace_id, void (*fn)(const struct pickq_pick *p, void *arg), void *arg,
@@ -178,7 +181,10 @@ int pickq_each(sqlite3 *db, int64_t trace_id, void (*fn)(const struct pickq_pick
             .next_tid = col_int(ps, 8, -1),
             .next_idle = col_or(ps, 9, 0) != 0,
         };
-        seek(&m, p.ts, p.cpu);
+        if (seek(&m, p.ts, p.cpu) != 0) {
+            snprintf(err, errlen, "reading queue_snapshot: out of memory");
+            goto out;
+        }
         p.ent = m.ent;
         p.nent = m.n;
         fn(&p, arg);

@@ -11,27 +11,34 @@
 
 #define RP_CKPT 2048
 
-/* A state every RP_CKPT events, built by replaying the trace once. */
-static void build_checkpoints(struct replay *rp)
+/* A state every RP_CKPT events, built by replaying the trace once. 0, or
+ * -1 out of memory (the checkpoints made so far are rp's, for
+ * replay_free). */
+static int build_checkpoints(struct replay *rp)
 {
     const struct events *tr = &rp->tr;
-    rp->nckpt = tr->nev / RP_CKPT + 1;
-    rp->ckpt = calloc((size_t)rp->nckpt, sizeof *rp->ckpt);
-    if (!rp->ckpt) {
-        fprintf(stderr, "runq: out of memory\n");
-        exit(1);
-    }
+    int n = tr->nev / RP_CKPT + 1;
+    rp->ckpt = calloc((size_t)n, sizeof *rp->ckpt);
+    if (!rp->ckpt)
+        return -1;
     struct rp_state s;
-    replay_state_init(rp, &s);
-    for (int k = 0; k < rp->nckpt; k++) {
+    if (replay_state_init(rp, &s) != 0)
+        return -1;
+    int rc = 0;
+    for (int k = 0; k < n; k++) {
         while (s.pos < k * RP_CKPT)
             replay_apply(rp, &s, &tr->ev[s.pos]);
-        replay_state_init(rp, &rp->ckpt[k]);
+        if (replay_state_init(rp, &rp->ckpt[k]) != 0) {
+            rc = -1;
+            break;
+        }
+        rp->nckpt = k + 1;
         rp->ckpt[k].pos = s.pos;
         rp->ckpt[k].seq = s.seq;
         memcpy(rp->ckpt[k].cpu, s.cpu, (size_t)tr->ncpus * sizeof *s.cpu);
     }
     replay_state_free(&s);
+    return rc;
 }
 
 int replay_load(struct replay *rp, sqlite3 *db, int64_t trace_id, char *err, size_t errlen)
@@ -45,7 +52,11 @@ int replay_load(struct replay *rp, sqlite3 *db, int64_t trace_id, char *err, siz
         rp->has_numbers = rp->tr.ev[i].has_v || rp->tr.ev[i].has_eevdf;
     for (int i = 0; i < rp->tr.nkf && !rp->has_numbers; i++)
         rp->has_numbers = rp->tr.kf[i].has_eevdf;
-    build_checkpoints(rp);
+    if (build_checkpoints(rp) != 0) {
+        replay_free(rp);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     return 0;
 }
 
@@ -58,15 +69,12 @@ void replay_free(struct replay *rp)
     memset(rp, 0, sizeof *rp);
 }
 
-void replay_state_init(const struct replay *rp, struct rp_state *s)
+int replay_state_init(const struct replay *rp, struct rp_state *s)
 {
     s->pos = 0;
     s->seq = 0;
     s->cpu = calloc((size_t)rp->tr.ncpus, sizeof *s->cpu);
-    if (!s->cpu) {
-        fprintf(stderr, "runq: out of memory\n");
-        exit(1);
-    }
+    return s->cpu ? 0 : -1;
 }
 
 void replay_state_free(struct rp_state *s)

@@ -78,12 +78,14 @@ struct replay {
 };
 
 /* Loads trace trace_id (0: the newest) from an open database. Returns 0, or
- * -1 with a message in err. */
+ * -1 with a message in err ("out of memory" among them; rp then holds
+ * nothing). */
 int replay_load(struct replay *rp, sqlite3 *db, int64_t trace_id, char *err, size_t errlen);
 void replay_free(struct replay *rp);
 
-/* A state for rp (zeroed, pos 0); free with replay_state_free. */
-void replay_state_init(const struct replay *rp, struct rp_state *s);
+/* A state for rp (zeroed, pos 0); free with replay_state_free. 0, or -1
+ * out of memory (s->cpu NULL: replay_state_free is harmless). */
+int replay_state_init(const struct replay *rp, struct rp_state *s);
 void replay_state_free(struct rp_state *s);
 
 /* Moves s so that events [0, pos) are applied (0 <= pos <= nev). */

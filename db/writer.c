@@ -652,13 +652,16 @@ static int start_trace(struct db_writer *w, const char *path, const char *source
     return 0;
 }
 
-struct db_writer *db_writer_open(const char *path, const char *source, char *err, size_t errlen)
+struct db_writer *db_writer_open(const char *path, const char *source, db_writer_say_fn *say, void *say_arg,
+                                 char *err, size_t errlen)
 {
     struct db_writer *w = calloc(1, sizeof *w);
     if (!w) {
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
+    w->b.say = say;
+    w->b.say_arg = say_arg;
     derive_init(&w->d, &w->b);
     if (!(w->hold = malloc(HOLD_BYTES))) {
         snprintf(err, errlen, "out of memory");

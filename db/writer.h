@@ -27,7 +27,7 @@
  *     writer holds SQLite's write lock only while it writes, and several
  *     writers (recorders) may record into one database at once, each
  *     taking its turn between the others' commits. A commit waits for the
- *     other writer's transaction to end, saying so on stderr after 2 s,
+ *     other writer's transaction to end, saying so (say) after 2 s,
  *     up to 600 s (RUNQ_WRITER_WAIT_S seconds if set); then it fails
  *     (SQLITE_BUSY). db_writer_commit() alone does not wait: it leaves the
  *     records held for the next commit;
@@ -51,11 +51,21 @@
 
 struct db_writer;
 
+/* Where a writer's lines for the user go: db/ prints nothing, so say
+ * gets each line (no newline) for the caller to print with its own
+ * prefix: the first failure when it happens ("database: eevdf_pick: disk
+ * I/O error", "out of memory"), and a wait's progress ("waiting for
+ * another recorder's transaction (2 s; gives up at 600 s)"). */
+typedef void db_writer_say_fn(void *arg, const char *line);
+
 /* Opens (creating if needed) the database at path, brings its schema to
  * the current version (migrate.h; a database newer than this runq is
- * refused), and starts a trace with status 'recording'. Returns NULL with
- * a one-line message in err on failure. */
-struct db_writer *db_writer_open(const char *path, const char *source, char *err, size_t errlen);
+ * refused), and starts a trace with status 'recording'. say (may be NULL:
+ * the lines go nowhere) and say_arg are the writer's for its life, from
+ * the opening's own waits on. Returns NULL with a one-line message in err
+ * on failure. */
+struct db_writer *db_writer_open(const char *path, const char *source, db_writer_say_fn *say, void *say_arg,
+                                 char *err, size_t errlen);
 
 /* The trace's id (a row of table trace). */
 int64_t db_writer_trace_id(const struct db_writer *w);
@@ -83,7 +93,7 @@ uint64_t db_writer_records(const struct db_writer *w);
 
 /* Commits the held records, unless another writer holds the database:
  * then they stay held, for the next commit. Returns 0 (committed or put
- * off), or -1 after printing an error. */
+ * off), or -1 after saying the error (say). */
 int db_writer_commit(struct db_writer *w);
 
 /* Publishes (path) or withdraws (NULL) the Unix socket on which the

@@ -1266,6 +1266,14 @@ bool lxrec_foreign_ns(const struct lxrec *r, unsigned cpu, uint64_t *other, uint
     return true;
 }
 
+/* The writer's lines (its failure, its waits for another recorder), said
+ * as runq record says them. */
+static void lxrec_say(void *arg, const char *line)
+{
+    (void)arg;
+    fprintf(stderr, "runq record: %s\n", line);
+}
+
 int lxrec_write(struct lxrec *r, const struct lxrec_meta *m, int64_t *trace_id, char *err, size_t errlen)
 {
     if (r->reader_running || r->tfs) {
@@ -1304,7 +1312,7 @@ int lxrec_write(struct lxrec *r, const struct lxrec_meta *m, int64_t *trace_id, 
      * time (put_foreign). */
     for (unsigned c = 0; c < x.ncpus && c < 64; c++)
         x.cpu[c].tracked = m->scn_cpus >> c & 1;
-    if (!(x.w = db_writer_open(m->db, m->source, err, errlen)))
+    if (!(x.w = db_writer_open(m->db, m->source, lxrec_say, NULL, err, errlen)))
         goto out;
     if (db_writer_set_engine(x.w, "linux", m->kernel_version) != 0) {
         snprintf(err, errlen, "%s: cannot name the trace's engine", m->db);

@@ -11,12 +11,20 @@
 # two. will-it-scale counts a round trip as one iteration, so the thread's
 # M/s are round trips; runq's main.handoffs are main's reads, round trips
 # too. Guest time under icount (shift=3) is 8 ns an instruction of any
-# vCPU, so with one CPU busy, instructions = guest ns / 8.
+# vCPU, so with one CPU busy, instructions = guest ns / 8. BENCH_SHORT
+# set (tests/bench.sh): each scenario 50 ms, the probe 20 wakeups.
 set -u
 cd "$(dirname "$0")/.."
 RUNQ=${RUNQ:-build/runq}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
+SCN=scenarios PROBE=200
+if [ -n "${BENCH_SHORT:-}" ]; then
+    SCN=$T PROBE=20
+    for f in pipe-handoff pipe-handoff-apart pipe-handoff-crowded; do
+        sed 's/^run .*/run 50ms/' "scenarios/$f.scn" >"$T/$f.scn"
+    done
+fi
 
 # rate FILE PARAMS: main.handoffs of the cell whose params are PARAMS.
 rate() {
@@ -25,7 +33,7 @@ rate() {
 }
 for f in pipe-handoff pipe-handoff-apart pipe-handoff-crowded; do
     "$RUNQ" experiment --quiet --csv --db "$T/$f.db" --vary feature.REQUEUE_UPDATE_CURR=on \
-        "scenarios/$f.scn" >"$T/$f.csv" 2>"$T/$f.err" || echo "$f failed: $(tail -1 "$T/$f.err")"
+        "$SCN/$f.scn" >"$T/$f.csv" 2>"$T/$f.err" || echo "$f failed: $(tail -1 "$T/$f.err")"
 done
 on="switch=default feature.REQUEUE_UPDATE_CURR=on" off="switch=NO_DELAY_ZERO feature.REQUEUE_UPDATE_CURR=on"
 printf '%-44s %14s %14s %8s   %s\n' "case (REQUEUE_UPDATE_CURR on)" "DELAY_ZERO on" "off" "off/on" "the thread (M/s, on -> off)"
@@ -42,14 +50,14 @@ row "crowded: 15 pairs on 4 CPUs" pipe-handoff-crowded 15 "-"
 # One handoff's cost, untraced: the same pair through the shell's scn
 # lines on a kernel with no trace port (tracing off), 300 ms.
 lines=$("$RUNQ" experiment --dry-run --vary switch=default --vary feature.REQUEUE_UPDATE_CURR=on \
-    scenarios/pipe-handoff.scn 2>/dev/null | sed -n 's/^  \(scn .*\)/\1/p')
+    "$SCN/pipe-handoff.scn" 2>/dev/null | sed -n 's/^  \(scn .*\)/\1/p')
 args=()
 while IFS= read -r l; do args+=(--cmd "$l"); done <<<"$lines"
 "$RUNQ" boot --deterministic --cpus 4 --hz 250 --cmd "sched feature REQUEUE_UPDATE_CURR on" "${args[@]}" \
     >"$T/boot.out" 2>&1
 reads=$(sed -n 's/^scn task .*name=main .*window_ns=\([0-9]*\).* reads=\([0-9]*\).*/\1 \2/p' "$T/boot.out")
 traced=$(rate "$T/pipe-handoff.csv" "$on")
-probe=$("$RUNQ" boot --deterministic --cmd "sched probe 0 200" 2>&1 | sed -n 's/.*wake_p50_us=\([0-9]*\).*/\1/p')
+probe=$("$RUNQ" boot --deterministic --cmd "sched probe 0 $PROBE" 2>&1 | sed -n 's/.*wake_p50_us=\([0-9]*\).*/\1/p')
 echo
 awk -v r="$reads" -v tr="$traced" -v probe="$probe" 'BEGIN {
     split(r, x, " "); untraced = x[2] * 1e9 / x[1]

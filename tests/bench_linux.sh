@@ -3,7 +3,9 @@
 # kernel and paper (docs/experiments.md, "The Linux engine"), three
 # repeats, and how long each engine's twelve runs took. Linux's numbers are
 # real time on whatever else the machine runs: a table to read, not a test.
-# Needs root (tracefs); says SKIP otherwise.
+# Needs root (tracefs); says SKIP otherwise. BENCH_SHORT set
+# (tests/bench.sh): one repeat of one cell (hog.count 2, the base slice),
+# 300 ms.
 set -u
 cd "$(dirname "$0")/.."
 RUNQ=${RUNQ:-build/runq}
@@ -13,8 +15,14 @@ if [ "$(id -u)" != 0 ]; then
 fi
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
+SCN=scenarios/short-slice-host.scn REPEAT=3
+if [ -n "${BENCH_SHORT:-}" ]; then
+    sed -e 's/^run .*/run 300ms/' -e 's/^vary hog.count .*/vary hog.count 2/' -e 's/^vary probe.slice .*/vary probe.slice base/' \
+        "$SCN" >"$T/short.scn"
+    SCN=$T/short.scn REPEAT=1
+fi
 start=$(date +%s)
-"$RUNQ" experiment --quiet --repeat 3 --engine linux,kernel,sim --db "$T/l.db" scenarios/short-slice-host.scn
+"$RUNQ" experiment --quiet --repeat "$REPEAT" --engine linux,kernel,sim --db "$T/l.db" "$SCN"
 echo "wall time: $(($(date +%s) - start)) s"
 # What each engine recorded: seconds of trace (guest seconds for the
 # kernel, real ones for Linux), records, and the switches Linux never wrote.

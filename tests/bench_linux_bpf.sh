@@ -20,22 +20,28 @@
 #             second the recorder kept, samples lost (ring buffer full), and
 #             the ping-pong's handoffs a second with and without it.
 # Real time on a shared machine: a table to read, never a test. Needs root.
+# BENCH_SHORT set (tests/bench.sh): one repeat, the cell 2 s (eight
+# windows), the ping-pong 500 ms.
 set -u
 cd "$(dirname "$0")/.."
 RUNQ=${RUNQ:-build/runq}
-REPEATS=${REPEATS:-5}
+if [ -n "${BENCH_SHORT:-}" ]; then
+    REPEATS=${REPEATS:-1} CROWD_RUN=2s PP_RUN=500ms
+else
+    REPEATS=${REPEATS:-5} CROWD_RUN=10s PP_RUN=2s
+fi
 if [ "$(id -u)" != 0 ]; then
     echo "SKIP bench_linux_bpf: the Linux engine and BPF need root"
     exit 0
 fi
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-sed -e '/^vary/d' scenarios/short-slice-host.scn >"$T/crowd.scn"
-cat >"$T/pp.scn" <<'EOF'
+sed -e '/^vary/d' -e "s/^run .*/run $CROWD_RUN/" scenarios/short-slice-host.scn >"$T/crowd.scn"
+cat >"$T/pp.scn" <<EOF
 policy eevdf
 cpus 2
 hz 250
-run 2s
+run $PP_RUN
 pipe ping
 pipe pong
 task main cpu=0 pattern=write:ping,read:pong
@@ -52,7 +58,7 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] 
 : >"$T/iterse"
 : >"$T/p50a"
 : >"$T/itersa"
-echo "cost: seed 000's 8-hog cell, $REPEATS pairs of 10 s runs, the programs off and on every 250 ms of each:"
+echo "cost: seed 000's 8-hog cell, $REPEATS pairs of $CROWD_RUN runs, the programs off and on every 250 ms of each:"
 echo "      the recorder; empty: the programs attached but returning at once; A/A: nothing toggled"
 for i in $(seq "$REPEATS"); do
     for kind in recorder empty A/A; do
@@ -81,7 +87,7 @@ RUNQ_NO_BPF=1 "$RUNQ" run --engine linux --db "$T/pn.db" "$T/pp.scn" >/dev/null 
 stat() { sqlite3 "$1" "SELECT COALESCE((SELECT value FROM stats WHERE name = '$2'), 0)"; }
 hs() { sqlite3 "$1" "SELECT ROUND(SUM(reads) * 1e9 / MAX(window_ns)) FROM scenario_task WHERE task = 'main'"; }
 secs=$(sqlite3 "$T/pp.db" "SELECT MAX(window_ns) / 1e9 FROM scenario_task")
-echo "capacity: a two-thread pipe ping-pong, CPUs 0 and 1, 2 s"
+echo "capacity: a two-thread pipe ping-pong, CPUs 0 and 1, $PP_RUN"
 printf '  %-30s %s\n' "samples kept a second" "$(echo "$(stat "$T/pp.db" bpf_samples) / $secs" | bc)"
 printf '  %-30s %s\n' "samples lost (ring full)" "$(stat "$T/pp.db" bpf_lost_full)"
 printf '  %-30s %s\n' "picks with internals / bare" "$(stat "$T/pp.db" linux_picks_internals) / $(stat "$T/pp.db" linux_picks_bare)"

@@ -7,6 +7,7 @@
 # the 10 M stream and its database.
 #
 # usage: tests/bench_record_rss.sh [RUNQ] [TRACE_GEN]
+# BENCH_SHORT set (tests/bench.sh): one stream of 20,000 records.
 set -eu
 cd "$(dirname "$0")/.."
 RUNQ=${1:-build/runq}
@@ -19,7 +20,9 @@ if [ ! -x /usr/bin/time ]; then
     exit 0
 fi
 printf '%-10s %10s %9s %8s\n' records seconds "peak MB" "bound MB"
-for n in 1000000 10000000; do
+SIZES="1000000 10000000"
+[ -z "${BENCH_SHORT:-}" ] || SIZES=20000
+for n in $SIZES; do
     "$GEN" --records "$n" --ms 1000000000 --cpus 4 --tasks 16 --seed 12 --out "$T/s.bin"
     /usr/bin/time -f "%e %M" -o "$T/time" "$RUNQ" record --file "$T/s.bin" --db "$T/r.db" >/dev/null 2>"$T/err" ||
         { echo "runq record failed: $(cat "$T/err")"; exit 1; }

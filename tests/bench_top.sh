@@ -5,22 +5,23 @@
 #  2. The real thing: runq record ingests a stream paced at RATE records a
 #     second (default 100000) while runq top follows it in tmux at its
 #     default 250 ms refresh; top's CPU time from /proc (target: < 5 %).
+# BENCH_SHORT set (tests/bench.sh): bench_top's smallest setting, and 2 s
+# at 20,000 records a second after a finished trace of 20,000.
 set -u
 cd "$(dirname "$0")/.."
 RUNQ=${RUNQ:-build/runq}
-RATE=${TOP_BENCH_RATE:-100000}
-SECS=${TOP_BENCH_SECS:-10}
+SHORT=${BENCH_SHORT:-}
+RATE=${TOP_BENCH_RATE:-$([ -n "$SHORT" ] && echo 20000 || echo 100000)}
+SECS=${TOP_BENCH_SECS:-$([ -n "$SHORT" ] && echo 2 || echo 10)}
+OLD_RECORDS=$([ -n "$SHORT" ] && echo 20000 || echo 200000)
 GEN=${TRACE_GEN:-build/tests/trace_gen}
 T=$(mktemp -d /tmp/bench_top.XXXXXX)
 S=runq_top_bench_$$
 REC=
 trap 'tmux kill-session -t $S 2>/dev/null; [ -n "$REC" ] && kill $REC 2>/dev/null; rm -rf "$T"' EXIT
-CFLAGS="-std=c11 -D_GNU_SOURCE -O2 -iquote . -iquote kernel/sched -iquote kernel/lib"
-mkdir -p build/bench
-[ -f build/gen/schema_sql.o ] || make -s build/gen/schema_sql.o
-cc $CFLAGS -o build/bench/bench_top tests/bench_top.c tui/model.c tui/table.c db/recorder_lock.c db/events.c db/qx_top.c trace/decode.c kernel/sched/weights.c \
-    build/gen/schema_sql.o -lsqlite3 -lm || exit 1
-build/bench/bench_top
+BENCH=build/bench/bench_top
+[ -x "$BENCH" ] || make -s "$BENCH" || exit 1
+"$BENCH"
 
 [ -x "$GEN" ] || make -s "$GEN" || exit 1
 command -v tmux >/dev/null || { echo "(no tmux: live measurement skipped)"; exit 0; }
@@ -30,7 +31,7 @@ size=$(wc -c <"$T/s.bin")
 rate_bytes=$((size / (SECS + 2))) # bytes of stream a second of wall time
 # As in runq.db after a few runs: a finished trace (so the indexes exist)
 # before the live one.
-"$GEN" --cpus 8 --tasks 64 --ms 1000000 --records 200000 --out "$T/old.bin" 2>/dev/null
+"$GEN" --cpus 8 --tasks 64 --ms 1000000 --records "$OLD_RECORDS" --out "$T/old.bin" 2>/dev/null
 "$RUNQ" record --file "$T/old.bin" --db "$T/live.db" >/dev/null 2>&1
 : >"$T/grow.bin"
 "$RUNQ" record --file "$T/grow.bin" --follow --db "$T/live.db" >/dev/null 2>&1 &

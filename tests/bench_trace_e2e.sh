@@ -29,12 +29,14 @@
 # loss comes from the host side falling behind for a moment, so a rung above
 # it may happen to be clean (the table shows it) without making the rate
 # sustainable. The tracer's own wakeups add about 2k records/s at its
-# busiest (every 2 ms), 300 when quiet (every 16 ms).
+# busiest (every 2 ms), 300 when quiet (every 16 ms). BENCH_SHORT set
+# (tests/bench.sh): the first rung alone, 300 ms.
 set -u
 cd "$(dirname "$0")/.."
 RUNQ=${RUNQ:-build/runq}
-MS=${E2E_MS:-2000}
+MS=${E2E_MS:-$([ -n "${BENCH_SHORT:-}" ] && echo 300 || echo 2000)}
 CPUS=4
+[ -z "${BENCH_SHORT:-}" ] || E2E_LADDER=${E2E_LADDER:-"5000 4 4000"}
 # target/s  tasks  period_us   (5 * tasks * 1e6 / period_us = target)
 LADDER=${E2E_LADDER:-"5000 4 4000
 10000 8 4000

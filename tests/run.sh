@@ -94,5 +94,8 @@ suite probe_eevdf bash tests/probe_eevdf.sh "$RUNQ"
 suite handoff bash tests/handoff_test.sh "$RUNQ"
 suite doc_examples bash tests/doc_examples.sh "$RUNQ"
 suite gdb bash tests/gdb_test.sh "$RUNQ"
+# every bench of make bench once in its short form (BENCH_SHORT=1), with
+# the build make bench times: each runs and prints its table, no speed
+suite benches_short bash tests/benches_short.sh build/runq
 
 run_suites

@@ -9,10 +9,11 @@
 # this schema can beat here.
 #
 # usage: tests/trace_bench.sh [RUNQ] [TRACE_GEN] [RECORDS]
+# RECORDS: 2,000,000; with BENCH_SHORT set (tests/bench.sh), 20,000.
 set -eu
 RUNQ=${1:-build/runq}
 GEN=${2:-build/tests/trace_gen}
-N=${3:-2000000}
+N=${3:-$([ -n "${BENCH_SHORT:-}" ] && echo 20000 || echo 2000000)}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 now() { date +%s.%N; }

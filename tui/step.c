@@ -94,7 +94,11 @@ static int open_view(struct step_view *v, const char *path, int64_t id)
         fprintf(stderr, "runq step: %s: %s\n", path, err);
         return -1;
     }
-    replay_state_init(&v->rp, &v->st);
+    if (replay_state_init(&v->rp, &v->st) != 0) {
+        fprintf(stderr, "runq step: %s: out of memory\n", path);
+        replay_free(&v->rp);
+        return -1;
+    }
     v->cur = -1;
     const struct events *tr = &v->rp.tr;
     if (strcmp(tr->engine, "runq-kernel") != 0) /* not runq's own kernel: say whose */
@@ -575,7 +579,10 @@ void step_explain_pick(const struct step_view *v, int i, struct step_text *t)
     const struct event *e = &rp->tr.ev[i];
     int next_utid = e->pick.next, prev_utid = e->pick.prev;
     struct rp_state st;
-    replay_state_init(rp, &st);
+    if (replay_state_init(rp, &st) != 0) {
+        step_text_add(t, "why %s runs: out of memory", replay_name(rp, next_utid));
+        return;
+    }
     replay_seek(rp, &st, i);
     if (e->cpu < 0 || e->cpu >= rp->tr.ncpus) {
         /* the database's CPU, beyond the trace's: replay_apply skips such
@@ -916,7 +923,8 @@ void step_explain_join(const struct step_view *v, int i, struct step_text *t)
     if (e->join.reason == TRACE_JOIN_MIGRATE || join_decision(rp, i) >= 0)
         return;
     struct rp_state st;
-    replay_state_init(rp, &st);
+    if (replay_state_init(rp, &st) != 0)
+        return; /* out of memory: no explanation, as for a join it cannot explain */
     replay_seek(rp, &st, i + 1); /* the queue with the joiner on it */
     if (e->cpu < 0 || e->cpu >= rp->tr.ncpus) { /* the database's CPU, no queue of this trace */
         replay_state_free(&st);
