@@ -51,11 +51,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bug.h"
 #include "cli/compare.h"
 #include "cli/db_flags.h"
 #include "db/q_compare.h"
 #include "db/query.h"
 #include "db/visible.h"
+#include "host/base/xalloc.h"
 #include "scenario/scenario.h"
 
 #define CMP_DEFAULT_DB "runq.db"
@@ -64,24 +66,6 @@
 #define CMP_MAX_INTERVALS 100000
 
 /* ---- flags ---- */
-
-enum cmp_flag { CMP_DB, CMP_INTERVAL, CMP_THRESHOLD, CMP_METRIC, CMP_TASK, CMP_FORCE, CMP_CSV, CMP_HELP };
-
-/* One table drives both parsing and --help. */
-static const struct cmp_flagdef {
-    enum cmp_flag flag;
-    const char *name, *arg, *help;
-} cmp_flagdefs[] = {
-    { CMP_DB, "db", "FILE", "the database holding both runs (default " CMP_DEFAULT_DB ")" },
-    { CMP_INTERVAL, "interval", "D", "the intervals' length in guest time (default 1s; 500ms, 2.5s, ...)" },
-    { CMP_THRESHOLD, "threshold", "D", "the tail is the share of samples past D (default 1ms)" },
-    { CMP_METRIC, "metric", "M", "who won an interval: tail (default), p99, p99.9 or max; lower wins" },
-    { CMP_TASK, "task", "NAME", "only these tasks (NAME, or a prefix as hog*); repeatable (default: all)" },
-    { CMP_FORCE, "force", NULL, "compare runs of other scenarios or seeds too" },
-    { CMP_CSV, "csv", NULL, "the intervals as CSV, in ns and counts, and nothing else" },
-    { CMP_HELP, "help", NULL, "this help" },
-};
-#define CMP_NFLAGS (sizeof cmp_flagdefs / sizeof cmp_flagdefs[0])
 
 enum cmp_metric { CMP_TAIL, CMP_P99, CMP_P999, CMP_MAX };
 static const char *const metric_names[] = { "tail", "p99", "p99.9", "max" };
@@ -115,114 +99,143 @@ static int complain(int status, const char *fmt, ...)
     return status;
 }
 
-static void cmp_help(void)
+/* The flags' FLAG_FUNCs (cli/flags.h): nonzero, err empty, for "--F takes
+ * (the row's takes), not 'v'". */
+static int interval_flag(const char *v, void *value, char *err, size_t errlen)
 {
-    printf("usage: runq report compare A B [flags]\n\n"
-           "Compares two runs of one scenario and seed that differ in one setting, interval\n"
-           "by interval of guest time, and ends with the sign test over the intervals one\n"
-           "side won: 'NAME_A better in X intervals, NAME_B in Y, T ties, sign test p = P'.\n"
-           "docs/compare.md is the guide.\n\n"
-           "A and B: a trace id (N), a scenario run (run:N, the scenario table's\n"
-           "scenario_id), or an experiment's cell (E/C, or E/C/R for repeat R; default 0).\n\n"
-           "Per interval and side: wake->run samples of the chosen tasks, the share past\n"
-           "the threshold, p99, p99.9 (of n sorted samples the one at index (n-1)*p/1000,\n"
-           "rounded down: scn_rank()) and max; bounce samples and releases where the\n"
-           "database has them. p is the exact two-sided binomial sign test, ties dropped.\n\n"
-           "flags:\n");
-    for (size_t k = 0; k < CMP_NFLAGS; k++) {
-        char left[32];
-        snprintf(left, sizeof left, "--%s%s%s", cmp_flagdefs[k].name, cmp_flagdefs[k].arg ? " " : "",
-                 cmp_flagdefs[k].arg ? cmp_flagdefs[k].arg : "");
-        printf("  %-18s %s\n", left, cmp_flagdefs[k].help);
-    }
+    (void)err, (void)errlen;
+    return !scn_parse_duration(v, value) || *(uint64_t *)value == 0;
 }
 
-static int cmp_value(struct cmp_opts *o, enum cmp_flag f, const char *v)
+static int threshold_flag(const char *v, void *value, char *err, size_t errlen)
 {
-    switch (f) {
-    case CMP_DB:
-        if (!*v)
-            return complain(2, "--db needs a file name");
-        o->db = v;
-        break;
-    case CMP_INTERVAL:
-        if (!scn_parse_duration(v, &o->interval_ns) || o->interval_ns == 0)
-            return complain(2, "--interval takes a duration longer than 0 (1s, 500ms), not '%s'", v);
-        break;
-    case CMP_THRESHOLD:
-        if (!scn_parse_duration(v, &o->threshold_ns))
-            return complain(2, "--threshold takes a duration (1ms, 500us), not '%s'", v);
-        break;
-    case CMP_METRIC: {
-        size_t m = 0;
-        while (m < sizeof metric_names / sizeof metric_names[0] && strcmp(metric_names[m], v))
-            m++;
-        if (m == sizeof metric_names / sizeof metric_names[0])
-            return complain(2, "--metric takes tail, p99, p99.9 or max, not '%s'", v);
-        o->metric = (enum cmp_metric)m;
-        break;
+    (void)err, (void)errlen;
+    return !scn_parse_duration(v, value);
+}
+
+static int metric_flag(const char *v, void *value, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    for (size_t m = 0; m < sizeof metric_names / sizeof metric_names[0]; m++)
+        if (!strcmp(metric_names[m], v)) {
+            *(enum cmp_metric *)value = (enum cmp_metric)m;
+            return 0;
+        }
+    return 1;
+}
+
+/* --task, repeatable: appended to the cmp_opts value is. */
+static int task_flag(const char *v, void *value, char *err, size_t errlen)
+{
+    struct cmp_opts *o = value;
+    const char *star = strchr(v, '*');
+    if (!*v || star != strrchr(v, '*') || (star && v[strlen(v) - 1] != '*') || !strcmp(v, "*"))
+        return 1;
+    if (o->ntasks == CMP_MAX_TASKS) {
+        snprintf(err, errlen, "at most %d --task", CMP_MAX_TASKS);
+        return 1;
     }
-    case CMP_TASK:
-        if (!*v || strchr(v, '*') != strrchr(v, '*') || (strchr(v, '*') && v[strlen(v) - 1] != '*') ||
-            strcmp(v, "*") == 0)
-            return complain(2, "--task takes a task's name, or a prefix and one '*' at its end (hog*), not '%s'", v);
-        if (o->ntasks == CMP_MAX_TASKS)
-            return complain(2, "at most %d --task", CMP_MAX_TASKS);
-        o->task[o->ntasks++] = v;
-        break;
-    default:
-        break;
-    }
+    o->task[o->ntasks++] = v;
     return 0;
 }
 
-/* -1 to go on, else the exit status. */
-static int cmp_args(int argc, char **argv, struct cmp_opts *o)
+/* The flags of the intervals: the command's, and all a pair takes
+ * (compare_pair()). */
+#define CMP_PAIR_ROWS(o)                                                                                      \
+    FLAG_FN("interval", &(o)->interval_ns, "D", "the intervals' length in guest time\n(default 1s; 500ms, 2.5s, ...)", \
+            interval_flag, .takes = "a duration longer than 0 (1s, 500ms)"),                                  \
+    FLAG_FN("threshold", &(o)->threshold_ns, "D", "the tail is the share of samples past D (default 1ms)",     \
+            threshold_flag, .takes = "a duration (1ms, 500us)"),                                              \
+    FLAG_FN("metric", &(o)->metric, "M", "who won an interval: tail (default), p99, p99.9\nor max; lower wins",  \
+            metric_flag, .takes = "tail, p99, p99.9 or max"),                                                 \
+    FLAG_FN("task", (o), "NAME", "only these tasks (NAME, or a prefix as hog*);\nrepeatable (default: all)",    \
+            task_flag, .takes = "a task's name, or a prefix and one '*' at its end (hog*)"),                  \
+    FLAG_ON("force", &(o)->force, "compare runs of other scenarios or seeds too")
+
+static void cmp_defaults(struct cmp_opts *o)
 {
-    int npos = 0;
     memset(o, 0, sizeof *o);
     o->db = CMP_DEFAULT_DB;
     o->interval_ns = 1000000000ull;
     o->threshold_ns = 1000000ull;
     o->metric = CMP_TAIL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            cmp_help();
-            return 0;
+}
+
+/* The command's flags and A and B into *o: -1 to go on, else the exit
+ * status. */
+static int cmp_args(int argc, char **argv, struct cmp_opts *o)
+{
+    cmp_defaults(o);
+    const struct flag flags[] = {
+        FLAG_FN("db", &o->db, "FILE", "the database holding both runs (default " CMP_DEFAULT_DB ")", db_flags_file,
+                .takes = "a file name"),
+        CMP_PAIR_ROWS(o),
+        FLAG_ON("csv", &o->csv, "the intervals as CSV, in ns and counts, and nothing else"),
+        FLAG_TABLE_END,
+    };
+    const struct command_spec spec = {
+        .name = "report compare",
+        .usage = "report compare A B [flags]",
+        .about = "Compares two runs of one scenario and seed that differ in one setting, interval\n"
+                 "by interval of guest time, and ends with the sign test over the intervals one\n"
+                 "side won: 'NAME_A better in X intervals, NAME_B in Y, T ties, sign test p = P'.\n"
+                 "docs/compare.md is the guide.\n\n"
+                 "A and B: a trace id (N), a scenario run (run:N, the scenario table's\n"
+                 "scenario_id), or an experiment's cell (E/C, or E/C/R for repeat R; default 0).\n\n"
+                 "Per interval and side: wake->run samples of the chosen tasks, the share past\n"
+                 "the threshold, p99, p99.9 (of n sorted samples the one at index (n-1)*p/1000,\n"
+                 "rounded down: scn_rank()) and max; bounce samples and releases where the\n"
+                 "database has them. p is the exact two-sided binomial sign test, ties dropped.\n",
+        .flags = flags,
+        .max_pos = 2,
+    };
+    int npos, rc = flags_parse(&spec, argc, argv, o->run, &npos);
+    if (rc >= 0)
+        return rc;
+    if (npos < 2)
+        return flags_usage_error(&spec, "name two runs, A and B (trace ids, run:N or E/C); see runq report compare "
+                                        "--help");
+    return -1;
+}
+
+/* A pair's flags (a lab's words: --name V or --name=V, the interval
+ * flags only) into *o, by CMP_PAIR_ROWS' own rows: 0, or 2 with err. */
+static int cmp_pair_args(char **words, int n, struct cmp_opts *o, char *err, size_t errlen)
+{
+    cmp_defaults(o);
+    const struct flag rows[] = { CMP_PAIR_ROWS(o), FLAG_TABLE_END };
+    for (int i = 0; i < n; i++) {
+        const char *w = words[i], *eq = strchr(w, '='), *v = NULL;
+        size_t len = eq ? (size_t)(eq - w - 2) : strlen(w + 2);
+        const struct flag *f = NULL;
+        for (const struct flag *r = rows; w[0] == '-' && w[1] == '-' && r->type != FLAG_END; r++)
+            if (strlen(r->name) == len && !strncmp(r->name, w + 2, len))
+                f = r;
+        if (!f) {
+            snprintf(err, errlen, "%s: a pair takes the intervals' flags only (--interval, --threshold, --metric, "
+                                  "--task, --force)", w);
+            return 2;
         }
-        if (strncmp(a, "--", 2) != 0 || !a[2]) {
-            if (npos == 2)
-                return complain(2, "two runs, A and B, not '%s' too", a);
-            o->run[npos++] = a;
+        if (f->type == FLAG_BOOL) {
+            *(bool *)f->value = true;
             continue;
         }
-        const struct cmp_flagdef *d = NULL;
-        const char *eq = strchr(a, '='), *val = NULL;
-        size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-        for (size_t k = 0; k < CMP_NFLAGS; k++)
-            if (strlen(cmp_flagdefs[k].name) == len && strncmp(cmp_flagdefs[k].name, a + 2, len) == 0)
-                d = &cmp_flagdefs[k];
-        if (!d)
-            return complain(2, "unknown flag '%s'; see 'runq report compare --help'", a);
-        if (d->arg) {
-            val = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!val)
-                return complain(2, "--%s needs a value (%s)", d->name, d->arg);
-            int rc = cmp_value(o, d->flag, val);
-            if (rc)
-                return rc;
-        } else if (eq) {
-            return complain(2, "--%s takes no value", d->name);
-        } else if (d->flag == CMP_FORCE) {
-            o->force = true;
-        } else if (d->flag == CMP_CSV) {
-            o->csv = true;
+        BUG_ON(f->type != FLAG_FUNC); /* CMP_PAIR_ROWS has no other kind */
+        v = eq ? eq + 1 : i + 1 < n ? words[++i] : NULL;
+        char why[128] = "";
+        if (!v) {
+            snprintf(err, errlen, "--%s needs a value", f->name);
+            return 2;
+        }
+        if (f->fn(v, f->value, why, sizeof why)) {
+            if (why[0])
+                snprintf(err, errlen, "--%s %s: %s", f->name, v, why);
+            else
+                snprintf(err, errlen, "--%s takes %s, not '%s'", f->name, f->takes, v);
+            return 2;
         }
     }
-    if (npos < 2)
-        return complain(2, "name two runs, A and B (trace ids, run:N or E/C); see 'runq report compare --help'");
-    return -1;
+    return 0;
 }
 
 /* ---- what the database knows of a run ---- */
@@ -408,7 +421,7 @@ static void take_trace(const struct dbq_cmp_trace *t, void *arg)
     set_put(r->set, &r->nset, "cpus", num);
     snprintf(num, sizeof num, "%d", t->tick_hz);
     set_put(r->set, &r->nset, "hz", num);
-    char *names = t->feature_names ? strdup(t->feature_names) : NULL, *save = NULL, key[64];
+    char *names = t->feature_names ? xstrdup(t->feature_names) : NULL, *save = NULL, key[64];
     int bit = 0;
     for (char *n = names ? strtok_r(names, ",", &save) : NULL; n; n = strtok_r(NULL, ",", &save), bit++) {
         snprintf(key, sizeof key, "feature.%s", n);
@@ -453,7 +466,7 @@ static int trace_settings(struct cmp_run *r)
 /* The cell's parameters, "k=v k=v", into r->param. */
 static void cell_params(struct cmp_run *r)
 {
-    char *copy = r->params ? strdup(r->params) : NULL, *save = NULL;
+    char *copy = r->params ? xstrdup(r->params) : NULL, *save = NULL;
     for (char *kv = copy ? strtok_r(copy, " ", &save) : NULL; kv; kv = strtok_r(NULL, " ", &save)) {
         char *eq = strchr(kv, '=');
         if (!eq)
@@ -470,16 +483,12 @@ static void cell_params(struct cmp_run *r)
  * (err says why). */
 static int same_scenario(const struct cmp_run *a, const struct cmp_run *b, char *err, size_t errlen)
 {
-    struct scenario *s = malloc(sizeof *s);
+    struct scenario *s = xmalloc(sizeof *s);
     char *printed[2] = { NULL, NULL };
     size_t len[2];
     int rc = -1;
     const struct cmp_run *runs[2] = { a, b };
 
-    if (!s) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
     for (int i = 0; i < 2; i++) {
         FILE *f = fmemopen(runs[i]->text, strlen(runs[i]->text), "r");
         char name[32];
@@ -546,6 +555,7 @@ static void gather_flush(struct cmp_gather *g)
 static void gather_sample(int64_t i, int64_t latency, void *arg)
 {
     struct cmp_gather *g = arg;
+    BUG_ON(i < g->cur); /* dbq_cmp_wake_samples gives them by interval: one's stats are made once */
     if (i != g->cur) {
         gather_flush(g);
         g->v.n = 0;
@@ -602,9 +612,7 @@ static int measure(const struct cmp_opts *o, struct cmp_run *r)
     struct dbq_cmp_span sp = span_of(o, r);
     struct cmp_gather g = { .o = o, .r = r, .cur = -1 };
 
-    r->iv = calloc(r->nfull ? r->nfull : 1, sizeof *r->iv);
-    if (!r->iv)
-        return -1;
+    r->iv = xcalloc(r->nfull ? r->nfull : 1, sizeof *r->iv);
     int rc = dbq_cmp_wake_samples(r->db, &sp, gather_sample, &g, err, sizeof err);
     if (rc == 0)
         gather_flush(&g);
@@ -1072,25 +1080,11 @@ int report_compare(int argc, char **argv)
 int compare_pair(const char *db_a, const char *run_a, const char *db_b, const char *run_b, char **flags,
                  int nflags, struct compare_result *res, char *err, size_t errlen)
 {
-    char *argv[3 + 2 * CMP_MAX_TASKS + 8];
-    int argc = 0, rc;
-    if (nflags > (int)(sizeof argv / sizeof argv[0]) - 4) {
-        snprintf(err, errlen, "too many flags");
-        return 2;
-    }
-    for (int i = 0; i < nflags; i++)
-        if (!strncmp(flags[i], "--db", 4) || !strncmp(flags[i], "--csv", 5) || !strcmp(flags[i], "--help") ||
-            !strcmp(flags[i], "-h")) {
-            snprintf(err, errlen, "%s: a pair takes the intervals' flags only (--interval, --threshold, --metric, "
-                                  "--task, --force)", flags[i]);
-            return 2;
-        }
-    argv[argc++] = "compare";
-    argv[argc++] = (char *)run_a;
-    argv[argc++] = (char *)run_b;
-    for (int i = 0; i < nflags; i++)
-        argv[argc++] = flags[i];
-    argv[argc] = NULL;
+    struct cmp_opts o;
+    int rc = cmp_pair_args(flags, nflags, &o, err, errlen);
+    if (rc)
+        return rc;
+    o.run[0] = run_a, o.run[1] = run_b;
 
     char *msgs = NULL;
     size_t msglen = 0;
@@ -1099,12 +1093,9 @@ int compare_pair(const char *db_a, const char *run_a, const char *db_b, const ch
         snprintf(err, errlen, "out of memory");
         return 1;
     }
-    struct cmp_opts o;
     static struct cmp_run runs[2];
     memset(runs, 0, sizeof runs);
     const char *paths[2] = { db_a, db_b };
-    rc = cmp_args(argc, argv, &o);
-    rc = rc >= 0 ? 2 : 0;
     for (int k = 0; k < 2 && !rc; k++) {
         runs[k].side = k ? 'B' : 'A';
         runs[k].arg = o.run[k];

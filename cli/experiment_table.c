@@ -25,6 +25,7 @@
 #include "db/q_experiment.h"
 #include "db/query.h"
 #include "db/visible.h"
+#include "host/base/xalloc.h"
 #include "scenario/scenario.h"
 
 #define XT_MAX_COLS 32
@@ -240,7 +241,6 @@ struct xt_read {
     char (*engines)[16];
     double *vals;
     int nval, capval, cur_c, cur_k;
-    bool oom;
 };
 
 static void xt_take_cell(const struct dbq_experiment_cell *r, void *arg)
@@ -279,18 +279,14 @@ static void xt_take_value(const struct dbq_experiment_value *v, void *arg)
     for (int i = 0; i < x->nengines && e < 0; i++)
         if (v->engine && !strcmp(x->engines[i], v->engine))
             e = i;
-    if (x->oom || c < 0 || c >= x->ncells || k < 0 || e < 0)
+    if (c < 0 || c >= x->ncells || k < 0 || e < 0)
         return;
     k += e * x->ncols;
     if (x->cur_c >= 0 && (c != x->cur_c || k != x->cur_k))
         xt_flush(x);
     if (x->nval == x->capval) {
-        double *n = realloc(x->vals, (size_t)(x->capval = x->capval ? 2 * x->capval : 64) * sizeof *n);
-        if (!n) {
-            x->oom = true;
-            return;
-        }
-        x->vals = n;
+        x->capval = x->capval ? 2 * x->capval : 64;
+        x->vals = xreallocarray(x->vals, (size_t)x->capval, sizeof *x->vals);
     }
     x->vals[x->nval++] = v->value;
     x->cur_c = c;
@@ -339,11 +335,7 @@ int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format 
                 (long long)id, ncells);
         return 1;
     }
-    cells = calloc((size_t)ncells, sizeof *cells);
-    if (!cells) {
-        fprintf(stderr, "runq %s: out of memory\n", prog);
-        return 1;
-    }
+    cells = xcalloc((size_t)ncells, sizeof *cells);
     for (int c = 0; c < ncells; c++) {
         cells[c].cell = -1;
         cells[c].fmean = cells[c].fmin = cells[c].fmax = NAN;
@@ -357,10 +349,6 @@ int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format 
     if (dbq_experiment_cells(db, id, xt_take_cell, &x, err, sizeof err) != 0 ||
         dbq_experiment_values(db, id, xt_take_value, &x, err, sizeof err) != 0)
         goto sqlerr;
-    if (x.oom) {
-        fprintf(stderr, "runq %s: out of memory\n", prog);
-        goto done;
-    }
     xt_flush(&x);
 
     /* Columns: ncols of each engine's; in CSV and JSON an engine's are

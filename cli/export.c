@@ -26,30 +26,6 @@
 #include "db/query.h"
 #include "db/qx_export.h"
 
-#define DEFAULT_DB "runq.db"
-
-static void export_help(void)
-{
-    printf("usage: runq export --perfetto [--db FILE] [--trace ID | --experiment ID] [-o OUT]\n\n"
-           "Writes a trace as the plain-text ftrace format (systrace) that the Perfetto UI\n"
-           "(ui.perfetto.dev: Open trace file) and trace_processor import: each CPU's\n"
-           "schedule from sched_slice, wakeups from wakeup (with the waker), EEVDF's V per CPU\n"
-           "and each task's lag, deadline and vruntime as counters (virtual ns; none in round\n"
-           "robin or Linux traces), and data gaps drawn as such, never as idle time.\n"
-           "docs/perfetto.md says what each track shows.\n\n"
-           "flags:\n"
-           "  --perfetto        the format (the only one yet)\n"
-           "  --db FILE         database (default %s)\n"
-           "  --trace ID        the trace to write (default: the newest)\n"
-           "  --experiment ID   every recorded trace of experiment ID, each its own file\n"
-           "                    OUT/trace-ID.systrace (needs -o OUT, a directory, made if missing)\n"
-           "  -o, --out OUT     write to OUT (default: stdout): a file is replaced whole or not\n"
-           "                    at all, a character device or FIFO written in place, a\n"
-           "                    symbolic link or a directory refused\n"
-           "  --help            show this help\n",
-           DEFAULT_DB);
-}
-
 /* Writes trace to path (stdout when NULL) whole or not at all
  * (cli/outfile.h). Returns 0 or 1 (the error printed). */
 static int export_one(sqlite3 *db, const char *db_name, int64_t trace, const char *path)
@@ -94,72 +70,48 @@ static int experiment_traces(sqlite3 *db, int64_t id, int64_t **ids, size_t *n)
     return 0;
 }
 
-/* A positive id from v into *id; false after a usage error. */
-static bool parse_id(const char *flag, const char *v, int64_t *id)
-{
-    char *end;
-    errno = 0;
-    long long n = strtoll(v, &end, 10);
-    if (!*v || *end || n <= 0 || errno) {
-        fprintf(stderr, "runq export: bad %s '%s': want an id (a positive number)\n", flag, v);
-        return false;
-    }
-    *id = n;
-    return true;
-}
-
 int cmd_export(int argc, char **argv)
 {
-    const char *db_path = DEFAULT_DB, *out = NULL;
-    int64_t trace = 0, experiment = 0;
+    struct db_flags o = DB_FLAGS_INIT;
+    const char *out = NULL;
+    int64_t experiment = 0;
     bool perfetto = false;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            export_help();
-            return 0;
-        }
-        if (strcmp(a, "--perfetto") == 0) {
-            perfetto = true;
-            continue;
-        }
-        static const char *const valued[] = { "--db", "--trace", "--experiment", "--out", "-o" };
-        const char *name = NULL, *v = NULL;
-        for (size_t k = 0; k < sizeof valued / sizeof valued[0] && !name; k++) {
-            size_t n = strlen(valued[k]);
-            if (strncmp(a, valued[k], n) == 0 && (a[n] == '\0' || a[n] == '=')) {
-                name = valued[k];
-                v = a[n] == '=' ? a + n + 1 : i + 1 < argc ? argv[++i] : NULL;
-            }
-        }
-        if (!name) {
-            fprintf(stderr, "runq export: %s '%s'; see 'runq export --help'\n",
-                    a[0] == '-' ? "unknown flag" : "unexpected argument", a);
-            return 2;
-        }
-        if (!v || !*v) {
-            fprintf(stderr, "runq export: %s needs a value\n", name);
-            return 2;
-        }
-        if (strcmp(name, "--db") == 0)
-            db_path = v;
-        else if (strcmp(name, "--trace") == 0 ? !parse_id(name, v, &trace)
-                 : strcmp(name, "--experiment") == 0 ? !parse_id(name, v, &experiment)
-                                                     : !(out = v))
-            return 2;
-    }
-    if (!perfetto) {
-        fprintf(stderr, "runq export: say which format: --perfetto (the only one yet)\n");
-        return 2;
-    }
-    if (trace && experiment) {
-        fprintf(stderr, "runq export: --trace or --experiment, not both\n");
-        return 2;
-    }
-    if (experiment && !out) {
-        fprintf(stderr, "runq export: --experiment writes a file a trace: give -o DIR\n");
-        return 2;
-    }
+    const struct flag flags[] = {
+        FLAG_ON("perfetto", &perfetto, "the format (the only one yet)"),
+        DB_FLAG_ROWS(&o, "the trace to write (default: the newest)"),
+        FLAG_NUM64("experiment", &experiment, "ID",
+                   "every recorded trace of experiment ID, each its own file\n"
+                   "OUT/trace-ID.systrace (needs -o OUT, a directory, made if missing)",
+                   1, INT64_MAX, "an experiment id (a positive number)"),
+        FLAG_FN("out", &out, "OUT",
+                "write to OUT (default: stdout): a file is replaced whole or not\n"
+                "at all, a character device or FIFO written in place, a\n"
+                "symbolic link or a directory refused",
+                db_flags_file, .takes = "a file name", .short_name = 'o'),
+        FLAG_TABLE_END,
+    };
+    const struct command_spec spec = {
+        .name = "export",
+        .usage = "export --perfetto [--db FILE] [--trace ID | --experiment ID] [-o OUT]",
+        .about = "Writes a trace as the plain-text ftrace format (systrace) that the Perfetto UI\n"
+                 "(ui.perfetto.dev: Open trace file) and trace_processor import: each CPU's\n"
+                 "schedule from sched_slice, wakeups from wakeup (with the waker), EEVDF's V per CPU\n"
+                 "and each task's lag, deadline and vruntime as counters (virtual ns; none in round\n"
+                 "robin or Linux traces), and data gaps drawn as such, never as idle time.\n"
+                 "docs/perfetto.md says what each track shows.\n",
+        .flags = flags,
+    };
+    int npos, prc = flags_parse(&spec, argc, argv, NULL, &npos);
+    if (prc >= 0)
+        return prc;
+    const char *db_path = o.db;
+    int64_t trace = o.trace;
+    if (!perfetto)
+        return flags_usage_error(&spec, "say which format: --perfetto (the only one yet)");
+    if (trace && experiment)
+        return flags_usage_error(&spec, "--trace or --experiment, not both");
+    if (experiment && !out)
+        return flags_usage_error(&spec, "--experiment writes a file a trace: give -o DIR");
 
     sqlite3 *db = cli_db_open("export", db_path);
     if (!db)

@@ -48,37 +48,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bug.h"
 #include "cli/cli.h"
+#include "cli/flags.h"
 #include "db/experiment.h"
 #include "db/q_merge.h"
 #include "db/readable.h"
 #include "db/recorder_lock.h"
 #include "db/visible.h"
+#include "host/base/xalloc.h"
 
 /* runq experiment's bounds: --shard's N, and the runs of one experiment. */
 #define MG_MAX_SHARDS 100000
 #define MG_MAX_RUNS 100000
-
-static void merge_help(void)
-{
-    printf("usage: runq merge OUT.db IN.db...\n\n"
-           "Merges runq databases into OUT.db (created when missing, else added to), so that\n"
-           "an experiment run in shards on several machines (runq experiment --shard I/N) is\n"
-           "one experiment again. Every trace, thread, scenario run and experiment gets a new\n"
-           "id in OUT.db, and every column naming one follows it. The shards of one\n"
-           "experiment (the same file, engine, axes, cells, repeats, columns and N) become\n"
-           "one experiment; its shard column is empty when all N shards are there, as after\n"
-           "an unsharded run, else it lists the shards it holds (1,3/4). A line per\n"
-           "experiment says how many runs it holds and which cells lack some.\n\n"
-           "It refuses, naming the file, a database that is not runq's or is of another\n"
-           "schema version than this runq's, one with a trace still recording, a shard given\n"
-           "twice, shards of experiments that differ (seeds, a cell's scenario), and ids too\n"
-           "near the 64-bit limits to renumber. All of it is one transaction: after a refusal\n"
-           "or a failure OUT.db is as it was. Merges into one OUT.db wait for each other.\n"
-           "docs/experiments.md shows it after GNU parallel and a Slurm job array.\n\n"
-           "flags:\n"
-           "  --help    this help\n");
-}
 
 static int refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -162,18 +144,18 @@ struct mg_schema {
 };
 
 /* The array a of n elements of size bytes with one more, zeroed, at its
- * end; NULL when out of memory (a is then still the caller's). */
+ * end. */
 static void *append(void *a, int n, size_t size)
 {
-    char *p = realloc(a, (size_t)(n + 1) * size);
-    if (p)
-        memset(p + (size_t)n * size, 0, size);
+    BUG_ON(n < 0);
+    char *p = xreallocarray(a, (size_t)n + 1, size);
+    memset(p + (size_t)n * size, 0, size);
     return p;
 }
 
 static char *dup_or_null(const char *t)
 {
-    return t ? strdup(t) : NULL;
+    return t ? xstrdup(t) : NULL;
 }
 
 /* This runq's schema (db/q_merge.h), each column given its kind. */
@@ -190,15 +172,12 @@ static int read_schema(struct mg_schema *sc)
     sc->version = db.version;
     for (int i = 0; i < db.ntables; i++) {
         const struct dbq_merge_table *dt = &db.t[i];
-        struct mg_table *t = append(sc->t, sc->ntables, sizeof *t);
-        if (!t)
-            goto done;
-        sc->t = t;
-        t = &sc->t[sc->ntables++];
+        sc->t = append(sc->t, sc->ntables, sizeof *sc->t);
+        struct mg_table *t = &sc->t[sc->ntables++];
         t->db = dt;
         t->name = dt->name;
-        if (dt->ncols && !(t->col = calloc((size_t)dt->ncols, sizeof *t->col)))
-            goto done;
+        if (dt->ncols)
+            t->col = xcalloc((size_t)dt->ncols, sizeof *t->col);
         for (int j = 0; j < dt->ncols; j++) {
             const char *name = dt->col[j].name;
             enum mg_kind k = kind_of(t->name, name);
@@ -347,9 +326,7 @@ static int parse_shard(const char *s, int *n, bool **set)
     if (*end || end == slash + 1 || nn < 1 || nn > MG_MAX_SHARDS)
         return -1;
     *n = (int)nn;
-    *set = calloc((size_t)nn + 1, sizeof **set);
-    if (!*set)
-        return -1;
+    *set = xcalloc((size_t)nn + 1, sizeof **set);
     for (const char *p = s; p < slash;) {
         long a = strtol(p, &end, 10), b = a;
         if (end == p)
@@ -437,19 +414,16 @@ static struct mg_group *find_group(struct mg *m, const struct dbq_merge_experime
             return g;
         }
     }
-    struct mg_group *g = append(m->g, m->ngroups, sizeof *g);
-    if (!g)
-        return NULL;
-    m->g = g;
-    g = &m->g[m->ngroups++];
+    m->g = append(m->g, m->ngroups, sizeof *m->g);
+    struct mg_group *g = &m->g[m->ngroups++];
     g->file = file, g->engine = engine, g->axes = axes, g->columns = columns;
     g->cells = cells, g->repeats = repeats, g->n = n;
     g->command_shard = n + 1;
-    g->owner = calloc((size_t)n + 1, sizeof *g->owner);
-    g->owner_id = calloc((size_t)n + 1, sizeof *g->owner_id);
-    g->cellsum = calloc((size_t)cells, sizeof *g->cellsum);
-    g->cell_db = calloc((size_t)cells, sizeof *g->cell_db);
-    return g->owner && g->owner_id && g->cellsum && g->cell_db ? g : NULL;
+    g->owner = xcalloc((size_t)n + 1, sizeof *g->owner);
+    g->owner_id = xcalloc((size_t)n + 1, sizeof *g->owner_id);
+    g->cellsum = xcalloc((size_t)cells, sizeof *g->cellsum);
+    g->cell_db = xcalloc((size_t)cells, sizeof *g->cell_db);
+    return g;
 }
 
 /* What check_runs reads a run against, and its verdict. */
@@ -532,13 +506,8 @@ static bool read_experiment(const struct dbq_merge_experiment *x, void *arg)
     int di = r->di;
     struct mg_db *d = &m->db[di];
     int rc = 0;
-    struct mg_exp *e = append(d->exp, d->nexp, sizeof *e);
-    if (!e) {
-        r->rc = refuse("out of memory");
-        return false;
-    }
-    d->exp = e;
-    e = &d->exp[d->nexp++];
+    d->exp = append(d->exp, d->nexp, sizeof *d->exp);
+    struct mg_exp *e = &d->exp[d->nexp++];
     e->id = x->id;
     e->group = -1;
     const char *shard = x->shard;
@@ -554,11 +523,6 @@ static bool read_experiment(const struct dbq_merge_experiment *x, void *arg)
         return false;
     }
     struct mg_group *g = find_group(m, x, n);
-    if (!g) {
-        free(set);
-        r->rc = refuse("out of memory");
-        return false;
-    }
     e->group = (int)(g - m->g);
     for (int i = 1; i <= n && rc == 0; i++) {
         if (!set[i])
@@ -588,17 +552,12 @@ static bool read_experiment(const struct dbq_merge_experiment *x, void *arg)
     const char *created = x->created;
     if (created && (!g->created || strcmp(created, g->created) < 0)) {
         free(g->created);
-        g->created = strdup(created);
+        g->created = xstrdup(created);
     }
     if (di == 0 && !g->target) {
         g->target = e->id; /* OUT's first keeps its id; the group joins it */
     } else if (di == 0) {
-        int64_t *f = append(g->fold, g->nfold, sizeof *f);
-        if (!f) {
-            r->rc = refuse("out of memory");
-            return false;
-        }
-        g->fold = f;
+        g->fold = append(g->fold, g->nfold, sizeof *g->fold);
         g->fold[g->nfold++] = e->id;
         g->touched = true;
     } else {
@@ -681,10 +640,7 @@ static int note_written(struct mg *m, int64_t id)
     for (int i = 0; i < m->nwritten; i++)
         if (m->written[i] == id)
             return 0;
-    int64_t *w = append(m->written, m->nwritten, sizeof *w);
-    if (!w)
-        return refuse("out of memory");
-    m->written = w;
+    m->written = append(m->written, m->nwritten, sizeof *m->written);
     m->written[m->nwritten++] = id;
     return 0;
 }
@@ -718,16 +674,12 @@ static int map_experiment(void *arg, int col, int64_t id, int64_t *to, bool *ski
 static int copy_table(sqlite3 *out, const char *out_path, const struct mg_db *d, const struct mg_table *t,
                       const int64_t *off, int64_t *rows)
 {
-    enum dbq_merge_how *how = calloc((size_t)t->ncols + 1, sizeof *how);
-    int64_t *offset = calloc((size_t)t->ncols + 1, sizeof *offset);
+    enum dbq_merge_how *how = xcalloc((size_t)t->ncols + 1, sizeof *how);
+    int64_t *offset = xcalloc((size_t)t->ncols + 1, sizeof *offset);
     struct mg_map mp = { d, t };
     struct dbq_merge_copy c = { d->path, out_path, t->db, how, offset, map_experiment, &mp };
     char err[2048];
     int rc = -1;
-    if (!how || !offset) {
-        refuse("out of memory");
-        goto done;
-    }
     for (int i = 0; i < t->ncols; i++) {
         enum mg_kind k = t->col[i].kind;
         how[i] = k == MG_PLAIN        ? DBQ_MERGE_KEEP
@@ -831,10 +783,8 @@ static int finish_group(struct mg *m, sqlite3 *out, struct mg_group *g)
 {
     char *shard = NULL, err[512];
     size_t len = 0;
-    bool *set = calloc((size_t)g->n + 1, sizeof *set), all = true;
+    bool *set = xcalloc((size_t)g->n + 1, sizeof *set), all = true;
     int rc = -1;
-    if (!set)
-        return refuse("out of memory");
     for (int i = 1; i <= g->n; i++)
         all &= set[i] = g->owner[i] != 0;
     if (!all) {
@@ -907,8 +857,8 @@ static void describe_summary(const struct dbq_merge_summary *x, void *arg)
                cells, repeats, MG_MAX_RUNS);
         return;
     }
-    bool *lacking = malloc((size_t)cells * sizeof *lacking);
-    if (lacking && runs < (int64_t)cells * repeats) {
+    bool *lacking = xcalloc((size_t)cells, sizeof *lacking);
+    if (runs < (int64_t)cells * repeats) {
         struct mg_lacking l = { lacking, cells, cells };
         for (int i = 0; i < cells; i++)
             lacking[i] = true;
@@ -1026,29 +976,43 @@ int cmd_merge(int argc, char **argv)
     struct mg m = { 0 };
     int rc = 1, lock = -1;
 
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            merge_help();
-            return 0;
-        }
-        if (argv[i][0] == '-') {
-            fprintf(stderr, "runq merge: unknown flag '%s'; see 'runq merge --help'\n", argv[i]);
-            return 2;
-        }
+    const struct flag flags[] = { FLAG_TABLE_END };
+    const struct command_spec spec = {
+        .name = "merge",
+        .usage = "merge OUT.db IN.db...",
+        .about = "Merges runq databases into OUT.db (created when missing, else added to), so that\n"
+                 "an experiment run in shards on several machines (runq experiment --shard I/N) is\n"
+                 "one experiment again. Every trace, thread, scenario run and experiment gets a new\n"
+                 "id in OUT.db, and every column naming one follows it. The shards of one\n"
+                 "experiment (the same file, engine, axes, cells, repeats, columns and N) become\n"
+                 "one experiment; its shard column is empty when all N shards are there, as after\n"
+                 "an unsharded run, else it lists the shards it holds (1,3/4). A line per\n"
+                 "experiment says how many runs it holds and which cells lack some.\n\n"
+                 "It refuses, naming the file, a database that is not runq's or is of another\n"
+                 "schema version than this runq's, one with a trace still recording, a shard given\n"
+                 "twice, shards of experiments that differ (seeds, a cell's scenario), and ids too\n"
+                 "near the 64-bit limits to renumber. All of it is one transaction: after a refusal\n"
+                 "or a failure OUT.db is as it was. Merges into one OUT.db wait for each other.\n"
+                 "docs/experiments.md shows it after GNU parallel and a Slurm job array.\n",
+        .flags = flags,
+        .max_pos = argc,
+    };
+    const char **pos = xcalloc((size_t)argc + 1, sizeof *pos);
+    int npos;
+    rc = flags_parse(&spec, argc, argv, pos, &npos);
+    if (rc < 0 && npos < 2)
+        rc = flags_usage_error(&spec, "give OUT.db and at least one IN.db; see runq merge --help");
+    if (rc >= 0) {
+        free(pos);
+        return rc;
     }
-    if (argc < 3) {
-        fprintf(stderr, "runq merge: give OUT.db and at least one IN.db; see 'runq merge --help'\n");
-        return 2;
-    }
-    m.out_path = argv[1];
-    m.ndb = argc - 1;
-    m.db = calloc((size_t)m.ndb, sizeof *m.db);
-    if (!m.db) {
-        refuse("out of memory");
-        return 1;
-    }
+    rc = 1;
+    m.out_path = pos[0];
+    m.ndb = npos;
+    m.db = xcalloc((size_t)m.ndb, sizeof *m.db);
     for (int i = 0; i < m.ndb; i++)
-        m.db[i].path = argv[i + 1], m.db[i].probe = -1;
+        m.db[i].path = pos[i], m.db[i].probe = -1;
+    free(pos);
     if (read_schema(&m.sc) != 0)
         goto done;
     /* Another merge into OUT goes first or after, never between this

@@ -60,8 +60,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bug.h"
 #include "cli/perfetto.h"
 #include "db/qx_export.h"
+#include "host/base/xalloc.h"
 
 /* A counter track's last line: a row that says again what the row
  * before it said at the same time (a PICK's numbers and the JOIN's, say)
@@ -116,40 +118,28 @@ static char *pf_clean(const char *name, int64_t tid, bool spaces)
     char *c;
     if (!name || !*name) {
         size_t n = (size_t)snprintf(NULL, 0, "tid%" PRId64, tid) + 1;
-        c = malloc(n);
-        if (c)
-            snprintf(c, n, "tid%" PRId64, tid);
+        c = xmalloc(n);
+        snprintf(c, n, "tid%" PRId64, tid);
         return c;
     }
-    c = strdup(name);
-    for (unsigned char *s = (unsigned char *)c; c && *s; s++)
+    c = xstrdup(name);
+    for (unsigned char *s = (unsigned char *)c; *s; s++)
         if ((*s == ' ' && !spaces) || *s < ' ' || *s >= 0x7f || (*s == '=' && !spaces) || *s == '|')
             *s = '_';
     return c;
 }
 
-/* A thread row into p->th; false to stop (out of memory). */
+/* A thread row into p->th; true: go on. */
 static bool pf_add_thread(const struct dbq_export_thread *row, void *arg)
 {
     struct pf *p = arg;
     if (p->nth == p->thcap) {
-        size_t cap = p->thcap ? 2 * p->thcap : 64;
-        struct pf_thread *t = realloc(p->th, cap * sizeof *t);
-        if (!t) {
-            pf_error(p, "out of memory");
-            return false;
-        }
-        p->th = t;
-        p->thcap = cap;
+        p->thcap = p->thcap ? 2 * p->thcap : 64;
+        p->th = xreallocarray(p->th, p->thcap, sizeof *p->th);
     }
-    struct pf_thread *t = &p->th[p->nth];
+    struct pf_thread *t = &p->th[p->nth++];
     *t = (struct pf_thread){ .utid = row->utid, .tid = row->tid, .idle = row->idle, .nice = row->nice };
     t->comm = pf_clean(row->name, t->tid, false);
-    if (!t->comm) {
-        pf_error(p, "out of memory");
-        return false;
-    }
-    p->nth++;
     if (!t->idle && (t->tid < 0 || t->tid >= PF_GAP_PID)) {
         char *m = sqlite3_mprintf("task %s has tid %lld, where the export's own tasks are (%d and up)", t->comm,
                                   (long long)t->tid, PF_GAP_PID);
@@ -373,10 +363,6 @@ static void pf_gap_line(struct pf *p, const struct dbq_export_row *r)
 static void pf_mark_line(struct pf *p, const struct dbq_export_row *r)
 {
     char *name = pf_clean(r->mark.name, 0, true);
-    if (!name) {
-        pf_error(p, "out of memory");
-        return;
-    }
     pf_head(p, &pf_runq, r->cpu, r->ts, "tracing_mark_write");
     fprintf(p->out, "I|%d|%s\n", PF_RUNQ_PID, name);
     free(name);
@@ -391,6 +377,7 @@ static bool pf_line(const struct dbq_export_row *r, void *arg)
         [DBQ_EXPORT_TASK] = pf_task_line, [DBQ_EXPORT_GAP] = pf_gap_line,       [DBQ_EXPORT_MARK] = pf_mark_line,
     };
     struct pf *p = arg;
+    BUG_ON((unsigned)r->kind >= DBQ_EXPORT_NKINDS || !line[r->kind]); /* db/qx_export.c gives these kinds only */
     if (!ferror(p->out))
         line[r->kind](p, r);
     return !p->failed && !ferror(p->out);
@@ -407,24 +394,21 @@ static void pf_header(struct pf *p, const char *db_name)
     dbq_export_head(p->db, p->trace, &h, err, sizeof err);
     char *db = pf_clean(db_name, 0, true), *policy = pf_clean(h.policy ? h.policy : "?", 0, true),
          *engine = pf_clean(h.engine ? h.engine : "?", 0, true);
-    if (!db || !policy || !engine)
-        pf_error(p, "out of memory");
-    else
-        fprintf(p->out,
-                "# tracer: nop\n"
-                "#\n"
-                "# runq export --perfetto: trace %" PRId64 " of %s (policy %s, engine %s, %" PRId64 " CPUs)\n"
-                "# open it in ui.perfetto.dev or trace_processor: docs/perfetto.md\n"
-                "#\n"
-                "#                                _-----=> irqs-off/BH-disabled\n"
-                "#                               / _----=> need-resched\n"
-                "#                              | / _---=> hardirq/softirq\n"
-                "#                              || / _--=> preempt-depth\n"
-                "#                              ||| / _-=> migrate-disable\n"
-                "#                              |||| /     delay\n"
-                "#           TASK-PID     TGID  |||||  TIMESTAMP  FUNCTION\n"
-                "#              | |         |   |||||     |         |\n",
-                p->trace, db, policy, engine, h.ncpus);
+    fprintf(p->out,
+            "# tracer: nop\n"
+            "#\n"
+            "# runq export --perfetto: trace %" PRId64 " of %s (policy %s, engine %s, %" PRId64 " CPUs)\n"
+            "# open it in ui.perfetto.dev or trace_processor: docs/perfetto.md\n"
+            "#\n"
+            "#                                _-----=> irqs-off/BH-disabled\n"
+            "#                               / _----=> need-resched\n"
+            "#                              | / _---=> hardirq/softirq\n"
+            "#                              || / _--=> preempt-depth\n"
+            "#                              ||| / _-=> migrate-disable\n"
+            "#                              |||| /     delay\n"
+            "#           TASK-PID     TGID  |||||  TIMESTAMP  FUNCTION\n"
+            "#              | |         |   |||||     |         |\n",
+            p->trace, db, policy, engine, h.ncpus);
     free(db);
     free(policy);
     free(engine);

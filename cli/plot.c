@@ -23,6 +23,7 @@
  * task names, an experiment's parameters), and every such string goes
  * through plot_quote; data files hold numbers only.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -41,7 +42,6 @@
 #include "db/query.h"
 #include "db/visible.h"
 
-#define DEFAULT_DB "runq.db"
 #define GNUPLOT_APT "sudo apt-get install -y gnuplot-nox"
 
 static const struct plot_kind {
@@ -57,6 +57,12 @@ static const struct plot_kind {
                     "min..max bars, one series per value of the other axes", plot_experiment, 1000, 600 },
 };
 #define NKINDS (sizeof kinds / sizeof kinds[0])
+#define PLOT_STR_(x) #x
+#define PLOT_STR(x) PLOT_STR_(x)
+#define PLOT_MAX_TRACES_S PLOT_STR(PLOT_MAX_TRACES)
+
+static const char series_note[] = "A latency series is named by its trace's scenario parameters, else its policy,\n"
+                                  "else 'trace N'. Every figure is made from SQL over docs/sql.md's tables.\n";
 
 static void plot_help(void)
 {
@@ -66,30 +72,12 @@ static void plot_help(void)
            "       runq plot experiment [ID] [--metric TASK.METRIC] [--x AXIS]\n\n"
            "Draws a figure of a trace database with gnuplot (Debian's gnuplot-nox: make deps).\n"
            "PNG or SVG by OUT's extension. OUT, a file, is replaced whole or not at all; a\n"
-           "character device or a FIFO is written in place, a symbolic link refused.\n\n"
+           "character device or a FIFO is written in place, a symbolic link refused.\n"
+           "'runq plot KIND --help' lists KIND's flags.\n\n"
            "kinds:\n");
     for (size_t i = 0; i < NKINDS; i++)
         printf("  %-10s %s\n", kinds[i].name, kinds[i].what);
-    printf("\nflags:\n"
-           "  --db FILE        database (default %s)\n"
-           "  -o, --output OUT the figure, .png or .svg (default KIND.png)\n"
-           "  --size WxH       in pixels (default: timeline 1200x500, latency 900x800,\n"
-           "                   experiment 1000x600)\n"
-           "  --trace ID       timeline: the trace (default the newest); latency: a trace to\n"
-           "                   draw, up to %d times (default every trace, if %d or fewer)\n"
-           "  --from MS, --to MS  timeline: the window in ms from the trace's start\n"
-           "                   (default 0 and 100)\n"
-           "  --task NAME      latency: that task's wakeups only\n"
-           "  --cdf, --hist    latency: the CDF alone, the histogram alone (default both)\n"
-           "  ID               experiment: the experiment (default the newest)\n"
-           "  --metric T.M     experiment: the metric, as its table names it (probe.stall;\n"
-           "                   default the table's first column)\n"
-           "  --x AXIS         experiment: the vary axis along x (hog.slice; default the\n"
-           "                   first); every other axis makes a series of each value\n"
-           "  --help           show this help\n\n"
-           "A latency series is named by its trace's scenario parameters, else its policy,\n"
-           "else 'trace N'. Every figure is made from SQL over docs/sql.md's tables.\n",
-           DEFAULT_DB, PLOT_MAX_TRACES, PLOT_MAX_TRACES);
+    printf("\n%s", series_note);
 }
 
 /* The length of the character at p: 1 for ASCII, else db/visible.h's
@@ -210,24 +198,6 @@ static void gnuplot_error(const char *errpath, char *buf, size_t len)
     fclose(f);
 }
 
-/* A flag's value: "--flag V" or "--flag=V". NULL when argv[*i] is not
- * flag; *missing set when it is but has no value. */
-static const char *flag_value(int argc, char **argv, int *i, const char *flag, bool *missing)
-{
-    size_t n = strlen(flag);
-    if (strncmp(argv[*i], flag, n) != 0)
-        return NULL;
-    if (argv[*i][n] == '=')
-        return argv[*i] + n + 1;
-    if (argv[*i][n] != '\0')
-        return NULL;
-    if (*i + 1 >= argc) {
-        *missing = true;
-        return NULL;
-    }
-    return argv[++*i];
-}
-
 static bool parse_ms(const char *s, double *ms)
 {
     char *end;
@@ -250,96 +220,49 @@ static bool parse_id(const char *s, int64_t *id)
     return true;
 }
 
-/* Which flags each kind takes, for the one-line refusal of the others. */
-enum { F_TRACE = 1, F_WINDOW = 2, F_TASK = 4, F_PANEL = 8, F_EXPERIMENT = 16 };
-
-static int kind_flags(const char *kind)
+/* The flags' FLAG_FUNCs (cli/flags.h): nonzero, err empty, for "--F
+ * takes (the row's takes), not 'v'". */
+static int ms_flag(const char *v, void *value, char *err, size_t errlen)
 {
-    if (!strcmp(kind, "timeline"))
-        return F_TRACE | F_WINDOW;
-    if (!strcmp(kind, "latency"))
-        return F_TRACE | F_TASK | F_PANEL;
-    return F_EXPERIMENT;
+    (void)err, (void)errlen;
+    return !parse_ms(v, value);
+}
+
+/* --trace of latency, repeatable: appended to the plot_opts value is. */
+static int traces_flag(const char *v, void *value, char *err, size_t errlen)
+{
+    struct plot_opts *o = value;
+    if (o->ntraces == PLOT_MAX_TRACES) {
+        snprintf(err, errlen, "at most %d --trace", PLOT_MAX_TRACES);
+        return 1;
+    }
+    if (!parse_id(v, &o->trace[o->ntraces]))
+        return 1;
+    o->ntraces++;
+    return 0;
+}
+
+/* --size WxH into the int[2] value is. */
+static int size_flag(const char *v, void *value, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    char *end;
+    long w = strtol(v, &end, 10), h = *end == 'x' ? strtol(end + 1, &end, 10) : -1;
+    if (*end || w < 100 || h < 100 || w > 10000 || h > 10000)
+        return 1;
+    ((int *)value)[0] = (int)w, ((int *)value)[1] = (int)h;
+    return 0;
 }
 
 int cmd_plot(int argc, char **argv)
 {
-    struct plot_opts o = { .db_path = DEFAULT_DB, .to_ms = 100 };
-    const char *out = NULL, *kind_name = NULL, *size = NULL;
-    bool have_to = false;
-    int used = 0; /* F_* of the flags given */
-
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            plot_help();
-            return 0;
-        }
-    for (int i = 1; i < argc; i++) {
-        bool missing = false;
-        const char *v, *a = argv[i];
-        if ((v = flag_value(argc, argv, &i, "--db", &missing))) {
-            o.db_path = v;
-        } else if ((v = flag_value(argc, argv, &i, "-o", &missing)) ||
-                   (v = flag_value(argc, argv, &i, "--output", &missing))) {
-            out = v;
-        } else if ((v = flag_value(argc, argv, &i, "--size", &missing))) {
-            size = v;
-        } else if ((v = flag_value(argc, argv, &i, "--trace", &missing))) {
-            if (o.ntraces == PLOT_MAX_TRACES) {
-                fprintf(stderr, "runq plot: at most %d --trace\n", PLOT_MAX_TRACES);
-                return 2;
-            }
-            if (!parse_id(v, &o.trace[o.ntraces++])) {
-                fprintf(stderr, "runq plot: --trace wants a trace id (a positive number), not '%s'\n", v);
-                return 2;
-            }
-            used |= F_TRACE;
-        } else if ((v = flag_value(argc, argv, &i, "--from", &missing)) ||
-                   (v = flag_value(argc, argv, &i, "--to", &missing))) {
-            bool to = !strncmp(a, "--to", 4);
-            if (!parse_ms(v, to ? &o.to_ms : &o.from_ms)) {
-                fprintf(stderr, "runq plot: %s wants milliseconds from the trace's start (0, 2.5), not '%s'\n",
-                        to ? "--to" : "--from", v);
-                return 2;
-            }
-            have_to |= to;
-            used |= F_WINDOW;
-        } else if ((v = flag_value(argc, argv, &i, "--task", &missing))) {
-            o.task = v;
-            used |= F_TASK;
-        } else if (!strcmp(a, "--cdf") || !strcmp(a, "--hist")) {
-            *(a[2] == 'c' ? &o.cdf_only : &o.hist_only) = true;
-            used |= F_PANEL;
-        } else if ((v = flag_value(argc, argv, &i, "--metric", &missing))) {
-            o.metric = v;
-            used |= F_EXPERIMENT;
-        } else if ((v = flag_value(argc, argv, &i, "--x", &missing))) {
-            o.x = v;
-            used |= F_EXPERIMENT;
-        } else if (missing) {
-            fprintf(stderr, "runq plot: %s needs a value; see 'runq plot --help'\n", a);
-            return 2;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "runq plot: unknown flag '%s'; see 'runq plot --help'\n", a);
-            return 2;
-        } else if (!kind_name) {
-            kind_name = a;
-        } else if (!strcmp(kind_name, "experiment") && !o.experiment) {
-            if (!parse_id(a, &o.experiment)) {
-                fprintf(stderr, "runq plot: experiment takes an experiment id (a positive number), not '%s'\n", a);
-                return 2;
-            }
-        } else {
-            fprintf(stderr, "runq plot: unexpected argument '%s'; see 'runq plot --help'\n", a);
-            return 2;
-        }
-        if (missing) {
-            fprintf(stderr, "runq plot: %s needs a value; see 'runq plot --help'\n", a);
-            return 2;
-        }
+    const char *kind_name = argc > 1 ? argv[1] : NULL;
+    if (kind_name && (!strcmp(kind_name, "--help") || !strcmp(kind_name, "-h"))) {
+        plot_help();
+        return 0;
     }
-    if (!kind_name) {
-        fprintf(stderr, "runq plot: name a kind (timeline, latency, experiment); see 'runq plot --help'\n");
+    if (!kind_name || kind_name[0] == '-') {
+        fprintf(stderr, "runq plot: name a kind first (timeline, latency, experiment); see runq plot --help\n");
         return 2;
     }
     const struct plot_kind *k = NULL;
@@ -350,38 +273,77 @@ int cmd_plot(int argc, char **argv)
         fprintf(stderr, "runq plot: no kind '%s': want timeline, latency or experiment\n", kind_name);
         return 2;
     }
-    int stray = used & ~kind_flags(k->name);
-    if (stray) {
-        fprintf(stderr, "runq plot: %s is not for %s; see 'runq plot --help'\n",
-                stray & F_TRACE ? "--trace" : stray & F_WINDOW ? "--from/--to" : stray & F_TASK ? "--task"
-                : stray & F_PANEL ? "--cdf/--hist" : "--metric/--x", k->name);
-        return 2;
-    }
-    if (!strcmp(k->name, "timeline") && o.ntraces > 1) {
-        fprintf(stderr, "runq plot: timeline draws one trace; give one --trace\n");
-        return 2;
-    }
-    if (o.to_ms <= o.from_ms) {
-        fprintf(stderr, "runq plot: the window is empty: --to (%g ms) must be after --from (%g ms)%s\n", o.to_ms,
-                o.from_ms, have_to ? "" : "; the default --to is 100");
-        return 2;
-    }
-    if (o.cdf_only && o.hist_only) {
-        fprintf(stderr, "runq plot: --cdf and --hist each leave one panel; give one, or neither for both\n");
-        return 2;
-    }
-    int width = k->width, height = k->height;
-    if (size) {
-        char *end;
-        long w = strtol(size, &end, 10), h = *end == 'x' ? strtol(end + 1, &end, 10) : -1;
-        if (*end || w < 100 || h < 100 || w > 10000 || h > 10000) {
-            fprintf(stderr, "runq plot: --size wants WIDTHxHEIGHT in pixels, each 100..10000 (1200x500), "
-                            "not '%s'\n", size);
-            return 2;
-        }
-        width = (int)w;
-        height = (int)h;
-    }
+    argc--, argv++; /* the kind's own argv: its flags parsed from argv[1] */
+
+    struct plot_opts o = { .db_path = DB_FLAGS_DEFAULT_DB, .to_ms = 100 };
+    const char *out = NULL, *id = NULL;
+    int size[2] = { k->width, k->height };
+    bool timeline = !strcmp(k->name, "timeline"), latency = !strcmp(k->name, "latency");
+#define PLOT_ROWS                                                                                             \
+    FLAG_FN("db", &o.db_path, "FILE", "database (default " DB_FLAGS_DEFAULT_DB ")", db_flags_file,            \
+            .takes = "a file name"),                                                                          \
+    FLAG_FN("output", &out, "OUT", "the figure, .png or .svg (default KIND.png)", db_flags_file,              \
+            .takes = "a file name", .short_name = 'o'),                                                       \
+    FLAG_FN("size", size, "WxH", "in pixels (default: timeline 1200x500, latency 900x800,\nexperiment 1000x600)", \
+            size_flag, .takes = "WIDTHxHEIGHT in pixels, each 100..10000 (1200x500)")
+    const struct flag timeline_flags[] = {
+        PLOT_ROWS,
+        FLAG_NUM64("trace", &o.trace[0], "ID", "the trace (default the newest)", 1, INT64_MAX,
+                   "a trace id (a positive number)"),
+        FLAG_FN("from", &o.from_ms, "MS", "the window's start in ms from the trace's start (default 0)", ms_flag,
+                .takes = "milliseconds from the trace's start (0, 2.5)"),
+        FLAG_FN("to", &o.to_ms, "MS", "the window's end in ms from the trace's start (default 100)", ms_flag,
+                .takes = "milliseconds from the trace's start (0, 2.5)"),
+        FLAG_TABLE_END,
+    };
+    const struct flag latency_flags[] = {
+        PLOT_ROWS,
+        FLAG_FN("trace", &o, "ID", "a trace to draw, repeatable up to " PLOT_MAX_TRACES_S " times\n"
+                "(default every trace, if " PLOT_MAX_TRACES_S " or fewer)", traces_flag,
+                .takes = "a trace id (a positive number)"),
+        FLAG_STR("task", &o.task, "NAME", "that task's wakeups only"),
+        FLAG_ON("cdf", &o.cdf_only, "the CDF alone (default: the CDF and the histogram)"),
+        FLAG_ON("hist", &o.hist_only, "the histogram alone"),
+        FLAG_TABLE_END,
+    };
+    const struct flag experiment_flags[] = {
+        PLOT_ROWS,
+        FLAG_STR("metric", &o.metric, "T.M", "the metric, as its table names it (probe.stall;\n"
+                 "default the table's first column)"),
+        FLAG_STR("x", &o.x, "AXIS", "the vary axis along x (hog.slice; default the first);\n"
+                 "every other axis makes a series of each value"),
+        FLAG_TABLE_END,
+    };
+#undef PLOT_ROWS
+    char name[32], usage[160], about[256];
+    snprintf(name, sizeof name, "plot %s", k->name);
+    snprintf(usage, sizeof usage, "plot %s%s [--db FILE] [-o OUT.png|OUT.svg] [--size WxH]%s", k->name,
+             timeline ? "" : latency ? "" : " [ID]",
+             timeline ? " [--trace ID] [--from MS] [--to MS]"
+             : latency ? " [--trace ID ...] [--task NAME] [--cdf | --hist]" : " [--metric TASK.METRIC] [--x AXIS]");
+    snprintf(about, sizeof about, "%c%s.\n%s", toupper((unsigned char)k->what[0]), k->what + 1,
+             timeline || latency ? "" : "ID: the experiment (default the newest).\n");
+    const struct command_spec spec = {
+        .name = name,
+        .usage = usage,
+        .about = about,
+        .flags = timeline ? timeline_flags : latency ? latency_flags : experiment_flags,
+        .after = latency ? series_note : NULL,
+        .max_pos = !timeline && !latency,
+    };
+    int npos, rc = flags_parse(&spec, argc, argv, &id, &npos);
+    if (rc >= 0)
+        return rc;
+    if (timeline && o.trace[0])
+        o.ntraces = 1;
+    if (id && !parse_id(id, &o.experiment))
+        return flags_usage_error(&spec, "experiment takes an experiment id (a positive number), not '%s'", id);
+    if (o.to_ms <= o.from_ms)
+        return flags_usage_error(&spec, "the window is empty: --to (%g ms) must be after --from (%g ms)", o.to_ms,
+                                 o.from_ms);
+    if (o.cdf_only && o.hist_only)
+        return flags_usage_error(&spec, "--cdf and --hist each leave one panel; give one, or neither for both");
+    int width = size[0], height = size[1];
     char defout[64];
     if (!out) {
         snprintf(defout, sizeof defout, "%s.png", k->name);
@@ -389,10 +351,8 @@ int cmd_plot(int argc, char **argv)
     }
     size_t outlen = strlen(out);
     bool svg = outlen > 4 && !strcasecmp(out + outlen - 4, ".svg");
-    if (!svg && !(outlen > 4 && !strcasecmp(out + outlen - 4, ".png"))) {
-        fprintf(stderr, "runq plot: -o wants a file ending .png or .svg, not '%s'\n", out);
-        return 2;
-    }
+    if (!svg && !(outlen > 4 && !strcasecmp(out + outlen - 4, ".png")))
+        return flags_usage_error(&spec, "-o wants a file ending .png or .svg, not '%s'", out);
 
     sqlite3 *db = cli_db_open("plot", o.db_path);
     if (!db)
@@ -408,7 +368,7 @@ int cmd_plot(int argc, char **argv)
     }
     snprintf(script, sizeof script, "%s/plot.gp", dir);
     snprintf(errpath, sizeof errpath, "%s/gnuplot.err", dir);
-    int rc = 1;
+    rc = 1;
     struct plot_job job = { .gp = fopen(script, "w"), .dir = dir };
     if (!job.gp) {
         fprintf(stderr, "runq plot: %s: %s\n", script, strerror(errno));

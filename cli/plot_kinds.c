@@ -6,15 +6,16 @@
  * `plot` element a series, so gnuplot's SVG holds one group a series
  * with its name (what tests/plot_test.sh counts).
  */
-#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bug.h"
 #include "cli/plot.h"
 #include "db/query.h"
 #include "db/qx_plot.h"
 #include "db/visible.h"
+#include "host/base/xalloc.h"
 #include "scenario/scenario.h"
 
 #define PLOT_MAX_SERIES 16 /* experiment: lines on one set of axes */
@@ -257,7 +258,6 @@ struct lat_series {
     char label[200];
     double *us; /* latencies in µs, sorted */
     size_t n, cap;
-    bool oom;   /* a latency found no room */
 };
 
 /* A trace's name in a legend: its scenario's parameters, else its
@@ -280,19 +280,13 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* A latency into ls, in µs; false when memory ran out (ls->oom). */
+/* A latency into ls, in µs; true: go on. */
 static bool lat_add(int64_t ns, void *arg)
 {
     struct lat_series *ls = arg;
     if (ls->n == ls->cap) {
-        size_t cap = ls->cap ? 2 * ls->cap : 1024;
-        double *v = realloc(ls->us, cap * sizeof *v);
-        if (!v) {
-            ls->oom = true;
-            return false;
-        }
-        ls->us = v;
-        ls->cap = cap;
+        ls->cap = ls->cap ? 2 * ls->cap : 1024;
+        ls->us = xreallocarray(ls->us, ls->cap, sizeof *ls->us);
     }
     ls->us[ls->n++] = ns / 1e3;
     return true;
@@ -303,10 +297,6 @@ static int lat_load(sqlite3 *db, const struct plot_opts *o, struct lat_series *l
     char err[512];
     if (dbq_plot_latencies(db, ls->trace, o->task, lat_add, ls, err, sizeof err) != 0)
         return db_error(err);
-    if (ls->oom) {
-        fprintf(stderr, "runq plot: out of memory\n");
-        return 1;
-    }
     if (!ls->n) {
         fprintf(stderr, "runq plot: trace %lld has no wakeup that ran%s%s%s\n", (long long)ls->trace,
                 o->task ? " of a task called '" : "", o->task ? o->task : "", o->task ? "'" : "");
@@ -654,13 +644,9 @@ int plot_experiment(sqlite3 *db, const struct plot_opts *o, struct plot_job *j)
     /* Each cell's mean, min and max over its successful repeats, by
      * series (the rest of its parameters). */
     bool several = strchr(engine, ',') != NULL;
-    struct xp_series *ser = calloc(PLOT_MAX_SERIES, sizeof *ser);
+    struct xp_series *ser = xcalloc(PLOT_MAX_SERIES, sizeof *ser);
     char (*xval)[SCN_VALUE_MAX + 1] = NULL; /* the values of x, in cell order, for names */
     int nser = 0, nx = 0, rc = 1, npoints = 0;
-    if (!ser) {
-        fprintf(stderr, "runq plot: out of memory\n");
-        return 1;
-    }
     struct dbq_plot_cell *cells;
     size_t ncells;
     if (dbq_plot_cells(db, id, task, mname, &cells, &ncells, err, sizeof err) != 0) {
@@ -692,17 +678,11 @@ int plot_experiment(sqlite3 *db, const struct plot_opts *o, struct plot_job *j)
         while (xi < nx && strcmp(xval[xi], v))
             xi++;
         if (xi == nx) {
-            void *grown = realloc(xval, (size_t)(nx + 1) * sizeof *xval);
-            if (!grown)
-                goto oom;
-            xval = grown;
+            xval = xreallocarray(xval, (size_t)nx + 1, sizeof *xval);
             snprintf(xval[nx++], sizeof *xval, "%s", v);
         }
         struct xp_series *se = &ser[k];
-        void *grown = realloc(se->p, (size_t)(se->n + 1) * sizeof *se->p);
-        if (!grown)
-            goto oom;
-        se->p = grown;
+        se->p = xreallocarray(se->p, (size_t)se->n + 1, sizeof *se->p);
         se->p[se->n++] = (struct xp_point){ .x = xi, .cell = cl->cell, .mean = cl->mean, .min = cl->min,
                                             .max = cl->max };
         npoints++;
@@ -729,10 +709,8 @@ int plot_experiment(sqlite3 *db, const struct plot_opts *o, struct plot_job *j)
         pct = false;
     double xmax = 0, xdiv = 1;
     const char *xunit = "";
-    assert(nx > 0); /* npoints > 0: each point added its value */
-    double *xnum = calloc((size_t)nx, sizeof *xnum);
-    if (!xnum)
-        goto oom;
+    BUG_ON(nx <= 0); /* npoints > 0: each point added its value */
+    double *xnum = xcalloc((size_t)nx, sizeof *xnum);
     for (int i = 0; i < nx; i++) {
         uint64_t ns;
         bool p;
@@ -822,9 +800,6 @@ int plot_experiment(sqlite3 *db, const struct plot_opts *o, struct plot_job *j)
     fprintf(gp, "\n");
     free(xnum);
     rc = 0;
-    goto done;
-oom:
-    fprintf(stderr, "runq plot: out of memory\n");
 done:
     dbq_plot_cells_free(cells, ncells);
     for (int k = 0; k < nser; k++)

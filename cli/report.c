@@ -4,7 +4,9 @@
  * The queries are db/q_report.c's; here are their names, their flags and
  * their help, and the errors said. experiment, compare and fidelity are
  * other commands' work (cli/experiment_table.c, cli/compare.c,
- * cli/fidelity.c), reached by name.
+ * cli/fidelity.c), reached by name. The word after "report" picks the
+ * report, and so the flag table that parses the rest: each report's
+ * --help lists only the flags it takes.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -23,7 +25,6 @@
 #include "db/visible.h"
 #include "scenario/scenario.h"
 
-#define DEFAULT_DB "runq.db"
 #define DEFAULT_THRESHOLD_NS 1000000ull
 
 /* Prints a warning line to stderr for a CPU whose kernel count of
@@ -55,136 +56,154 @@ static const struct report {
 };
 #define NREPORTS (sizeof reports / sizeof reports[0])
 
-/* `runq report experiment [--trace ID]`: an experiment's table again,
- * from the database (ID: the experiment; default the newest). */
-static int report_experiment(const char *db_path, int64_t id, enum dbq_format fmt)
+static const char percentile_note[] =
+    "Percentiles: of n sorted values the one at 0-based index (n - 1) * p / 100,\n"
+    "rounded down (trace/scenario.h's scn_rank, the rule of every scenario engine).\n"
+    "Each report is plain SQL over the tables in docs/sql.md; 'runq report NAME --sql'\n"
+    "prints it.\n";
+
+/* `runq report experiment [ID]`: an experiment's table again, from the
+ * database (ID, or --trace ID: the experiment; default the newest). */
+static int report_experiment(int argc, char **argv)
 {
-    sqlite3 *db = cli_db_open("report", db_path);
+    struct db_flags o = DB_FLAGS_INIT;
+    const struct flag flags[] = {
+        DB_FLAG_ROWS(&o, "the experiment, as ID does (default: the newest)"),
+        DB_FORMAT_ROWS(&o),
+        FLAG_TABLE_END,
+    };
+    const struct command_spec spec = {
+        .name = "report experiment",
+        .usage = "report experiment [ID] [--db FILE] [--csv | --json]",
+        .about = "An experiment's table again, from the database: runq experiment's\n"
+                 "(ID: the experiment; default the newest).\n",
+        .flags = flags,
+        .max_pos = 1,
+        .too_many = "one experiment ID only",
+    };
+    const char *id = NULL;
+    enum dbq_format fmt;
+    int npos, rc = flags_parse(&spec, argc, argv, &id, &npos);
+    if (rc >= 0)
+        return rc;
+    if (db_flags_format(&spec, &o, &fmt))
+        return 2;
+    if (id) {
+        char *end;
+        errno = 0;
+        long long n = strtoll(id, &end, 10);
+        if (end == id || *end || n < 1 || errno)
+            return flags_usage_error(&spec, "experiment takes an experiment id (a positive number), not '%s'", id);
+        o.trace = n;
+    }
+    sqlite3 *db = cli_db_open("report", o.db);
     if (!db)
         return 1;
-    int rc = experiment_table(db, "report", id, fmt, stdout);
+    rc = experiment_table(db, "report", o.trace, fmt, stdout);
     sqlite3_close(db);
     return rc;
 }
 
-static void report_help(void)
+/* `runq report fidelity`: a replay in C (cli/fidelity.c), not one SQL
+ * query, so --db and --trace only. */
+static int report_fidelity_flags(int argc, char **argv)
 {
-    printf("usage: runq report NAME [--db FILE] [--trace ID] [--csv | --json]\n"
-           "       runq report latency [--threshold D] [--class fair|rt|all] ...\n"
-           "       runq report experiment [ID] [--db FILE] [--csv | --json]\n"
-           "       runq report compare A B [--interval D] [--metric M] [--task NAME] ... (its --help)\n"
-           "       runq report fidelity [--db FILE] [--trace ID]\n\n"
-           "Canned reports on one trace (default: the newest in the database).\n\n"
-           "reports:\n");
-    for (size_t i = 0; i < NREPORTS; i++)
-        printf("  %-10s %s\n", reports[i].name, reports[i].what);
-    printf("  %-10s %s\n", "experiment", "an experiment's table again (default: the newest): runq experiment");
-    printf("  %-10s %s\n", "compare", "two runs that differ in one setting, interval by interval, with a sign test");
-    printf("  %-10s %s\n", "fidelity", "a Linux trace's picks replayed through runq's own EEVDF pick from the queue "
-                                        "recorded at each: the disagreements by class, with their first times, "
-                                        "then 'agree: K of M picks (P%)'; docs/eevdf.md");
-    printf("\nflags:\n"
-           "  --db FILE    database (default %s)\n"
-           "  --trace ID   the trace to report on (default: the newest)\n"
-           "  --csv        CSV with a header line\n"
-           "  --json       JSON\n"
-           "  --class C    latency: the populations of class C's tasks only (fair, rt; default all)\n"
-           "  --threshold D  latency: the tail's bound for over_D_pct, a duration (500us, 1ms,\n"
-           "               2.5ms; default 1ms)\n"
-           "  --help       show this help\n\n"
-           "Percentiles: of n sorted values the one at 0-based index (n - 1) * p / 100, rounded\n"
-           "down (trace/scenario.h's scn_rank, the rule of every scenario engine).\n"
-           "Each report is plain SQL over the tables in docs/sql.md; 'runq report NAME --sql'\n"
-           "prints it.\n",
-           DEFAULT_DB);
-}
-
-int cmd_report(int argc, char **argv)
-{
-    const char *db_path = DEFAULT_DB, *pos[2];
-    int64_t trace = 0;
-    enum dbq_format fmt = DBQ_TABLE;
-    int show_sql = 0, npos;
-    const char *threshold = NULL, *cls = NULL;
-    if (argc > 1 && strcmp(argv[1], "compare") == 0)
-        return report_compare(argc - 1, argv + 1); /* flags of its own: cli/compare.c */
-    /* --sql and --threshold are report's own flags: taken out before the
-     * shared parser. */
-    char *args[64];
-    int nargs = 0;
-    for (int i = 0; i < argc && nargs < 63; i++) {
-        if (i > 0 && strcmp(argv[i], "--sql") == 0) {
-            show_sql = 1;
-        } else if (i > 0 && strncmp(argv[i], "--threshold", 11) == 0 && (argv[i][11] == '=' || !argv[i][11])) {
-            threshold = argv[i][11] == '=' ? argv[i] + 12 : i + 1 < argc ? argv[++i] : NULL;
-            if (!threshold) {
-                fprintf(stderr, "runq report: --threshold needs a value (a duration: 500us, 1ms)\n");
-                return 2;
-            }
-        } else if (i > 0 && strncmp(argv[i], "--class", 7) == 0 && (argv[i][7] == '=' || !argv[i][7])) {
-            cls = argv[i][7] == '=' ? argv[i] + 8 : i + 1 < argc ? argv[++i] : NULL;
-            if (!cls || (strcmp(cls, "fair") != 0 && strcmp(cls, "rt") != 0 && strcmp(cls, "all") != 0)) {
-                fprintf(stderr, "runq report: --class wants fair, rt or all\n");
-                return 2;
-            }
-            if (!strcmp(cls, "all"))
-                cls = NULL;
-        } else {
-            args[nargs++] = argv[i];
-        }
-    }
-    if (argc >= 64) {
-        fprintf(stderr, "runq report: too many arguments\n");
-        return 2;
-    }
-    args[nargs] = NULL;
-    int rc = cli_db_flags("report", nargs, args, &db_path, &trace, &fmt, pos, 2, &npos,
-                              report_help);
+    struct db_flags o = DB_FLAGS_INIT;
+    const struct flag flags[] = {
+        DB_FLAG_ROWS(&o, "the Linux trace to replay (default: the newest)"),
+        FLAG_TABLE_END,
+    };
+    const struct command_spec spec = {
+        .name = "report fidelity",
+        .usage = "report fidelity [--db FILE] [--trace ID]",
+        .about = "A Linux trace's picks replayed through runq's own EEVDF pick from the queue\n"
+                 "recorded at each: the disagreements by class, with their first times, then\n"
+                 "'agree: K of M picks (P%)'; docs/eevdf.md.\n",
+        .flags = flags,
+    };
+    int npos, rc = flags_parse(&spec, argc, argv, NULL, &npos);
     if (rc >= 0)
         return rc;
-    if (npos == 2 && strcmp(pos[0], "experiment") == 0) {
-        char *end;
-        errno = 0;
-        long long id = strtoll(pos[1], &end, 10);
-        if (end == pos[1] || *end || id < 1 || errno) {
-            fprintf(stderr, "runq report: experiment takes an experiment id (a positive number), not '%s'\n", pos[1]);
-            return 2;
+    return report_fidelity(o.db, o.trace);
+}
+
+/* --threshold's FLAG_FUNC: a duration above 0 into *(uint64_t *)value. */
+static int threshold_flag(const char *v, void *value, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    uint64_t ns;
+    if (!scn_parse_duration(v, &ns) || ns == 0)
+        return 1;
+    *(uint64_t *)value = ns;
+    return 0;
+}
+
+/* --class's FLAG_FUNC: fair or rt into *(const char **)value, all as NULL. */
+static int class_flag(const char *v, void *value, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    if (strcmp(v, "fair") && strcmp(v, "rt") && strcmp(v, "all"))
+        return 1;
+    *(const char **)value = strcmp(v, "all") ? v : NULL;
+    return 0;
+}
+
+/* Breaks s's lines at spaces so that none is longer than width. */
+static void wrap(char *s, size_t width)
+{
+    char *line = s, *space = NULL;
+    for (char *p = s; *p; p++) {
+        if (*p == '\n') {
+            line = p + 1, space = NULL;
+            continue;
         }
-        trace = id;
-    } else if (npos != 1) {
-        fprintf(stderr, "runq report: name a report (latency, releases, share, decisions, loss, fidelity); "
-                        "see 'runq report --help'\n");
-        return 2;
-    }
-    if (strcmp(pos[0], "experiment") == 0)
-        return report_experiment(db_path, trace, fmt); /* the id, positional or --trace */
-    if (strcmp(pos[0], "fidelity") == 0) {
-        if (fmt != DBQ_TABLE || show_sql || threshold || cls) {
-            fprintf(stderr, "runq report: fidelity takes --db and --trace only (a replay in C, not one SQL query)\n");
-            return 2;
+        if (*p == ' ')
+            space = p;
+        if ((size_t)(p - line) >= width && space) {
+            *space = '\n';
+            line = space + 1, space = NULL;
         }
-        return report_fidelity(db_path, trace);
     }
-    const struct report *r = NULL;
-    for (size_t i = 0; i < NREPORTS; i++)
-        if (strcmp(reports[i].name, pos[0]) == 0)
-            r = &reports[i];
-    if (!r) {
-        fprintf(stderr, "runq report: no report '%s': want latency, releases, share, decisions, loss or fidelity\n", pos[0]);
-        return 2;
-    }
-    bool is_latency = r->kind == DBQ_REPORT_LATENCY, is_releases = r->kind == DBQ_REPORT_RELEASES;
+}
+
+/* `runq report NAME` for the reports that are one SQL query: r's own
+ * table (latency's has --threshold and --class). */
+static int report_sql(const struct report *r, int argc, char **argv)
+{
+    struct db_flags o = DB_FLAGS_INIT;
+    bool show_sql = false, is_latency = r->kind == DBQ_REPORT_LATENCY, is_releases = r->kind == DBQ_REPORT_RELEASES;
     uint64_t threshold_ns = DEFAULT_THRESHOLD_NS;
-    if ((threshold || cls) && !is_latency) {
-        fprintf(stderr, "runq report: --%s is for the latency report, not %s\n", threshold ? "threshold" : "class",
-                r->name);
+    const char *cls = NULL;
+#define REPORT_ROWS                                                                                           \
+    DB_FLAG_ROWS(&o, is_releases ? "the trace to report on (default: all of them)"                            \
+                                 : "the trace to report on (default: the newest)"),                           \
+    DB_FORMAT_ROWS(&o), FLAG_ON("sql", &show_sql, "print the report's SQL instead of running it")
+    const struct flag latency_flags[] = {
+        REPORT_ROWS,
+        FLAG_FN("class", &cls, "C", "the populations of class C's tasks only (fair, rt; default all)", class_flag,
+                .takes = "fair, rt or all"),
+        FLAG_FN("threshold", &threshold_ns, "D",
+                "the tail's bound for over_D_pct, a duration (500us, 1ms,\n2.5ms; default 1ms)", threshold_flag,
+                .takes = "a duration above 0 (500us, 1ms, 2.5ms)"),
+        FLAG_TABLE_END,
+    };
+    const struct flag flags[] = { REPORT_ROWS, FLAG_TABLE_END };
+#undef REPORT_ROWS
+    char name[32], usage[128], about[512];
+    snprintf(name, sizeof name, "report %s", r->name);
+    snprintf(usage, sizeof usage, "report %s [--db FILE] [--trace ID] [--csv | --json] [--sql]%s", r->name,
+             is_latency ? " [--class C] [--threshold D]" : "");
+    snprintf(about, sizeof about, "The %s report: %s.\n\n%s", r->name, r->what, percentile_note);
+    wrap(about, 80);
+    const struct command_spec spec = {
+        .name = name, .usage = usage, .about = about, .flags = is_latency ? latency_flags : flags,
+    };
+    enum dbq_format fmt;
+    int npos, rc = flags_parse(&spec, argc, argv, NULL, &npos);
+    if (rc >= 0)
+        return rc;
+    if (db_flags_format(&spec, &o, &fmt))
         return 2;
-    }
-    if (threshold && (!scn_parse_duration(threshold, &threshold_ns) || threshold_ns == 0)) {
-        fprintf(stderr, "runq report: bad --threshold '%s': want a duration above 0 (500us, 1ms, 2.5ms)\n",
-                threshold);
-        return 2;
-    }
     char tname[32], err[8192]; /* SQLite's message may quote a name of the database's */
     scn_format_duration(tname, sizeof tname, threshold_ns);
     struct dbq_report_opts ro = { .threshold_ns = threshold_ns, .threshold = tname, .cls = cls };
@@ -197,16 +216,17 @@ int cmd_report(int argc, char **argv)
         printf("%s;\n", sql);
         return 0;
     }
-    sqlite3 *db = cli_db_open("report", db_path);
+    sqlite3 *db = cli_db_open("report", o.db);
     if (!db)
         return 1;
     /* releases compares traces: all of them unless one is named */
+    int64_t trace = o.trace;
     bool all = is_releases && !trace;
     if (!trace)
         trace = dbq_latest_trace(db);
     rc = 0;
     if (!trace) {
-        fprintf(stderr, "runq report: %s holds no trace yet\n", db_path);
+        fprintf(stderr, "runq report: %s holds no trace yet\n", o.db);
         rc = 1;
     } else if (!all && dbq_scope_trace(db, trace, err, sizeof err) != 0) {
         fprintf(stderr, "runq report: %s\n", err);
@@ -225,4 +245,51 @@ int cmd_report(int argc, char **argv)
     }
     sqlite3_close(db);
     return rc;
+}
+
+static void report_help(void)
+{
+    printf("usage: runq report NAME [--db FILE] [--trace ID] [--csv | --json] [--sql]\n"
+           "       runq report latency [--threshold D] [--class fair|rt|all] ...\n"
+           "       runq report experiment [ID] [--db FILE] [--csv | --json]\n"
+           "       runq report compare A B [--interval D] [--metric M] [--task NAME] ...\n"
+           "       runq report fidelity [--db FILE] [--trace ID]\n\n"
+           "Canned reports on one trace (default: the newest in the database).\n"
+           "'runq report NAME --help' lists NAME's flags.\n\n"
+           "reports:\n");
+    for (size_t i = 0; i < NREPORTS; i++)
+        printf("  %-10s %s\n", reports[i].name, reports[i].what);
+    printf("  %-10s %s\n", "experiment", "an experiment's table again (default: the newest): runq experiment");
+    printf("  %-10s %s\n", "compare", "two runs that differ in one setting, interval by interval, with a sign test");
+    printf("  %-10s %s\n", "fidelity", "a Linux trace's picks replayed through runq's own EEVDF pick from the queue "
+                                        "recorded at each: the disagreements by class, with their first times, "
+                                        "then 'agree: K of M picks (P%)'; docs/eevdf.md");
+    printf("\n%s", percentile_note);
+}
+
+int cmd_report(int argc, char **argv)
+{
+    const char *word = argc > 1 ? argv[1] : NULL;
+    if (word && (!strcmp(word, "--help") || !strcmp(word, "-h"))) {
+        report_help();
+        return 0;
+    }
+    if (!word || word[0] == '-') {
+        fprintf(stderr, "runq report: name a report first (latency, releases, share, decisions, loss, experiment, "
+                        "compare, fidelity); see runq report --help\n");
+        return 2;
+    }
+    argc--, argv++; /* the report's own argv: its flags parsed from argv[1] */
+    if (!strcmp(word, "compare"))
+        return report_compare(argc, argv);
+    if (!strcmp(word, "experiment"))
+        return report_experiment(argc, argv);
+    if (!strcmp(word, "fidelity"))
+        return report_fidelity_flags(argc, argv);
+    for (size_t i = 0; i < NREPORTS; i++)
+        if (!strcmp(reports[i].name, word))
+            return report_sql(&reports[i], argc, argv);
+    fprintf(stderr, "runq report: no report '%s': want latency, releases, share, decisions, loss, experiment, "
+                    "compare or fidelity\n", word);
+    return 2;
 }

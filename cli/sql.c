@@ -9,49 +9,47 @@
 #include "cli/db_flags.h"
 #include "db/query.h"
 
-#define DEFAULT_DB "runq.db"
-
-static void sql_help(void)
-{
-    printf("usage: runq sql [--db FILE] [--trace ID] [--csv | --json] \"SELECT ...\"\n\n"
-           "Runs read-only SQL on a trace database and prints the result: an aligned table,\n"
-           "CSV, or JSON (an array of objects per statement, one line each). Several\n"
-           "statements separated by ';' run in order. docs/sql.md documents every table.\n\n"
-           "Functions beside SQLite's: rel(ts), a time since --trace's trace began (ts\n"
-           "less its start_ts; rel(ts, trace_id) for any trace): every stored time is ns\n"
-           "of the kernel's clock, runq step shows both; runq_recorder_alive(trace_id), 1\n"
-           "while that trace's recorder runs, 0 when it is finished or gone (its status may\n"
-           "still say 'recording'), NULL when it cannot tell.\n\n"
-           "flags:\n"
-           "  --db FILE    database (default %s)\n"
-           "  --trace ID   see only trace ID: every table name means that trace's rows\n"
-           "               (main.TABLE still reaches all of them); default: all traces\n"
-           "  --csv        CSV with a header line\n"
-           "  --json       JSON\n"
-           "  --help       show this help\n",
-           DEFAULT_DB);
-}
-
 int cmd_sql(int argc, char **argv)
 {
-    const char *db_path = DEFAULT_DB, *pos[1];
-    int64_t trace = 0;
-    enum dbq_format fmt = DBQ_TABLE;
+    struct db_flags o = DB_FLAGS_INIT;
+    const struct flag flags[] = {
+        DB_FLAG_ROWS(&o, "see only trace ID: every table name means that trace's rows\n"
+                         "(main.TABLE still reaches all of them); default: all traces"),
+        DB_FORMAT_ROWS(&o),
+        FLAG_TABLE_END,
+    };
+    const struct command_spec spec = {
+        .name = "sql",
+        .usage = "sql [--db FILE] [--trace ID] [--csv | --json] \"SELECT ...\"",
+        .about = "Runs read-only SQL on a trace database and prints the result: an aligned table,\n"
+                 "CSV, or JSON (an array of objects per statement, one line each). Several\n"
+                 "statements separated by ';' run in order. docs/sql.md documents every table.\n\n"
+                 "Functions beside SQLite's: rel(ts), a time since --trace's trace began (ts\n"
+                 "less its start_ts; rel(ts, trace_id) for any trace): every stored time is ns\n"
+                 "of the kernel's clock, runq step shows both; runq_recorder_alive(trace_id), 1\n"
+                 "while that trace's recorder runs, 0 when it is finished or gone (its status may\n"
+                 "still say 'recording'), NULL when it cannot tell.\n",
+        .flags = flags,
+        .max_pos = 1,
+        .too_many = "give one SQL string (quote it); see runq sql --help",
+    };
+    const char *query = NULL;
+    enum dbq_format fmt;
     char err[8192]; /* SQLite's message may quote the query */
-    int npos, rc = cli_db_flags("sql", argc, argv, &db_path, &trace, &fmt, pos, 1, &npos, sql_help);
+    int npos, rc = flags_parse(&spec, argc, argv, &query, &npos);
     if (rc >= 0)
         return rc;
-    if (npos != 1) {
-        fprintf(stderr, "runq sql: give one SQL string; see 'runq sql --help'\n");
+    if (db_flags_format(&spec, &o, &fmt))
         return 2;
-    }
-    sqlite3 *db = cli_db_open("sql", db_path);
+    if (!query)
+        return flags_usage_error(&spec, "give one SQL string; see runq sql --help");
+    sqlite3 *db = cli_db_open("sql", o.db);
     if (!db)
         return 1;
-    if (trace && dbq_scope_trace(db, trace, err, sizeof err) != 0)
+    if (o.trace && dbq_scope_trace(db, o.trace, err, sizeof err) != 0)
         rc = 1;
     else
-        rc = dbq_run(db, pos[0], fmt, stdout, err, sizeof err);
+        rc = dbq_run(db, query, fmt, stdout, err, sizeof err);
     if (rc)
         fprintf(stderr, "runq sql: %s\n", err);
     sqlite3_close(db);

@@ -6,10 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bug.h"
 #include "db/migrate.h"
 #include "db/q_merge.h"
 #include "db/q_rows.h"
 #include "db/writer.h"
+#include "host/base/xalloc.h"
 
 /* The first row's first column of sql through *out (0 when there is no
  * row), and whether it is NULL through *null (if not NULL). 0, or -1
@@ -36,12 +38,11 @@ static int exec(sqlite3 *db, const char *sql, char *err, size_t errlen)
 }
 
 /* The array a of n elements of size bytes with one more, zeroed, at its
- * end; NULL when out of memory (a is then still the caller's). */
+ * end. */
 static void *append(void *a, int n, size_t size)
 {
-    char *p = realloc(a, (size_t)(n + 1) * size);
-    if (p)
-        memset(p + (size_t)n * size, 0, size);
+    char *p = xreallocarray(a, (size_t)n + 1, size);
+    memset(p + (size_t)n * size, 0, size);
     return p;
 }
 
@@ -68,23 +69,17 @@ int dbq_merge_schema_read(struct dbq_merge_schema *sc, char *err, size_t errlen)
     }
     sc->version = (int)v;
     while (sqlite3_step(s) == SQLITE_ROW) {
-        struct dbq_merge_table *t = append(sc->t, sc->ntables, sizeof *t);
-        if (!t)
-            goto oom;
-        sc->t = t;
-        t = &sc->t[sc->ntables++];
-        if (!(t->name = dbq_column_dup(s, 0)))
-            goto oom;
+        sc->t = append(sc->t, sc->ntables, sizeof *sc->t);
+        struct dbq_merge_table *t = &sc->t[sc->ntables++];
+        t->name = dbq_column_dup(s, 0);
+        BUG_ON(!t->name); /* sqlite_master names each table */
         sqlite3_reset(c);
         sqlite3_bind_text(c, 1, t->name, -1, SQLITE_STATIC);
         while (sqlite3_step(c) == SQLITE_ROW) {
-            struct dbq_merge_column *col = append(t->col, t->ncols, sizeof *col);
-            if (!col)
-                goto oom;
-            t->col = col;
-            col = &t->col[t->ncols++];
-            if (!(col->name = dbq_column_dup(c, 0)))
-                goto oom;
+            t->col = append(t->col, t->ncols, sizeof *t->col);
+            struct dbq_merge_column *col = &t->col[t->ncols++];
+            col->name = dbq_column_dup(c, 0);
+            BUG_ON(!col->name); /* pragma_table_info names each column */
             const char *type = (const char *)sqlite3_column_text(c, 2);
             /* INTEGER PRIMARY KEY alone: the row's own id (its rowid). */
             col->rowid = sqlite3_column_int(c, 1) == 1 && sqlite3_column_int(c, 3) == 1 && type &&
@@ -92,9 +87,6 @@ int dbq_merge_schema_read(struct dbq_merge_schema *sc, char *err, size_t errlen)
         }
     }
     rc = 0;
-    goto done;
-oom:
-    snprintf(err, errlen, "out of memory");
 done:
     sqlite3_finalize(s);
     sqlite3_finalize(c);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "db/q_rows.h"
+#include "host/base/xalloc.h"
 
 int dbq_fail(sqlite3 *db, char *err, size_t errlen)
 {
@@ -25,5 +26,5 @@ int dbq_finish(sqlite3 *db, sqlite3_stmt *s, int rc, bool stopped, char *err, si
 char *dbq_column_dup(sqlite3_stmt *s, int i)
 {
     const unsigned char *t = sqlite3_column_text(s, i);
-    return t ? strdup((const char *)t) : NULL;
+    return t ? xstrdup((const char *)t) : NULL;
 }

@@ -18,8 +18,7 @@ int dbq_fail(sqlite3 *db, char *err, size_t errlen);
  * SQLite's message in err when the rows did not all come. */
 int dbq_finish(sqlite3 *db, sqlite3_stmt *s, int rc, bool stopped, char *err, size_t errlen);
 
-/* Column i of s's row as a malloc'd string; NULL when NULL (or out of
- * memory). */
+/* Column i of s's row as a malloc'd string; NULL when NULL. */
 char *dbq_column_dup(sqlite3_stmt *s, int i);
 
 #endif

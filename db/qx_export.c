@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "db/qx_export.h"
+#include "host/base/xalloc.h"
 
 static int fail(sqlite3 *db, char *err, size_t errlen)
 {
@@ -51,20 +52,11 @@ int dbq_export_experiment_traces(sqlite3 *db, int64_t id, bool *found, int64_t *
             continue;
         if (*n == cap) {
             cap = cap ? 2 * cap : 16;
-            int64_t *v = realloc(*ids, cap * sizeof *v);
-            if (!v)
-                break;
-            *ids = v;
+            *ids = xreallocarray(*ids, cap, sizeof **ids);
         }
         (*ids)[(*n)++] = col(s, 1);
     }
-    int out = 0;
-    if (rc == SQLITE_ROW) {
-        snprintf(err, errlen, "out of memory");
-        out = -1;
-    } else if (rc != SQLITE_DONE) {
-        out = fail(db, err, errlen);
-    }
+    int out = rc == SQLITE_DONE ? 0 : fail(db, err, errlen);
     sqlite3_finalize(s);
     if (out) {
         free(*ids);
@@ -115,7 +107,7 @@ int dbq_export_threads(sqlite3 *db, int64_t trace, bool (*fn)(const struct dbq_e
 static char *dup_text(sqlite3_stmt *s, int c)
 {
     const char *t = (const char *)sqlite3_column_text(s, c);
-    return t && *t ? strdup(t) : NULL;
+    return t && *t ? xstrdup(t) : NULL;
 }
 
 int dbq_export_head(sqlite3 *db, int64_t trace, struct dbq_export_head *h, char *err, size_t errlen)

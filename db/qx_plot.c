@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "db/qx_plot.h"
+#include "host/base/xalloc.h"
 
 static int fail(sqlite3 *db, char *err, size_t errlen)
 {
@@ -189,7 +190,7 @@ int dbq_plot_experiments(sqlite3 *db, bool *has, int64_t *newest, char *err, siz
 
 static char *dup_col(sqlite3_stmt *s, int i)
 {
-    return strdup(col_text(s, i));
+    return xstrdup(col_text(s, i));
 }
 
 int dbq_plot_experiment(sqlite3 *db, int64_t id, struct dbq_plot_experiment *x, char *err, size_t errlen)
@@ -207,11 +208,6 @@ int dbq_plot_experiment(sqlite3 *db, int64_t id, struct dbq_plot_experiment *x, 
         x->columns = dup_col(s, 3);
         x->repeats = sqlite3_column_int(s, 4);
         out = 1;
-        if (!x->file || !x->engine || !x->axes || !x->columns) {
-            dbq_plot_experiment_free(x);
-            snprintf(err, errlen, "out of memory");
-            out = -1;
-        }
     } else {
         out = rc == SQLITE_DONE ? 0 : fail(db, err, errlen);
     }
@@ -270,16 +266,10 @@ int dbq_plot_cells(sqlite3 *db, int64_t id, const char *task, const char *metric
                     id, task, metric, &s, err, errlen) != 0)
         return -1;
     int rc = SQLITE_DONE;
-    bool oom = false;
-    while (!oom && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         if (*n == cap) {
             cap = cap ? 2 * cap : 64;
-            struct dbq_plot_cell *v = realloc(*cells, cap * sizeof *v);
-            if (!v) {
-                oom = true;
-                break;
-            }
-            *cells = v;
+            *cells = xreallocarray(*cells, cap, sizeof **cells);
         }
         struct dbq_plot_cell *c = &(*cells)[*n];
         *c = (struct dbq_plot_cell){
@@ -291,16 +281,8 @@ int dbq_plot_cells(sqlite3 *db, int64_t id, const char *task, const char *metric
             .max = sqlite3_column_double(s, 5),
         };
         ++*n;
-        oom = !c->engine || !c->params;
     }
-    int out;
-    if (oom) {
-        snprintf(err, errlen, "out of memory");
-        sqlite3_finalize(s);
-        out = -1;
-    } else {
-        out = finish(db, s, rc, err, errlen);
-    }
+    int out = finish(db, s, rc, err, errlen);
     if (out) {
         dbq_plot_cells_free(*cells, *n);
         *cells = NULL;

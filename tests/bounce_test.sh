@@ -234,8 +234,8 @@ for c in fair rt; do
         failed "report_latency_class_$c" "exit $rc; got '$got', want '$want '"
     fi
 done
-expect report_latency_bad_class 2 "--class wants fair, rt or all" report latency --db "$DB" --class idle
-expect report_latency_bad_threshold 2 "bad --threshold 'soon'" report latency --db "$DB" --threshold soon
-expect report_threshold_only_for_latency 2 "--threshold is for the latency report" report share --db "$DB" --threshold 1ms
+expect report_latency_bad_class 2 "--class takes fair, rt or all, not 'idle'" report latency --db "$DB" --class idle
+expect report_latency_bad_threshold 2 "--threshold takes a duration above 0 (500us, 1ms, 2.5ms), not 'soon'" report latency --db "$DB" --threshold soon
+expect report_threshold_only_for_latency 2 "unknown flag '--threshold'; see runq report share --help" report share --db "$DB" --threshold 1ms
 
 exit $fail

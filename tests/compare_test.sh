@@ -276,7 +276,7 @@ expect bad_task_star 2 "--task takes a task's name, or a prefix" report compare 
 expect bad_flag 2 "unknown flag '--frob'" report compare 1 2 --db "$G" --frob
 expect flag_takes_no_value 2 "--csv takes no value" report compare 1 2 --db "$G" --csv=1
 expect one_run_only 2 "name two runs, A and B" report compare 1 --db "$G"
-expect three_runs 2 "two runs, A and B, not '3' too" report compare 1 2 3 --db "$G"
+expect three_runs 2 "unexpected argument '3'; see runq report compare --help" report compare 1 2 3 --db "$G"
 expect bad_run_spelling 2 "A: want a trace id (3), a scenario run (run:5) or an experiment's cell (2/1), not 'x7'" \
     report compare x7 2 --db "$G"
 runq report compare --help

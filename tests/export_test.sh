@@ -169,11 +169,11 @@ expect no_such_experiment 1 "no experiment 9" export --perfetto --db "$DB" --exp
 expect experiment_without_trace 1 "recorded no trace" export --perfetto --db "$DB" --experiment 8 -o "$T/x"
 expect no_database 1 "no such database" export --perfetto --db "$T/none.db"
 expect needs_format 2 "--perfetto" export --db "$DB"
-expect bad_trace 2 "bad --trace 'x'" export --perfetto --db "$DB" --trace x
+expect bad_trace 2 "--trace takes a trace id (a positive number), not 'x'" export --perfetto --db "$DB" --trace x
 expect trace_and_experiment 2 "not both" export --perfetto --db "$DB" --trace 1 --experiment 7 -o "$T/x"
 expect experiment_needs_dir 2 "-o DIR" export --perfetto --db "$DB" --experiment 7
 expect unknown_flag 2 "unknown flag '--csv'" export --perfetto --csv
-expect out_needs_value 2 "-o needs a value" export --perfetto -o
+expect out_needs_value 2 "--out needs a value" export --perfetto -o
 expect help 0 "" export --help
 stdout_has help_names_the_format "--perfetto"
 # A trace runq cannot write as a schedule (two slices overlapping on a

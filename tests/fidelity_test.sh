@@ -27,9 +27,9 @@ trap 'rm -rf "$T"' EXIT
 # ---- without Linux: refusals ----
 record_fixtures --seed 5 --ms 100
 expect refuses_runq_kernel_trace 2 "trace 1 is a runq-kernel trace" report fidelity --db "$T/f.db" --trace 1
-expect refuses_bad_trace_id 2 "bad --trace" report fidelity --db "$T/f.db" --trace one
+expect refuses_bad_trace_id 2 "--trace takes a trace id (a positive number), not 'one'" report fidelity --db "$T/f.db" --trace one
 expect says_no_such_trace 1 "no trace 99" report fidelity --db "$T/f.db" --trace 99
-expect refuses_csv 2 "fidelity takes --db and --trace only" report fidelity --db "$T/f.db" --csv
+expect refuses_csv 2 "unknown flag '--csv'; see runq report fidelity --help" report fidelity --db "$T/f.db" --csv
 runq report --help
 stdout_has help_names_fidelity "fidelity"
 

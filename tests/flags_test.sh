@@ -118,4 +118,28 @@ else
     failed help_with_short_names "rows '$rows'; columns '$cols'"
 fi
 
+# The rows the database readers share (cli/db_flags.h's DB_FLAG_ROWS and
+# DB_FORMAT_ROWS): one rule, one message, in sql, each report and export;
+# a report's word picks its table, so a flag of another report is unknown.
+for cmd in sql "report latency" "report experiment" "report fidelity" export; do
+    n=${cmd// /_}
+    usage_of "$cmd" "shared_trace_row_$n" "--trace takes a trace id \(a positive number\), not '0'" $cmd --trace 0
+    usage_of "$cmd" "shared_db_row_$n" "--db takes a file name, not ''" $cmd --db=
+done
+usage_of sql shared_format_rows_exclusive "--csv or --json, not both" sql --csv --json "SELECT 1"
+usage_of "report share" report_word_picks_the_table "unknown flag '--class'; see runq report share --help" \
+    report share --class fair
+usage_of report report_word_first "name a report first .*; see runq report --help" report --db x latency
+usage_of "plot timeline" plot_kind_picks_the_table "unknown flag '--cdf'; see runq plot timeline --help" \
+    plot timeline --cdf
+for cmd in "report latency" "report compare" sql export merge "plot latency"; do
+    "$RUNQ" $cmd --help >"$T/help" 2>"$T/err"
+    if [ $? = 0 ] && [ ! -s "$T/err" ] && head -1 "$T/help" | grep -q "^usage: runq $cmd" &&
+        grep -q '^flags:$' "$T/help" && grep -Eq '^  (-h, |    )?--help +show this help$' "$T/help"; then
+        pass "help_from_the_table_${cmd// /_}"
+    else
+        failed "help_from_the_table_${cmd// /_}" "$(head -c 200 "$T/help") $(head -c 200 "$T/err")"
+    fi
+done
+
 exit $fail

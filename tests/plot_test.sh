@@ -216,9 +216,9 @@ expect too_many_series 1 "plot against another axis with --x" plot experiment --
 expect no_experiment 1 "holds no experiment" plot experiment --db "$T/f.db"
 expect unknown_task 1 "no wakeup that ran of a task called 'nobody'" plot latency --db "$T/f.db" --task nobody
 expect bad_extension 2 "ending .png or .svg" plot timeline --db "$T/f.db" -o "$T/fig.jpg"
-expect flag_of_another_kind 2 "--metric/--x is not for timeline" plot timeline --db "$T/f.db" --metric probe.stall
+expect flag_of_another_kind 2 "unknown flag '--metric'; see runq plot timeline --help" plot timeline --db "$T/f.db" --metric probe.stall
 expect empty_window 2 "the window is empty" plot timeline --db "$T/f.db" --from 50 --to 20
-expect bad_size 2 "--size wants" plot timeline --db "$T/f.db" --size 10x10
+expect bad_size 2 "--size takes WIDTHxHEIGHT in pixels" plot timeline --db "$T/f.db" --size 10x10
 expect help 0 "" plot --help
 stdout_has help_lists_kinds "timeline   who ran on each CPU"
 [ -e "$T/e.png" ] && failed error_writes_nothing "a failed plot left $T/e.png" || pass error_writes_nothing

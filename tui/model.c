@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bug.h"
 #include "db/events.h"
 #include "db/qx_top.h"
 #include "db/vtime.h"
@@ -152,6 +153,8 @@ static int hash_put(struct top_model *m, int64_t utid, int idx)
 {
     if ((m->s.ntasks + 1) * 2 > m->hcap) {
         size_t ncap = m->hcap ? m->hcap * 2 : 256;
+        /* Not xcalloc: the model's running out is its fault, shown in the
+         * view (m->fault), and its tests link it without host/base. */
         int64_t *k = calloc(ncap, sizeof *k);
         int *v = calloc(ncap, sizeof *v);
         if (!k || !v) {
@@ -173,6 +176,7 @@ static int hash_put(struct top_model *m, int64_t utid, int idx)
         m->hval = v;
         m->hcap = ncap;
     }
+    BUG_ON(m->hcap & (m->hcap - 1)); /* a power of two: the probe's mask */
     size_t j = hslot(utid, m->hcap);
     while (m->hkey[j])
         j = (j + 1) & (m->hcap - 1);
@@ -325,6 +329,7 @@ static void map_push(struct top_model *m, uint64_t ts, int cpu)
 
 struct top_map_row top_model_map_row(const struct top_model *m, size_t i)
 {
+    BUG_ON(i >= m->map_n); /* the caller's contract: i < s.nmap */
     size_t slot = (m->map_head + i) % TOP_MAP_ROWS;
     return (struct top_map_row){ m->map_ts[slot], m->map_cpu[slot], m->map_curr + slot * TOP_MAX_CPUS };
 }
@@ -898,6 +903,8 @@ static void derive_rates(struct top_model *m)
             break;
     }
     struct sample cur = { .t = now, .events = m->events, .ntask = m->s.ntasks, .ncpu = (size_t)m->s.h.ncpus };
+    /* Not xmalloc: without room the rates keep their last values, and
+     * the tasks' cannot grow past TOP_MAX_TASKS. */
     cur.run = malloc((cur.ntask + 1) * sizeof *cur.run);
     cur.busy = malloc((cur.ncpu + 1) * sizeof *cur.busy);
     cur.sw = malloc((cur.ncpu + 1) * sizeof *cur.sw);
