@@ -17,6 +17,9 @@
 #include <unistd.h>
 
 #include "boot.h"
+#include "bug.h"
+#include "cli/flags.h"
+#include "host/base/xalloc.h"
 #include "trace/control.h"
 #include "cli.h"
 #include "record.h"
@@ -31,34 +34,6 @@
 #define TCG_CPU "qemu64,+sse4.2"
 
 /* ---- flags ---- */
-
-/* One table drives both parsing and --help, so they cannot disagree. */
-static const struct boot_flagdef {
-    unsigned bit;
-    const char *name;
-    const char *arg;    /* NULL: a switch that takes no value */
-    const char *help;
-} boot_flagdefs[] = {
-    { BOOT_F_POLICY, "policy", "rr|eevdf", "scheduling policy (default: the kernel's)" },
-    { BOOT_F_HZ, "hz", "N", "timer ticks per second: 100, 250 or 1000 (default: the kernel's)" },
-    { BOOT_F_CPUS, "cpus", "N", "number of CPUs, 1..64 (default 4)" },
-    { BOOT_F_DETERMINISTIC, "deterministic", NULL,
-      "count instructions (-icount) so every run is identical; slower" },
-    { BOOT_F_CMD, "cmd", "\"CMD\"", "guest shell command; repeat for more, run in order (with the other flags, at most 2047 bytes of kernel command line)" },
-    { BOOT_F_TEST, "test", "NAME|all", "run one kernel self-test, or all of them" },
-    { BOOT_F_TIMEOUT, "timeout", "S", "kill QEMU after S wall-clock seconds (default 600)" },
-    { BOOT_F_KERNEL, "kernel", "PATH",
-      "kernel ELF (default $RUNQ_KERNEL, else kernel.elf beside runq)" },
-    { BOOT_F_APPEND, "append", "\"ARGS\"", "extra kernel command-line arguments" },
-    { BOOT_F_GDB, "gdb", NULL, "start paused, with a gdb stub on localhost:1234" },
-    { BOOT_F_GDB_PORT, "gdb-port", "PORT",
-      "--gdb with the stub on localhost:PORT (1..65535), so runs side by side do not collide" },
-    { BOOT_F_RECORD, "record", "FILE.db", "record the scheduler trace into this SQLite file" },
-    { BOOT_F_DB, "db", "FILE.db", "database the live trace is recorded into (default runq.db)" },
-    { BOOT_F_CONTROL, "control", "FILE",
-      "with --deterministic --record: FILE's lines go to the kernel on the trace port at boot, as the control socket's do in a live run" },
-};
-#define BOOT_NFLAGS (sizeof boot_flagdefs / sizeof boot_flagdefs[0])
 
 void boot_opts_init(struct boot_opts *o)
 {
@@ -106,143 +81,125 @@ static bool has_dashdash_word(const char *s)
     return false;
 }
 
-static int flag_value(struct boot_opts *w, unsigned bit, const char *prog, const char *v)
-{
-    switch (bit) {
-    case BOOT_F_POLICY:
-        if (strcmp(v, "rr") != 0 && strcmp(v, "eevdf") != 0)
-            goto bad;
-        w->policy = v;
-        return 0;
-    case BOOT_F_HZ:
-        if (!parse_int(v, 100, 1000, &w->hz) || (w->hz != 100 && w->hz != 250 && w->hz != 1000))
-            goto bad;
-        return 0;
-    case BOOT_F_CPUS:
-        if (!parse_int(v, 1, 64, &w->cpus))
-            goto bad;
-        return 0;
-    case BOOT_F_TIMEOUT:
-        if (!parse_int(v, 1, 1000000, &w->timeout_s))
-            goto bad;
-        return 0;
-    case BOOT_F_GDB_PORT:
-        if (!parse_int(v, 1, 65535, &w->gdb_port))
-            goto bad;
-        w->gdb = true;
-        return 0;
-    case BOOT_F_TEST:
-        if (!*v || strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
-                   != strlen(v))
-            goto bad;
-        w->test = v;
-        return 0;
-    case BOOT_F_KERNEL:
-        if (!*v)
-            goto bad;
-        w->kernel = v;
-        return 0;
-    case BOOT_F_RECORD:
-    case BOOT_F_DB:
-        if (!*v)
-            goto bad;
-        w->record = v;
-        return 0;
-    case BOOT_F_CONTROL:
-        if (!*v)
-            goto bad;
-        w->control = v;
-        return 0;
-    case BOOT_F_APPEND:
-        if (!printable(v) || has_dashdash_word(v)) {
-            fprintf(stderr, "runq %s: --append must be printable ASCII without a '--' word\n",
-                    prog);
-            return -1;
-        }
-        w->append = v;
-        return 0;
-    case BOOT_F_CMD: {
-        if (strchr(v, ';') || strchr(v, '\n')) {
-            fprintf(stderr, "runq %s: --cmd may not contain ';' or a newline; "
-                    "pass one --cmd per command\n", prog);
-            return -1;
-        }
-        if (!printable(v)) {
-            fprintf(stderr, "runq %s: --cmd must be printable ASCII\n", prog);
-            return -1;
-        }
-        const char **n = realloc(w->cmds, (size_t)(w->ncmds + 1) * sizeof *n);
-        if (!n) {
-            fprintf(stderr, "runq %s: out of memory\n", prog);
-            return -1;
-        }
-        n[w->ncmds++] = v;
-        w->cmds = n;
-        return 0;
-    }
-    }
-bad:
-    for (size_t k = 0; k < BOOT_NFLAGS; k++)
-        if (boot_flagdefs[k].bit == bit)
-            fprintf(stderr, "runq %s: bad --%s '%s': want %s\n", prog, boot_flagdefs[k].name, v,
-                    bit == BOOT_F_HZ ? "100, 250 or 1000" : bit == BOOT_F_CPUS ? "1..64"
-                    : bit == BOOT_F_TIMEOUT ? "a positive number of seconds"
-                    : bit == BOOT_F_GDB_PORT ? "a TCP port, 1..65535"
-                    : boot_flagdefs[k].arg);
-    return -1;
-}
+/* The flags' own checks (struct flag's fn): nonzero with err left empty
+ * is "--NAME takes <the row's takes>, not 'V'". */
 
-int boot_parse_flag(struct boot_opts *o, unsigned allowed, const char *prog,
-                    int argc, char **argv, int *i)
+static int set_policy(const char *v, void *value, char *err, size_t errlen)
 {
-    const char *a = argv[*i];
-    if (strncmp(a, "--", 2) != 0)
-        return 0;
-    a += 2;
-    const char *eq = strchr(a, '=');
-    size_t namelen = eq ? (size_t)(eq - a) : strlen(a);
-    for (size_t k = 0; k < BOOT_NFLAGS; k++) {
-        const struct boot_flagdef *f = &boot_flagdefs[k];
-        if (!(allowed & f->bit) || strlen(f->name) != namelen || strncmp(a, f->name, namelen))
-            continue;
-        if (!f->arg) {
-            if (eq) {
-                fprintf(stderr, "runq %s: --%s takes no value\n", prog, f->name);
-                return -1;
-            }
-            if (f->bit == BOOT_F_DETERMINISTIC)
-                o->deterministic = true;
-            else
-                o->gdb = true;
-            *i += 1;
-            return 1;
-        }
-        const char *v = eq ? eq + 1 : NULL;
-        if (!v) {
-            if (*i + 1 >= argc) {
-                fprintf(stderr, "runq %s: --%s needs a value (%s)\n", prog, f->name, f->arg);
-                return -1;
-            }
-            v = argv[*i + 1];
-        }
-        if (flag_value(o, f->bit, prog, v) < 0)
-            return -1;
-        *i += eq ? 1 : 2;
-        return 1;
-    }
+    (void)err, (void)errlen;
+    if (strcmp(v, "rr") != 0 && strcmp(v, "eevdf") != 0)
+        return -1;
+    *(const char **)value = v;
     return 0;
 }
 
-void boot_print_flags(FILE *f, unsigned allowed)
+static int set_hz(const char *v, void *value, char *err, size_t errlen)
 {
-    for (size_t k = 0; k < BOOT_NFLAGS; k++) {
-        const struct boot_flagdef *d = &boot_flagdefs[k];
-        if (!(allowed & d->bit))
+    (void)err, (void)errlen;
+    int hz;
+    if (!parse_int(v, 100, 1000, &hz) || (hz != 100 && hz != 250 && hz != 1000))
+        return -1;
+    *(int *)value = hz;
+    return 0;
+}
+
+static int set_cpus(const char *v, void *value, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    return parse_int(v, 1, 64, value) ? 0 : -1;
+}
+
+static int set_timeout(const char *v, void *value, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    return parse_int(v, 1, 1000000, value) ? 0 : -1;
+}
+
+static int set_gdb_port(const char *v, void *value, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    struct boot_opts *o = value;
+    if (!parse_int(v, 1, 65535, &o->gdb_port))
+        return -1;
+    o->gdb = true;
+    return 0;
+}
+
+static int set_test(const char *v, void *value, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    if (!*v || strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != strlen(v))
+        return -1;
+    *(const char **)value = v;
+    return 0;
+}
+
+/* --kernel, --record, --db, --control: a file name, not empty. */
+static int set_path(const char *v, void *value, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    if (!*v)
+        return -1;
+    *(const char **)value = v;
+    return 0;
+}
+
+/* --cmd, repeatable: appends to o->cmds (checked by boot_flags once
+ * parsed: a value with a newline cannot be echoed in a one-line error). */
+static int add_cmd(const char *v, void *value, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    struct boot_opts *o = value;
+    o->cmds = xreallocarray(o->cmds, (size_t)o->ncmds + 1, sizeof *o->cmds);
+    o->cmds[o->ncmds++] = v;
+    return 0;
+}
+
+/* The flags of runq boot (run: runq run's) into rows, setting *o: one
+ * table for both, runq run leaving out what a live shell has no use
+ * for (--test, --timeout, --record: it records into --db). */
+static void boot_flag_table(struct boot_opts *o, bool run, struct flag *rows, size_t nrows)
+{
+    const struct flag all[] = {
+        FLAG_FN("policy", &o->policy, "rr|eevdf", "scheduling policy (default: the kernel's)", set_policy,
+                .takes = "rr or eevdf"),
+        FLAG_FN("hz", &o->hz, "N", "timer ticks per second: 100, 250 or 1000 (default: the kernel's)", set_hz,
+                .takes = "100, 250 or 1000"),
+        FLAG_FN("cpus", &o->cpus, "N", "number of CPUs, 1..64 (default 4)", set_cpus, .takes = "1..64"),
+        FLAG_ON("deterministic", &o->deterministic, "count instructions (-icount) so every run is identical; slower"),
+        FLAG_FN("cmd", o, "\"CMD\"", "guest shell command; repeat for more, run in order (with the other\n"
+                "flags, at most 2047 bytes of kernel command line)", add_cmd),
+        FLAG_FN("test", &o->test, "NAME|all", "run one kernel self-test, or all of them", set_test,
+                .takes = "a self-test's name or all"),
+        FLAG_FN("timeout", &o->timeout_s, "S", "kill QEMU after S wall-clock seconds (default 600)", set_timeout,
+                .takes = "a positive number of seconds"),
+        FLAG_FN("kernel", &o->kernel, "PATH", "kernel ELF (default $RUNQ_KERNEL, else kernel.elf beside runq)",
+                set_path, .takes = "a file name"),
+        FLAG_STR("append", &o->append, "\"ARGS\"", "extra kernel command-line arguments"),
+        FLAG_ON("gdb", &o->gdb, "start paused, with a gdb stub on localhost:1234"),
+        FLAG_FN("gdb-port", o, "PORT",
+                "--gdb with the stub on localhost:PORT (1..65535), so runs side by\nside do not collide",
+                set_gdb_port, .takes = "a TCP port, 1..65535"),
+        FLAG_FN("record", &o->record, "FILE.db", "record the scheduler trace into this SQLite file", set_path,
+                .takes = "a file name"),
+        FLAG_FN("db", &o->record, "FILE.db", "database the live trace is recorded into (default runq.db)", set_path,
+                .takes = "a file name"),
+        FLAG_FN("control", &o->control, "FILE",
+                "with --deterministic --record: FILE's lines go to the kernel on the\ntrace port at boot, as the "
+                "control socket's do in a live run",
+                set_path, .takes = "a file name"),
+    };
+    size_t n = 0;
+    for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) {
+        const char *name = all[k].name;
+        bool live_only = !strcmp(name, "db");
+        bool batch_only = !strcmp(name, "test") || !strcmp(name, "timeout") || !strcmp(name, "record");
+        if (run ? batch_only : live_only)
             continue;
-        char left[40];
-        snprintf(left, sizeof left, "--%s%s%s", d->name, d->arg ? " " : "", d->arg ? d->arg : "");
-        fprintf(f, "  %-26s %s\n", left, d->help);
+        BUG_ON(n + 1 >= nrows); /* room for this row and the end row */
+        rows[n++] = all[k];
     }
+    rows[n] = (struct flag)FLAG_TABLE_END;
 }
 
 /* ---- kernel command line and QEMU argv ---- */
@@ -785,57 +742,65 @@ int boot_run_interactive(const struct boot_argv *a, struct boot_result *res)
 
 /* ---- the boot and run subcommands ---- */
 
-#define RUN_FLAGS (BOOT_F_ALL & ~(BOOT_F_TEST | BOOT_F_TIMEOUT | BOOT_F_RECORD))
-#define BOOT_FLAGS (BOOT_F_ALL & ~BOOT_F_DB)
+static const char boot_environment[] =
+    "environment:\n"
+    "  QEMU         QEMU binary (default qemu-system-x86_64)\n"
+    "  ACCEL        accelerator without --deterministic (default tcg, with -cpu\n"
+    "               qemu64,+sse4.2 for the tracer's crc32; kvm: -cpu host)\n"
+    "  RUNQ_KERNEL  kernel ELF when --kernel is not given\n";
 
-static void boot_help(const char *name)
+static const struct command_spec boot_spec = {
+    .name = "boot",
+    .usage = "boot [flags]",
+    .about = "Boots the kernel in QEMU, runs each --cmd (then poweroff) or --test,\n"
+             "copies the guest console to stdout, and exits 0 only if the guest\n"
+             "reported success; otherwise 1 with the reason on stderr.\n",
+    .after = boot_environment,
+};
+
+static const struct command_spec run_spec = {
+    .name = "run",
+    .usage = "run [flags]",
+    .about = "Boots the kernel to its shell on this terminal; Ctrl-A x quits QEMU.\n"
+             "The --cmd commands run first; nothing powers the guest off. The trace is\n"
+             "recorded live into --db (default runq.db). On a terminal with tmux, the live\n"
+             "view (runq top) opens beside the shell; RUNQ_NO_TOP=1 leaves it out.\n\n"
+             "runq run --engine ENGINE FILE [flags] runs one scenario file on that engine\n"
+             "(kernel, linux: the host's own Linux, recorded through tracefs; sim) and\n"
+             "prints its row: runq experiment's flags (runq experiment --help).\n",
+    .after = boot_environment,
+};
+
+/* Parses argv into *o by boot's or run's table. Returns -1 to go on, or
+ * the exit code: 0 after --help, 2 after a usage error (both printed). */
+static int boot_flags(int argc, char **argv, bool run, struct boot_opts *o)
 {
-    bool run = strcmp(name, "run") == 0;
-    if (run)
-        printf("usage: runq run [flags]\n\n"
-               "Boots the kernel to its shell on this terminal; Ctrl-A x quits QEMU.\n"
-               "The --cmd commands run first; nothing powers the guest off. The trace is\n"
-               "recorded live into --db (default runq.db). On a terminal with tmux, the live\n"
-               "view (runq top) opens beside the shell; RUNQ_NO_TOP=1 leaves it out.\n\n"
-               "runq run --engine ENGINE FILE [flags] runs one scenario file on that engine\n"
-               "(kernel, linux: the host's own Linux, recorded through tracefs; sim) and\n"
-               "prints its row: runq experiment's flags (runq experiment --help).\n\n");
-    else
-        printf("usage: runq boot [flags]\n\n"
-               "Boots the kernel in QEMU, runs each --cmd (then poweroff) or --test,\n"
-               "copies the guest console to stdout, and exits 0 only if the guest\n"
-               "reported success; otherwise 1 with the reason on stderr.\n\n");
-    printf("flags:\n");
-    boot_print_flags(stdout, run ? RUN_FLAGS : BOOT_FLAGS);
-    printf("  %-26s %s\n\n", "--help", "show this help");
-    printf("environment:\n"
-           "  QEMU         QEMU binary (default qemu-system-x86_64)\n"
-           "  ACCEL        accelerator without --deterministic (default tcg, with -cpu\n"
-           "               qemu64,+sse4.2 for the tracer's crc32; kvm: -cpu host)\n"
-           "  RUNQ_KERNEL  kernel ELF when --kernel is not given\n");
+    struct flag rows[20];
+    boot_flag_table(o, run, rows, sizeof rows / sizeof rows[0]);
+    struct command_spec spec = run ? run_spec : boot_spec;
+    spec.flags = rows;
+    int npos, rc = flags_parse(&spec, argc, argv, NULL, &npos);
+    if (rc >= 0)
+        return rc;
+    /* What reaches the kernel's command line, checked here rather than
+     * as each flag comes, so no error echoes a control character. */
+    if (o->append && (!printable(o->append) || has_dashdash_word(o->append)))
+        return flags_usage_error(&spec, "--append must be printable ASCII without a '--' word");
+    for (int i = 0; i < o->ncmds; i++) {
+        if (strchr(o->cmds[i], ';') || strchr(o->cmds[i], '\n'))
+            return flags_usage_error(&spec, "--cmd may not contain ';' or a newline; pass one --cmd per command");
+        if (!printable(o->cmds[i]))
+            return flags_usage_error(&spec, "--cmd must be printable ASCII");
+    }
+    return -1;
 }
 
-/* Parses argv and builds the kernel path, cmdline and QEMU argv shared by
- * boot and run. Returns -1 when done (help printed), else an exit code
- * (0 = go ahead). */
-static int boot_prepare(int argc, char **argv, bool run, struct boot_opts *o, char *kernel,
-                        size_t klen, char **cmdline, struct boot_argv *qa)
+/* Builds the kernel path, cmdline and QEMU argv shared by boot and run
+ * from the parsed *o. Returns an exit code (0 = go ahead). */
+static int boot_prepare(bool run, struct boot_opts *o, char *kernel, size_t klen, char **cmdline,
+                        struct boot_argv *qa)
 {
     const char *prog = run ? "run" : "boot";
-    for (int i = 1; i < argc;) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            boot_help(prog);
-            return -1;
-        }
-        int r = boot_parse_flag(o, run ? RUN_FLAGS : BOOT_FLAGS, prog, argc, argv, &i);
-        if (r < 0)
-            return 2;
-        if (r == 0) {
-            fprintf(stderr, "runq %s: unknown %s '%s'; see 'runq %s --help'\n", prog,
-                    argv[i][0] == '-' ? "flag" : "argument", argv[i], prog);
-            return 2;
-        }
-    }
     if (!boot_kernel_path(o, kernel, klen)) {
         fprintf(stderr, "runq %s: cannot work out the kernel path; pass --kernel PATH\n", prog);
         return 1;
@@ -846,16 +811,18 @@ static int boot_prepare(int argc, char **argv, bool run, struct boot_opts *o, ch
         return 1;
     }
     *cmdline = boot_cmdline(o, !run);
-    if (*cmdline && strlen(*cmdline) >= RUNQ_CMDLINE_MAX) {
+    if (!*cmdline) {
+        fprintf(stderr, "runq %s: out of memory\n", prog); /* open_memstream's */
+        return 1;
+    }
+    if (strlen(*cmdline) >= RUNQ_CMDLINE_MAX) {
         fprintf(stderr, "runq %s: the kernel command line would be %zu bytes; it holds at most %d "
                 "(the flags, --append and every --cmd together)\n", prog, strlen(*cmdline), RUNQ_CMDLINE_MAX - 1);
         return 2;
     }
-    if (!*cmdline || boot_qemu_argv(o, run ? BOOT_INTERACTIVE : BOOT_BATCH, kernel, *cmdline,
-                                    qa) < 0) {
-        fprintf(stderr, "runq %s: out of memory\n", prog);
-        return 1;
-    }
+    /* The fixed part is far smaller than BOOT_ARGV_MAX (boot.h). */
+    int built = boot_qemu_argv(o, run ? BOOT_INTERACTIVE : BOOT_BATCH, kernel, *cmdline, qa);
+    BUG_ON(built < 0);
     if (o->gdb)
         fprintf(stderr, "runq %s: QEMU is paused; attach with: gdb %s -ex 'target remote :%d'\n",
                 prog, kernel, o->gdb_port ? o->gdb_port : 1234);
@@ -899,8 +866,7 @@ static pid_t start_recorder(const char *socket, const char *db, bool require_end
  * whether the trace reached the database. */
 static int record_file(const char *file, const char *db, bool *stored)
 {
-    char *argv[] = { "record", "--file", (char *)file, "--db", (char *)db, "--require-end", NULL };
-    return record_main(6, argv, stored);
+    return record_stream(&(struct record_opts){ .db = db, .file = file, .require_end = true }, stored);
 }
 
 /* --control FILE: FILE's bytes wait in the FIFO `fifo`, which QEMU's pipe
@@ -944,6 +910,61 @@ static int control_fifo(const char *fifo, const char *file)
     return fd;
 }
 
+/* Appends s to buf, single-quoted for sh. */
+static void sh_quote(char *buf, size_t size, const char *s)
+{
+    size_t n = strlen(buf);
+    if (n + 3 >= size)
+        return;
+    buf[n++] = '\'';
+    for (; *s && n + 5 < size; s++) {
+        if (*s == '\'') {
+            memcpy(buf + n, "'\\''", 4);
+            n += 4;
+        } else {
+            buf[n++] = *s;
+        }
+    }
+    buf[n++] = '\'';
+    buf[n++] = ' ';
+    buf[n] = 0;
+}
+
+/* runq run opens the live view beside the shell: inside tmux in a split
+ * pane; on a terminal outside tmux, in a new tmux session holding both. */
+static void open_live_view(int argc, char **argv, const struct boot_opts *o)
+{
+    if (getenv("RUNQ_NO_TOP") || !isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO) || o->gdb)
+        return;
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0 || system("command -v tmux >/dev/null 2>&1") != 0)
+        return;
+    self[n] = 0;
+    const char *db = o->record ? o->record : "runq.db";
+    char top[PATH_MAX * 2 + 64] = "sleep 1; ";
+    sh_quote(top, sizeof top, self);
+    strncat(top, "top --db ", sizeof top - strlen(top) - 1);
+    sh_quote(top, sizeof top, db);
+    if (getenv("TMUX")) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            execlp("tmux", "tmux", "split-window", "-h", "-d", top, (char *)NULL);
+            _exit(127);
+        }
+        if (pid > 0)
+            waitpid(pid, NULL, 0);
+        return;
+    }
+    /* Not in tmux: start a session running this same command (it then
+     * takes the branch above), and leave when it ends. */
+    char cmd[8192] = "";
+    sh_quote(cmd, sizeof cmd, self);
+    for (int i = 0; i < argc; i++)
+        sh_quote(cmd, sizeof cmd, argv[i]);
+    execlp("tmux", "tmux", "new-session", cmd, (char *)NULL);
+}
+
 static int boot_main(int argc, char **argv, bool run)
 {
     struct boot_opts o;
@@ -956,7 +977,14 @@ static int boot_main(int argc, char **argv, bool run)
     pid_t recorder = -1;
     bool keep = false; /* the stream file outlives a failed recording */
     boot_opts_init(&o);
-    int rc = boot_prepare(argc, argv, run, &o, kernel, sizeof kernel, &cmdline, &qa);
+    int rc = boot_flags(argc, argv, run, &o);
+    if (rc >= 0) {
+        boot_opts_free(&o);
+        return rc;
+    }
+    if (run)
+        open_live_view(argc, argv, &o);
+    rc = boot_prepare(run, &o, kernel, sizeof kernel, &cmdline, &qa);
     if (run && !o.record)
         o.record = "runq.db"; /* a live run always records */
     if (rc == 0 && o.control && (!o.record || !o.deterministic)) {
@@ -987,12 +1015,9 @@ static int boot_main(int argc, char **argv, bool run)
                 if (made < 0 || (control = control_fifo(fifo, o.control)) < 0)
                     rc = 1;
             }
-            if (rc != 0) {
-                /* said above */
-            } else if (boot_argv_trace_port(&qa, kind, base) < 0) {
-                fprintf(stderr, "runq %s: out of memory\n", run ? "run" : "boot");
-                rc = 1;
-            } else if (live) {
+            int added = rc == 0 ? boot_argv_trace_port(&qa, kind, base) : 0;
+            BUG_ON(added < 0); /* base is a short path in /tmp, and the argv has room (boot.h) */
+            if (rc == 0 && live) {
                 recorder = start_recorder(port, o.record, !run);
                 if (recorder < 0) {
                     fprintf(stderr, "runq %s: cannot start the recorder\n", run ? "run" : "boot");
@@ -1029,8 +1054,6 @@ static int boot_main(int argc, char **argv, bool run)
                 rc = rc ? rc : 1;
             keep = !stored;
         }
-    } else if (rc < 0) {
-        rc = 0;
     }
     if (keep) {
         /* The recording failed (a full disk, say): the stream is all
@@ -1059,77 +1082,11 @@ int cmd_boot(int argc, char **argv)
     return boot_main(argc, argv, false);
 }
 
-/* Appends s to buf, single-quoted for sh. */
-static void sh_quote(char *buf, size_t size, const char *s)
-{
-    size_t n = strlen(buf);
-    if (n + 3 >= size)
-        return;
-    buf[n++] = '\'';
-    for (; *s && n + 5 < size; s++) {
-        if (*s == '\'') {
-            memcpy(buf + n, "'\\''", 4);
-            n += 4;
-        } else {
-            buf[n++] = *s;
-        }
-    }
-    buf[n++] = '\'';
-    buf[n++] = ' ';
-    buf[n] = 0;
-}
-
-/* runq run opens the live view beside the shell: inside tmux in a split
- * pane; on a terminal outside tmux, in a new tmux session holding both. */
-static void open_live_view(int argc, char **argv)
-{
-    if (getenv("RUNQ_NO_TOP") || !isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
-        return;
-    for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--gdb") == 0 ||
-            strncmp(argv[i], "--gdb-port", 10) == 0)
-            return;
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0 || system("command -v tmux >/dev/null 2>&1") != 0)
-        return;
-    self[n] = 0;
-    const char *db = "runq.db";
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--db") == 0 && i + 1 < argc)
-            db = argv[i + 1];
-        else if (strncmp(argv[i], "--db=", 5) == 0)
-            db = argv[i] + 5;
-    }
-    char top[PATH_MAX * 2 + 64] = "sleep 1; ";
-    sh_quote(top, sizeof top, self);
-    strncat(top, "top --db ", sizeof top - strlen(top) - 1);
-    sh_quote(top, sizeof top, db);
-    if (getenv("TMUX")) {
-        pid_t pid = fork();
-        if (pid == 0) {
-            execlp("tmux", "tmux", "split-window", "-h", "-d", top, (char *)NULL);
-            _exit(127);
-        }
-        if (pid > 0)
-            waitpid(pid, NULL, 0);
-        return;
-    }
-    /* Not in tmux: start a session running this same command (it then
-     * takes the branch above), and leave when it ends. */
-    char cmd[8192] = "";
-    sh_quote(cmd, sizeof cmd, self);
-    for (int i = 0; i < argc; i++)
-        sh_quote(cmd, sizeof cmd, argv[i]);
-    execlp("tmux", "tmux", "new-session", cmd, (char *)NULL);
-}
-
 int cmd_run(int argc, char **argv)
 {
     /* A scenario on an engine is an experiment of one cell. */
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--engine") == 0 || strncmp(argv[i], "--engine=", 9) == 0)
             return cmd_experiment(argc, argv);
-    open_live_view(argc, argv);
     return boot_main(argc, argv, true);
 }

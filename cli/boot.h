@@ -5,7 +5,6 @@
  * The steps are separate so `record`, `lab` and friends can reuse them:
  *
  *     struct boot_opts o;  boot_opts_init(&o);
- *     ... boot_parse_flag() in the subcommand's own flag loop ...
  *     boot_kernel_path(&o, ...)            which ELF to boot
  *     cmdline = boot_cmdline(&o, true)     "sched=.. -- cmd; poweroff"
  *     boot_qemu_argv(&o, mode, cmdline, &argv)
@@ -23,25 +22,6 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-
-/* The flags boot_parse_flag() knows; a subcommand accepts a subset. */
-enum boot_flag {
-    BOOT_F_POLICY        = 1u << 0,
-    BOOT_F_HZ            = 1u << 1,
-    BOOT_F_CPUS          = 1u << 2,
-    BOOT_F_DETERMINISTIC = 1u << 3,
-    BOOT_F_CMD           = 1u << 4,
-    BOOT_F_TEST          = 1u << 5,
-    BOOT_F_TIMEOUT       = 1u << 6,
-    BOOT_F_KERNEL        = 1u << 7,
-    BOOT_F_APPEND        = 1u << 8,
-    BOOT_F_GDB           = 1u << 9,
-    BOOT_F_RECORD        = 1u << 10,
-    BOOT_F_DB            = 1u << 11, /* run: the database it records into */
-    BOOT_F_CONTROL       = 1u << 12, /* boot: host lines for a deterministic run */
-    BOOT_F_GDB_PORT      = 1u << 13, /* --gdb on a port of the caller's choosing */
-};
-#define BOOT_F_ALL 0x3fffu
 
 #define BOOT_DEFAULT_CPUS    4
 #define BOOT_DEFAULT_TIMEOUT 600   /* seconds; a guard against hangs only */
@@ -65,22 +45,9 @@ struct boot_opts {
 
 /* Fills *o with the defaults above. */
 void boot_opts_init(struct boot_opts *o);
-/* Frees what boot_parse_flag() allocated (the cmds array, not the strings). */
+/* Frees what the flags allocated (the cmds array, not the strings). */
 void boot_opts_free(struct boot_opts *o);
 
-/*
- * Parses argv[*i] if it is one of the boot flags in `allowed`, in either
- * form "--flag value" or "--flag=value"; the stored strings point into argv.
- * Returns 1 and advances *i past the flag (and its value) when consumed;
- * 0 when argv[*i] is not such a flag (the caller decides); -1 when the
- * flag's value is missing or invalid, after printing one line to stderr
- * starting "runq <prog>: ".
- */
-int boot_parse_flag(struct boot_opts *o, unsigned allowed, const char *prog,
-                    int argc, char **argv, int *i);
-
-/* Prints one line per flag in `allowed`, with its default, for --help. */
-void boot_print_flags(FILE *f, unsigned allowed);
 
 /*
  * Resolves the kernel ELF: o->kernel, else $RUNQ_KERNEL, else kernel.elf in
@@ -96,7 +63,7 @@ const char *boot_kernel_path(const struct boot_opts *o, char *buf, size_t len);
  *     [sched=P] [hz=N] [test=T] [append] -- cmd1; cmd2; ...[; poweroff]
  * The " -- " part is left out when there are no commands and no poweroff.
  * Returns a malloc'd string the caller frees, or NULL when out of memory.
- * The commands must have passed boot_parse_flag() (no ';', no newlines).
+ * The commands must have passed runq boot's --cmd check (no ';', no newlines).
  */
 char *boot_cmdline(const struct boot_opts *o, bool poweroff);
 

@@ -39,12 +39,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bug.h"
 #include "cli/cli.h"
+#include "cli/flags.h"
 #include "cli/experiment.h"
 #include "cli/orphans.h"
 #include "cli/sim.h"
 #include "db/experiment.h"
 #include "eevdf_features.h"
+#include "host/base/xalloc.h"
 #include "linux/engine.h"
 #include "linux/hostrules.h"
 #include "scenario/scenario.h"
@@ -57,39 +60,6 @@
 #define XP_MAX_RERUNS 100
 #define XP_STR_(x) #x
 #define XP_STR(x) XP_STR_(x)
-
-enum xp_flag { XP_ENGINE, XP_VARY, XP_REPEAT, XP_SEED, XP_DB, XP_JOBS, XP_CSV, XP_JSON, XP_SHARD, XP_TIMEOUT,
-               XP_REALTIME, XP_NO_RECORD, XP_ALLOW_RT_HOG, XP_RERUN_DISTURBED, XP_DRY_RUN, XP_QUIET, XP_HELP };
-
-/* One table drives both parsing and --help. */
-static const struct xp_flagdef {
-    enum xp_flag flag;
-    const char *name, *arg, *help;
-} xp_flagdefs[] = {
-    { XP_ENGINE, "engine", "E[,E...]", "where it runs: kernel (runq's, under QEMU; default), linux (the host's), sim "
-                                       "(on paper); several: each cell on each, one table" },
-    { XP_VARY, "vary", "KEY=V1,V2", "an axis of the matrix (replaces the file's vary KEY); repeatable" },
-    { XP_REPEAT, "repeat", "N", "run each cell N times, with seeds SEED..SEED+N-1 (default 1)" },
-    { XP_SEED, "seed", "N", "the first repeat's seed (default: the file's seed, else 0)" },
-    { XP_DB, "db", "FILE.db", "store runs and traces here (default runq.db)" },
-    { XP_JOBS, "jobs", "N", "runs at once (kernel: default the host's CPUs, 1 with --realtime; linux: default 1)" },
-    { XP_CSV, "csv", NULL, "print the table as CSV" },
-    { XP_JSON, "json", NULL, "print the table as JSON" },
-    { XP_SHARD, "shard", "I/N", "run only shard I of N of the runs (merge the databases with runq merge)" },
-    { XP_TIMEOUT, "timeout", "S", "give up on a kernel run after S wall-clock seconds (default 900)" },
-    { XP_REALTIME, "realtime", NULL, "kernel runs without icount: real time, noisy, one at a time" },
-    { XP_NO_RECORD, "no-record", NULL, "store metrics only, no trace (linux without root or tracefs; its "
-                                       "foreign CPU time is then not measured)" },
-    { XP_ALLOW_RT_HOG, "allow-rt-hog", NULL, "linux: let RT tasks that never sleep hold every host CPU (the host "
-                                             "gets what RT throttling leaves)" },
-    { XP_RERUN_DISTURBED, "rerun-disturbed", "N",
-      "linux: run a disturbed run (other processes took more than " XP_STR(XP_DISTURBED_PERCENT) "% of the window "
-      "on its CPUs) again, up to N times; it stays, marked (default 0)" },
-    { XP_DRY_RUN, "dry-run", NULL, "check everything, print the cells (and the kernel's lines), run nothing" },
-    { XP_QUIET, "quiet", NULL, "no progress line" },
-    { XP_HELP, "help", NULL, "this help" },
-};
-#define XP_NFLAGS (sizeof xp_flagdefs / sizeof xp_flagdefs[0])
 
 struct xp_engine;
 
@@ -106,26 +76,6 @@ struct xp_opts {
     const char *vary[SCN_MAX_VARY];
 };
 
-static void xp_help(void)
-{
-    printf("usage: runq experiment [flags] FILE\n\n"
-           "Runs the scenario in FILE (docs/scenarios.md), or the matrix of its vary axes,\n"
-           "each cell --repeat times, stores every run in the database, and prints one row\n"
-           "per cell: each measured column's mean and [min..max] over the repeats.\n"
-           "On Linux, the column foreign is the share of a run's window that other\n"
-           "processes took on its CPUs (or the trace cannot account for); a run past\n"
-           "%d%% is disturbed: kept, and left out of its cell's values when the cell has a\n"
-           "clean run. A column whose repeats split into two groups far apart is shown as\n"
-           "the two (bistable), not one mean. docs/experiments.md is the guide.\n\nflags:\n",
-           XP_DISTURBED_PERCENT);
-    for (size_t k = 0; k < XP_NFLAGS; k++) {
-        char left[48];
-        snprintf(left, sizeof left, "--%s%s%s", xp_flagdefs[k].name, xp_flagdefs[k].arg ? " " : "",
-                 xp_flagdefs[k].arg ? xp_flagdefs[k].arg : "");
-        printf("  %-24s %s\n", left, xp_flagdefs[k].help);
-    }
-}
-
 static int usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static int usage(const char *fmt, ...)
@@ -141,90 +91,122 @@ static int usage(const char *fmt, ...)
 
 static const struct xp_engine *engine_lookup(const char *name);
 
+/* The flags' checks (struct flag's fn): nonzero with err left empty is
+ * "--NAME takes <the row's takes>, not 'V'"; with err, "--NAME V: err". */
+
 /* --engine E[,E...]: each an engine of xp_engines[], at most once. */
-static int parse_engines(struct xp_opts *o, const char *v)
+static int set_engines(const char *v, void *value, char *err, size_t errlen)
 {
+    struct xp_opts *o = value;
     char list[64], *save;
     if (strlen(v) >= sizeof list)
-        return usage("--engine takes kernel, linux or sim, or several with commas, not '%s'", v);
+        return -1;
     snprintf(list, sizeof list, "%s", v);
     o->nengines = 0;
     for (char *e = strtok_r(list, ",", &save); e; e = strtok_r(NULL, ",", &save)) {
         const struct xp_engine *x = engine_lookup(e);
         if (!x)
-            return usage("--engine takes kernel, linux or sim, or several with commas, not '%s'", e);
+            return -1;
         for (int i = 0; i < o->nengines; i++)
-            if (o->engines[i] == x)
-                return usage("--engine names %s twice", e);
+            if (o->engines[i] == x) {
+                snprintf(err, errlen, "names %s twice", e);
+                return -1;
+            }
+        BUG_ON(o->nengines >= XP_MAX_ENGINES); /* each engine at most once */
         o->engines[o->nengines++] = x;
     }
     if (!o->nengines)
-        return usage("--engine needs an engine: kernel, linux or sim");
+        return -1;
     snprintf(o->engine, sizeof o->engine, "%s", v);
     return 0;
 }
 
-static int xp_value(struct xp_opts *o, enum xp_flag f, const char *v)
+/* --vary KEY=V1,V2, repeatable (each checked by apply_vary_flags). */
+static int add_vary(const char *v, void *value, char *err, size_t errlen)
+{
+    struct xp_opts *o = value;
+    const char *eq = strchr(v, '=');
+    if (!eq || eq == v || !eq[1])
+        return -1;
+    if (o->nvary == SCN_MAX_VARY) {
+        snprintf(err, errlen, "at most %d --vary axes", SCN_MAX_VARY);
+        return -1;
+    }
+    o->vary[o->nvary++] = v;
+    return 0;
+}
+
+/* A count in [lo, hi] into an int (scn_parse_count's digits). */
+static int set_count(const char *v, int *out, uint64_t lo, uint64_t hi)
 {
     uint64_t n;
-    switch (f) {
-    case XP_ENGINE:
-        return parse_engines(o, v);
-    case XP_VARY:
-        if (!strchr(v, '=') || strchr(v, '=') == v || !strchr(v, '=')[1])
-            return usage("--vary takes KEY=V1,V2,..., not '%s'", v);
-        if (o->nvary == SCN_MAX_VARY)
-            return usage("at most %d --vary axes", SCN_MAX_VARY);
-        o->vary[o->nvary++] = v;
-        break;
-    case XP_REPEAT:
-        if (!scn_parse_count(v, 1000, &n) || n < 1)
-            return usage("--repeat takes 1..1000, not '%s'", v);
-        o->repeat = (int)n;
-        break;
-    case XP_SEED:
-        if (!scn_parse_count(v, UINT64_MAX, &n))
-            return usage("--seed takes a whole number 0..18446744073709551615, not '%s'", v);
-        o->seed = n;
-        o->seed_given = true;
-        break;
-    case XP_DB:
-        if (!*v)
-            return usage("--db needs a file name");
-        o->db = v;
-        break;
-    case XP_JOBS:
-        if (!scn_parse_count(v, XP_MAX_JOBS, &n) || n < 1)
-            return usage("--jobs takes 1..%d, not '%s'", XP_MAX_JOBS, v);
-        o->jobs = (int)n;
-        o->jobs_given = true;
-        break;
-    case XP_SHARD: {
-        uint64_t i, k;
-        char a[24], *slash = strchr(v, '/');
-        if (!slash || (size_t)(slash - v) >= sizeof a)
-            return usage("--shard takes I/N (1 <= I <= N), not '%s'", v);
-        memcpy(a, v, (size_t)(slash - v));
-        a[slash - v] = '\0';
-        if (!scn_parse_count(a, 100000, &i) || !scn_parse_count(slash + 1, 100000, &k) || i < 1 || i > k)
-            return usage("--shard takes I/N (1 <= I <= N), not '%s'", v);
-        o->shard_i = (int)i;
-        o->shard_n = (int)k;
-        break;
-    }
-    case XP_RERUN_DISTURBED:
-        if (!scn_parse_count(v, XP_MAX_RERUNS, &n))
-            return usage("--rerun-disturbed takes 0..%d, not '%s'", XP_MAX_RERUNS, v);
-        o->rerun = (int)n;
-        break;
-    case XP_TIMEOUT:
-        if (!scn_parse_count(v, 86400, &n) || n < 1)
-            return usage("--timeout takes 1..86400 seconds, not '%s'", v);
-        o->timeout = (int)n;
-        break;
-    default:
-        break;
-    }
+    if (!scn_parse_count(v, hi, &n) || n < lo)
+        return -1;
+    *out = (int)n;
+    return 0;
+}
+
+static int set_repeat(const char *v, void *value, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    return set_count(v, value, 1, 1000);
+}
+
+static int set_jobs(const char *v, void *value, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    struct xp_opts *o = value;
+    if (set_count(v, &o->jobs, 1, XP_MAX_JOBS))
+        return -1;
+    o->jobs_given = true;
+    return 0;
+}
+
+static int set_rerun(const char *v, void *value, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    return set_count(v, value, 0, XP_MAX_RERUNS);
+}
+
+static int set_timeout(const char *v, void *value, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    return set_count(v, value, 1, 86400);
+}
+
+static int set_seed(const char *v, void *value, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    struct xp_opts *o = value;
+    if (!scn_parse_count(v, UINT64_MAX, &o->seed))
+        return -1;
+    o->seed_given = true;
+    return 0;
+}
+
+static int set_db(const char *v, void *value, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    if (!*v)
+        return -1;
+    *(const char **)value = v;
+    return 0;
+}
+
+static int set_shard(const char *v, void *value, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    struct xp_opts *o = value;
+    uint64_t i, k;
+    char a[24], *slash = strchr(v, '/');
+    if (!slash || (size_t)(slash - v) >= sizeof a)
+        return -1;
+    memcpy(a, v, (size_t)(slash - v));
+    a[slash - v] = '\0';
+    if (!scn_parse_count(a, 100000, &i) || !scn_parse_count(slash + 1, 100000, &k) || i < 1 || i > k)
+        return -1;
+    o->shard_i = (int)i;
+    o->shard_n = (int)k;
     return 0;
 }
 
@@ -233,57 +215,68 @@ static int xp_args(int argc, char **argv, struct xp_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->db = XP_DEFAULT_DB;
-    parse_engines(o, "kernel");
+    char none[1];
+    int defaulted = set_engines("kernel", o, none, sizeof none);
+    BUG_ON(defaulted != 0);
     o->repeat = 1;
     o->timeout = XP_DEFAULT_TIMEOUT;
-    o->fmt = DBQ_TABLE;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            xp_help();
-            return 0;
-        }
-        if (strncmp(a, "--", 2) != 0 || !a[2]) {
-            if (o->file)
-                return usage("one scenario FILE, not '%s' too", a);
-            o->file = a;
-            continue;
-        }
-        const struct xp_flagdef *d = NULL;
-        const char *eq = strchr(a, '='), *val = NULL;
-        size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-        for (size_t k = 0; k < XP_NFLAGS; k++)
-            if (strlen(xp_flagdefs[k].name) == len && strncmp(xp_flagdefs[k].name, a + 2, len) == 0)
-                d = &xp_flagdefs[k];
-        if (!d)
-            return usage("unknown flag '%s'; see 'runq experiment --help'", a);
-        if (d->arg) {
-            val = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!val)
-                return usage("--%s needs a value (%s)", d->name, d->arg);
-            int rc = xp_value(o, d->flag, val);
-            if (rc)
-                return rc;
-        } else if (eq) {
-            return usage("--%s takes no value", d->name);
-        } else if (d->flag == XP_CSV || d->flag == XP_JSON) {
-            if (o->fmt != DBQ_TABLE)
-                return usage("give --csv or --json, not both");
-            o->fmt = d->flag == XP_CSV ? DBQ_CSV : DBQ_JSON;
-        } else if (d->flag == XP_REALTIME) {
-            o->realtime = true;
-        } else if (d->flag == XP_QUIET) {
-            o->quiet = true;
-        } else if (d->flag == XP_NO_RECORD) {
-            o->no_record = true;
-        } else if (d->flag == XP_ALLOW_RT_HOG) {
-            o->allow_rt_hog = true;
-        } else if (d->flag == XP_DRY_RUN) {
-            o->dry_run = true;
-        }
-    }
+    bool csv = false, json = false;
+    const struct flag flags[] = {
+        FLAG_FN("engine", o, "E[,E...]", "where it runs: kernel (runq's, under QEMU; default), linux (the\n"
+                "host's), sim (on paper); several: each cell on each, one table", set_engines,
+                .takes = "kernel, linux or sim, or several with commas"),
+        FLAG_FN("vary", o, "KEY=V1,V2", "an axis of the matrix (replaces the file's vary KEY); repeatable", add_vary,
+                .takes = "KEY=V1,V2,..."),
+        FLAG_FN("repeat", &o->repeat, "N", "run each cell N times, with seeds SEED..SEED+N-1 (default 1)",
+                set_repeat, .takes = "1..1000"),
+        FLAG_FN("seed", o, "N", "the first repeat's seed (default: the file's seed, else 0)", set_seed,
+                .takes = "a whole number 0..18446744073709551615"),
+        FLAG_FN("db", &o->db, "FILE.db", "store runs and traces here (default runq.db)", set_db,
+                .takes = "a file name"),
+        FLAG_FN("jobs", o, "N", "runs at once (kernel: default the host's CPUs, 1 with --realtime;\nlinux: default 1)",
+                set_jobs, .takes = "1.." XP_STR(XP_MAX_JOBS)),
+        FLAG_ON("csv", &csv, "print the table as CSV"),
+        FLAG_ON("json", &json, "print the table as JSON"),
+        FLAG_FN("shard", o, "I/N", "run only shard I of N of the runs (merge the databases with runq\nmerge)",
+                set_shard, .takes = "I/N (1 <= I <= N)"),
+        FLAG_FN("timeout", &o->timeout, "S", "give up on a kernel run after S wall-clock seconds (default 900)",
+                set_timeout, .takes = "1..86400 seconds"),
+        FLAG_ON("realtime", &o->realtime, "kernel runs without icount: real time, noisy, one at a time"),
+        FLAG_ON("no-record", &o->no_record, "store metrics only, no trace (linux without root or tracefs; its\n"
+                "foreign CPU time is then not measured)"),
+        FLAG_ON("allow-rt-hog", &o->allow_rt_hog, "linux: let RT tasks that never sleep hold every host CPU (the\n"
+                "host gets what RT throttling leaves)"),
+        FLAG_FN("rerun-disturbed", &o->rerun, "N",
+                "linux: run a disturbed run (other processes took more than\n" XP_STR(XP_DISTURBED_PERCENT)
+                "% of the window on its CPUs) again, up to N times; it stays,\nmarked (default 0)",
+                set_rerun, .takes = "0.." XP_STR(XP_MAX_RERUNS)),
+        FLAG_ON("dry-run", &o->dry_run, "check everything, print the cells (and the kernel's lines), run\nnothing"),
+        FLAG_ON("quiet", &o->quiet, "no progress line"),
+        FLAG_TABLE_END,
+    };
+    const struct command_spec spec = {
+        .name = "experiment",
+        .usage = "experiment [flags] FILE",
+        .about = "Runs the scenario in FILE (docs/scenarios.md), or the matrix of its vary axes,\n"
+                 "each cell --repeat times, stores every run in the database, and prints one row\n"
+                 "per cell: each measured column's mean and [min..max] over the repeats.\n"
+                 "On Linux, the column foreign is the share of a run's window that other\n"
+                 "processes took on its CPUs (or the trace cannot account for); a run past\n"
+                 XP_STR(XP_DISTURBED_PERCENT) "% is disturbed: kept, and left out of its cell's values when the cell has a\n"
+                 "clean run. A column whose repeats split into two groups far apart is shown as\n"
+                 "the two (bistable), not one mean. docs/experiments.md is the guide.\n",
+        .flags = flags,
+        .max_pos = 1,
+        .too_many = "one scenario FILE only",
+    };
+    int npos, rc = flags_parse(&spec, argc, argv, &o->file, &npos);
+    if (rc >= 0)
+        return rc;
+    if (csv && json)
+        return usage("give --csv or --json, not both");
+    o->fmt = csv ? DBQ_CSV : json ? DBQ_JSON : DBQ_TABLE;
     if (!o->file)
-        return usage("need a scenario FILE; see 'runq experiment --help'");
+        return usage("need a scenario FILE; see runq experiment --help");
     bool kernel = false, linux_ = false;
     for (int i = 0; i < o->nengines; i++) {
         kernel |= engine_lookup("kernel") == o->engines[i];
@@ -465,24 +458,17 @@ static char *slurp(const char *path)
     if (!f)
         return NULL;
     size_t cap = 65536, n = 0;
-    char *buf = malloc(cap);
+    char *buf = xmalloc(cap);
     size_t got;
-    while (buf && (got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+    while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
         n += got;
         if (cap - n < 2) {
-            char *b = realloc(buf, cap * 2);
-            if (!b) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = b;
+            buf = xrealloc(buf, cap * 2);
             cap *= 2;
         }
     }
     fclose(f);
-    if (buf)
-        buf[n] = '\0';
+    buf[n] = '\0';
     return buf;
 }
 
@@ -1100,12 +1086,7 @@ int cmd_experiment(int argc, char **argv)
     for (int e = 0; e < o.nengines; e++)
         if (o.engines[e]->jobs(&o) > maxjobs)
             maxjobs = o.engines[e]->jobs(&o);
-    struct xp_run *slot = calloc((size_t)maxjobs, sizeof *slot);
-    if (!slot) {
-        fprintf(stderr, "runq experiment: out of memory\n");
-        sqlite3_close(db);
-        return 1;
-    }
+    struct xp_run *slot = xcalloc((size_t)maxjobs, sizeof *slot);
     /* Disturbed runs to run again (--rerun-disturbed), in the order seen. */
     struct xp_again {
         int number, attempt;
@@ -1159,6 +1140,8 @@ int cmd_experiment(int argc, char **argv)
             for (int j = 0; j < maxjobs; j++)
                 if (!slot[j].pid)
                     r = &slot[j];
+            /* running < the engine's jobs <= maxjobs: a slot is free */
+            BUG_ON(!r);
             r->number = k;
             r->attempt = attempt;
             memset(&r->foreign, 0, sizeof r->foreign);
@@ -1208,6 +1191,7 @@ int cmd_experiment(int argc, char **argv)
         if (!r)
             continue;
         running--;
+        BUG_ON(running < 0); /* each slot's pid was counted once when it started */
         static struct scn_result res;
         char why[512] = "";
         int64_t trace = 0;
@@ -1233,16 +1217,9 @@ int cmd_experiment(int argc, char **argv)
              * the cell has a clean run; run again if asked. */
             bool more = r->attempt < o.rerun && !stop_signal;
             if (more) {
-                struct xp_again *g = realloc(again, (size_t)(nagain + 1) * sizeof *again);
-                if (!g) {
-                    fprintf(stderr, "runq experiment: out of memory\n");
-                    rc = 1;
-                    more = false;
-                } else {
-                    again = g;
-                    again[nagain++] = (struct xp_again){ r->number, r->attempt + 1 };
-                    mine++;
-                }
+                again = xreallocarray(again, (size_t)nagain + 1, sizeof *again);
+                again[nagain++] = (struct xp_again){ r->number, r->attempt + 1 };
+                mine++;
             }
             if (!o.quiet)
                 say_disturbed(&o, r, more);

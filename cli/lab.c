@@ -6,7 +6,6 @@
  * and each recorded trace in its own database there. The format of a lab
  * is in cli/lab.h and docs/labs.md.
  */
-#include <assert.h>
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -25,64 +24,15 @@
 
 #include "cli/boot.h"
 #include "cli/cli.h"
+#include "cli/flags.h"
 #include "cli/lab.h"
 #include "db/visible.h"
+#include "host/base/xalloc.h"
 #include "scenario/scenario.h"
 #include "tui/step.h"
 
 #define LAB_JOBS 2
 #define LAB_BOOT_TIMEOUT "120"
-
-static void lab_help(FILE *f)
-{
-    fprintf(f, "usage: runq lab list\n"
-               "       runq lab show N\n"
-               "       runq lab run N [--out DIR] [--seed S | --student ID]\n"
-               "       runq lab check N --answers FILE [--key DIR] [--out DIR] [--seed S] [--reveal]\n"
-               "       runq lab pack OUT\n"
-               "       runq lab grade N --key DIR SUBMISSIONS [--out DIR]\n"
-               "       runq lab calibrate N [--seeds K] [--write] [--out DIR]\n"
-               "\n"
-               "Labs about who runs next, under the round robin and EEVDF. N is the lab's\n"
-               "number or folder name (labs/NN-name, or $RUNQ_LABS).\n"
-               "\n"
-               "  list    the labs, with their titles and the time they take\n"
-               "  show    the lab's story and questions\n"
-               "  run     three phases: asks for your predictions (one line each, from the\n"
-               "          terminal or stdin; each checked as typed) and stores them with\n"
-               "          the time; runs the scenarios deterministically, shows predicted\n"
-               "          against measured and offers runq step at the lab's moments;\n"
-               "          then asks the questions about what you observed. Says where\n"
-               "          each file is and what to run next\n"
-               "  pack    writes a course: OUT/student (the labs without their fixed\n"
-               "          answers and explanations: hand it out) and OUT/key (keep it)\n"
-               "  grade   judges every answers file in SUBMISSIONS with the key: one line\n"
-               "          a student and the class's mean (docs/instructor.md); the variant is\n"
-               "          the student's ID's (a seed line is said, not obeyed); what is not\n"
-               "          graded (a link, a folder, a bad or shared ID) is said on stderr,\n"
-               "          and the exit is 1\n"
-               "  calibrate  for lab writers: the truths under seeds 1..K (default 5), each\n"
-               "          question's spread, and whether its margin bears it; --write\n"
-               "          stores the spreads in the lab's calibration file, which check\n"
-               "          judges with (within spread plus margin)\n"
-               "  check   judges an answers file (\"ID = VALUE\" lines): PASS/FAIL per\n"
-               "          question and the score, never the right answer; exit 0 only\n"
-               "          when all pass; on a failure the transcript is kept in DIR\n"
-               "\n"
-               "flags:\n"
-               "  --out DIR        where predictions, consoles, traces and transcripts go\n"
-               "                   (default runq-lab/NN-name)\n"
-               "  --seed S         the variant of runq sim questions (default: the answers\n"
-               "                   file's seed, else $RUNQ_SEED, else 1)\n"
-               "  --answers FILE   check: the answers to judge\n"
-               "  --key DIR        check, grade: the instructor's key (lab pack's OUT/key),\n"
-               "                   which holds the fixed answers a student's copy lacks\n"
-               "  --student ID     run: your variant, from your ID (stored in the answers)\n"
-               "  --write          calibrate: store the spreads in the lab's calibration file\n"
-               "  --reveal         check: print each measured value too, and write\n"
-               "                   DIR/measured.txt (only with the key, or the labs tree)\n"
-               "  --help           show this help\n");
-}
 
 /* The lab called which (a number or a folder name) in root, or in
  * lab_root() when root is NULL. */
@@ -175,9 +125,7 @@ static char *expand_lab(const struct lab *lab, const char *text)
     size_t n = strlen(text) + 1, dl = strlen(lab->dir);
     for (const char *p = strstr(text, "{lab}"); p; p = strstr(p + 5, "{lab}"))
         n += dl;
-    char *out = malloc(n), *o = out;
-    if (!out)
-        return NULL;
+    char *out = xmalloc(n), *o = out;
     for (const char *p = text; *p;) {
         if (!strncmp(p, "{lab}", 5)) {
             memcpy(o, lab->dir, dl);
@@ -342,11 +290,9 @@ static char *slurp(const char *path)
     fseek(f, 0, SEEK_END);
     long n = ftell(f);
     fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    if (s) {
-        size_t r = fread(s, 1, (size_t)n, f);
-        s[r] = 0;
-    }
+    char *s = xmalloc((size_t)n + 1);
+    size_t r = fread(s, 1, (size_t)n, f);
+    s[r] = 0;
     fclose(f);
     return s;
 }
@@ -566,7 +512,7 @@ static int lab_run(struct lab *lab, const char *outdir, long seed, const char *s
            "Answer each question before anything runs: a number (a unit may be typed), a choice\n"
            "or an order, and after a '#' your reasoning if you like (5ms # half a tick): it is\n"
            "kept with the answer and shown by lab check. A blank line skips one.\n");
-    char (*ans)[256] = calloc(LAB_MAX_Q, 256);
+    char (*ans)[256] = xcalloc(LAB_MAX_Q, 256);
     int nafter = 0;
     for (int i = 0; i < lab->nq; i++) {
         if (lab->q[i].after) {
@@ -794,8 +740,7 @@ static void submission_read(struct submission *s, const char *subdir, const char
  * and each says where the others are. */
 static void submissions_unique(struct submission *s, int n)
 {
-    bool *dup = calloc((size_t)n, sizeof *dup);
-    assert(dup || !n);
+    bool *dup = xcalloc((size_t)n, sizeof *dup);
     for (int i = 0; i < n; i++)
         for (int j = i + 1; j < n; j++)
             if (!s[i].skip[0] && !s[j].skip[0] && !strcasecmp(s[i].id, s[j].id))
@@ -831,11 +776,7 @@ static int lab_grade(struct lab *lab, const char *outdir, const char *subdir)
         fprintf(stderr, "runq lab: %s: %s\n", subdir, strerror(errno));
         return 1;
     }
-    struct submission *s = calloc((size_t)(n ? n : 1), sizeof *s);
-    if (!s) {
-        fprintf(stderr, "runq lab: out of memory\n");
-        return 1;
-    }
+    struct submission *s = xcalloc((size_t)n, sizeof *s);
     for (int i = 0; i < n; i++) {
         submission_read(&s[i], subdir, names[i]);
         free(names[i]);
@@ -1071,70 +1012,100 @@ static long student_seed(const char *id)
     return (long)(h % 1000000) + 1;
 }
 
+/* --seeds K: calibrate's seeds 1..K. */
+static int set_seeds(const char *v, void *value, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    uint64_t n;
+    if (!scn_parse_count(v, 16, &n) || n < 2)
+        return -1;
+    *(int *)value = (int)n;
+    return 0;
+}
+
+/* --seed S: a whole number. */
+static int set_seed(const char *v, void *value, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    char *end;
+    errno = 0;
+    long seed = strtol(v, &end, 10);
+    if (end == v || *end || seed < 0 || errno)
+        return -1;
+    *(long *)value = seed;
+    return 0;
+}
+
 int cmd_lab(int argc, char **argv)
 {
-    const char *sub = NULL, *which = NULL, *out = NULL, *answers = NULL, *key = NULL, *student = NULL;
-    const char *extra = NULL;
+    const char *out = NULL, *answers = NULL, *key = NULL, *student = NULL;
     long seed = -1;
     int seeds_n = 0;
     bool reveal = false, write = false;
-    for (int i = 1; i < argc; i++) {
-        const char *x = argv[i];
-        if (!strcmp(x, "--help") || !strcmp(x, "-h")) {
-            lab_help(stdout);
-            return 0;
-        } else if (!strcmp(x, "--reveal")) {
-            reveal = true;
-        } else if (!strcmp(x, "--write")) {
-            write = true;
-        } else if (!strcmp(x, "--out") || !strcmp(x, "--answers") || !strcmp(x, "--seed") || !strcmp(x, "--key") ||
-                   !strcmp(x, "--student") || !strcmp(x, "--seeds")) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "runq lab: %s needs a value\n", x);
-                return 2;
-            }
-            const char *v = argv[++i];
-            if (!strcmp(x, "--out"))
-                out = v;
-            else if (!strcmp(x, "--answers"))
-                answers = v;
-            else if (!strcmp(x, "--key"))
-                key = v;
-            else if (!strcmp(x, "--seeds")) {
-                uint64_t n;
-                if (!scn_parse_count(v, 16, &n) || n < 2) {
-                    fprintf(stderr, "runq lab: --seeds takes 2..16, not '%s'\n", v);
-                    return 2;
-                }
-                seeds_n = (int)n;
-            }
-            else if (!strcmp(x, "--student")) {
-                char why[160], shown[256];
-                student = v;
-                if (lab_student_id_check(v, why, sizeof why)) {
-                    fprintf(stderr, "runq lab: --student '%s': %s\n", printable(v, shown, sizeof shown), why);
-                    return 2;
-                }
-            } else {
-                char *end;
-                errno = 0;
-                seed = strtol(v, &end, 10);
-                if (end == v || *end || seed < 0 || errno) {
-                    fprintf(stderr, "runq lab: --seed takes a whole number, not '%s'\n", v);
-                    return 2;
-                }
-            }
-        } else if (x[0] == '-') {
-            fprintf(stderr, "runq lab: unknown flag '%s'; see runq lab --help\n", x);
-            return 2;
-        } else if (!sub) {
-            sub = x;
-        } else if (!which) {
-            which = x;
-        } else if (!extra) {
-            extra = x;
-        } else {
-            fprintf(stderr, "runq lab: unexpected '%s'\n", x);
+    /* One table for every subcommand word: each flag's help says which
+     * take it, and the checks after parsing refuse it elsewhere. */
+    const struct flag flags[] = {
+        FLAG_STR("out", &out, "DIR", "where predictions, consoles, traces and transcripts go\n"
+                 "(default runq-lab/NN-name)"),
+        FLAG_FN("seed", &seed, "S", "the variant of runq sim questions (default: the answers\n"
+                "file's seed, else $RUNQ_SEED, else 1)", set_seed, .takes = "a whole number"),
+        FLAG_STR("answers", &answers, "FILE", "check: the answers to judge"),
+        FLAG_STR("key", &key, "DIR", "check, grade: the instructor's key (lab pack's OUT/key),\n"
+                 "which holds the fixed answers a student's copy lacks"),
+        FLAG_STR("student", &student, "ID", "run: your variant, from your ID (stored in the answers)"),
+        FLAG_FN("seeds", &seeds_n, "K", "calibrate: the truths under seeds 1..K, 2..16 (default 5)", set_seeds,
+                .takes = "2..16"),
+        FLAG_ON("write", &write, "calibrate: store the spreads in the lab's calibration file"),
+        FLAG_ON("reveal", &reveal, "check: print each measured value too, and write\n"
+                "DIR/measured.txt (only with the key, or the labs tree)"),
+        FLAG_TABLE_END,
+    };
+    const struct command_spec spec = {
+        .name = "lab",
+        .usage = "lab list\n"
+                 "       runq lab show N\n"
+                 "       runq lab run N [--out DIR] [--seed S | --student ID]\n"
+                 "       runq lab check N --answers FILE [--key DIR] [--out DIR] [--seed S] [--reveal]\n"
+                 "       runq lab pack OUT\n"
+                 "       runq lab grade N --key DIR SUBMISSIONS [--out DIR]\n"
+                 "       runq lab calibrate N [--seeds K] [--write] [--out DIR]",
+        .about = "Labs about who runs next, under the round robin and EEVDF. N is the lab's\n"
+                 "number or folder name (labs/NN-name, or $RUNQ_LABS).\n"
+                 "\n"
+                 "  list    the labs, with their titles and the time they take\n"
+                 "  show    the lab's story and questions\n"
+                 "  run     three phases: asks for your predictions (one line each, from the\n"
+                 "          terminal or stdin; each checked as typed) and stores them with\n"
+                 "          the time; runs the scenarios deterministically, shows predicted\n"
+                 "          against measured and offers runq step at the lab's moments;\n"
+                 "          then asks the questions about what you observed. Says where\n"
+                 "          each file is and what to run next\n"
+                 "  pack    writes a course: OUT/student (the labs without their fixed\n"
+                 "          answers and explanations: hand it out) and OUT/key (keep it)\n"
+                 "  grade   judges every answers file in SUBMISSIONS with the key: one line\n"
+                 "          a student and the class's mean (docs/instructor.md); the variant is\n"
+                 "          the student's ID's (a seed line is said, not obeyed); what is not\n"
+                 "          graded (a link, a folder, a bad or shared ID) is said on stderr,\n"
+                 "          and the exit is 1\n"
+                 "  calibrate  for lab writers: the truths under seeds 1..K (default 5), each\n"
+                 "          question's spread, and whether its margin bears it; --write\n"
+                 "          stores the spreads in the lab's calibration file, which check\n"
+                 "          judges with (within spread plus margin)\n"
+                 "  check   judges an answers file (\"ID = VALUE\" lines): PASS/FAIL per\n"
+                 "          question and the score, never the right answer; exit 0 only\n"
+                 "          when all pass; on a failure the transcript is kept in DIR\n",
+        .flags = flags,
+        .max_pos = 3,
+    };
+    const char *pos[3] = { NULL, NULL, NULL };
+    int npos, prc = flags_parse(&spec, argc, argv, pos, &npos);
+    if (prc >= 0)
+        return prc;
+    const char *sub = pos[0], *which = pos[1], *extra = pos[2];
+    if (student) {
+        char why[160], shown[256];
+        if (lab_student_id_check(student, why, sizeof why)) {
+            fprintf(stderr, "runq lab: --student '%s': %s\n", printable(student, shown, sizeof shown), why);
             return 2;
         }
     }

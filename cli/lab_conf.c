@@ -33,6 +33,7 @@
 
 #include "cli/lab.h"
 #include "eevdf_features.h"
+#include "host/base/xalloc.h"
 #include "scenario/scenario.h"
 
 static char *trim(char *s)
@@ -49,11 +50,7 @@ static char *trim(char *s)
 static void append_line(char **dst, const char *v)
 {
     size_t old = *dst ? strlen(*dst) : 0;
-    char *p = realloc(*dst, old + strlen(v) + 2);
-    if (!p) {
-        fprintf(stderr, "runq lab: out of memory\n");
-        exit(1);
-    }
+    char *p = xrealloc(*dst, old + strlen(v) + 2);
     if (old)
         p[old++] = '\n';
     strcpy(p + old, v);
@@ -156,10 +153,7 @@ static int conf_scenario_file(const struct conf *cf, struct lab_scenario *c, con
     if (strlen(v) >= sizeof c->scn_file)
         return conf_err(cf, "scenario_file: the path is longer than %zu", sizeof c->scn_file - 1);
     lab_scenario_path(cf->dir, v, path, sizeof path);
-    if (!(c->scn = malloc(sizeof *c->scn))) {
-        fprintf(stderr, "runq lab: out of memory\n");
-        exit(1);
-    }
+    c->scn = xmalloc(sizeof *c->scn);
     if (scn_load(path, c->scn, err, sizeof err) != 0)
         return conf_err(cf, "scenario_file: %s", err);
     snprintf(c->scn_file, sizeof c->scn_file, "%s", v);
@@ -214,7 +208,7 @@ static int conf_scenario_key(const struct conf *cf, struct lab_scenario *c, cons
             return conf_err(cf, "at most %d commands a scenario", LAB_MAX_CMDS);
         if (strchr(v, ';'))
             return conf_err(cf, "one shell command a cmd line (no ';')");
-        c->cmd[c->ncmd++] = strdup(v);
+        c->cmd[c->ncmd++] = xstrdup(v);
     } else {
         return conf_err(cf,
                         "unknown scenario key '%s' (policy, hz, cpus, append, record, variant, cmd, scenario_file, "
@@ -264,10 +258,10 @@ static int conf_question_key(const struct conf *cf, struct lab_question *q, cons
         append_line(&q->explain, v);
     } else if (!strcmp(k, "show")) {
         free(q->show);
-        q->show = strdup(v);
+        q->show = xstrdup(v);
     } else if (!strcmp(k, "truth")) {
         free(q->truth);
-        q->truth = strdup(v);
+        q->truth = xstrdup(v);
     } else if (!strcmp(k, "choices")) {
         snprintf(q->choices, sizeof q->choices, "%s", v);
     } else if (!strcmp(k, "tolerance") || !strcmp(k, "margin")) {
@@ -310,7 +304,7 @@ static int conf_moment_key(const struct conf *cf, struct lab_moment *m, const ch
         snprintf(m->after, sizeof m->after, "%s", v);
     } else if (!strcmp(k, "at")) {
         free(m->at);
-        m->at = strdup(v);
+        m->at = xstrdup(v);
     } else if (!strcmp(k, "find")) {
         char why[160];
         snprintf(m->find, sizeof m->find, "%s", v);
@@ -422,7 +416,7 @@ int lab_scenario_program(struct lab_scenario *c, long seed)
         char line[80];
         snprintf(line, sizeof line, "sched feature %s %s",
                  eevdf_feature_name((enum eevdf_feature)s->features[i].feature), s->features[i].on ? "on" : "off");
-        c->cmd[c->ncmd++] = strdup(line);
+        c->cmd[c->ncmd++] = xstrdup(line);
     }
     int order[SCN_MAX_KNOBS];
     scn_knob_order(s, order);
@@ -430,7 +424,7 @@ int lab_scenario_program(struct lab_scenario *c, long seed)
         char line[80];
         snprintf(line, sizeof line, "sched knob %s %lld", scn_knob_name(s->knobs[order[i]].knob),
                  (long long)s->knobs[order[i]].value);
-        c->cmd[c->ncmd++] = strdup(line);
+        c->cmd[c->ncmd++] = xstrdup(line);
     }
     uint64_t file_seed = s->seed;
     if (c->variant)
@@ -774,23 +768,19 @@ char **lab_sorted_names(const char *dir, bool (*keep)(const char *name), int *n)
     if (!d)
         return NULL;
     size_t cap = 16;
-    char **names = malloc(cap * sizeof *names);
+    char **names = xmalloc(cap * sizeof *names);
     struct dirent *e;
     *n = 0;
-    while (names && (e = readdir(d))) {
+    while ((e = readdir(d))) {
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !keep(e->d_name))
             continue;
         if ((size_t)*n == cap) {
-            char **bigger = realloc(names, 2 * cap * sizeof *names);
-            if (!bigger)
-                break;
-            names = bigger;
+            names = xreallocarray(names, 2 * cap, sizeof *names);
             cap *= 2;
         }
-        names[(*n)++] = strdup(e->d_name);
+        names[(*n)++] = xstrdup(e->d_name);
     }
     closedir(d);
-    if (names)
-        qsort(names, (size_t)*n, sizeof *names, name_cmp);
+    qsort(names, (size_t)*n, sizeof *names, name_cmp);
     return names;
 }

@@ -32,6 +32,7 @@
 
 #include "cli/compare.h"
 #include "cli/lab.h"
+#include "host/base/xalloc.h"
 
 static void subst(char *out, size_t len, const char *in, const struct lab *lab, long seed)
 {
@@ -78,20 +79,18 @@ char *lab_self(const struct lab *lab, const char *args, long seed)
     }
     close(fd[1]);
     size_t cap = 4096, n = 0;
-    char *out = malloc(cap);
+    char *out = xmalloc(cap);
     ssize_t r;
-    while (out && (r = read(fd[0], out + n, cap - n - 1)) > 0) {
+    while ((r = read(fd[0], out + n, cap - n - 1)) > 0) {
         n += (size_t)r;
         if (cap - n < 2) {
             cap *= 2;
-            out = realloc(out, cap);
+            out = xrealloc(out, cap);
         }
     }
     close(fd[0]);
     int st;
     waitpid(pid, &st, 0);
-    if (!out)
-        return NULL;
     out[n] = 0;
     if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
         free(out);
@@ -504,9 +503,7 @@ int lab_truth(const struct lab *lab, const struct lab_question *q, long seed, ch
 char *lab_explain(const struct lab *lab, const char *text)
 {
     size_t cap = strlen(text) + 1024, n = 0;
-    char *out = malloc(cap);
-    if (!out)
-        return NULL;
+    char *out = xmalloc(cap);
     for (const char *p = text; *p;) {
         bool cmp = !strncmp(p, "{compare ", 9);
         const char *end = cmp || !strncmp(p, "{sql ", 5) ? strchr(p, '}') : NULL;
@@ -530,12 +527,7 @@ char *lab_explain(const struct lab *lab, const char *text)
         }
         if (n + alen + 1 > cap) {
             cap = 2 * (n + alen + 1);
-            char *bigger = realloc(out, cap);
-            if (!bigger) {
-                free(out);
-                return NULL;
-            }
-            out = bigger;
+            out = xrealloc(out, cap);
         }
         memcpy(out + n, add, alen);
         n += alen;

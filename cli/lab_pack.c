@@ -17,7 +17,6 @@
  * unjudged; `runq lab check --key OUT/key` and `runq lab grade` judge all.
  * docs/instructor.md walks through a course.
  */
-#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -26,6 +25,7 @@
 #include <sys/stat.h>
 
 #include "cli/lab.h"
+#include "host/base/xalloc.h"
 
 /* Opens from for reading and to for writing, or says which failed. */
 static int open_pair(const char *from, const char *to, FILE **in, FILE **out)
@@ -68,8 +68,7 @@ static int strip_conf(const char *from, const char *to)
         line[strcspn(line, "\n")] = 0;
         char *k, *v;
         free(copy);
-        copy = strdup(line);
-        assert(copy);
+        copy = xstrdup(line);
         bool pair = lab_conf_pair(copy, &k, &v);
         if (pair && !strcmp(k, "explain"))
             continue;

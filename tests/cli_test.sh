@@ -77,24 +77,24 @@ runq run --help
     && pass run_help || failed run_help "rc $rc"
 
 # ---- bad flags: exit 2, one line starting "runq boot: " ----
-expect cpus_zero 2 "runq boot: bad --cpus '0'" boot "${K[@]}" --cpus 0
-expect cpus_65 2 "bad --cpus" boot "${K[@]}" --cpus 65
-expect cpus_not_number 2 "bad --cpus" boot "${K[@]}" --cpus 4x
-expect cpus_negative 2 "bad --cpus" boot "${K[@]}" --cpus=-1
-expect cpus_empty 2 "bad --cpus" boot "${K[@]}" --cpus=
+expect cpus_zero 2 "runq boot: --cpus takes 1..64, not '0'" boot "${K[@]}" --cpus 0
+expect cpus_65 2 "--cpus takes 1..64" boot "${K[@]}" --cpus 65
+expect cpus_not_number 2 "--cpus takes 1..64, not '4x'" boot "${K[@]}" --cpus 4x
+expect cpus_negative 2 "--cpus takes 1..64, not '-1'" boot "${K[@]}" --cpus=-1
+expect cpus_empty 2 "--cpus takes 1..64, not ''" boot "${K[@]}" --cpus=
 expect cpus_missing_value 2 "--cpus needs a value" boot "${K[@]}" --cpus
-expect hz_300 2 "bad --hz '300'" boot "${K[@]}" --hz 300
-expect policy_cfs 2 "bad --policy 'cfs'" boot "${K[@]}" --policy cfs
-expect timeout_zero 2 "bad --timeout" boot "${K[@]}" --timeout 0
-expect timeout_fraction 2 "bad --timeout" boot "${K[@]}" --timeout 1.5
+expect hz_300 2 "--hz takes 100, 250 or 1000, not '300'" boot "${K[@]}" --hz 300
+expect policy_cfs 2 "--policy takes rr or eevdf, not 'cfs'" boot "${K[@]}" --policy cfs
+expect timeout_zero 2 "--timeout takes a positive number of seconds, not '0'" boot "${K[@]}" --timeout 0
+expect timeout_fraction 2 "--timeout takes a positive number of seconds" boot "${K[@]}" --timeout 1.5
 expect cmd_semicolon 2 "may not contain ';'" boot "${K[@]}" --cmd "echo a; echo b"
 expect cmd_newline 2 "may not contain ';' or a newline" boot "${K[@]}" --cmd $'echo a\necho b'
 expect cmd_control_char 2 "printable" boot "${K[@]}" --cmd $'echo \t a'
-expect test_bad_name 2 "bad --test" boot "${K[@]}" --test "a b"
+expect test_bad_name 2 "--test takes a self-test's name or all" boot "${K[@]}" --test "a b"
 expect append_dashdash 2 "--append" boot "${K[@]}" --append "x -- y"
 expect switch_with_value 2 "--gdb takes no value" boot "${K[@]}" --gdb=1
 expect unknown_flag 2 "runq boot: unknown flag '--bogus'" boot "${K[@]}" --bogus
-expect stray_argument 2 "unknown argument 'extra'" boot "${K[@]}" extra
+expect stray_argument 2 "runq boot: unexpected argument 'extra'; see runq boot --help" boot "${K[@]}" extra
 expect run_rejects_timeout 2 "runq run: unknown flag '--timeout'" run "${K[@]}" --timeout 5
 [ ! -e "$T/argv" ] && pass bad_flags_never_start_qemu || failed bad_flags_never_start_qemu "fake ran"
 

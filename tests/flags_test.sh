@@ -142,4 +142,29 @@ for cmd in "report latency" "report compare" sql export merge "plot latency"; do
     fi
 done
 
+# runq boot and runq run: one table, two forms. run lists --db and not
+# --timeout, boot the other way round; each refuses the other's flag with
+# the standard words, before any QEMU starts.
+"$RUNQ" boot --help >"$T/bh"; "$RUNQ" run --help >"$T/rh"
+if grep -q -- '^  --timeout S ' "$T/bh" && ! grep -q -- '--db ' "$T/bh" && grep -q -- '^  --db FILE.db ' "$T/rh" \
+    && ! grep -q -- '--timeout' "$T/rh" && grep -q '^environment:' "$T/rh"; then
+    pass boot_and_run_help_from_one_table
+else
+    failed boot_and_run_help_from_one_table "$(head -c 300 "$T/rh")"
+fi
+"$RUNQ" boot --kernel /nonexistent --db x.db >"$T/out" 2>"$T/err"
+rc=$?
+if [ $rc = 2 ] && [ "$(cat "$T/err")" = "runq boot: unknown flag '--db'; see runq boot --help" ]; then
+    pass boot_refuses_run_flag
+else
+    failed boot_refuses_run_flag "rc $rc: $(head -c 200 "$T/err")"
+fi
+"$RUNQ" boot --kernel /nonexistent --cpus=x >"$T/out" 2>"$T/err"
+rc=$?
+if [ $rc = 2 ] && [ "$(cat "$T/err")" = "runq boot: --cpus takes 1..64, not 'x'" ]; then
+    pass boot_bad_value_standard_words
+else
+    failed boot_bad_value_standard_words "rc $rc: $(head -c 200 "$T/err")"
+fi
+
 exit $fail

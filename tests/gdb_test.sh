@@ -35,8 +35,8 @@ if ! command -v gdb >/dev/null || [ "$(gdb -nx -batch -ex 'python print("py")' 2
 fi
 
 # The port is checked before anything listens on it.
-expect gdb_port_refuses_0 2 "bad --gdb-port '0': want a TCP port, 1..65535" boot --gdb-port 0
-expect gdb_port_refuses_65536 2 "bad --gdb-port '65536'" boot --gdb-port 65536
+expect gdb_port_refuses_0 2 "--gdb-port takes a TCP port, 1..65535, not '0'" boot --gdb-port 0
+expect gdb_port_refuses_65536 2 "--gdb-port takes a TCP port, 1..65535, not '65536'" boot --gdb-port 65536
 
 # Task ids: idle/0, idle/1, tracer, shell, then the spinners in order.
 HOG=5 A=6

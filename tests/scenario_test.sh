@@ -103,7 +103,7 @@ expect kernel_refuses_its_tick 2 "k_hz.scn:2: runq's kernel ticks at 100, 250 or
 printf 'task A\ntask B pattern=run:1ms,sleep:3ms\nrun 40ms\nmeasure B p99 stall\nvary hz 100,250\n' >"$T/v.scn"
 expect vary_flag_checked 2 "--vary hz: bad hz '333'" experiment --engine sim --db "$T/r.db" --vary hz=250,333 "$T/v.scn"
 expect experiment_bad_engine 2 "--engine takes kernel, linux or sim" experiment --engine qemu "$T/v.scn"
-expect experiment_engine_twice 2 "--engine names kernel twice" experiment --engine kernel,sim,kernel "$T/v.scn"
+expect experiment_engine_twice 2 "--engine kernel,sim,kernel: names kernel twice" experiment --engine kernel,sim,kernel "$T/v.scn"
 expect experiment_bad_shard 2 "--shard takes I/N" experiment --shard 3/2 "$T/v.scn"
 expect experiment_no_file 2 "need a scenario FILE" experiment --engine sim
 [ -e "$T/r.db" ] && failed refusals_write_nothing "a refused experiment made $T/r.db" || pass refusals_write_nothing
