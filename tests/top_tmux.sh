@@ -288,4 +288,24 @@ if [ -n "$sock" ] && [ "$row" = "incomplete interrupted" ] && [ ! -e "$(dirname 
 else
     failed run_closed_by_its_terminal_cleans_up "trace '$row', socket dir of '$sock' $([ -e "$(dirname "$sock")" ] && echo left || echo gone), $(ls "$T/run" | tr '\n' ' ')"
 fi
+# The view ends with its terminal, even when whoever started it left
+# SIGHUP ignored (an ignored disposition survives exec): killing its tmux
+# session hangs the terminal up, and a view reading ERR from a dead
+# terminal ran on (two found alive 29 and 49 minutes later, issue 36).
+tmux new-session -d -s hup -x 100 -y 30 "trap '' HUP; exec $RUNQ top --db $T/f.db --trace 1 --speed 0.01"
+S=hup
+if wait_for 'TID'; then
+    pid=$(tmux list-panes -t hup -F '#{pane_pid}')
+    tmux kill-session -t hup
+    gone=0
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || { gone=1; break; }; sleep 0.1; done
+    if [ "$gone" = 1 ]; then
+        pass top_ends_with_its_terminal
+    else
+        failed top_ends_with_its_terminal "runq top (pid $pid) still alive 5 s after its terminal hung up"
+        kill -9 "$pid" 2>/dev/null
+    fi
+else
+    failed top_ends_with_its_terminal "the view never drew: $(screen | head -3 | tr '\n' '|')"
+fi
 exit $fail

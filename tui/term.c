@@ -3,6 +3,7 @@
  */
 #include <langinfo.h>
 #include <locale.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,11 +16,17 @@
 
 static volatile sig_atomic_t got_signal;
 static bool active, use_color;
-static struct sigaction old_int, old_term;
+static struct sigaction old_int, old_term, old_hup;
 
 static void on_signal(int sig)
 {
     got_signal = sig;
+}
+
+bool term_hung_up(void)
+{
+    struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
+    return poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR | POLLNVAL));
 }
 
 int term_signalled(void)
@@ -36,6 +43,7 @@ void term_stop(void)
     endwin();
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGHUP, &old_hup, NULL);
 }
 
 int term_start(struct term_caps *caps)
@@ -54,6 +62,11 @@ int term_start(struct term_caps *caps)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
+    /* The terminal hanging up (its tmux pane killed, the window closed)
+     * ends the view too, even when the parent left SIGHUP ignored: an
+     * ignored disposition survives exec, and a view left over on a dead
+     * terminal read ERR forever (two were found alive 49 minutes on). */
+    sigaction(SIGHUP, &sa, &old_hup);
     got_signal = 0;
 
     if (!initscr()) {

@@ -39,8 +39,11 @@ int term_start(struct term_caps *caps);
 /* Restores the terminal. Safe to call twice, and from atexit. */
 void term_stop(void);
 
-/* SIGINT or SIGTERM received since term_start (the signal), else 0. */
+/* SIGINT, SIGTERM or SIGHUP received since term_start (the signal), else 0. */
 int term_signalled(void);
+/* The terminal is gone (stdin hung up, or closed): its reads give ERR at
+ * once forever, which the view's loop would take for a quiet keyboard. */
+bool term_hung_up(void);
 
 /* The attributes for a role (colour pair, or bold/reverse/dim). */
 int term_attr(enum term_role r);

@@ -635,6 +635,8 @@ int top_run(const struct top_opts *o)
         int wait = (int)(next_refresh - now_ms());
         timeout(wait < 1 ? 1 : wait);
         int ch = getch();
+        if (ch == ERR && term_hung_up())
+            break;
         if (ch == ERR || ch == KEY_RESIZE)
             continue;
         quit = key(&ui, ch);
