@@ -8,13 +8,8 @@
 #include <string.h>
 
 #include "db/qx_export.h"
+#include "db/q_rows.h"
 #include "host/base/xalloc.h"
-
-static int fail(sqlite3 *db, char *err, size_t errlen)
-{
-    snprintf(err, errlen, "%s", sqlite3_errmsg(db));
-    return -1;
-}
 
 static bool null_at(sqlite3_stmt *s, int c)
 {
@@ -56,7 +51,7 @@ int dbq_export_experiment_traces(sqlite3 *db, int64_t id, bool *found, int64_t *
         }
         (*ids)[(*n)++] = col(s, 1);
     }
-    int out = rc == SQLITE_DONE ? 0 : fail(db, err, errlen);
+    int out = rc == SQLITE_DONE ? 0 : dbq_fail(db, err, errlen);
     sqlite3_finalize(s);
     if (out) {
         free(*ids);
@@ -85,7 +80,7 @@ int dbq_export_threads(sqlite3 *db, int64_t trace, bool (*fn)(const struct dbq_e
                               "WHERE trace_id = ?1 ORDER BY utid";
     sqlite3_stmt *s;
     if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-        return fail(db, err, errlen);
+        return dbq_fail(db, err, errlen);
     sqlite3_bind_int64(s, 1, trace);
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -99,7 +94,7 @@ int dbq_export_threads(sqlite3 *db, int64_t trace, bool (*fn)(const struct dbq_e
         if (!fn(&t, arg))
             break;
     }
-    int out = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : fail(db, err, errlen);
+    int out = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : dbq_fail(db, err, errlen);
     sqlite3_finalize(s);
     return out;
 }
@@ -116,7 +111,7 @@ int dbq_export_head(sqlite3 *db, int64_t trace, struct dbq_export_head *h, char 
     memset(h, 0, sizeof *h);
     if (sqlite3_prepare_v2(db, "SELECT policy, engine, ncpus FROM main.trace WHERE trace_id = ?1", -1, &s, NULL) !=
         SQLITE_OK)
-        return fail(db, err, errlen);
+        return dbq_fail(db, err, errlen);
     sqlite3_bind_int64(s, 1, trace);
     int rc = sqlite3_step(s);
     if (rc == SQLITE_ROW) {
@@ -124,7 +119,7 @@ int dbq_export_head(sqlite3 *db, int64_t trace, struct dbq_export_head *h, char 
         h->engine = dup_text(s, 1);
         h->ncpus = col(s, 2);
     }
-    int out = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : fail(db, err, errlen);
+    int out = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : dbq_fail(db, err, errlen);
     sqlite3_finalize(s);
     if (out)
         dbq_export_head_free(h);
@@ -145,7 +140,7 @@ int dbq_export_overlap(sqlite3 *db, int64_t trace, int64_t *cpu, int64_t *ts, ch
         "FROM main.sched_slice WHERE trace_id = ?1) WHERE ts < prev_end ORDER BY ts LIMIT 1";
     sqlite3_stmt *s;
     if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-        return fail(db, err, errlen);
+        return dbq_fail(db, err, errlen);
     sqlite3_bind_int64(s, 1, trace);
     int rc = sqlite3_step(s), out = 0;
     if (rc == SQLITE_ROW) {
@@ -153,7 +148,7 @@ int dbq_export_overlap(sqlite3 *db, int64_t trace, int64_t *cpu, int64_t *ts, ch
         *ts = col(s, 1);
         out = 1;
     } else if (rc != SQLITE_DONE) {
-        out = fail(db, err, errlen);
+        out = dbq_fail(db, err, errlen);
     }
     sqlite3_finalize(s);
     return out;
@@ -284,7 +279,7 @@ int dbq_export_rows(sqlite3 *db, int64_t trace, bool (*fn)(const struct dbq_expo
     int out = 0;
     for (int k = 0; k < DBQ_EXPORT_NKINDS && !out; k++) {
         if (sqlite3_prepare_v2(db, kind_sql[k], -1, &st[k], NULL) != SQLITE_OK)
-            out = fail(db, err, errlen);
+            out = dbq_fail(db, err, errlen);
         else
             sqlite3_bind_int64(st[k], 1, trace);
     }
@@ -292,7 +287,7 @@ int dbq_export_rows(sqlite3 *db, int64_t trace, bool (*fn)(const struct dbq_expo
         int rc = sqlite3_step(st[k]);
         done[k] = rc != SQLITE_ROW;
         if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-            out = fail(db, err, errlen);
+            out = dbq_fail(db, err, errlen);
     }
     /* The merge: each kind is in time order, so the earliest of their
      * current rows is the next (ties: the lower kind). */
@@ -311,7 +306,7 @@ int dbq_export_rows(sqlite3 *db, int64_t trace, bool (*fn)(const struct dbq_expo
         int rc = sqlite3_step(st[best]);
         done[best] = rc != SQLITE_ROW;
         if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-            out = fail(db, err, errlen);
+            out = dbq_fail(db, err, errlen);
     }
     for (int k = 0; k < DBQ_EXPORT_NKINDS; k++)
         sqlite3_finalize(st[k]);

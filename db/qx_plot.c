@@ -6,13 +6,8 @@
 #include <string.h>
 
 #include "db/qx_plot.h"
+#include "db/q_rows.h"
 #include "host/base/xalloc.h"
-
-static int fail(sqlite3 *db, char *err, size_t errlen)
-{
-    snprintf(err, errlen, "%s", sqlite3_errmsg(db));
-    return -1;
-}
 
 static const char *col_text(sqlite3_stmt *s, int i)
 {
@@ -25,19 +20,16 @@ static const char *col_text(sqlite3_stmt *s, int i)
 static int prep(sqlite3 *db, const char *sql, int64_t id, sqlite3_stmt **s, char *err, size_t errlen)
 {
     if (sqlite3_prepare_v2(db, sql, -1, s, NULL) != SQLITE_OK)
-        return fail(db, err, errlen);
+        return dbq_fail(db, err, errlen);
     sqlite3_bind_int64(*s, 1, id);
     return 0;
 }
 
-/* The end of a read whose last sqlite3_step returned rc: 0 when it
- * reached the end or fn stopped it at a row, else -1 with err. s is
- * finalized. */
+/* The end of a read whose last sqlite3_step returned rc (a row: fn
+ * stopped it there, on purpose). */
 static int finish(sqlite3 *db, sqlite3_stmt *s, int rc, char *err, size_t errlen)
 {
-    int out = rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : fail(db, err, errlen);
-    sqlite3_finalize(s);
-    return out;
+    return dbq_finish(db, s, rc, rc == SQLITE_ROW, err, errlen);
 }
 
 int dbq_plot_trace(sqlite3 *db, int64_t id, struct dbq_plot_trace *t, char *policy, size_t policylen, char *err,
@@ -54,7 +46,7 @@ int dbq_plot_trace(sqlite3 *db, int64_t id, struct dbq_plot_trace *t, char *poli
         t->ncpus = sqlite3_column_int(s, 2);
         snprintf(policy, policylen, "%s", col_text(s, 3));
     }
-    int out = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : fail(db, err, errlen);
+    int out = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : dbq_fail(db, err, errlen);
     sqlite3_finalize(s);
     return out;
 }
@@ -63,7 +55,7 @@ int dbq_plot_traces(sqlite3 *db, bool (*fn)(int64_t id, void *arg), void *arg, c
 {
     sqlite3_stmt *s;
     if (sqlite3_prepare_v2(db, "SELECT trace_id FROM trace ORDER BY trace_id", -1, &s, NULL) != SQLITE_OK)
-        return fail(db, err, errlen);
+        return dbq_fail(db, err, errlen);
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW)
         if (!fn(sqlite3_column_int64(s, 0), arg))
@@ -176,7 +168,7 @@ int dbq_plot_experiments(sqlite3 *db, bool *has, int64_t *newest, char *err, siz
     *newest = 0;
     if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'experiment'", -1, &s,
                            NULL) != SQLITE_OK)
-        return fail(db, err, errlen);
+        return dbq_fail(db, err, errlen);
     *has = sqlite3_step(s) == SQLITE_ROW;
     sqlite3_finalize(s);
     /* a table without the column (not runq's) has no experiment either */
@@ -209,7 +201,7 @@ int dbq_plot_experiment(sqlite3 *db, int64_t id, struct dbq_plot_experiment *x, 
         x->repeats = sqlite3_column_int(s, 4);
         out = 1;
     } else {
-        out = rc == SQLITE_DONE ? 0 : fail(db, err, errlen);
+        out = rc == SQLITE_DONE ? 0 : dbq_fail(db, err, errlen);
     }
     sqlite3_finalize(s);
     return out;
