@@ -259,17 +259,6 @@ fi
 # boot, or a Linux run's threads and its tracing instance) for as long as
 # it had to go, and a SIGHUP killed runq experiment, storing nothing.
 
-# tree PID: PID and every process below it.
-tree() {
-    local all next
-    all=$1
-    next=$1
-    while [ -n "$next" ]; do
-        next=$(ps -e -o pid=,ppid= | awk -v p=" $next " 'index(p, " " $2 " ") { printf "%s ", $1 }')
-        all="$all $next"
-    done
-    echo $all
-}
 # none_alive PIDS...: none of PIDS runs (a zombie counts as ended).
 none_alive() {
     local p
@@ -286,11 +275,6 @@ within() {
     return 1
 }
 has_qemu() { ps -o comm= -p "$(tree $1 | tr ' ' ',')" 2>/dev/null | grep -q qemu; }
-instance_of_child() {
-    local c
-    for c in $(tree $1); do [ -d "$TRACING/instances/runq-$c" ] && { echo "runq-$c"; return 0; }; done
-    return 1
-}
 
 # Busy: under icount an idle guest skips ahead, and a run that sleeps ends early.
 printf 'cpus 1\nrun 60s\ntask a\n' >"$T/k.scn"

@@ -131,3 +131,35 @@ linux_recording_ready() {
         return 1
     fi
 }
+
+# tree PID: PID and every process below it.
+tree() {
+    local all next
+    all=$1
+    next=$1
+    while [ -n "$next" ]; do
+        next=$(ps -e -o pid=,ppid= | awk -v p=" $next " 'index(p, " " $2 " ") { printf "%s ", $1 }')
+        all="$all $next"
+    done
+    echo $all
+}
+
+# instance_of_child PID: the tracefs instance (runq-N) of PID or a process
+# below it, if one exists.
+instance_of_child() {
+    local c
+    for c in $(tree $1); do [ -d "$TRACING/instances/runq-$c" ] && { echo "runq-$c"; return 0; }; done
+    return 1
+}
+
+# stale_instances: how many runq-N tracing instances there are whose
+# process N is gone. Another suite's recorder, alive, is not counted: a
+# suite that runs beside this one would otherwise make the count move.
+stale_instances() {
+    local d n=0
+    for d in "$TRACING"/instances/runq-*; do
+        [ -d "$d" ] || continue
+        kill -0 "${d##*/runq-}" 2>/dev/null || n=$((n + 1))
+    done
+    echo $n
+}

@@ -29,7 +29,9 @@ trap 'tmux_stop 2>/dev/null; rm -rf "$T"' EXIT
 linux_recording_ready linux_engine || exit 0
 ncpu=$(nproc)
 last=$((ncpu - 1))
-instances() { ls "$TRACING/instances" 2>/dev/null | grep -c '^runq-'; }
+# Instances left behind by a dead recorder; a suite running beside this
+# one records too, and its live instance is not this suite's to count.
+instances() { stale_instances; }
 before=$(instances)
 
 # ---- refusals, with the line ----
@@ -172,7 +174,7 @@ fi
 sed 's/^run 1s/run 30s/' "$T/pp.scn" >"$T/long.scn"
 "$RUNQ" experiment --quiet --engine linux --db "$T/i.db" "$T/long.scn" >"$T/i.out" 2>"$T/i.err" &
 pid=$!
-eventually sh -c "[ \$(ls $TRACING/instances | grep -c '^runq-') -gt $before ]"
+eventually instance_of_child "$pid" >/dev/null
 sleep 0.5
 kill -INT "$pid"
 wait "$pid"
