@@ -33,9 +33,12 @@ KCFLAGS := -std=gnu11 -ffreestanding -fno-pic -fno-pie -mno-red-zone -mgeneral-r
 # ---- host ----
 RUNQ := $(BUILD)/runq
 # The host binary holds the CLI, the trace decoder and recorder, the database
-# layer, the TUI, the labs, the Linux engine (linux/), and the policies
+# layer, the TUI, the labs, the Linux engine (host/engine/linux/), and the policies
 # themselves (for runq sim).
-HOST_SRC := $(sort $(wildcard host/base/*.c cli/*.c trace/*.c db/*.c tui/*.c labs/*.c scenario/*.c linux/*.c)) \
+# Every host folder's C files (host/engine/linux/bpf/ is the BPF target's, not the host's).
+HOST_DIRS := trace trace/recorder db tui labs/engine host/base host/scenario host/engine host/engine/kernel host/engine/linux \
+	host/engine/sim host/experiment host/analysis host/export host/cli
+HOST_SRC := $(sort $(foreach d,$(HOST_DIRS),$(wildcard $(d)/*.c))) \
 	kernel/sched/decide.c kernel/sched/rr.c kernel/sched/rt.c kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c
 HOST_OBJ := $(patsubst %.c,$(BUILD)/host/%.o,$(HOST_SRC))
 # SQL files in db/ are embedded as C strings (scripts/embed.sh FILE NAME).
@@ -103,7 +106,7 @@ $(BUILD)/tobj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TCFLAGS) -c $< -o $@
 
-# ---- the BPF recorder (linux/bpf/, linux/bpfrec.c) ----
+# ---- the BPF recorder (host/engine/linux/bpf/, host/engine/linux/bpfrec.c) ----
 # Built when clang, bpftool and libbpf-dev are here (scripts/deps.sh
 # installs them): the program is compiled for the BPF target, CO-RE, and
 # embedded in runq as bpftool's skeleton header. Without them runq still
@@ -115,9 +118,9 @@ ifeq ($(HAVE_BPF),1)
 HCFLAGS += -DRUNQ_HAVE_BPF -iquote $(BUILD)/bpf
 TCFLAGS += -DRUNQ_HAVE_BPF -iquote $(BUILD)/bpf
 HOST_LIBS += -lbpf -lelf -lz
-$(BUILD)/host/linux/bpfrec.o $(BUILD)/tobj/linux/bpfrec.o: $(BPF_SKEL)
+$(BUILD)/host/host/engine/linux/bpfrec.o $(BUILD)/tobj/host/engine/linux/bpfrec.o: $(BPF_SKEL)
 endif
-$(BUILD)/bpf/sched.bpf.o: linux/bpf/sched.bpf.c linux/bpf/wire.h
+$(BUILD)/bpf/sched.bpf.o: host/engine/linux/bpf/sched.bpf.c host/engine/linux/bpf/wire.h
 	@mkdir -p $(dir $@)
 	clang -O2 -g -target bpf -D__TARGET_ARCH_x86 -I/usr/include/$(shell $(CC) -print-multiarch) -iquote . -c $< -o $@
 $(BPF_SKEL): $(BUILD)/bpf/sched.bpf.o
@@ -133,10 +136,10 @@ DECODE_TEST_OBJ := $(call tobj,tests/trace_decode_test.c trace/decode.c)
 # The kernel's trace ring, compiled for the host against libc's memcpy.
 RING_TEST_OBJ := $(call tobj,tests/ring_test.c kernel/trace/ring.c)
 # The Linux engine's runner, on this host's Linux (threads of the test).
-LINUX_RUN_TEST_OBJ := $(call tobj,tests/linux_run_test.c linux/run.c linux/alternate.c linux/refuse.c linux/setup.c linux/measure.c $(wildcard scenario/*.c) \
+LINUX_RUN_TEST_OBJ := $(call tobj,tests/linux_run_test.c host/engine/linux/run.c host/engine/linux/alternate.c host/engine/linux/refuse.c host/engine/linux/setup.c host/engine/linux/measure.c $(wildcard host/scenario/*.c) \
 	host/base/xalloc.c $(POLICY_SRC))
 # The Linux recorder on this host's tracefs, writing through db/.
-LINUX_PINGPONG_OBJ := $(call tobj,tests/linux_pingpong.c linux/tracefs.c linux/ftrace.c linux/lxrec.c linux/bpfrec.c linux/hostrules.c \
+LINUX_PINGPONG_OBJ := $(call tobj,tests/linux_pingpong.c host/engine/linux/tracefs.c host/engine/linux/ftrace.c host/engine/linux/lxrec.c host/engine/linux/bpfrec.c host/engine/linux/hostrules.c \
 	$(wildcard db/*.c) $(wildcard trace/*.c) kernel/sched/weights.c host/base/xalloc.c)
 # runq top's model and what it reads, without a terminal: its unit test,
 # tests/top_agree.sh's probe and its bench (bench_top) are built on it.

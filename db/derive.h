@@ -66,7 +66,7 @@
 /* Task ids a trace may use: 0 .. DERIVE_MAX_TID - 1. */
 #define DERIVE_MAX_TID (1 << 22)
 
-/* A Linux trace's pseudo tasks (linux/lxrec.h, docs/sql.md): at the top
+/* A Linux trace's pseudo tasks (host/engine/linux/lxrec.h, docs/sql.md): at the top
  * of those ids, each CPU's idle task and its "other" (every thread outside
  * the scenario while it runs there). Here so that readers above the
  * Linux engine (tui/) can tell them without including it. */

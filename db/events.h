@@ -1,7 +1,7 @@
 /*
  * The trace database read back as typed events: the one place on the host
  * where a stored event is interpreted. `runq top`'s model (tui/model.c),
- * `runq step`'s replay (db/replay.c) and the labs (cli/lab.c) read events
+ * `runq step`'s replay (db/replay.c) and the labs (labs/engine/lab.c) read events
  * through it; the writer (db/writer.c) shares its LEAVE table.
  *
  * What it holds:

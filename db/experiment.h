@@ -2,7 +2,7 @@
  * Storing experiments and scenario runs (the tables experiment, scenario,
  * scenario_task and scenario_metric of db/schema.sql; docs/sql.md). Plain
  * rows in, so db/ needs nothing of the scenario format: runq experiment
- * (cli/experiment.c) fills them. Every function prints nothing and
+ * (host/experiment/experiment.c) fills them. Every function prints nothing and
  * returns -1 with a one-line message in err on failure.
  *
  * Several runq processes may store into one database at once (an

@@ -2,7 +2,7 @@
  * Each recorded pick with the queue stored at its moment: the rows of
  * eevdf_pick and of queue_snapshot at the same (trace, ts, cpu), read
  * together in time order, typed. What `runq report fidelity`
- * (cli/fidelity.c) replays; the SQL is here, the judging there.
+ * (host/analysis/fidelity.c) replays; the SQL is here, the judging there.
  *
  * On a Linux trace with internals the snapshot of a pick is the queue
  * right after it (docs/sql.md, "Traces from Linux"): next is its current,

@@ -1,5 +1,5 @@
 /*
- * What `runq report compare` (cli/compare.c) reads of two runs: which
+ * What `runq report compare` (host/analysis/compare.c) reads of two runs: which
  * run an argument names, its trace's settings and window, and its
  * samples cut into intervals of guest time. The SQL is here; the pairing,
  * the judging and the sign test there.

@@ -1,5 +1,5 @@
 /*
- * An experiment's rows as its table reads them (cli/experiment_table.c,
+ * An experiment's rows as its table reads them (host/experiment/experiment_table.c,
  * which `runq experiment` and `runq report experiment` print): its
  * experiment row, each cell's runs, and every value a cell's column is
  * made from. The SQL is here, the arithmetic and the printing there.

@@ -1,5 +1,5 @@
 /*
- * What `runq merge` (cli/merge.c) reads and writes: this runq's schema,
+ * What `runq merge` (host/experiment/merge.c) reads and writes: this runq's schema,
  * each database's kind, its experiments and their runs, a table's rows
  * copied into OUT with their ids moved, and OUT's experiment rows set.
  * The SQL is here; which columns hold which ids, the shard groups, the

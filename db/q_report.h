@@ -1,5 +1,5 @@
 /*
- * The canned reports of `runq report` (cli/report.c; docs/sql.md shows
+ * The canned reports of `runq report` (host/cli/report.c; docs/sql.md shows
  * the same queries): each a read-only SQL text over the tables of
  * docs/sql.md, printed as a table, CSV or JSON by dbq_run. Most are fixed
  * text; three are made here: latency (its threshold and class are

@@ -1,6 +1,6 @@
 /*
- * What `runq export --perfetto` reads (cli/export.c picks the traces,
- * cli/perfetto.c writes the lines): the SQL is here, the ftrace text
+ * What `runq export --perfetto` reads (host/export/export.c picks the traces,
+ * host/export/perfetto.c writes the lines): the SQL is here, the ftrace text
  * there.
  *
  * Every function reads main.* tables only, so a connection scoped to
@@ -60,7 +60,7 @@ int dbq_export_overlap(sqlite3 *db, int64_t trace, int64_t *cpu, int64_t *ts, ch
 
 /* The rows of a trace that the export writes, each kind read in time
  * order and all merged by time; at one time, in the order of this enum
- * (cli/perfetto.c says why: a wakeup before the switch it may cause,
+ * (host/export/perfetto.c says why: a wakeup before the switch it may cause,
  * counters after it). */
 enum dbq_export_kind {
     DBQ_EXPORT_WAKE,   /* a row of wakeup */

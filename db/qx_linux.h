@@ -1,5 +1,5 @@
 /*
- * What the Linux recorder (linux/lxrec.c) writes after a trace, beside
+ * What the Linux recorder (host/engine/linux/lxrec.c) writes after a trace, beside
  * what it writes through the writer (db/writer.h): the per-CPU counters,
  * the group levels above a picked thread's queue (linux_group), and the
  * foreign CPU time. Each is one transaction on a connection of its own,

@@ -1,5 +1,5 @@
 /*
- * What `runq plot`'s kinds read (cli/plot_kinds.c draws them): a
+ * What `runq plot`'s kinds read (host/export/plot_kinds.c draws them): a
  * trace's row, its slices, wakeups and gaps in a window, its wake
  * latencies, and an experiment's cells. The SQL is here, the figures
  * there.

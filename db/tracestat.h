@@ -1,7 +1,7 @@
 /*
  * Stats rows a recorder adds to a trace once it is written: numbers it
  * can only take from the trace's own rows, so that a query over the trace
- * gives the same number. The Linux engine's foreign_cpu_ns (linux/lxrec.h)
+ * gives the same number. The Linux engine's foreign_cpu_ns (host/engine/linux/lxrec.h)
  * is one: the slices of the pseudo task "other" in the measured window.
  * Each function prints nothing; SQLite's result code on failure.
  */

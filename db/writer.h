@@ -13,7 +13,7 @@
  * ingest.c one record's rows, derive.c the derived tables.
  *
  * Contract:
- *   - records arrive in timestamp order across CPUs (cli/record.c merges
+ *   - records arrive in timestamp order across CPUs (trace/recorder/record.c merges
  *     the per-CPU packets); a record a little out of order is stored as is
  *     and the durations it would make negative are clamped to 0;
  *   - db_writer_gap() says that CPU cpu lost records before the next one:
@@ -103,7 +103,7 @@ int db_writer_commit(struct db_writer *w);
 int db_writer_set_control(struct db_writer *w, const char *path);
 
 /* Names what made the trace (trace.engine, trace.engine_version): a
- * new trace says "runq-kernel"; the Linux engine (linux/lxrec.c) says
+ * new trace says "runq-kernel"; the Linux engine (host/engine/linux/lxrec.c) says
  * "linux" and the host kernel's release. Outside a batch transaction, as
  * db_writer_set_control. 0, or -1. */
 int db_writer_set_engine(struct db_writer *w, const char *engine, const char *version);

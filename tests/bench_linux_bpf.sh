@@ -4,7 +4,7 @@
 #   cost      seed 000's crowded cell (8 hogs and the probe on CPU 1, 10 s),
 #             REPEATS runs, each measuring the recorder against itself in
 #             one run (RUNQ_BPF_ALTERNATE_MS=250: its programs detached and
-#             attached again every 250 ms, linux/alternate.c): the probe's
+#             attached again every 250 ms, host/engine/linux/alternate.c): the probe's
 #             wake latency p50 and the hogs' iterations a second, with it
 #             over without, per run and their median (goal: <= 1.05 for
 #             the latency, >= 0.95 for the throughput); beside each, two

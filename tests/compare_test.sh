@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# runq report compare (cli/compare.c, docs/compare.md) on real databases
+# runq report compare (host/analysis/compare.c, docs/compare.md) on real databases
 # made without the kernel: traces of tests/trace_gen.c, recorded, with
 # scenario rows written beside them as runq experiment writes them.
 #   - every interval's numbers and verdict, computed here in awk from the

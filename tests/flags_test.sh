@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The one flag parser (cli/flags.c), through the commands converted to it
+# The one flag parser (host/cli/flags.c), through the commands converted to it
 # (runq step, and for what step lacks, sim, top and record): the rules
 # docs/architecture.md states for every command.
 #   - --name=VALUE is --name VALUE; a bool takes no value;
@@ -118,7 +118,7 @@ else
     failed help_with_short_names "rows '$rows'; columns '$cols'"
 fi
 
-# The rows the database readers share (cli/db_flags.h's DB_FLAG_ROWS and
+# The rows the database readers share (host/cli/db_flags.h's DB_FLAG_ROWS and
 # DB_FORMAT_ROWS): one rule, one message, in sql, each report and export;
 # a report's word picks its table, so a flag of another report is unknown.
 for cmd in sql "report latency" "report experiment" "report fidelity" export; do

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Hostile databases and hostile -o targets for the commands that write
 # a file from a database: runq plot and runq export (issue 30; the
-# promises are in cli/outfile.h, cli/plot.h's plot_quote, docs/plot.md
+# promises are in host/base/outfile.h, host/export/plot.h's plot_quote, docs/plot.md
 # and docs/perfetto.md).
 #
 #   plot: every text column plot reads (trace.policy, thread.name,

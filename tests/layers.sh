@@ -3,7 +3,7 @@
 #
 # Reads the module table from docs/architecture.md (the one source of
 # truth), maps every C, header and assembly file under kernel/, trace/,
-# db/, tui/, cli/, scenario/, linux/ and tests/ to its module, resolves each #include "..."
+# db/, tui/, host/cli/, host/scenario/, host/engine/linux/ and tests/ to its module, resolves each #include "..."
 # the way the compiler does (the including file's folder first, then the
 # Makefile's quote path: -I of KCFLAGS for the kernel, -iquote of HCFLAGS
 # for the host), and fails on
@@ -59,7 +59,7 @@ if [ -z "$kdirs" ] || [ -z "$hdirs" ]; then
     exit 1
 fi
 
-find kernel trace db tui cli tests linux scenario host -type f \( -name '*.c' -o -name '*.h' -o -name '*.S' \) | sort >"$T/files"
+find kernel trace db tui labs tests host -type f \( -name '*.c' -o -name '*.h' -o -name '*.S' \) | sort >"$T/files"
 # Every file an include may name (anything under the quote path).
 find . -path ./build -prune -o -path ./.git -prune -o -type f -print | sed 's|^\./||' >"$T/exist"
 # file:line:text of every quoted include.
@@ -192,15 +192,15 @@ awk -v kdirs="$kdirs" -v hdirs="$hdirs" -v tablef="$T/table" -v existf="$T/exist
             close(file)
             if (!found) bad("commands", "docs/architecture.md says cmd_" cmd " is in " file ", and it is not")
         }
-        # every command of cli/cli.h has a row
-        while ((getline l < "cli/cli.h") > 0)
+        # every command of host/cli/cli.h has a row
+        while ((getline l < "host/cli/cli.h") > 0)
             if (match(l, /^ *X\([a-z_]+,/)) {
                 cmd = substr(l, RSTART, RLENGTH); sub(/^ *X\(/, "", cmd); sub(/,$/, "", cmd)
                 listed++
-                if (!(cmd in documented)) bad("commands", "runq " cmd " (cli/cli.h) has no row in the command table of docs/architecture.md")
+                if (!(cmd in documented)) bad("commands", "runq " cmd " (host/cli/cli.h) has no row in the command table of docs/architecture.md")
             }
-        if (!listed) bad("commands", "found no X(name, ...) line in cli/cli.h")
-        if (ncmd && listed && failures == before) print "PASS commands: " ncmd " rows, " listed " commands in cli/cli.h"
+        if (!listed) bad("commands", "found no X(name, ...) line in host/cli/cli.h")
+        if (ncmd && listed && failures == before) print "PASS commands: " ncmd " rows, " listed " commands in host/cli/cli.h"
         exit (failures > 0)
     }
 ' || fail=1

@@ -29,7 +29,7 @@ runq() { "$RUNQ" "$@" >"$T/out" 2>"$T/err" </dev/null; rc=$?; }
 
 # expect NAME RC STDERR_SUBSTRING ARGS...: runq ARGS must exit RC with
 # STDERR_SUBSTRING (if not empty) on stderr; a usage error (RC 2) must say
-# so in exactly one line, as cli/cli.h promises.
+# so in exactly one line, as host/cli/cli.h promises.
 expect() {
     local name=$1 want=$2 sub=$3
     shift 3

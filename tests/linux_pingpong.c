@@ -3,7 +3,7 @@
  *
  *   linux_pingpong DB [--ms N]   two threads, "ping" and "pong", both
  *       pinned to the last CPU, pass one byte back and forth over two
- *       pipes for N ms (default 1000) while linux/lxrec.c records every
+ *       pipes for N ms (default 1000) while host/engine/linux/lxrec.c records every
  *       CPU into DB. Each thread reads its own schedstat (ns on a CPU) and
  *       the clock when its window starts and ends; the program prints
  *       "trace ID" and, for each thread, "tid TID NAME RUN_NS T0 T1", so
@@ -13,7 +13,7 @@
  *       SIGTERM (at most 60 s), then stops the way a runq stopped by ^C
  *       does: the recording ends, its instance goes, the trace is stored
  *       as interrupted, and it exits 130 saying so.
- *   linux_pingpong --hostile     the page decoder (linux/ftrace.c) on a
+ *   linux_pingpong --hostile     the page decoder (host/engine/linux/ftrace.c) on a
  *       page it builds, then on that page truncated and corrupted, and on
  *       random mutations of it: every bad page must be counted malformed,
  *       none may crash (ASan watches), the good one decodes exactly.
@@ -33,8 +33,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "linux/ftrace.h"
-#include "linux/lxrec.h"
+#include "host/engine/linux/ftrace.h"
+#include "host/engine/linux/lxrec.h"
 #include "trace/format.h"
 
 #define HOST_HZ 250 /* CONFIG_HZ of the test machine: the trace only stores it */

@@ -850,7 +850,7 @@ static void lref_boundary_curr(struct lref_rq *rq, char *why, size_t len)
     }
 }
 
-/* ---- output, in `runq sim -v`'s form (cli/sim.c) ---- */
+/* ---- output, in `runq sim -v`'s form (host/engine/sim/sim.c) ---- */
 
 static void fmt_us(char *buf, size_t len, int64_t ns)
 {

@@ -11,7 +11,7 @@
  *                            style output
  *   tests/linux_ref_main.c   the command line
  *
- * tests/ may not include cli/ (docs/architecture.md), so the workload is
+ * tests/ may not include host/cli/ (docs/architecture.md), so the workload is
  * read again here, with its own small structure: only what the reference
  * needs. Every duration is in ns.
  */

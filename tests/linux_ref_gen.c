@@ -4,7 +4,7 @@
  * both sides read the same file. Yields come from a second stream, so the
  * rest of each seed's workload is what it was before `yield` existed. The same seed gives the same workload
  * everywhere: the generator is its own xorshift64*, seeded through
- * splitmix64, as cli/sim_gen.c's.
+ * splitmix64, as host/engine/sim/sim_gen.c's.
  */
 #include <string.h>
 

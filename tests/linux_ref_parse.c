@@ -1,8 +1,8 @@
 /*
  * The workload format of docs/sim.md, read again for the Linux reference
- * (tests/ may not include cli/sim.h; see linux_ref.h). It accepts what the
+ * (tests/ may not include host/engine/sim/sim.h; see linux_ref.h). It accepts what the
  * generator writes and what the files in docs/sim/ hold, checks less than
- * cli/sim_parse.c (the workloads come from runq's own files or from
+ * host/cli/sim_parse.c (the workloads come from runq's own files or from
  * linux_ref_gen.c), and reads `yield` as runq sim does.
  */
 #include <ctype.h>
@@ -49,7 +49,7 @@ void lref_workload_init(struct lref_workload *w)
     memset(w->feature, -1, sizeof w->feature);
 }
 
-/* "800us", "1.6ms", "0" -> ns, as cli/sim_parse.c reads durations. */
+/* "800us", "1.6ms", "0" -> ns, as host/cli/sim_parse.c reads durations. */
 static bool parse_duration(const char *s, uint64_t *out)
 {
     static const struct {

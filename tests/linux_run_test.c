@@ -1,5 +1,5 @@
 /*
- * The Linux engine's runner (linux/run.c, linux/refuse.c) on this host's
+ * The Linux engine's runner (host/engine/linux/run.c, host/engine/linux/refuse.c) on this host's
  * Linux: what it refuses and why, and that a run does what the scenario
  * says, checked by what Linux itself reports (getpriority,
  * sched_getscheduler, sched_getaffinity inside the ready hook) and by
@@ -13,7 +13,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "linux/run.h"
+#include "host/engine/linux/run.h"
 #include "tests/harness.h"
 
 static struct scn_result res;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Linux recorder (linux/lxrec.c, linux/ftrace.c, linux/tracefs.c) on
+# The Linux recorder (host/engine/linux/lxrec.c, host/engine/linux/ftrace.c, host/engine/linux/tracefs.c) on
 # this host's real scheduler: tests/linux_pingpong.c records two threads
 # passing a byte back and forth on one CPU for 1 s, and the stored trace
 # is held against what Linux itself counted (each thread's schedstat) and

@@ -60,7 +60,7 @@ fi
 
 # ---- a thread outside the recorded queue (deterministic, no root needed) ----
 # A trace the BPF recorder made holds the scenario's queue; the pseudo task
-# "other" (linux/lxrec.h: every thread outside it, tid 4194048 + CPU) comes
+# "other" (host/engine/linux/lxrec.h: every thread outside it, tid 4194048 + CPU) comes
 # with no number and no weight (queue_snapshot's row NULL). Here a
 # trace_gen trace made into one: engine linux, one pick on cpu1 handed to
 # cpu1's other. At that pick step invents nothing for other (V is the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# runq plot (cli/plot.c, cli/plot_kinds.c, docs/plot.md): each kind drawn
+# runq plot (host/export/plot.c, host/export/plot_kinds.c, docs/plot.md): each kind drawn
 # from fixture databases, in PNG and in SVG, and read back:
 #   - a PNG's magic bytes, IHDR size as asked, IEND, a plausible size;
 #   - an SVG parsed by python3's XML parser, its size as asked, its title,

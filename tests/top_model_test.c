@@ -559,7 +559,7 @@ static void events_reason_names_parse_back(void)
 }
 
 /* A lab's moment is a typed query on the events in the kernel's order
- * (cli/lab.c), not a search of their text. Trace 1 (write_trace): c
+ * (labs/engine/lab.c), not a search of their text. Trace 1 (write_trace): c
  * blocks at 0.5 s, the mark phase2 at 1 s, a is preempted at 1.5 s. */
 static void events_typed_queries_find_moments(void)
 {

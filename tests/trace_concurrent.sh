@@ -52,7 +52,7 @@ utid_cols=" utid prev_utid next_utid parent_utid waker_utid waker curr_utid "
 # trace (NULL when it is not one of that trace's threads). Sorted, not in
 # the order written: records of two CPUs with equal timestamps are merged
 # in an order that depends on where the reads cut the stream
-# (cli/record.c), and the recorders here read it in other pieces.
+# (trace/recorder/record.c), and the recorders here read it in other pieces.
 query() {
     local tbl=$1 c cols= order= n=0
     for c in $(sq "$T/schema.db" "SELECT name FROM pragma_table_info('$tbl')"); do

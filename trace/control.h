@@ -4,7 +4,7 @@
  * trace/format.h is for the trace stream the other way:
  *
  *     runq top (tui/control.c)                        sends a line
- *       ─▶ runq record (cli/relay.c)                  relays it
+ *       ─▶ runq record (trace/recorder/relay.c)                  relays it
  *         ─▶ the trace port, host to guest
  *           ─▶ the kernel's tracer (kernel/trace/tracer.c)  runs it
  *
@@ -34,7 +34,7 @@
  *      them. Nothing a client does holds the recorder up: one that is
  *      silent or connected past those times, or leaves its answers
  *      unread, is dropped, and so is one beyond the few it serves at once
- *      (cli/relay.c).
+ *      (trace/recorder/relay.c).
  *   3. The kernel takes the line's first TRACE_CTL_LINE_MAX - 1 characters
  *      (a '\r' before the newline is dropped), splits it into words at
  *      spaces, and runs it by its first word, the verb (table below).
@@ -59,7 +59,7 @@
 #define RUNQ_TRACE_CONTROL_H
 
 /* The kernel's boot command line (runq boot's flags, --append and the
- * --cmd lines after " -- ", built by cli/boot.c, parsed by kernel/cmdline.c)
+ * --cmd lines after " -- ", built by host/engine/kernel/boot.c, parsed by kernel/cmdline.c)
  * holds at most RUNQ_CMDLINE_MAX - 1 bytes: runq boot refuses a longer one
  * before QEMU starts, the kernel panics on one that reaches it anyway. */
 #define RUNQ_CMDLINE_MAX 2048

@@ -2,9 +2,9 @@
  * The scenario program: how the host hands a scenario to runq's kernel and
  * how the kernel answers. The one source of truth for both sides, as
  * trace/format.h is for the trace stream: the host compiles a scenario
- * file (scenario/kprog.c) into shell lines, the kernel's interpreter
+ * file (host/scenario/kprog.c) into shell lines, the kernel's interpreter
  * (kernel/sched/scn.c, the shell's `scn`) runs them and prints one
- * result line per task, which the host reads back (cli/experiment.c).
+ * result line per task, which the host reads back (host/experiment/experiment.c).
  * Freestanding: macros, an enum and static inline arithmetic that the
  * kernel, runq sim and the host engines all use, so every engine draws the
  * same periodic targets from the same seed.

@@ -527,7 +527,7 @@ static const char *const why_what[] = { TRACE_PICK_WHYS(WHY_WHAT) };
 /*
  * A pick whose V or winner's numbers the trace does not hold: what it
  * does hold, and that the rest is not known. On a Linux trace the why is
- * sched_switch's prev_state as the Linux engine reads it (linux/lxrec.c):
+ * sched_switch's prev_state as the Linux engine reads it (host/engine/linux/lxrec.c):
  * still runnable is `preempt` (a preemption, or a yield: the tracepoint
  * does not tell the two apart), not runnable `block`, dead `exit`, and
  * from the idle task `idle`.

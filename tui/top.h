@@ -1,7 +1,7 @@
 /*
  * `runq top`: the view's own state (what is selected, sorted, filtered,
  * shown), shared by the loop (tui/top.c) and the panels (tui/draw.c), and
- * the loop's entry for the command (cli/top.c). The
+ * the loop's entry for the command (host/cli/top.c). The
  * numbers themselves come from the model (tui/model.h), which knows nothing
  * of this.
  */
@@ -48,7 +48,7 @@ struct top_ui {
     int task_rows;      /* rows the task table had at the last draw (PgUp/PgDn) */
 };
 
-/* What `runq top` was asked for (cli/top.c reads it from the flags). */
+/* What `runq top` was asked for (host/cli/top.c reads it from the flags). */
 struct top_opts {
     const char *db;   /* the trace database */
     long long trace;  /* which trace; 0: the newest */

@@ -10,7 +10,7 @@
  *
  * and exit 1, as any other runq failure. Code that must degrade rather
  * than die (the recorder dropping what it cannot hold, counted as loss:
- * linux/bpfrec.c, db/writer.c's reserve) keeps calling malloc itself and
+ * host/engine/linux/bpfrec.c, db/writer.c's reserve) keeps calling malloc itself and
  * says so beside the call.
  *
  * Also BUG_ON (kernel/lib/bug.h) for the host's invariants: the kernel's

@@ -1,0 +1,182 @@
+/*
+ * The flag parser (contract in flags.h): one pass over argv, each
+ * argument matched against the command's table.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bug.h"
+#include "host/cli/flags.h"
+
+/* The help's flag column: "  --db FILE" padded to this, then the text. */
+#define FLAG_COL 21
+
+int flags_usage_error(const struct command_spec *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "runq %s: ", c->name);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return 2;
+}
+
+static const struct flag *find(const struct command_spec *c, const char *name, size_t len)
+{
+    for (const struct flag *f = c->flags; f && f->type != FLAG_END; f++)
+        if (strlen(f->name) == len && !strncmp(f->name, name, len))
+            return f;
+    return NULL;
+}
+
+static const struct flag *find_short(const struct command_spec *c, char s)
+{
+    for (const struct flag *f = c->flags; f && f->type != FLAG_END; f++)
+        if (f->short_name && f->short_name == s)
+            return f;
+    return NULL;
+}
+
+bool flags_mode(int argc, char **argv, const char *mode)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+        if (argv[i][0] == '-' && argv[i][1] == '-' && !strcmp(argv[i] + 2, mode))
+            return true;
+    return false;
+}
+
+/* A decimal integer in [lo, hi]: 0, or -1 (*out untouched). */
+static int parse_ll(const char *s, long long lo, long long hi, long long *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (!*s || *end || errno || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Sets f's value from v: 0, or the exit code of a usage error (printed). */
+static int set_value(const struct command_spec *c, const struct flag *f, const char *v)
+{
+    long long n;
+    char why[256] = "";
+    switch (f->type) {
+    case FLAG_STRING:
+        *(const char **)f->value = v;
+        return 0;
+    case FLAG_INT:
+    case FLAG_I64:
+        if (parse_ll(v, f->lo, f->hi, &n))
+            return flags_usage_error(c, "--%s takes %s, not '%s'", f->name, f->takes ? f->takes : "a number", v);
+        if (f->type == FLAG_INT)
+            *(int *)f->value = (int)n;
+        else
+            *(int64_t *)f->value = n;
+        return 0;
+    case FLAG_FUNC:
+        if (!f->fn(v, f->value, why, sizeof why))
+            return 0;
+        if (why[0])
+            return flags_usage_error(c, "--%s %s: %s", f->name, v, why);
+        return flags_usage_error(c, "--%s takes %s, not '%s'", f->name, f->takes ? f->takes : "another value", v);
+    case FLAG_BOOL:
+    case FLAG_END:
+        break;
+    }
+    BUG_ON(1); /* a bool or the end row never reaches here */
+}
+
+int flags_parse(const struct command_spec *c, int argc, char **argv, const char **pos, int *npos)
+{
+    *npos = 0;
+    bool flags_done = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (flags_done || a[0] != '-' || !a[1]) {
+            if (*npos >= c->max_pos)
+                return c->too_many ? flags_usage_error(c, "%s", c->too_many)
+                                   : flags_usage_error(c, "unexpected argument '%s'; see runq %s --help", a,
+                                                       c->name);
+            pos[(*npos)++] = a;
+            continue;
+        }
+        if (!strcmp(a, "--")) {
+            flags_done = true;
+            continue;
+        }
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            flags_help(c, stdout);
+            return 0;
+        }
+        if (c->mode && a[1] == '-' && !strcmp(a + 2, c->mode))
+            continue;
+        /* --name[=V], or -s[V]: eq points at the value given in a itself */
+        bool is_long = a[1] == '-';
+        const char *name = a + 2, *eq = is_long ? strchr(name, '=') : a[2] ? a + 1 : NULL;
+        const struct flag *f = is_long ? find(c, name, eq ? (size_t)(eq - name) : strlen(name)) : find_short(c, a[1]);
+        if (f && !is_long && eq && f->type == FLAG_BOOL)
+            f = NULL; /* no bundling of switches: -vc is unknown */
+        if (!f)
+            return flags_usage_error(c, "unknown flag '%s'; see runq %s --help", a, c->name);
+        if (f->type == FLAG_BOOL) {
+            if (eq)
+                return flags_usage_error(c, "--%s takes no value", f->name);
+            *(bool *)f->value = true;
+            continue;
+        }
+        const char *v = eq ? eq + 1 : i + 1 < argc ? argv[++i] : NULL;
+        if (!v)
+            return flags_usage_error(c, "--%s needs a value", f->name);
+        int rc = set_value(c, f, v);
+        if (rc)
+            return rc;
+    }
+    return -1;
+}
+
+/* One help row: "  --name ARG" in the flag column, then the text, each
+ * further line of it under the first. In a table with short names every
+ * row gives one, "-v, " or four spaces, so the long names line up. */
+static void help_row(FILE *out, bool shorts, char s, const char *name, const char *arg, const char *help)
+{
+    char sh[8] = "";
+    if (shorts && s)
+        snprintf(sh, sizeof sh, "-%c, ", s);
+    else if (shorts)
+        strcpy(sh, "    ");
+    int n = fprintf(out, "  %s--%s%s%s", sh, name, arg ? " " : "", arg ? arg : "");
+    if (n >= FLAG_COL - 1) {
+        fputc('\n', out);
+        n = 0;
+    }
+    fprintf(out, "%*s", FLAG_COL - n, "");
+    for (const char *p = help; *p; p++) {
+        fputc(*p, out);
+        if (*p == '\n' && p[1])
+            fprintf(out, "%*s", FLAG_COL, "");
+    }
+    fputc('\n', out);
+}
+
+void flags_help(const struct command_spec *c, FILE *out)
+{
+    fprintf(out, "usage: runq %s\n", c->usage);
+    if (c->about)
+        fprintf(out, "\n%s", c->about);
+    fprintf(out, "\nflags:\n");
+    bool shorts = false;
+    for (const struct flag *f = c->flags; f && f->type != FLAG_END; f++)
+        shorts |= f->short_name != 0;
+    for (const struct flag *f = c->flags; f && f->type != FLAG_END; f++)
+        help_row(out, shorts, f->short_name, f->name, f->type == FLAG_BOOL ? NULL : f->arg, f->help);
+    help_row(out, shorts, 'h', "help", NULL, "show this help");
+    if (c->after)
+        fprintf(out, "\n%s", c->after);
+    if (c->after_fn)
+        c->after_fn(out);
+}

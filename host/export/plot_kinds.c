@@ -1,0 +1,810 @@
+/*
+ * `runq plot`'s kinds (contract in host/export/plot.h): each reads what it draws
+ * through db/qx_plot.h (docs/sql.md's tables), writes one data file a series and
+ * the script's lines after the terminal. Every figure has a title, axis
+ * labels with their units, and a legend naming each series: one
+ * `plot` element a series, so gnuplot's SVG holds one group a series
+ * with its name (what tests/plot_test.sh counts).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bug.h"
+#include "host/export/plot.h"
+#include "db/query.h"
+#include "db/qx_plot.h"
+#include "db/visible.h"
+#include "host/base/xalloc.h"
+#include "host/scenario/scenario.h"
+
+#define PLOT_MAX_SERIES 16 /* experiment: lines on one set of axes */
+#define HIST_BINS_PER_DECADE 5
+#define CDF_POINTS 2000    /* a CDF drawn through at most this many quantiles */
+
+/* A distinct colour for series i of n: hues spread by the golden ratio,
+ * so neighbours differ however many there are. */
+static void series_colour(char *buf, size_t len, int i)
+{
+    double h = fmod(0.1 + i * 0.618033988749895, 1.0) * 6, s = i % 2 ? 0.55 : 0.75, v = i % 3 == 2 ? 0.7 : 0.9;
+    int sector = (int)h;
+    double f = h - sector, p = v * (1 - s), q = v * (1 - s * f), t = v * (1 - s * (1 - f));
+    double rgb[6][3] = { { v, t, p }, { q, v, p }, { p, v, t }, { p, q, v }, { t, p, v }, { v, p, q } };
+    snprintf(buf, len, "#%02x%02x%02x", (int)(rgb[sector][0] * 255), (int)(rgb[sector][1] * 255),
+             (int)(rgb[sector][2] * 255));
+}
+
+/* A read's error (db/qx_plot.h's err), said; 1. */
+static int db_error(const char *err)
+{
+    fprintf(stderr, "runq plot: %s\n", err);
+    return 1;
+}
+
+/* The trace's start, end, CPUs and policy; 1 after an error when there is
+ * no such trace. */
+struct trace_info {
+    int64_t id, start, end;
+    int ncpus;
+    char policy[32];
+};
+
+static int trace_info(sqlite3 *db, int64_t id, const char *db_path, struct trace_info *t)
+{
+    struct dbq_plot_trace row;
+    char err[512];
+    int found = dbq_plot_trace(db, id, &row, t->policy, sizeof t->policy, err, sizeof err);
+    if (found < 0)
+        return db_error(err);
+    if (!found) {
+        fprintf(stderr, "runq plot: no trace %lld in %s\n", (long long)id, db_path);
+        return 1;
+    }
+    t->id = id;
+    t->start = row.start;
+    t->end = row.end;
+    t->ncpus = row.ncpus;
+    if (t->ncpus < 1 || t->ncpus > 4096) {
+        fprintf(stderr, "runq plot: trace %lld says it has %d CPUs: the database is damaged\n", (long long)id,
+                t->ncpus);
+        return 1;
+    }
+    return 0;
+}
+
+static int64_t latest_trace(sqlite3 *db, const char *db_path)
+{
+    int64_t id = dbq_latest_trace(db);
+    if (!id)
+        fprintf(stderr, "runq plot: %s holds no trace yet\n", db_path);
+    return id;
+}
+
+/* ---- timeline ---- */
+
+/* The timeline's reads in progress: the data file being written (its
+ * name in path), the plot command's buffer, and what was drawn. */
+struct tl_read {
+    struct plot_job *j;
+    int64_t start;   /* the trace's: x is ms from it */
+    FILE *f, *pl;
+    char path[4096];
+    int64_t utid;    /* whose series f holds; -1 none yet */
+    int ntasks, nwake, ngaps, rc;
+};
+
+/* A slice: into its task's series, which its first slice opens. */
+static bool tl_slice(const struct dbq_plot_slice *s, void *arg)
+{
+    struct tl_read *r = arg;
+    if (s->utid != r->utid) {
+        char name[160], colour[16];
+        if (r->f)
+            fclose(r->f);
+        if (!(r->f = plot_data_file(r->j, r->path, sizeof r->path))) {
+            r->rc = 1;
+            return false;
+        }
+        r->utid = s->utid;
+        if (s->shared)
+            snprintf(name, sizeof name, "%s (tid %d)", s->name, s->tid);
+        else
+            snprintf(name, sizeof name, "%s", *s->name ? s->name : "?");
+        series_colour(colour, sizeof colour, r->ntasks);
+        fprintf(r->pl, "%s", r->ntasks++ ? ", \\\n     " : "plot ");
+        plot_quote(r->pl, r->path);
+        fprintf(r->pl, " using (($1+$2)/2):3:1:2:($3-0.38):($3+0.38) with boxxyerror "
+                       "fillstyle solid 1.0 noborder lc rgb '%s' title ", colour);
+        plot_quote(r->pl, name);
+    }
+    fprintf(r->f, "%.6f %.6f %d\n", (s->from - r->start) / 1e6, (s->to - r->start) / 1e6, s->cpu);
+    return true;
+}
+
+static bool tl_wake(int64_t ts, int cpu, void *arg)
+{
+    struct tl_read *r = arg;
+    fprintf(r->f, "%.6f %d\n", (ts - r->start) / 1e6, cpu);
+    r->nwake++;
+    return true;
+}
+
+/* A gap: a hatched box, labelled where the script sets its labels. */
+static bool tl_gap(int64_t a, int64_t b, int cpu, void *arg)
+{
+    struct tl_read *r = arg;
+    double x0 = (a - r->start) / 1e6, x1 = (b - r->start) / 1e6;
+    fprintf(r->f, "%.6f %.6f %d\n", x0, x1, cpu);
+    fprintf(r->j->gp, "set label 'lost' at %.6f,%d center front tc rgb '#b00000'\n", (x0 + x1) / 2, cpu);
+    r->ngaps++;
+    return true;
+}
+
+/*
+ * One series a task that ran in the window: a box per slice, y its CPU.
+ * Idle tasks are not drawn, so an idle CPU is empty; a data gap is not
+ * idle (nothing is known of it), so it is a series of its own, hatched
+ * and labelled "lost". Wakeups are a series of marks at ts_wake, on the
+ * wakee's CPU (wakeup.cpu), at the foot of the lane.
+ */
+int plot_timeline(sqlite3 *db, const struct plot_opts *o, struct plot_job *j)
+{
+    struct trace_info t;
+    int64_t id = o->ntraces ? o->trace[0] : latest_trace(db, o->db_path);
+    if (!id || trace_info(db, id, o->db_path, &t))
+        return 1;
+    int64_t from = t.start + (int64_t)(o->from_ms * 1e6), to = t.start + (int64_t)(o->to_ms * 1e6);
+    if (from >= t.end) {
+        fprintf(stderr, "runq plot: trace %lld lasts %.3f ms: --from %g starts after its end\n", (long long)id,
+                (t.end - t.start) / 1e6, o->from_ms);
+        return 1;
+    }
+    if (to > t.end)
+        to = t.end;
+    double x0 = (from - t.start) / 1e6, x1 = (to - t.start) / 1e6;
+
+    /* The slices, task by task: a task's series is written when its
+     * first slice comes. A name two tasks share gets each one's tid. */
+    struct tl_read r = { .j = j, .start = t.start, .utid = -1 };
+    int rc = 0;
+    char err[512];
+    /* the plot command: its elements, one a series, are written to a
+     * buffer while the data files are */
+    char *plot = NULL;
+    size_t plotlen = 0;
+    if (!(r.pl = open_memstream(&plot, &plotlen))) {
+        fprintf(stderr, "runq plot: out of memory\n");
+        return 1;
+    }
+    if (dbq_plot_slices(db, id, from, to, tl_slice, &r, err, sizeof err) != 0) {
+        if (r.f)
+            fclose(r.f);
+        fclose(r.pl);
+        free(plot);
+        return db_error(err);
+    }
+    if (r.f)
+        fclose(r.f);
+    rc = r.rc;
+
+    /* Wakeups in the window, and the gaps that overlap it. */
+    int ntasks = r.ntasks;
+    if (!rc && (r.f = plot_data_file(j, r.path, sizeof r.path))) {
+        if (dbq_plot_wakeups(db, id, from, to, tl_wake, &r, err, sizeof err) != 0) {
+            fclose(r.f);
+            fclose(r.pl);
+            free(plot);
+            return db_error(err);
+        }
+        fclose(r.f);
+        if (r.nwake) {
+            fprintf(r.pl, "%s", ntasks ? ", \\\n     " : "plot ");
+            plot_quote(r.pl, r.path);
+            fprintf(r.pl, " using 1:($2-0.38) with points pt 9 ps 0.9 lc rgb '#202020' title 'wakeup (on the "
+                          "wakee''s CPU)'");
+        }
+    } else {
+        rc = 1;
+    }
+    if (!rc && (r.f = plot_data_file(j, r.path, sizeof r.path))) {
+        /* a gap's missing end is the trace's: nothing came after it */
+        if (dbq_plot_gaps(db, id, from, to, t.end, tl_gap, &r, err, sizeof err) != 0) {
+            fclose(r.f);
+            fclose(r.pl);
+            free(plot);
+            return db_error(err);
+        }
+        fclose(r.f);
+        if (r.ngaps) {
+            fprintf(r.pl, "%s", ntasks || r.nwake ? ", \\\n     " : "plot ");
+            plot_quote(r.pl, r.path);
+            fprintf(r.pl, " using (($1+$2)/2):3:1:2:($3-0.45):($3+0.45) with boxxyerror fillstyle pattern 4 "
+                          "border lc rgb '#b00000' lc rgb '#b00000' title 'lost (data gap: not idle, unknown)'");
+        }
+    } else {
+        rc = 1;
+    }
+    int nwake = r.nwake, ngaps = r.ngaps;
+    fclose(r.pl);
+    if (!rc && !ntasks && !nwake && !ngaps) {
+        fprintf(stderr, "runq plot: trace %lld: nothing ran between %g and %g ms\n", (long long)id, x0, x1);
+        rc = 1;
+    }
+    if (rc) {
+        free(plot);
+        return rc;
+    }
+    char title[128];
+    snprintf(title, sizeof title, "Trace %lld (%s%s%d CPU%s): who ran, %g to %g ms", (long long)id, t.policy,
+             *t.policy ? ", " : "", t.ncpus, t.ncpus == 1 ? "" : "s", x0, x1);
+    fprintf(j->gp, "set title ");
+    plot_quote(j->gp, title);
+    fprintf(j->gp, "\n");
+    fprintf(j->gp, "set xlabel 'time from the trace''s start (ms)'\nset ylabel 'CPU'\n");
+    fprintf(j->gp, "set xrange [%.6f:%.6f]\nset yrange [%d.5:-0.5]\n", x0, x1, t.ncpus - 1);
+    fprintf(j->gp, "set ytics (");
+    for (int c = 0; c < t.ncpus; c++)
+        fprintf(j->gp, "%s'CPU %d' %d", c ? ", " : "", c, c);
+    fprintf(j->gp, ")\nset grid xtics\nset key outside right top vertical Left reverse noautotitle\n");
+    fprintf(j->gp, "%s\n", plot);
+    free(plot);
+    return 0;
+}
+
+/* ---- latency ---- */
+
+struct lat_series {
+    int64_t trace;
+    char label[200];
+    double *us; /* latencies in µs, sorted */
+    size_t n, cap;
+};
+
+/* A trace's name in a legend: its scenario's parameters, else its
+ * policy, else "trace N". */
+static int trace_label(sqlite3 *db, const struct trace_info *t, char *buf, size_t len)
+{
+    char err[512];
+    if (dbq_plot_trace_params(db, t->id, buf, len, err, sizeof err) != 0)
+        return db_error(err);
+    if (!buf[0])
+        snprintf(buf, len, "%s", t->policy);
+    if (!buf[0])
+        snprintf(buf, len, "trace %lld", (long long)t->id);
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* A latency into ls, in µs; true: go on. */
+static bool lat_add(int64_t ns, void *arg)
+{
+    struct lat_series *ls = arg;
+    if (ls->n == ls->cap) {
+        ls->cap = ls->cap ? 2 * ls->cap : 1024;
+        ls->us = xreallocarray(ls->us, ls->cap, sizeof *ls->us);
+    }
+    ls->us[ls->n++] = ns / 1e3;
+    return true;
+}
+
+static int lat_load(sqlite3 *db, const struct plot_opts *o, struct lat_series *ls)
+{
+    char err[512];
+    if (dbq_plot_latencies(db, ls->trace, o->task, lat_add, ls, err, sizeof err) != 0)
+        return db_error(err);
+    if (!ls->n) {
+        fprintf(stderr, "runq plot: trace %lld has no wakeup that ran%s%s%s\n", (long long)ls->trace,
+                o->task ? " of a task called '" : "", o->task ? o->task : "", o->task ? "'" : "");
+        return 1;
+    }
+    qsort(ls->us, ls->n, sizeof *ls->us, cmp_double);
+    return 0;
+}
+
+/* Every trace of the database, into ls while they fit. */
+struct lat_traces {
+    struct lat_series *ls;
+    int n;
+    bool more; /* there are more than PLOT_MAX_TRACES */
+};
+
+static bool lat_trace(int64_t id, void *arg)
+{
+    struct lat_traces *lt = arg;
+    if (lt->n == PLOT_MAX_TRACES) {
+        lt->more = true;
+        return false;
+    }
+    lt->ls[lt->n++].trace = id;
+    return true;
+}
+
+/* One panel's plot command: a series a trace, from its data file in
+ * path[i], drawn as how says, in its colour, named by its label. */
+static void lat_plot(FILE *gp, const struct lat_series *ls, int n, char (*path)[4096], const char *how)
+{
+    char colour[16], name[256];
+    for (int i = 0; i < n; i++) {
+        series_colour(colour, sizeof colour, i);
+        fprintf(gp, "%s", i ? ", \\\n     " : "plot ");
+        plot_quote(gp, path[i]);
+        fprintf(gp, " %s lc rgb '%s' title ", how, colour);
+        snprintf(name, sizeof name, "%s (%zu wakeups)", ls[i].label, ls[i].n);
+        plot_quote(gp, name);
+    }
+    fprintf(gp, "\n");
+}
+
+/*
+ * Each trace's latencies, on log axes in µs: the histogram in bins of
+ * equal width on that axis (HIST_BINS_PER_DECADE a decade), as the share
+ * of the trace's wakeups, so traces of different lengths compare; the
+ * CDF through at most CDF_POINTS quantiles. A latency below the first
+ * bin (0 ns: run at once) counts in the first.
+ */
+int plot_latency(sqlite3 *db, const struct plot_opts *o, struct plot_job *j)
+{
+    struct lat_series ls[PLOT_MAX_TRACES] = { 0 };
+    int n = o->ntraces, rc = 1;
+    if (!n) { /* every trace, if they fit */
+        struct lat_traces lt = { ls, 0, false };
+        char err[512];
+        if (dbq_plot_traces(db, lat_trace, &lt, err, sizeof err) != 0)
+            return db_error(err);
+        if (lt.more) {
+            fprintf(stderr, "runq plot: %s holds more than %d traces: name up to %d with --trace\n", o->db_path,
+                    PLOT_MAX_TRACES, PLOT_MAX_TRACES);
+            return 1;
+        }
+        n = lt.n;
+        if (!n) {
+            fprintf(stderr, "runq plot: %s holds no trace yet\n", o->db_path);
+            return 1;
+        }
+    } else {
+        for (int i = 0; i < n; i++)
+            ls[i].trace = o->trace[i];
+    }
+    for (int i = 0; i < n; i++) {
+        struct trace_info t;
+        if (trace_info(db, ls[i].trace, o->db_path, &t) || trace_label(db, &t, ls[i].label, sizeof ls[i].label) ||
+            lat_load(db, o, &ls[i]))
+            goto done;
+    }
+    /* Two traces of one label (two EEVDF runs) are told apart by id. */
+    char dup[PLOT_MAX_TRACES] = { 0 };
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++)
+            if (!strcmp(ls[a].label, ls[b].label))
+                dup[a] = dup[b] = 1;
+    for (int i = 0; i < n; i++)
+        if (dup[i]) {
+            size_t l = strlen(ls[i].label);
+            snprintf(ls[i].label + l, sizeof ls[i].label - l, " (trace %lld)", (long long)ls[i].trace);
+        }
+
+    double lo = INFINITY, hi = 0;
+    for (int i = 0; i < n; i++) {
+        if (ls[i].us[ls[i].n - 1] > hi)
+            hi = ls[i].us[ls[i].n - 1];
+        for (size_t k = 0; k < ls[i].n; k++)
+            if (ls[i].us[k] > 0) {
+                if (ls[i].us[k] < lo)
+                    lo = ls[i].us[k];
+                break;
+            }
+    }
+    if (!isfinite(lo)) /* every one ran at once */
+        lo = hi = 0.001;
+    int d0 = (int)floor(log10(lo)), d1 = (int)ceil(log10(hi));
+    if (d1 <= d0)
+        d1 = d0 + 1;
+    int nbins = (d1 - d0) * HIST_BINS_PER_DECADE;
+    char hpath[PLOT_MAX_TRACES][4096], cpath[PLOT_MAX_TRACES][4096];
+    for (int i = 0; i < n; i++) {
+        FILE *f = plot_data_file(j, hpath[i], sizeof hpath[i]);
+        if (!f)
+            goto done;
+        size_t k = 0;
+        for (int b = 0; b < nbins; b++) {
+            double a = pow(10, d0 + (double)b / HIST_BINS_PER_DECADE), z = pow(10, d0 + (double)(b + 1) / HIST_BINS_PER_DECADE);
+            size_t c = 0;
+            for (; k < ls[i].n && (ls[i].us[k] < z || b == nbins - 1); k++)
+                c++;
+            fprintf(f, "%.6g %.6g %.6f\n", a, z, 100.0 * (double)c / (double)ls[i].n);
+        }
+        fclose(f);
+        if (!(f = plot_data_file(j, cpath[i], sizeof cpath[i])))
+            goto done;
+        size_t step = ls[i].n > CDF_POINTS ? ls[i].n / CDF_POINTS : 1;
+        for (size_t q = 0; q < ls[i].n; q += step)
+            fprintf(f, "%.6g %.6f\n", ls[i].us[q] > 0 ? ls[i].us[q] : pow(10, d0), 100.0 * (double)(q + 1) / (double)ls[i].n);
+        fprintf(f, "%.6g 100\n", ls[i].us[ls[i].n - 1] > 0 ? ls[i].us[ls[i].n - 1] : pow(10, d0));
+        fclose(f);
+    }
+
+    FILE *gp = j->gp;
+    char title[512];
+    int tl = snprintf(title, sizeof title, "Wake latency (wake to run)%s%s: ", o->task ? " of " : "",
+                      o->task ? o->task : "");
+    for (int i = 0; i < n && tl < (int)sizeof title; i++)
+        tl += snprintf(title + tl, sizeof title - (size_t)tl, "%s%s", i ? " vs " : "", ls[i].label);
+    fprintf(gp, "set logscale x 10\nset xrange [%g:%g]\nset format x '%%g'\nset grid\n", pow(10, d0), pow(10, d1));
+    fprintf(gp, "set xlabel 'wake latency (µs, log scale)'\nset key top right box\n");
+    bool both = !o->cdf_only && !o->hist_only;
+    if (both) {
+        fprintf(gp, "set multiplot layout 2,1 title ");
+        plot_quote(gp, title);
+        fprintf(gp, " font ',12'\n");
+    } else {
+        fprintf(gp, "set title ");
+        plot_quote(gp, title);
+        fprintf(gp, "\n");
+    }
+    if (!o->cdf_only) {
+        if (both)
+            fprintf(gp, "set title 'Histogram: share of each trace''s wakeups, %d bins a decade'\n",
+                    HIST_BINS_PER_DECADE);
+        fprintf(gp, "set ylabel 'share of wakeups (%%)'\nset yrange [0:*]\nset style fill transparent solid 0.35 border\n");
+        lat_plot(gp, ls, n, hpath, "using (sqrt($1*$2)):3:1:2:(0):3 with boxxyerror");
+    }
+    if (!o->hist_only) {
+        if (both)
+            fprintf(gp, "set title 'CDF: share of wakeups that ran within x'\n");
+        fprintf(gp, "set ylabel 'wakeups run within x (%%)'\nset yrange [0:100]\nset key bottom right\n");
+        lat_plot(gp, ls, n, cpath, "using 1:2 with steps lw 2");
+    }
+    if (both)
+        fprintf(gp, "unset multiplot\n");
+    rc = 0;
+done:
+    for (int i = 0; i < n; i++)
+        free(ls[i].us);
+    return rc;
+}
+
+/* ---- experiment ---- */
+
+struct xp_point {
+    double x, mean, min, max;
+    int cell;
+};
+
+struct xp_series {
+    char key[256]; /* the other axes' KEY=VALUE (and the engine, of several) */
+    struct xp_point *p;
+    int n;
+};
+
+/* value of KEY in params ("probe.jitter=0 hog.slice=700us"), into buf;
+ * the rest (the other axes, in their order) into rest. false when absent. */
+static bool param_split(const char *params, const char *key, char *buf, size_t len, char *rest, size_t restlen)
+{
+    bool found = false;
+    size_t kl = strlen(key), rl = 0;
+    rest[0] = '\0';
+    for (const char *p = params; *p;) {
+        size_t w = strcspn(p, " ");
+        if (w > kl && !strncmp(p, key, kl) && p[kl] == '=') {
+            snprintf(buf, len, "%.*s", (int)(w - kl - 1), p + kl + 1);
+            found = true;
+        } else if (w && rl + w + 2 < restlen) {
+            rl += (size_t)snprintf(rest + rl, restlen - rl, "%s%.*s", rl ? " " : "", (int)w, p);
+        }
+        p += w;
+        p += strspn(p, " ");
+    }
+    return found;
+}
+
+/* s (a database's text: an experiment's axes, columns, metric names) as
+ * text_visible shows it, in buf, for a message on the terminal */
+static const char *shown(char *buf, size_t len, const char *s)
+{
+    text_visible(buf, len, s);
+    return buf;
+}
+
+static int cmp_point(const void *a, const void *b)
+{
+    const struct xp_point *x = a, *y = b;
+    /* cells are a database's integers: compare, never subtract (overflow) */
+    return x->x < y->x ? -1 : x->x > y->x ? 1 : (x->cell > y->cell) - (x->cell < y->cell);
+}
+
+/* How x's values read: all durations (plotted in a unit that suits the
+ * largest), all numbers (a trailing % kept in the label), or names,
+ * placed in order as categories. */
+enum x_kind { X_DURATION, X_NUMBER, X_NAME };
+
+static bool x_number(const char *v, double *out, bool *pct)
+{
+    char *end;
+    double d = strtod(v, &end);
+    if (end == v)
+        return false;
+    *pct = *end == '%';
+    if (*end && strcmp(end, "%") != 0)
+        return false;
+    *out = d;
+    return true;
+}
+
+/* The unit a time axis reads best in, for values up to max ns. */
+static void time_unit(double max, const char **unit, double *div)
+{
+    if (max >= 1e6) {
+        *unit = "ms";
+        *div = 1e6;
+    } else if (max >= 1e3) {
+        *unit = "µs";
+        *div = 1e3;
+    } else {
+        *unit = "ns";
+        *div = 1;
+    }
+}
+
+int plot_experiment(sqlite3 *db, const struct plot_opts *o, struct plot_job *j)
+{
+    int64_t id = o->experiment, newest;
+    bool has;
+    char err[512];
+    if (dbq_plot_experiments(db, &has, &newest, err, sizeof err) != 0)
+        return db_error(err);
+    if (has && !id)
+        id = newest;
+    if (!has || !id) {
+        fprintf(stderr, "runq plot: %s holds no experiment (runq experiment --db %s FILE makes one)\n", o->db_path,
+                o->db_path);
+        return 1;
+    }
+    char file[512], engine[64], axes[512], columns[2048];
+    struct dbq_plot_experiment xr;
+    int got = dbq_plot_experiment(db, id, &xr, err, sizeof err);
+    if (got < 0)
+        return db_error(err);
+    if (!got) {
+        fprintf(stderr, "runq plot: no experiment %lld in %s\n", (long long)id, o->db_path);
+        return 1;
+    }
+    snprintf(file, sizeof file, "%s", xr.file);
+    snprintf(engine, sizeof engine, "%s", xr.engine);
+    snprintf(axes, sizeof axes, "%s", xr.axes);
+    snprintf(columns, sizeof columns, "%s", xr.columns);
+    int repeats = xr.repeats;
+    dbq_plot_experiment_free(&xr);
+
+    /* the metric: TASK.METRIC, split at the first dot (p99.9 has one) */
+    char metric[128], task[64];
+    const char *msrc = o->metric ? o->metric : columns;
+    size_t ml = strcspn(msrc, ",");
+    if (ml >= sizeof metric) {
+        fprintf(stderr, "runq plot: --metric '%s' is too long for a metric\n", msrc);
+        return 1;
+    }
+    memcpy(metric, msrc, ml);
+    metric[ml] = '\0';
+    char *dot = strchr(metric, '.');
+    if (!dot || dot == metric || !dot[1]) {
+        fprintf(stderr, "runq plot: --metric wants TASK.METRIC (probe.stall), not '%s'\n", metric);
+        return 1;
+    }
+    snprintf(task, sizeof task, "%.*s", (int)(dot - metric), metric);
+    const char *mname = dot + 1;
+    int rows, values;
+    if (dbq_plot_metric_count(db, id, task, mname, &rows, &values, err, sizeof err) != 0)
+        return db_error(err);
+    if (!rows) {
+        char m1[512], c1[2048];
+        fprintf(stderr, "runq plot: experiment %lld has no metric %s (its table's: %s)\n", (long long)id,
+                shown(m1, sizeof m1, metric), *columns ? shown(c1, sizeof c1, columns) : "none");
+        return 1;
+    }
+    if (!values) {
+        char m1[512];
+        fprintf(stderr, "runq plot: experiment %lld has no value of %s: the engine cannot say\n", (long long)id,
+                shown(m1, sizeof m1, metric));
+        return 1;
+    }
+
+    /* the x axis: --x, else the first vary axis */
+    char x[128];
+    if (!*axes) {
+        fprintf(stderr, "runq plot: experiment %lld varies nothing: no axis to plot against\n", (long long)id);
+        return 1;
+    }
+    const char *xsrc = o->x ? o->x : axes;
+    size_t xl = o->x ? strlen(xsrc) : strcspn(xsrc, ",");
+    if (xl >= sizeof x) {
+        char x1[1024];
+        fprintf(stderr, "runq plot: --x '%s' is too long for an axis\n", shown(x1, sizeof x1, xsrc));
+        return 1;
+    }
+    memcpy(x, xsrc, xl);
+    x[xl] = '\0';
+    bool found = false;
+    for (const char *p = axes; *p;) {
+        size_t w = strcspn(p, ",");
+        found |= w == strlen(x) && !strncmp(p, x, w);
+        p += w + (p[w] == ',');
+    }
+    if (!found) {
+        char x1[512], a1[1024];
+        fprintf(stderr, "runq plot: experiment %lld does not vary %s: its axes are %s\n", (long long)id,
+                shown(x1, sizeof x1, x), shown(a1, sizeof a1, axes));
+        return 1;
+    }
+
+    /* Each cell's mean, min and max over its successful repeats, by
+     * series (the rest of its parameters). */
+    bool several = strchr(engine, ',') != NULL;
+    struct xp_series *ser = xcalloc(PLOT_MAX_SERIES, sizeof *ser);
+    char (*xval)[SCN_VALUE_MAX + 1] = NULL; /* the values of x, in cell order, for names */
+    int nser = 0, nx = 0, rc = 1, npoints = 0;
+    struct dbq_plot_cell *cells;
+    size_t ncells;
+    if (dbq_plot_cells(db, id, task, mname, &cells, &ncells, err, sizeof err) != 0) {
+        free(ser);
+        return db_error(err);
+    }
+    enum x_kind xk = X_DURATION;
+    bool pct = false;
+    for (size_t ci = 0; ci < ncells; ci++) {
+        const struct dbq_plot_cell *cl = &cells[ci];
+        char v[SCN_VALUE_MAX + 1], rest[200], key[256];
+        if (!param_split(cl->params, x, v, sizeof v, rest, sizeof rest))
+            continue; /* not a cell of the matrix */
+        snprintf(key, sizeof key, "%s%s%s", several ? cl->engine : "", several && *rest ? " " : "", rest);
+        int k = 0;
+        while (k < nser && strcmp(ser[k].key, key))
+            k++;
+        if (k == nser) {
+            if (nser == PLOT_MAX_SERIES) {
+                char x1[512], a1[1024];
+                fprintf(stderr, "runq plot: more than %d series (one for each value of the axes besides %s): "
+                                "too many for one figure; plot against another axis with --x (of %s)\n",
+                        PLOT_MAX_SERIES, shown(x1, sizeof x1, x), shown(a1, sizeof a1, axes));
+                goto done;
+            }
+            snprintf(ser[nser++].key, sizeof ser[0].key, "%s", key);
+        }
+        int xi = 0;
+        while (xi < nx && strcmp(xval[xi], v))
+            xi++;
+        if (xi == nx) {
+            xval = xreallocarray(xval, (size_t)nx + 1, sizeof *xval);
+            snprintf(xval[nx++], sizeof *xval, "%s", v);
+        }
+        struct xp_series *se = &ser[k];
+        se->p = xreallocarray(se->p, (size_t)se->n + 1, sizeof *se->p);
+        se->p[se->n++] = (struct xp_point){ .x = xi, .cell = cl->cell, .mean = cl->mean, .min = cl->min,
+                                            .max = cl->max };
+        npoints++;
+    }
+    if (!npoints) {
+        fprintf(stderr, "runq plot: experiment %lld has no successful run with a value of %s\n", (long long)id,
+                metric);
+        goto done;
+    }
+
+    /* what x's values are, all of them; then each as a number (a
+     * point's x so far is its value's index) */
+    for (int i = 0; i < nx; i++) {
+        uint64_t ns;
+        double num;
+        bool p = false;
+        if (xk == X_DURATION && !scn_parse_duration(xval[i], &ns))
+            xk = X_NUMBER;
+        if (xk == X_NUMBER && !x_number(xval[i], &num, &p))
+            xk = X_NAME;
+        pct |= p && xk == X_NUMBER;
+    }
+    if (xk == X_NAME)
+        pct = false;
+    double xmax = 0, xdiv = 1;
+    const char *xunit = "";
+    BUG_ON(nx <= 0); /* npoints > 0: each point added its value */
+    double *xnum = xcalloc((size_t)nx, sizeof *xnum);
+    for (int i = 0; i < nx; i++) {
+        uint64_t ns;
+        bool p;
+        if (xk == X_DURATION && scn_parse_duration(xval[i], &ns))
+            xnum[i] = (double)ns;
+        else if (xk == X_NUMBER)
+            x_number(xval[i], &xnum[i], &p);
+        else
+            xnum[i] = i;
+        if (xnum[i] > xmax)
+            xmax = xnum[i];
+    }
+    if (xk == X_DURATION)
+        time_unit(xmax, &xunit, &xdiv);
+    else if (pct)
+        xunit = "%";
+    int mi = scn_metric_lookup(mname);
+    enum scn_metric_kind yk = mi < 0 ? SCN_KIND_COUNT : scn_metric_kind((enum scn_metric)mi);
+    double ymax = 0, ydiv = 1;
+    for (int k = 0; k < nser; k++)
+        for (int i = 0; i < ser[k].n; i++) {
+            ser[k].p[i].x = xnum[(int)ser[k].p[i].x] / xdiv;
+            if (ser[k].p[i].max > ymax)
+                ymax = ser[k].p[i].max;
+        }
+    const char *yunit = "";
+    if (yk == SCN_KIND_SHARE) {
+        yunit = "%";
+        ydiv = 0.01;
+    } else if (yk == SCN_KIND_TIME) {
+        time_unit(ymax, &yunit, &ydiv);
+    } else if (yk == SCN_KIND_RATE) {
+        yunit = "/s";
+    }
+
+    FILE *gp = j->gp;
+    const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+    char buf[2048];
+    snprintf(buf, sizeof buf, "Experiment %lld (%s, engine %s): %s against %s", (long long)id, base, engine, metric,
+             x);
+    fprintf(gp, "plot_title = ");
+    plot_quote(gp, buf);
+    fprintf(gp, "\nset xlabel ");
+    if (*xunit)
+        snprintf(buf, sizeof buf, "%s (%s)", x, xunit);
+    else
+        snprintf(buf, sizeof buf, "%s", x);
+    plot_quote(gp, buf);
+    snprintf(buf, sizeof buf, "%s: %s%s%s%s", metric, mi < 0 ? "as stored" : scn_metric_what((enum scn_metric)mi),
+             *yunit ? " (" : "", yunit, *yunit ? ")" : "");
+    fprintf(gp, "\nset ylabel ");
+    plot_quote(gp, buf);
+    snprintf(buf, sizeof buf, "the mean of %d repeat%s, bars from the least to the most", repeats,
+             repeats == 1 ? "" : "s");
+    /* the spread's meaning, as the title's second line */
+    fprintf(gp, "\nset title plot_title.\"\\n\".");
+    plot_quote(gp, buf);
+    fprintf(gp, "\nset grid\nset key outside right top vertical\n"
+                "set yrange [0:*]\nset offsets graph 0.02, graph 0.02, 0, 0\n");
+    if (xk == X_NAME) {
+        fprintf(gp, "set xtics (");
+        for (int i = 0; i < nx; i++) {
+            fprintf(gp, "%s", i ? ", " : "");
+            plot_quote(gp, xval[i]);
+            fprintf(gp, " %d", i);
+        }
+        fprintf(gp, ")\n");
+    }
+    char colour[16], path[4096];
+    for (int k = 0; k < nser; k++) {
+        FILE *f = plot_data_file(j, path, sizeof path);
+        if (!f) {
+            free(xnum);
+            goto done;
+        }
+        qsort(ser[k].p, (size_t)ser[k].n, sizeof *ser[k].p, cmp_point);
+        for (int i = 0; i < ser[k].n; i++)
+            fprintf(f, "%.10g %.10g %.10g %.10g\n", ser[k].p[i].x, ser[k].p[i].mean / ydiv, ser[k].p[i].min / ydiv,
+                    ser[k].p[i].max / ydiv);
+        fclose(f);
+        series_colour(colour, sizeof colour, k);
+        fprintf(gp, "%s", k ? ", \\\n     " : "plot ");
+        plot_quote(gp, path);
+        fprintf(gp, " using 1:2:3:4 with yerrorlines lw 1.5 pt 7 ps 0.6 lc rgb '%s' title ", colour);
+        plot_quote(gp, *ser[k].key ? ser[k].key : metric);
+    }
+    fprintf(gp, "\n");
+    free(xnum);
+    rc = 0;
+done:
+    dbq_plot_cells_free(cells, ncells);
+    for (int k = 0; k < nser; k++)
+        free(ser[k].p);
+    free(ser);
+    free(xval);
+    return rc;
+}
