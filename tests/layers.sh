@@ -204,4 +204,33 @@ awk -v kdirs="$kdirs" -v hdirs="$hdirs" -v tablef="$T/table" -v existf="$T/exist
         exit (failures > 0)
     }
 ' || fail=1
+
+# Each folder a module names (a files prefix ending in /) has a README.md
+# saying which module it is and what it may include, the same set as the
+# table's row: the README a newcomer reads cannot drift from the rule the
+# build is held to.
+nreadme=0
+rfail=0
+while IFS=$'\t' read -r mod files allowed; do
+    for f in $files; do
+        case "$f" in */) ;; *) continue ;; esac
+        readme="${f}README.md"
+        if ! [ -r "$readme" ]; then
+            failed readme "$readme: no README for \`$mod\` ($f)"; rfail=1
+            continue
+        fi
+        if ! grep -qF "Module \`$mod\`" "$readme"; then
+            failed readme "$readme does not say it is module \`$mod\`"; rfail=1
+            continue
+        fi
+        said=$(sed -n 's/^May include: //p' "$readme" | grep -o '`[^`]*`' | tr -d '`' | grep -vx -e - -e '' | sort | tr '\n' ' ')
+        want=$(printf '%s\n' $allowed | grep -vx -e - -e '' | sort | tr '\n' ' ')
+        if [ "$said" != "$want" ]; then
+            failed readme "$readme says it may include '$said', the table '$want'"; rfail=1
+            continue
+        fi
+        nreadme=$((nreadme + 1))
+    done
+done <"$T/table"
+[ "$nreadme" -gt 0 ] && [ "$rfail" = 0 ] && pass "readmes: $nreadme folders say their module and its includes as the table does"
 exit $fail
