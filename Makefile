@@ -136,7 +136,7 @@ DECODE_TEST_OBJ := $(call tobj,tests/trace_decode_test.c trace/decode.c)
 # The kernel's trace ring, compiled for the host against libc's memcpy.
 RING_TEST_OBJ := $(call tobj,tests/ring_test.c kernel/trace/ring.c)
 # The Linux engine's runner, on this host's Linux (threads of the test).
-LINUX_RUN_TEST_OBJ := $(call tobj,tests/linux_run_test.c host/engine/linux/run.c host/engine/linux/alternate.c host/engine/linux/refuse.c host/engine/linux/setup.c host/engine/linux/measure.c $(wildcard host/scenario/*.c) \
+LINUX_RUN_TEST_OBJ := $(call tobj,tests/linux_run_test.c host/engine/linux/run.c host/engine/linux/alternate.c host/engine/linux/refuse.c host/engine/linux/setup.c host/engine/linux/measure.c host/engine/linux/note.c $(wildcard host/scenario/*.c) \
 	host/base/xalloc.c $(POLICY_SRC))
 # The Linux recorder on this host's tracefs, writing through db/.
 LINUX_PINGPONG_OBJ := $(call tobj,tests/linux_pingpong.c host/engine/linux/tracefs.c host/engine/linux/ftrace.c host/engine/linux/lxrec.c host/engine/linux/bpfrec.c host/engine/linux/hostrules.c \

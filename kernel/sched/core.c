@@ -28,7 +28,6 @@
 #include "../lib/printf.h"
 #include "../trace/trace.h"
 
-struct cpu cpus[MAX_CPUS];
 const struct sched_policy *sched_policy_current;
 u64 sched_tick_ns;
 unsigned sched_hz;
@@ -386,7 +385,7 @@ static u64 rt_budget_ns(void)
 
 /* Each CPU's period ends now: its next tick starts a new one with the new
  * budget (and decides again if that lets a throttled RT task run). */
-void sched_rt_budget_changed(void)
+static void rt_budget_changed(void)
 {
     for (unsigned c = 0; c < ncpus; c++) {
         struct rq *rq = &cpus[c].rq;
@@ -395,6 +394,15 @@ void sched_rt_budget_changed(void)
         rq->rt_period_end = clock_ns();
         spin_unlock_irqrestore(&rq->lock, flags);
     }
+}
+
+bool sched_knob_set(enum sched_knob k, s64 v, const char **why)
+{
+    if (!sched_knob_store(k, v, why))
+        return false;
+    if (k == KNOB_RT_RUNTIME_US || k == KNOB_RT_PERIOD_US)
+        rt_budget_changed();
+    return true;
 }
 
 /* Starts a new RT period on rq if its last one is over: the budget is
@@ -946,6 +954,7 @@ void sched_init(const struct sched_policy *policy, unsigned hz)
     sched_hz = hz;
     sched_tick_ns = NSEC_PER_SEC / hz;
     trap_set_hooks(&hooks);
+    task_set_starter(sched_start_task);
 }
 
 void sched_init_cpu(unsigned cpu)

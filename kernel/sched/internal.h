@@ -7,8 +7,12 @@
 #define RUNQ_SCHED_INTERNAL_H
 #include "task.h"
 
-/* core.c: puts a new task, allocated and set up by task.c, on its queue. */
+/* core.c: puts a new task, allocated and set up by task.c, on its queue;
+ * task.c calls it through the pointer sched_init gives task_set_starter. */
 void sched_start_task(struct task *t);
+/* task.c: the function every new task is started by (sched_init gives
+ * sched_start_task; BUG if a task is created before). */
+void task_set_starter(void (*start)(struct task *t));
 /* core.c: where every new task's first switch lands (task.c points its
  * stack here): drops the queue lock, runs t->fn, exits. */
 void task_start(struct task *t);

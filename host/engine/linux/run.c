@@ -55,26 +55,6 @@
 #include "host/base/xalloc.h"
 #include "host/engine/linux/runner.h"
 
-int lx_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
-void lx_note(const struct lx_run *run, const char *fmt, ...)
-{
-    va_list ap;
-    if (!run->o || !run->o->notes)
-        return;
-    va_start(ap, fmt);
-    vfprintf(run->o->notes, fmt, ap);
-    va_end(ap);
-    fputc('\n', run->o->notes);
-}
-
 static bool stopped(const struct lx_run *run)
 {
     return __atomic_load_n(&run->stop, __ATOMIC_ACQUIRE);
