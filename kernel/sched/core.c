@@ -385,7 +385,7 @@ static u64 rt_budget_ns(void)
 
 /* Each CPU's period ends now: its next tick starts a new one with the new
  * budget (and decides again if that lets a throttled RT task run). */
-static void rt_budget_changed(void)
+void sched_rt_budget_changed(void)
 {
     for (unsigned c = 0; c < ncpus; c++) {
         struct rq *rq = &cpus[c].rq;
@@ -396,14 +396,6 @@ static void rt_budget_changed(void)
     }
 }
 
-bool sched_knob_set(enum sched_knob k, s64 v, const char **why)
-{
-    if (!sched_knob_store(k, v, why))
-        return false;
-    if (k == KNOB_RT_RUNTIME_US || k == KNOB_RT_PERIOD_US)
-        rt_budget_changed();
-    return true;
-}
 
 /* Starts a new RT period on rq if its last one is over: the budget is
  * whole again. True if that lets throttled RT tasks run (a decision is
@@ -955,6 +947,7 @@ void sched_init(const struct sched_policy *policy, unsigned hz)
     sched_tick_ns = NSEC_PER_SEC / hz;
     trap_set_hooks(&hooks);
     task_set_starter(sched_start_task);
+    knob_rt_budget_changed = sched_rt_budget_changed;
 }
 
 void sched_init_cpu(unsigned cpu)

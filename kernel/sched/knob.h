@@ -30,11 +30,13 @@ const char *sched_knob_comment(enum sched_knob k);
 s64 sched_knob_default(enum sched_knob k);
 /* The knob called name, or -1. */
 int sched_knob_lookup(const char *name);
-/* Stores v as k's value: false (nothing changed) if v is out of its
- * range, or the RT runtime would exceed its period. Traced. Only the
- * value: what a new value changes in the queues is the core's
- * (sched_knob_set, sched.h), so this table needs nothing of it. */
-bool sched_knob_store(enum sched_knob k, s64 v, const char **why);
+/* Sets k to v: false (nothing changed) if v is out of its range, or the
+ * RT runtime would exceed its period. Traced; takes effect on every CPU
+ * before it returns. */
+bool sched_knob_set(enum sched_knob k, s64 v, const char **why);
+/* What a new RT budget does to the queues: set by sched_init to the
+ * core's sched_rt_budget_changed (sched.h), before any knob is set. */
+extern void (*knob_rt_budget_changed)(void);
 /* A SET knob record for each, old = new = its value (tracing starts). */
 void sched_knobs_trace(void);
 

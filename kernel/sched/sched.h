@@ -5,7 +5,6 @@
 #ifndef RUNQ_SCHED_H
 #define RUNQ_SCHED_H
 #include "../lib/types.h"
-#include "knob.h"
 #include "task.h"
 
 /* Why a decision is made (kept for the trace and the counters). */
@@ -47,11 +46,10 @@ bool task_set_class(struct task *t, unsigned rt_prio, unsigned rt_policy, const 
  * or is put back. False (nothing changed) for no CPU that exists, or the
  * idle task. */
 bool task_set_allowed(struct task *t, u64 mask);
-/* Sets knob k to v (knob.h's sched_knob_store: false, nothing changed,
- * if v is out of its range or the RT runtime would exceed its period),
- * then applies it: a new RT budget is taken by every CPU's queue from
- * its next period. Traced; in effect on every CPU before it returns. */
-bool sched_knob_set(enum sched_knob k, s64 v, const char **why);
+/* The RT budget knobs changed (knob.c calls it through
+ * knob_rt_budget_changed): every CPU's queue takes the new budget, from
+ * its next period. */
+void sched_rt_budget_changed(void);
 __attribute__((noreturn)) void task_exit(void);
 struct task *current(void);
 

@@ -168,8 +168,7 @@ static struct task *task_create_class(const char *name, void (*fn)(void *), void
     *--sp = 0;          /* r15 */
     t->rsp = (u64)sp;
 
-    BUG_ON(!task_starter); /* a task created before sched_init */
-    task_starter(t);
+    task_starter(t); /* set by sched_init, before any task is created */
     return t;
 }
 
