@@ -1,9 +1,10 @@
 /*
  * runq top --linux (tui/top_linux.c): the live view of the host's own
- * scheduler, its flags and its help.
+ * scheduler. Its flags and help, which fill struct top_linux_opts, are
+ * host/cli/top_linux.h's.
  */
-#ifndef RUNQ_CLI_TOP_LINUX_H
-#define RUNQ_CLI_TOP_LINUX_H
+#ifndef RUNQ_TUI_TOP_LINUX_H
+#define RUNQ_TUI_TOP_LINUX_H
 
 #include <stdint.h>
 
@@ -13,11 +14,6 @@ struct top_linux_opts {
     int frames;         /* print this many frames as text and end; 0: the curses screen */
     const char *record; /* also record those CPUs into this database; NULL: store nothing */
 };
-
-/* The flags of `runq top --linux` (argv as cmd_top has it, --linux
- * anywhere in it) into o. Returns -1 to go on, or the exit status: 0 after
- * --help, 2 after a usage error (both printed). */
-int top_linux_flags(int argc, char **argv, struct top_linux_opts *o);
 
 /* Runs the view until q, a signal or its frames are out. Returns the exit
  * status: 0, or 1 when Linux's scheduler cannot be seen (not root, no BTF)

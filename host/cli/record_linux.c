@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "host/cli/flags.h"
-#include "trace/recorder/record.h"
+#include "host/cli/record.h"
 #include "host/engine/linux/record.h"
 #include "host/engine/linux/run.h"
 #include "host/scenario/scenario.h"

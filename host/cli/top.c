@@ -1,12 +1,14 @@
 /*
  * `runq top`: the flags and the help. The view itself is tui/top.c; the
- * host's own Linux (runq top --linux), tui/top_linux.c.
+ * host's own Linux (runq top --linux), tui/top_linux.c, its flags
+ * host/cli/top_linux.c.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "host/cli/cli.h"
 #include "host/cli/flags.h"
+#include "host/cli/top_linux.h"
 #include "tui/top_linux.h"
 #include "tui/top.h"
 

@@ -2,9 +2,9 @@
  * `runq record`: reads a trace stream from QEMU's socket or a file, decodes
  * it (trace/decode.c), puts the CPUs' packets back into one time order, and
  * stores it (db/writer.c); on a live socket it also relays the control
- * lines of trace/control.h to the kernel (trace/recorder/relay.c). It lives in host/cli/,
- * above both trace/ and db/, so that neither needs the other
- * (docs/architecture.md).
+ * lines of trace/control.h to the kernel (trace/recorder/relay.c). It
+ * sits above both trace/ and db/, so that neither needs the other
+ * (docs/architecture.md); its flags and help are host/cli/record.c's.
  *
  * Why a merge: each CPU drains its own ring, so a CPU's packet may reach
  * the wire after a later packet of another CPU (a WAKE on CPU 0 after the
@@ -31,23 +31,16 @@
 #include <unistd.h>
 
 #include "bug.h"
-#include "host/cli/cli.h"
-#include "host/cli/flags.h"
 #include "trace/recorder/record.h"
 #include "trace/recorder/relay.h"
 #include "db/writer.h"
 #include "host/base/xalloc.h"
-#include "host/engine/linux/record.h"
 #include "trace/control.h"
 #include "trace/decode.h"
 
 #define REC_GAP 0xf0 /* merge-internal pseudo-record: loss before the next record */
-#define DEFAULT_DB "runq.db"
 #define COMMIT_MS 250
-#define CONNECT_WAIT_S 10
-#define CONNECT_WAIT_MS (CONNECT_WAIT_S * 1000)
-#define STR_(x) #x
-#define STR(x) STR_(x)
+#define CONNECT_WAIT_MS (RECORD_CONNECT_WAIT_S * 1000)
 /* What the merge holds, whatever the stream says (docs/trace-format.md,
  * "Bounds"): at most MAX_QUEUED bytes of records, each for at most two
  * keyframe periods of trace time, the period taken within these limits. */
@@ -321,51 +314,6 @@ static int store_failed(struct recorder *r, const char *db, const char *file)
     return 1;
 }
 
-/* The flags into o. Returns -1 to record, or the exit status: 0 after
- * --help, 2 for a usage error (said in one line). */
-static int record_flags(int argc, char **argv, struct record_opts *o)
-{
-    *o = (struct record_opts){ .db = DEFAULT_DB };
-    const struct flag flags[] = {
-        FLAG_STR("db", &o->db, "FILE", "database to add the trace to (default " DEFAULT_DB ")"),
-        FLAG_STR("socket", &o->sock, "PATH",
-                 "connect to QEMU's chardev socket (waits up to " STR(CONNECT_WAIT_S) " s for it)"),
-        FLAG_STR("file", &o->file, "PATH", "read a file ('-' for stdin), e.g. from -chardev file"),
-        FLAG_ON("follow", &o->follow, "at the end of the file wait for more, like tail -f, until\n"
-                "the END record (then it stores what the file holds and\n"
-                "ends, the trace complete) or SIGINT"),
-        FLAG_ON("require-end", &o->require_end, "exit 1 if the stream ends without its END record (the\n"
-                "trace is stored all the same, incomplete)"),
-        FLAG_TABLE_END,
-    };
-    const struct command_spec spec = {
-        .name = "record",
-        .usage = "record [--db FILE] [--socket PATH | --file PATH] [--follow]",
-        .about = "Reads the kernel's trace stream, checks its framing, CRCs and sequence numbers,\n"
-                 "and stores it as a new trace in an SQLite database (WAL mode, so runq sql and\n"
-                 "runq top can read it while it grows). Lost data is counted in the stats and\n"
-                 "data_gap tables, never hidden. The trace is marked complete when the stream's\n"
-                 "END record arrives, incomplete when it stops early (SIGINT, SIGTERM, SIGHUP, a\n"
-                 "cut stream, QEMU gone); either way everything read is committed. If the disk\n"
-                 "fills, it keeps what it committed, reads on, and says what it could not store.\n",
-        .flags = flags,
-        .after = "The trace id is printed on stdout; a summary goes to stderr.\n\n"
-                 "runq record --linux [--cpus LIST] [--pid PID | --comm NAME] [--duration D] [--db FILE]\n"
-                 "records the host's own Linux instead, with its EEVDF state (runq record --linux --help).\n",
-    };
-    int npos, rc = flags_parse(&spec, argc, argv, NULL, &npos);
-    if (rc >= 0)
-        return rc;
-    if (!o->sock == !o->file)
-        return flags_usage_error(&spec, "give exactly one of --socket PATH or --file PATH");
-    if (!*o->db)
-        return flags_usage_error(&spec, "--db needs a file name");
-    return -1;
-}
-
-/* Opens the stream (r->fd), the database with a new trace, whose id goes
- * to stdout, and the decoder; on a live socket also the control relay
- * (r->relay, NULL without). 0, or -1 after saying why. */
 /* The writer's lines (its failure, its waits for another recorder). */
 static void record_say(void *arg, const char *line)
 {
@@ -373,6 +321,9 @@ static void record_say(void *arg, const char *line)
     fprintf(stderr, "runq record: %s\n", line);
 }
 
+/* Opens the stream (r->fd), the database with a new trace, whose id goes
+ * to stdout, and the decoder; on a live socket also the control relay
+ * (r->relay, NULL without). 0, or -1 after saying why. */
 static int record_open(struct recorder *r, const struct record_opts *o)
 {
     char msg[512];
@@ -543,25 +494,6 @@ static void recorder_free(struct recorder *r)
     if (r->fd > 0)
         close(r->fd);
     free(r);
-}
-
-int cmd_record(int argc, char **argv)
-{
-    if (flags_mode(argc, argv, "linux")) {
-        struct linux_record_opts lo;
-        int rc = record_linux_flags(argc, argv, &lo);
-        return rc >= 0 ? rc : record_linux(&lo);
-    }
-    bool stored;
-    return record_main(argc, argv, &stored);
-}
-
-int record_main(int argc, char **argv, bool *stored)
-{
-    struct record_opts o;
-    int rc = record_flags(argc, argv, &o);
-    *stored = false;
-    return rc >= 0 ? rc : record_stream(&o, stored);
 }
 
 int record_stream(const struct record_opts *o, bool *stored)

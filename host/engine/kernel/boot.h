@@ -2,7 +2,8 @@
  * The QEMU launcher: how runq turns flags into a kernel command line and a
  * QEMU argv, runs QEMU, and turns its exit status into runq's.
  *
- * The steps are separate so `record`, `lab` and friends can reuse them:
+ * The steps are separate so `record`, `lab` and friends can reuse them
+ * (boot_launch() below takes them in this order for runq boot and run):
  *
  *     struct boot_opts o;  boot_opts_init(&o);
  *     boot_kernel_path(&o, ...)            which ELF to boot
@@ -147,5 +148,36 @@ int boot_run(const struct boot_argv *a, int timeout_s, boot_line_fn on_line,
  * monitor) or 33 is success; otherwise as boot_run(), without console lines.
  */
 int boot_run_interactive(const struct boot_argv *a, struct boot_result *res);
+
+/*
+ * What runq boot (run false) and runq run (run true) do once their flags
+ * are parsed into *o (host/cli/boot.c has checked them: --append and each
+ * --cmd printable, no ';' in a --cmd, no '--' word in --append):
+ *
+ *   - boot: boots the kernel in batch (boot_run), runs o's commands and
+ *     powers off; run: boots it to its shell on this terminal
+ *     (boot_run_interactive), nothing powered off;
+ *   - with o->record (run: always, runq.db when o->record is NULL) records
+ *     the trace: a deterministic boot from the port's file once QEMU is
+ *     done (record_stream(), in this process; the file is kept, and its
+ *     path said, when the trace could not be stored), any other run live,
+ *     through `runq record --socket` started beside QEMU;
+ *   - o->control's lines go to the kernel on the trace port at boot
+ *     (refused, exit 2, without o->deterministic and a record);
+ *   - run on a terminal with tmux (RUNQ_NO_TOP unset, no --gdb) opens
+ *     `runq top` beside the shell; outside tmux that means running the
+ *     same command again inside a new tmux session: argv[0..argc-1] is the
+ *     command as runq was given it (argv[0] "run"), and on success this
+ *     does not return.
+ *
+ * Messages go to stderr as "runq boot: ..." or "runq run: ...". Returns
+ * the exit status: 0 on the guest's success (and a stored trace, for a
+ * boot that records); 1 when the kernel is not found, QEMU fails or the
+ * guest reports a failure (boot_run()'s reasons), or a boot's recording
+ * failed; 2 when the kernel command line would be longer than
+ * RUNQ_CMDLINE_MAX or o->control lacks --deterministic and --record;
+ * 128+signal when interrupted.
+ */
+int boot_launch(const struct boot_opts *o, bool run, int argc, char **argv);
 
 #endif
