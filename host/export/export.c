@@ -2,11 +2,12 @@
  * `runq export --perfetto`: a trace as the ftrace text Perfetto imports
  * (host/export/perfetto.c writes it; docs/perfetto.md says what one sees).
  *
- * In order: the flags; the database, opened read-only as every reader
- * opens it (db/query.c); the traces to write: one (--trace, default the
- * newest) or every recorded trace of an experiment; each written to
- * stdout, or to OUT as host/base/outfile.h writes a file, so that a failed or
- * interrupted export leaves no half-written OUT. An experiment's traces
+ * The flags, and the database opened read-only as every reader opens it
+ * (db/query.c), are host/cli/export.c's. Here (contract in export.h): the
+ * traces to write, one (--trace, default the newest) or every recorded
+ * trace of an experiment, each written to stdout, or to OUT as
+ * host/base/outfile.h writes a file, so that a failed or interrupted
+ * export leaves no half-written OUT. An experiment's traces
  * each get a file of their own in a directory: their clocks all start at
  * boot and their task ids repeat, so in one file their CPUs and tasks
  * would be drawn over each other.
@@ -19,12 +20,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "host/cli/cli.h"
-#include "host/cli/db_flags.h"
-#include "host/base/outfile.h"
-#include "host/export/perfetto.h"
 #include "db/query.h"
 #include "db/qx_export.h"
+#include "host/base/outfile.h"
+#include "host/export/export.h"
+#include "host/export/perfetto.h"
 
 /* Writes trace to path (stdout when NULL) whole or not at all
  * (host/base/outfile.h). Returns 0 or 1 (the error printed). */
@@ -70,57 +70,15 @@ static int experiment_traces(sqlite3 *db, int64_t id, int64_t **ids, size_t *n)
     return 0;
 }
 
-int cmd_export(int argc, char **argv)
+int export_perfetto(sqlite3 *db, const struct export_opts *o)
 {
-    struct db_flags o = DB_FLAGS_INIT;
-    const char *out = NULL;
-    int64_t experiment = 0;
-    bool perfetto = false;
-    const struct flag flags[] = {
-        FLAG_ON("perfetto", &perfetto, "the format (the only one yet)"),
-        DB_FLAG_ROWS(&o, "the trace to write (default: the newest)"),
-        FLAG_NUM64("experiment", &experiment, "ID",
-                   "every recorded trace of experiment ID, each its own file\n"
-                   "OUT/trace-ID.systrace (needs -o OUT, a directory, made if missing)",
-                   1, INT64_MAX, "an experiment id (a positive number)"),
-        FLAG_FN("out", &out, "OUT",
-                "write to OUT (default: stdout): a file is replaced whole or not\n"
-                "at all, a character device or FIFO written in place, a\n"
-                "symbolic link or a directory refused",
-                db_flags_file, .takes = "a file name", .short_name = 'o'),
-        FLAG_TABLE_END,
-    };
-    const struct command_spec spec = {
-        .name = "export",
-        .usage = "export --perfetto [--db FILE] [--trace ID | --experiment ID] [-o OUT]",
-        .about = "Writes a trace as the plain-text ftrace format (systrace) that the Perfetto UI\n"
-                 "(ui.perfetto.dev: Open trace file) and trace_processor import: each CPU's\n"
-                 "schedule from sched_slice, wakeups from wakeup (with the waker), EEVDF's V per CPU\n"
-                 "and each task's lag, deadline and vruntime as counters (virtual ns; none in round\n"
-                 "robin or Linux traces), and data gaps drawn as such, never as idle time.\n"
-                 "docs/perfetto.md says what each track shows.\n",
-        .flags = flags,
-    };
-    int npos, prc = flags_parse(&spec, argc, argv, NULL, &npos);
-    if (prc >= 0)
-        return prc;
-    const char *db_path = o.db;
-    int64_t trace = o.trace;
-    if (!perfetto)
-        return flags_usage_error(&spec, "say which format: --perfetto (the only one yet)");
-    if (trace && experiment)
-        return flags_usage_error(&spec, "--trace or --experiment, not both");
-    if (experiment && !out)
-        return flags_usage_error(&spec, "--experiment writes a file a trace: give -o DIR");
-
-    sqlite3 *db = cli_db_open("export", db_path);
-    if (!db)
-        return 1;
+    const char *db_path = o->db_path, *out = o->out;
+    int64_t trace = o->trace;
     int rc = 0;
-    if (experiment) {
+    if (o->experiment) {
         int64_t *ids;
         size_t n;
-        rc = experiment_traces(db, experiment, &ids, &n);
+        rc = experiment_traces(db, o->experiment, &ids, &n);
         struct stat st;
         if (!rc && mkdir(out, 0777) != 0 && errno != EEXIST) {
             fprintf(stderr, "runq export: %s: %s\n", out, strerror(errno));
@@ -149,6 +107,5 @@ int cmd_export(int argc, char **argv)
         if (!rc)
             rc = export_one(db, db_path, trace, out);
     }
-    sqlite3_close(db);
     return rc;
 }

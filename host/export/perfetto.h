@@ -5,8 +5,8 @@
  * becomes in Perfetto; host/export/perfetto.c's opening comment, which line is
  * made from which rows.
  */
-#ifndef RUNQ_CLI_PERFETTO_H
-#define RUNQ_CLI_PERFETTO_H
+#ifndef RUNQ_EXPORT_PERFETTO_H
+#define RUNQ_EXPORT_PERFETTO_H
 
 #include <stdint.h>
 #include <stdio.h>

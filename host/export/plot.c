@@ -1,10 +1,11 @@
 /*
  * `runq plot KIND`: a figure of a trace database as a PNG or an SVG file
  * (docs/plot.md). The kinds (host/export/plot_kinds.c) read the database and
- * write gnuplot's input; this file is everything around them, in order:
+ * write gnuplot's input; this file is everything around them (plot_draw,
+ * contract in plot.h), in order:
  *
  *   1. the flags, checked before anything is opened (a usage error
- *      exits 2 in one line);
+ *      exits 2 in one line): host/cli/plot.c's, as is the database's open;
  *   2. a temp directory of our own, and in it the script: the terminal
  *      (by OUT's extension, at the size asked), then the kind's titles,
  *      data files and plot lines;
@@ -23,62 +24,21 @@
  * task names, an experiment's parameters), and every such string goes
  * through plot_quote; data files hold numbers only.
  */
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "host/cli/cli.h"
-#include "host/cli/db_flags.h"
+#include "db/visible.h"
 #include "host/base/outfile.h"
 #include "host/export/plot.h"
-#include "db/query.h"
-#include "db/visible.h"
 
 #define GNUPLOT_APT "sudo apt-get install -y gnuplot-nox"
-
-static const struct plot_kind {
-    const char *name, *what;
-    int (*draw)(sqlite3 *db, const struct plot_opts *o, struct plot_job *j);
-    int width, height; /* the default size, pixels */
-} kinds[] = {
-    { "timeline", "who ran on each CPU in a window: a box per slice, one colour per task, wakeups "
-                  "marked, data gaps hatched \"lost\"", plot_timeline, 1200, 500 },
-    { "latency", "the wake latency (wake -> run) distribution of one or more traces: histogram and CDF, "
-                 "one series per trace", plot_latency, 900, 800 },
-    { "experiment", "an experiment's metric against a varied parameter: the mean over the repeats with "
-                    "min..max bars, one series per value of the other axes", plot_experiment, 1000, 600 },
-};
-#define NKINDS (sizeof kinds / sizeof kinds[0])
-#define PLOT_STR_(x) #x
-#define PLOT_STR(x) PLOT_STR_(x)
-#define PLOT_MAX_TRACES_S PLOT_STR(PLOT_MAX_TRACES)
-
-static const char series_note[] = "A latency series is named by its trace's scenario parameters, else its policy,\n"
-                                  "else 'trace N'. Every figure is made from SQL over docs/sql.md's tables.\n";
-
-static void plot_help(void)
-{
-    printf("usage: runq plot KIND [--db FILE] [-o OUT.png|OUT.svg] [--size WxH] ...\n"
-           "       runq plot timeline [--trace ID] [--from MS] [--to MS]\n"
-           "       runq plot latency [--trace ID ...] [--task NAME] [--cdf | --hist]\n"
-           "       runq plot experiment [ID] [--metric TASK.METRIC] [--x AXIS]\n\n"
-           "Draws a figure of a trace database with gnuplot (Debian's gnuplot-nox: make deps).\n"
-           "PNG or SVG by OUT's extension. OUT, a file, is replaced whole or not at all; a\n"
-           "character device or a FIFO is written in place, a symbolic link refused.\n"
-           "'runq plot KIND --help' lists KIND's flags.\n\n"
-           "kinds:\n");
-    for (size_t i = 0; i < NKINDS; i++)
-        printf("  %-10s %s\n", kinds[i].name, kinds[i].what);
-    printf("\n%s", series_note);
-}
 
 /* The length of the character at p: 1 for ASCII, else db/visible.h's
  * well-formed UTF-8 length, 0 for a byte that starts none. */
@@ -198,172 +158,15 @@ static void gnuplot_error(const char *errpath, char *buf, size_t len)
     fclose(f);
 }
 
-static bool parse_ms(const char *s, double *ms)
+int plot_draw(sqlite3 *db, plot_kind_fn *kind, const struct plot_opts *o)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end || errno || !(v >= 0) || v > 1e9)
-        return false;
-    *ms = v;
-    return true;
-}
-
-static bool parse_id(const char *s, int64_t *id)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (end == s || *end || errno || v < 1)
-        return false;
-    *id = v;
-    return true;
-}
-
-/* The flags' FLAG_FUNCs (host/cli/flags.h): nonzero, err empty, for "--F
- * takes (the row's takes), not 'v'". */
-static int ms_flag(const char *v, void *value, char *err, size_t errlen)
-{
-    (void)err, (void)errlen;
-    return !parse_ms(v, value);
-}
-
-/* --trace of latency, repeatable: appended to the plot_opts value is. */
-static int traces_flag(const char *v, void *value, char *err, size_t errlen)
-{
-    struct plot_opts *o = value;
-    if (o->ntraces == PLOT_MAX_TRACES) {
-        snprintf(err, errlen, "at most %d --trace", PLOT_MAX_TRACES);
-        return 1;
-    }
-    if (!parse_id(v, &o->trace[o->ntraces]))
-        return 1;
-    o->ntraces++;
-    return 0;
-}
-
-/* --size WxH into the int[2] value is. */
-static int size_flag(const char *v, void *value, char *err, size_t errlen)
-{
-    (void)err, (void)errlen;
-    char *end;
-    long w = strtol(v, &end, 10), h = *end == 'x' ? strtol(end + 1, &end, 10) : -1;
-    if (*end || w < 100 || h < 100 || w > 10000 || h > 10000)
-        return 1;
-    ((int *)value)[0] = (int)w, ((int *)value)[1] = (int)h;
-    return 0;
-}
-
-int cmd_plot(int argc, char **argv)
-{
-    const char *kind_name = argc > 1 ? argv[1] : NULL;
-    if (kind_name && (!strcmp(kind_name, "--help") || !strcmp(kind_name, "-h"))) {
-        plot_help();
-        return 0;
-    }
-    if (!kind_name || kind_name[0] == '-') {
-        fprintf(stderr, "runq plot: name a kind first (timeline, latency, experiment); see runq plot --help\n");
-        return 2;
-    }
-    const struct plot_kind *k = NULL;
-    for (size_t i = 0; i < NKINDS; i++)
-        if (!strcmp(kinds[i].name, kind_name))
-            k = &kinds[i];
-    if (!k) {
-        fprintf(stderr, "runq plot: no kind '%s': want timeline, latency or experiment\n", kind_name);
-        return 2;
-    }
-    argc--, argv++; /* the kind's own argv: its flags parsed from argv[1] */
-
-    struct plot_opts o = { .db_path = DB_FLAGS_DEFAULT_DB, .to_ms = 100 };
-    const char *out = NULL, *id = NULL;
-    int size[2] = { k->width, k->height };
-    bool timeline = !strcmp(k->name, "timeline"), latency = !strcmp(k->name, "latency");
-#define PLOT_ROWS                                                                                             \
-    FLAG_FN("db", &o.db_path, "FILE", "database (default " DB_FLAGS_DEFAULT_DB ")", db_flags_file,            \
-            .takes = "a file name"),                                                                          \
-    FLAG_FN("output", &out, "OUT", "the figure, .png or .svg (default KIND.png)", db_flags_file,              \
-            .takes = "a file name", .short_name = 'o'),                                                       \
-    FLAG_FN("size", size, "WxH", "in pixels (default: timeline 1200x500, latency 900x800,\nexperiment 1000x600)", \
-            size_flag, .takes = "WIDTHxHEIGHT in pixels, each 100..10000 (1200x500)")
-    const struct flag timeline_flags[] = {
-        PLOT_ROWS,
-        FLAG_NUM64("trace", &o.trace[0], "ID", "the trace (default the newest)", 1, INT64_MAX,
-                   "a trace id (a positive number)"),
-        FLAG_FN("from", &o.from_ms, "MS", "the window's start in ms from the trace's start (default 0)", ms_flag,
-                .takes = "milliseconds from the trace's start (0, 2.5)"),
-        FLAG_FN("to", &o.to_ms, "MS", "the window's end in ms from the trace's start (default 100)", ms_flag,
-                .takes = "milliseconds from the trace's start (0, 2.5)"),
-        FLAG_TABLE_END,
-    };
-    const struct flag latency_flags[] = {
-        PLOT_ROWS,
-        FLAG_FN("trace", &o, "ID", "a trace to draw, repeatable up to " PLOT_MAX_TRACES_S " times\n"
-                "(default every trace, if " PLOT_MAX_TRACES_S " or fewer)", traces_flag,
-                .takes = "a trace id (a positive number)"),
-        FLAG_STR("task", &o.task, "NAME", "that task's wakeups only"),
-        FLAG_ON("cdf", &o.cdf_only, "the CDF alone (default: the CDF and the histogram)"),
-        FLAG_ON("hist", &o.hist_only, "the histogram alone"),
-        FLAG_TABLE_END,
-    };
-    const struct flag experiment_flags[] = {
-        PLOT_ROWS,
-        FLAG_STR("metric", &o.metric, "T.M", "the metric, as its table names it (probe.stall;\n"
-                 "default the table's first column)"),
-        FLAG_STR("x", &o.x, "AXIS", "the vary axis along x (hog.slice; default the first);\n"
-                 "every other axis makes a series of each value"),
-        FLAG_TABLE_END,
-    };
-#undef PLOT_ROWS
-    char name[32], usage[160], about[256];
-    snprintf(name, sizeof name, "plot %s", k->name);
-    snprintf(usage, sizeof usage, "plot %s%s [--db FILE] [-o OUT.png|OUT.svg] [--size WxH]%s", k->name,
-             timeline ? "" : latency ? "" : " [ID]",
-             timeline ? " [--trace ID] [--from MS] [--to MS]"
-             : latency ? " [--trace ID ...] [--task NAME] [--cdf | --hist]" : " [--metric TASK.METRIC] [--x AXIS]");
-    snprintf(about, sizeof about, "%c%s.\n%s", toupper((unsigned char)k->what[0]), k->what + 1,
-             timeline || latency ? "" : "ID: the experiment (default the newest).\n");
-    const struct command_spec spec = {
-        .name = name,
-        .usage = usage,
-        .about = about,
-        .flags = timeline ? timeline_flags : latency ? latency_flags : experiment_flags,
-        .after = latency ? series_note : NULL,
-        .max_pos = !timeline && !latency,
-    };
-    int npos, rc = flags_parse(&spec, argc, argv, &id, &npos);
-    if (rc >= 0)
-        return rc;
-    if (timeline && o.trace[0])
-        o.ntraces = 1;
-    if (id && !parse_id(id, &o.experiment))
-        return flags_usage_error(&spec, "experiment takes an experiment id (a positive number), not '%s'", id);
-    if (o.to_ms <= o.from_ms)
-        return flags_usage_error(&spec, "the window is empty: --to (%g ms) must be after --from (%g ms)", o.to_ms,
-                                 o.from_ms);
-    if (o.cdf_only && o.hist_only)
-        return flags_usage_error(&spec, "--cdf and --hist each leave one panel; give one, or neither for both");
-    int width = size[0], height = size[1];
-    char defout[64];
-    if (!out) {
-        snprintf(defout, sizeof defout, "%s.png", k->name);
-        out = defout;
-    }
-    size_t outlen = strlen(out);
-    bool svg = outlen > 4 && !strcasecmp(out + outlen - 4, ".svg");
-    if (!svg && !(outlen > 4 && !strcasecmp(out + outlen - 4, ".png")))
-        return flags_usage_error(&spec, "-o wants a file ending .png or .svg, not '%s'", out);
-
-    sqlite3 *db = cli_db_open("plot", o.db_path);
-    if (!db)
-        return 1;
+    int rc;
     const char *tmpdir = getenv("TMPDIR");
     /* dir leaves room in the others for the names of the files in it */
     char dir[PATH_MAX - 64], script[PATH_MAX], errpath[PATH_MAX];
     if (snprintf(dir, sizeof dir, "%s/runq-plot.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp") >= (int)sizeof dir ||
         !mkdtemp(dir)) {
         fprintf(stderr, "runq plot: cannot make a temp directory %s: %s\n", dir, strerror(errno));
-        sqlite3_close(db);
         return 1;
     }
     snprintf(script, sizeof script, "%s/plot.gp", dir);
@@ -375,22 +178,22 @@ int cmd_plot(int argc, char **argv)
         goto done;
     }
     fprintf(job.gp, "set encoding utf8\n");
-    if (svg)
+    if (o->svg)
         fprintf(job.gp, "set terminal svg size %d,%d fixed noenhanced font 'sans,11' background '#ffffff'\n",
-                width, height);
+                o->width, o->height);
     else /* pngcairo draws better; the plain png terminal is gnuplot-nox's other PNG */
         fprintf(job.gp, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
                         "    set terminal pngcairo size %d,%d noenhanced font 'sans,10' background '#ffffff'\n"
                         "} else {\n    set terminal png size %d,%d noenhanced\n}\n",
-                width, height, width, height);
-    rc = k->draw(db, &o, &job);
+                o->width, o->height, o->width, o->height);
+    rc = kind(db, o, &job);
     fprintf(job.gp, "unset output\n");
     if (fclose(job.gp) != 0 && !rc) {
         fprintf(stderr, "runq plot: %s: %s\n", script, strerror(errno));
         rc = 1;
     }
     struct outfile of;
-    if (rc || (rc = outfile_open(&of, "plot", out)))
+    if (rc || (rc = outfile_open(&of, "plot", o->out)))
         goto done;
     int e;
     int st = run_gnuplot(script, dir, fileno(of.f), errpath, &e);
@@ -405,7 +208,7 @@ int cmd_plot(int argc, char **argv)
         fprintf(stderr, "runq plot: gnuplot failed (%s%d): %s\n", st < 0 ? "could not start, " : "exit ",
                 st, msg);
     } else if (fstat(fileno(of.f), &sb) != 0 || (S_ISREG(sb.st_mode) && sb.st_size == 0)) {
-        fprintf(stderr, "runq plot: gnuplot wrote no figure to %s\n", of.tmp ? of.tmp : out);
+        fprintf(stderr, "runq plot: gnuplot wrote no figure to %s\n", of.tmp ? of.tmp : o->out);
     } else {
         rc = 0;
     }
@@ -415,6 +218,5 @@ int cmd_plot(int argc, char **argv)
         rc = outfile_commit(&of);
 done:
     remove_dir(dir);
-    sqlite3_close(db);
     return rc;
 }

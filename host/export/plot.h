@@ -1,19 +1,21 @@
 /*
  * `runq plot`: figures of a trace database, drawn by gnuplot.
  *
- *   host/export/plot.c       the subcommand: flags, help, the temp directory, the
- *                    script's preamble, gnuplot run by fork/exec, its
- *                    stdout OUT as host/base/outfile.h writes a file
+ *   host/cli/plot.c          the subcommand: the kinds by name, each kind's
+ *                            flags and help, into a struct plot_opts
+ *   host/export/plot.c       the temp directory, the script's preamble,
+ *                            gnuplot run by fork/exec, its stdout OUT as
+ *                            host/base/outfile.h writes a file (plot_draw)
  *   host/export/plot_kinds.c the kinds: each reads the database through
- *                    db/qx_plot.h, writes its data files and the rest of
- *                    the script
+ *                            db/qx_plot.h, writes its data files and the
+ *                            rest of the script
  *
- * A kind draws on the terminal plot.c set up (PNG or SVG, the size asked,
+ * A kind draws on the terminal plot_draw set up (PNG or SVG, the size asked,
  * text not "enhanced", so a task called a_b prints as a_b) and names each
  * series in the legend: the test reads the SVG's legend back.
  */
-#ifndef RUNQ_CLI_PLOT_H
-#define RUNQ_CLI_PLOT_H
+#ifndef RUNQ_EXPORT_PLOT_H
+#define RUNQ_EXPORT_PLOT_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -23,8 +25,13 @@
 
 #define PLOT_MAX_TRACES 8 /* latency: series on one set of axes */
 
+/* What to draw, and where (host/cli/plot.c fills it from the flags and
+ * has checked them). */
 struct plot_opts {
-    const char *db_path;
+    const char *db_path;            /* the database's name, for the messages */
+    const char *out;                /* OUT, the figure: a name ending .png or .svg */
+    bool svg;                       /* OUT's extension: .svg (else .png) */
+    int width, height;              /* the figure's, in pixels */
     int64_t trace[PLOT_MAX_TRACES]; /* --trace, in the order given */
     int ntraces;
     double from_ms, to_ms;          /* timeline: the window, from the trace's start */
@@ -56,9 +63,21 @@ FILE *plot_data_file(struct plot_job *j, char *name, size_t len);
  * well-formed XML. */
 void plot_quote(FILE *f, const char *s);
 
-/* Each kind: 0, or 1 after a one-line error "runq plot: ..." on stderr. */
+/* A kind: reads db (opened read-only by the caller), writes its data
+ * files and its lines of j's script. 0, or 1 after a one-line error
+ * "runq plot: ..." on stderr. */
+typedef int plot_kind_fn(sqlite3 *db, const struct plot_opts *o, struct plot_job *j);
 int plot_timeline(sqlite3 *db, const struct plot_opts *o, struct plot_job *j);
 int plot_latency(sqlite3 *db, const struct plot_opts *o, struct plot_job *j);
 int plot_experiment(sqlite3 *db, const struct plot_opts *o, struct plot_job *j);
+
+/* `runq plot KIND`'s figure: in a temp directory of its own (removed
+ * after), the script (the terminal by o->svg at o's size, then kind's
+ * lines), and gnuplot run on it with its stdout OUT, replaced only once
+ * gnuplot succeeded (host/base/outfile.h). Returns 0, or 1 after one line
+ * "runq plot: ..." on stderr: no temp directory, the kind's error, OUT
+ * not opened, no gnuplot to run, gnuplot's own error (its last line), or
+ * no figure written. */
+int plot_draw(sqlite3 *db, plot_kind_fn *kind, const struct plot_opts *o);
 
 #endif

@@ -45,8 +45,6 @@
 #include <string.h>
 
 #include "bug.h"
-#include "host/cli/cli.h"
-#include "host/cli/flags.h"
 #include "decide.h"
 #include "eevdf.h"
 #include "eevdf_features.h"
@@ -54,117 +52,6 @@
 #include "policy.h"
 #include "sim.h"
 #include "weights.h"
-
-/* ---- flags ---- */
-
-struct sim_opts {
-    bool decisions, numberline, check, seeded;
-    uint64_t seed;
-    uint64_t run_ns; /* 0: the workload's */
-    const char *policy;
-    const char *file;
-    int nfeatures;
-    const char *features[SCN_MAX_FEATURES];
-};
-
-static int parse_seed(const char *v, void *value, char *err, size_t errlen)
-{
-    struct sim_opts *o = value;
-    (void)err, (void)errlen;
-    if (!scn_parse_count(v, UINT64_MAX, &o->seed))
-        return -1;
-    o->seeded = true;
-    return 0;
-}
-
-static int parse_policy(const char *v, void *value, char *err, size_t errlen)
-{
-    (void)err, (void)errlen;
-    if (strcmp(v, "rr") != 0 && strcmp(v, "eevdf") != 0)
-        return -1;
-    *(const char **)value = v;
-    return 0;
-}
-
-static int parse_run(const char *v, void *value, char *err, size_t errlen)
-{
-    (void)err, (void)errlen;
-    return scn_parse_duration(v, value) && *(uint64_t *)value ? 0 : -1;
-}
-
-/* --feature NAME=on|off, repeatable: each kept, in order, for
- * apply_overrides(). */
-static int parse_feature(const char *v, void *value, char *err, size_t errlen)
-{
-    struct sim_opts *o = value;
-    const char *eq = strchr(v, '=');
-    char name[64];
-
-    if (!eq || (strcmp(eq + 1, "on") != 0 && strcmp(eq + 1, "off") != 0) || (size_t)(eq - v) >= sizeof name)
-        return -1;
-    memcpy(name, v, (size_t)(eq - v));
-    name[eq - v] = '\0';
-    if (eevdf_feature_lookup(name) < 0) {
-        snprintf(err, errlen, "no feature '%s'", name);
-        return -1;
-    }
-    if (o->nfeatures == SCN_MAX_FEATURES) {
-        snprintf(err, errlen, "more than %d --feature flags", SCN_MAX_FEATURES);
-        return -1;
-    }
-    o->features[o->nfeatures++] = v;
-    return 0;
-}
-
-/* The flags into o. Returns -1 to go on, or the exit status: 0 after
- * --help (printed), 2 after a usage error (printed). */
-static int parse_args(int argc, char **argv, struct sim_opts *o)
-{
-    memset(o, 0, sizeof *o);
-    const struct flag flags[] = {
-        FLAG_ON("decisions", &o->decisions, "at every decision print V and each task's vruntime,\n"
-                "deadline, lag, eligibility", .short_name = 'v'),
-        FLAG_ON("numberline", &o->numberline,
-                "at every decision draw V (*) and each task's vruntime (|)\nto deadline (<)"),
-        FLAG_FN("seed", o, "SEED", "make up a random problem from SEED and print it", parse_seed,
-                .short_name = 's', .takes = "a whole number 0..18446744073709551615"),
-        FLAG_ON("check", &o->check, "with -s: print the answer too (schedule and decisions)", .short_name = 'c'),
-        FLAG_FN("policy", &o->policy, "rr|eevdf", "run this policy, whatever the workload says", parse_policy,
-                .short_name = 'p', .takes = "rr or eevdf"),
-        FLAG_FN("feature", o, "NAME=on|off", "set an EEVDF feature switch after the workload's;\nrepeatable",
-                parse_feature, .short_name = 'f', .takes = "NAME=on or NAME=off"),
-        FLAG_FN("run", &o->run_ns, "DURATION", "simulate this long (e.g. 3.2ms), whatever the workload says",
-                parse_run, .short_name = 'r', .takes = "a duration such as 20ms"),
-        FLAG_TABLE_END,
-    };
-    const struct command_spec spec = {
-        .name = "sim",
-        .usage = "sim [flags] FILE     run the workload in FILE ('-': stdin)\n"
-                 "       runq sim -s SEED [-c]     make up a problem; -c shows its answer",
-        .about = "Runs the rr or eevdf policy on the host, a quantum at a time, and prints\n"
-                 "the schedule: who ran each quantum ('.': nobody). docs/sim.md describes\n"
-                 "the workload format.\n",
-        .flags = flags,
-        .max_pos = 1,
-        .too_many = "one workload FILE only",
-    };
-    int npos, rc = flags_parse(&spec, argc, argv, &o->file, &npos);
-    if (rc >= 0)
-        return rc;
-    if (o->seeded && o->file)
-        return flags_usage_error(&spec, "give a workload FILE or -s SEED, not both");
-    if (!o->seeded && !o->file)
-        return flags_usage_error(&spec, "need a workload FILE or -s SEED; see runq sim --help");
-    if (o->check && !o->seeded)
-        return flags_usage_error(&spec,
-                                 "-c shows the answer to a -s problem; with a FILE the schedule is always printed");
-    /* -s alone prints the problem, not its schedule: a -v there would
-     * print nothing, and said nothing either. */
-    if (o->seeded && !o->check && (o->decisions || o->numberline))
-        return flags_usage_error(&spec, "%s shows the answer's decisions: give -c too (runq sim -s %" PRIu64 " -c %s)",
-                                 o->decisions ? "-v" : "--numberline", o->seed, o->decisions ? "-v" : "--numberline");
-    return -1;
-}
 
 /* ---- the simulation ---- */
 
@@ -904,35 +791,32 @@ static int apply_overrides(const struct sim_opts *o, struct scenario *w)
     for (int i = 0; i < o->nfeatures; i++) {
         const char *eq = strchr(o->features[i], '=');
         char name[64];
-        memcpy(name, o->features[i], (size_t)(eq - o->features[i])); /* checked by parse_feature */
+        memcpy(name, o->features[i], (size_t)(eq - o->features[i])); /* checked by the caller (sim.h) */
         name[eq - o->features[i]] = '\0';
         scn_set_feature(w, name, strcmp(eq + 1, "on") == 0);
     }
     return 0;
 }
 
-int cmd_sim(int argc, char **argv)
+int sim_print(const struct sim_opts *o)
 {
-    struct sim_opts o;
     static struct scenario w; /* large: keep it off the stack */
-    int rc = parse_args(argc, argv, &o);
+    bool decisions = o->decisions;
+    int rc = load_workload(o, &w);
 
-    if (rc >= 0)
-        return rc;
-    rc = load_workload(&o, &w);
     if (rc == 0)
-        rc = apply_overrides(&o, &w);
+        rc = apply_overrides(o, &w);
     if (rc)
         return rc;
-    if (o.seeded) {
+    if (o->seeded) {
         /* The problem is printed with the overrides in, so it is the one
          * the answer solves. */
-        printf("# runq sim -s %" PRIu64 ": what is the schedule? Predict it, then check with -c.\n", o.seed);
+        printf("# runq sim -s %" PRIu64 ": what is the schedule? Predict it, then check with -c.\n", o->seed);
         scn_print(stdout, &w);
-        if (!o.check)
+        if (!o->check)
             return 0;
         printf("\nanswer:\n");
-        o.decisions = true;
+        decisions = true;
     }
-    return sim_simulate(&w, o.decisions, o.numberline);
+    return sim_simulate(&w, decisions, o->numberline);
 }
