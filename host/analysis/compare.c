@@ -4,8 +4,10 @@
  * 0.18"). docs/compare.md is the guide; the contract is in compare.h.
  *
  * In order:
- *   1. the flags, and A and B: each a trace id, `run:N` (a scenario run)
- *      or E/C[/R] (experiment E's cell C, repeat R, default 0);
+ *   1. the options (the command's flags, read by host/cli/report_compare.c,
+ *      or a lab's words, by compare_words(): one parser a value), and A
+ *      and B: each a trace id, `run:N` (a scenario run) or E/C[/R]
+ *      (experiment E's cell C, repeat R, default 0);
  *   2. what the database knows of each run: its trace's settings (policy,
  *      cpus, hz, the EEVDF switches, anything `sched_set` records for the
  *      whole machine before the run starts) and, for a scenario run, its
@@ -53,33 +55,21 @@
 
 #include "bug.h"
 #include "host/analysis/compare.h"
-#include "host/cli/db_flags.h"
 #include "db/q_compare.h"
 #include "db/query.h"
 #include "db/visible.h"
 #include "host/base/xalloc.h"
 #include "host/scenario/scenario.h"
 
-#define CMP_DEFAULT_DB "runq.db"
-#define CMP_MAX_TASKS 16
 #define CMP_MAX_SETTINGS 96
 #define CMP_MAX_INTERVALS 100000
 
-/* ---- flags ---- */
+/* ---- the options ---- */
 
-enum cmp_metric { CMP_TAIL, CMP_P99, CMP_P999, CMP_MAX };
 static const char *const metric_names[] = { "tail", "p99", "p99.9", "max" };
+_Static_assert(sizeof metric_names / sizeof metric_names[0] == COMPARE_BY_MAX + 1, "a name for each metric");
 
-struct cmp_opts {
-    const char *db, *run[2];
-    uint64_t interval_ns, threshold_ns;
-    enum cmp_metric metric;
-    int ntasks;
-    const char *task[CMP_MAX_TASKS];
-    bool force, csv;
-};
-
-/* Where refusals and warnings go: stderr for the command; compare_pair()
+/* Where refusals and warnings go: stderr for the report; compare_pair()
  * catches them in memory and returns the refusal as its reason. */
 static FILE *cmp_msg;
 
@@ -99,135 +89,93 @@ static int complain(int status, const char *fmt, ...)
     return status;
 }
 
-/* The flags' FLAG_FUNCs (host/cli/flags.h): nonzero, err empty, for "--F takes
- * (the row's takes), not 'v'". */
-static int interval_flag(const char *v, void *value, char *err, size_t errlen)
+int compare_parse_interval(const char *v, void *value, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
     return !scn_parse_duration(v, value) || *(uint64_t *)value == 0;
 }
 
-static int threshold_flag(const char *v, void *value, char *err, size_t errlen)
+int compare_parse_threshold(const char *v, void *value, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
     return !scn_parse_duration(v, value);
 }
 
-static int metric_flag(const char *v, void *value, char *err, size_t errlen)
+int compare_parse_metric(const char *v, void *value, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
     for (size_t m = 0; m < sizeof metric_names / sizeof metric_names[0]; m++)
         if (!strcmp(metric_names[m], v)) {
-            *(enum cmp_metric *)value = (enum cmp_metric)m;
+            *(enum compare_metric *)value = (enum compare_metric)m;
             return 0;
         }
     return 1;
 }
 
-/* --task, repeatable: appended to the cmp_opts value is. */
-static int task_flag(const char *v, void *value, char *err, size_t errlen)
+int compare_parse_task(const char *v, void *value, char *err, size_t errlen)
 {
-    struct cmp_opts *o = value;
+    struct compare_opts *o = value;
     const char *star = strchr(v, '*');
     if (!*v || star != strrchr(v, '*') || (star && v[strlen(v) - 1] != '*') || !strcmp(v, "*"))
         return 1;
-    if (o->ntasks == CMP_MAX_TASKS) {
-        snprintf(err, errlen, "at most %d --task", CMP_MAX_TASKS);
+    if (o->ntasks == COMPARE_MAX_TASKS) {
+        snprintf(err, errlen, "at most %d --task", COMPARE_MAX_TASKS);
         return 1;
     }
     o->task[o->ntasks++] = v;
     return 0;
 }
 
-/* The flags of the intervals: the command's, and all a pair takes
- * (compare_pair()). */
-#define CMP_PAIR_ROWS(o)                                                                                      \
-    FLAG_FN("interval", &(o)->interval_ns, "D", "the intervals' length in guest time\n(default 1s; 500ms, 2.5s, ...)", \
-            interval_flag, .takes = "a duration longer than 0 (1s, 500ms)"),                                  \
-    FLAG_FN("threshold", &(o)->threshold_ns, "D", "the tail is the share of samples past D (default 1ms)",     \
-            threshold_flag, .takes = "a duration (1ms, 500us)"),                                              \
-    FLAG_FN("metric", &(o)->metric, "M", "who won an interval: tail (default), p99, p99.9\nor max; lower wins",  \
-            metric_flag, .takes = "tail, p99, p99.9 or max"),                                                 \
-    FLAG_FN("task", (o), "NAME", "only these tasks (NAME, or a prefix as hog*);\nrepeatable (default: all)",    \
-            task_flag, .takes = "a task's name, or a prefix and one '*' at its end (hog*)"),                  \
-    FLAG_ON("force", &(o)->force, "compare runs of other scenarios or seeds too")
-
-static void cmp_defaults(struct cmp_opts *o)
+void compare_defaults(struct compare_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->db = CMP_DEFAULT_DB;
     o->interval_ns = 1000000000ull;
     o->threshold_ns = 1000000ull;
-    o->metric = CMP_TAIL;
+    o->metric = COMPARE_BY_TAIL;
 }
 
-/* The command's flags and A and B into *o: -1 to go on, else the exit
- * status. */
-static int cmp_args(int argc, char **argv, struct cmp_opts *o)
-{
-    cmp_defaults(o);
-    const struct flag flags[] = {
-        FLAG_FN("db", &o->db, "FILE", "the database holding both runs (default " CMP_DEFAULT_DB ")", db_flags_file,
-                .takes = "a file name"),
-        CMP_PAIR_ROWS(o),
-        FLAG_ON("csv", &o->csv, "the intervals as CSV, in ns and counts, and nothing else"),
-        FLAG_TABLE_END,
-    };
-    const struct command_spec spec = {
-        .name = "report compare",
-        .usage = "report compare A B [flags]",
-        .about = "Compares two runs of one scenario and seed that differ in one setting, interval\n"
-                 "by interval of guest time, and ends with the sign test over the intervals one\n"
-                 "side won: 'NAME_A better in X intervals, NAME_B in Y, T ties, sign test p = P'.\n"
-                 "docs/compare.md is the guide.\n\n"
-                 "A and B: a trace id (N), a scenario run (run:N, the scenario table's\n"
-                 "scenario_id), or an experiment's cell (E/C, or E/C/R for repeat R; default 0).\n\n"
-                 "Per interval and side: wake->run samples of the chosen tasks, the share past\n"
-                 "the threshold, p99, p99.9 (of n sorted samples the one at index (n-1)*p/1000,\n"
-                 "rounded down: scn_rank()) and max; bounce samples and releases where the\n"
-                 "database has them. p is the exact two-sided binomial sign test, ties dropped.\n",
-        .flags = flags,
-        .max_pos = 2,
-    };
-    int npos, rc = flags_parse(&spec, argc, argv, o->run, &npos);
-    if (rc >= 0)
-        return rc;
-    if (npos < 2)
-        return flags_usage_error(&spec, "name two runs, A and B (trace ids, run:N or E/C); see runq report compare "
-                                        "--help");
-    return -1;
-}
+/* The options a lab's words may set: the command's flags of the
+ * intervals, read by the same parsers. */
+static const struct pair_option {
+    const char *name;  /* --NAME */
+    const char *takes; /* NULL: a switch, which takes no value */
+    int (*parse)(const char *v, void *value, char *err, size_t errlen);
+    size_t at;         /* its value's offset in struct compare_opts */
+} pair_options[] = {
+    { "interval", COMPARE_TAKES_INTERVAL, compare_parse_interval, offsetof(struct compare_opts, interval_ns) },
+    { "threshold", COMPARE_TAKES_THRESHOLD, compare_parse_threshold, offsetof(struct compare_opts, threshold_ns) },
+    { "metric", COMPARE_TAKES_METRIC, compare_parse_metric, offsetof(struct compare_opts, metric) },
+    { "task", COMPARE_TAKES_TASK, compare_parse_task, 0 }, /* appends to the struct */
+    { "force", NULL, NULL, offsetof(struct compare_opts, force) },
+};
 
-/* A pair's flags (a lab's words: --name V or --name=V, the interval
- * flags only) into *o, by CMP_PAIR_ROWS' own rows: 0, or 2 with err. */
-static int cmp_pair_args(char **words, int n, struct cmp_opts *o, char *err, size_t errlen)
+int compare_words(char **words, int n, struct compare_opts *o, char *err, size_t errlen)
 {
-    cmp_defaults(o);
-    const struct flag rows[] = { CMP_PAIR_ROWS(o), FLAG_TABLE_END };
+    compare_defaults(o);
     for (int i = 0; i < n; i++) {
         const char *w = words[i], *eq = strchr(w, '='), *v = NULL;
         size_t len = eq ? (size_t)(eq - w - 2) : strlen(w + 2);
-        const struct flag *f = NULL;
-        for (const struct flag *r = rows; w[0] == '-' && w[1] == '-' && r->type != FLAG_END; r++)
-            if (strlen(r->name) == len && !strncmp(r->name, w + 2, len))
-                f = r;
+        const struct pair_option *f = NULL;
+        for (size_t r = 0; w[0] == '-' && w[1] == '-' && r < sizeof pair_options / sizeof pair_options[0]; r++)
+            if (strlen(pair_options[r].name) == len && !strncmp(pair_options[r].name, w + 2, len))
+                f = &pair_options[r];
         if (!f) {
             snprintf(err, errlen, "%s: a pair takes the intervals' flags only (--interval, --threshold, --metric, "
                                   "--task, --force)", w);
             return 2;
         }
-        if (f->type == FLAG_BOOL) {
-            *(bool *)f->value = true;
+        void *value = (char *)o + f->at;
+        if (!f->takes) {
+            *(bool *)value = true;
             continue;
         }
-        BUG_ON(f->type != FLAG_FUNC); /* CMP_PAIR_ROWS has no other kind */
         v = eq ? eq + 1 : i + 1 < n ? words[++i] : NULL;
         char why[128] = "";
         if (!v) {
             snprintf(err, errlen, "--%s needs a value", f->name);
             return 2;
         }
-        if (f->fn(v, f->value, why, sizeof why)) {
+        if (f->parse(v, value, why, sizeof why)) {
             if (why[0])
                 snprintf(err, errlen, "--%s %s: %s", f->name, v, why);
             else
@@ -522,7 +470,7 @@ out:
 /* ---- the intervals ---- */
 
 /* One run's whole intervals as db/q_compare.h reads them. */
-static struct dbq_cmp_span span_of(const struct cmp_opts *o, const struct cmp_run *r)
+static struct dbq_cmp_span span_of(const struct compare_opts *o, const struct cmp_run *r)
 {
     return (struct dbq_cmp_span){
         .trace = r->trace,
@@ -538,7 +486,7 @@ static struct dbq_cmp_span span_of(const struct cmp_opts *o, const struct cmp_ru
  * latency: an interval's are gathered, and its stats made when the next
  * begins (and after the last). */
 struct cmp_gather {
-    const struct cmp_opts *o;
+    const struct compare_opts *o;
     struct cmp_run *r;
     struct scn_samples v;
     int64_t cur;
@@ -605,7 +553,7 @@ static void take_gap(int64_t from, int64_t to, void *arg)
 
 /* Fills r->iv: each whole interval's samples, bounces and releases
  * (where its database has a bounce table), gaps. */
-static int measure(const struct cmp_opts *o, struct cmp_run *r)
+static int measure(const struct compare_opts *o, struct cmp_run *r)
 {
     char err[512];
     bool bounce_table = dbq_has_table(r->db, "bounce", err, sizeof err) > 0;
@@ -638,18 +586,18 @@ static int measure(const struct cmp_opts *o, struct cmp_run *r)
 
 /* -1: A was better in this interval, 1: B, 0: a tie. Lower is better;
  * the tail's shares are compared exactly, as fractions. */
-static int better(enum cmp_metric m, const struct scn_stats *a, const struct scn_stats *b)
+static int better(enum compare_metric m, const struct scn_stats *a, const struct scn_stats *b)
 {
     uint64_t x, y;
     switch (m) {
-    case CMP_TAIL: {
+    case COMPARE_BY_TAIL: {
         unsigned __int128 l = (unsigned __int128)a->stalls * b->wakeups, r = (unsigned __int128)b->stalls * a->wakeups;
         return l < r ? -1 : l > r;
     }
-    case CMP_P99:
+    case COMPARE_BY_P99:
         x = a->late[2], y = b->late[2];
         break;
-    case CMP_P999:
+    case COMPARE_BY_P999:
         x = a->late[3], y = b->late[3];
         break;
     default:
@@ -763,7 +711,7 @@ static void settings_differ(const struct cmp_run *a, const struct cmp_run *b, bo
 
 /* The checks of step 2: 0 to go on (d says what is known), 1 after a
  * refusal. */
-static int check_pair(const struct cmp_opts *o, const struct cmp_run *a, const struct cmp_run *b, struct cmp_diff *d)
+static int check_pair(const struct compare_opts *o, const struct cmp_run *a, const struct cmp_run *b, struct cmp_diff *d)
 {
     char err[512];
     const char *fa = a->file ? a->file : "no file", *fb = b->file ? b->file : "no file";
@@ -816,7 +764,7 @@ static int check_pair(const struct cmp_opts *o, const struct cmp_run *a, const s
     return 0;
 }
 
-static void print_side(const struct cmp_iv *v, const struct cmp_opts *o, bool bounces)
+static void print_side(const struct cmp_iv *v, const struct compare_opts *o, bool bounces)
 {
     char p99[16], p999[16], max[16], tail[16];
     const struct scn_stats *s = &v->st;
@@ -840,7 +788,7 @@ static void print_side(const struct cmp_iv *v, const struct cmp_opts *o, bool bo
         printf(" %9llu %10llu", (unsigned long long)v->bounces, (unsigned long long)v->releases);
 }
 
-static void print_header(const struct cmp_opts *o, bool bounces)
+static void print_header(const struct compare_opts *o, bool bounces)
 {
     char th[16];
     if (o->csv) {
@@ -876,7 +824,7 @@ static void print_header(const struct cmp_opts *o, bool bounces)
  * runs, their settings and windows, the check of the pair (into d), each
  * whole interval measured. 0, or the exit status after a line on
  * cmp_msg. */
-static int cmp_measure(const struct cmp_opts *o, struct cmp_run runs[2], struct cmp_diff *d)
+static int cmp_measure(const struct compare_opts *o, struct cmp_run runs[2], struct cmp_diff *d)
 {
     int rc = 0;
     for (int k = 0; k < 2 && !rc; k++) {
@@ -924,7 +872,7 @@ static int cmp_measure(const struct cmp_opts *o, struct cmp_run runs[2], struct 
 /* One paired interval: who was better, or why it is not compared. */
 enum cmp_verdict { CMP_WON_A, CMP_WON_B, CMP_TIE, CMP_UNKNOWN, CMP_EMPTY };
 
-static enum cmp_verdict judge(const struct cmp_opts *o, const struct cmp_iv *x, const struct cmp_iv *y)
+static enum cmp_verdict judge(const struct compare_opts *o, const struct cmp_iv *x, const struct cmp_iv *y)
 {
     if (x->gap || y->gap)
         return CMP_UNKNOWN;
@@ -935,7 +883,7 @@ static enum cmp_verdict judge(const struct cmp_opts *o, const struct cmp_iv *x, 
 }
 
 /* Step 5: every pair judged, and the sign test over the ones a side won. */
-static void tally(const struct cmp_opts *o, const struct cmp_run runs[2], const struct cmp_diff *d,
+static void tally(const struct compare_opts *o, const struct cmp_run runs[2], const struct cmp_diff *d,
                   struct compare_result *res)
 {
     memset(res, 0, sizeof *res);
@@ -988,7 +936,7 @@ static void free_runs(struct cmp_run runs[2])
 
 /* The command's printing: the header (what was compared), the table, the
  * summary line. */
-static void print_report(const struct cmp_opts *o, const struct cmp_run runs[2], struct cmp_diff *d,
+static void print_report(const struct compare_opts *o, const struct cmp_run runs[2], struct cmp_diff *d,
                          const struct compare_result *res)
 {
     const struct cmp_run *a = &runs[0], *b = &runs[1];
@@ -1016,7 +964,7 @@ static void print_report(const struct cmp_opts *o, const struct cmp_run runs[2],
                b->start_mark ? "its scn start mark" : "its first record", (unsigned long long)a->nfull,
                (unsigned long long)b->nfull, (unsigned long long)res->pairs,
                (unsigned long long)(a->nfull + b->nfull - 2 * res->pairs));
-        if (o->metric == CMP_TAIL)
+        if (o->metric == COMPARE_BY_TAIL)
             printf("metric: tail, the share of wake->run samples past %s; lower is better\n\n", th);
         else
             printf("metric: %s of the wake->run samples; lower is better\n\n", metric_names[o->metric]);
@@ -1047,44 +995,33 @@ static void print_report(const struct cmp_opts *o, const struct cmp_run runs[2],
     }
 }
 
-int report_compare(int argc, char **argv)
+int compare_report(sqlite3 *db, const struct compare_opts *o)
 {
-    struct cmp_opts o;
     cmp_msg = stderr;
-    int rc = cmp_args(argc, argv, &o);
-    if (rc >= 0)
-        return rc;
-
     static struct cmp_run runs[2];
     memset(runs, 0, sizeof runs);
-    sqlite3 *db = cli_db_open("report compare", o.db);
-    if (!db)
-        return 1;
     for (int k = 0; k < 2; k++) {
         runs[k].side = k ? 'B' : 'A';
-        runs[k].arg = o.run[k];
+        runs[k].arg = o->run[k];
         runs[k].db = db;
     }
     struct cmp_diff d;
-    rc = cmp_measure(&o, runs, &d);
+    int rc = cmp_measure(o, runs, &d);
     if (!rc) {
         struct compare_result res;
-        tally(&o, runs, &d, &res);
-        print_report(&o, runs, &d, &res);
+        tally(o, runs, &d, &res);
+        print_report(o, runs, &d, &res);
     }
     free_runs(runs);
-    sqlite3_close(db);
     return rc;
 }
 
-int compare_pair(const char *db_a, const char *run_a, const char *db_b, const char *run_b, char **flags,
-                 int nflags, struct compare_result *res, char *err, size_t errlen)
+int compare_pair(const char *db_a, const char *run_a, const char *db_b, const char *run_b,
+                 const struct compare_opts *opts, struct compare_result *res, char *err, size_t errlen)
 {
-    struct cmp_opts o;
-    int rc = cmp_pair_args(flags, nflags, &o, err, errlen);
-    if (rc)
-        return rc;
+    struct compare_opts o = *opts;
     o.run[0] = run_a, o.run[1] = run_b;
+    int rc = 0;
 
     char *msgs = NULL;
     size_t msglen = 0;

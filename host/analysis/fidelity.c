@@ -35,7 +35,6 @@
 
 #include "bug.h"
 #include "host/analysis/fidelity.h"
-#include "host/cli/db_flags.h"
 #include "db/pick_queue.h"
 #include "db/query.h"
 #include "db/visible.h"
@@ -450,18 +449,16 @@ static void print_report(const struct fidelity *f, const struct leaves *lv, int6
         printf("agree: 0 of 0 picks (none could be replayed)\n");
 }
 
-int report_fidelity(const char *db_path, int64_t trace)
+int fidelity_report(sqlite3 *db, const struct fidelity_opts *o)
 {
     char err[256];
-    sqlite3 *db = cli_db_open("report", db_path);
-    if (!db)
-        return 1;
+    int64_t trace = o->trace;
     struct fidelity *f = xcalloc(1, sizeof *f);
     int rc = 1;
     if (!trace)
         trace = dbq_latest_trace(db);
     if (!trace) {
-        fprintf(stderr, "runq report: %s holds no trace yet\n", db_path);
+        fprintf(stderr, "runq report: %s holds no trace yet\n", o->db);
         goto out;
     }
     if (pickq_trace_read(db, trace, &f->tr, err, sizeof err) != 0) {
@@ -504,6 +501,5 @@ out:
     free(f->queued);
     free(f->elig);
     free(f);
-    sqlite3_close(db);
     return rc;
 }

@@ -3,10 +3,11 @@
  * SQL query over the tables of docs/sql.md (which shows the same queries).
  * The queries are db/q_report.c's; here are their names, their flags and
  * their help, and the errors said. experiment, compare and fidelity are
- * other commands' work (host/experiment/experiment_table.c, host/analysis/compare.c,
- * host/analysis/fidelity.c), reached by name. The word after "report" picks the
- * report, and so the flag table that parses the rest: each report's
- * --help lists only the flags it takes.
+ * other modules' work (host/experiment/experiment_table.c,
+ * host/analysis/compare.c, host/analysis/fidelity.c), reached by name;
+ * compare's flags and help are host/cli/report_compare.c's. The word
+ * after "report" picks the report, and so the flag table that parses the
+ * rest: each report's --help lists only the flags it takes.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -16,8 +17,8 @@
 #include <string.h>
 
 #include "host/cli/cli.h"
-#include "host/analysis/compare.h"
 #include "host/cli/db_flags.h"
+#include "host/cli/report_compare.h"
 #include "host/experiment/experiment.h"
 #include "host/analysis/fidelity.h"
 #include "db/q_report.h"
@@ -124,7 +125,12 @@ static int report_fidelity_flags(int argc, char **argv)
     int npos, rc = flags_parse(&spec, argc, argv, NULL, &npos);
     if (rc >= 0)
         return rc;
-    return report_fidelity(o.db, o.trace);
+    sqlite3 *db = cli_db_open("report", o.db);
+    if (!db)
+        return 1;
+    rc = fidelity_report(db, &(struct fidelity_opts){ .db = o.db, .trace = o.trace });
+    sqlite3_close(db);
+    return rc;
 }
 
 /* --threshold's FLAG_FUNC: a duration above 0 into *(uint64_t *)value. */

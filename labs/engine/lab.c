@@ -1,5 +1,6 @@
 /*
- * runq lab list | show N | run N | check N --answers FILE
+ * What runq lab does once its words are read (host/cli/lab.c): list the
+ * labs, show one, run it, check or grade answers, calibrate it.
  *
  * A lab's scenarios are `runq boot --deterministic` runs (the same numbers
  * on every machine), two at a time, each console kept in the output folder
@@ -23,8 +24,6 @@
 #include <sqlite3.h>
 
 #include "host/engine/kernel/boot.h"
-#include "host/cli/cli.h"
-#include "host/cli/flags.h"
 #include "labs/engine/lab.h"
 #include "db/visible.h"
 #include "host/base/xalloc.h"
@@ -73,7 +72,7 @@ static bool is_lab_name(const char *name)
     return name[0] >= '0' && name[0] <= '9' && strchr(name, '-');
 }
 
-static int lab_list(void)
+int lab_list(void)
 {
     char root[512];
     lab_root(root, sizeof root);
@@ -1012,146 +1011,11 @@ static long student_seed(const char *id)
     return (long)(h % 1000000) + 1;
 }
 
-/* --seeds K: calibrate's seeds 1..K. */
-static int set_seeds(const char *v, void *value, char *err, size_t errlen)
+int lab_do(const struct lab_opts *o)
 {
-    (void)err, (void)errlen;
-    uint64_t n;
-    if (!scn_parse_count(v, 16, &n) || n < 2)
-        return -1;
-    *(int *)value = (int)n;
-    return 0;
-}
-
-/* --seed S: a whole number. */
-static int set_seed(const char *v, void *value, char *err, size_t errlen)
-{
-    (void)err, (void)errlen;
-    char *end;
-    errno = 0;
-    long seed = strtol(v, &end, 10);
-    if (end == v || *end || seed < 0 || errno)
-        return -1;
-    *(long *)value = seed;
-    return 0;
-}
-
-int cmd_lab(int argc, char **argv)
-{
-    const char *out = NULL, *answers = NULL, *key = NULL, *student = NULL;
-    long seed = -1;
-    int seeds_n = 0;
-    bool reveal = false, write = false;
-    /* One table for every subcommand word: each flag's help says which
-     * take it, and the checks after parsing refuse it elsewhere. */
-    const struct flag flags[] = {
-        FLAG_STR("out", &out, "DIR", "where predictions, consoles, traces and transcripts go\n"
-                 "(default runq-lab/NN-name)"),
-        FLAG_FN("seed", &seed, "S", "the variant of runq sim questions (default: the answers\n"
-                "file's seed, else $RUNQ_SEED, else 1)", set_seed, .takes = "a whole number"),
-        FLAG_STR("answers", &answers, "FILE", "check: the answers to judge"),
-        FLAG_STR("key", &key, "DIR", "check, grade: the instructor's key (lab pack's OUT/key),\n"
-                 "which holds the fixed answers a student's copy lacks"),
-        FLAG_STR("student", &student, "ID", "run: your variant, from your ID (stored in the answers)"),
-        FLAG_FN("seeds", &seeds_n, "K", "calibrate: the truths under seeds 1..K, 2..16 (default 5)", set_seeds,
-                .takes = "2..16"),
-        FLAG_ON("write", &write, "calibrate: store the spreads in the lab's calibration file"),
-        FLAG_ON("reveal", &reveal, "check: print each measured value too, and write\n"
-                "DIR/measured.txt (only with the key, or the labs tree)"),
-        FLAG_TABLE_END,
-    };
-    const struct command_spec spec = {
-        .name = "lab",
-        .usage = "lab list\n"
-                 "       runq lab show N\n"
-                 "       runq lab run N [--out DIR] [--seed S | --student ID]\n"
-                 "       runq lab check N --answers FILE [--key DIR] [--out DIR] [--seed S] [--reveal]\n"
-                 "       runq lab pack OUT\n"
-                 "       runq lab grade N --key DIR SUBMISSIONS [--out DIR]\n"
-                 "       runq lab calibrate N [--seeds K] [--write] [--out DIR]",
-        .about = "Labs about who runs next, under the round robin and EEVDF. N is the lab's\n"
-                 "number or folder name (labs/NN-name, or $RUNQ_LABS).\n"
-                 "\n"
-                 "  list    the labs, with their titles and the time they take\n"
-                 "  show    the lab's story and questions\n"
-                 "  run     three phases: asks for your predictions (one line each, from the\n"
-                 "          terminal or stdin; each checked as typed) and stores them with\n"
-                 "          the time; runs the scenarios deterministically, shows predicted\n"
-                 "          against measured and offers runq step at the lab's moments;\n"
-                 "          then asks the questions about what you observed. Says where\n"
-                 "          each file is and what to run next\n"
-                 "  pack    writes a course: OUT/student (the labs without their fixed\n"
-                 "          answers and explanations: hand it out) and OUT/key (keep it)\n"
-                 "  grade   judges every answers file in SUBMISSIONS with the key: one line\n"
-                 "          a student and the class's mean (docs/instructor.md); the variant is\n"
-                 "          the student's ID's (a seed line is said, not obeyed); what is not\n"
-                 "          graded (a link, a folder, a bad or shared ID) is said on stderr,\n"
-                 "          and the exit is 1\n"
-                 "  calibrate  for lab writers: the truths under seeds 1..K (default 5), each\n"
-                 "          question's spread, and whether its margin bears it; --write\n"
-                 "          stores the spreads in the lab's calibration file, which check\n"
-                 "          judges with (within spread plus margin)\n"
-                 "  check   judges an answers file (\"ID = VALUE\" lines): PASS/FAIL per\n"
-                 "          question and the score, never the right answer; exit 0 only\n"
-                 "          when all pass; on a failure the transcript is kept in DIR\n",
-        .flags = flags,
-        .max_pos = 3,
-    };
-    const char *pos[3] = { NULL, NULL, NULL };
-    int npos, prc = flags_parse(&spec, argc, argv, pos, &npos);
-    if (prc >= 0)
-        return prc;
-    const char *sub = pos[0], *which = pos[1], *extra = pos[2];
-    if (student) {
-        char why[160], shown[256];
-        if (lab_student_id_check(student, why, sizeof why)) {
-            fprintf(stderr, "runq lab: --student '%s': %s\n", printable(student, shown, sizeof shown), why);
-            return 2;
-        }
-    }
-    if (!sub) {
-        fprintf(stderr, "runq lab: list, show N, run N, check N --answers FILE, pack OUT or grade N --key DIR "
-                        "SUBMISSIONS; see runq lab --help\n");
-        return 2;
-    }
-    if (!strcmp(sub, "list"))
-        return lab_list();
-    if (!strcmp(sub, "calibrate") && !seeds_n)
-        seeds_n = 5;
-    if (!strcmp(sub, "pack")) {
-        if (!which) {
-            fprintf(stderr, "runq lab: pack needs the folder to write the course into\n");
-            return 2;
-        }
-        return lab_pack(which);
-    }
-    if (strcmp(sub, "show") && strcmp(sub, "run") && strcmp(sub, "check") && strcmp(sub, "grade") &&
-        strcmp(sub, "calibrate")) {
-        fprintf(stderr, "runq lab: '%s' is not list, show, run, check, pack, grade or calibrate\n", sub);
-        return 2;
-    }
-    if (!which) {
-        fprintf(stderr, "runq lab: %s needs a lab number\n", sub);
-        return 2;
-    }
-    if (write && strcmp(sub, "calibrate")) {
-        fprintf(stderr, "runq lab: --write is for calibrate\n");
-        return 2;
-    }
-    if (extra && strcmp(sub, "grade")) {
-        fprintf(stderr, "runq lab: unexpected '%s'\n", extra);
-        return 2;
-    }
-    if (!strcmp(sub, "check") && !answers) {
-        fprintf(stderr, "runq lab: check needs --answers FILE\n");
-        return 2;
-    }
-    if (!strcmp(sub, "grade") && (!key || !extra)) {
-        fprintf(stderr, "runq lab: grade needs --key DIR and the folder of answers files\n");
-        return 2;
-    }
+    long seed = o->seed;
     char dir[600];
-    if (find_lab(which, key, dir, sizeof dir))
+    if (find_lab(o->which, o->key, dir, sizeof dir))
         return 2;
     struct lab lab;
     if (lab_load(&lab, dir))
@@ -1159,37 +1023,37 @@ int cmd_lab(int argc, char **argv)
     bool keyless = false;
     for (int i = 0; i < lab.nq; i++)
         keyless = keyless || (lab.q[i].truth && !strcmp(lab.q[i].truth, "key"));
-    if (strcmp(sub, "show") && strcmp(sub, "calibrate") && lab_require_calibration(&lab)) {
+    if (o->action != LAB_SHOW && o->action != LAB_CALIBRATE && lab_require_calibration(&lab)) {
         lab_free(&lab);
         return 1;
     }
-    if (reveal && keyless) {
+    if (o->reveal && keyless) {
         fprintf(stderr, "runq lab: --reveal needs the instructor's key (--key DIR): this copy of the lab has none\n");
         lab_free(&lab);
         return 2;
     }
-    if (student)
-        seed = student_seed(student);
+    if (o->student)
+        seed = student_seed(o->student);
     int rc;
-    if (!strcmp(sub, "show")) {
+    if (o->action == LAB_SHOW) {
         rc = lab_show(&lab, default_seed(seed));
     } else {
         char outdir[600];
-        snprintf(outdir, sizeof outdir, "%s", out ? out : "runq-lab");
-        if (!out)
+        snprintf(outdir, sizeof outdir, "%s", o->out ? o->out : "runq-lab");
+        if (!o->out)
             snprintf(outdir, sizeof outdir, "runq-lab/%s", lab.name);
         if (mkdirs(outdir)) {
             lab_free(&lab);
             return 1;
         }
-        if (!strcmp(sub, "run"))
-            rc = lab_run(&lab, outdir, default_seed(seed), student);
-        else if (!strcmp(sub, "grade"))
-            rc = lab_grade(&lab, outdir, extra);
-        else if (!strcmp(sub, "calibrate"))
-            rc = lab_calibrate(&lab, outdir, seeds_n, write);
+        if (o->action == LAB_RUN)
+            rc = lab_run(&lab, outdir, default_seed(seed), o->student);
+        else if (o->action == LAB_GRADE)
+            rc = lab_grade(&lab, outdir, o->submissions);
+        else if (o->action == LAB_CALIBRATE)
+            rc = lab_calibrate(&lab, outdir, o->seeds, o->write);
         else
-            rc = lab_check_file(&lab, outdir, answers, seed, reveal);
+            rc = lab_check_file(&lab, outdir, o->answers, seed, o->reveal);
     }
     lab_free(&lab);
     return rc;

@@ -12,10 +12,11 @@
  * lab_conf.c reads lab.conf, lab_eval.c turns a question's `truth` into a
  * value (console lines, SQL on the recorded trace, runq sim) and judges an
  * answer, lab_answer.c reads an answer as typed (units, ranges, choices),
- * lab.c is the subcommand.
+ * lab.c runs a lab and its answers (lab_do), lab_pack.c writes a course;
+ * host/cli/lab.c is the command's top: its flags and help.
  */
-#ifndef RUNQ_CLI_LAB_H
-#define RUNQ_CLI_LAB_H
+#ifndef RUNQ_LABS_LAB_H
+#define RUNQ_LABS_LAB_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -177,6 +178,47 @@ void lab_answer_value(const char *line, char *out, size_t len);
 /* A student's copy of a lab (runq lab pack) says `truth = key` where the
  * answer is fixed: lab_truth then fails with this reason. */
 #define LAB_NEEDS_KEY "judged with the instructor's key (runq lab check --key DIR)"
+
+/* What runq lab does with a lab it names (N, after the word). */
+enum lab_action {
+    LAB_SHOW,      /* the story, the scenarios and the questions */
+    LAB_RUN,       /* predictions, the scenarios run, answers after stepping */
+    LAB_CHECK,     /* an answers file judged: PASS/FAIL per question */
+    LAB_GRADE,     /* every answers file of a folder judged with the key */
+    LAB_CALIBRATE, /* the truths over seeds 1..K and each question's spread */
+};
+
+/* A lab_do() call: the command's words and flags, already checked as
+ * words (each field's action is the only one that reads it). */
+struct lab_opts {
+    enum lab_action action;
+    const char *which;       /* the lab: its number or folder name */
+    const char *out;         /* where consoles, traces, answers and transcripts go;
+                              * NULL: runq-lab/NN-name (show: unused) */
+    const char *key;         /* check, grade: the folder of labs to find which in
+                              * (the instructor's key); NULL: lab_root() */
+    const char *answers;     /* check: the answers file (not NULL) */
+    const char *submissions; /* grade: the folder of answers files (not NULL) */
+    const char *student;     /* the student's ID (lab_student_id_check passed): its
+                              * variant, before seed; run stores it; NULL: none */
+    long seed;               /* the variant (--seed); -1: not given: check takes the
+                              * answers' seed line, else their student's; run and
+                              * show $RUNQ_SEED, else 1; grade always the student's */
+    int seeds;               /* calibrate: seeds 1..K, 2..16 */
+    bool write;              /* calibrate: write the lab's calibration file */
+    bool reveal;             /* check: print and write each measured value */
+};
+
+/* Does o->action with the lab o->which names. Returns the command's
+ * status: 0, 1 on a failure (a lab.conf, a scenario, a file; said on
+ * stderr as "runq lab: ..."), 2 when no lab is called which or --reveal
+ * asks a student's copy for its truths; check and grade: 1 when an answer
+ * fails or an entry is not graded. */
+int lab_do(const struct lab_opts *o);
+
+/* lab list: one line a lab in lab_root(). 0, or 1 when a lab's folder
+ * cannot be read (said on stderr). */
+int lab_list(void);
 
 /* lab pack OUT: OUT/student (no fixed answers, no explanations) and
  * OUT/key (the labs as they are), from lab_root(). 0, or 1. */

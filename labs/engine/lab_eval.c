@@ -413,10 +413,12 @@ static int truth_compare(const struct lab *lab, const char *t, char *buf, size_t
             snprintf(why, wlen, "compare: no recorded scenario '%s'", word[k]);
             return -1;
         }
+    struct compare_opts o;
     struct compare_result r;
     char err[256];
     /* Each scenario's database holds one trace, its run: trace 1. */
-    if (compare_pair(side[0]->db, "1", side[1]->db, "1", word + 2, n - 2, &r, err, sizeof err)) {
+    if (compare_words(word + 2, n - 2, &o, err, sizeof err) ||
+        compare_pair(side[0]->db, "1", side[1]->db, "1", &o, &r, err, sizeof err)) {
         snprintf(why, wlen, "compare %.20s %.20s: %.200s", word[0], word[1], err);
         return -1;
     }
