@@ -12,7 +12,7 @@
  *
  * To add a subcommand, add one X(name, "summary") line below and define
  * `int cmd_name(int argc, char **argv)` in host/cli/name.c (`run` is the one
- * exception: it shares host/engine/kernel/boot.c with `boot`). The prototype, the
+ * exception: it shares host/cli/boot.c with `boot`). The prototype, the
  * dispatch entry and the line in `runq help` all come from that one line.
  * An entry point reads the flags, prints the help, and calls the module
  * that does the work; host/cli/ is the top of the host, so no other module
