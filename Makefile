@@ -133,6 +133,7 @@ RR_TEST_OBJ := $(call tobj,tests/rr_test.c $(POLICY_SRC))
 RT_TEST_OBJ := $(call tobj,tests/rt_test.c $(POLICY_SRC))
 EEVDF_TEST_OBJ := $(call tobj,tests/eevdf_test.c $(POLICY_SRC))
 DECODE_TEST_OBJ := $(call tobj,tests/trace_decode_test.c trace/decode.c)
+SHA256_TEST_OBJ := $(call tobj,tests/sha256_test.c host/base/sha256.c)
 # The kernel's trace ring, compiled for the host against libc's memcpy.
 RING_TEST_OBJ := $(call tobj,tests/ring_test.c kernel/trace/ring.c)
 # The Linux engine's runner, on this host's Linux (threads of the test).
@@ -158,11 +159,11 @@ LINUX_REF_OBJ := $(call hobj,tests/linux_ref.c tests/linux_ref_parse.c tests/lin
 	tests/linux_ref_main.c kernel/sched/weights.c)
 ASAN_RUNQ := $(BUILD)/asan/runq
 ASAN_OBJ := $(call tobj,$(HOST_SRC))
-TEST_OBJ := $(sort $(RR_TEST_OBJ) $(LINUX_PINGPONG_OBJ) $(LINUX_RUN_TEST_OBJ) $(RT_TEST_OBJ) $(RT_FUZZ_OBJ) $(EEVDF_TEST_OBJ) $(DECODE_TEST_OBJ) $(RING_TEST_OBJ) $(TOP_MODEL_TEST_OBJ) $(TOP_AT_OBJ) \
+TEST_OBJ := $(sort $(SHA256_TEST_OBJ) $(RR_TEST_OBJ) $(LINUX_PINGPONG_OBJ) $(LINUX_RUN_TEST_OBJ) $(RT_TEST_OBJ) $(RT_FUZZ_OBJ) $(EEVDF_TEST_OBJ) $(DECODE_TEST_OBJ) $(RING_TEST_OBJ) $(TOP_MODEL_TEST_OBJ) $(TOP_AT_OBJ) \
 	$(EEVDF_FUZZ_OBJ) $(TRACE_FUZZ_OBJ) $(TRACE_GEN_OBJ) $(TRACE_HOSTILE_OBJ) $(LINUX_REF_OBJ) $(ASAN_OBJ))
 
 HOST_TESTS := $(BUILD)/tests/rr_test $(BUILD)/tests/rt_test $(BUILD)/tests/rt_fuzz $(BUILD)/tests/eevdf_test $(BUILD)/tests/eevdf_fuzz \
-	$(BUILD)/tests/trace_gen $(BUILD)/tests/trace_decode_test $(BUILD)/tests/trace_fuzz $(BUILD)/tests/top_model_test \
+	$(BUILD)/tests/trace_gen $(BUILD)/tests/trace_decode_test $(BUILD)/tests/sha256_test $(BUILD)/tests/trace_fuzz $(BUILD)/tests/top_model_test \
 	$(BUILD)/tests/ring_test $(BUILD)/tests/top_at $(BUILD)/tests/trace_hostile $(BUILD)/tests/linux_ref $(BUILD)/tests/linux_run_test $(BUILD)/tests/linux_pingpong $(ASAN_RUNQ)
 $(BUILD)/tests/rr_test: $(RR_TEST_OBJ)
 	@mkdir -p $(dir $@)
@@ -177,6 +178,9 @@ $(BUILD)/tests/linux_pingpong: $(LINUX_PINGPONG_OBJ) $(patsubst db/%.sql,$(BUILD
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) -o $@ $^ -lsqlite3 -lm -lpthread $(if $(HAVE_BPF),-lbpf -lelf -lz)
 $(BUILD)/tests/eevdf_test: $(EEVDF_TEST_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(SANFLAGS) -o $@ $^
+$(BUILD)/tests/sha256_test: $(SHA256_TEST_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) -o $@ $^
 $(BUILD)/tests/trace_decode_test: $(DECODE_TEST_OBJ)

@@ -18,6 +18,9 @@ ONLY="$*"
 REST=${LAB_TEST_REST:-yes}
 T=$(mktemp -d /tmp/lab_test.XXXXXX)
 trap 'rm -rf "$T"' EXIT
+# The run cache (labs/engine/lab_cache.h): tests/run.sh gives every suite
+# of one make test the same; alone, this one keeps its own, never ~/.cache.
+export RUNQ_LAB_CACHE=${RUNQ_LAB_CACHE:-$T/cache}
 fail=0
 pass() { echo "PASS $1"; }
 failed() { echo "FAIL $1: $2"; fail=1; }
@@ -57,7 +60,8 @@ for dir in labs/0[1-7]-*; do
         grep "^FAIL $id:" "$T/$lab.wrong.out" | sed 's/^[^;]*;//' | grep -qi -- "$r" && leak="$leak $id"
     done
     [ -z "$leak" ] && pass "${lab}_check_reveals_nothing" || failed "${lab}_check_reveals_nothing" "$leak"
-    "$RUNQ" lab check "$num" --answers "$dir/answers.ref" --out "$T/$lab.again" --reveal > /dev/null 2>&1
+    # Booted again, not taken from the run cache: that is what it checks.
+    RUNQ_LAB_CACHE=off "$RUNQ" lab check "$num" --answers "$dir/answers.ref" --out "$T/$lab.again" --reveal > /dev/null 2>&1
     if [ -s "$T/$lab.ref/measured.txt" ] && cmp -s "$T/$lab.ref/measured.txt" "$T/$lab.again/measured.txt"; then
         pass "${lab}_deterministic"
     else
@@ -144,6 +148,42 @@ if [ -n "$m" ] && [ -n "$a" ] && [ "$a" -gt "$m" ] && grep -q "^elig_4 = $(ref e
 else
     failed run_asks_after_stepping_last "moments at line ${m:-none}, answers at ${a:-none}"
 fi
+# The run cache: a second run of the same lab takes every scenario's run
+# from it, says so, and measures and stores exactly what the boot did (the
+# trace database byte for byte); another kernel is another key and boots;
+# a cache folder others may write is not used, and the lab still runs.
+C=$T/own-cache
+RUNQ_LAB_CACHE=$C "$RUNQ" lab run 1 --out "$T/cache1" < "$T/preds" > "$T/cache1.out" 2>&1; rc1=$?
+RUNQ_LAB_CACHE=$C "$RUNQ" lab run 1 --out "$T/cache2" < "$T/preds" > "$T/cache2.out" 2>&1; rc2=$?
+nsc=$(grep -c '^  running scenario ' "$T/cache1.out")
+hits1=$(grep -c '^  running scenario .*from the run cache$' "$T/cache1.out")
+hits2=$(grep -c '^  running scenario .*from the run cache$' "$T/cache2.out")
+same=1
+for f in "$T"/cache1/*.db; do cmp -s "$f" "$T/cache2/$(basename "$f")" || same=0; done
+cmp -s "$T/cache1/answers.txt" "$T/cache2/answers.txt" || same=0
+if [ $rc1 = 0 ] && [ $rc2 = 0 ] && [ "$nsc" -ge 2 ] && [ "$hits1" = 0 ] && [ "$hits2" = "$nsc" ] && [ $same = 1 ] &&
+   grep -q 'some from the run cache: RUNQ_LAB_CACHE=off boots every one' "$T/cache2.out"; then
+    pass lab_cache_same_run_again
+else
+    failed lab_cache_same_run_again "rc $rc1 $rc2, $nsc scenarios, hits $hits1 then $hits2, same files $same"
+fi
+kernel=$(dirname "$(realpath "$RUNQ")")/kernel.elf
+cp "$kernel" "$T/other.elf" && printf '\0' >> "$T/other.elf"
+RUNQ_KERNEL=$T/other.elf RUNQ_LAB_CACHE=$C "$RUNQ" lab run 1 --out "$T/cache3" < "$T/preds" > "$T/cache3.out" 2>&1; rc3=$?
+if [ $rc3 = 0 ] && ! grep -q 'from the run cache' "$T/cache3.out"; then
+    pass lab_cache_other_kernel_boots
+else
+    failed lab_cache_other_kernel_boots "rc $rc3, $(grep -c 'from the run cache' "$T/cache3.out") scenarios from the cache"
+fi
+mkdir -p "$T/open-cache" && chmod 0777 "$T/open-cache"
+RUNQ_LAB_CACHE=$T/open-cache "$RUNQ" lab run 1 --out "$T/cache4" < "$T/preds" > "$T/cache4.out" 2> "$T/cache4.err"; rc4=$?
+if [ $rc4 = 0 ] && grep -q "run cache $T/open-cache is not a folder of yours that only you can write" "$T/cache4.err" &&
+   [ -z "$(ls -A "$T/open-cache")" ]; then
+    pass lab_cache_refuses_a_shared_folder
+else
+    failed lab_cache_refuses_a_shared_folder "rc $rc4: $(head -c 200 "$T/cache4.err"); in it: $(ls -A "$T/open-cache" | head -3)"
+fi
+
 # The answers file is what lab check judges.
 if "$RUNQ" lab check 1 --answers "$T/run1/answers.txt" --out "$T/run1c" >/dev/null 2>&1; then
     pass answers_file_checks

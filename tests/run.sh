@@ -16,6 +16,11 @@ RUNQ=${RUNQ:-build/runq}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=86}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-exitcode=86}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-exitcode=86:print_stacktrace=1}
+# One run cache for every lab suite of this run (labs/engine/lab_cache.h),
+# empty at the start: a lab's scenario boots once per make test whatever
+# suite asks for it first, and nothing is read from or left in ~/.cache.
+export RUNQ_LAB_CACHE=${RUNQ_LAB_CACHE:-$PWD/build/test-lab-cache}
+[ "$RUNQ_LAB_CACHE" = off ] || { rm -rf "$RUNQ_LAB_CACHE" && mkdir -m 0700 -p "$RUNQ_LAB_CACHE"; }
 . tests/runner.sh
 
 boot() { "$RUNQ" boot --deterministic --timeout 600 "$@"; }
@@ -38,6 +43,7 @@ suite eevdf_fuzz bash tests/eevdf_fuzz.sh 20
 suite linux_diff bash tests/linux_diff.sh 300 "$RUNQ" build/tests/linux_ref
 suite bug_patches bash tests/bug_patches.sh
 suite trace_decode build/tests/trace_decode_test
+suite sha256 build/tests/sha256_test
 suite trace_ring build/tests/ring_test
 suite trace_fuzz bash tests/trace_fuzz.sh 20
 suite trace_corrupt bash tests/trace_corrupt.sh "$RUNQ" build/tests/trace_gen

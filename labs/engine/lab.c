@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@
 
 #include "host/engine/kernel/boot.h"
 #include "labs/engine/lab.h"
+#include "labs/engine/lab_cache.h"
 #include "db/visible.h"
 #include "host/base/xalloc.h"
 #include "host/scenario/scenario.h"
@@ -210,11 +212,20 @@ static int mkdirs(const char *path)
     return 0;
 }
 
-static pid_t start_scenario(struct lab_scenario *c, const char *outdir, long seed)
-{
+/* The boot line of scenario c, into argv (at least 16 + 2 * LAB_MAX_CMDS
+ * + 1 slots; the strings in bufs), with c->console and c->db set to where
+ * this run writes. The trace database's path is argv[dbarg] (0: none), so
+ * that the run cache can leave it out of the run's key. */
+struct boot_line {
     const char *argv[16 + 2 * LAB_MAX_CMDS];
-    int n = 0;
     char cpus[16], hz[16], append[200];
+    int dbarg;
+};
+
+static void scenario_line(struct lab_scenario *c, const char *outdir, long seed, struct boot_line *b)
+{
+    const char **argv = b->argv;
+    int n = 0;
     argv[n++] = "runq";
     argv[n++] = "boot";
     argv[n++] = "--deterministic";
@@ -225,34 +236,32 @@ static pid_t start_scenario(struct lab_scenario *c, const char *outdir, long see
         argv[n++] = c->policy;
     }
     if (c->hz) {
-        snprintf(hz, sizeof hz, "%d", c->hz);
+        snprintf(b->hz, sizeof b->hz, "%d", c->hz);
         argv[n++] = "--hz";
-        argv[n++] = hz;
+        argv[n++] = b->hz;
     }
     if (c->cpus) {
-        snprintf(cpus, sizeof cpus, "%d", c->cpus);
+        snprintf(b->cpus, sizeof b->cpus, "%d", c->cpus);
         argv[n++] = "--cpus";
-        argv[n++] = cpus;
+        argv[n++] = b->cpus;
     }
     /* A variant scenario boots with the student's seed: their own numbers. */
-    snprintf(append, sizeof append, "%s%s", c->append, c->variant ? (c->append[0] ? " seed=" : "seed=") : "");
+    snprintf(b->append, sizeof b->append, "%s%s", c->append, c->variant ? (c->append[0] ? " seed=" : "seed=") : "");
     if (c->variant)
-        snprintf(append + strlen(append), sizeof append - strlen(append), "%ld", seed);
-    if (append[0]) {
+        snprintf(b->append + strlen(b->append), sizeof b->append - strlen(b->append), "%ld", seed);
+    if (b->append[0]) {
         argv[n++] = "--append";
-        argv[n++] = append;
+        argv[n++] = b->append;
     }
-    snprintf(c->console, sizeof c->console, "%s/%s.console", outdir, c->name);
+    char name[sizeof c->name]; /* a copy: GCC cannot tell c->name from c->console */
+    memcpy(name, c->name, sizeof name);
+    snprintf(c->console, sizeof c->console, "%s/%s.console", outdir, name);
     c->db[0] = 0;
+    b->dbarg = 0;
     if (c->record) {
-        snprintf(c->db, sizeof c->db, "%s/%s.db", outdir, c->name);
-        unlink(c->db);
-        char side[600];
-        snprintf(side, sizeof side, "%s-wal", c->db);
-        unlink(side);
-        snprintf(side, sizeof side, "%s-shm", c->db);
-        unlink(side);
+        snprintf(c->db, sizeof c->db, "%s/%s.db", outdir, name);
         argv[n++] = "--record";
+        b->dbarg = n;
         argv[n++] = c->db;
     }
     for (int i = 0; i < c->ncmd; i++) {
@@ -260,6 +269,37 @@ static pid_t start_scenario(struct lab_scenario *c, const char *outdir, long see
         argv[n++] = c->cmd[i];
     }
     argv[n] = NULL;
+}
+
+/* The run cache's key of boot line b (lab_cache.h): its database path
+ * left out, the kernel runq boot would load put in. False: no key, the
+ * run is neither looked up nor stored. */
+static bool line_key(struct boot_line *b, char key[65])
+{
+    struct boot_opts o;
+    char kernel[PATH_MAX];
+    boot_opts_init(&o);
+    const char *k = boot_kernel_path(&o, kernel, sizeof kernel);
+    boot_opts_free(&o);
+    const char *db = b->dbarg ? b->argv[b->dbarg] : NULL;
+    if (db)
+        b->argv[b->dbarg] = "-";
+    bool ok = k && lab_cache_key(k, b->argv, key);
+    if (db)
+        b->argv[b->dbarg] = db;
+    return ok;
+}
+
+static pid_t start_scenario(struct lab_scenario *c, const struct boot_line *b)
+{
+    if (c->db[0]) {
+        unlink(c->db);
+        char side[600];
+        snprintf(side, sizeof side, "%s-wal", c->db);
+        unlink(side);
+        snprintf(side, sizeof side, "%s-shm", c->db);
+        unlink(side);
+    }
     fflush(stdout);
     fflush(stderr);
     pid_t pid = fork();
@@ -275,7 +315,7 @@ static pid_t start_scenario(struct lab_scenario *c, const char *outdir, long see
             dup2(nul, 0);
             close(nul);
         }
-        execv("/proc/self/exe", (char *const *)argv);
+        execv("/proc/self/exe", (char *const *)b->argv);
         _exit(127);
     }
     return pid;
@@ -296,11 +336,16 @@ static char *slurp(const char *path)
     return s;
 }
 
-/* Runs every scenario, LAB_JOBS at a time. Returns 0 when all succeeded. */
+/* Runs every scenario, LAB_JOBS at a time, or takes its run from the run
+ * cache (lab_cache.h) when the same runq, kernel and boot line made it
+ * before. Returns 0 when all succeeded. */
 static int run_scenarios(struct lab *lab, const char *outdir, FILE *log, long seed)
 {
     pid_t pids[LAB_MAX_SCEN];
-    int next = 0, running = 0, failed = 0;
+    struct boot_line lines[LAB_MAX_SCEN];
+    char keys[LAB_MAX_SCEN][65];
+    bool keyed[LAB_MAX_SCEN];
+    int next = 0, running = 0, failed = 0, cached = 0;
     time_t t0 = time(NULL);
     for (int i = 0; i < lab->nsc; i++)
         if (lab_scenario_program(&lab->sc[i], seed))
@@ -308,10 +353,22 @@ static int run_scenarios(struct lab *lab, const char *outdir, FILE *log, long se
     while (next < lab->nsc || running) {
         while (running < LAB_JOBS && next < lab->nsc) {
             struct lab_scenario *c = &lab->sc[next];
+            scenario_line(c, outdir, seed, &lines[next]);
+            keyed[next] = line_key(&lines[next], keys[next]);
+            bool hit = keyed[next] && lab_cache_get(keys[next], c->console, c->record ? c->db : NULL);
             if (log)
-                fprintf(log, "  running scenario %-10s (%s%s%s, %d commands)\n", c->name,
-                        c->policy[0] ? c->policy : "default policy", c->append[0] ? ", " : "", c->append, c->ncmd);
-            pids[next] = start_scenario(c, outdir, seed);
+                fprintf(log, "  running scenario %-10s (%s%s%s, %d commands)%s\n", c->name,
+                        c->policy[0] ? c->policy : "default policy", c->append[0] ? ", " : "", c->append, c->ncmd,
+                        hit ? ": the same run made before, from the run cache" : "");
+            if (hit) {
+                c->status = 0;
+                free(c->out);
+                c->out = slurp(c->console);
+                pids[next++] = 0;
+                cached++;
+                continue;
+            }
+            pids[next] = start_scenario(c, &lines[next]);
             if (pids[next] < 0) {
                 fprintf(stderr, "runq lab: fork: %s\n", strerror(errno));
                 return -1;
@@ -319,6 +376,8 @@ static int run_scenarios(struct lab *lab, const char *outdir, FILE *log, long se
             next++;
             running++;
         }
+        if (!running)
+            continue;
         int st;
         pid_t p = wait(&st);
         if (p < 0)
@@ -333,12 +392,15 @@ static int run_scenarios(struct lab *lab, const char *outdir, FILE *log, long se
                     failed++;
                     fprintf(stderr, "runq lab: scenario %s failed (runq boot exited %d); console in %s\n", c->name,
                             c->status, c->console);
+                } else if (keyed[i]) {
+                    lab_cache_put(keys[i], c->console, c->record ? c->db : NULL);
                 }
                 running--;
             }
     }
     if (log)
-        fprintf(log, "  %d scenarios in %ld s\n", lab->nsc, (long)(time(NULL) - t0));
+        fprintf(log, "  %d scenarios in %ld s%s\n", lab->nsc, (long)(time(NULL) - t0),
+                cached ? " (some from the run cache: RUNQ_LAB_CACHE=off boots every one)" : "");
     return failed ? -1 : 0;
 }
 
