@@ -15,8 +15,8 @@
  * says what it holds: NULL when it holds all N shards, as an unsharded
  * run's does, else the shards it holds, "1,3/4" or "1-3,5/8".
  *
- * In order:
- *   1. the flags; this runq's schema (a database made in memory), and the
+ * The flags and the help are host/cli/merge.c's. In order:
+ *   1. this runq's schema (a database made in memory), and the
  *      check that id_cols names every id column in it;
  *   2. OUT, when it exists, and each input, opened read-only and checked:
  *      a runq database, of this runq's schema version, with no trace
@@ -49,14 +49,13 @@
 #include <unistd.h>
 
 #include "bug.h"
-#include "host/cli/cli.h"
-#include "host/cli/flags.h"
 #include "db/experiment.h"
 #include "db/q_merge.h"
 #include "db/readable.h"
 #include "db/recorder_lock.h"
 #include "db/visible.h"
 #include "host/base/xalloc.h"
+#include "host/experiment/merge.h"
 
 /* runq experiment's bounds: --shard's N, and the runs of one experiment. */
 #define MG_MAX_SHARDS 100000
@@ -971,48 +970,17 @@ static void unmake_out(const char *path, bool existed)
     }
 }
 
-int cmd_merge(int argc, char **argv)
+int merge_run(const struct merge_opts *o)
 {
     struct mg m = { 0 };
     int rc = 1, lock = -1;
 
-    const struct flag flags[] = { FLAG_TABLE_END };
-    const struct command_spec spec = {
-        .name = "merge",
-        .usage = "merge OUT.db IN.db...",
-        .about = "Merges runq databases into OUT.db (created when missing, else added to), so that\n"
-                 "an experiment run in shards on several machines (runq experiment --shard I/N) is\n"
-                 "one experiment again. Every trace, thread, scenario run and experiment gets a new\n"
-                 "id in OUT.db, and every column naming one follows it. The shards of one\n"
-                 "experiment (the same file, engine, axes, cells, repeats, columns and N) become\n"
-                 "one experiment; its shard column is empty when all N shards are there, as after\n"
-                 "an unsharded run, else it lists the shards it holds (1,3/4). A line per\n"
-                 "experiment says how many runs it holds and which cells lack some.\n\n"
-                 "It refuses, naming the file, a database that is not runq's or is of another\n"
-                 "schema version than this runq's, one with a trace still recording, a shard given\n"
-                 "twice, shards of experiments that differ (seeds, a cell's scenario), and ids too\n"
-                 "near the 64-bit limits to renumber. All of it is one transaction: after a refusal\n"
-                 "or a failure OUT.db is as it was. Merges into one OUT.db wait for each other.\n"
-                 "docs/experiments.md shows it after GNU parallel and a Slurm job array.\n",
-        .flags = flags,
-        .max_pos = argc,
-    };
-    const char **pos = xcalloc((size_t)argc + 1, sizeof *pos);
-    int npos;
-    rc = flags_parse(&spec, argc, argv, pos, &npos);
-    if (rc < 0 && npos < 2)
-        rc = flags_usage_error(&spec, "give OUT.db and at least one IN.db; see runq merge --help");
-    if (rc >= 0) {
-        free(pos);
-        return rc;
-    }
-    rc = 1;
-    m.out_path = pos[0];
-    m.ndb = npos;
+    BUG_ON(o->nin < 1);
+    m.out_path = o->out;
+    m.ndb = 1 + o->nin;
     m.db = xcalloc((size_t)m.ndb, sizeof *m.db);
     for (int i = 0; i < m.ndb; i++)
-        m.db[i].path = pos[i], m.db[i].probe = -1;
-    free(pos);
+        m.db[i].path = i ? o->in[i - 1] : o->out, m.db[i].probe = -1;
     if (read_schema(&m.sc) != 0)
         goto done;
     /* Another merge into OUT goes first or after, never between this

@@ -1,13 +1,22 @@
 /*
  * The Linux engine (contract in engine.h): the runner's threads, the
  * recorder started at the runner's start line, so the trace holds the
- * whole window, and the trace written once the threads are done.
+ * whole window, and the trace written once the threads are done. Then the
+ * engine's ops (host/engine/engine.h): each run in a child process, which
+ * writes its answer to a file its parent reads when it ends; and the
+ * host's rules, which the other engines of an experiment take.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "bug.h"
+#include "eevdf_features.h"
 #include "host/engine/linux/engine.h"
+#include "host/engine/linux/hostrules.h"
 #include "host/engine/linux/lxrec.h"
 #include "host/engine/linux/run.h"
 
@@ -80,9 +89,9 @@ static uint64_t alternate_ns(void)
 }
 
 int linux_engine_run(const struct scenario *s, const struct linux_engine_opts *o, struct scn_result *r,
-                     int64_t *trace, struct linux_foreign *foreign, char *err, size_t errlen)
+                     int64_t *trace, struct engine_foreign *foreign, char *err, size_t errlen)
 {
-    static struct linux_foreign unused;
+    static struct engine_foreign unused;
     if (!foreign)
         foreign = &unused;
     memset(foreign, 0, sizeof *foreign);
@@ -140,3 +149,173 @@ int linux_engine_run(const struct scenario *s, const struct linux_engine_opts *o
     lxrec_free(c.rec);
     return rc;
 }
+
+/* ---- the engine's ops (host/engine/engine.h) ---- */
+
+/* What this Linux cannot run, and RT spinners on every CPU unless
+ * --allow-rt-hog (host/engine/linux/run.h). */
+static int linux_engine_refuses(const struct engine_settings *e, const struct scenario *s, char *err, size_t errlen)
+{
+    return linux_refuses(s, err, errlen) < 0 ? -1 : linux_refuses_rt_hog(s, e->allow_rt_hog, err, errlen);
+}
+
+/* One at a time unless --jobs says more: in real time, runs side by side
+ * share the host's CPUs and disturb each other. */
+static int linux_engine_jobs(const struct engine_settings *e)
+{
+    return e->jobs ? e->jobs : 1;
+}
+
+/* What a run's child leaves for its parent in r->aux: the result as this
+ * very binary lays it out (parent and child are one program). */
+struct linux_answer {
+    int ok;
+    int64_t trace;
+    struct engine_foreign foreign;
+    char why[512];
+    char internals_missing[256]; /* "": Linux's EEVDF state was recorded */
+    struct scn_result res;
+};
+
+/* A run: a child process (its threads, priorities and affinities stay out
+ * of the caller's; a crash ends the run, not the experiment) that runs the
+ * scenario, records it into the database and writes its answer. Ctrl-C
+ * reaches it too (one process group): it ends the run early and removes
+ * its tracing instance. Its notes (what Linux adjusted) go to r->log,
+ * shown when the run fails. */
+static int linux_engine_start(const struct engine_settings *e, struct engine_run *r, const char *dir,
+                              struct scn_result *res, char *err, size_t errlen)
+{
+    (void)res;
+    snprintf(r->aux, sizeof r->aux, "%s/run%d.answer", dir, r->number);
+    snprintf(r->log, sizeof r->log, "%s/run%d.err", dir, r->number);
+    fflush(NULL);
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid == 0) {
+        /* A SIGTERM sets *e->stop (the caller's handler, inherited),
+         * which stops the run as a Ctrl-C does. */
+        if (e->in_child)
+            e->in_child(parent);
+        static struct linux_answer a;
+        char source[600];
+        FILE *notes = fopen(r->log, "w");
+        snprintf(source, sizeof source, "linux:%s%s%s", e->file, r->params[0] ? " " : "", r->params);
+        struct linux_engine_opts lo = { .db = e->db, .source = source, .stop = e->stop, .notes = notes,
+                                        .allow_rt_hog = e->allow_rt_hog,
+                                        .internals_missing = a.internals_missing,
+                                        .internals_missing_len = sizeof a.internals_missing };
+        a.ok = linux_engine_run(&r->sc, &lo, &a.res, &a.trace, &a.foreign, a.why, sizeof a.why) == 0;
+        if (notes)
+            fclose(notes);
+        int fd = open(r->aux, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        bool wrote = fd >= 0 && write(fd, &a, sizeof a) == (ssize_t)sizeof a;
+        if (fd >= 0)
+            close(fd);
+        _exit(wrote ? 0 : 1);
+    }
+    if (pid < 0) {
+        snprintf(err, errlen, "fork: %s", strerror(errno));
+        return -1;
+    }
+    r->pid = pid;
+    return 0;
+}
+
+static int linux_engine_finish(const struct engine_settings *e, struct engine_run *r, int st, struct scn_result *res,
+                               int64_t *trace, char *why, size_t len)
+{
+    static struct linux_answer a;
+    int fd = open(r->aux, O_RDONLY);
+    bool got = fd >= 0 && read(fd, &a, sizeof a) == (ssize_t)sizeof a;
+    if (fd >= 0)
+        close(fd);
+    *trace = got ? a.trace : 0;
+    if (!got) {
+        snprintf(why, len, "the Linux run ended without an answer (%s %d)",
+                 WIFSIGNALED(st) ? "signal" : "exit status", WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+        return -1;
+    }
+    /* Said once an experiment: every run of it records the same way. */
+    static bool told;
+    if (a.trace && a.internals_missing[0] && !told && !e->quiet) {
+        fprintf(stderr, "runq experiment: linux: EEVDF internals not recorded (tracefs only): %s\n",
+                a.internals_missing);
+        told = true;
+    }
+    /* A bench's recorder A/B (RUNQ_BPF_ALTERNATE_MS, alternate.c): its
+     * figures are the run's notes that say so. */
+    FILE *notes = fopen(r->log, "r");
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    while (notes && (n = getline(&line, &cap, notes)) > 0) {
+        if (line[n - 1] == '\n')
+            line[n - 1] = '\0';
+        if (!strncmp(line, "recorder A/B", 12) && !e->quiet)
+            fprintf(stderr, "runq experiment: linux: %s\n", line);
+    }
+    free(line);
+    if (notes)
+        fclose(notes);
+    if (!a.ok) {
+        snprintf(why, len, "%s", a.why);
+        return -1;
+    }
+    *res = a.res;
+    r->foreign = a.foreign;
+    return 0;
+}
+
+/* Whether base sets runq's switch f itself: a feature line, a vary of
+ * feature.NAME, or of switch (which sets them all). */
+static bool scenario_sets(const struct scenario *s, int f)
+{
+    char key[SCN_KEY_MAX];
+    snprintf(key, sizeof key, "feature.%s", eevdf_feature_name((enum eevdf_feature)f));
+    for (int a = 0; a < s->nvary; a++)
+        if (!strcmp(s->vary[a].key, "switch") || !strcmp(s->vary[a].key, key))
+            return true;
+    for (int i = 0; i < s->nfeatures; i++)
+        if (s->features[i].feature == f)
+            return true;
+    return false;
+}
+
+/* This host's rules (hostrules.h): the line that says them, and each of
+ * runq's switches they name with a value other than runq's default. */
+static void linux_engine_host_rules(const struct scenario *base, struct engine_host_rules *h)
+{
+    const struct hostrules *r = hostrules_read();
+    char copy[HOSTRULES_NAMES_MAX];
+    memset(h, 0, sizeof *h);
+    hostrules_describe(r, h->describe, sizeof h->describe);
+    snprintf(copy, sizeof copy, "%s", r->names);
+    unsigned bit = 0;
+    for (char *save = NULL, *name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save), bit++) {
+        int f = eevdf_feature_lookup(name);
+        /* Linux's own features are named from BTF even when their mask
+         * could not be read: then their bits say nothing. */
+        bool known = r->features_known || !strcmp(name, "LAG_CLAMP_MAX_SLICE");
+        if (f < 0 || !known || scenario_sets(base, f) || bit >= 32)
+            continue;
+        bool on = r->mask >> bit & 1;
+        if (on == eevdf_feature_default((enum eevdf_feature)f)) {
+            h->agree++;
+            continue;
+        }
+        BUG_ON(h->n >= SCN_MAX_FEATURES); /* at most 32: one a bit of the mask */
+        h->feature[h->n] = eevdf_feature_name((enum eevdf_feature)f);
+        h->on[h->n++] = on;
+    }
+}
+
+const struct engine_ops linux_engine_ops = {
+    .name = "linux",
+    .log_name = "notes",
+    .refuses = linux_engine_refuses,
+    .jobs = linux_engine_jobs,
+    .start = linux_engine_start,
+    .finish = linux_engine_finish,
+    .host_rules = linux_engine_host_rules,
+};
