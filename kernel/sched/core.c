@@ -946,7 +946,6 @@ void sched_init(const struct sched_policy *policy, unsigned hz)
     sched_hz = hz;
     sched_tick_ns = NSEC_PER_SEC / hz;
     trap_set_hooks(&hooks);
-    task_set_starter(sched_start_task);
     knob_rt_budget_changed = sched_rt_budget_changed;
 }
 

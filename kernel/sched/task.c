@@ -23,16 +23,6 @@ static int next_id = 1;
 
 extern void task_start_trampoline(void);
 
-/* What puts a new task on its CPU's queue: the core's sched_start_task,
- * given at sched_init. Called through this pointer so that the task
- * table, which the core uses, uses nothing of the core in return. */
-static void (*task_starter)(struct task *t);
-
-void task_set_starter(void (*start)(struct task *t))
-{
-    task_starter = start;
-}
-
 __asm__(".text\n"
         ".globl task_start_trampoline\n"
         "task_start_trampoline:\n"
@@ -168,7 +158,7 @@ static struct task *task_create_class(const char *name, void (*fn)(void *), void
     *--sp = 0;          /* r15 */
     t->rsp = (u64)sp;
 
-    task_starter(t); /* set by sched_init, before any task is created */
+    sched_start_task(t);
     return t;
 }
 
