@@ -481,7 +481,7 @@ static const char *slice_str(int64_t ns)
 }
 
 /* A task's place on the number line is known: its vruntime and deadline. */
-static bool drawable(const struct rp_ent *x)
+static bool drawable(const struct tstate_ent *x)
 {
     return x->has_vruntime && x->has_deadline;
 }
@@ -532,7 +532,7 @@ static const char *const why_what[] = { TRACE_PICK_WHYS(WHY_WHAT) };
  * does not tell the two apart), not runnable `block`, dead `exit`, and
  * from the idle task `idle`.
  */
-static void explain_unknown_pick(const struct replay *rp, int i, const struct rp_ent *q, int n, struct step_text *t)
+static void explain_unknown_pick(const struct replay *rp, int i, const struct tstate_ent *q, int n, struct step_text *t)
 {
     const struct event *e = &rp->tr.ev[i];
     const char *next = replay_name(rp, e->pick.next), *prev = replay_name(rp, e->pick.prev);
@@ -592,7 +592,7 @@ void step_explain_pick(const struct step_view *v, int i, struct step_text *t)
         replay_state_free(&st);
         return;
     }
-    struct rp_cpu *c = &st.cpu[e->cpu];
+    const struct tstate_cpu *c = &st.ts.cpu[e->cpu];
     bool has_V = e->has_v || c->has_v;
     int64_t V = e->has_v ? e->v : c->v;
     const char *next = replay_name(rp, next_utid);
@@ -620,9 +620,9 @@ void step_explain_pick(const struct step_view *v, int i, struct step_text *t)
         return;
     }
 
-    struct rp_ent q[RP_MAX_ENT];
-    int n = replay_queue_sorted(rp, c, q); /* rr: list order; EEVDF: by deadline */
-    struct rp_ent *win = NULL;
+    struct tstate_ent q[TSTATE_MAX_QUEUE];
+    int n = tstate_queue(&st.ts, e->cpu, q); /* rr: list order; EEVDF: by deadline */
+    struct tstate_ent *win = NULL;
     for (int k = 0; k < n; k++)
         if (q[k].utid == next_utid) {
             win = &q[k];
@@ -649,7 +649,7 @@ void step_explain_pick(const struct step_view *v, int i, struct step_text *t)
             step_text_add(t, "  passed over:");
             int pos = 1;
             for (int k = 0; k < n; k++) {
-                const struct rp_ent *x = &q[k];
+                const struct tstate_ent *x = &q[k];
                 if (x->utid == next_utid)
                     continue;
                 if (x->utid == prev_utid && next_utid != prev_utid)
@@ -674,10 +674,10 @@ void step_explain_pick(const struct step_view *v, int i, struct step_text *t)
     }
 
     /* EEVDF: the eligible entity with the earliest deadline */
-    struct rp_ent *best = NULL;
+    struct tstate_ent *best = NULL;
     int nelig = 0, nunknown = 0;
     for (int k = 0; k < n; k++) {
-        struct rp_ent *x = &q[k];
+        struct tstate_ent *x = &q[k];
         if (!drawable(x)) { /* neither eligible nor not: it is left out of the verdict */
             nunknown++;
             continue;
@@ -718,7 +718,7 @@ void step_explain_pick(const struct step_view *v, int i, struct step_text *t)
     if (n > 1)
         step_text_add(t, "  passed over:");
     for (int k = 0; k < n; k++) {
-        const struct rp_ent *x = &q[k];
+        const struct tstate_ent *x = &q[k];
         if (x == win)
             continue;
         const char *nm = replay_name(rp, x->utid);
@@ -930,10 +930,10 @@ void step_explain_join(const struct step_view *v, int i, struct step_text *t)
         replay_state_free(&st);
         return;
     }
-    struct rp_cpu *c = &st.cpu[e->cpu];
-    struct rp_ent q[RP_MAX_ENT];
-    int n = replay_queue_sorted(rp, c, q);
-    struct rp_ent *w = NULL, *cur = NULL;
+    const struct tstate_cpu *c = &st.ts.cpu[e->cpu];
+    struct tstate_ent q[TSTATE_MAX_QUEUE];
+    int n = tstate_queue(&st.ts, e->cpu, q);
+    struct tstate_ent *w = NULL, *cur = NULL;
     for (int k = 0; k < n; k++) {
         if (q[k].utid == e->join.utid)
             w = &q[k];
@@ -956,9 +956,9 @@ void step_explain_join(const struct step_view *v, int i, struct step_text *t)
     }
     int64_t V = c->v;
     bool w_elig = !vt_before(V, w->vruntime), c_elig = !vt_before(V, cur->vruntime);
-    const struct rp_ent *best = NULL;
+    const struct tstate_ent *best = NULL;
     for (int k = 0; k < n; k++) {
-        const struct rp_ent *x = &q[k];
+        const struct tstate_ent *x = &q[k];
         if (drawable(x) && !x->delayed && !vt_before(V, x->vruntime) &&
             (!best || vt_before(x->deadline, best->deadline)))
             best = x;
@@ -993,7 +993,7 @@ void step_explain_join(const struct step_view *v, int i, struct step_text *t)
  * width: --width 100000 or a 4000-column terminal overflowed the stack.) */
 #define NUMBERLINE_COLS_MAX 400
 
-static void numberline(const struct replay *rp, const struct rp_cpu *c, const struct rp_ent *q, int n, int width,
+static void numberline(const struct replay *rp, const struct tstate_cpu *c, const struct tstate_ent *q, int n, int width,
                        struct step_text *t)
 {
     int cols = width - 22;
@@ -1077,9 +1077,9 @@ static void render_cpu(const struct step *s, const struct step_view *v, int cpu,
 {
     (void)s;
     const struct replay *rp = &v->rp;
-    const struct rp_cpu *c = &v->st.cpu[cpu];
-    struct rp_ent q[RP_MAX_ENT];
-    int n = replay_queue_sorted(rp, c, q);
+    const struct tstate_cpu *c = &v->st.ts.cpu[cpu];
+    struct tstate_ent q[TSTATE_MAX_QUEUE];
+    int n = tstate_queue(&v->st.ts, cpu, q);
     if (rp->tr.eevdf)
         step_text_add(t, "cpu%d  V=%s  on the CPU: %s%s", cpu, c->has_v ? us(c->v) : "?", replay_name(rp, c->curr),
                       c->known ? "" : "  (not yet known: no keyframe or pick seen)");
@@ -1094,12 +1094,12 @@ static void render_cpu(const struct step *s, const struct step_view *v, int cpu,
         int dls = 0;
         for (int k = 0; k < n; k++)
             dls += q[k].has_deadline;
-        /* replay_queue_sorted: by deadline, the unknown ones last as queued */
+        /* tstate_queue: by deadline, the unknown ones last as queued */
         step_text_add(t, "    %-16s %-8s %12s %13s %11s %4s %6s",
                       dls == n ? "task (by deadline)" : dls ? "task (by deadline, ? last)" : "task (as queued)",
                       "state", "vruntime", "deadline", "lag", "elig", "weight");
         for (int k = 0; k < n; k++) {
-            const struct rp_ent *x = &q[k];
+            const struct tstate_ent *x = &q[k];
             bool has_lag = c->has_v && x->has_vruntime;
             int64_t lag = has_lag ? vt_sub(c->v, x->vruntime) : 0;
             char wbuf[24] = "?";
