@@ -26,6 +26,7 @@
 #include "db/tstate.h"
 #include "tui/control.h"
 #include "tui/model.h"
+#include "tui/step.h"
 #include "tui/table.h"
 #include "harness.h"
 
@@ -1070,6 +1071,60 @@ static void trace_state_is_the_same_in_either_order(void)
     }
 }
 
+/* docs/step.md's list of keys is step.h's table of commands: each row
+ * of its Keys table, in order, a row of STEP_COMMANDS (its keys, its
+ * --plain command), and no other. */
+static void step_keys_doc_matches_the_command_table(void)
+{
+    static const struct {
+        char word;
+        int key, key2;
+        const char *syntax;
+    } rows[] = {
+#define ROW(word, key, key2, arg, syntax, prompt, label, keep, help, act) { word, key, key2, syntax },
+        STEP_COMMANDS(ROW)
+#undef ROW
+    };
+    FILE *f = fopen("docs/step.md", "r");
+    CHECK(f, "docs/step.md: cannot open (run from the top of the tree)");
+    char line[1024];
+    bool in_keys = false;
+    size_t n = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "## ", 3)) {
+            in_keys = !strcmp(line, "## Keys\n");
+            continue;
+        }
+        if (!in_keys || strncmp(line, "| `", 3))
+            continue;
+        /* | KEYS | PLAIN COMMAND | does | : the first two cells, trimmed */
+        char *cell[2], *at = line + 1;
+        for (int k = 0; k < 2; k++) {
+            char *bar = strchr(at, '|');
+            CHECK(bar, "a Keys row without its columns: %s", line);
+            *bar = 0;
+            while (*at == ' ')
+                at++;
+            for (char *e = bar; e > at && e[-1] == ' ';)
+                *--e = 0;
+            cell[k] = at;
+            at = bar + 1;
+        }
+        const char *keys = cell[0], *plain = cell[1];
+        char want_keys[128], want_plain[64] = "";
+        CHECK(n < sizeof rows / sizeof rows[0], "docs/step.md lists keys the table has not: `%s`", keys);
+        step_keys_text(want_keys, sizeof want_keys, rows[n].word, rows[n].key, rows[n].key2, "`");
+        if (rows[n].syntax)
+            snprintf(want_plain, sizeof want_plain, "`%s`", rows[n].syntax);
+        CHECK(!strcmp(keys, want_keys) && !strcmp(plain, want_plain),
+              "Keys row %zu is '%s' | '%s', the table's '%s' | '%s'", n + 1, keys, plain, want_keys, want_plain);
+        n++;
+    }
+    fclose(f);
+    CHECK(n == sizeof rows / sizeof rows[0], "docs/step.md lists %zu rows of keys, the table has %zu", n,
+          sizeof rows / sizeof rows[0]);
+}
+
 /* In this order: the last six add the newest traces. */
 static const struct harness_test tests[] = {
     HARNESS_TEST(events_reason_names_parse_back),
@@ -1093,6 +1148,7 @@ static const struct harness_test tests[] = {
     HARNESS_TEST(the_view_classes_every_leave_reason_as_leave_meaning),
     HARNESS_TEST(top_model_bounces_and_knobs),
     HARNESS_TEST(trace_state_is_the_same_in_either_order),
+    HARNESS_TEST(step_keys_doc_matches_the_command_table),
 };
 
 int main(int argc, char **argv)
