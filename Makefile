@@ -144,7 +144,7 @@ LINUX_PINGPONG_OBJ := $(call tobj,tests/linux_pingpong.c host/engine/linux/trace
 	$(wildcard db/*.c) $(wildcard trace/*.c) kernel/sched/weights.c host/base/xalloc.c)
 # runq top's model and what it reads, without a terminal: its unit test,
 # tests/top_agree.sh's probe and its bench (bench_top) are built on it.
-TOP_MODEL_SRC := tui/model.c tui/table.c tui/control.c db/recorder_lock.c db/events.c db/qx_top.c trace/decode.c $(POLICY_SRC)
+TOP_MODEL_SRC := tui/model.c tui/table.c tui/control.c db/recorder_lock.c db/events.c db/tstate.c db/qx_top.c trace/decode.c $(POLICY_SRC)
 TOP_MODEL_TEST_OBJ := $(call tobj,tests/top_model_test.c $(TOP_MODEL_SRC))
 # runq top's model at one trace time, for tests/top_agree.sh.
 TOP_AT_OBJ := $(call tobj,tests/top_at.c $(TOP_MODEL_SRC))

@@ -1,26 +1,17 @@
 /*
  * Replay: a recorded trace's events (db/events.h reads them, in the
- * kernel's order) and each CPU's run queue rebuilt at any point of them, as
- * the scheduler saw it. A trace model, no ncurses here: `runq step`
- * (tui/step*.c) shows it, and so can tests.
+ * kernel's order) and the trace state (db/tstate.h: each CPU's queue, each
+ * task's place and numbers) at any point of them, as the scheduler saw
+ * it. A trace model, no ncurses here: `runq step` (tui/step*.c) shows it,
+ * and so can tests.
  *
- * How the queue is rebuilt. A keyframe (table queue_snapshot) gives a CPU's
- * whole queue. Between keyframes the events move it:
- *
- *   JOIN   the task is placed on the queue (vruntime, deadline, weight)
- *   LEAVE  as its reason's leave_meaning says (db/events.c): back on the
- *          queue at the tail of rr's list (preempt, yield), still queued
- *          but not runnable (delayed, DELAY_DEQUEUE), or off it
- *   PICK   next becomes current with the vruntime and deadline it had at
- *          the pick; V is the pick's
- *   TICK   V
- *
- * A queued task's vruntime does not move until it runs again, so between
- * events the rebuilt queue is exact for every queued task. Current's
- * vruntime is solved from V (V = sum(w*v)/sum(w), everything else known),
- * and a deadline renewed while the task ran is estimated a slice at a time
- * (dl_estimated). Events are applied in the order db/events.h loads them:
- * the kernel's.
+ * A replay is the events and checkpoints of the state: what each event
+ * does to the queues is db/tstate.c's, applied in the kernel's order
+ * (TSTATE_IN_ORDER), and after each event on a CPU what the records leave
+ * out is settled (tstate_settle: current's vruntime solved from V, a
+ * deadline renewed while the task ran estimated a slice at a time). A
+ * queued task's vruntime does not move until it runs again, so between
+ * events the rebuilt queue is exact for every queued task.
  *
  * Times are ns; virtual times are EEVDF's virtual ns. Round-robin traces
  * have no V: has_v is false and the list order is what matters.
@@ -41,40 +32,20 @@
 #include <sqlite3.h>
 
 #include "db/events.h"
-
-/* One task on a rebuilt queue. */
-struct rp_ent {
-    int utid;
-    bool current, delayed;
-    bool dl_estimated;  /* deadline renewed since the last record that had it */
-    bool has_vruntime, has_deadline; /* false: not in the trace, the number is no number */
-    bool weight_known;  /* false: a row without its weight (a Linux trace's "other"): weight is no number */
-    int64_t vruntime, deadline, weight, slice_ns;
-    uint64_t seq;       /* list order: smaller is nearer the head */
-};
-
-#define RP_MAX_ENT 64
-
-struct rp_cpu {
-    bool has_v, known;  /* known: a keyframe or a pick has been seen */
-    int64_t v;
-    int curr;           /* utid on the CPU; 0 unknown */
-    int n;
-    struct rp_ent e[RP_MAX_ENT];
-};
+#include "db/tstate.h"
 
 struct rp_state {
     int pos;            /* events [0, pos) are applied */
-    uint64_t seq;
-    struct rp_cpu *cpu; /* tr.ncpus */
+    struct tstate ts;   /* the state they leave */
 };
 
 struct replay {
     struct events tr;   /* the trace, its threads and events */
     bool has_numbers;   /* some event carries V or EEVDF numbers (a Linux trace from tracefs: none) */
-    /* checkpoints every RP_CKPT events, so seeking back is cheap */
+    struct tstate_ids ids; /* every task an event names, shared by the states */
+    /* checkpoints every ckpt_every events, so seeking back is cheap */
     struct rp_state *ckpt;
-    int nckpt;
+    int nckpt, ckpt_every;
 };
 
 /* Loads trace trace_id (0: the newest) from an open database. Returns 0, or
@@ -83,8 +54,8 @@ struct replay {
 int replay_load(struct replay *rp, sqlite3 *db, int64_t trace_id, char *err, size_t errlen);
 void replay_free(struct replay *rp);
 
-/* A state for rp (zeroed, pos 0); free with replay_state_free. 0, or -1
- * out of memory (s->cpu NULL: replay_state_free is harmless). */
+/* A state for rp (nothing applied, pos 0); free with replay_state_free.
+ * 0, or -1 out of memory (replay_state_free is harmless then). */
 int replay_state_init(const struct replay *rp, struct rp_state *s);
 void replay_state_free(struct rp_state *s);
 
@@ -117,10 +88,5 @@ static inline int64_t rp_ts_add_sat(int64_t a, int64_t b)
 }
 /* One line describing event i (no newline) into buf. */
 void replay_describe(const struct replay *rp, int i, char *buf, size_t len);
-
-/* The entries of a CPU's rebuilt queue in display order: EEVDF by deadline
- * (those whose deadline is unknown last, in the order they joined), rr
- * current first then list order. Returns the count written to out. */
-int replay_queue_sorted(const struct replay *rp, const struct rp_cpu *c, struct rp_ent *out);
 
 #endif

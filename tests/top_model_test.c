@@ -23,8 +23,10 @@
 
 #include "db/events.h"
 #include "db/recorder_lock.h"
+#include "db/tstate.h"
 #include "tui/control.h"
 #include "tui/model.h"
+#include "tui/step.h"
 #include "tui/table.h"
 #include "harness.h"
 
@@ -778,6 +780,351 @@ static void top_model_bounces_and_knobs(void)
     top_model_close(m);
 }
 
+
+/* ---- the trace state, in either order ---- */
+
+/*
+ * A scheduler on two CPUs as its trace records it, made up as it goes:
+ * wakeups (a JOIN, and a preemption by it: LEAVE, PICK at the same
+ * time), blocks (some delayed, dequeued later), preemptions, migrations
+ * (LEAVE, JOIN), ticks and keyframes, some records without their
+ * numbers (a Linux trace's lost samples). The recording begins mid-run:
+ * a keyframe of each CPU first, no JOIN for what it lists. Rows are
+ * events, a keyframe row each; kf[i] is row i's entry.
+ */
+#define GEN_ROWS 4000
+#define GEN_TASKS 8 /* utids 1, 2: the CPUs' idle tasks */
+struct gen {
+    struct event ev[GEN_ROWS];
+    struct event_kf_entry kf[GEN_ROWS];
+    int n;
+    uint64_t rng, ts;
+    int64_t v[2];
+    int curr[2], q[2][GEN_TASKS], nq[2];
+    bool asleep[GEN_TASKS + 1], delayed[GEN_TASKS + 1];
+};
+
+static unsigned gen_rand(struct gen *g, unsigned n)
+{
+    g->rng = g->rng * 6364136223846793005ull + 1442695040888963407ull;
+    return (unsigned)(g->rng >> 33) % n;
+}
+
+/* A row at the current time; numbers: it carries V and the task's. */
+static struct event *gen_row(struct gen *g, enum event_kind k, int cpu, bool numbers)
+{
+    struct event *e = &g->ev[g->n++];
+    memset(e, 0, sizeof *e);
+    e->ts = (int64_t)g->ts;
+    e->kind = k;
+    e->cpu = cpu;
+    e->has_v = e->has_eevdf = numbers;
+    g->v[cpu] += 1000;
+    e->v = g->v[cpu];
+    return e;
+}
+
+static void gen_keyframe(struct gen *g, int cpu)
+{
+    int rows[GEN_TASKS + 1], n = 0;
+    rows[n++] = g->curr[cpu];
+    for (int i = 0; i < g->nq[cpu]; i++)
+        rows[n++] = g->q[cpu][i];
+    for (int i = 0; i < n; i++) {
+        struct event *e = gen_row(g, EVENT_KEYFRAME, cpu, true);
+        e->v = g->v[cpu] - 1000 * i; /* one V for the whole keyframe */
+        g->v[cpu] = e->v;
+        int u = rows[i];
+        g->kf[g->n - 1] = (struct event_kf_entry){ .utid = u, .current = i == 0, .delayed = g->delayed[u],
+                                                   .has_eevdf = u > 2, .has_weight = u > 2, .weight = 100 * u,
+                                                   .vruntime = g->v[cpu] - 7 * u, .deadline = g->v[cpu] + 9 * u,
+                                                   .lag = 7 * u };
+    }
+}
+
+/* cpu's next task: its queue's head (not a delayed one), else idle. */
+static void gen_pick(struct gen *g, int cpu, int why)
+{
+    int next = cpu + 1;
+    for (int i = 0; i < g->nq[cpu]; i++)
+        if (!g->delayed[g->q[cpu][i]]) {
+            next = g->q[cpu][i];
+            g->q[cpu][i] = g->q[cpu][--g->nq[cpu]];
+            break;
+        }
+    struct event *e = gen_row(g, EVENT_PICK, cpu, gen_rand(g, 10) != 0);
+    e->pick.next = next;
+    e->pick.prev = g->curr[cpu];
+    e->pick.why = (enum trace_pick_why)why;
+    e->pick.nr_runnable = g->nq[cpu] + 1;
+    e->pick.vruntime = e->v - 5;
+    e->pick.deadline = e->v + 50;
+    g->curr[cpu] = next;
+}
+
+static void gen_leave(struct gen *g, int cpu, int u, enum trace_leave_reason why)
+{
+    struct event *e = gen_row(g, EVENT_LEAVE, cpu, gen_rand(g, 10) != 0);
+    e->has_v = false; /* runq top's model reads no V of a LEAVE */
+    e->leave.utid = u;
+    e->leave.reason = why;
+    e->leave.has_deadline = true;
+    e->leave.vruntime = e->v + u;
+    e->leave.lag = -u;
+    e->leave.deadline = e->v + 70;
+}
+
+static void gen_join(struct gen *g, int cpu, int u, enum trace_join_reason why)
+{
+    struct event *e = gen_row(g, EVENT_JOIN, cpu, gen_rand(g, 10) != 0);
+    e->join.utid = u;
+    e->join.reason = why;
+    e->join.nr_runnable = g->nq[cpu] + 2;
+    e->join.weight = 50 * u;
+    e->join.vruntime = e->v - 3 * u;
+    e->join.deadline = e->v + 30 * u;
+    g->q[cpu][g->nq[cpu]++] = u;
+    g->delayed[u] = false;
+}
+
+static void gen_trace(struct gen *g, uint64_t seed)
+{
+    memset(g, 0, sizeof *g);
+    g->rng = seed;
+    g->ts = 1000;
+    /* mid-run: tasks 3..8 queued or running, in no JOIN */
+    for (int u = 3; u <= GEN_TASKS; u++)
+        g->q[u % 2][g->nq[u % 2]++] = u;
+    for (int c = 0; c < 2; c++) {
+        g->curr[c] = g->q[c][--g->nq[c]];
+        gen_keyframe(g, c);
+    }
+    while (g->n < GEN_ROWS - 3 * GEN_TASKS) {
+        int c = (int)gen_rand(g, 2), cur = g->curr[c], u = 3 + (int)gen_rand(g, GEN_TASKS - 2);
+        bool idle = cur <= 2;
+        unsigned what = gen_rand(g, 8);
+        /* One decision's records share a time, and the keyframe the
+         * kernel writes after one may (tstate.h's ranks); two decisions
+         * never do. */
+        if (what < 6 || gen_rand(g, 2))
+            g->ts += 1 + gen_rand(g, 2000);
+        switch (what) {
+        case 0: { /* a tick */
+            struct event *e = gen_row(g, EVENT_TICK, c, true);
+            e->tick.utid = cur;
+            e->tick.nr_runnable = g->nq[c] + !idle;
+            break;
+        }
+        case 1: /* a wakeup, preempting when the CPU idles or now and then */
+            if (!g->asleep[u])
+                break;
+            g->asleep[u] = false;
+            gen_join(g, c, u, TRACE_JOIN_WAKE);
+            if (idle || gen_rand(g, 2)) {
+                if (!idle) {
+                    gen_leave(g, c, cur, TRACE_LEAVE_PREEMPT);
+                    g->q[c][g->nq[c]++] = cur;
+                }
+                gen_pick(g, c, TRACE_WHY_PREEMPT);
+            }
+            break;
+        case 2: /* current blocks, delayed now and then (stays queued) */
+            if (idle)
+                break;
+            if (gen_rand(g, 3) == 0) {
+                gen_leave(g, c, cur, TRACE_LEAVE_DELAYED);
+                g->delayed[cur] = true;
+                g->q[c][g->nq[c]++] = cur;
+            } else {
+                gen_leave(g, c, cur, TRACE_LEAVE_BLOCK);
+                g->asleep[cur] = true;
+            }
+            gen_pick(g, c, TRACE_WHY_BLOCK);
+            break;
+        case 3: /* preempted by the head of the queue */
+            if (idle || !g->nq[c])
+                break;
+            gen_leave(g, c, cur, TRACE_LEAVE_PREEMPT);
+            g->q[c][g->nq[c]++] = cur;
+            gen_pick(g, c, TRACE_WHY_TICK);
+            break;
+        case 4: /* a queued task moves to the other CPU */
+            for (int i = 0; i < g->nq[c]; i++)
+                if (!g->delayed[g->q[c][i]]) {
+                    int m = g->q[c][i];
+                    g->q[c][i] = g->q[c][--g->nq[c]];
+                    gen_leave(g, c, m, TRACE_LEAVE_MIGRATE);
+                    gen_join(g, 1 - c, m, TRACE_JOIN_MIGRATE);
+                    break;
+                }
+            break;
+        case 5: /* a delayed task's lag is paid: off the queue */
+            for (int i = 0; i < g->nq[c]; i++)
+                if (g->delayed[g->q[c][i]]) {
+                    int m = g->q[c][i];
+                    g->q[c][i] = g->q[c][--g->nq[c]];
+                    g->delayed[m] = false;
+                    g->asleep[m] = true;
+                    gen_leave(g, c, m, TRACE_LEAVE_DEQUEUED);
+                    break;
+                }
+            break;
+        default: /* a keyframe, after the decision at its time or on its own */
+            gen_keyframe(g, c);
+            break;
+        }
+    }
+}
+
+/* What out of order keeps as in order (db/tstate.h): each task's state,
+ * CPU, numbers and place, each CPU's V, count and named task. "" when a
+ * and b agree, else the first difference. */
+static const char *tstate_differ(const struct tstate *a, const struct tstate *b, char *buf, size_t n)
+{
+    for (int c = 0; c < a->ncpus; c++) {
+        const struct tstate_cpu *x = &a->cpu[c], *y = &b->cpu[c];
+        if (x->has_v != y->has_v || (x->has_v && x->v != y->v) || x->has_nr != y->has_nr ||
+            (x->has_nr && x->nr_runnable != y->nr_runnable) || x->named != y->named) {
+            snprintf(buf, n, "cpu%d: V %d/%lld vs %d/%lld, nr %d/%d vs %d/%d, named %lld vs %lld", c, x->has_v,
+                     (long long)x->v, y->has_v, (long long)y->v, x->has_nr, x->nr_runnable, y->has_nr,
+                     y->nr_runnable, (long long)x->named, (long long)y->named);
+            return buf;
+        }
+    }
+    for (int i = 0; i < a->ntask; i++) {
+        const struct tstate_task *x = &a->task[i], *y = &b->task[i];
+        if (x->state != y->state || x->cpu != y->cpu || x->on != y->on || (x->on >= 0 && x->delayed != y->delayed) ||
+            x->has_vruntime != y->has_vruntime || (x->has_vruntime && x->vruntime != y->vruntime) ||
+            x->has_deadline != y->has_deadline || (x->has_deadline && x->deadline != y->deadline) ||
+            x->weight != y->weight || x->weight_known != y->weight_known || x->lag != y->lag) {
+            snprintf(buf, n,
+                     "utid %lld: state %d/%d cpu %d/%d on %d/%d delayed %d/%d vruntime %d:%lld/%d:%lld "
+                     "deadline %d:%lld/%d:%lld weight %lld/%lld lag %lld/%lld",
+                     (long long)a->ids->utid[i], x->state, y->state, x->cpu, y->cpu, x->on, y->on, x->delayed,
+                     y->delayed, x->has_vruntime, (long long)x->vruntime, y->has_vruntime, (long long)y->vruntime,
+                     x->has_deadline, (long long)x->deadline, y->has_deadline, (long long)y->deadline,
+                     (long long)x->weight, (long long)y->weight, (long long)x->lag, (long long)y->lag);
+            return buf;
+        }
+    }
+    return "";
+}
+
+/* The rows [from, to) of a trace as `runq top` reads an update of them:
+ * table by table (db/qx_top.c: places, ticks, leaves, picks, keyframes),
+ * each in time order. */
+static void apply_as_top(struct tstate *st, const struct gen *g, int from, int to)
+{
+    static const enum event_kind tables[] = { EVENT_JOIN, EVENT_TICK, EVENT_LEAVE, EVENT_PICK, EVENT_KEYFRAME };
+    for (size_t k = 0; k < sizeof tables / sizeof tables[0]; k++)
+        for (int i = from; i < to; i++)
+            if (g->ev[i].kind == tables[k])
+                tstate_apply(st, &g->ev[i], &g->kf[i]);
+}
+
+/* One model, either order: a replay applies a trace's events in time
+ * order, `runq top` an update's rows table by table; at the end of each
+ * of top's updates the two states agree on all that order does not
+ * decide (db/tstate.h), and so does the state of rows in time order read
+ * as top reads (TSTATE_ANY_ORDER). Three seeds, updates of random size. */
+static void trace_state_is_the_same_in_either_order(void)
+{
+    static struct gen g;
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        gen_trace(&g, seed);
+        struct tstate_ids ids = { 0 };
+        for (int u = 1; u <= GEN_TASKS; u++)
+            CHECK(tstate_ids_add(&ids, u, u <= 2) == u - 1, "ids");
+        struct tstate in, any, top;
+        CHECK(tstate_init(&in, &ids, 2, TSTATE_IN_ORDER) == 0 && tstate_init(&any, &ids, 2, TSTATE_ANY_ORDER) == 0 &&
+                  tstate_init(&top, &ids, 2, TSTATE_ANY_ORDER) == 0,
+              "out of memory");
+        struct tstate *all[] = { &in, &any, &top };
+        for (int k = 0; k < 3; k++)
+            all[k]->eevdf = all[k]->counts = all[k]->has_numbers = true;
+        int from = 0, updates = 0;
+        char why[512], differ[640] = "";
+        while (from < g.n && !differ[0]) {
+            /* an update reads up to a time: never half of one instant */
+            int to = from + 1 + (int)gen_rand(&g, 200);
+            while (to < g.n && g.ev[to].ts == g.ev[to - 1].ts)
+                to++;
+            if (to > g.n)
+                to = g.n;
+            for (int i = from; i < to; i++) {
+                tstate_apply(&in, &g.ev[i], &g.kf[i]);
+                tstate_apply(&any, &g.ev[i], &g.kf[i]);
+            }
+            apply_as_top(&top, &g, from, to);
+            updates++;
+            if (*tstate_differ(&in, &any, why, sizeof why))
+                snprintf(differ, sizeof differ, "in order vs as it comes: %s", why);
+            else if (*tstate_differ(&any, &top, why, sizeof why))
+                snprintf(differ, sizeof differ, "in time order vs as runq top reads: %s", why);
+            from = to;
+        }
+        for (int k = 0; k < 3; k++)
+            tstate_free(all[k]);
+        tstate_ids_free(&ids);
+        CHECK(!differ[0], "seed %llu, update %d (rows to %d), %s", (unsigned long long)seed, updates, from, differ);
+        CHECK(updates > 20, "only %d updates", updates);
+    }
+}
+
+/* docs/step.md's list of keys is step.h's table of commands: each row
+ * of its Keys table, in order, a row of STEP_COMMANDS (its keys, its
+ * --plain command), and no other. */
+static void step_keys_doc_matches_the_command_table(void)
+{
+    static const struct {
+        char word;
+        int key, key2;
+        const char *syntax;
+    } rows[] = {
+#define ROW(word, key, key2, arg, syntax, prompt, label, keep, help, act) { word, key, key2, syntax },
+        STEP_COMMANDS(ROW)
+#undef ROW
+    };
+    FILE *f = fopen("docs/step.md", "r");
+    CHECK(f, "docs/step.md: cannot open (run from the top of the tree)");
+    char line[1024];
+    bool in_keys = false;
+    size_t n = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "## ", 3)) {
+            in_keys = !strcmp(line, "## Keys\n");
+            continue;
+        }
+        if (!in_keys || strncmp(line, "| `", 3))
+            continue;
+        /* | KEYS | PLAIN COMMAND | does | : the first two cells, trimmed */
+        char *cell[2], *at = line + 1;
+        for (int k = 0; k < 2; k++) {
+            char *bar = strchr(at, '|');
+            CHECK(bar, "a Keys row without its columns: %s", line);
+            *bar = 0;
+            while (*at == ' ')
+                at++;
+            for (char *e = bar; e > at && e[-1] == ' ';)
+                *--e = 0;
+            cell[k] = at;
+            at = bar + 1;
+        }
+        const char *keys = cell[0], *plain = cell[1];
+        char want_keys[128], want_plain[64] = "";
+        CHECK(n < sizeof rows / sizeof rows[0], "docs/step.md lists keys the table has not: `%s`", keys);
+        step_keys_text(want_keys, sizeof want_keys, rows[n].word, rows[n].key, rows[n].key2, "`");
+        if (rows[n].syntax)
+            snprintf(want_plain, sizeof want_plain, "`%s`", rows[n].syntax);
+        CHECK(!strcmp(keys, want_keys) && !strcmp(plain, want_plain),
+              "Keys row %zu is '%s' | '%s', the table's '%s' | '%s'", n + 1, keys, plain, want_keys, want_plain);
+        n++;
+    }
+    fclose(f);
+    CHECK(n == sizeof rows / sizeof rows[0], "docs/step.md lists %zu rows of keys, the table has %zu", n,
+          sizeof rows / sizeof rows[0]);
+}
+
 /* In this order: the last six add the newest traces. */
 static const struct harness_test tests[] = {
     HARNESS_TEST(events_reason_names_parse_back),
@@ -800,6 +1147,8 @@ static const struct harness_test tests[] = {
     HARNESS_TEST(top_model_switches_counted_as_the_kernel),
     HARNESS_TEST(the_view_classes_every_leave_reason_as_leave_meaning),
     HARNESS_TEST(top_model_bounces_and_knobs),
+    HARNESS_TEST(trace_state_is_the_same_in_either_order),
+    HARNESS_TEST(step_keys_doc_matches_the_command_table),
 };
 
 int main(int argc, char **argv)

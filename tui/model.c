@@ -9,6 +9,7 @@
 #include "bug.h"
 #include "db/events.h"
 #include "db/qx_top.h"
+#include "db/tstate.h"
 #include "db/vtime.h"
 #include "eevdf.h"
 #include "tui/model.h"
@@ -16,9 +17,6 @@
 
 #define LIVE_HISTORY_NS 2000000000ull
 #define NSAMPLES 128
-
-/* Ties at one timestamp: the record applied last in the kernel wins. */
-enum { RANK_LEAVE, RANK_PLACE, RANK_PICK, RANK_KEYFRAME };
 
 struct sample {
     uint64_t t, events;
@@ -31,10 +29,11 @@ struct top_model {
     const char *path; /* for messages, during top_model_open only */
     struct top_snapshot s;
     size_t task_cap;
-    /* utid -> task index, open addressing */
-    int64_t *hkey;
-    int *hval;
-    size_t hcap;
+    /* Who is where: each task's state, place and numbers, each CPU's V,
+     * count and task, by db/tstate.h's rules. Rows come table by table
+     * (TSTATE_ANY_ORDER). Task i of s.tasks is the state's task i. */
+    struct tstate_ids ids;
+    struct tstate ts;
 
     uint64_t events;
     bool started;
@@ -131,79 +130,33 @@ void top_lat_log2(const uint32_t *hist, uint64_t out[TOP_LAT_LOG2])
 
 /* ---- tasks ---- */
 
-static size_t hslot(int64_t utid, size_t cap)
-{
-    uint64_t x = (uint64_t)utid * 0x9e3779b97f4a7c15ull;
-    return (size_t)(x >> 20) & (cap - 1);
-}
-
 int top_model_find(const struct top_model *m, int64_t utid)
 {
-    if (!m->hcap || utid <= 0)
-        return -1;
-    for (size_t i = hslot(utid, m->hcap);; i = (i + 1) & (m->hcap - 1)) {
-        if (m->hkey[i] == utid)
-            return m->hval[i];
-        if (m->hkey[i] == 0)
-            return -1;
-    }
+    int i = tstate_ids_find(&m->ids, utid);
+    return i < (int)m->s.ntasks ? i : -1; /* one the state took but the model has no room for: none */
 }
 
-static int hash_put(struct top_model *m, int64_t utid, int idx)
-{
-    if ((m->s.ntasks + 1) * 2 > m->hcap) {
-        size_t ncap = m->hcap ? m->hcap * 2 : 256;
-        /* Not xcalloc: the model's running out is its fault, shown in the
-         * view (m->fault), and its tests link it without host/base. */
-        int64_t *k = calloc(ncap, sizeof *k);
-        int *v = calloc(ncap, sizeof *v);
-        if (!k || !v) {
-            free(k);
-            free(v);
-            return -1;
-        }
-        for (size_t i = 0; i < m->hcap; i++)
-            if (m->hkey[i]) {
-                size_t j = hslot(m->hkey[i], ncap);
-                while (k[j])
-                    j = (j + 1) & (ncap - 1);
-                k[j] = m->hkey[i];
-                v[j] = m->hval[i];
-            }
-        free(m->hkey);
-        free(m->hval);
-        m->hkey = k;
-        m->hval = v;
-        m->hcap = ncap;
-    }
-    BUG_ON(m->hcap & (m->hcap - 1)); /* a power of two: the probe's mask */
-    size_t j = hslot(utid, m->hcap);
-    while (m->hkey[j])
-        j = (j + 1) & (m->hcap - 1);
-    m->hkey[j] = utid;
-    m->hval[j] = idx;
-    return 0;
-}
-
-static struct top_task *task_add(struct top_model *m, int64_t utid)
+/* A task seen the first time (a thread row). NULL out of memory. */
+static struct top_task *task_add(struct top_model *m, int64_t utid, bool idle)
 {
     if (m->s.ntasks == m->task_cap) {
         size_t ncap = m->task_cap ? m->task_cap * 2 : 64;
+        /* Not xrealloc: the model's running out is its fault, shown in
+         * the view (m->fault), and its tests link it without host/base. */
         struct top_task *t = realloc(m->s.tasks, ncap * sizeof *t);
         if (!t)
             return NULL;
         m->s.tasks = t;
         m->task_cap = ncap;
     }
-    if (hash_put(m, utid, (int)m->s.ntasks) != 0)
+    int i = tstate_ids_add(&m->ids, utid, idle);
+    if (i < 0 || tstate_sync(&m->ts) != 0)
         return NULL;
+    BUG_ON(i != (int)m->s.ntasks); /* the model's tasks and the state's are one list */
     struct top_task *t = &m->s.tasks[m->s.ntasks++];
     memset(t, 0, sizeof *t);
     t->utid = utid;
     t->weight = SCHED_WEIGHT_NICE_0;
-    t->st_rank = -1;
-    t->ev_rank = -1;
-    t->dl_rank = -1;
     return t;
 }
 
@@ -218,45 +171,6 @@ static int task_index(const struct top_model *m, const struct top_task *t)
     return t ? (int)(t - m->s.tasks) : -1;
 }
 
-/* Does an event at (ts, rank) supersede what was last seen at (ts0, rank0)? */
-static bool newer(uint64_t ts, int rank, uint64_t ts0, int rank0)
-{
-    return ts > ts0 || (ts == ts0 && rank >= rank0);
-}
-
-static void task_set_state(struct top_task *t, enum thread_state st, uint64_t ts, int rank, int cpu)
-{
-    if (!newer(ts, rank, t->st_ts, t->st_rank) || t->state == THREAD_DEAD)
-        return;
-    t->state = st;
-    t->st_ts = ts;
-    t->st_rank = rank;
-    if (cpu >= 0)
-        t->cpu = cpu;
-}
-
-/* EEVDF numbers from an event, each when known (has_*). */
-static void task_set_eevdf(struct top_task *t, bool has_vr, int64_t vr, bool has_dl, int64_t dl, bool has_lag,
-                           int64_t lag, uint64_t ts, int rank)
-{
-    /* The deadline has its own time: a leave carries none, and rows can
-     * arrive out of time order (read_tables), so a leave read before an
-     * earlier pick must not keep that pick's deadline out. */
-    if (has_dl && newer(ts, rank, t->dl_ts, t->dl_rank)) {
-        t->deadline = dl;
-        t->dl_ts = ts;
-        t->dl_rank = rank;
-    }
-    if (!newer(ts, rank, t->ev_ts, t->ev_rank) || !has_vr)
-        return;
-    t->vruntime = vr;
-    t->has_eevdf = true;
-    if (has_lag)
-        t->lag_ev = lag;
-    t->ev_ts = ts;
-    t->ev_rank = rank;
-}
-
 static struct top_cpu *cpu_of(struct top_model *m, int64_t cpu)
 {
     if (cpu < 0 || cpu >= TOP_MAX_CPUS)
@@ -264,26 +178,6 @@ static struct top_cpu *cpu_of(struct top_model *m, int64_t cpu)
     if (cpu >= m->s.h.ncpus)
         m->s.h.ncpus = (int)cpu + 1;
     return &m->s.cpus[cpu];
-}
-
-static void cpu_set_v(struct top_cpu *c, bool has_v, int64_t v, uint64_t ts)
-{
-    if (!c || ts < c->v_ts || !has_v)
-        return;
-    c->v = v;
-    c->has_v = true;
-    c->v_ts = ts;
-}
-
-/* A count from a pick, join or tick: only where the engine counted it
- * (counts), else it stays unknown rather than the 0 stored for it. */
-static void cpu_set_nr(struct top_cpu *c, bool counts, int nr, uint64_t ts)
-{
-    if (!c || !counts || ts < c->nr_ts)
-        return;
-    c->nr_runnable = nr;
-    c->has_nr = true;
-    c->nr_ts = ts;
 }
 
 /* The stint of the CPU's current task ends at ts: its run time, the CPU's
@@ -349,131 +243,56 @@ static bool cpu_switch_to(struct top_model *m, struct top_cpu *c, int i, uint64_
     return true;
 }
 
-/* One entry kf of a keyframe: the CPU's runnable count, the task's state
- * and numbers and, newer than the CPU's pick, who runs. */
-static void on_keyframe(struct top_model *m, const struct event *e, const struct event_kf_entry *kf, uint64_t ts)
+/* A TICK with V: into the CPU's ticks, which charge_at_ticks replays.
+ * Ticks come in time order (one table, read by ts): keep the newest. */
+static void tick_keep(struct top_cpu *c, const struct event *e, uint64_t ts)
 {
-    struct top_cpu *c = cpu_of(m, e->cpu);
-    if (!c)
-        return;
-    cpu_set_v(c, e->has_v, e->v, ts);
-    if (ts != c->kf_ts) {
-        c->kf_ts = ts;
-        c->kf_n = 0;
-    }
-    struct top_task *t = task_of(m, kf->utid);
-    if (!t || !t->is_idle) /* an idle CPU's keyframe names its idle task: not runnable */
-        c->kf_n++;
-    if (ts >= c->nr_ts) {
-        c->nr_runnable = c->kf_n;
-        c->has_nr = true;
-        c->nr_ts = ts;
-    }
-    if (!t)
-        return;
-    if (kf->current) {
-        task_set_state(t, THREAD_RUNNING, ts, RANK_KEYFRAME, c->cpu);
-        if (ts > c->pick_ts) { /* after a gap: the keyframe says who runs */
-            cpu_switch_to(m, c, task_index(m, t), ts);
-            c->pick_ts = ts;
-        }
-    } else {
-        task_set_state(t, kf->delayed ? THREAD_DELAYED : THREAD_RUNNABLE, ts, RANK_KEYFRAME, c->cpu);
-    }
-    if (kf->has_weight && kf->weight > 0)
-        t->weight = kf->weight;
-    task_set_eevdf(t, kf->has_eevdf, kf->vruntime, kf->has_eevdf, kf->deadline, kf->has_eevdf, kf->lag, ts,
-                   RANK_KEYFRAME);
-}
-
-/* JOIN: the task is runnable, placed with a vruntime and deadline. */
-static void on_join(struct top_model *m, const struct event *e, uint64_t ts)
-{
-    struct top_cpu *c = cpu_of(m, e->cpu);
-    struct top_task *t = task_of(m, e->join.utid);
-    cpu_set_v(c, e->has_v, e->v, ts);
-    cpu_set_nr(c, m->s.h.counts || e->has_v, e->join.nr_runnable, ts);
-    if (!t || !c)
-        return;
-    task_set_state(t, THREAD_RUNNABLE, ts, RANK_PLACE, c->cpu);
-    task_set_eevdf(t, e->has_eevdf, e->join.vruntime, e->has_eevdf, e->join.deadline, false, 0, ts, RANK_PLACE);
-    if (t->ev_ts == ts && t->ev_rank == RANK_PLACE) { /* the newest: its weight and lag */
-        if (e->join.weight > 0)
-            t->weight = e->join.weight;
-        if (e->has_v)
-            t->lag_ev = vt_sub(e->v, t->vruntime); /* the kernel's lag after placing */
-    }
-}
-
-/* LEAVE: the state its reason's leave_meaning says, and an involuntary
- * switch counted. */
-static void on_leave(struct top_model *m, const struct event *e, uint64_t ts)
-{
-    struct top_cpu *c = cpu_of(m, e->cpu);
-    struct top_task *t = task_of(m, e->leave.utid);
-    if (!t || !c)
-        return;
-    const struct leave_meaning *lm = leave_meaning_of(e->leave.reason);
-    task_set_state(t, lm->state, ts, RANK_LEAVE, c->cpu);
-    /* An involuntary leave (preempted) always ends a stint: the kernel
-     * never picks a task it displaced in the same decision. A voluntary
-     * one need not: a task that blocks, is woken and picked again at
-     * once (next == prev) switched nothing, as Linux and the kernel count
-     * it. So VOL is the rest of the task's switches out, which the picks
-     * count (nout), and the count needs no order between the tables. */
-    if (lm->switched_out && lm->involuntary)
-        t->invol++;
-    task_set_eevdf(t, e->has_eevdf, e->leave.vruntime, e->leave.has_deadline, e->leave.deadline, e->has_eevdf,
-                   e->leave.lag, ts, RANK_LEAVE);
-    if (t->state == THREAD_DEAD && !t->end_ts)
-        t->end_ts = ts;
-}
-
-/* PICK: next runs; prev, when it was running here, is runnable again; a
- * change of task ends a stint and adds a timeline row. */
-static void on_pick(struct top_model *m, const struct event *e, uint64_t ts)
-{
-    struct top_cpu *c = cpu_of(m, e->cpu);
-    if (!c)
-        return;
-    cpu_set_v(c, e->has_v, e->v, ts);
-    cpu_set_nr(c, m->s.h.counts || e->has_v, e->pick.nr_runnable, ts);
-    struct top_task *next = task_of(m, e->pick.next);
-    /* prev: the CPU's current task, when known (after a gap or at the
-     * view's start it is not, and a keyframe settles it) */
-    struct top_task *prev = c->curr >= 0 ? &m->s.tasks[c->curr] : NULL;
-    if (prev && prev != next && prev->state == THREAD_RUNNING && prev->cpu == c->cpu)
-        task_set_state(prev, THREAD_RUNNABLE, ts, RANK_LEAVE, c->cpu);
-    if (!next)
-        return;
-    task_set_state(next, THREAD_RUNNING, ts, RANK_PICK, c->cpu);
-    task_set_eevdf(next, e->has_eevdf, e->pick.vruntime, e->has_eevdf, e->pick.deadline, false, 0, ts, RANK_PICK);
-    if (next->ev_ts == ts && next->ev_rank == RANK_PICK && e->has_v)
-        next->lag_ev = vt_sub(e->v, next->vruntime); /* as the kernel's lag at a pick */
-    if (ts >= c->pick_ts) {
-        c->pick_ts = ts;
-        if (cpu_switch_to(m, c, task_index(m, next), ts))
-            map_push(m, ts, c->cpu);
-    }
-}
-
-static void on_tick(struct top_model *m, const struct event *e, uint64_t ts)
-{
-    struct top_cpu *c = cpu_of(m, e->cpu);
-    if (!c)
-        return;
-    (void)m;
-    cpu_set_v(c, e->has_v, e->v, ts);
-    cpu_set_nr(c, m->s.h.counts, e->tick.nr_runnable, ts);
-    if (!e->has_v)
-        return;
-    /* Ticks come in time order (one table, read by ts): keep the newest. */
     unsigned at = (c->tick_first + c->nticks) % TOP_TICKS;
     if (c->nticks == TOP_TICKS)
         c->tick_first = (c->tick_first + 1) % TOP_TICKS;
     else
         c->nticks++;
     c->ticks[at] = (struct top_tick){ ts, e->v, e->tick.nr_runnable };
+}
+
+/*
+ * A KEYFRAME row (kf), a JOIN, LEAVE, PICK or TICK: into the trace state
+ * (db/tstate.h has what each does to the queue and the tasks), then what
+ * the view counts of it. The CPU's stint is the task the newest pick or
+ * keyframe named: when that changes, the stint of the one before ends
+ * (a LEAVE does not end it: a task that blocks, is woken and picked again
+ * at once switched nothing, as Linux and the kernel count it), and a
+ * pick's change adds a timeline row.
+ */
+static void on_sched(struct top_model *m, const struct event *e, const struct event_kf_entry *kf, uint64_t ts)
+{
+    struct top_cpu *c = cpu_of(m, e->cpu);
+    if (!c)
+        return;
+    const struct tstate_cpu *sc = &m->ts.cpu[c->cpu];
+    int64_t named = sc->named;
+    tstate_apply(&m->ts, e, kf);
+    if (sc->named != named && cpu_switch_to(m, c, top_model_find(m, sc->named), ts) && e->kind == EVENT_PICK)
+        map_push(m, ts, c->cpu);
+    if (e->kind == EVENT_TICK && e->has_v)
+        tick_keep(c, e, ts);
+    if (e->kind != EVENT_LEAVE)
+        return;
+    /* An involuntary leave (preempted) always ends a stint: the kernel
+     * never picks a task it displaced in the same decision. A voluntary
+     * one need not: a task that blocks, is woken and picked again at
+     * once (next == prev) switched nothing, as Linux and the kernel count
+     * it. So VOL is the rest of the task's switches out, which the picks
+     * count (nout), and the count needs no order between the tables. */
+    int i = top_model_find(m, e->leave.utid);
+    if (i < 0)
+        return;
+    struct top_task *t = &m->s.tasks[i];
+    const struct leave_meaning *lm = leave_meaning_of(e->leave.reason);
+    if (lm->switched_out && lm->involuntary)
+        t->invol++;
+    if (m->ts.task[i].state == THREAD_DEAD && !t->end_ts)
+        t->end_ts = ts;
 }
 
 /* A latency into histogram *hist of n values (allocated at the first),
@@ -556,7 +375,7 @@ static void on_set(struct top_model *m, const struct event *e, uint64_t ts)
         h->tick_hz = (int)nv;
     else if (what == TRACE_SET_POLICY && name) {
         snprintf(h->policy, sizeof h->policy, "%s", name);
-        h->eevdf = !strcmp(name, "eevdf");
+        h->eevdf = m->ts.eevdf = !strcmp(name, "eevdf");
     } else if (what == TRACE_SET_FEATURE && name) {
         for (int f = 0; f < h->nfeatures; f++)
             if (!strcmp(h->feature[f], name))
@@ -579,19 +398,11 @@ static void on_event(struct top_model *m, const struct event *e, const struct ev
     uint64_t ts = (uint64_t)e->ts;
     switch (e->kind) {
     case EVENT_KEYFRAME:
-        on_keyframe(m, e, kf, ts);
-        return;
     case EVENT_JOIN:
-        on_join(m, e, ts);
-        return;
     case EVENT_LEAVE:
-        on_leave(m, e, ts);
-        return;
     case EVENT_PICK:
-        on_pick(m, e, ts);
-        return;
     case EVENT_TICK:
-        on_tick(m, e, ts);
+        on_sched(m, e, kf, ts);
         return;
     case EVENT_WAKE:
         on_wake(m, e);
@@ -613,7 +424,10 @@ static void on_event(struct top_model *m, const struct event *e, const struct ev
 static void on_gap(struct top_model *m, const struct dbq_top_row *r)
 {
     struct top_cpu *c = cpu_of(m, r->cpu);
-    if (!c || c->curr < 0)
+    if (!c)
+        return;
+    tstate_gap(&m->ts, c->cpu);
+    if (c->curr < 0)
         return;
     stint_end(m, c, r->gap_start, false);
     c->curr = -1;
@@ -688,6 +502,8 @@ static void take_trace(const struct dbq_top_trace *tr, void *arg)
         snprintf(h->engine, sizeof h->engine, "%s", tr->engine ? tr->engine : "runq-kernel");
         snprintf(h->engine_version, sizeof h->engine_version, "%s", tr->engine_version ? tr->engine_version : "");
         h->counts = event_engine_counts(h->engine);
+        m->ts.eevdf = h->eevdf;
+        m->ts.counts = h->counts;
     }
     h->start_ts = tr->start_ts;
     h->end_ts = tr->end_ts;
@@ -721,13 +537,13 @@ static bool take_thread(const struct dbq_top_thread *row, void *arg)
         return true;
     }
     if (!t) {
-        if (!(t = task_add(m, row->utid))) {
+        if (!(t = task_add(m, row->utid, row->is_idle))) {
             snprintf(m->fault, sizeof m->fault, "out of memory");
             return false;
         }
         t->nice = row->nice;
         t->slice_ns = row->slice_ns;
-        t->cpu = row->cpu;
+        t->cpu = m->ts.task[task_index(m, t)].cpu = row->cpu; /* its home, until an event says */
         t->is_idle = row->is_idle;
         t->start_ts = row->start_ts;
     }
@@ -829,7 +645,7 @@ static uint64_t cpu_busy_now(const struct top_model *m, const struct top_cpu *c)
  * against `sched queue` at one instant.
  */
 static void charge_at_ticks(const struct top_model *m, const struct top_cpu *c, const struct top_task *t,
-                            int64_t *v, int64_t *dl)
+                            uint64_t ev_ts, int64_t *v, int64_t *dl)
 {
     /* The weight the trace gave it (a JOIN's, a keyframe's), else its
      * nice's; the inverse is the kernel's table entry for that weight. */
@@ -843,7 +659,7 @@ static void charge_at_ticks(const struct top_model *m, const struct top_cpu *c, 
         if (sched_weight_table[k] == w)
             wmult = sched_wmult_table[k];
     uint64_t slice = t->slice_ns > 0 ? (uint64_t)t->slice_ns : eevdf_base_slice((unsigned)m->s.h.ncpus);
-    uint64_t at = t->ev_ts;
+    uint64_t at = ev_ts;
     for (unsigned k = 0; k < c->nticks; k++) {
         const struct top_tick *tk = &c->ticks[(c->tick_first + k) % TOP_TICKS];
         if (tk->ts <= at || tk->ts > m->s.h.now)
@@ -853,28 +669,56 @@ static void charge_at_ticks(const struct top_model *m, const struct top_cpu *c, 
         if (vt_sub(*v, *dl) >= 0)
             *dl = vt_add(*v, (int64_t)eevdf_calc_vdelta(slice, w, wmult));
     }
-    if (c->v_ts > at)
-        *v = vt_add(*v, (int64_t)eevdf_calc_vdelta(c->v_ts - at, w, wmult));
+    uint64_t v_ts = m->ts.cpu[c->cpu].v_ts;
+    if (v_ts > at)
+        *v = vt_add(*v, (int64_t)eevdf_calc_vdelta(v_ts - at, w, wmult));
 }
 
+/* The trace state into the snapshot the view reads: each CPU's V and
+ * count, each task's state, CPU and numbers. */
+static void publish(struct top_model *m)
+{
+    for (int i = 0; i < m->s.h.ncpus; i++) {
+        const struct tstate_cpu *k = &m->ts.cpu[i];
+        struct top_cpu *c = &m->s.cpus[i];
+        c->has_v = k->has_v;
+        c->v = k->v;
+        c->has_nr = k->has_nr;
+        c->nr_runnable = k->nr_runnable;
+    }
+    for (size_t i = 0; i < m->s.ntasks; i++) {
+        const struct tstate_task *k = &m->ts.task[i];
+        struct top_task *t = &m->s.tasks[i];
+        t->state = k->state;
+        t->cpu = k->cpu;
+        t->has_eevdf = k->has_vruntime;
+        t->vruntime = k->vruntime;
+        t->deadline = k->deadline;
+        t->weight = k->weight;
+    }
+}
+
+/* Lag, deadline - V and eligibility as of the view's time. */
 static void derive_eevdf(struct top_model *m)
 {
+    publish(m);
     for (size_t i = 0; i < m->s.ntasks; i++) {
         struct top_task *t = &m->s.tasks[i];
+        const struct tstate_task *k = &m->ts.task[i];
         if (t->end_ts && t->end_ts <= m->s.h.now)
             t->state = THREAD_DEAD;
         if (!t->has_eevdf)
             continue;
         const struct top_cpu *c = t->cpu >= 0 && t->cpu < m->s.h.ncpus ? &m->s.cpus[t->cpu] : NULL;
-        t->lag = t->lag_ev;
+        t->lag = k->lag;
         t->deadline_rel = 0;
-        t->eligible = t->lag_ev >= 0;
+        t->eligible = k->lag >= 0;
         if (!c || !c->has_v || t->state == THREAD_SLEEPING || t->state == THREAD_DEAD ||
             t->state == THREAD_UNKNOWN)
             continue;
         int64_t v = t->vruntime, dl = t->deadline;
         if (t->state == THREAD_RUNNING)
-            charge_at_ticks(m, c, t, &v, &dl);
+            charge_at_ticks(m, c, t, k->ev.ts, &v, &dl);
         t->lag = vt_sub(c->v, v);
         t->deadline_rel = vt_sub(dl, c->v);
         t->eligible = t->lag >= 0;
@@ -984,8 +828,10 @@ static void seed_cpus(struct top_model *m, uint64_t from)
             seen = t;
         if (snap && (t = dbq_top_row_at(m->rd, DBQ_TOP_SNAP, snap, c, on_row, m)) > seen)
             seen = t;
-        if (gap && dbq_top_gap_end(m->rd, gap) > seen)
-            cp->curr = -1; /* lost since: who runs is unknown */
+        if (gap && dbq_top_gap_end(m->rd, gap) > seen) { /* lost since: who runs is unknown */
+            cp->curr = -1;
+            tstate_gap(&m->ts, c);
+        }
         if (cp->curr >= 0)
             cp->curr_since = from;
         cp->busy_ns = cp->switches = 0;
@@ -1003,6 +849,11 @@ static struct top_model *model_alloc(const char *path, char *err, size_t errlen)
     struct top_model *m = calloc(1, sizeof *m);
     if (!m || !(m->s.cpus = calloc(TOP_MAX_CPUS, sizeof *m->s.cpus)) ||
         !(m->map_curr = calloc((size_t)TOP_MAP_ROWS * TOP_MAX_CPUS, sizeof *m->map_curr))) {
+        set_err(err, errlen, "out of memory%s%s", "", "");
+        top_model_close(m);
+        return NULL;
+    }
+    if (tstate_init(&m->ts, &m->ids, TOP_MAX_CPUS, TSTATE_ANY_ORDER) != 0) {
         set_err(err, errlen, "out of memory%s%s", "", "");
         top_model_close(m);
         return NULL;
@@ -1045,6 +896,7 @@ static int start_view(struct top_model *m, uint64_t from, char *err, size_t errl
         /* everything counted so far is zero: the first rates run from here */
         m->smp[0] = (struct sample){ .t = from };
         m->smp_n = 1;
+        publish(m);
     }
     dbq_top_end(m->rd);
     return rc;
@@ -1128,8 +980,8 @@ void top_model_close(struct top_model *m)
     }
     free(m->s.tasks);
     free(m->s.cpus);
-    free(m->hkey);
-    free(m->hval);
+    tstate_free(&m->ts);
+    tstate_ids_free(&m->ids);
     free(m->map_curr);
     free(m);
 }

@@ -23,15 +23,20 @@
  * whose time is <= t and stops at the first later one. Going back in time
  * means reopening (top_model_open with an earlier `from`).
  *
- * Rows are read as db/events.h's typed events (its brief columns), so a
- * LEAVE's reason means what its leave_meaning says, here as in the
- * recorder and the replay.
+ * Rows are read as db/events.h's typed events (its brief columns), and
+ * what a pick, place, leave, tick or keyframe does to a task and a CPU
+ * is the trace state's (db/tstate.h, TSTATE_ANY_ORDER: the rows come
+ * table by table), the one `runq step`'s replay keeps too: a LEAVE's
+ * reason means what its leave_meaning says, here as in the recorder and
+ * the replay. The model adds what only the view has: the stints and
+ * their rates and counts, the histograms, the timeline, the settings.
  *
  * What comes from where:
  *   task state, lag, deadline   eevdf_place, eevdf_leave, eevdf_pick,
- *                               queue_snapshot (keyframes): the latest
- *                               event wins; ties at one timestamp rank
- *                               leave < place < pick < keyframe
+ *                               queue_snapshot (keyframes), through the
+ *                               trace state: the latest event wins; ties
+ *                               at one timestamp rank leave < place <
+ *                               pick < keyframe
  *   %CPU, CPU util, switches    stints between the picks that change a
  *                               CPU's task (sched_slice without reading
  *                               it), cut at data_gap rows, plus the stint
@@ -130,11 +135,9 @@ struct top_task {
     uint32_t *bnc_hist;
 
     /* bookkeeping (the model's own) */
-    uint64_t st_ts, ev_ts, dl_ts, slice_end, set_ts;
-    int st_rank, ev_rank, dl_rank;
+    uint64_t slice_end, set_ts;
     bool lat_dirty, bnc_dirty; /* percentiles to recompute */
     uint64_t nout;      /* switches out (vol + invol) */
-    int64_t lag_ev;     /* lag as of the newest event (a sleeper keeps it) */
 };
 
 struct top_cpu {
@@ -148,9 +151,6 @@ struct top_cpu {
     double util;        /* 0..1 over the rate window */
     double switches_per_s;
     uint64_t busy_ns, switches; /* closed, since the view began */
-    /* bookkeeping */
-    uint64_t v_ts, nr_ts, kf_ts, pick_ts;
-    int kf_n;
     /* The newest ticks, oldest first from tick_first: each charged the
      * CPU's current task (model.c, charge_at_ticks). A keyframe (100 ms)
      * re-anchors a running task, so TOP_TICKS covers the ticks since at

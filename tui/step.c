@@ -325,9 +325,270 @@ static int next_pick(const struct step *s, int dir)
     return -2;
 }
 
-int step_command(struct step *s, const char *cmd, char *msg, size_t msglen)
+/* ---- the commands: one table for the interpreter, the keys and the help ---- */
+
+/* n [K], p [K]: K events on or back. */
+static int cmd_next(struct step *s, int key, const char *arg, char *msg, size_t msglen)
 {
     struct step_view *v = &s->v[0];
+    long k = *arg ? strtol(arg, NULL, 10) : 1;
+    if (k < 1)
+        k = 1;
+    long to = v->cur + (key == 'n' ? k : -k);
+    if (to >= v->rp.tr.nev)
+        to = v->rp.tr.nev - 1;
+    if (to < 0)
+        to = 0;
+    if (to == v->cur) {
+        snprintf(msg, msglen, key == 'n' ? "at the last event" : "at the first event");
+        return -1;
+    }
+    step_goto(s, (int)to);
+    return 0;
+}
+
+/* N, P: the next or previous pick on the focus CPU. */
+static int cmd_pick(struct step *s, int key, const char *arg, char *msg, size_t msglen)
+{
+    (void)arg;
+    int to = next_pick(s, key == 'N' ? 1 : -1);
+    if (to < 0) {
+        snprintf(msg, msglen, "no %s pick on cpu%d", key == 'N' ? "later" : "earlier", focus_of(s, &s->v[0]));
+        return -1;
+    }
+    step_goto(s, to);
+    return 0;
+}
+
+/* b TIME. Two time bases, never guessed: +T (or a bare T) counts from
+ * the trace's start, in us unless a unit says; @T is absolute, SQL's ts,
+ * in ns unless a unit says. A time past the trace's end is an error, not
+ * its last event: that is how an absolute ts typed without @ used to
+ * land silently somewhere else. */
+static int cmd_time(struct step *s, int key, const char *arg, char *msg, size_t msglen)
+{
+    (void)key;
+    struct step_view *v = &s->v[0];
+    int64_t ns, start = (int64_t)v->rp.tr.start_ts, end = v->rp.tr.nev ? v->rp.tr.ev[v->rp.tr.nev - 1].ts : start;
+    bool abs = *arg == '@';
+    const char *t = *arg == '@' || *arg == '+' ? arg + 1 : arg;
+    if (parse_time(t, abs ? 1 : 1e3, &ns)) {
+        snprintf(msg, msglen, "b TIME: +T from the trace's start (1500, 1500us, 12.5ms, 1s) or @T absolute as "
+                              "SQL's ts (@196052144, @196.05ms), not '%s'", arg);
+        return -1;
+    }
+    /* start and end are the database's: sums and differences with
+     * them may leave the int64 range, and then show "?" */
+    int64_t at = abs ? ns : rp_ts_add_sat(start, ns), d;
+    if (at < start || at > end) {
+        char a[32], b[32];
+        snprintf(a, sizeof a, "%s", rp_ts_sub(at, start, &d) ? us(d) : "?");
+        snprintf(b, sizeof b, "%s", rp_ts_sub(end, start, &d) ? us(d) : "?");
+        snprintf(msg, msglen, "b %s: @%lld is +%sus from the start, outside the trace (+0 to +%sus, @%lld to "
+                              "@%lld)%s", arg, (long long)at, a, b, (long long)start, (long long)end,
+                 abs ? "" : "; an absolute ts takes @");
+        return -1;
+    }
+    int to = events_find_ts(&v->rp.tr, (uint64_t)at + 1) - 1;
+    step_goto(s, to < 0 ? 0 : to);
+    return 0;
+}
+
+static int cmd_align(struct step *s, int key, const char *arg, char *msg, size_t msglen)
+{
+    (void)key;
+    return step_set_align(s, arg, msg, msglen);
+}
+
+static int cmd_goto(struct step *s, int key, const char *arg, char *msg, size_t msglen)
+{
+    (void)key;
+    struct step_view *v = &s->v[0];
+    char *end;
+    long k = strtol(arg, &end, 10);
+    if (end == arg || k < 0 || k >= v->rp.tr.nev) {
+        snprintf(msg, msglen, "g N: an event number 0..%d", v->rp.tr.nev - 1);
+        return -1;
+    }
+    step_goto(s, (int)k);
+    return 0;
+}
+
+/* / TEXT, ? TEXT: without TEXT, the last one again. */
+static int cmd_search(struct step *s, int key, const char *arg, char *msg, size_t msglen)
+{
+    if (*arg)
+        snprintf(s->last_search, sizeof s->last_search, "%s", arg);
+    if (!s->last_search[0]) {
+        snprintf(msg, msglen, "/ TEXT: search for a task or an event type");
+        return -1;
+    }
+    int to = search(s, s->last_search, key == '/' ? 1 : -1);
+    if (to < 0) {
+        snprintf(msg, msglen, "'%s' not found", s->last_search);
+        return -1;
+    }
+    step_goto(s, to);
+    return 0;
+}
+
+/* m [A] sets mark A at the event shown, ' [A] returns to it. */
+static int cmd_mark(struct step *s, int key, const char *arg, char *msg, size_t msglen)
+{
+    struct step_view *v = &s->v[0];
+    int m = *arg ? tolower((unsigned char)*arg) - 'a' : 0;
+    if (m < 0 || m >= STEP_MARKS) {
+        snprintf(msg, msglen, "marks are a..z");
+        return -1;
+    }
+    if (key == 'm') {
+        s->marks[m] = v->cur;
+        snprintf(msg, msglen, "mark %c at event %d", 'a' + m, v->cur);
+        return 0;
+    }
+    if (s->marks[m] < 0) {
+        snprintf(msg, msglen, "mark %c is not set", 'a' + m);
+        return -1;
+    }
+    step_goto(s, s->marks[m]);
+    return 0;
+}
+
+static int cmd_cpu(struct step *s, int key, const char *arg, char *msg, size_t msglen)
+{
+    (void)key;
+    if (*arg == '-') {
+        s->focus_cpu = -1;
+        return 0;
+    }
+    char *end;
+    long k = strtol(arg, &end, 10);
+    if (end == arg || k < 0 || k >= s->v[0].rp.tr.ncpus) {
+        snprintf(msg, msglen, "c N: a CPU 0..%d, or c - to follow the events", s->v[0].rp.tr.ncpus - 1);
+        return -1;
+    }
+    s->focus_cpu = (int)k;
+    return 0;
+}
+
+static int cmd_rewind(struct step *s, int key, const char *arg, char *msg, size_t msglen)
+{
+    (void)key, (void)arg, (void)msg, (void)msglen;
+    step_goto(s, 0);
+    return 0;
+}
+
+static int cmd_quit(struct step *s, int key, const char *arg, char *msg, size_t msglen)
+{
+    (void)key, (void)arg, (void)msg, (void)msglen;
+    s->quit = true;
+    return 0;
+}
+
+/* The terminal's scroll keys: half its height, or a line. */
+static int cmd_scroll(struct step *s, int key, const char *arg, char *msg, size_t msglen)
+{
+    (void)arg, (void)msg, (void)msglen;
+    int half = s->rows / 2;
+    if (key == ' ' || key == STEP_KEY_PGDN)
+        s->scroll += half;
+    else if (key == STEP_KEY_PGUP)
+        s->scroll = s->scroll > half ? s->scroll - half : 0;
+    else if (key == STEP_KEY_DOWN || key == 'j')
+        s->scroll++;
+    else if (s->scroll)
+        s->scroll--;
+    return 0;
+}
+
+const struct step_cmd step_cmds[] = {
+#define STEP_CMD_ROW(word, key, key2, arg, syntax, prompt, label, keep, help, act) \
+    { word, { word, key, key2 }, arg, syntax, prompt, label, keep, help, act },
+    STEP_COMMANDS(STEP_CMD_ROW)
+#undef STEP_CMD_ROW
+};
+const size_t step_ncmds = sizeof step_cmds / sizeof step_cmds[0];
+
+const struct step_cmd *step_cmd_of_key(int key)
+{
+    for (size_t i = 0; key && i < step_ncmds; i++)
+        for (int k = 0; k < 3; k++)
+            if (step_cmds[i].keys[k] == key)
+                return &step_cmds[i];
+    return NULL;
+}
+
+/* The row of a --plain command's letter, or NULL. */
+static const struct step_cmd *cmd_of_word(char word)
+{
+    for (size_t i = 0; word && i < step_ncmds; i++)
+        if (step_cmds[i].word == word)
+            return &step_cmds[i];
+    return NULL;
+}
+
+const char *step_keys_help(void)
+{
+    static char help[4096];
+    if (help[0])
+        return help;
+    size_t at = (size_t)snprintf(help, sizeof help, "keys (and --plain commands):\n");
+    for (size_t i = 0; i < step_ncmds && at < sizeof help; i++) {
+        const struct step_cmd *c = &step_cmds[i];
+        /* the command, and the terminal's other keys for it; a terminal's
+         * own key alone */
+        char keys[64], what[96];
+        step_keys_text(keys, sizeof keys, 0, c->keys[1], c->keys[2], "");
+        if (!c->word)
+            snprintf(what, sizeof what, "%s", keys);
+        else if (keys[0])
+            snprintf(what, sizeof what, "%s  (%s)", c->syntax, keys);
+        else
+            snprintf(what, sizeof what, "%s", c->syntax);
+        /* the column counts characters, not the bytes of an arrow */
+        int pad = 18 - (int)strlen(what);
+        for (const char *k = what; *k; k++)
+            pad += ((unsigned char)*k & 0xc0) == 0x80;
+        int w = snprintf(help + at, sizeof help - at, "  %s%*s ", what, pad > 0 ? pad : 0, "");
+        at += w > 0 ? (size_t)w : 0;
+        /* a help of two lines: the second under the first */
+        for (const char *h = c->help; *h && at + 24 < sizeof help; h++) {
+            help[at++] = *h;
+            if (*h == '\n')
+                at += (size_t)snprintf(help + at, sizeof help - at, "%21s", "");
+        }
+        if (at < sizeof help)
+            help[at++] = '\n';
+        help[at < sizeof help ? at : sizeof help - 1] = 0;
+    }
+    BUG_ON(at >= sizeof help); /* the table outgrew its buffer: make it larger */
+    return help;
+}
+
+void step_keys_line(char *buf, size_t n)
+{
+    size_t at = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < step_ncmds && at < n; i++) {
+        const struct step_cmd *c = &step_cmds[i];
+        if (!c->label)
+            continue;
+        const struct step_cmd *next = i + 1 < step_ncmds ? &step_cmds[i + 1] : NULL;
+        bool shared = next && next->label && !strcmp(next->label, c->label);
+        int w = snprintf(buf + at, n - at, "%s%c%s", !at ? " " : buf[at - 1] == '/' ? "" : "  ", c->word,
+                         shared ? "/" : "");
+        at += w > 0 ? (size_t)w : 0;
+        if (!shared && at < n) {
+            w = snprintf(buf + at, n - at, " %s", c->label);
+            at += w > 0 ? (size_t)w : 0;
+        }
+    }
+    if (at < n)
+        snprintf(buf + at, n - at, " ");
+}
+
+int step_command(struct step *s, const char *cmd, char *msg, size_t msglen)
+{
     while (isspace((unsigned char)*cmd))
         cmd++;
     char c = *cmd;
@@ -335,136 +596,25 @@ int step_command(struct step *s, const char *cmd, char *msg, size_t msglen)
     while (isspace((unsigned char)*arg))
         arg++;
     msg[0] = 0;
-    int to = -2;
-    switch (c) {
-    case 0:
+    if (!c)
         return 0;
-    case 'n':
-    case 'p': {
-        long k = *arg ? strtol(arg, NULL, 10) : 1;
-        if (k < 1)
-            k = 1;
-        to = v->cur + (c == 'n' ? k : -k);
-        if (to >= v->rp.tr.nev)
-            to = v->rp.tr.nev - 1;
-        if (to < 0)
-            to = 0;
-        if (to == v->cur) {
-            snprintf(msg, msglen, c == 'n' ? "at the last event" : "at the first event");
-            return -1;
-        }
-        break;
-    }
-    case 'N':
-    case 'P':
-        to = next_pick(s, c == 'N' ? 1 : -1);
-        if (to < 0) {
-            snprintf(msg, msglen, "no %s pick on cpu%d", c == 'N' ? "later" : "earlier", focus_of(s, v));
-            return -1;
-        }
-        break;
-    case 'b': {
-        /* Two time bases, never guessed: +T (or a bare T) counts from the
-         * trace's start, in us unless a unit says; @T is absolute, SQL's
-         * ts, in ns unless a unit says. A time past the trace's end is an
-         * error, not its last event: that is how an absolute ts typed
-         * without @ used to land silently somewhere else. */
-        int64_t ns, start = (int64_t)v->rp.tr.start_ts, end = v->rp.tr.nev ? v->rp.tr.ev[v->rp.tr.nev - 1].ts : start;
-        bool abs = *arg == '@';
-        const char *t = *arg == '@' || *arg == '+' ? arg + 1 : arg;
-        if (parse_time(t, abs ? 1 : 1e3, &ns)) {
-            snprintf(msg, msglen, "b TIME: +T from the trace's start (1500, 1500us, 12.5ms, 1s) or @T absolute as "
-                                  "SQL's ts (@196052144, @196.05ms), not '%s'", arg);
-            return -1;
-        }
-        /* start and end are the database's: sums and differences with
-         * them may leave the int64 range, and then show "?" */
-        int64_t at = abs ? ns : rp_ts_add_sat(start, ns), d;
-        if (at < start || at > end) {
-            char a[32], b[32];
-            snprintf(a, sizeof a, "%s", rp_ts_sub(at, start, &d) ? us(d) : "?");
-            snprintf(b, sizeof b, "%s", rp_ts_sub(end, start, &d) ? us(d) : "?");
-            snprintf(msg, msglen, "b %s: @%lld is +%sus from the start, outside the trace (+0 to +%sus, @%lld to "
-                                  "@%lld)%s", arg, (long long)at, a, b, (long long)start, (long long)end,
-                     abs ? "" : "; an absolute ts takes @");
-            return -1;
-        }
-        to = events_find_ts(&v->rp.tr, (uint64_t)at + 1) - 1;
-        if (to < 0)
-            to = 0;
-        break;
-    }
-    case 'a':
-        return step_set_align(s, arg, msg, msglen);
-    case 'g': {
-        char *end;
-        long k = strtol(arg, &end, 10);
-        if (end == arg || k < 0 || k >= v->rp.tr.nev) {
-            snprintf(msg, msglen, "g N: an event number 0..%d", v->rp.tr.nev - 1);
-            return -1;
-        }
-        to = (int)k;
-        break;
-    }
-    case '/':
-    case '?':
-        if (*arg)
-            snprintf(s->last_search, sizeof s->last_search, "%s", arg);
-        if (!s->last_search[0]) {
-            snprintf(msg, msglen, "/ TEXT: search for a task or an event type");
-            return -1;
-        }
-        to = search(s, s->last_search, c == '/' ? 1 : -1);
-        if (to < 0) {
-            snprintf(msg, msglen, "'%s' not found", s->last_search);
-            return -1;
-        }
-        break;
-    case 'm':
-    case '\'': {
-        int m = *arg ? tolower((unsigned char)*arg) - 'a' : 0;
-        if (m < 0 || m >= STEP_MARKS) {
-            snprintf(msg, msglen, "marks are a..z");
-            return -1;
-        }
-        if (c == 'm') {
-            s->marks[m] = v->cur;
-            snprintf(msg, msglen, "mark %c at event %d", 'a' + m, v->cur);
-            return 0;
-        }
-        if (s->marks[m] < 0) {
-            snprintf(msg, msglen, "mark %c is not set", 'a' + m);
-            return -1;
-        }
-        to = s->marks[m];
-        break;
-    }
-    case 'c':
-        if (*arg == '-') {
-            s->focus_cpu = -1;
-            return 0;
-        } else {
-            char *end;
-            long k = strtol(arg, &end, 10);
-            if (end == arg || k < 0 || k >= v->rp.tr.ncpus) {
-                snprintf(msg, msglen, "c N: a CPU 0..%d, or c - to follow the events", v->rp.tr.ncpus - 1);
-                return -1;
+    const struct step_cmd *k = cmd_of_word(c);
+    if (!k) {
+        char words[64];
+        size_t at = 0;
+        for (size_t i = 0; i < step_ncmds && at + 3 < sizeof words; i++)
+            if (step_cmds[i].word) {
+                words[at++] = step_cmds[i].word;
+                words[at++] = ' ';
             }
-            s->focus_cpu = (int)k;
-            return 0;
-        }
-    case 'r':
-        to = 0;
-        break;
-    case 'q':
-        s->quit = true;
-        return 0;
-    default:
-        snprintf(msg, msglen, "unknown command '%c' (n p N P b g / ? m ' c r q)", c);
+        words[at ? at - 1 : 0] = 0;
+        snprintf(msg, msglen, "unknown command '%c' (%s)", c, words);
         return -1;
     }
-    step_goto(s, to);
-    return 0;
+    int rc = k->act(s, c, arg, msg, msglen);
+    if (rc == 0 && !k->keep_scroll)
+        s->scroll = 0;
+    return rc;
 }
 
 /* ---- the pick explained ---- */
@@ -481,7 +631,7 @@ static const char *slice_str(int64_t ns)
 }
 
 /* A task's place on the number line is known: its vruntime and deadline. */
-static bool drawable(const struct rp_ent *x)
+static bool drawable(const struct tstate_ent *x)
 {
     return x->has_vruntime && x->has_deadline;
 }
@@ -532,7 +682,7 @@ static const char *const why_what[] = { TRACE_PICK_WHYS(WHY_WHAT) };
  * does not tell the two apart), not runnable `block`, dead `exit`, and
  * from the idle task `idle`.
  */
-static void explain_unknown_pick(const struct replay *rp, int i, const struct rp_ent *q, int n, struct step_text *t)
+static void explain_unknown_pick(const struct replay *rp, int i, const struct tstate_ent *q, int n, struct step_text *t)
 {
     const struct event *e = &rp->tr.ev[i];
     const char *next = replay_name(rp, e->pick.next), *prev = replay_name(rp, e->pick.prev);
@@ -592,7 +742,7 @@ void step_explain_pick(const struct step_view *v, int i, struct step_text *t)
         replay_state_free(&st);
         return;
     }
-    struct rp_cpu *c = &st.cpu[e->cpu];
+    const struct tstate_cpu *c = &st.ts.cpu[e->cpu];
     bool has_V = e->has_v || c->has_v;
     int64_t V = e->has_v ? e->v : c->v;
     const char *next = replay_name(rp, next_utid);
@@ -620,9 +770,9 @@ void step_explain_pick(const struct step_view *v, int i, struct step_text *t)
         return;
     }
 
-    struct rp_ent q[RP_MAX_ENT];
-    int n = replay_queue_sorted(rp, c, q); /* rr: list order; EEVDF: by deadline */
-    struct rp_ent *win = NULL;
+    struct tstate_ent q[TSTATE_MAX_QUEUE];
+    int n = tstate_queue(&st.ts, e->cpu, q); /* rr: list order; EEVDF: by deadline */
+    struct tstate_ent *win = NULL;
     for (int k = 0; k < n; k++)
         if (q[k].utid == next_utid) {
             win = &q[k];
@@ -649,7 +799,7 @@ void step_explain_pick(const struct step_view *v, int i, struct step_text *t)
             step_text_add(t, "  passed over:");
             int pos = 1;
             for (int k = 0; k < n; k++) {
-                const struct rp_ent *x = &q[k];
+                const struct tstate_ent *x = &q[k];
                 if (x->utid == next_utid)
                     continue;
                 if (x->utid == prev_utid && next_utid != prev_utid)
@@ -674,10 +824,10 @@ void step_explain_pick(const struct step_view *v, int i, struct step_text *t)
     }
 
     /* EEVDF: the eligible entity with the earliest deadline */
-    struct rp_ent *best = NULL;
+    struct tstate_ent *best = NULL;
     int nelig = 0, nunknown = 0;
     for (int k = 0; k < n; k++) {
-        struct rp_ent *x = &q[k];
+        struct tstate_ent *x = &q[k];
         if (!drawable(x)) { /* neither eligible nor not: it is left out of the verdict */
             nunknown++;
             continue;
@@ -718,7 +868,7 @@ void step_explain_pick(const struct step_view *v, int i, struct step_text *t)
     if (n > 1)
         step_text_add(t, "  passed over:");
     for (int k = 0; k < n; k++) {
-        const struct rp_ent *x = &q[k];
+        const struct tstate_ent *x = &q[k];
         if (x == win)
             continue;
         const char *nm = replay_name(rp, x->utid);
@@ -930,10 +1080,10 @@ void step_explain_join(const struct step_view *v, int i, struct step_text *t)
         replay_state_free(&st);
         return;
     }
-    struct rp_cpu *c = &st.cpu[e->cpu];
-    struct rp_ent q[RP_MAX_ENT];
-    int n = replay_queue_sorted(rp, c, q);
-    struct rp_ent *w = NULL, *cur = NULL;
+    const struct tstate_cpu *c = &st.ts.cpu[e->cpu];
+    struct tstate_ent q[TSTATE_MAX_QUEUE];
+    int n = tstate_queue(&st.ts, e->cpu, q);
+    struct tstate_ent *w = NULL, *cur = NULL;
     for (int k = 0; k < n; k++) {
         if (q[k].utid == e->join.utid)
             w = &q[k];
@@ -956,9 +1106,9 @@ void step_explain_join(const struct step_view *v, int i, struct step_text *t)
     }
     int64_t V = c->v;
     bool w_elig = !vt_before(V, w->vruntime), c_elig = !vt_before(V, cur->vruntime);
-    const struct rp_ent *best = NULL;
+    const struct tstate_ent *best = NULL;
     for (int k = 0; k < n; k++) {
-        const struct rp_ent *x = &q[k];
+        const struct tstate_ent *x = &q[k];
         if (drawable(x) && !x->delayed && !vt_before(V, x->vruntime) &&
             (!best || vt_before(x->deadline, best->deadline)))
             best = x;
@@ -993,7 +1143,7 @@ void step_explain_join(const struct step_view *v, int i, struct step_text *t)
  * width: --width 100000 or a 4000-column terminal overflowed the stack.) */
 #define NUMBERLINE_COLS_MAX 400
 
-static void numberline(const struct replay *rp, const struct rp_cpu *c, const struct rp_ent *q, int n, int width,
+static void numberline(const struct replay *rp, const struct tstate_cpu *c, const struct tstate_ent *q, int n, int width,
                        struct step_text *t)
 {
     int cols = width - 22;
@@ -1077,9 +1227,9 @@ static void render_cpu(const struct step *s, const struct step_view *v, int cpu,
 {
     (void)s;
     const struct replay *rp = &v->rp;
-    const struct rp_cpu *c = &v->st.cpu[cpu];
-    struct rp_ent q[RP_MAX_ENT];
-    int n = replay_queue_sorted(rp, c, q);
+    const struct tstate_cpu *c = &v->st.ts.cpu[cpu];
+    struct tstate_ent q[TSTATE_MAX_QUEUE];
+    int n = tstate_queue(&v->st.ts, cpu, q);
     if (rp->tr.eevdf)
         step_text_add(t, "cpu%d  V=%s  on the CPU: %s%s", cpu, c->has_v ? us(c->v) : "?", replay_name(rp, c->curr),
                       c->known ? "" : "  (not yet known: no keyframe or pick seen)");
@@ -1094,12 +1244,12 @@ static void render_cpu(const struct step *s, const struct step_view *v, int cpu,
         int dls = 0;
         for (int k = 0; k < n; k++)
             dls += q[k].has_deadline;
-        /* replay_queue_sorted: by deadline, the unknown ones last as queued */
+        /* tstate_queue: by deadline, the unknown ones last as queued */
         step_text_add(t, "    %-16s %-8s %12s %13s %11s %4s %6s",
                       dls == n ? "task (by deadline)" : dls ? "task (by deadline, ? last)" : "task (as queued)",
                       "state", "vruntime", "deadline", "lag", "elig", "weight");
         for (int k = 0; k < n; k++) {
-            const struct rp_ent *x = &q[k];
+            const struct tstate_ent *x = &q[k];
             bool has_lag = c->has_v && x->has_vruntime;
             int64_t lag = has_lag ? vt_sub(c->v, x->vruntime) : 0;
             char wbuf[24] = "?";

@@ -1,7 +1,9 @@
 /*
  * `runq step` on a terminal: the view of tui/step.c drawn with ncurses, one
- * pane per trace (two side by side with --compare), keys as in step.h:
- * n/→ p/← N P b g / ? m ' c r q, PgDn/PgUp (or space) to scroll.
+ * pane per trace (two side by side with --compare). The keys are
+ * step.h's table of commands (step_cmds): a key names a row, whose
+ * argument the terminal asks for (a line at its prompt, or the next key
+ * for a mark), and the row's command runs as --plain would run it.
  */
 #include <locale.h>
 #include <string.h>
@@ -23,6 +25,40 @@ static void prompt(const char *what, char *buf, int len)
     getnstr(buf, len - 1);
     noecho();
     curs_set(0);
+}
+
+/* step.h's name for ncurses' key code ch (a character is itself). */
+static int step_key(int ch)
+{
+    switch (ch) {
+    case KEY_UP: return STEP_KEY_UP;
+    case KEY_DOWN: return STEP_KEY_DOWN;
+    case KEY_LEFT: return STEP_KEY_LEFT;
+    case KEY_RIGHT: return STEP_KEY_RIGHT;
+    case KEY_PPAGE: return STEP_KEY_PGUP;
+    case KEY_NPAGE: return STEP_KEY_PGDN;
+    default: return ch >= 0 && ch < 0x100 ? ch : -1;
+    }
+}
+
+/* The command line key ch's row runs ("" none). */
+static void command_of(const struct step_cmd *c, char *cmd, size_t len)
+{
+    char buf[128];
+    switch (c->arg) {
+    case STEP_ARG_LINE:
+        prompt(c->prompt, buf, sizeof buf);
+        snprintf(cmd, len, "%c %s", c->word, buf);
+        return;
+    case STEP_ARG_LETTER: {
+        int l = getch();
+        snprintf(cmd, len, "%c %c", c->word, l >= 'a' && l <= 'z' ? l : 'a');
+        return;
+    }
+    default:
+        snprintf(cmd, len, "%c", c->word);
+        return;
+    }
 }
 
 static void draw_pane(struct step *s, int k, int x0, int w, int scroll)
@@ -62,52 +98,39 @@ int step_curses_main(struct step *s)
     noecho();
     keypad(stdscr, TRUE);
     curs_set(0);
-    char msg[256] = "", buf[128], cmd[160];
-    int scroll = 0;
+    char msg[256] = "", cmd[160], keys[256];
+    step_keys_line(keys, sizeof keys);
+    s->scroll = 0;
     while (!s->quit) {
         erase();
         int w = s->nviews == 2 ? COLS / 2 : COLS;
         for (int k = 0; k < s->nviews; k++)
-            draw_pane(s, k, k * w, w, scroll);
+            draw_pane(s, k, k * w, w, s->scroll);
         if (s->nviews == 2)
             mvvline(0, w - 1, ACS_VLINE, LINES - 1);
         move(LINES - 1, 0);
         attron(A_REVERSE);
         char shown[1024]; /* a message may name a task or a mark: db/visible.h */
         text_visible(shown, sizeof shown, msg);
-        addnstr(msg[0] ? shown : " n/p event  N/P pick  b time  g event  / search  m mark  ' back  c cpu  r rewind  q quit ",
-                COLS - 1);
+        addnstr(msg[0] ? shown : keys, COLS - 1);
         attroff(A_REVERSE);
         refresh();
         int ch = getch();
         msg[0] = 0;
-        cmd[0] = 0;
-        switch (ch) {
-        case 'n': case KEY_RIGHT: case 'l': snprintf(cmd, sizeof cmd, "n"); break;
-        case 'p': case KEY_LEFT: case 'h': snprintf(cmd, sizeof cmd, "p"); break;
-        case 'N': case 'P': case 'r': case 'q': snprintf(cmd, sizeof cmd, "%c", ch); break;
-        case ' ': case KEY_NPAGE: scroll += LINES / 2; continue;
-        case KEY_PPAGE: scroll = scroll > LINES / 2 ? scroll - LINES / 2 : 0; continue;
-        case KEY_DOWN: case 'j': scroll++; continue;
-        case KEY_UP: case 'k': if (scroll) scroll--; continue;
-        case 'b': prompt("time (+us from the start, or 12ms, 1.5s; @ns absolute): ", buf, sizeof buf);
-            snprintf(cmd, sizeof cmd, "b %s", buf); break;
-        case 'a': prompt("align by (time, event, mark NAME, wake TASK): ", buf, sizeof buf);
-            snprintf(cmd, sizeof cmd, "a %s", buf); break;
-        case 'g': prompt("event number: ", buf, sizeof buf); snprintf(cmd, sizeof cmd, "g %s", buf); break;
-        case '/': case '?': prompt(ch == '/' ? "search forward: " : "search back: ", buf, sizeof buf);
-            snprintf(cmd, sizeof cmd, "%c %s", ch, buf); break;
-        case 'c': prompt("cpu (- follows the events): ", buf, sizeof buf); snprintf(cmd, sizeof cmd, "c %s", buf); break;
-        case 'm': case '\'': {
-            int l = getch();
-            snprintf(cmd, sizeof cmd, "%c %c", ch, l >= 'a' && l <= 'z' ? l : 'a');
-            break;
+        if (ch == KEY_RESIZE)
+            continue;
+        const struct step_cmd *c = step_cmd_of_key(step_key(ch));
+        if (!c) {
+            snprintf(msg, sizeof msg, " unknown key; q quits ");
+            continue;
         }
-        case KEY_RESIZE: continue;
-        default: snprintf(msg, sizeof msg, " unknown key; q quits "); continue;
+        s->rows = LINES;
+        if (!c->word) { /* the terminal's own: scrolling */
+            c->act(s, step_key(ch), "", msg, sizeof msg);
+            continue;
         }
-        if (step_command(s, cmd, msg, sizeof msg) == 0 && cmd[0] != 'm')
-            scroll = 0;
+        command_of(c, cmd, sizeof cmd);
+        step_command(s, cmd, msg, sizeof msg);
         if (msg[0]) {
             memmove(msg + 1, msg, strlen(msg) + 1);
             msg[0] = ' ';
