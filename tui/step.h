@@ -125,8 +125,9 @@ enum step_arg {
     X('N', 0, 0, STEP_ARG_NONE, "N", NULL, "pick", false, "next pick on the focus CPU", cmd_pick)                   \
     X('P', 0, 0, STEP_ARG_NONE, "P", NULL, "pick", false, "previous pick on the focus CPU", cmd_pick)               \
     X('b', 0, 0, STEP_ARG_LINE, "b TIME", "time (+us from the start, or 12ms, 1.5s; @ns absolute): ", "time", false, \
-      "the last event at or before TIME: from the trace's start 1500 (us),\n"                                        \
-      "+12.5ms, 1s; or absolute, as SQL's ts: @196052144 (ns), @196ms",                                             \
+      "the last event at or before TIME: from the trace's\n"                                                         \
+      "start 1500 (us), +12.5ms, 1s; or absolute, as SQL's ts:\n"                                                    \
+      "@196052144 (ns), @196ms",                                                                                    \
       cmd_time)                                                                                                     \
     X('a', 0, 0, STEP_ARG_LINE, "a HOW", "align by (time, event, mark NAME, wake TASK): ", NULL, false,             \
       "--compare: align by time, event, mark NAME, wake TASK", cmd_align)                                          \

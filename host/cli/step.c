@@ -55,18 +55,7 @@ int cmd_step(int argc, char **argv)
                  "were passed over; at every wakeup, why the woken task preempted the\n"
                  "running one or not. TRACE is a trace id (0 or 'last': the newest).\n",
         .flags = flags,
-        .after = "keys (and --plain commands):\n"
-                 "  n / p  (→ / ←)     next / previous event; 'n 10' in --plain\n"
-                 "  N / P              next / previous pick on this CPU\n"
-                 "  b TIME             jump to a time from the trace's start: 1500 (us), +12.5ms,\n"
-                 "                     1s; or absolute, as SQL's ts: @196052144 (ns), @196ms\n"
-                 "  a HOW              --compare: align by time, event, mark NAME, wake TASK\n"
-                 "  g N                go to event N\n"
-                 "  / TEXT, ? TEXT     search forward / back (task name, PICK, WAKE, ...)\n"
-                 "  m [A], ' [A]       set mark A, return to it\n"
-                 "  c N, c -           focus CPU N (number line, N/P), or follow the events\n"
-                 "  r                  rewind\n"
-                 "  q                  quit\n",
+        .after = step_keys_help(), /* the keys from the one table of step's commands */
         .max_pos = 1,
         .too_many = "one TRACE only (a second goes after --compare)",
     };
