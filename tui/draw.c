@@ -23,7 +23,7 @@
 
 #include "db/visible.h"
 #include "host/base/xalloc.h"
-#include "tui/top.h"
+#include "tui/ui.h"
 
 #define MIN_TASK_ROWS 4
 #define NORMAL ((int)A_NORMAL)
@@ -436,11 +436,11 @@ static void draw_help(const struct top_ui *ui, int H, int W)
     (void)ui;
     put(0, 0, W, term_attr(TR_TITLE), "runq top: keys                                  (any key returns)");
     int y = 2;
-    for (size_t k = 0; k < top_nactions && y < H - 1; k++, y++) {
+    for (size_t k = 0; k < ui->nactions && y < H - 1; k++, y++) {
         char keys[64];
-        top_action_keys(&top_actions[k], keys, sizeof keys);
+        top_action_keys(&ui->actions[k], keys, sizeof keys);
         put(y, 2, 28, term_attr(TR_TITLE), "%s", keys);
-        put(y, 31, W - 31, NORMAL, "%s", top_actions[k].what);
+        put(y, 31, W - 31, NORMAL, "%s", ui->actions[k].what);
     }
     if (y + 1 < H)
         put(y + 1, 2, W - 2, term_attr(TR_DIM),
@@ -469,6 +469,40 @@ static void draw_menu(const struct top_ui *ui, int H, int W)
             put(y0 + r, x0 + 2, bw - 4, attr, "%s", top_cols[i].header);
         else
             put(y0 + r, x0 + 2, bw - 4, attr, "%-26s %s", h->feature[i], h->features & (1u << i) ? "on" : "off");
+    }
+}
+
+const char *top_key_name(int code, char *buf, size_t size)
+{
+    static const struct {
+        int code;
+        const char *name;
+    } named[] = {
+        { ' ', "Space" }, { '\t', "Tab" }, { 27, "Esc" }, { KEY_UP, "Up" }, { KEY_DOWN, "Down" }, { KEY_LEFT, "Left" },
+        { KEY_RIGHT, "Right" }, { KEY_PPAGE, "PgUp" }, { KEY_NPAGE, "PgDn" }, { KEY_HOME, "Home" }, { KEY_END, "End" },
+    };
+    for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
+        if (named[i].code == code)
+            return named[i].name;
+    if (code >= KEY_F(1) && code <= KEY_F(12))
+        snprintf(buf, size, "F%d", code - KEY_F(0));
+    else if (code > ' ' && code < 0x7f)
+        snprintf(buf, size, "%c", code);
+    else
+        snprintf(buf, size, "#%d", code);
+    return buf;
+}
+
+void top_action_keys(const struct top_action *a, char *buf, size_t size)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; k < TOP_ACTION_KEYS && a->keys[k] && n < size; k++) {
+        char name[16];
+        /* single-character keys two spaces apart, named keys one */
+        const char *sep = !k ? "" : strlen(top_key_name(a->keys[k - 1], name, sizeof name)) == 1 ? "  " : " ";
+        int w = snprintf(buf + n, size - n, "%s%s", sep, top_key_name(a->keys[k], name, sizeof name));
+        n += w > 0 ? (size_t)w : 0;
     }
 }
 

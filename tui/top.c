@@ -501,40 +501,6 @@ const struct top_action top_actions[] = {
 };
 const size_t top_nactions = sizeof top_actions / sizeof top_actions[0];
 
-const char *top_key_name(int code, char *buf, size_t size)
-{
-    static const struct {
-        int code;
-        const char *name;
-    } named[] = {
-        { ' ', "Space" }, { '\t', "Tab" }, { 27, "Esc" }, { KEY_UP, "Up" }, { KEY_DOWN, "Down" }, { KEY_LEFT, "Left" },
-        { KEY_RIGHT, "Right" }, { KEY_PPAGE, "PgUp" }, { KEY_NPAGE, "PgDn" }, { KEY_HOME, "Home" }, { KEY_END, "End" },
-    };
-    for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
-        if (named[i].code == code)
-            return named[i].name;
-    if (code >= KEY_F(1) && code <= KEY_F(12))
-        snprintf(buf, size, "F%d", code - KEY_F(0));
-    else if (code > ' ' && code < 0x7f)
-        snprintf(buf, size, "%c", code);
-    else
-        snprintf(buf, size, "#%d", code);
-    return buf;
-}
-
-void top_action_keys(const struct top_action *a, char *buf, size_t size)
-{
-    size_t n = 0;
-    buf[0] = '\0';
-    for (size_t k = 0; k < TOP_ACTION_KEYS && a->keys[k] && n < size; k++) {
-        char name[16];
-        /* single-character keys two spaces apart, named keys one */
-        const char *sep = !k ? "" : strlen(top_key_name(a->keys[k - 1], name, sizeof name)) == 1 ? "  " : " ";
-        int w = snprintf(buf + n, size - n, "%s%s", sep, top_key_name(a->keys[k], name, sizeof name));
-        n += w > 0 ? (size_t)w : 0;
-    }
-}
-
 /* The action bound to ch, or NULL. */
 static const struct top_action *action_of(int ch)
 {
@@ -592,7 +558,7 @@ int top_run(const struct top_opts *o)
 
     struct top_ui ui = {
         .m = m, .s = top_model_snapshot(m), .sort = TOP_COL_PCPU, .show_cpus = true, .live = live,
-        .delay_ms = o->delay_ms, .speed = o->speed,
+        .delay_ms = o->delay_ms, .speed = o->speed, .actions = top_actions, .nactions = top_nactions,
     };
     uint64_t t_view = at_ns > ui.s->h.now ? at_ns : ui.s->h.now;
     int rc = 0;

@@ -28,6 +28,7 @@
 #include "../lib/printf.h"
 #include "../trace/trace.h"
 
+struct cpu cpus[MAX_CPUS];
 const struct sched_policy *sched_policy_current;
 u64 sched_tick_ns;
 unsigned sched_hz;
@@ -395,7 +396,6 @@ void sched_rt_budget_changed(void)
         spin_unlock_irqrestore(&rq->lock, flags);
     }
 }
-
 
 /* Starts a new RT period on rq if its last one is over: the budget is
  * whole again. True if that lets throttled RT tasks run (a decision is
@@ -946,7 +946,6 @@ void sched_init(const struct sched_policy *policy, unsigned hz)
     sched_hz = hz;
     sched_tick_ns = NSEC_PER_SEC / hz;
     trap_set_hooks(&hooks);
-    knob_rt_budget_changed = sched_rt_budget_changed;
 }
 
 void sched_init_cpu(unsigned cpu)

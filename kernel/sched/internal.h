@@ -7,12 +7,7 @@
 #define RUNQ_SCHED_INTERNAL_H
 #include "task.h"
 
-/* core.c: puts a new task, allocated and set up by task.c, on its queue.
- * The one call left from task.c into core.c: cutting it (a starter
- * pointer sched_init gives task.c) changes no behaviour, yet moves every
- * deterministic figure of the pipe-handoff examples (18650 -> 18173
- * handoffs/s: under TCG icount a schedule follows the code's layout), so
- * it waits for the figures to be generated (issue 33). */
+/* core.c: puts a new task, allocated and set up by task.c, on its queue. */
 void sched_start_task(struct task *t);
 /* core.c: where every new task's first switch lands (task.c points its
  * stack here): drops the queue lock, runs t->fn, exits. */

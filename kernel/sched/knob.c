@@ -51,11 +51,6 @@ int sched_knob_lookup(const char *name)
     return -1;
 }
 
-/* Given by sched_init (the core's, which resets each queue's RT budget):
- * through a pointer so that this table, which the core reads, needs
- * nothing of the core in return. */
-void (*knob_rt_budget_changed)(void);
-
 bool sched_knob_set(enum sched_knob k, s64 v, const char **why)
 {
     if (v < knobs[k].lo || v > knobs[k].hi) {
@@ -71,7 +66,7 @@ bool sched_knob_set(enum sched_knob k, s64 v, const char **why)
     trace_set(NULL, TRACE_SET_KNOB, sched_knob(k), v, knobs[k].name);
     __atomic_store_n(&values[k], v, __ATOMIC_RELAXED);
     if (k == KNOB_RT_RUNTIME_US || k == KNOB_RT_PERIOD_US)
-        knob_rt_budget_changed();
+        sched_rt_budget_changed();
     return true;
 }
 

@@ -34,9 +34,6 @@ int sched_knob_lookup(const char *name);
  * RT runtime would exceed its period. Traced; takes effect on every CPU
  * before it returns. */
 bool sched_knob_set(enum sched_knob k, s64 v, const char **why);
-/* What a new RT budget does to the queues: set by sched_init to the
- * core's sched_rt_budget_changed (sched.h), before any knob is set. */
-extern void (*knob_rt_budget_changed)(void);
 /* A SET knob record for each, old = new = its value (tracing starts). */
 void sched_knobs_trace(void);
 
