@@ -4,10 +4,24 @@
 #include "spinlock.h"
 #include "../arch/x86_64/apic.h"
 #include "../arch/x86_64/cpu.h"
-#include "../arch/x86_64/trap.h"
+#include "../arch/x86_64/trap.h" /* VEC_HALT */
 
 static volatile int panicking;
 bool apic_ready; /* set by kmain once IPIs can be sent */
+
+void backtrace_from(u64 rbp)
+{
+    kprintf_unlocked("bt:");
+    /* Frames live in identity-mapped kernel memory below 256 MiB. */
+    for (int depth = 0; depth < 16 && rbp >= 0x1000 && rbp < 0x10000000 && !(rbp & 7); depth++) {
+        u64 ret = ((u64 *)rbp)[1];
+        if (!ret)
+            break;
+        kprintf_unlocked(" %lx", ret);
+        rbp = ((u64 *)rbp)[0];
+    }
+    kprintf_unlocked("\n");
+}
 
 void qemu_exit(u32 code)
 {

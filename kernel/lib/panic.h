@@ -19,5 +19,8 @@ __attribute__((noreturn)) void panic(const char *fmt, ...) __attribute__((format
 void panic_begin(void);
 __attribute__((noreturn)) void panic_end(void);
 __attribute__((noreturn)) void qemu_exit(u32 code);
+/* Prints "bt:" and the return addresses found along the frame-pointer chain
+ * starting at rbp (a panic's, or an exception's frame from trap.c). */
+void backtrace_from(u64 rbp);
 
 #endif

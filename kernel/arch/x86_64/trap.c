@@ -54,20 +54,6 @@ void idt_load(void)
     __asm__ volatile("lidt %0" ::"m"(desc));
 }
 
-void backtrace_from(u64 rbp)
-{
-    kprintf_unlocked("bt:");
-    /* Frames live in identity-mapped kernel memory below 256 MiB. */
-    for (int depth = 0; depth < 16 && rbp >= 0x1000 && rbp < 0x10000000 && !(rbp & 7); depth++) {
-        u64 ret = ((u64 *)rbp)[1];
-        if (!ret)
-            break;
-        kprintf_unlocked(" %lx", ret);
-        rbp = ((u64 *)rbp)[0];
-    }
-    kprintf_unlocked("\n");
-}
-
 static void exception(struct trap_frame *f)
 {
     panic_begin();

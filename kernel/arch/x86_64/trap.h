@@ -33,8 +33,4 @@ void idt_init(void); /* builds the table (boot CPU, once) */
 void idt_load(void); /* loads it on this CPU */
 void trap_dispatch(struct trap_frame *f);
 
-/* Prints "bt:" and the return addresses found along the frame-pointer chain
- * starting at rbp. */
-void backtrace_from(u64 rbp);
-
 #endif
