@@ -19,7 +19,7 @@ KOBJ := $(patsubst %.c,$(BUILD)/%.o,$(KSRC_C)) $(patsubst %.S,$(BUILD)/%.o,$(KSR
 # BUG=name defines RUNQ_BUG_NAME (a switch in the kernel core). The policy's
 # bugs are patches, tests/bugs/eevdf/name.patch, never in these sources.
 # KEXTRA: more kernel flags, for a variant built in its own BUILD directory
-# (tests/bench_trace_emit.sh: BUILD=build/selfcost KEXTRA=-DRUNQ_TRACE_SELFCOST).
+# (tests/kernel/bench_trace_emit.sh: BUILD=build/selfcost KEXTRA=-DRUNQ_TRACE_SELFCOST).
 KBUG := $(if $(BUG),-DRUNQ_BUG_$(shell echo $(BUG) | tr a-z A-Z))
 ifneq ($(BUG),)
 ifneq ($(wildcard tests/bugs/eevdf/$(BUG).patch),)
@@ -47,7 +47,7 @@ HOST_OBJ += $(patsubst db/%.sql,$(BUILD)/gen/%_sql.o,$(HOST_SQL))
 HOST_LIBS := -lsqlite3 -lncursesw -lm -lpthread
 HCFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wmissing-prototypes -O2 -g -iquote . -iquote kernel/sched -iquote kernel/lib -MMD -MP
 
-.PHONY: all run test gdb deps clean kernel prove-bugs fuzz fuzz-leave-bug bench linux-diff
+.PHONY: all run test test-build gdb deps clean kernel prove-bugs fuzz fuzz-leave-bug bench linux-diff
 all: deps-check $(KERNEL) $(RUNQ)
 kernel: $(KERNEL)
 
@@ -129,34 +129,34 @@ $(BUILD)/fobj/%.o: %.c
 	@mkdir -p $(dir $@)
 	clang $(FUZZFLAGS) -c $< -o $@
 
-RR_TEST_OBJ := $(call tobj,tests/rr_test.c $(POLICY_SRC))
-RT_TEST_OBJ := $(call tobj,tests/rt_test.c $(POLICY_SRC))
-EEVDF_TEST_OBJ := $(call tobj,tests/eevdf_test.c $(POLICY_SRC))
-DECODE_TEST_OBJ := $(call tobj,tests/trace_decode_test.c trace/decode.c)
-SHA256_TEST_OBJ := $(call tobj,tests/sha256_test.c host/base/sha256.c)
+RR_TEST_OBJ := $(call tobj,tests/policy/rr_test.c $(POLICY_SRC))
+RT_TEST_OBJ := $(call tobj,tests/policy/rt_test.c $(POLICY_SRC))
+EEVDF_TEST_OBJ := $(call tobj,tests/policy/eevdf_test.c $(POLICY_SRC))
+DECODE_TEST_OBJ := $(call tobj,tests/trace/trace_decode_test.c trace/decode.c)
+SHA256_TEST_OBJ := $(call tobj,tests/base/sha256_test.c host/base/sha256.c)
 # The kernel's trace ring, compiled for the host against libc's memcpy.
-RING_TEST_OBJ := $(call tobj,tests/ring_test.c kernel/trace/ring.c)
+RING_TEST_OBJ := $(call tobj,tests/kernel/ring_test.c kernel/trace/ring.c)
 # The Linux engine's runner, on this host's Linux (threads of the test).
-LINUX_RUN_TEST_OBJ := $(call tobj,tests/linux_run_test.c host/engine/linux/run.c host/engine/linux/alternate.c host/engine/linux/refuse.c host/engine/linux/setup.c host/engine/linux/measure.c host/engine/linux/note.c $(wildcard host/scenario/*.c) \
+LINUX_RUN_TEST_OBJ := $(call tobj,tests/engine/linux_run_test.c host/engine/linux/run.c host/engine/linux/alternate.c host/engine/linux/refuse.c host/engine/linux/setup.c host/engine/linux/measure.c host/engine/linux/note.c $(wildcard host/scenario/*.c) \
 	host/base/xalloc.c $(POLICY_SRC))
 # The Linux recorder on this host's tracefs, writing through db/.
-LINUX_PINGPONG_OBJ := $(call tobj,tests/linux_pingpong.c host/engine/linux/tracefs.c host/engine/linux/ftrace.c host/engine/linux/lxrec.c host/engine/linux/bpfrec.c host/engine/linux/hostrules.c \
+LINUX_PINGPONG_OBJ := $(call tobj,tests/engine/linux_pingpong.c host/engine/linux/tracefs.c host/engine/linux/ftrace.c host/engine/linux/lxrec.c host/engine/linux/bpfrec.c host/engine/linux/hostrules.c \
 	$(wildcard db/*.c) $(wildcard trace/*.c) kernel/sched/weights.c host/base/xalloc.c)
 # runq top's model and what it reads, without a terminal: its unit test,
-# tests/top_agree.sh's probe and its bench (bench_top) are built on it.
+# tests/tui/top_agree.sh's probe and its bench (bench_top) are built on it.
 TOP_MODEL_SRC := tui/model.c tui/table.c tui/control.c db/recorder_lock.c db/events.c db/tstate.c db/qx_top.c trace/decode.c $(POLICY_SRC)
-TOP_MODEL_TEST_OBJ := $(call tobj,tests/top_model_test.c $(TOP_MODEL_SRC))
-# runq top's model at one trace time, for tests/top_agree.sh.
-TOP_AT_OBJ := $(call tobj,tests/top_at.c $(TOP_MODEL_SRC))
-EEVDF_FUZZ_OBJ := $(call fobj,tests/eevdf_fuzz.c $(POLICY_SRC))
-RT_FUZZ_OBJ := $(call fobj,tests/rt_fuzz.c $(POLICY_SRC))
-TRACE_FUZZ_OBJ := $(call fobj,tests/trace_fuzz.c trace/decode.c)
-TRACE_GEN_OBJ := $(call hobj,tests/trace_gen.c $(POLICY_SRC))
-TRACE_HOSTILE_OBJ := $(call hobj,tests/trace_hostile.c)
+TOP_MODEL_TEST_OBJ := $(call tobj,tests/tui/top_model_test.c $(TOP_MODEL_SRC))
+# runq top's model at one trace time, for tests/tui/top_agree.sh.
+TOP_AT_OBJ := $(call tobj,tests/tui/top_at.c $(TOP_MODEL_SRC))
+EEVDF_FUZZ_OBJ := $(call fobj,tests/policy/eevdf_fuzz.c $(POLICY_SRC))
+RT_FUZZ_OBJ := $(call fobj,tests/policy/rt_fuzz.c $(POLICY_SRC))
+TRACE_FUZZ_OBJ := $(call fobj,tests/trace/trace_fuzz.c trace/decode.c)
+TRACE_GEN_OBJ := $(call hobj,tests/trace/trace_gen.c $(POLICY_SRC))
+TRACE_HOSTILE_OBJ := $(call hobj,tests/trace/trace_hostile.c)
 # The Linux 6.18 reference for the differential test (issue 14): its own
 # rules, only Linux's weight table shared with the policy.
-LINUX_REF_OBJ := $(call hobj,tests/linux_ref.c tests/linux_ref_parse.c tests/linux_ref_gen.c \
-	tests/linux_ref_main.c kernel/sched/weights.c)
+LINUX_REF_OBJ := $(call hobj,tests/policy/linux_ref.c tests/policy/linux_ref_parse.c tests/policy/linux_ref_gen.c \
+	tests/policy/linux_ref_main.c kernel/sched/weights.c)
 ASAN_RUNQ := $(BUILD)/asan/runq
 ASAN_OBJ := $(call tobj,$(HOST_SRC))
 TEST_OBJ := $(sort $(SHA256_TEST_OBJ) $(RR_TEST_OBJ) $(LINUX_PINGPONG_OBJ) $(LINUX_RUN_TEST_OBJ) $(RT_TEST_OBJ) $(RT_FUZZ_OBJ) $(EEVDF_TEST_OBJ) $(DECODE_TEST_OBJ) $(RING_TEST_OBJ) $(TOP_MODEL_TEST_OBJ) $(TOP_AT_OBJ) \
@@ -239,16 +239,18 @@ gdb: all
 # make gdb need too (BENCHES; the rest are HOST_TESTS and all), so a
 # program of theirs that no longer builds fails make test.
 test:
-	@$(MAKE) --no-print-directory -j$(shell nproc) all $(HOST_TESTS) $(BENCHES)
+	@$(MAKE) --no-print-directory -j$(shell nproc) test-build
 	@RUNQ=$(ASAN_RUNQ) bash tests/run.sh
+# Everything the suites run, built (one job a CPU when make test calls it).
+test-build: all $(HOST_TESTS) $(BENCHES)
 
 # ---- benches (make bench: tests/bench.sh) ----
 # Built like runq (build/host/: -O2, no sanitizers) from the same object
 # lists as the tests; the bench scripts run these and compile nothing.
-BENCH_PICK_OBJ := $(call hobj,tests/bench_pick.c $(POLICY_SRC))
-BENCH_TOP_OBJ := $(call hobj,tests/bench_top.c $(TOP_MODEL_SRC))
-# The kernel that times each trace record it writes (tests/bench_trace_emit.sh),
-# in a BUILD of its own as tests/trace_fields.sh's poison kernels are; its
+BENCH_PICK_OBJ := $(call hobj,tests/policy/bench_pick.c $(POLICY_SRC))
+BENCH_TOP_OBJ := $(call hobj,tests/tui/bench_top.c $(TOP_MODEL_SRC))
+# The kernel that times each trace record it writes (tests/kernel/bench_trace_emit.sh),
+# in a BUILD of its own as tests/kernel/trace_fields.sh's poison kernels are; its
 # own make knows when it is current.
 SELFCOST_KERNEL := $(BUILD)/selfcost/kernel.elf
 BENCHES := $(BUILD)/bench/bench_pick $(BUILD)/bench/bench_top $(SELFCOST_KERNEL)
@@ -268,21 +270,21 @@ bench: all $(BENCHES) $(BUILD)/tests/trace_gen
 # on DB_FUZZ_ROUNDS hostile databases, seeded from the clock (the first
 # line says the seeds; SEED=N repeats them).
 fuzz: $(BUILD)/tests/eevdf_fuzz $(RUNQ) $(BUILD)/tests/linux_ref $(ASAN_RUNQ) $(BUILD)/tests/trace_gen
-	@bash tests/eevdf_fuzz.sh $${FUZZ_SECONDS:-600}
-	@bash tests/linux_diff.sh $${LINUX_DIFF_N:-5000} | tail -n 4
-	@SEED=$${SEED:-$$(date +%s)} bash tests/db_fuzz.sh $${DB_FUZZ_ROUNDS:-500} $(ASAN_RUNQ)
+	@bash tests/policy/eevdf_fuzz.sh $${FUZZ_SECONDS:-600}
+	@bash tests/policy/linux_diff.sh $${LINUX_DIFF_N:-5000} | tail -n 4
+	@SEED=$${SEED:-$$(date +%s)} bash tests/db/db_fuzz.sh $${DB_FUZZ_ROUNDS:-500} $(ASAN_RUNQ)
 
 # The fuzzer with the seed's ordering bug forced on: it must fail, fast.
 fuzz-leave-bug:
 	@mkdir -p $(BUILD)/fuzz-leave-bug/corpus
 	clang $(FUZZFLAGS) $(FUZZLINK) -DEEVDF_FUZZ_LAB_LEAVE_BUG -o $(BUILD)/fuzz-leave-bug/eevdf_fuzz \
-		tests/eevdf_fuzz.c $(POLICY_SRC)
+		tests/policy/eevdf_fuzz.c $(POLICY_SRC)
 	cd $(BUILD)/fuzz-leave-bug && ! ./eevdf_fuzz -seed=1 -max_total_time=120 corpus
 
 # runq sim against the Linux 6.18 reference on random workloads (make test
 # runs 300 of each kind). LINUX_DIFF_N seeds a kind.
 linux-diff: $(RUNQ) $(BUILD)/tests/linux_ref
-	@bash tests/linux_diff.sh $${LINUX_DIFF_N:-300}
+	@bash tests/policy/linux_diff.sh $${LINUX_DIFF_N:-300}
 
 prove-bugs: deps-check
 	@bash tests/prove_bugs.sh

@@ -8,7 +8,7 @@
  * batch.c's stmt_what, are written BATCH_ROWS rows a statement
  * (INSERT ... VALUES (...), (...), ...): per row, binding into a held row
  * and one step for many rows cost much less than a step each (make bench,
- * tests/trace_bench.sh).
+ * tests/trace/trace_bench.sh).
  *
  * How a row is written, the same for a held row and a statement:
  *

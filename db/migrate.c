@@ -4,7 +4,7 @@
  * Version 1 is the first schema (git show 0069d36:db/schema.sql). Each
  * step of steps[] makes the next version, so the current version is one
  * more than the number of steps. A change to db/schema.sql is a new step
- * at the end of steps[], in the same commit: tests/trace_migrate.sh checks
+ * at the end of steps[], in the same commit: tests/trace/trace_migrate.sh checks
  * that a database brought up from version 1 has the columns of a new one.
  */
 #include <stdio.h>

@@ -164,8 +164,12 @@ int tstate_sync(struct tstate *st)
 void tstate_copy(struct tstate *dst, const struct tstate *src)
 {
     BUG_ON(dst->ids != src->ids || dst->ncpus != src->ncpus || dst->task_cap < src->ntask);
-    memcpy(dst->cpu, src->cpu, (size_t)src->ncpus * sizeof *src->cpu);
-    memcpy(dst->task, src->task, (size_t)src->ntask * sizeof *src->task);
+    /* a trace may have no CPU row or no task yet: then the arrays are NULL,
+     * which memcpy may not be given even for 0 bytes */
+    if (src->ncpus)
+        memcpy(dst->cpu, src->cpu, (size_t)src->ncpus * sizeof *src->cpu);
+    if (src->ntask)
+        memcpy(dst->task, src->task, (size_t)src->ntask * sizeof *src->task);
     dst->ntask = src->ntask;
     dst->seq = src->seq;
 }

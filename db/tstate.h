@@ -60,7 +60,7 @@
  * pick at or after the last naming, or by a keyframe strictly after it.
  * So the state after every row up to a time is the state that applying
  * them in time order would leave, whatever the order they came in
- * (tests/top_model_test.c holds it), but for what only order can tell:
+ * (tests/tui/top_model_test.c holds it), but for what only order can tell:
  * the round robin's list order (seq), the slice, an estimated deadline
  * (tstate_settle), a CPU's curr, and what a task that comes onto a queue
  * without a JOIN no longer has (above).

@@ -40,7 +40,7 @@
 /* What a recorder holds between commits (the contract in writer.h): at
  * most HOLD_RECORDS records and gaps, in at most HOLD_BYTES. A commit
  * holds the write lock while it stores them, about 0.3 s for 50,000 at
- * tests/trace_bench.sh's rate: so a reader sees a recording grow, and
+ * tests/trace/trace_bench.sh's rate: so a reader sees a recording grow, and
  * another recorder waits, about as long as a quarter of a second, the
  * recorder's own commit period. They take about 4 MB (a record is 60 bytes
  * on average, its header here 24); the byte bound is for streams of large
@@ -52,7 +52,7 @@
  * WRITER_WAIT_S, or RUNQ_WRITER_WAIT_S seconds (the tests' way to see the
  * give-up). The longest a working recorder keeps the others out is its
  * index build at the end, 7 s for 2 million records here
- * (tests/trace_bench.sh): ten minutes is for traces a hundred times
+ * (tests/trace/trace_bench.sh): ten minutes is for traces a hundred times
  * larger; longer is a recorder that is stuck. */
 #define WRITER_WAIT_S 600
 /* After giving up, the mark that the trace is incomplete waits no longer. */
@@ -366,7 +366,7 @@ int db_writer_finish(struct db_writer *w, const char *status, const char *end_re
     if (commit_end(w, status, end_reason) != 0)
         return -1;
     /* Building an index once, sorted, is much cheaper than keeping it up
-     * to date during ingest (29 s against 10 s for tests/trace_bench.sh's
+     * to date during ingest (29 s against 10 s for tests/trace/trace_bench.sh's
      * stream); later traces of the same database do pay for keeping them.
      * All in one transaction, so a reader sees all the indexes or none
      * (no faster than one each: measured, within this machine's noise).

@@ -10,7 +10,7 @@
 #
 # The copy holds the files git tracks, as they are in the working tree
 # (uncommitted edits included). The sources stay clean; a bug exists only in
-# a copy. tests/eevdf_bugs.sh builds the unit tests in one, tests/prove_bugs.sh
+# a copy. tests/policy/eevdf_bugs.sh builds the unit tests in one, tests/prove_bugs.sh
 # a kernel (make -C DIR build/kernel.elf).
 #
 # The patch is tried first (--dry-run) with no fuzz: every context line must

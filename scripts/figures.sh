@@ -3,7 +3,7 @@
 #   - a 2-second deterministic boot of runq's kernel running `sched probe 2`
 #     (QEMU, icount: the same figure each time) for the timeline;
 #   - an EEVDF and a round robin trace of one workload from the trace
-#     generator (tests/trace_gen.c) for the latency figure;
+#     generator (tests/trace/trace_gen.c) for the latency figure;
 #   - seed 000's slice beat on paper (scenarios/slice-beat.scn, 3 repeats)
 #     for the experiment figure.
 # usage: scripts/figures.sh [RUNQ]   (from the repository root; needs gnuplot)

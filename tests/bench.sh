@@ -12,8 +12,8 @@ echo "== EEVDF pick cost on the host (the kernel's module), by runnable tasks"
 build/bench/bench_pick
 echo
 echo "== host ingest: runq record against the sqlite3 shell importing CSV"
-bash tests/trace_bench.sh build/runq build/tests/trace_gen
-for b in tests/bench_*.sh; do
+bash tests/trace/trace_bench.sh build/runq build/tests/trace_gen
+for b in tests/*/bench_*.sh; do
     [ -e "$b" ] || continue
     echo
     echo "== $(basename "$b" .sh)"

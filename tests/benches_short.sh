@@ -74,36 +74,40 @@ bench() {
 
 bench bench_pick "" build/bench/bench_pick -- \
     '^ *runnable +fast_ns +fast_touched +ref_ns' '^ +1024 +[0-9.]+ +[0-9]+ +[0-9.]+ +2048' '^fast pick 16 -> 1024'
-bench trace_bench "" bash tests/trace_bench.sh "$RUNQ" build/tests/trace_gen -- \
+bench trace_bench "" bash tests/trace/trace_bench.sh "$RUNQ" build/tests/trace_gen -- \
     '^runq record \(decode.*events/s' '^sqlite3 \.import from CSV.*events/s' '^runq record reaches [0-9]+ % of the ceiling'
-bench bench_experiment "$no_qemu" bash tests/bench_experiment.sh -- \
+bench bench_experiment "$no_qemu" bash tests/experiment/bench_experiment.sh -- \
     '^kernel \(icount, [0-9]+ jobs\) +[0-9.]+' '^sim \(10 us quantum\) +[0-9.]+' '^hog.count=8 probe.slice=100us +[0-9.]+%'
-bench bench_handoff "$no_qemu" bash tests/bench_handoff.sh -- \
+bench bench_handoff "$no_qemu" bash tests/kernel/bench_handoff.sh -- \
     '^one pair on one CPU.* [0-9]+/s +[0-9]+/s' '^crowded: 15 pairs.* [0-9]+/s +[0-9]+/s' '^untraced \(runq boot.* [0-9.]+ +[0-9]+$' \
     '^probe timer wake.* [0-9]+ +[0-9]+$'
-bench bench_linux "$(printf '%s\n' "$(linux_missing)" "$no_qemu" | grep -m1 .)" bash tests/bench_linux.sh -- \
+bench bench_linux "$(printf '%s\n' "$(linux_missing)" "$no_qemu" | grep -m1 .)" bash tests/engine/bench_linux.sh -- \
     '^wall time: [0-9]+ s' '^engine +runs +traced_s' '^linux +1 +[0-9.]+ +[0-9]+' '^kernel +1 +[0-9.]+ +[0-9]+'
-bench bench_linux_bpf "$(bpf_missing)" bash tests/bench_linux_bpf.sh -- \
+bench bench_linux_bpf "$(bpf_missing)" bash tests/engine/bench_linux_bpf.sh -- \
     '^  probe wake p50 +[0-9.]+ +[0-9.]+ +[0-9.]+ ' "^  hogs' iterations +[0-9.]+ +[0-9.]+ +[0-9.]+ " \
     '^  samples kept a second +[0-9]+' '^  handoffs a second with / without [0-9.]+ / [0-9.]+'
-bench bench_record_rss "" bash tests/bench_record_rss.sh "$RUNQ" build/tests/trace_gen -- \
+bench bench_record_rss "" bash tests/trace/bench_record_rss.sh "$RUNQ" build/tests/trace_gen -- \
     '^records +seconds +peak MB +bound MB' '^[0-9]+ +[0-9.]+ +[0-9]+ +[0-9]+$'
-bench bench_seed004 "$no_qemu" bash tests/bench_seed004.sh -- \
+bench bench_seed004 "$no_qemu" bash tests/docs/bench_seed004.sh -- \
     '^replace_on_release=0 +[0-9.]+%' '^ +2 +desktop replace_on_release=0 +[0-9.]+ +[0-9]+' 'sign test p = ' '^trace_id +moves'
-bench bench_top "" bash tests/bench_top.sh -- \
+bench bench_top "" bash tests/tui/bench_top.sh -- \
     '^ CPUs +tasks +events/s' '^ +4 +12 +100000 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+%' \
     "$(command -v tmux >/dev/null && echo '^  runq top CPU, % of a core +[0-9.]+' || echo '^\(no tmux')"
-bench bench_trace_e2e "$no_qemu" bash tests/bench_trace_e2e.sh -- \
+bench bench_trace_e2e "$no_qemu" bash tests/trace/bench_trace_e2e.sh -- \
     '^ +5000 +4 +4000 +[0-9]+ +[0-9]+ +[0-9]+ ' '^highest rate with zero loss: [0-9]+ events/s'
-bench bench_trace_emit "$no_qemu" bash tests/bench_trace_emit.sh -- \
+bench bench_trace_emit "$no_qemu" bash tests/kernel/bench_trace_emit.sh -- \
     '^record +count +avg ns' '^PICK +[0-9]+ +[0-9]+ +[0-9]+$' '^tracer: [0-9]+ rounds that sent packets'
-bench bench_trace_overhead "$no_qemu" bash tests/bench_trace_overhead.sh -- \
+bench bench_trace_overhead "$no_qemu" bash tests/kernel/bench_trace_overhead.sh -- \
     '^decision cost avg \(ns\) +[0-9]+ +[0-9]+ +[0-9]+ +[0-9.]+' '^probe 2 wake p50 \(us\) +[0-9]+' '^mark +[0-9]+ +[0-9]+$'
 
 # Every bench make bench runs has its row above.
-for b in tests/bench_*.sh; do
+nbench=0
+for b in tests/*/bench_*.sh; do
+    [ -e "$b" ] || continue
+    nbench=$((nbench + 1))
     n=$(basename "$b" .sh)
     printf '%s\n' "${checked[@]}" | grep -qx "$n" || echo "FAIL $n: $b has no row in tests/benches_short.sh"
 done
+[ "$nbench" -gt 0 ] || echo "FAIL benches_listed: no tests/*/bench_*.sh found"
 echo "what each bench cost here:"
 printf '  %s\n' "${costs[@]}"

@@ -50,7 +50,7 @@ stdout_has() {
     if grep -qF -- "$2" "$T/out"; then pass "$1"; else failed "$1" "stdout lacks '$2'"; fi
 }
 
-# GEN: the fixture generator (tests/trace_gen.c), built by make if a test
+# GEN: the fixture generator (tests/trace/trace_gen.c), built by make if a test
 # runs on its own before `make test` did.
 GEN=${TRACE_GEN:-build/tests/trace_gen}
 [ -x "$GEN" ] || make -s "$GEN" >/dev/null || { echo "FAIL fixture: cannot build $GEN"; exit 1; }

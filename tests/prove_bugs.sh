@@ -4,7 +4,7 @@
 # kernel must pass it. A kernel-core bug is a RUNQ_BUG_ switch (make
 # BUG=name); a policy bug is a patch, tests/bugs/eevdf/name.patch, and its
 # kernel is built in a patched copy of the tree (scripts/bug_tree.sh). Then
-# tests/eevdf_bugs.sh proves the policy's tests with every patch and the
+# tests/policy/eevdf_bugs.sh proves the policy's tests with every patch and the
 # host unit tests. Run: make prove-bugs. Not part of make test (it builds
 # nine kernels); docs/testing.md shows its output.
 set -u
@@ -51,7 +51,7 @@ while read -r bug test flags; do
 done <<<"$cases"
 # The policy's bugs, proven by the host unit tests: each patch must make
 # the tests on its Caught-by: line fail.
-if out=$(bash tests/eevdf_bugs.sh 2>&1); then
+if out=$(bash tests/policy/eevdf_bugs.sh 2>&1); then
     echo "PASS eevdf_bugs: $(ls tests/bugs/eevdf/*.patch | wc -l) policy bug patches caught, by $(grep -c '^caught' <<<"$out") tests"
 else
     echo "FAIL eevdf_bugs: $(grep -E '^(MISSED|BUILD|FAIL)|fails its tests' <<<"$out" | tr '\n' ';')"
@@ -60,7 +60,7 @@ fi
 grep '^caught' <<<"$out" | sed 's/^/    /'
 # runq's old departures from Linux 6.18, proven by the differential test:
 # each patch in tests/bugs/linux/ must make the halves it names fail.
-if out=$(bash tests/linux_diff_bugs.sh 2>&1); then
+if out=$(bash tests/policy/linux_diff_bugs.sh 2>&1); then
     grep '^PASS' <<<"$out"
 else
     echo "FAIL linux_diff_bugs: $(grep -E '^(MISSED|FAIL)' <<<"$out" | tr '\n' ';')"

@@ -28,57 +28,57 @@ boot() { "$RUNQ" boot --deterministic --timeout 600 "$@"; }
 # host
 suite runner bash tests/runner_test.sh
 suite layers bash tests/layers.sh
-suite cli bash tests/cli_test.sh "$RUNQ"
-suite flags bash tests/flags_test.sh "$RUNQ"
-suite sim bash tests/sim_test.sh "$RUNQ"
-suite merge bash tests/merge_test.sh "$RUNQ"
-suite hostile_exp bash tests/hostile_exp_test.sh "$RUNQ"
-suite scenario bash tests/scenario_test.sh "$RUNQ"
-suite experiments_doc bash tests/experiments_doc_test.sh "$RUNQ"
+suite cli bash tests/cli/cli_test.sh "$RUNQ"
+suite flags bash tests/cli/flags_test.sh "$RUNQ"
+suite sim bash tests/engine/sim_test.sh "$RUNQ"
+suite merge bash tests/experiment/merge_test.sh "$RUNQ"
+suite hostile_exp bash tests/experiment/hostile_exp_test.sh "$RUNQ"
+suite scenario bash tests/experiment/scenario_test.sh "$RUNQ"
+suite experiments_doc bash tests/docs/experiments_doc_test.sh "$RUNQ"
 suite rr_policy build/tests/rr_test
 suite rt_policy build/tests/rt_test
-suite rt_fuzz bash tests/rt_fuzz.sh 10
+suite rt_fuzz bash tests/policy/rt_fuzz.sh 10
 suite eevdf_policy build/tests/eevdf_test
-suite eevdf_fuzz bash tests/eevdf_fuzz.sh 20
-suite linux_diff bash tests/linux_diff.sh 300 "$RUNQ" build/tests/linux_ref
-suite bug_patches bash tests/bug_patches.sh
+suite eevdf_fuzz bash tests/policy/eevdf_fuzz.sh 20
+suite linux_diff bash tests/policy/linux_diff.sh 300 "$RUNQ" build/tests/linux_ref
+suite bug_patches bash tests/policy/bug_patches.sh
 suite trace_decode build/tests/trace_decode_test
 suite sha256 build/tests/sha256_test
 suite trace_ring build/tests/ring_test
-suite trace_fuzz bash tests/trace_fuzz.sh 20
-suite trace_corrupt bash tests/trace_corrupt.sh "$RUNQ" build/tests/trace_gen
-suite trace_sql bash tests/trace_sql_test.sh "$RUNQ" build/tests/trace_gen
-suite bounce bash tests/bounce_test.sh "$RUNQ" build/tests/trace_gen
-suite compare bash tests/compare_test.sh "$RUNQ" build/tests/trace_gen
-suite export bash tests/export_test.sh "$RUNQ"
-suite trace_migrate bash tests/trace_migrate.sh "$RUNQ" build/tests/trace_gen
-suite trace_hostile bash tests/trace_hostile.sh "$RUNQ" build/runq build/tests/trace_hostile build/tests/trace_gen
-suite trace_disk_full bash tests/trace_disk_full.sh "$RUNQ"
-suite trace_concurrent bash tests/trace_concurrent.sh "$RUNQ" build/tests/trace_gen
-suite hostile_rec bash tests/hostile_rec_test.sh "$RUNQ" build/tests/trace_gen
+suite trace_fuzz bash tests/trace/trace_fuzz.sh 20
+suite trace_corrupt bash tests/trace/trace_corrupt.sh "$RUNQ" build/tests/trace_gen
+suite trace_sql bash tests/db/trace_sql_test.sh "$RUNQ" build/tests/trace_gen
+suite bounce bash tests/db/bounce_test.sh "$RUNQ" build/tests/trace_gen
+suite compare bash tests/analysis/compare_test.sh "$RUNQ" build/tests/trace_gen
+suite export bash tests/export/export_test.sh "$RUNQ"
+suite trace_migrate bash tests/trace/trace_migrate.sh "$RUNQ" build/tests/trace_gen
+suite trace_hostile bash tests/trace/trace_hostile.sh "$RUNQ" build/runq build/tests/trace_hostile build/tests/trace_gen
+suite trace_disk_full bash tests/trace/trace_disk_full.sh "$RUNQ"
+suite trace_concurrent bash tests/trace/trace_concurrent.sh "$RUNQ" build/tests/trace_gen
+suite hostile_rec bash tests/trace/hostile_rec_test.sh "$RUNQ" build/tests/trace_gen
 suite top_model build/tests/top_model_test
-suite top_tmux bash tests/top_tmux.sh "$RUNQ"
-suite step bash tests/step_test.sh "$RUNQ"
-suite step_tmux bash tests/step_tmux.sh "$RUNQ"
-suite hostile_view bash tests/hostile_view_test.sh "$RUNQ"
-suite lab bash tests/lab_test.sh "$RUNQ" 01 02 03 04
-suite lab_5_7 env LAB_TEST_REST=no bash tests/lab_test.sh "$RUNQ" 05 06 07
-suite instructor bash tests/instructor_test.sh "$RUNQ"
-suite lab_hostile bash tests/lab_hostile_test.sh "$RUNQ"
-suite linux_trace bash tests/linux_trace_test.sh "$RUNQ"
+suite top_tmux bash tests/tui/top_tmux.sh "$RUNQ"
+suite step bash tests/tui/step_test.sh "$RUNQ"
+suite step_tmux bash tests/tui/step_tmux.sh "$RUNQ"
+suite hostile_view bash tests/tui/hostile_view_test.sh "$RUNQ"
+suite lab bash tests/labs/lab_test.sh "$RUNQ" 01 02 03 04
+suite lab_5_7 env LAB_TEST_REST=no bash tests/labs/lab_test.sh "$RUNQ" 05 06 07
+suite instructor bash tests/labs/instructor_test.sh "$RUNQ"
+suite lab_hostile bash tests/labs/lab_hostile_test.sh "$RUNQ"
+suite linux_trace bash tests/engine/linux_trace_test.sh "$RUNQ"
 # it times threads on the host's own scheduler: nothing beside it
 suite --alone linux_run build/tests/linux_run_test
-suite linux_engine bash tests/linux_engine_test.sh "$RUNQ"
-suite linux_internals bash tests/linux_internals_test.sh "$RUNQ"
-suite linux_views bash tests/linux_views_test.sh "$RUNQ"
+suite linux_engine bash tests/engine/linux_engine_test.sh "$RUNQ"
+suite linux_internals bash tests/engine/linux_internals_test.sh "$RUNQ"
+suite linux_views bash tests/engine/linux_views_test.sh "$RUNQ"
 # Linux's picks replayed through runq's (issue 31, item 5): records 2 s of hogs as root
-suite fidelity bash tests/fidelity_test.sh "$RUNQ"
+suite fidelity bash tests/analysis/fidelity_test.sh "$RUNQ"
 # a busy loop on one CPU for a few seconds: it checks only what load cannot move
-suite linux_trust bash tests/linux_trust_test.sh "$RUNQ"
-suite plot bash tests/plot_test.sh "$RUNQ"
-suite hostile_out bash tests/hostile_out_test.sh "$RUNQ"
+suite linux_trust bash tests/engine/linux_trust_test.sh "$RUNQ"
+suite plot bash tests/export/plot_test.sh "$RUNQ"
+suite hostile_out bash tests/export/hostile_out_test.sh "$RUNQ"
 # the readers on hostile databases, 20 fixed seeds (make fuzz: 500 from the clock)
-suite db_fuzz bash tests/db_fuzz.sh 20 "$RUNQ"
+suite db_fuzz bash tests/db/db_fuzz.sh 20 "$RUNQ"
 
 # kernel: boot self-tests, on the default 4 CPUs and on 8
 suite boot_selftests_eevdf boot --test all
@@ -86,20 +86,20 @@ suite boot_selftests_rr_100hz boot --policy rr --hz 100 --test all
 suite boot_selftests_rr_250hz boot --policy rr --test all
 suite boot_wakestorm_8cpu boot --policy rr --cpus 8 --test TestWakeStorm
 suite boot_pipering_8cpu boot --cpus 8 --test TestPipeRing
-suite boot_smp bash tests/boot_smp.sh "$RUNQ"
-suite shell bash tests/shell_test.sh "$RUNQ"
-suite vser bash tests/vser_test.sh build/kernel.elf
-suite trace_kernel bash tests/trace_kernel.sh "$RUNQ"
-suite top_agree bash tests/top_agree.sh "$RUNQ"
-suite rt_kernel bash tests/rt_kernel.sh "$RUNQ"
-suite seed004_doc bash tests/seed004_doc_test.sh "$RUNQ"
-suite host_cmd bash tests/host_cmd.sh "$RUNQ"
-suite trace_fields bash tests/trace_fields.sh "$RUNQ"
-suite probe_rr bash tests/probe_rr.sh "$RUNQ"
-suite probe_eevdf bash tests/probe_eevdf.sh "$RUNQ"
-suite handoff bash tests/handoff_test.sh "$RUNQ"
-suite doc_examples bash tests/doc_examples.sh "$RUNQ"
-suite gdb bash tests/gdb_test.sh "$RUNQ"
+suite boot_smp bash tests/kernel/boot_smp.sh "$RUNQ"
+suite shell bash tests/kernel/shell_test.sh "$RUNQ"
+suite vser bash tests/kernel/vser_test.sh build/kernel.elf
+suite trace_kernel bash tests/kernel/trace_kernel.sh "$RUNQ"
+suite top_agree bash tests/tui/top_agree.sh "$RUNQ"
+suite rt_kernel bash tests/kernel/rt_kernel.sh "$RUNQ"
+suite seed004_doc bash tests/docs/seed004_doc_test.sh "$RUNQ"
+suite host_cmd bash tests/kernel/host_cmd.sh "$RUNQ"
+suite trace_fields bash tests/kernel/trace_fields.sh "$RUNQ"
+suite probe_rr bash tests/kernel/probe_rr.sh "$RUNQ"
+suite probe_eevdf bash tests/kernel/probe_eevdf.sh "$RUNQ"
+suite handoff bash tests/kernel/handoff_test.sh "$RUNQ"
+suite doc_examples bash tests/docs/doc_examples.sh "$RUNQ"
+suite gdb bash tests/kernel/gdb_test.sh "$RUNQ"
 # every bench of make bench once in its short form (BENCH_SHORT=1), with
 # the build make bench times: each runs and prints its table, no speed
 suite benches_short bash tests/benches_short.sh build/runq

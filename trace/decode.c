@@ -20,7 +20,7 @@
 
 /* ---- payload CRC ----
  * format.h's CRC with the crc32 instruction where the host has SSE4.2. On
- * tests/trace_bench.sh's stream the table was 2.9 % of runq record's
+ * tests/trace/trace_bench.sh's stream the table was 2.9 % of runq record's
  * profile, the instruction 0.2 % (perf). trace_decode_test checks both
  * agree. */
 uint32_t trace_dec_crc32c(const void *buf, size_t len)

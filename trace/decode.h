@@ -19,7 +19,7 @@
  *     nor a packet of a CPU beyond the stream header's count;
  *   - pointers passed to callbacks are valid only during the callback;
  *   - no input can make it read out of bounds, loop, or allocate more than
- *     one window (about 128 KiB) — the fuzzer (tests/trace_fuzz.c) holds it
+ *     one window (about 128 KiB) — the fuzzer (tests/trace/trace_fuzz.c) holds it
  *     to that.
  */
 #ifndef RUNQ_TRACE_DECODE_H

@@ -641,7 +641,7 @@ static uint64_t cpu_busy_now(const struct top_model *m, const struct top_cpu *c)
  * arithmetic (eevdf_calc_vdelta, with its weight and the table's inverse); a
  * deadline reached is renewed by its slice (its own, or the base slice for
  * the trace's CPUs). Then the time from the last charge to the CPU's
- * newest V, if that V came later. tests/top_agree.sh holds the result
+ * newest V, if that V came later. tests/tui/top_agree.sh holds the result
  * against `sched queue` at one instant.
  */
 static void charge_at_ticks(const struct top_model *m, const struct top_cpu *c, const struct top_task *t,

@@ -1,6 +1,6 @@
 /*
  * The `runq top` model: what the view shows, computed from the trace
- * database. No ncurses here; tests/top_model_test.c drives it directly.
+ * database. No ncurses here; tests/tui/top_model_test.c drives it directly.
  *
  * How it reads. The recorder only appends rows (and builds no index until
  * the trace is finished), so the model's reader (db/qx_top.h) keeps one

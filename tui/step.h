@@ -103,7 +103,7 @@ enum step_arg {
  * runq step's commands, one row each: the one table the command
  * interpreter (step_command), the terminal's keys (tui/step_curses.c),
  * its bottom line, the help (step_keys_help) and docs/step.md's list of
- * keys (tests/top_model_test.c checks them) are all made from. A row:
+ * keys (tests/tui/top_model_test.c checks them) are all made from. A row:
  *
  *   X(WORD, KEY, KEY2, ARG, SYNTAX, PROMPT, LABEL, KEEP_SCROLL, HELP, ACT)
  *

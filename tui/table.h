@@ -1,7 +1,7 @@
 /*
  * The task table's columns: headers, widths, how a cell reads, how rows
  * sort and which rows show. No ncurses: the draw code prints what these
- * return, and tests/top_model_test.c checks them.
+ * return, and tests/tui/top_model_test.c checks them.
  *
  * A column that means nothing for a task shows "-": the EEVDF columns
  * (LAG, DEADLINE, ELIG) and SLICE under the round robin, DEADLINE and ELIG

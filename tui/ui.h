@@ -60,7 +60,7 @@ void top_draw(struct top_ui *ui);
 /* The view's actions: the keys that do each, what it does, and the
  * function that does it (given the key; returns 1 to quit). This one table
  * drives the key dispatch, the help screen and `runq top --help`, whose
- * list docs/top.md must match (tests/cli_test.sh checks). */
+ * list docs/top.md must match (tests/cli/cli_test.sh checks). */
 #define TOP_ACTION_KEYS 6
 struct top_action {
     int keys[TOP_ACTION_KEYS]; /* ncurses key codes; unused ones 0 */

@@ -1,7 +1,7 @@
 /*
  * SHA-256 as FIPS 180-4 defines it: 64-byte blocks, the message padded
  * with 0x80, zeros and its length in bits, big-endian. Checked against
- * the standard's examples by tests/sha256_test.c.
+ * the standard's examples by tests/base/sha256_test.c.
  */
 #include <stdio.h>
 #include <string.h>

@@ -38,7 +38,7 @@ int main(int argc, char **argv)
 {
     /* SQLite's allocation statistics take a global mutex around every
      * malloc, and runq never reads them: 1 % of runq record's profile on
-     * tests/trace_bench.sh's stream (perf), 0.03 % without. Must precede
+     * tests/trace/trace_bench.sh's stream (perf), 0.03 % without. Must precede
      * any other SQLite call. */
     sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
     if (argc < 2) {

@@ -37,7 +37,7 @@ static int parse_trace(const char *v, void *value, char *err, size_t errlen)
 }
 
 /* The keys, from the view's action table (docs/top.md's must match it:
- * tests/cli_test.sh), and what follows them. */
+ * tests/cli/cli_test.sh), and what follows them. */
 static void top_help_keys(FILE *out)
 {
     for (size_t k = 0; k < top_nactions; k++) {

@@ -4,7 +4,7 @@
  * the script's lines after the terminal. Every figure has a title, axis
  * labels with their units, and a legend naming each series: one
  * `plot` element a series, so gnuplot's SVG holds one group a series
- * with its name (what tests/plot_test.sh counts).
+ * with its name (what tests/export/plot_test.sh counts).
  */
 #include <math.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * The tracer computes a CRC over every byte it sends. With the table that
  * is about six instructions a byte; under icount every instruction is
  * guest time, and this was most of the tracer's work, charged to whatever
- * the other vCPUs were timing (tests/bench_trace_overhead.sh). The crc32
+ * the other vCPUs were timing (tests/kernel/bench_trace_overhead.sh). The crc32
  * instruction takes eight bytes at a time and computes exactly CRC-32C.
  * It works on general registers, so the kernel's no-SSE build can use it.
  */

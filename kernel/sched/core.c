@@ -566,7 +566,7 @@ static bool move_queued(struct rq *rq, struct task *t, unsigned dst)
     trace_leave(rq, t, TRACE_LEAVE_MIGRATE, 0); /* its lag on this queue */
     sched_leave(pol(), &rq->q, &t->se, SCHED_LEAVE_MIGRATE);
 #ifdef RUNQ_BUG_MIGRATE_FORGETS_LAG
-    /* Test-proving bug: a move forgets the lag. tests/rt_kernel.sh must fail. */
+    /* Test-proving bug: a move forgets the lag. tests/kernel/rt_kernel.sh must fail. */
     t->se.ee.vlag = 0;
 #endif
     WRITE_ONCE(rq->stats.migrations, rq->stats.migrations + 1);

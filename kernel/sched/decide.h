@@ -117,7 +117,7 @@ bool sched_charge_rt(struct sched_queue *q, uint64_t delta_ns);
  * (its policy's rule, or RT's budget just ran out with fair work waiting).
  * Inline, as sched_timer_ns() below: both are on every wakeup's path, and
  * this layer's calls on top of the policy's cost a handoff 300 guest
- * instructions (tests/bench_handoff.sh). */
+ * instructions (tests/kernel/bench_handoff.sh). */
 static inline bool sched_charge(const struct sched_policy *P, struct sched_queue *q, uint64_t delta_ns)
 {
     if (q->rt.curr)

@@ -51,7 +51,7 @@
 #define SCHED_NICE_MAX 19
 /* Departures one decision can report (see departed below). A pick passes
  * every delayed entity whose lag is paid, so one pick can finish as many as
- * the queue holds: with 8, tests/bench_trace_e2e.sh's churn of 40 tasks
+ * the queue holds: with 8, tests/trace/bench_trace_e2e.sh's churn of 40 tasks
  * overflowed a dozen times in 2 s, each overflow a loss in the trace. */
 #define SCHED_DEPARTED_MAX 64
 

@@ -166,7 +166,7 @@ static void churn_main(void *arg)
 /* Background tasks that sleep and wake at a fixed period: each cycle is a
  * timer wakeup, a placement, a pick, a leave and the next pick, about five
  * trace records, so the trace rate is set from the shell (the end-to-end
- * trace bench, tests/bench_trace_e2e.sh). */
+ * trace bench, tests/trace/bench_trace_e2e.sh). */
 static bool cmd_churn(int argc, char **argv)
 {
     static struct churn_args args[16]; /* the tasks outlive the command */

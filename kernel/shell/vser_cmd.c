@@ -1,6 +1,6 @@
 /*
  * The shell's vser command: the virtio-serial trace port by hand. The
- * lines it prints are parsed by tests/vser_test.sh; keep their format.
+ * lines it prints are parsed by tests/kernel/vser_test.sh; keep their format.
  *
  * `vser send N` writes a pattern the host can check byte for byte: 16-byte
  * records, each the record's own byte offset as 15 decimal digits and a

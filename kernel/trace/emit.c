@@ -21,7 +21,7 @@ struct trace_ring trace_rings[MAX_CPUS];
 #define KF_MAX 64 /* keyframe entries: more tasks on one CPU are left out */
 
 #ifdef RUNQ_TRACE_SELFCOST
-/* A variant build for tests/bench_trace_emit.sh: each in-place record's
+/* A variant build for tests/kernel/bench_trace_emit.sh: each in-place record's
  * guest time, from before its clock read to its publication, by type and
  * CPU (shown by `trace status`). Under icount the time is the instructions
  * executed. Not in the normal kernel: it would cost two clock reads. */
@@ -39,7 +39,7 @@ struct trace_selfcost trace_selfcost[MAX_CPUS][TRACE_REC_NR_TYPES];
 #endif
 
 #ifdef RUNQ_TRACE_POISON
-/* A variant build for tests/trace_fields.sh: the bytes reserved for a
+/* A variant build for tests/kernel/trace_fields.sh: the bytes reserved for a
  * record are first set to RUNQ_TRACE_POISON, so that a field an emit point
  * forgets shows up as a different value between two poisons. */
 static inline void poison(void *p, size_t n)
@@ -58,10 +58,10 @@ static inline void poison(void *p, size_t n)
  * place: EMIT_BEGIN points r at this CPU's ring (at a spare on the stack
  * when the record would wrap) with interrupts off, EMIT_END publishes it.
  * No room: the record is counted dropped and the emit point returns.
- * Every byte of *r must be written (tests/trace_fields.sh checks the
+ * Every byte of *r must be written (tests/kernel/trace_fields.sh checks the
  * stored fields). Against the record built on the
  * stack, zeroed and copied in, this saves about 80 instructions a record
- * (tests/bench_trace_emit.sh measures what each type costs).
+ * (tests/kernel/bench_trace_emit.sh measures what each type costs).
  */
 #define EMIT_BEGIN(T, r)                                                                                    \
     SELFCOST_BEGIN(r)                                                                                       \

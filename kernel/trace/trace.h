@@ -31,7 +31,7 @@ static inline bool trace_on(enum trace_rec_type type)
 #ifdef RUNQ_TRACE_SELFCOST
 #include "../arch/x86_64/layout.h"
 /* What emitting and draining cost, in guest ns (a variant build only: see
- * tests/bench_trace_emit.sh). [cpu][type]: records built in place; the
+ * tests/kernel/bench_trace_emit.sh). [cpu][type]: records built in place; the
  * tracer's rounds are counted under type 0. */
 struct trace_selfcost {
     u64 n, ns, bytes;

@@ -35,7 +35,7 @@
 
 #define TRACER_PERIOD_MIN_NS (2 * NSEC_PER_MSEC)
 /* The rings must hold what the CPUs write between two rounds: at the
- * 200k records/s tests/bench_trace_e2e.sh reaches, 16 ms is about 50 KiB
+ * 200k records/s tests/trace/bench_trace_e2e.sh reaches, 16 ms is about 50 KiB
  * a CPU of TRACE_RING_SIZE's 256. */
 #define TRACER_PERIOD_MAX_NS (16 * NSEC_PER_MSEC)
 /* A round that framed less than this was quiet: the next sleep doubles. */
@@ -139,7 +139,7 @@ static void frame_stream_header(void)
 /* A packet from each CPU in turn, starting one CPU further each time: when
  * the host falls behind and the out buffer fills, every ring gets the same
  * room. (Draining CPU by CPU gave CPU 0 the room and made the last CPUs'
- * rings overflow first: tests/bench_trace_e2e.sh dropped 0/123/3130/10035
+ * rings overflow first: tests/trace/bench_trace_e2e.sh dropped 0/123/3130/10035
  * records on CPUs 0..3.) */
 static void collect(void)
 {

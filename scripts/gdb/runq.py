@@ -16,7 +16,7 @@
 # One source of truth: each command prints what its shell command prints,
 # from the same fields, with the same arithmetic (the kernel's function is
 # named beside each step) and the same format strings, so the two can be
-# compared line for line (tests/gdb_test.sh does, at one moment of one
+# compared line for line (tests/kernel/gdb_test.sh does, at one moment of one
 # run). Constants that live only in #defines (no debug info for macros at
 # -g) are read from the headers beside this script, never copied.
 #

@@ -199,7 +199,7 @@ struct bpfrec *bpfrec_start(uint64_t cpus, int tgid, char *why, size_t whylen)
         goto fail;
     b->obj->rodata->cfg.cpus = cpus;
     b->obj->rodata->cfg.tgid = tgid;
-    /* RUNQ_BPF_EMPTY=1 (benches only, tests/bench_linux_bpf.sh): programs
+    /* RUNQ_BPF_EMPTY=1 (benches only, tests/engine/bench_linux_bpf.sh): programs
      * attached that return at once, the control beside the recorder's own
      * cost; every pick of such a run is bare. */
     const char *empty = getenv("RUNQ_BPF_EMPTY");

@@ -75,7 +75,7 @@ static int on_alternate(void *ctx, bool on, char *err, size_t errlen)
     return lxrec_internals_on(c->rec, on, err, errlen);
 }
 
-/* RUNQ_BPF_ALTERNATE_MS=N (benches only, tests/bench_linux_bpf.sh): the
+/* RUNQ_BPF_ALTERNATE_MS=N (benches only, tests/engine/bench_linux_bpf.sh): the
  * recorder off and on every N ms of the window, as host/engine/linux/alternate.c
  * measures it; 0 when unset or not a number from 10 to 10000. */
 static uint64_t alternate_ns(void)

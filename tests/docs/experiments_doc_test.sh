@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# The runq experiment examples of docs/experiments.md, run. A fenced block
+# whose first line is "$ build/runq experiment ..." is an example; the rest
+# of the block is what it printed.
+#   - An example on paper (--engine sim) is run whole and must print the
+#     block exactly.
+#   - A kernel example is minutes of guest time: the comment line
+#     "<!-- doc test: cell ARGS -->" before its block names the cell to
+#     run again (ARGS are added to the command, e.g. --vary hog.count=8).
+#     Runs are deterministic, so every line that rerun prints (the
+#     "experiment N:" line aside, which counts cells) must stand in the
+#     block, its words a subsequence of one of the block's lines: a row of
+#     the table is the same row, digit for digit.
+#   - A kernel example without that comment is refused: a figure in the
+#     docs that no test reproduces is how docs drift.
+#   - An example on the host's Linux (--engine with linux in it) is real
+#     time: no run prints the same digits twice. The comment
+#     "<!-- doc test: shape ARGS -->" names a short cell to run instead
+#     (ARGS as above); it must run with no run failing and print the
+#     block's header lines (the engines' group line, the column names)
+#     exactly. Without root or tracefs it says SKIP.
+# Usage: tests/docs/experiments_doc_test.sh [path/to/runq]
+RUNQ=$(realpath "${1:-build/runq}") || exit 2
+cd "$(dirname "$0")/../.." || exit 2
+DOC=${EXPERIMENTS_DOC:-docs/experiments.md}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/../lib.sh"
+
+# Each example as $T/ex.N.cmd, .want, and .cell (the comment's ARGS, if any).
+awk -v dir="$T" '
+    /^<!-- doc test: cell / { cell = $0; sub(/^<!-- doc test: cell /, "", cell); sub(/ -->$/, "", cell); shape = 0; next }
+    /^<!-- doc test: shape / { cell = $0; sub(/^<!-- doc test: shape /, "", cell); sub(/ -->$/, "", cell); shape = 1; next }
+    /^```/ {
+        if (inblock) { inblock = 0; if (n) close(dir "/ex." n ".want"); cell = ""; next }
+        inblock = 1; first = 1; example = 0; next
+    }
+    inblock && first {
+        first = 0
+        if ($0 ~ /^\$ build\/runq experiment/) {
+            example = 1; n++
+            print substr($0, 3) > (dir "/ex." n ".cmd"); close(dir "/ex." n ".cmd")
+            printf "%s", cell > (dir "/ex." n ".cell"); close(dir "/ex." n ".cell")
+            printf "%d", shape > (dir "/ex." n ".shape"); close(dir "/ex." n ".shape")
+            printf "" > (dir "/ex." n ".want")
+        }
+        cell = ""; shape = 0
+        next
+    }
+    inblock && example { print > (dir "/ex." n ".want") }
+    !inblock && !/^<!--/ && NF { cell = ""; shape = 0 }
+' "$DOC"
+
+# subsequence LINE: LINE's words in order within one line of $T/want.
+subsequence() {
+    awk -v line="$1" 'BEGIN { n = split(line, w, /[ \t]+/); k = 0; for (i = 1; i <= n; i++) if (w[i] != "") x[++k] = w[i]; n = k }
+        { m = split($0, d, /[ \t]+/); j = 1; for (i = 1; i <= m && j <= n; i++) if (d[i] == x[j]) j++; if (j > n) { found = 1; exit } }
+        END { exit found ? 0 : 1 }' "$T/want"
+}
+
+nex=0
+for cmdfile in "$T"/ex.*.cmd; do
+    [ -e "$cmdfile" ] || break
+    nex=$((nex + 1))
+    base=${cmdfile%.cmd}
+    cmd=$(cat "$cmdfile") cell=$(cat "$base.cell")
+    cp "$base.want" "$T/want"
+    name="doc_example_$nex ($(head -c 70 "$cmdfile"))"
+    case "$cmd" in *"--engine sim"*) sim=1 ;; *) sim=0 ;; esac
+    shape=$(cat "$base.shape")
+    case "$cmd" in *"--engine "*linux*) linux=1 ;; *) linux=0 ;; esac
+    if [ "$linux" = 1 ] && [ "$shape" != 1 ]; then
+        failed "$name" "an example on Linux needs a '<!-- doc test: shape ARGS -->' line before its block"
+        continue
+    fi
+    if [ "$linux" = 1 ] && { [ "$(id -u)" != 0 ] || ! [ -d /sys/kernel/tracing/instances ] && ! mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; }; then
+        echo "SKIP $name: the Linux engine records through tracefs, which needs root"
+        continue
+    fi
+    if [ "$sim" = 0 ] && [ -z "$cell" ]; then
+        failed "$name" "a kernel example needs a '<!-- doc test: cell ARGS -->' line before its block"
+        continue
+    fi
+    # build/runq is the runq under test, runq.db a scratch database; a
+    # cell's ARGS go before the scenario file (the last word).
+    run=${cmd//build\/runq/\"\$RUNQ\"}
+    run=${run//--db runq.db/--db \"\$T\"/doc.db}
+    if [ -n "$cell" ]; then
+        run=$(sed -E "s# (scenarios/[^ ]+\\.scn)# $cell \\1#" <<<"$run")
+    fi
+    rm -f "$T/doc.db"
+    (RUNQ="$RUNQ" T="$T" eval "$run") >"$T/got" 2>"$T/got.err"
+    if [ "$sim" = 1 ]; then
+        cmp -s "$T/got" "$T/want" && pass "$name" || failed "$name" "$(diff "$T/want" "$T/got" | head -6)"
+        continue
+    fi
+    if [ "$shape" = 1 ]; then
+        # The header lines: every line before the first that starts with
+        # a cell's parameters, the "experiment N:" line aside.
+        heads() { awk 'NR > 1 && /^params/ { print; exit } NR > 1 { print }' "$1" | tr -s ' ' | sed 's/ $//'; }
+        if [ -s "$T/got" ] && ! grep -q "failed" "$T/got" && [ "$(heads "$T/got")" = "$(heads "$T/want")" ]; then
+            pass "$name, cell $cell: the table's shape as printed"
+        else
+            failed "$name" "cell $cell: $(diff <(heads "$T/want") <(heads "$T/got") | head -4) $(tail -2 "$T/got.err")"
+        fi
+        continue
+    fi
+    bad="" lines=0
+    while IFS= read -r line; do
+        case "$line" in "experiment "*) continue ;; esac
+        lines=$((lines + 1))
+        subsequence "$line" || bad="$bad
+  not in the doc: $line"
+    done <"$T/got"
+    if [ -z "$bad" ] && [ "$lines" -ge 2 ]; then
+        pass "$name, cell $cell: $lines lines as printed"
+    else
+        failed "$name" "cell $cell:${bad:- printed $lines lines: $(tail -2 "$T/got.err")}"
+    fi
+done
+[ "$nex" -ge 4 ] && pass "doc_examples_found ($nex)" || failed doc_examples_found "only $nex examples in $DOC"
+exit $fail

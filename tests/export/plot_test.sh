@@ -1,0 +1,247 @@
+#!/usr/bin/env bash
+# runq plot (host/export/plot.c, host/export/plot_kinds.c, docs/plot.md): each kind drawn
+# from fixture databases, in PNG and in SVG, and read back:
+#   - a PNG's magic bytes, IHDR size as asked, IEND, a plausible size;
+#   - an SVG parsed by python3's XML parser, its size as asked, its title,
+#     and its legend: gnuplot writes one <g id="gnuplot_plot_N"> a series,
+#     its legend text first, then its marks, so a series' name and its
+#     box or point count are read there and compared with the same
+#     numbers from SQL on the database;
+#   - a data gap drawn as a "lost" series and label, not left empty;
+#   - the errors: no gnuplot on PATH, a trace or metric the database lacks,
+#     an unknown kind, a bad -o, a flag of another kind; a gnuplot that
+#     fails halfway leaves OUT as it was and no temp file; no temp directory
+#     is left behind.
+# SKIP when gnuplot is not installed (make deps installs gnuplot-nox).
+#
+# usage: tests/export/plot_test.sh [RUNQ]
+set -u
+cd "$(dirname "$0")/../.."
+RUNQ=$(realpath "${1:-build/runq}")
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+. tests/lib.sh
+
+if ! command -v gnuplot >/dev/null 2>&1; then
+    echo "SKIP plot: no gnuplot on PATH (make deps installs gnuplot-nox)"
+    exit 0
+fi
+command -v python3 >/dev/null 2>&1 || { echo "SKIP plot: no python3 to read the figures back"; exit 0; }
+
+# Every plot runs with its own TMPDIR, so that what it leaves there shows.
+mkdir -p "$T/tmp"
+export TMPDIR=$T/tmp
+
+# ---- fixtures ----
+# f.db: trace 1 EEVDF, trace 2 round robin, of one workload; trace 1 is
+# given a scenario row, so its label is its parameters. g.db: a round
+# robin trace whose CPU 1 dropped records half-way (a data gap). d.db: the
+# EEVDF trace twice (one label, told apart by id). x.db: seed 000's slice
+# beat on paper, 2 repeats (probe.jitter x hog.slice).
+record_fixtures --cpus 2 --tasks 4 --ms 300
+sq "$T/f.db" "INSERT INTO scenario (experiment_id, cell, repeat, seed, trace_id, engine, params, status)
+              VALUES (NULL, 0, 0, 1, 1, 'kernel', 'hog.slice=2ms', 'ok')" ||
+    { failed fixture "could not add the scenario row"; exit 1; }
+"$GEN" --policy rr --cpus 2 --tasks 4 --ms 300 --ring-drop 50 --out "$T/g.bin" &&
+    "$RUNQ" record --file "$T/g.bin" --db "$T/g.db" >/dev/null 2>&1 &&
+    "$RUNQ" record --file "$T/e.bin" --db "$T/d.db" >/dev/null 2>&1 &&
+    "$RUNQ" record --file "$T/e.bin" --db "$T/d.db" >/dev/null 2>&1 &&
+    "$RUNQ" experiment --engine sim --repeat 2 --db "$T/x.db" scenarios/slice-beat.scn >/dev/null 2>&1 ||
+    { failed fixture "could not make the gap, duplicate or experiment databases"; exit 1; }
+[ "$(sq "$T/g.db" "SELECT COUNT(*) FROM data_gap")" -ge 1 ] || { failed fixture "g.db has no data gap"; exit 1; }
+
+# ---- readers ----
+# png FILE W H: "ok" if FILE is a whole PNG of W x H, else why not.
+png() {
+    python3 - "$@" <<'EOF'
+import struct, sys
+f, w, h = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+try:
+    b = open(f, 'rb').read()
+except OSError as e:
+    print('cannot read it:', e.strerror); sys.exit()
+if b[:8] != b'\x89PNG\r\n\x1a\n': print('no PNG magic'); sys.exit()
+if b[12:16] != b'IHDR': print('no IHDR first'); sys.exit()
+gw, gh = struct.unpack('>II', b[16:24])
+if (gw, gh) != (w, h): print('IHDR says %dx%d, asked %dx%d' % (gw, gh, w, h)); sys.exit()
+if b[-8:-4] != b'IEND': print('no IEND: cut short'); sys.exit()
+if not 3000 < len(b) < 5000000: print('implausible size %d bytes' % len(b)); sys.exit()
+print('ok')
+EOF
+}
+
+# svg FILE: the figure as lines, or "bad ..." if it is not well-formed:
+#   size W H
+#   text T                      every text, in order
+#   series PANEL NAME MARKS     one a gnuplot_plot group: its legend text
+#                               and its marks (boxes, points, less the
+#                               legend's sample)
+svg() {
+    python3 - "$1" <<'EOF'
+import re, sys, xml.etree.ElementTree as ET
+try:
+    r = ET.parse(sys.argv[1]).getroot()
+except Exception as e:
+    print('bad', e); sys.exit()
+ns = '{http://www.w3.org/2000/svg}'
+print('size', r.get('width'), r.get('height'))
+for t in r.iter(ns + 'text'):
+    print('text', (t.text or '').strip())
+# a multiplot's panels are suffixed: gnuplot_plot_1a, 2a, ..., 1b, ...
+for g in r.iter(ns + 'g'):
+    m = re.fullmatch(r'gnuplot_plot_(\d+)([a-z]?)', g.get('id', ''))
+    if not m:
+        continue
+    panel = ord(m.group(2)) - ord('a') + 1 if m.group(2) else 1
+    texts = [(t.text or '').strip() for t in g.iter(ns + 'text')]
+    marks = len(list(g.iter(ns + 'polygon'))) + len(list(g.iter(ns + 'use'))) - 1
+    print('series', panel, texts[0] if texts else '', marks, sep='\t')
+EOF
+}
+
+# has NAME FILE LINE: FILE holds LINE exactly.
+has() {
+    if grep -qxF -- "$3" "$2"; then pass "$1"; else failed "$1" "no line '$3' in: $(head -c 600 "$2" | tr '\n' '|')"; fi
+}
+
+# same NAME FILE_GOT FILE_WANT
+same() {
+    if diff "$3" "$2" >"$T/diff"; then pass "$1"; else failed "$1" "$(tr '\n' '|' <"$T/diff" | head -c 600)"; fi
+}
+
+# ---- timeline ----
+for ext in png svg; do
+    expect "timeline_$ext" 0 "" plot timeline --db "$T/f.db" --trace 1 --size 1000x400 -o "$T/tl.$ext"
+done
+has timeline_png_valid <(png "$T/tl.png" 1000 400) ok
+svg "$T/tl.svg" >"$T/tl.txt"
+has timeline_svg_size "$T/tl.txt" "size 1000 400"
+has timeline_title "$T/tl.txt" "text Trace 1 (eevdf, 2 CPUs): who ran, 0 to 100 ms"
+# one series a task that ran in the window, its boxes its slices there,
+# then the wakeups in it; no gap in this trace, so no "lost"
+W="s.trace_id = 1 AND s.dur > 0 AND s.ts < 100000000 AND s.ts + s.dur > 0"
+{
+    sq -separator $'\t' "$T/f.db" "SELECT 'series', 1, t.name, COUNT(*) FROM sched_slice s JOIN thread t USING (utid)
+                                   WHERE $W AND NOT t.is_idle GROUP BY t.utid ORDER BY t.utid"
+    sq -separator $'\t' "$T/f.db" "SELECT 'series', 1, 'wakeup (on the wakee''s CPU)', COUNT(*) FROM wakeup
+                                   WHERE trace_id = 1 AND ts_wake < 100000000 AND cpu IS NOT NULL"
+} >"$T/want"
+grep '^series' "$T/tl.txt" >"$T/got"
+same timeline_one_series_a_task "$T/got" "$T/want"
+
+# a data gap is drawn hatched and labelled, never as idle: a "lost"
+# series with one box a gap in the window, and a "lost" label on each
+G0=$(sq "$T/g.db" "SELECT MIN(ts_start) / 1000000 - 10 FROM data_gap")
+G1=$(sq "$T/g.db" "SELECT MAX(ts_end) / 1000000 + 10 FROM data_gap")
+expect timeline_gap_svg 0 "" plot timeline --db "$T/g.db" --from "$G0" --to "$G1" -o "$T/gap.svg"
+svg "$T/gap.svg" >"$T/gap.txt"
+NGAPS=$(sq "$T/g.db" "SELECT COUNT(*) FROM data_gap WHERE ts_start < ${G1}000000 AND ts_end > ${G0}000000")
+has timeline_gap_drawn "$T/gap.txt" "$(printf 'series\t1\tlost (data gap: not idle, unknown)\t%d' "$NGAPS")"
+if [ "$(grep -cxF 'text lost' "$T/gap.txt")" = "$NGAPS" ]; then pass timeline_gap_labelled
+else failed timeline_gap_labelled "want $NGAPS 'lost' labels, got $(grep -cxF 'text lost' "$T/gap.txt")"; fi
+# and no task's box reaches into a gap: each box count is its slices,
+# none of which overlap a gap (the recorder ends them at its start)
+{
+    sq -separator $'\t' "$T/g.db" "SELECT 'series', 1, t.name, COUNT(*) FROM sched_slice s JOIN thread t USING (utid)
+        WHERE s.dur > 0 AND s.ts < ${G1}000000 AND s.ts + s.dur > ${G0}000000 AND NOT t.is_idle
+        AND NOT EXISTS (SELECT 1 FROM data_gap g WHERE g.cpu = s.cpu AND s.ts < g.ts_end AND s.ts + s.dur > g.ts_start)
+        GROUP BY t.utid ORDER BY t.utid"
+} >"$T/want"
+grep '^series' "$T/gap.txt" | grep -v -e 'wakeup (' -e 'lost (' >"$T/got"
+same timeline_gap_not_slices "$T/got" "$T/want"
+
+# ---- latency ----
+for ext in png svg; do
+    expect "latency_$ext" 0 "" plot latency --db "$T/f.db" --size 800x900 -o "$T/lat.$ext"
+done
+has latency_png_valid <(png "$T/lat.png" 800 900) ok
+svg "$T/lat.svg" >"$T/lat.txt"
+has latency_svg_size "$T/lat.txt" "size 800 900"
+has latency_title "$T/lat.txt" "text Wake latency (wake to run): hog.slice=2ms vs rr"
+# both traces on one set of axes in each panel (histogram, CDF), each
+# named by its label: trace 1 by its scenario's parameters, trace 2 by
+# its policy; with its wakeups that ran
+N1=$(sq "$T/f.db" "SELECT COUNT(*) FROM wakeup WHERE trace_id = 1 AND latency IS NOT NULL")
+N2=$(sq "$T/f.db" "SELECT COUNT(*) FROM wakeup WHERE trace_id = 2 AND latency IS NOT NULL")
+grep '^series' "$T/lat.txt" | cut -f 1-3 >"$T/got"
+printf 'series\t%d\t%s\n' 1 "hog.slice=2ms ($N1 wakeups)" 1 "rr ($N2 wakeups)" 2 "hog.slice=2ms ($N1 wakeups)" \
+    2 "rr ($N2 wakeups)" >"$T/want"
+same latency_one_series_a_trace "$T/got" "$T/want"
+expect latency_cdf_svg 0 "" plot latency --db "$T/f.db" --trace 2 --cdf --task io1 -o "$T/cdf.svg"
+svg "$T/cdf.svg" >"$T/cdf.txt"
+NIO=$(sq "$T/f.db" "SELECT COUNT(*) FROM wakeup w JOIN thread t USING (utid)
+                    WHERE w.trace_id = 2 AND t.name = 'io1' AND w.latency IS NOT NULL")
+grep '^series' "$T/cdf.txt" | cut -f 1-3 >"$T/got"
+printf 'series\t1\trr (%d wakeups)\n' "$NIO" >"$T/want"
+same latency_cdf_one_task "$T/got" "$T/want"
+has latency_cdf_title "$T/cdf.txt" "text Wake latency (wake to run) of io1: rr"
+expect latency_dup_labels 0 "" plot latency --db "$T/d.db" -o "$T/dup.svg"
+svg "$T/dup.svg" | grep "^series$(printf '\t')1" | cut -f 3 | sed 's/ ([0-9]* wakeups)$//' >"$T/got"
+printf 'eevdf (trace 1)\neevdf (trace 2)\n' >"$T/want"
+same latency_dup_labels_by_id "$T/got" "$T/want"
+
+# ---- experiment ----
+for ext in png svg; do
+    expect "experiment_$ext" 0 "" plot experiment --db "$T/x.db" --metric probe.stall --x hog.slice \
+        --size 900x500 -o "$T/xp.$ext"
+done
+has experiment_png_valid <(png "$T/xp.png" 900 500) ok
+svg "$T/xp.svg" >"$T/xp.txt"
+has experiment_svg_size "$T/xp.txt" "size 900 500"
+has experiment_title "$T/xp.txt" "text Experiment 1 (slice-beat.scn, engine sim): probe.stall against hog.slice"
+has experiment_xlabel "$T/xp.txt" "text hog.slice (ms)"
+# one series a value of the other axis, a point a cell
+sq -separator $'\t' "$T/x.db" "SELECT 'series', 1, substr(params, 1, instr(params, ' ') - 1), COUNT(DISTINCT cell)
+    FROM scenario WHERE experiment_id = 1 AND status = 'ok' GROUP BY 3 ORDER BY MIN(cell)" >"$T/want"
+grep '^series' "$T/xp.txt" >"$T/got"
+same experiment_one_series_an_axis_value "$T/got" "$T/want"
+
+# ---- errors ----
+mkdir -p "$T/nognuplot"
+runq_nopath() { PATH=$T/nognuplot "$RUNQ" "$@" >"$T/out" 2>"$T/err" </dev/null; rc=$?; }
+runq_nopath plot timeline --db "$T/f.db" -o "$T/none.png"
+if [ "$rc" = 1 ] && grep -qF "make deps" "$T/err" && grep -qF "apt-get install -y gnuplot-nox" "$T/err" &&
+    [ "$(wc -l <"$T/err")" = 1 ] && [ ! -e "$T/none.png" ]; then
+    pass no_gnuplot
+else
+    failed no_gnuplot "exit $rc: $(head -c 300 "$T/err")"
+fi
+expect unknown_trace 1 "no trace 99 in" plot timeline --db "$T/f.db" --trace 99 -o "$T/e.png"
+expect unknown_trace_latency 1 "no trace 99 in" plot latency --db "$T/f.db" --trace 1 --trace 99 -o "$T/e.png"
+expect unknown_kind 2 "no kind 'pie'" plot pie --db "$T/f.db"
+expect no_kind 2 "name a kind" plot
+expect unknown_metric 1 "experiment 1 has no metric probe.nope" plot experiment --db "$T/x.db" --metric probe.nope
+expect unknown_axis 1 "does not vary probe.nice" plot experiment --db "$T/x.db" --x probe.nice
+expect too_many_series 1 "plot against another axis with --x" plot experiment --db "$T/x.db"
+expect no_experiment 1 "holds no experiment" plot experiment --db "$T/f.db"
+expect unknown_task 1 "no wakeup that ran of a task called 'nobody'" plot latency --db "$T/f.db" --task nobody
+expect bad_extension 2 "ending .png or .svg" plot timeline --db "$T/f.db" -o "$T/fig.jpg"
+expect flag_of_another_kind 2 "unknown flag '--metric'; see runq plot timeline --help" plot timeline --db "$T/f.db" --metric probe.stall
+expect empty_window 2 "the window is empty" plot timeline --db "$T/f.db" --from 50 --to 20
+expect bad_size 2 "--size takes WIDTHxHEIGHT in pixels" plot timeline --db "$T/f.db" --size 10x10
+expect help 0 "" plot --help
+stdout_has help_lists_kinds "timeline   who ran on each CPU"
+[ -e "$T/e.png" ] && failed error_writes_nothing "a failed plot left $T/e.png" || pass error_writes_nothing
+
+# A gnuplot that writes half a figure (to its stdout, which is the temp
+# file beside OUT) and fails: OUT stays as it was, the temp file goes.
+mkdir -p "$T/fakebin"
+cat >"$T/fakebin/gnuplot" <<'EOF'
+#!/bin/sh
+printf 'half a fig'
+echo '"plot.gp" line 9: out of ink' >&2
+exit 1
+EOF
+chmod +x "$T/fakebin/gnuplot"
+echo "the old figure" >"$T/kept.png"
+PATH=$T/fakebin:$PATH "$RUNQ" plot timeline --db "$T/f.db" -o "$T/kept.png" >"$T/out" 2>"$T/err"
+rc=$?
+if [ "$rc" = 1 ] && [ "$(cat "$T/kept.png")" = "the old figure" ] && [ -z "$(ls "$T"/kept.png.tmp* 2>/dev/null)" ] &&
+    grep -qF "gnuplot failed (exit 1): \"plot.gp\" line 9: out of ink" "$T/err"; then
+    pass failed_gnuplot_keeps_out
+else
+    failed failed_gnuplot_keeps_out "exit $rc, OUT now '$(head -c 40 "$T/kept.png")', tmp $(ls "$T"/kept.png* | tr '\n' ' '): $(head -c 300 "$T/err")"
+fi
+
+if [ -z "$(ls -A "$T/tmp")" ]; then pass no_temp_left; else failed no_temp_left "left in TMPDIR: $(ls "$T/tmp")"; fi
+exit $fail

@@ -1,0 +1,119 @@
+/*
+ * Host unit tests of policy rr (kernel/sched/rr.c), driven through the
+ * same ops table the kernel uses, in the kernel's decision order.
+ * Each test prints PASS name or FAIL name: why (tests/harness.h).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "decide.h"
+#include "tests/harness.h"
+#include "policy.h"
+
+static const struct sched_policy *P = &rr_policy;
+
+static void setup(struct sched_queue *q, struct sched_entity *se, int n)
+{
+    struct sched_params p = { .ncpus = 4, .tick_ns = 10000000 };
+    sched_queue_init(P, q, &p);
+    for (int i = 0; i < n; i++) {
+        memset(&se[i], 0, sizeof se[i]);
+        se[i].id = i;
+        P->init_entity(q, &se[i]);
+    }
+}
+
+/* One decision as the core makes it (decide.h); returns the entity now current. */
+static struct sched_entity *decide(struct sched_queue *q)
+{
+    struct sched_decision d;
+    return sched_decide(P, q, NULL, SCHED_LEAVE_BLOCK, &d);
+}
+
+static void rr_turns_in_list_order(void)
+{
+    struct sched_queue q;
+    struct sched_entity se[3];
+    setup(&q, se, 3);
+    for (int i = 0; i < 3; i++)
+        P->join(&q, &se[i], SCHED_JOIN_NEW);
+    int order[7];
+    for (int k = 0; k < 7; k++)
+        order[k] = decide(&q)->id;
+    int want[7] = { 0, 1, 2, 0, 1, 2, 0 };
+    CHECK(memcmp(order, want, sizeof want) == 0, "order %d %d %d %d %d %d %d", order[0], order[1], order[2],
+          order[3], order[4], order[5], order[6]);
+}
+
+static void rr_wakeup_takes_first_in_list_not_woken(void)
+{
+    struct sched_queue q;
+    struct sched_entity se[4];
+    setup(&q, se, 4);
+    for (int i = 0; i < 3; i++) /* three spinners */
+        P->join(&q, &se[i], SCHED_JOIN_NEW);
+    CHECK(decide(&q)->id == 0, "first pick");
+    P->join(&q, &se[3], SCHED_JOIN_WAKE); /* the waiter wakes */
+    CHECK(P->wakeup_preempt(&q, &se[3]), "a wakeup must reschedule");
+    struct sched_entity *n = decide(&q); /* the IPI's decision */
+    CHECK(n->id == 1, "IPI decision took %d, the round robin takes the head (1)", n->id);
+    /* the waiter then waits a tick behind each spinner ahead of it */
+    CHECK(P->tick(&q) && decide(&q)->id == 2, "tick 1");
+    CHECK(P->tick(&q) && decide(&q)->id == 3, "tick 2 must reach the waiter");
+}
+
+static void rr_tick_preempts_only_with_company(void)
+{
+    struct sched_queue q;
+    struct sched_entity se[2];
+    setup(&q, se, 2);
+    P->join(&q, &se[0], SCHED_JOIN_NEW);
+    decide(&q);
+    CHECK(!P->tick(&q), "a lone task is preempted");
+    CHECK(P->timer_ns(&q) == UINT64_MAX, "rr asks for a timer");
+    P->join(&q, &se[1], SCHED_JOIN_NEW);
+    CHECK(P->tick(&q), "a tick with a waiting task must preempt");
+}
+
+static void rr_leave_current_and_listed(void)
+{
+    struct sched_queue q;
+    struct sched_entity se[3];
+    setup(&q, se, 3);
+    for (int i = 0; i < 3; i++)
+        P->join(&q, &se[i], SCHED_JOIN_NEW);
+    decide(&q); /* 0 current, list 1 2 */
+    P->leave(&q, &se[2], SCHED_LEAVE_BLOCK);
+    P->leave(&q, &se[0], SCHED_LEAVE_BLOCK);
+    CHECK(q.curr == NULL && q.nr_queued == 1, "curr %p queued %u", (void *)q.curr, q.nr_queued);
+    CHECK(!se[0].on_queue && !se[2].on_queue && se[1].on_queue, "on_queue flags");
+    CHECK(decide(&q) == &se[1], "the one left must run");
+}
+
+static void rr_nice_changes_nothing(void)
+{
+    struct sched_queue q;
+    struct sched_entity se[2];
+    setup(&q, se, 2);
+    P->join(&q, &se[0], SCHED_JOIN_NEW);
+    P->join(&q, &se[1], SCHED_JOIN_NEW);
+    P->set_nice(&q, &se[0], -20);
+    P->set_nice(&q, &se[1], 19);
+    int runs[2] = { 0, 0 };
+    for (int k = 0; k < 100; k++)
+        runs[decide(&q)->id]++;
+    CHECK(runs[0] == 50 && runs[1] == 50 && se[0].nice == -20, "turns %d/%d", runs[0], runs[1]);
+}
+
+static const struct harness_test tests[] = {
+    HARNESS_TEST(rr_turns_in_list_order),
+    HARNESS_TEST(rr_wakeup_takes_first_in_list_not_woken),
+    HARNESS_TEST(rr_tick_preempts_only_with_company),
+    HARNESS_TEST(rr_leave_current_and_listed),
+    HARNESS_TEST(rr_nice_changes_nothing),
+};
+
+int main(int argc, char **argv)
+{
+    return harness_main(argc, argv, tests, HARNESS_COUNT(tests));
+}

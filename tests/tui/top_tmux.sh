@@ -1,0 +1,311 @@
+#!/bin/sh
+# tests/tui/top_tmux.sh [runq]: runq top in a detached tmux session, driven by
+# keys, its screen read with capture-pane: on a recorded fixture trace
+# (tests/trace/trace_gen.c), on a recording that grows while it is watched, and,
+# when the recorder offers a control socket, on a live kernel (a renice
+# from the view must change the task's nice in the kernel and its share).
+# Prints PASS name / FAIL name: why / SKIP name: why; exits 1 on a FAIL.
+RUNQ=$(cd "$(dirname "${1:-build/runq}")" && pwd)/$(basename "${1:-build/runq}")
+command -v tmux >/dev/null || { echo "SKIP top_tmux: no tmux"; exit 0; }
+T=$(mktemp -d /tmp/top_tmux.XXXXXX)
+S=runq_top_test_$$
+REC=
+trap 'tmux_stop; [ -n "$REC" ] && kill $REC 2>/dev/null; rm -rf "$T"' EXIT
+. tests/lib.sh
+tmux_start
+record_fixtures --ms 2000 --seed 3
+# the task table's rows: the lines after the header row that starts "  TID" or "   TID"
+rows() { screen | sed -n '/^ *TID NAME/,$p' | sed 1d | grep -E '^[ *] *[0-9]+ '; }
+first_name() { rows | head -1 | awk '{print ($1=="*") ? $3 : $2}'; }
+first_is() { case $(first_name) in $1*) return 0 ;; esac; return 1; }
+start() { # size, then runq top's arguments
+    tmux kill-session -t $S 2>/dev/null
+    size=$1
+    shift
+    tmux new-session -d -s $S -x ${size%x*} -y ${size#*x} \
+        "TERM=xterm-256color $RUNQ top $*; echo TOP-EXITED=\$?; sleep 30"
+}
+
+# ---- a finished trace, replayed slowly from 1.5 s ----
+start 100x30 --db "$T/f.db" --trace 1 --at 1.5 --speed 0.01
+if wait_for 'TID NAME'; then pass top_starts; else failed top_starts "$(screen | head -5)"; fi
+h=$(screen | head -4)
+case $h in
+*"trace 1  eevdf  250 Hz  4 CPUs"*"lost 0  resyncs 0"*"features PLACE_LAG"*"replay x0.01"*complete*)
+    pass top_header ;;
+*) failed top_header "$h" ;;
+esac
+if [ "$(screen | grep -c '^ *[0-3] [a-z]')" -ge 4 ]; then pass top_cpu_rows; else failed top_cpu_rows "$(screen | sed -n 5,10p)"; fi
+
+# On an 80-column terminal the header keeps what matters: loss and every
+# feature switch (it cut off "resyncs" and REQUEUE_UPDATE_CURR)
+start 80x24 --db "$T/f.db" --trace 1 --at 1.5 --speed 0.01
+if wait_for 'TID NAME' && screen | head -1 | grep -q 'lost 0 *resyncs 0$' &&
+    screen | head -5 | grep -q -- '-REQUEUE_UPDATE_CURR'; then
+    pass top_header_at_80_columns
+else
+    failed top_header_at_80_columns "$(screen | head -4 | tr '\n' '|')"
+fi
+start 100x30 --db "$T/f.db" --trace 1 --at 1.5 --speed 0.01
+wait_for 'TID NAME' >/dev/null
+
+# sort: P (by %CPU) puts a spinner first; I inverts; < and > walk the columns
+tmux send-keys -t $S P
+if eventually first_is spin; then pass top_sort_cpu; else failed top_sort_cpu "first row $(rows | head -1)"; fi
+tmux send-keys -t $S I
+wait_for 'sort %CPU (inverted)' >/dev/null
+case $(first_name) in io*) pass top_sort_invert ;; *) failed top_sort_invert "first row $(rows | head -1)" ;; esac
+tmux send-keys -t $S I
+for k in 1 2 3 4 5 6; do tmux send-keys -t $S '<'; done
+if wait_for 'sort TID ' && [ "$(rows | head -1 | awk '{print $1}')" = 4 ]; then pass top_sort_column_keys
+else failed top_sort_column_keys "$(screen | sed -n 4p) / $(rows | head -1)"; fi
+
+# filter: only io1, io10, io11 stay; Esc brings everyone back
+tmux send-keys -t $S '\' i o 1
+sleep 0.4
+tmux send-keys -t $S Enter
+names() { rows | awk '{print $2}' | sort | tr '\n' ' '; }
+names_are() { [ "$(names)" = "$1" ]; }
+if eventually names_are "io1 io10 io11 "; then pass top_filter; else failed top_filter "rows: $(names)"; fi
+tmux send-keys -t $S '\' Escape
+has_row() { rows | grep -q -- "$1"; }
+if eventually has_row spin0; then pass top_filter_clear; else failed top_filter_clear "$(rows | head -3)"; fi
+# ... and Esc in the main view clears a filter already set, as the help says
+tmux send-keys -t $S '\' i o 1
+sleep 0.4
+tmux send-keys -t $S Enter
+eventually names_are "io1 io10 io11 " || failed top_filter_again "rows: $(names)"
+tmux send-keys -t $S Escape
+if eventually has_row spin0; then pass top_esc_clears_filter; else failed top_esc_clears_filter "$(rows | head -3)"; fi
+
+# search: the selection moves to the match; the histogram view names it
+tmux send-keys -t $S / s p i n 6 Enter Tab
+if wait_for 'wake latency of spin6'; then pass top_search_and_histogram_view
+else failed top_search_and_histogram_view "$(screen | grep 'wake latency' || screen | tail -3)"; fi
+# a spinner never sleeps: no wakeups, and no percentiles of nothing above it
+if screen | grep -q 'no wakeups yet' && ! screen | grep -q 'wake latency of spin6.*0 wakeups'; then
+    pass top_histogram_empty_says_so
+else failed top_histogram_empty_says_so "$(screen | grep -A1 'wake latency of spin6')"; fi
+tmux send-keys -t $S / i o 4 Enter
+if wait_for 'wake latency of io4 (tid' && screen | grep -Eq '^ *[0-9]+(ns|us|ms)- *[0-9]+(ns|us|ms) +\|'; then
+    pass top_histogram_buckets
+else failed top_histogram_buckets "$(screen | tail -12)"; fi
+tmux send-keys -t $S Tab
+if wait_for 'timeline: a row a switch' && screen | grep -Eq '^ +[0-9]+\.[0-9]{6} +[ *][A-Z][0-9]'; then pass top_timeline_view
+else failed top_timeline_view "$(screen | tail -6)"; fi
+tmux send-keys -t $S Tab
+
+# pause: the time shown stops, and goes on after z again
+tmux send-keys -t $S z
+wait_for PAUSED >/dev/null
+a=$(screen | head -1 | grep -o 'up [0-9.]*s')
+sleep 1.2
+b=$(screen | head -1 | grep -o 'up [0-9.]*s')
+tmux send-keys -t $S z
+uptime_moved_from() { c=$(screen | head -1 | grep -o 'up [0-9.]*s'); [ "$c" != "$1" ]; }
+eventually uptime_moved_from "$b"
+if [ -n "$a" ] && [ "$a" = "$b" ] && [ "$b" != "$c" ]; then pass top_pause; else failed top_pause "$a / $b / $c"; fi
+
+# help lists every key; any key returns
+tmux send-keys -t $S h
+if wait_for 'runq top: keys' && screen | grep -q 'nice down / up' && screen | grep -q 'drop a named marker'; then
+    pass top_help
+else failed top_help "$(screen | head -5)"; fi
+tmux send-keys -t $S x
+if wait_for 'TID NAME'; then pass top_help_returns; else failed top_help_returns "$(screen | head -3)"; fi
+
+# an action on a finished trace says why it cannot be done
+tmux send-keys -t $S n
+if wait_for 'actions need a live recording'; then pass top_action_needs_live; else failed top_action_needs_live "$(screen | tail -1)"; fi
+
+# resize, then quit: the terminal is restored and the exit status is 0
+tmux resize-window -t $S -x 140 -y 45 2>/dev/null
+if wait_for 'WAKEMAX'; then pass top_resize_wider; else failed top_resize_wider "$(screen | grep 'TID NAME')"; fi
+tmux send-keys -t $S q
+if wait_for 'TOP-EXITED=0' && ! screen | grep -q 'TID NAME'; then pass top_quit_restores
+else failed top_quit_restores "$(screen | tail -3)"; fi
+
+# ---- round robin: the EEVDF columns are dashes ----
+start 100x30 --db "$T/f.db" --trace 2 --at 0.8 --speed 0.01
+wait_for 'TID NAME' >/dev/null
+bad=$(rows | awk '$8 != "-" || $9 != "-" || $10 != "-" || $5 != "-"' | head -2)
+if [ -n "$(rows)" ] && [ -z "$bad" ] && screen | grep -q 'round robin'; then pass top_rr_dashes
+else failed top_rr_dashes "${bad:-no rows}"; fi
+
+# ---- 80x24, ASCII bars, no colour; SIGTERM restores the terminal ----
+tmux kill-session -t $S 2>/dev/null
+tmux new-session -d -s $S -x 80 -y 24 \
+    "RUNQ_ASCII=1 NO_COLOR=1 TERM=xterm $RUNQ top --db $T/f.db --trace 1 --at 1; echo TOP-EXITED=\$?; sleep 30"
+if wait_for 'TID NAME' && screen | grep -q '\[|||' && screen | grep -q 'F10Quit'; then pass top_80x24_ascii
+else failed top_80x24_ascii "$(screen | sed -n 5,8p)"; fi
+# the pane's shell runs runq top as its only child
+top_pid=$(pgrep -P "$(tmux list-panes -t $S -F '#{pane_pid}')" | head -1)
+[ -n "$top_pid" ] && kill -TERM "$top_pid"
+if wait_for 'TOP-EXITED=143' && ! screen | grep -q 'TID NAME'; then pass top_sigterm_restores
+else failed top_sigterm_restores "$(screen | tail -3)"; fi
+
+# ---- errors: one line, before any terminal change ----
+out=$("$RUNQ" top --db "$T/none.db" 2>&1); rc=$?
+if [ $rc -eq 1 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ]; then pass top_missing_db; else failed top_missing_db "$rc: $out"; fi
+echo "not a database at all, just some text to fill more than a header's worth of bytes........" >"$T/junk.db"
+out=$("$RUNQ" top --db "$T/junk.db" 2>&1); rc=$?
+case $rc:$out in "1:runq top: "*"not a runq trace database"*) pass top_not_a_trace ;; *) failed top_not_a_trace "$rc: $out" ;; esac
+out=$("$RUNQ" top --delay 0 2>&1); rc=$?
+if [ $rc -eq 2 ]; then pass top_usage_error; else failed top_usage_error "$rc: $out"; fi
+
+# ---- a recording that grows while it is watched ----
+"$GEN" --ms 3000 --seed 5 --out "$T/g.bin"
+half=$(($(wc -c <"$T/g.bin") / 3))
+head -c $half "$T/g.bin" >"$T/grow.bin"
+"$RUNQ" record --file "$T/grow.bin" --follow --db "$T/g.db" >/dev/null 2>&1 &
+REC=$!
+sleep 1
+start 100x30 --db "$T/g.db"
+if wait_for 'live  recording'; then pass top_live_follows; else failed top_live_follows "$(screen | sed -n 4p)"; fi
+a=$(screen | head -1 | grep -o 'up [0-9.]*s')
+tail -c +$((half + 1)) "$T/g.bin" >>"$T/grow.bin"
+wait $REC
+REC=
+at_the_end() { b=$(screen | head -1 | grep -o 'up [0-9.]*s'); [ "$b" = "up 3.000s" ] && on_screen 'live  complete'; }
+eventually at_the_end
+if [ -n "$a" ] && [ "$a" != "$b" ] && [ "$b" = "up 3.000s" ] && screen | grep -q 'live  complete'; then
+    pass top_live_grows_to_the_end
+else failed top_live_grows_to_the_end "$a then $b; $(screen | sed -n 4p)"; fi
+tmux send-keys -t $S q
+
+# ---- a live kernel: renice from the view ----
+# wait_thread DB NAME: up to 20 s for the recording to know task NAME
+wait_thread() {
+    local i=0
+    while [ $i -lt 100 ] && ! sqlite3 "$1" "SELECT 1 FROM thread WHERE name='$2'" 2>/dev/null | grep -q 1; do
+        sleep 0.2; i=$((i + 1))
+    done
+}
+if ! "$RUNQ" boot --help 2>/dev/null | grep -q -- '--record'; then
+    echo "SKIP top_live_renice: runq boot has no --record"
+elif ! sqlite3 "$T/f.db" "SELECT control FROM trace LIMIT 1" >/dev/null 2>&1; then
+    echo "SKIP top_live_renice: the recorder offers no control socket yet (trace.control)"
+else
+    # two spinners on one CPU; renice one from the view, then compare shares.
+    # (Guest time runs with the host's clock here: the spinners last as
+    # long as the boot may, so a slow view on a loaded machine cannot
+    # outlast them (30 s did at a load average of 12); killed when done.)
+    "$RUNQ" boot --record "$T/live.db" --cpus 1 --timeout 120 \
+        --cmd "spin a 120000" --cmd "spin b 120000" --cmd "sleep 120000" >/dev/null 2>&1 &
+    BOOT=$!
+    wait_thread "$T/live.db" b
+    start 100x30 --db "$T/live.db"
+    wait_for 'live  recording' >/dev/null
+    tmux send-keys -t $S / b Enter F
+    # one step at a time: each N renices from the nice on screen, so the
+    # next press waits until the kernel's answer has come back through the trace
+    for k in 1 2 3 4 5; do
+        tmux send-keys -t $S N
+        j=0
+        while [ $j -lt 40 ] && [ "$(rows | awk '$2 == "b" { print $4 }')" != "$k" ]; do sleep 0.25; j=$((j + 1)); done
+    done
+    sleep 3
+    nice=$(sqlite3 "$T/live.db" "SELECT new_value FROM sched_set s JOIN thread t USING(utid) WHERE t.name='b' AND what='nice' ORDER BY ts DESC LIMIT 1")
+    row=$(rows | awk '$2 == "b"')
+    if [ "$nice" = 5 ] && [ "$(echo "$row" | awk '{print $4}')" = 5 ]; then pass top_live_renice
+    else failed top_live_renice "kernel nice '$nice', row '$row'"; fi
+    ratio=$(sqlite3 "$T/live.db" "SELECT ROUND(1.0*SUM(CASE WHEN t.name='a' THEN dur END)/SUM(CASE WHEN t.name='b' THEN dur END),2) FROM sched_slice s JOIN thread t USING(utid) WHERE s.ts > (SELECT MAX(ts) FROM sched_set WHERE what='nice')")
+    case $ratio in 2.[5-9]*|3.[0-5]*) pass top_live_renice_share ;; *) failed top_live_renice_share "a/b share $ratio, want ~3.06" ;; esac
+    tmux send-keys -t $S q
+    kill $BOOT 2>/dev/null
+    wait $BOOT 2>/dev/null
+fi
+
+# ---- a live kernel whose CPUs 2 and 3 only idle: they show "idle" ----
+# (they halted before tracing began; without the keyframe each CPU writes
+# when tracing starts, the view could only show '?' for them)
+tmux kill-session -t $S 2>/dev/null
+"$RUNQ" boot --record "$T/idle.db" --timeout 120 --cmd "spin a 120000 1" --cmd "sleep 120000" >/dev/null 2>&1 &
+BOOT=$!
+wait_thread "$T/idle.db" a
+start 100x30 --db "$T/idle.db"
+wait_for 'live  recording' >/dev/null
+cpus() { screen | sed -n '/^CPU CURRENT/,/TID NAME/p' | awk '$1 ~ /^[0-9]+$/ { print $1 "=" $2 }' | tr '\n' ' '; }
+idle_shown() { case "$(cpus)" in *"1=a 2=idle 3=idle ") return 0 ;; esac; return 1; }
+eventually idle_shown
+case "$(cpus)" in *"1=a 2=idle 3=idle ") pass top_live_idle_cpus_show_their_idle_task ;;
+*) failed top_live_idle_cpus_show_their_idle_task "CPU column: $(cpus)" ;; esac
+tmux send-keys -t $S q
+kill $BOOT 2>/dev/null
+wait $BOOT 2>/dev/null
+
+# ---- runq run's tmux session closed under it (SIGHUP everywhere) ----
+# The recorder commits and marks the trace, runq run waits for it and
+# removes its socket directory: nothing is left 'recording', nothing in /tmp.
+# (With SIGHUP left to its default, the trace stayed 'recording' and the
+# directory with trace.sock and trace.sock.ctl stayed behind.)
+mkdir -p "$T/run"
+tmux new-session -d -s runs -x 200 -y 50 "cd $T/run && $RUNQ run; sleep 60"
+wait_recording() {
+    local i=0
+    while [ $i -lt 100 ]; do
+        [ "$(sqlite3 "$T/run/runq.db" "SELECT records > 1000 FROM trace" 2>/dev/null)" = 1 ] && return 0
+        sleep 0.2; i=$((i + 1))
+    done
+    return 1
+}
+wait_recording
+sock=$(sqlite3 "$T/run/runq.db" "SELECT source FROM trace" 2>/dev/null)
+# The shell's screen holds the kernel's lines, not the recorder's trace id
+# on a line of its own (it once did, beside the boot messages), ...
+S=runs
+if wait_for 'runq>' && ! screen | grep -qE '^[0-9]+$'; then
+    pass run_screen_has_no_stray_trace_id
+else
+    failed run_screen_has_no_stray_trace_id "$(screen | grep -nE '^[0-9]+$|runq>' | head -3 | tr '\n' '|')"
+fi
+# ... nor QEMU's "waiting for connection" (its socket is runq's own port)
+if ! screen | grep -q 'QEMU waiting for connection'; then
+    pass run_screen_has_no_qemu_waiting_line
+else
+    failed run_screen_has_no_qemu_waiting_line "$(screen | grep -n 'QEMU waiting' | head -2)"
+fi
+# A command from the host (what runq top's actions send): its answer on a
+# line of its own, then a prompt (it printed "runq> nice id=..." and left
+# no prompt).
+ctl=$(sqlite3 "$T/run/runq.db" "SELECT control FROM trace" 2>/dev/null)
+if [ -n "$ctl" ] && python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b"nice 5 2\n"); s.close()' "$ctl" &&
+    eventually sh -c "tmux -S '$T/tmux.sock' capture-pane -p -t runs | grep -v '^\$' | tail -3 | tr '\n' '|' | grep -q '^runq> *|nice id=5 nice=2|runq> *|\$'"; then
+    pass host_command_gives_the_prompt_back
+else
+    failed host_command_gives_the_prompt_back "control '$ctl': $(tmux capture-pane -p -t runs | grep -v '^$' | tail -3 | tr '\n' '|')"
+fi
+tmux kill-session -t runs
+row=""
+for _ in $(seq 1 100); do
+    row=$(sqlite3 "$T/run/runq.db" "SELECT status || ' ' || end_reason FROM trace" 2>/dev/null)
+    [ "$row" = "incomplete interrupted" ] && [ ! -e "$(dirname "${sock:-/nonexistent/x}")" ] && break
+    sleep 0.2
+done
+if [ -n "$sock" ] && [ "$row" = "incomplete interrupted" ] && [ ! -e "$(dirname "$sock")" ] &&
+    ! ls "$T/run" | grep -q -- -reserve-; then
+    pass run_closed_by_its_terminal_cleans_up
+else
+    failed run_closed_by_its_terminal_cleans_up "trace '$row', socket dir of '$sock' $([ -e "$(dirname "$sock")" ] && echo left || echo gone), $(ls "$T/run" | tr '\n' ' ')"
+fi
+# The view ends with its terminal, even when whoever started it left
+# SIGHUP ignored (an ignored disposition survives exec): killing its tmux
+# session hangs the terminal up, and a view reading ERR from a dead
+# terminal ran on (two found alive 29 and 49 minutes later, issue 36).
+tmux new-session -d -s hup -x 100 -y 30 "trap '' HUP; exec $RUNQ top --db $T/f.db --trace 1 --speed 0.01"
+S=hup
+if wait_for 'TID'; then
+    pid=$(tmux list-panes -t hup -F '#{pane_pid}')
+    tmux kill-session -t hup
+    gone=0
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || { gone=1; break; }; sleep 0.1; done
+    if [ "$gone" = 1 ]; then
+        pass top_ends_with_its_terminal
+    else
+        failed top_ends_with_its_terminal "runq top (pid $pid) still alive 5 s after its terminal hung up"
+        kill -9 "$pid" 2>/dev/null
+    fi
+else
+    failed top_ends_with_its_terminal "the view never drew: $(screen | head -3 | tr '\n' '|')"
+fi
+exit $fail
