@@ -47,7 +47,7 @@ HOST_OBJ += $(patsubst db/%.sql,$(BUILD)/gen/%_sql.o,$(HOST_SQL))
 HOST_LIBS := -lsqlite3 -lncursesw -lm -lpthread
 HCFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wmissing-prototypes -O2 -g -iquote . -iquote kernel/sched -iquote kernel/lib -MMD -MP
 
-.PHONY: all run test test-build gdb deps clean kernel prove-bugs fuzz fuzz-leave-bug bench linux-diff
+.PHONY: all run test test-build check gdb deps clean kernel prove-bugs fuzz fuzz-leave-bug bench linux-diff
 all: deps-check $(KERNEL) $(RUNQ)
 kernel: $(KERNEL)
 
@@ -242,7 +242,12 @@ test:
 	@$(MAKE) --no-print-directory -j$(shell nproc) test-build
 	@RUNQ=$(ASAN_RUNQ) bash tests/run.sh
 # Everything the suites run, built (one job a CPU when make test calls it).
-test-build: all $(HOST_TESTS) $(BENCHES)
+test-build: all $(HOST_TESTS) $(BENCHES) $(POISON_KERNELS)
+# The long forms and the docs' kernel examples (tests/run.sh's `check`
+# lines): what make test runs short, run long. .ci/run runs both.
+check:
+	@$(MAKE) --no-print-directory -j$(shell nproc) test-build
+	@RUNQ=$(ASAN_RUNQ) RUNQ_TEST_SET=check LOGS=$(BUILD)/check-logs DURATIONS=tests/durations.check bash tests/run.sh
 
 # ---- benches (make bench: tests/bench.sh) ----
 # Built like runq (build/host/: -O2, no sanitizers) from the same object
@@ -262,6 +267,12 @@ $(BUILD)/bench/bench_top: $(BENCH_TOP_OBJ) $(BUILD)/gen/schema_sql.o
 	$(CC) -o $@ $^ -lsqlite3 -lm
 $(SELFCOST_KERNEL): FORCE
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/selfcost KEXTRA=-DRUNQ_TRACE_SELFCOST $@
+# tests/kernel/trace_fields.sh's two kernels that fill each record with
+# 0x00 and 0xff before its fields are written: built with the rest (in
+# parallel) rather than one file at a time inside the suite's lane.
+POISON_KERNELS := $(BUILD)/poison-0x00/kernel.elf $(BUILD)/poison-0xff/kernel.elf
+$(BUILD)/poison-%/kernel.elf: FORCE
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/poison-$* KEXTRA=-DRUNQ_TRACE_POISON=$* $@
 bench: all $(BENCHES) $(BUILD)/tests/trace_gen
 	@bash tests/bench.sh
 

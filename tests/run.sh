@@ -22,8 +22,21 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-exitcode=86:print_stacktrace=1}
 export RUNQ_LAB_CACHE=${RUNQ_LAB_CACHE:-$PWD/build/test-lab-cache}
 [ "$RUNQ_LAB_CACHE" = off ] || { rm -rf "$RUNQ_LAB_CACHE" && mkdir -m 0700 -p "$RUNQ_LAB_CACHE"; }
 . tests/runner.sh
+# The runner's suite, kept as runner_suite: suite and check below pick by set.
+eval "$(declare -f suite | sed '1s/^suite/runner_suite/')"
+suite() { [ "$SET" = test ] && runner_suite "$@"; return 0; }
+check() { [ "$SET" = check ] && runner_suite "$@"; return 0; }
 
 boot() { "$RUNQ" boot --deterministic --timeout 600 "$@"; }
+
+# Two sets. make test (RUNQ_TEST_SET=test, the default): every suite
+# listed with `suite`, in about six minutes on two cores. make check
+# (RUNQ_TEST_SET=check): the suites listed with `check`, the long forms
+# make test runs short (fuzzers for longer, more random workloads and
+# hostile databases) and the docs' kernel examples run again; .ci/run runs
+# both. docs/testing.md says which suite is where and what it costs.
+SET=${RUNQ_TEST_SET:-test}
+case $SET in test | check) ;; *) echo "tests/run.sh: RUNQ_TEST_SET is test or check, not '$SET'" >&2; exit 2 ;; esac
 
 # host
 suite runner bash tests/runner_test.sh
@@ -34,18 +47,23 @@ suite sim bash tests/engine/sim_test.sh "$RUNQ"
 suite merge bash tests/experiment/merge_test.sh "$RUNQ"
 suite hostile_exp bash tests/experiment/hostile_exp_test.sh "$RUNQ"
 suite scenario bash tests/experiment/scenario_test.sh "$RUNQ"
-suite experiments_doc bash tests/docs/experiments_doc_test.sh "$RUNQ"
+suite experiments_doc_form env EXPERIMENTS_DOC_QUICK=1 bash tests/docs/experiments_doc_test.sh "$RUNQ"
+check experiments_doc bash tests/docs/experiments_doc_test.sh "$RUNQ"
 suite rr_policy build/tests/rr_test
 suite rt_policy build/tests/rt_test
-suite rt_fuzz bash tests/policy/rt_fuzz.sh 10
+suite rt_fuzz bash tests/policy/rt_fuzz.sh 4
+check rt_fuzz bash tests/policy/rt_fuzz.sh 30
 suite eevdf_policy build/tests/eevdf_test
-suite eevdf_fuzz bash tests/policy/eevdf_fuzz.sh 20
-suite linux_diff bash tests/policy/linux_diff.sh 300 "$RUNQ" build/tests/linux_ref
+suite eevdf_fuzz bash tests/policy/eevdf_fuzz.sh 5
+check eevdf_fuzz bash tests/policy/eevdf_fuzz.sh 60
+suite linux_diff bash tests/policy/linux_diff.sh 100 "$RUNQ" build/tests/linux_ref
+check linux_diff bash tests/policy/linux_diff.sh 1000 "$RUNQ" build/tests/linux_ref
 suite bug_patches bash tests/policy/bug_patches.sh
 suite trace_decode build/tests/trace_decode_test
 suite sha256 build/tests/sha256_test
 suite trace_ring build/tests/ring_test
-suite trace_fuzz bash tests/trace/trace_fuzz.sh 20
+suite trace_fuzz bash tests/trace/trace_fuzz.sh 5
+check trace_fuzz bash tests/trace/trace_fuzz.sh 60
 suite trace_corrupt bash tests/trace/trace_corrupt.sh "$RUNQ" build/tests/trace_gen
 suite trace_sql bash tests/db/trace_sql_test.sh "$RUNQ" build/tests/trace_gen
 suite bounce bash tests/db/bounce_test.sh "$RUNQ" build/tests/trace_gen
@@ -77,8 +95,9 @@ suite fidelity bash tests/analysis/fidelity_test.sh "$RUNQ"
 suite linux_trust bash tests/engine/linux_trust_test.sh "$RUNQ"
 suite plot bash tests/export/plot_test.sh "$RUNQ"
 suite hostile_out bash tests/export/hostile_out_test.sh "$RUNQ"
-# the readers on hostile databases, 20 fixed seeds (make fuzz: 500 from the clock)
-suite db_fuzz bash tests/db/db_fuzz.sh 20 "$RUNQ"
+# the readers on hostile databases: 6 fixed seeds, make check 40 (make fuzz: 500 from the clock)
+suite db_fuzz bash tests/db/db_fuzz.sh 6 "$RUNQ"
+check db_fuzz bash tests/db/db_fuzz.sh 40 "$RUNQ"
 
 # kernel: boot self-tests, on the default 4 CPUs and on 8
 suite boot_selftests_eevdf boot --test all
