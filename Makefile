@@ -220,7 +220,10 @@ $(ASAN_RUNQ): $(ASAN_OBJ) $(patsubst db/%.sql,$(BUILD)/gen/%_sql.o,$(HOST_SQL)) 
 	ln -sf ../kernel.elf $(dir $@)kernel.elf
 	$(CC) $(SANFLAGS) -o $@ $(ASAN_OBJ) $(patsubst db/%.sql,$(BUILD)/gen/%_sql.o,$(HOST_SQL)) $(HOST_LIBS)
 
-run: all
+# One job a CPU even when typed plain, as make test builds (serial, the
+# first make run of a clean clone spent most of its minute compiling).
+run:
+	@$(MAKE) --no-print-directory -j$(shell nproc) all
 	$(RUNQ) run
 
 # QEMU waits for gdb on localhost:$(GDB_PORT) with the console in

@@ -543,6 +543,19 @@ int top_run(const struct top_opts *o)
     uint64_t at_ns = at >= 0 ? (uint64_t)(at * 1e9) : 0;
     uint64_t from = at_ns > TOP_RATE_WINDOW_NS ? at_ns - TOP_RATE_WINDOW_NS : 0;
     struct top_model *m = top_model_open(db, trace, from, err, sizeof err);
+    /* --wait: the database (or its first trace) may not exist yet. Said
+     * once, then looked for four times a second until it is there or the
+     * time is up; what stops it then is the last error. */
+    int64_t give_up = now_ms() + (int64_t)(o->wait_s * 1000);
+    for (bool said = false; !m && o->wait_s > 0 && now_ms() < give_up;) {
+        if (!said) {
+            fprintf(stderr, "runq top: waiting up to %.0f s for %s (%s)\n", o->wait_s, db, err);
+            said = true;
+        }
+        struct timespec nap = { 0, 250 * 1000 * 1000 };
+        nanosleep(&nap, NULL);
+        m = top_model_open(db, trace, from, err, sizeof err);
+    }
     if (!m) {
         fprintf(stderr, "runq top: %s\n", err);
         return 1;

@@ -20,11 +20,14 @@ struct top_opts {
     int delay_ms;     /* refresh period */
     double speed;     /* replay: trace seconds a wall second */
     double at;        /* replay from this trace time (s since boot); < 0: from the start, or live */
+    double wait_s;    /* > 0: wait up to this long for the database and a trace in it (runq run
+                         starts the view beside a recorder that has not made it yet); 0: fail at once */
 };
 
 /* Opens the trace and runs the view until q or a signal. Errors go to
  * stderr as one line, "runq top: ...". Returns the exit status: 0, 1
- * (no such database or trace, no terminal), 128+signal. */
+ * (no such database or trace, none yet after o->wait_s, no terminal),
+ * 128+signal. */
 int top_run(const struct top_opts *o);
 
 /* A decimal number in [lo, hi] into *out: digits with at most one '.',

@@ -25,6 +25,7 @@
 DEC_FLAG(parse_delay, 0.5, 100)
 DEC_FLAG(parse_speed, 0.01, 1000)
 DEC_FLAG(parse_at, 0, 1e9)
+DEC_FLAG(parse_wait, 0, 3600)
 
 static int parse_trace(const char *v, void *value, char *err, size_t errlen)
 {
@@ -60,7 +61,7 @@ int cmd_top(int argc, char **argv)
     }
     const char *db = DEFAULT_DB;
     long long trace = 0;
-    double delay = DEFAULT_DELAY_MS / 100.0, speed = 1, at = -1;
+    double delay = DEFAULT_DELAY_MS / 100.0, speed = 1, at = -1, wait = 0;
     const struct flag flags[] = {
         FLAG_STR("db", &db, "FILE", "trace database (default " DEFAULT_DB ")"),
         FLAG_FN("trace", &trace, "ID", "which trace (default: the newest)", parse_trace,
@@ -71,11 +72,14 @@ int cmd_top(int argc, char **argv)
                 .takes = "a speed of 0.01..1000"),
         FLAG_FN("at", &at, "SECONDS", "replay from this trace time (seconds since boot)", parse_at,
                 .takes = "seconds since boot"),
+        FLAG_FN("wait", &wait, "SECONDS", "wait up to SECONDS for the database and its first trace\n"
+                "(runq run starts the view before the recording exists)", parse_wait,
+                .takes = "seconds, 0..3600"),
         FLAG_TABLE_END,
     };
     const struct command_spec spec = {
         .name = "top",
-        .usage = "top [--db FILE] [--trace ID] [--delay TENTHS] [--speed X] [--at SECONDS]",
+        .usage = "top [--db FILE] [--trace ID] [--delay TENTHS] [--speed X] [--at SECONDS] [--wait SECONDS]",
         .about = "A live, top-like view of the scheduler: each task's lag, virtual deadline and\n"
                  "eligibility, each CPU's V and load, wake latency as it happens, and a timeline\n"
                  "of the last switches. On a trace that is still recording it follows the newest\n"
@@ -90,7 +94,7 @@ int cmd_top(int argc, char **argv)
     if (!*db)
         return flags_usage_error(&spec, "--db needs a file name");
     const struct top_opts o = {
-        .db = db, .trace = trace, .delay_ms = (int)(delay * 100 + 0.5), .speed = speed, .at = at,
+        .db = db, .trace = trace, .delay_ms = (int)(delay * 100 + 0.5), .speed = speed, .at = at, .wait_s = wait,
     };
     return top_run(&o);
 }

@@ -125,6 +125,20 @@ tmux send-keys -t $S q
 if wait_for 'TOP-EXITED=0' && ! screen | grep -q 'TID NAME'; then pass top_quit_restores
 else failed top_quit_restores "$(screen | tail -3)"; fi
 
+# ---- --wait: the view started before its database exists (runq run's
+# pane starts before the recorder makes it) waits and then shows it;
+# without --wait it ends at once, saying so ----
+start 100x30 --db "$T/later.db" --trace 1 --at 1.5 --speed 0.01 --wait 30
+wait_for 'waiting up to 30 s for' >/dev/null
+sleep 1
+cp "$T/f.db" "$T/later.db"
+if wait_for 'TID NAME' && ! screen | grep -q 'TOP-EXITED'; then pass top_waits_for_its_database
+else failed top_waits_for_its_database "$(screen | head -4 | tr '\n' '|')"; fi
+tmux kill-session -t $S 2>/dev/null
+"$RUNQ" top --db "$T/never.db" >/dev/null 2>"$T/never.err"; rc=$?
+if [ $rc = 1 ] && grep -q "runq top: $T/never.db: no such database" "$T/never.err"; then pass top_without_wait_ends_at_once
+else failed top_without_wait_ends_at_once "rc $rc: $(head -c 200 "$T/never.err")"; fi
+
 # ---- round robin: the EEVDF columns are dashes ----
 start 100x30 --db "$T/f.db" --trace 2 --at 0.8 --speed 0.01
 wait_for 'TID NAME' >/dev/null
@@ -240,7 +254,11 @@ wait $BOOT 2>/dev/null
 # (With SIGHUP left to its default, the trace stayed 'recording' and the
 # directory with trace.sock and trace.sock.ctl stayed behind.)
 mkdir -p "$T/run"
-tmux new-session -d -s runs -x 200 -y 50 "cd $T/run && $RUNQ run; sleep 60"
+# Another window is made the active one before runq run opens its view:
+# the view's pane goes beside runq run's own pane ($TMUX_PANE), not into
+# whichever pane is active (it did).
+tmux new-session -d -s runs -x 200 -y 50 "sleep 1; cd $T/run && $RUNQ run; sleep 60"
+tmux new-window -t runs "sleep 120"
 wait_recording() {
     local i=0
     while [ $i -lt 100 ]; do
@@ -251,6 +269,13 @@ wait_recording() {
 }
 wait_recording
 sock=$(sqlite3 "$T/run/runq.db" "SELECT source FROM trace" 2>/dev/null)
+view_beside_run() { [ "$(tmux list-panes -t runs:0 | wc -l)" = 2 ] && tmux capture-pane -p -t runs:0.1 | grep -q 'TID NAME'; }
+if eventually view_beside_run && [ "$(tmux list-panes -t runs:1 | wc -l)" = 1 ]; then
+    pass run_view_beside_its_pane
+else
+    failed run_view_beside_its_pane "panes: window 0 $(tmux list-panes -t runs:0 | wc -l), window 1 $(tmux list-panes -t runs:1 | wc -l); $(tmux capture-pane -p -t runs:0.1 2>&1 | head -3 | tr '\n' '|')"
+fi
+tmux select-window -t runs:0
 # The shell's screen holds the kernel's lines, not the recorder's trace id
 # on a line of its own (it once did, beside the boot messages), ...
 S=runs

@@ -734,14 +734,23 @@ static void open_live_view(int argc, char **argv, const struct boot_opts *o)
         return;
     self[n] = 0;
     const char *db = o->record ? o->record : "runq.db";
-    char top[PATH_MAX * 2 + 64] = "sleep 1; ";
+    /* The view waits for the recording to exist (the recorder makes the
+     * database after QEMU is up): a view started first used to end at
+     * once, "no such database", and its pane with it. */
+    char top[PATH_MAX * 2 + 64] = "";
     sh_quote(top, sizeof top, self);
-    strncat(top, "top --db ", sizeof top - strlen(top) - 1);
+    strncat(top, "top --wait 60 --db ", sizeof top - strlen(top) - 1);
     sh_quote(top, sizeof top, db);
     if (getenv("TMUX")) {
+        /* Split the pane runq run was typed in, not whichever pane of the
+         * session happens to be active. */
+        const char *pane = getenv("TMUX_PANE");
         pid_t pid = fork();
         if (pid == 0) {
-            execlp("tmux", "tmux", "split-window", "-h", "-d", top, (char *)NULL);
+            if (pane && *pane)
+                execlp("tmux", "tmux", "split-window", "-h", "-d", "-t", pane, top, (char *)NULL);
+            else
+                execlp("tmux", "tmux", "split-window", "-h", "-d", top, (char *)NULL);
             _exit(127);
         }
         if (pid > 0)
