@@ -98,6 +98,15 @@ if command -v tmux >/dev/null; then
     else
         echo "FAIL typed_typo_is_not_a_failure: $(cat "$T/rc" 2>/dev/null || echo 'no exit'); screen: $(seen | grep . | tail -5 | tr '\n' '|')"
     fi
+    # A live run says once, before the console, that its figures are the
+    # host's real time and how to get exact ones.
+    if [ "$(seen | grep -c '^runq run: live mode: every time the kernel prints is the host.s real time')" = 1 ] &&
+        seen | grep -q 'runq boot --deterministic'; then
+        echo "PASS live_run_says_real_time"
+    else
+        echo "FAIL live_run_says_real_time: $(seen | grep . | head -4 | tr '\n' '|')"
+    fi
 else
     echo "SKIP typed_typo_is_not_a_failure: no tmux"
+    echo "SKIP live_run_says_real_time: no tmux"
 fi

@@ -766,6 +766,22 @@ static void open_live_view(int argc, char **argv, const struct boot_opts *o)
     execlp("tmux", "tmux", "new-session", cmd, (char *)NULL);
 }
 
+/* A live run's figures are the host's real time, shared with whatever
+ * else runs here: `sched probe` on a busy machine prints numbers far from
+ * the docs' deterministic ones, and nothing said why. Said once, before
+ * the console, with the host's load when it is above its CPUs. */
+static void say_live_mode(void)
+{
+    double load[1];
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    fprintf(stderr, "runq run: live mode: every time the kernel prints is the host's real time, "
+                    "shared with whatever else runs here; for exact, repeatable figures run it "
+                    "deterministic (runq boot --deterministic --cmd ..., or runq experiment)\n");
+    if (getloadavg(load, 1) == 1 && cpus > 0 && load[0] > (double)cpus)
+        fprintf(stderr, "runq run: the host is busy (load %.1f on %ld CPUs): live figures will wander\n", load[0],
+                cpus);
+}
+
 int boot_launch(const struct boot_opts *opts, bool run, int argc, char **argv)
 {
     struct boot_opts o = *opts; /* a live run's record names runq.db when opts names none */
@@ -821,6 +837,8 @@ int boot_launch(const struct boot_opts *opts, bool run, int argc, char **argv)
             }
         }
     }
+    if (rc == 0 && run && !o.deterministic)
+        say_live_mode();
     if (rc == 0) {
         rc = run ? boot_run_interactive(&qa, &res) : boot_run(&qa, o.timeout_s, NULL, NULL, &res);
         if (rc != 0)
