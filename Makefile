@@ -244,8 +244,6 @@ gdb: all
 test:
 	@$(MAKE) --no-print-directory -j$(shell nproc) test-build
 	@RUNQ=$(ASAN_RUNQ) bash tests/run.sh
-# Everything the suites run, built (one job a CPU when make test calls it).
-test-build: all $(HOST_TESTS) $(BENCHES) $(POISON_KERNELS)
 # The long forms and the docs' kernel examples (tests/run.sh's `check`
 # lines): what make test runs short, run long. .ci/run runs both.
 check:
@@ -276,6 +274,11 @@ $(SELFCOST_KERNEL): FORCE
 POISON_KERNELS := $(BUILD)/poison-0x00/kernel.elf $(BUILD)/poison-0xff/kernel.elf
 $(BUILD)/poison-%/kernel.elf: FORCE
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/poison-$* KEXTRA=-DRUNQ_TRACE_POISON=$* $@
+# Everything the suites run, built (one job a CPU when make test calls it).
+# Here, below BENCHES and POISON_KERNELS: a prerequisite list is expanded
+# when make reads the rule, and above their definitions both were empty
+# (a clean clone's make test then had no bench_pick).
+test-build: all $(HOST_TESTS) $(BENCHES) $(POISON_KERNELS)
 bench: all $(BENCHES) $(BUILD)/tests/trace_gen
 	@bash tests/bench.sh
 

@@ -175,7 +175,9 @@ sed 's/^run 1s/run 30s/' "$T/pp.scn" >"$T/long.scn"
 "$RUNQ" experiment --quiet --engine linux --db "$T/i.db" "$T/long.scn" >"$T/i.out" 2>"$T/i.err" &
 pid=$!
 eventually instance_of_child "$pid" >/dev/null
-sleep 0.5
+# two seconds of the pair's ping-pong recorded before the ^C (half a
+# second kept fewer than the 1000 records checked below on a loaded host)
+sleep 2
 kill -INT "$pid"
 wait "$pid"
 rc=$?
