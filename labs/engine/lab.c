@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <math.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -673,8 +674,10 @@ static const char *printable(const char *in, char *out, size_t len)
  * given: PASS/FAIL per question (quiet: none), never the truth unless
  * reveal; *score and *total the result. The exit status: 0 only when
  * every question passes. */
+/* verdict, if not NULL, gets a letter a question: 'P' passed, 'F' failed,
+ * 'K' left to the instructor's key. */
 static int lab_check(struct lab *lab, const char *outdir, const struct lab_answers *a, const char *answers,
-                     long seed, bool reveal, bool quiet, int *score, int *total)
+                     long seed, bool reveal, bool quiet, int *score, int *total, char *verdict)
 {
     char who[4 * sizeof a->student];
     printable(a->student, who, sizeof who);
@@ -700,6 +703,8 @@ static int lab_check(struct lab *lab, const char *outdir, const struct lab_answe
         printable(ans && *ans ? ans : "nothing", shown, sizeof shown);
         if (!ok[i] && needs_key(truth[i])) {
             keyed++;
+            if (verdict)
+                verdict[i] = 'K';
             snprintf(line, sizeof line, "KEY  %s: answered %s; %s", q->id, shown, truth[i]);
             if (!quiet)
                 printf("%s\n", line);
@@ -722,6 +727,8 @@ static int lab_check(struct lab *lab, const char *outdir, const struct lab_answe
         if (t)
             fprintf(t, reveal ? "%s\n   truth: %s -> %s\n" : "%s\n", line, q->truth, truth[i]);
         pass += good;
+        if (verdict)
+            verdict[i] = good ? 'P' : 'F';
     }
     if (!quiet) {
         printf("score %d/%d\n", pass, lab->nq - keyed);
@@ -829,6 +836,13 @@ static void submissions_unique(struct submission *s, int n)
  * regular file, a bad or a shared ID) is said on stderr, one line an
  * entry, before any grading, and counted: the exit status is 0 only when
  * every entry was graded. */
+static int64_t grade_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 static int lab_grade(struct lab *lab, const char *outdir, const char *subdir)
 {
     int n;
@@ -855,9 +869,34 @@ static int lab_grade(struct lab *lab, const char *outdir, const char *subdir)
     }
     printf("%-24s %s\n", "student", "score");
     double sum = 0;
+    /* One row a student in OUT/grades.csv, and each question's count of
+     * right answers for the class summary: which question misleads. */
+    char csvpath[1200];
+    snprintf(csvpath, sizeof csvpath, "%s/grades.csv", outdir);
+    FILE *csv = mkdirs(outdir) ? NULL : fopen(csvpath, "w");
+    if (!csv)
+        fprintf(stderr, "runq lab: grade: %s: %s (no CSV)\n", csvpath, strerror(errno));
+    if (csv) {
+        fprintf(csv, "student,seed,score,total");
+        for (int q = 0; q < lab->nq; q++)
+            fprintf(csv, ",%s", lab->q[q].id);
+        fputc('\n', csv);
+    }
+    int right[LAB_MAX_Q] = { 0 }, asked[LAB_MAX_Q] = { 0 };
+    int todo = 0, done = 0;
+    for (int i = 0; i < n; i++)
+        todo += !s[i].skip[0];
+    int64_t t0 = grade_now_ms();
+    bool progress = isatty(STDERR_FILENO) || todo >= 20;
     for (int i = 0; i < n; i++) {
         if (s[i].skip[0])
             continue;
+        if (progress && done > 0) {
+            double each = (double)(grade_now_ms() - t0) / 1000.0 / done;
+            fprintf(stderr, "runq lab: grade: %d of %d, %.1f s each, about %.0f s left\n", done, todo, each,
+                    each * (todo - done));
+        }
+        done++;
         char out[1400], note[200] = "";
         long seed = student_seed(s[i].id);
         if (s[i].a.seed >= 0 && s[i].a.seed != seed)
@@ -869,8 +908,23 @@ static int lab_grade(struct lab *lab, const char *outdir, const char *subdir)
             skipped++;
             continue;
         }
-        lab_check(lab, out, &s[i].a, s[i].path, seed, false, true, &score, &total);
+        char verdict[LAB_MAX_Q];
+        memset(verdict, 'F', sizeof verdict);
+        lab_check(lab, out, &s[i].a, s[i].path, seed, false, true, &score, &total, verdict);
         printf("%-24s %d/%d%s\n", s[i].id, score, total, note);
+        if (csv) {
+            /* an ID is letters, digits, '.', '_' and '-' (lab_student_id_check):
+             * no comma or quote, but one that starts with '-' is a formula
+             * to a spreadsheet, so it goes in as text */
+            fprintf(csv, "%s%s,%ld,%d,%d", s[i].id[0] == '-' ? "'" : "", s[i].id, seed, score, total);
+            for (int q = 0; q < lab->nq; q++)
+                fprintf(csv, ",%s", verdict[q] == 'P' ? "1" : verdict[q] == 'K' ? "key" : "0");
+            fputc('\n', csv);
+        }
+        for (int q = 0; q < lab->nq; q++) {
+            asked[q] += verdict[q] != 'K';
+            right[q] += verdict[q] == 'P';
+        }
         graded++;
         sum += total ? (double)score / total : 0;
     }
@@ -882,6 +936,22 @@ static int lab_grade(struct lab *lab, const char *outdir, const char *subdir)
     if (skipped)
         printf("; %d skipped (see stderr)", skipped);
     printf("\n");
+    if (graded) {
+        printf("\n%-24s %8s %8s\n", "question", "right", "share");
+        for (int q = 0; q < lab->nq; q++) {
+            if (asked[q])
+                printf("%-24s %8d %7.0f%%\n", lab->q[q].id, right[q], 100.0 * right[q] / asked[q]);
+            else
+                printf("%-24s %8s %8s\n", lab->q[q].id, "-", "key");
+        }
+    }
+    if (csv) {
+        bool bad = ferror(csv);
+        if (fclose(csv) || bad)
+            fprintf(stderr, "runq lab: grade: %s: %s\n", csvpath, strerror(errno));
+        else if (graded)
+            printf("grades: %s (a row a student, 1/0 a question)\n", csvpath);
+    }
     return graded && !skipped ? 0 : 1;
 }
 
@@ -906,7 +976,7 @@ static int lab_check_file(struct lab *lab, const char *outdir, const char *answe
                a.seed, printable(a.student, who, sizeof who), own, a.seed);
     }
     int score, total;
-    return lab_check(lab, outdir, &a, answers, seed, reveal, false, &score, &total);
+    return lab_check(lab, outdir, &a, answers, seed, reveal, false, &score, &total, NULL);
 }
 
 static int cmp_double(const void *a, const void *b)

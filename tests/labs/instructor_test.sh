@@ -39,6 +39,19 @@ for k in $(seq 1 "$(ls "$T" | grep -c '^cmd\.')"); do
     fi
 done
 [ "$n" -ge 8 ] || { echo "FAIL instructor_walkthrough: only $n commands found in $DOC"; fail=1; }
+# On a terminal, grade says how far it is and about how long is left
+# (script(1) gives it one); the walk-through's grade ran without.
+if command -v script >/dev/null && [ -d "$T/work/submissions" ]; then
+    (cd "$T/work" && script -qec "runq lab grade 1 --key course/key submissions --out grading2 >/dev/null" /dev/null) \
+        >"$T/tty.out" 2>&1
+    if grep -q 'runq lab: grade: 1 of 2, [0-9.]* s each, about [0-9]* s left' "$T/tty.out"; then
+        echo "PASS grade_says_progress"
+    else
+        echo "FAIL grade_says_progress: $(tr -d '\r' <"$T/tty.out" | head -c 300)"; fail=1
+    fi
+else
+    echo "SKIP grade_says_progress: no script(1)"
+fi
 # The student's copy holds no answer key: no answers file, no explanation,
 # no fixed answer in any lab.conf.
 if [ -d "$T/work/course/student" ]; then

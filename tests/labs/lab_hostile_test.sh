@@ -173,9 +173,9 @@ else
     failed grade_counts_what_it_skipped "exit $grc (want 1), last line '$(tail -n 1 "$T/grade.out")', $(grep -c ': skipped: ' "$T/grade.err") skip lines (want $SKIPPED)"
 fi
 
-# F3: an ID names a folder in --out, nothing else.
+# F3: an ID names a folder in --out (beside grades.csv), nothing else.
 if skipped_line evil.txt | grep -qF "student '../escape' is not an ID: an ID is 1 to 64 letters, digits" &&
-    [ ! -e "$T/g/escape" ] && [ "$(ls "$T/g")" = grading ] && [ "$(ls "$T/g/grading" | tr '\n' ' ')" = "alice mallory " ]; then
+    [ ! -e "$T/g/escape" ] && [ "$(ls "$T/g")" = grading ] && [ "$(ls "$T/g/grading" | tr '\n' ' ')" = "alice grades.csv mallory " ]; then
     pass bad_student_id_skipped_nothing_outside_out
 else
     failed bad_student_id_skipped_nothing_outside_out "line '$(skipped_line evil.txt)'; $T/g holds: $(cd "$T/g" && find . -maxdepth 2 | tr '\n' ' ')"
