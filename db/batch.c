@@ -199,6 +199,7 @@ static void bind_row(sqlite3_stmt *s, int first, const struct brow *r, int ncols
 void batch_flush(struct db_batch *b, int id)
 {
     struct batch_rows *br = &b->rows[id];
+    BUG_ON(br->n > BATCH_ROWS || br->ncols > BATCH_COLS); /* what many and row hold (prepare_many) */
     if (br->n == BATCH_ROWS) {
         for (int r = 0; r < br->n; r++)
             bind_row(br->many, 1 + r * br->ncols, &br->row[r], br->ncols);

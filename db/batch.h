@@ -45,6 +45,8 @@
 
 #include <sqlite3.h>
 
+#include "bug.h"
+
 enum stmt_id {
     S_PICK, S_PLACE, S_LEAVE, S_TICK, S_SNAP, S_COUNTER, S_SET, S_MARK, S_SLICE, S_STATE, S_WAKEUP,
     S_BOUNCE, S_GAP, S_THREAD, S_CPU, S_STAT, S_STAT_DEL, S_TRACE_UPD, S_STREAM, S_NR
@@ -76,6 +78,7 @@ struct db_batch {
     sqlite3_stmt *st[S_NR];
     struct batch_rows rows[S_NR];
     int open;                   /* the statement of the row batch_row() handed out */
+    int row_open;               /* that row is not run() yet */
     int in_txn;                 /* batch_begin() began a transaction not yet ended */
     int failed;
     int fail_code;              /* SQLite's primary result code of the first failure */
@@ -123,7 +126,11 @@ void batch_flush_all(struct db_batch *b);
 static inline struct brow *batch_row(struct db_batch *b, int id)
 {
     struct batch_rows *br = &b->rows[id];
+    /* One row at a time (the contract above), of a batched statement,
+     * which is sent as it reaches BATCH_ROWS. */
+    BUG_ON(b->row_open || !br->row || br->n >= BATCH_ROWS);
     b->open = id;
+    b->row_open = 1;
     return &br->row[br->n];
 }
 
@@ -131,6 +138,8 @@ static inline void batch_hold(struct db_batch *b, struct brow *r, const char *wh
 {
     (void)r;
     (void)what;
+    BUG_ON(!b->row_open); /* run() takes the row batch_row() handed out */
+    b->row_open = 0;
     struct batch_rows *br = &b->rows[b->open];
     if (++br->n == BATCH_ROWS)
         batch_flush(b, b->open);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bug.h"
 #include "db/derive.h"
 
 /* Out of memory: the writer fails (batch_out_of_memory says so), so
@@ -41,6 +42,7 @@ static int rehash(struct derive *d, size_t nslots)
 {
     struct wslot *old = d->slots;
     size_t n = d->nslots;
+    BUG_ON(nslots & (nslots - 1)); /* a power of two: home_of's mask */
     struct wslot *slots = calloc(nslots, sizeof *slots);
     if (!slots)
         return out_of_memory(d);
@@ -58,6 +60,7 @@ static int rehash(struct derive *d, size_t nslots)
 static void forget(struct derive *d, int32_t tid)
 {
     size_t mask = d->nslots - 1, i = slot_of(d, tid);
+    BUG_ON(!d->slots[i].t || d->nheld == 0); /* only a task held is let go */
     free(d->slots[i].t);
     d->slots[i].t = NULL;
     d->nheld--;
@@ -123,12 +126,15 @@ static struct wtask *add(struct derive *d, int32_t tid)
     }
     if ((d->nheld + 1) * 2 > d->nslots && rehash(d, d->nslots ? d->nslots * 2 : 256) != 0)
         return NULL;
+    /* At most half full, so every probe ends at a free slot. */
+    BUG_ON(d->nheld >= DERIVE_MAX_TASKS || (d->nheld + 1) * 2 > d->nslots);
     struct wtask *t = calloc(1, sizeof *t);
     if (!t) {
         out_of_memory(d);
         return NULL;
     }
     struct wslot *s = &d->slots[slot_of(d, tid)];
+    BUG_ON(s->t); /* a new task: derive_task looked for it first */
     s->tid = tid;
     s->t = t;
     d->nheld++;
@@ -167,6 +173,7 @@ struct wtask *derive_task(struct derive *d, int32_t tid, uint64_t ts)
         t->st_cpu = -1;
         t->st = TS_NONE;
     }
+    BUG_ON(t->tid != tid); /* the hash gives the task asked for */
     if (!t->dirty) {
         if (d->ndirty == d->dirty_cap) {
             size_t cap = d->dirty_cap ? d->dirty_cap * 2 : 64;
@@ -204,6 +211,8 @@ static void state_set(struct derive *d, struct wtask *t, enum thread_state st, u
     if (t->st == st && st != THREAD_RUNNING && st != THREAD_UNKNOWN)
         return;
     if (t->st != TS_NONE && t->st != THREAD_DEAD && !t->idle) {
+        /* a state the table has: delayed was stored as S above */
+        BUG_ON(t->st >= THREAD_NSTATES || t->st == THREAD_DELAYED);
         struct brow *s = batch_row(d->b, S_STATE);
         B_INT(s, 1, d->b->trace_id);
         B_INT(s, 2, t->st_ts);
@@ -226,6 +235,7 @@ static void state_set(struct derive *d, struct wtask *t, enum thread_state st, u
 /* Writes t's pending wakeup: it ran at ts_run, or (ran 0) was not seen to. */
 static void wakeup_write(struct derive *d, struct wtask *t, int ran, uint64_t ts_run)
 {
+    BUG_ON(!t->wake_pending); /* each wakeup is written once */
     struct brow *s = batch_row(d->b, S_WAKEUP);
     B_INT(s, 1, d->b->trace_id);
     B_INT(s, 2, t->utid);
@@ -245,6 +255,7 @@ static void wakeup_write(struct derive *d, struct wtask *t, int ran, uint64_t ts
  * not seen to. */
 static void bounce_write(struct derive *d, struct wtask *t, int ran, uint64_t ts_run, int run_cpu)
 {
+    BUG_ON(!t->bounce_pending); /* each bounce is written once */
     struct brow *s = batch_row(d->b, S_BOUNCE);
     B_INT(s, 1, d->b->trace_id);
     B_INT(s, 2, t->utid);
@@ -278,11 +289,15 @@ static void slice_close(struct derive *d, unsigned ci, uint64_t ts, const char *
     if (!c->known)
         return;
     struct wtask *t = derive_task(d, c->curr, ts);
+    /* A CPU's slices never overlap: slice_open starts none before the
+     * last one's end, and dur() ends none before its start. */
+    BUG_ON(c->slice_start < c->slice_end);
+    c->slice_end = c->slice_start + dur(c->slice_start, ts);
     if (t) {
         struct brow *s = batch_row(d->b, S_SLICE);
         B_INT(s, 1, d->b->trace_id);
         B_INT(s, 2, c->slice_start);
-        B_INT(s, 3, dur(c->slice_start, ts));
+        B_INT(s, 3, c->slice_end - c->slice_start);
         B_INT(s, 4, ci);
         B_INT(s, 5, t->utid);
         B_TXT(s, 6, end_state);
@@ -296,9 +311,12 @@ static void slice_close(struct derive *d, unsigned ci, uint64_t ts, const char *
 static void slice_open(struct derive *d, unsigned ci, int32_t tid, uint64_t ts)
 {
     struct wcpu *c = &d->cpu[ci];
+    BUG_ON(ci >= TRACE_MAX_CPUS || c->known); /* a CPU of the trace, its last slice closed */
     c->known = 1;
     c->curr = tid;
-    c->slice_start = ts;
+    /* A record a little out of order (writer.h) starts it where the last
+     * one ended, not before. */
+    c->slice_start = ts > c->slice_end ? ts : c->slice_end;
     struct wtask *t = derive_task(d, tid, ts);
     if (t) {
         t->end_state = NULL;
@@ -335,6 +353,7 @@ void derive_pick(struct derive *d, unsigned pc, int32_t next_tid, struct wtask *
         slice_open(d, pc, next_tid, ts);
         state_set(d, next, THREAD_RUNNING, ts, (int)pc, 0);
         waits_end(d, next, ts, (int)pc);
+        BUG_ON(next->st != THREAD_RUNNING || !c->known || c->curr != next_tid); /* next runs on pc now */
     }
 }
 
@@ -466,6 +485,7 @@ void derive_keyframe_curr(struct derive *d, unsigned ci, int32_t curr, uint64_t 
 
 void derive_gap(struct derive *d, unsigned ci, uint64_t from)
 {
+    BUG_ON(ci >= TRACE_MAX_CPUS || d->gap_cpu != -1); /* one gap at a time, of a CPU (ingest_gap) */
     slice_close(d, ci, from, NULL, "gap");
     /* Every task of this CPU: what it did during the gap is unknown. Once
      * unknown, a task needs nothing from a later gap here until a record
@@ -523,6 +543,7 @@ void derive_write_threads(struct derive *d)
     sqlite3_stmt *s = d->b->st[S_THREAD];
     for (size_t i = 0; i < d->ndirty; i++) {
         struct wtask *t = find(d, d->dirty[i]);
+        BUG_ON(!t || !t->dirty || !t->utid); /* a dirty task is never let go (let_go_of_one) */
         B_INT(s, 1, t->utid);
         B_INT(s, 2, d->b->trace_id);
         B_INT(s, 3, t->tid);

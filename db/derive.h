@@ -116,6 +116,7 @@ struct wcpu {
     int seen, known;
     int32_t curr;
     uint64_t slice_start, first_ts, last_ts, records;
+    uint64_t slice_end; /* where its last slice ended: the next starts no earlier */
     struct tid_list gap_list; /* the tasks a gap here must look at */
 };
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "bug.h"
 #include "db/events.h"
 
 /* ---- reasons ---- */
@@ -138,6 +139,7 @@ static const struct {
 
 const char *event_table(enum event_kind k)
 {
+    BUG_ON((unsigned)k >= EVENT_NKINDS); /* a kind with a table */
     return tables[k].table;
 }
 
@@ -147,7 +149,8 @@ const char *event_columns(enum event_kind k, bool full, const struct event_schem
     const char *rest = tables[k].rest;
     if (k == EVENT_JOIN && !sch->join_check) /* as many NULLs as EVENT_JOIN_CHECK_COLUMNS has columns */
         rest = "reason, lag_before, lag_after, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL";
-    snprintf(buf, len, "%s%s%s", brief, full && rest ? ", " : "", full && rest ? rest : "");
+    int n = snprintf(buf, len, "%s%s%s", brief, full && rest ? ", " : "", full && rest ? rest : "");
+    BUG_ON(n < 0 || (size_t)n >= len); /* cut short, the statement would read other columns */
     return buf;
 }
 
@@ -447,6 +450,8 @@ static int load_kind(struct events *t, sqlite3 *db, enum event_kind k, const str
             }
             t->nkf++;
             t->ev[kfe].keyframe.n++;
+            /* a keyframe's rows are one run of kf, which replay_apply reads */
+            BUG_ON(t->ev[kfe].keyframe.first + t->ev[kfe].keyframe.n != t->nkf);
             continue;
         }
         event_decode(k, ts, rowid, v, n, &e, NULL);
@@ -565,6 +570,9 @@ int events_load(struct events *t, sqlite3 *db, int64_t trace_id, char *err, size
             t->ncpus = t->ev[i].cpu + 1;
     if (t->ncpus < 1)
         t->ncpus = 1;
+    /* every per-CPU array of a replay is this long: each CPU above was
+     * checked against TRACE_MAX_CPUS */
+    BUG_ON(t->ncpus > (int)TRACE_MAX_CPUS);
     if (t->nev > 1) /* no events: ev is NULL, and qsort's base must not be */
         qsort(t->ev, (size_t)t->nev, sizeof *t->ev, ev_cmp);
     stamp_slices(t);

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "bug.h"
 #include "db/ingest.h"
 
 static void on_pick(struct derive *d, unsigned ci, const struct trace_rec_pick *r)
@@ -128,6 +129,7 @@ static void on_keyframe(struct derive *d, const struct trace_rec_keyframe *k)
     uint64_t ts = k->h.ts_ns;
     unsigned ci = k->cpu < TRACE_MAX_CPUS ? k->cpu : 0;
     const struct trace_kf_entry *e = (const struct trace_kf_entry *)(k + 1);
+    BUG_ON(sizeof *k + (size_t)k->nr * sizeof *e > k->h.size); /* its entries are in it (decode.c's record_ok) */
     bool have_current = false;
     for (unsigned i = 0; i < k->nr; i++)
         have_current |= (e[i].kflags & TRACE_KF_CURRENT) != 0;
@@ -153,6 +155,7 @@ static void on_stream(struct derive *d, const struct trace_rec_stream *r)
     if (r->ncpus >= 1 && r->ncpus <= TRACE_MAX_CPUS)
         d->ncpus = r->ncpus;
     const char *tail = (const char *)(r + 1);
+    BUG_ON(sizeof *r + (size_t)r->feature_names_len + r->cmdline_len > r->h.size); /* as decode.c checked */
     char policy[TRACE_POLICY_LEN + 1];
     trace_copy_str(policy, r->policy, TRACE_POLICY_LEN);
     sqlite3_stmt *s = d->b->st[S_STREAM];
@@ -262,6 +265,10 @@ static bool cpus_ok(const struct derive *d, const struct trace_rec_hdr *r)
 
 void ingest_record(struct derive *d, unsigned ci, const struct trace_rec_hdr *r)
 {
+    /* The decoder hands on only whole records of the types it knows (a
+     * type's fixed part at least), and the Linux recorder writes only
+     * such: what each on_TYPE reads is in the record. */
+    BUG_ON(ci >= TRACE_DEC_NCPU || !trace_rec_min_size(r->type) || r->size < trace_rec_min_size(r->type));
     if (!cpus_ok(d, r)) {
         d->bad_cpu++; /* a CPU the trace does not have: corrupt, not stored */
         return;
@@ -287,6 +294,7 @@ void ingest_record(struct derive *d, unsigned ci, const struct trace_rec_hdr *r)
 void ingest_gap(struct derive *d, unsigned ci, uint64_t ts_next, uint32_t packets_lost,
                 uint32_t records_dropped, uint32_t records_late)
 {
+    BUG_ON(ci >= TRACE_DEC_NCPU);
     const struct wcpu *c = &d->cpu[ci];
     uint64_t from = c->seen ? c->last_ts : ts_next;
     sqlite3_stmt *s = d->b->st[S_GAP];

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bug.h"
 #include "db/q_experiment.h"
 #include "db/q_rows.h"
 #include "db/query.h"
@@ -75,19 +76,21 @@ static sqlite3_stmt *prepare_runs(sqlite3 *db, int64_t id, bool cells, char *err
                                   "c.cell = s.cell AND c.engine = s.engine AND c.status = 'ok' AND %s IS NOT 1)",
              has ? "c.disturbed" : "NULL");
     snprintf(used, sizeof used, "s.status = 'ok' AND (%s IS NOT 1 OR NOT %s)", dist_s, clean);
+    int n;
     if (cells)
-        snprintf(sql, sizeof sql,
-                 "SELECT cell, MAX(params), COUNT(*), SUM(status = 'ok'), SUM(status = 'ok' AND %s IS 1 AND %s), "
-                 "SUM(status = 'ok' AND %s IS 1 AND NOT %s), AVG(share), MIN(share), MAX(share), COUNT(share) FROM "
-                 "(SELECT *, CASE WHEN status = 'ok' AND run_ns > 0 THEN 1.0 * %s / run_ns END AS share FROM "
-                 "scenario) s WHERE experiment_id = ? GROUP BY cell ORDER BY cell",
-                 dist_s, clean, dist_s, clean, foreign_ns);
+        n = snprintf(sql, sizeof sql,
+                     "SELECT cell, MAX(params), COUNT(*), SUM(status = 'ok'), SUM(status = 'ok' AND %s IS 1 AND %s), "
+                     "SUM(status = 'ok' AND %s IS 1 AND NOT %s), AVG(share), MIN(share), MAX(share), COUNT(share) FROM "
+                     "(SELECT *, CASE WHEN status = 'ok' AND run_ns > 0 THEN 1.0 * %s / run_ns END AS share FROM "
+                     "scenario) s WHERE experiment_id = ? GROUP BY cell ORDER BY cell",
+                     dist_s, clean, dist_s, clean, foreign_ns);
     else
-        snprintf(sql, sizeof sql,
-                 "SELECT s.cell, m.task, m.metric, m.value, s.engine FROM scenario s JOIN scenario_metric m USING "
-                 "(scenario_id) WHERE s.experiment_id = ? AND m.value IS NOT NULL AND %s ORDER BY s.cell, s.engine, "
-                 "m.task, m.metric, m.value",
-                 used);
+        n = snprintf(sql, sizeof sql,
+                     "SELECT s.cell, m.task, m.metric, m.value, s.engine FROM scenario s JOIN scenario_metric m USING "
+                     "(scenario_id) WHERE s.experiment_id = ? AND m.value IS NOT NULL AND %s ORDER BY s.cell, s.engine, "
+                     "m.task, m.metric, m.value",
+                     used);
+    BUG_ON(n < 0 || (size_t)n >= sizeof sql); /* its parts are this file's: they fit */
     if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) {
         dbq_fail(db, err, errlen);
         return NULL;

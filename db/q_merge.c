@@ -209,7 +209,8 @@ int dbq_merge_id_bound(sqlite3 *db, const char *table, const char *column, bool 
                        char *err, size_t errlen)
 {
     char sql[256];
-    snprintf(sql, sizeof sql, "SELECT %s([%s]) FROM main.[%s]", max ? "MAX" : "MIN", column, table);
+    int n = snprintf(sql, sizeof sql, "SELECT %s([%s]) FROM main.[%s]", max ? "MAX" : "MIN", column, table);
+    BUG_ON(n < 0 || (size_t)n >= sizeof sql); /* names of this runq's schema (merge.c): short */
     return query_int64(db, sql, v, none, err, errlen);
 }
 
@@ -244,6 +245,7 @@ static char *table_sql(const struct dbq_merge_table *t, bool select)
 {
     char *sql = NULL;
     size_t len = 0;
+    BUG_ON(t->ncols < 1); /* every table of this runq's schema has columns: VALUES () is no SQL */
     FILE *f = open_memstream(&sql, &len);
     if (!f)
         return NULL;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bug.h"
 #include "db/qx_export.h"
 #include "db/q_rows.h"
 #include "host/base/xalloc.h"
@@ -31,6 +32,7 @@ int dbq_export_experiment_traces(sqlite3 *db, int64_t id, bool *found, int64_t *
         "FROM (SELECT NULL AS trace_id UNION ALL SELECT DISTINCT trace_id FROM main.scenario "
         "WHERE experiment_id = ?1 AND trace_id IS NOT NULL) ORDER BY trace_id";
     sqlite3_stmt *s;
+    BUG_ON(!db || !found || !ids || !n); /* the caller's answers */
     *found = false;
     *ids = NULL;
     *n = 0;

@@ -6,6 +6,7 @@
 
 #include <sqlite3.h>
 
+#include "bug.h"
 #include "db/derive.h"
 #include "db/qx_linux.h"
 #include "db/tracestat.h"
@@ -112,6 +113,7 @@ int dbq_linux_put_foreign(const char *path, int64_t trace_id, uint64_t cpus, uin
                           const char *other_desc, const char *unknown_desc, uint64_t other[64], uint64_t unknown[64],
                           char *err, size_t errlen)
 {
+    BUG_ON(t1 <= t0); /* a window (lxrec's put_foreign asks for none without): t1 - t0 must not wrap */
     for (unsigned c = 0; c < 64; c++)
         other[c] = unknown[c] = 0;
     sqlite3 *db = open_rw(path, err, errlen);

@@ -7,6 +7,7 @@
 
 #include <sqlite3.h>
 
+#include "bug.h"
 #include "db/qx_top.h"
 #include "db/readable.h"
 #include "db/recorder_lock.h"
@@ -113,6 +114,7 @@ void dbq_top_end(struct dbq_top *r)
 /* Row of table k at time ts: n values, as r->cols[k] selects them, to fn. */
 static void hand_row(enum dbq_top_table k, sqlite3_value **v, int n, uint64_t ts, dbq_top_fn fn, void *arg)
 {
+    BUG_ON((unsigned)k >= T_NR || n > TOP_MAX_COLS); /* a table of ours, its columns as prepared */
     struct dbq_top_row row = { .table = k, .ts = ts };
     struct event e;
     struct event_kf_entry kf;
@@ -312,10 +314,11 @@ int64_t dbq_top_last_before(struct dbq_top *r, enum dbq_top_table k, int cpu)
 uint64_t dbq_top_row_at(struct dbq_top *r, enum dbq_top_table k, int64_t rowid, int cpu, dbq_top_fn fn, void *arg)
 {
     char sql[512];
-    snprintf(sql, sizeof sql,
-             "SELECT %s, %s FROM main.%s WHERE rowid > ?1 - 128 AND rowid <= ?1 AND +trace_id = ?2 AND cpu = ?3 "
-             "AND %s = (SELECT %s FROM main.%s WHERE rowid = ?1) ORDER BY rowid",
-             tbl_time[k], r->cols[k], tbl_name(k), tbl_time[k], tbl_time[k], tbl_name(k));
+    int len = snprintf(sql, sizeof sql,
+                       "SELECT %s, %s FROM main.%s WHERE rowid > ?1 - 128 AND rowid <= ?1 AND +trace_id = ?2 AND "
+                       "cpu = ?3 AND %s = (SELECT %s FROM main.%s WHERE rowid = ?1) ORDER BY rowid",
+                       tbl_time[k], r->cols[k], tbl_name(k), tbl_time[k], tbl_time[k], tbl_name(k));
+    BUG_ON(len < 0 || (size_t)len >= sizeof sql); /* this file's names and columns: they fit */
     sqlite3_stmt *s;
     if (sqlite3_prepare_v2(r->db, sql, -1, &s, NULL) != SQLITE_OK)
         return 0;
@@ -485,6 +488,7 @@ int dbq_top_advance(struct dbq_top *r, uint64_t t, bool live, dbq_top_fn fn, voi
                                                      DBQ_TOP_SNAP, DBQ_TOP_SET,    DBQ_TOP_MARK };
     struct merge mg = { .sunk = { false } };
     int rc = 0;
+    BUG_ON(r->fn || !fn); /* not within another advance: runq_top_row hands rows to this one's fn */
     r->fn = fn;
     r->arg = arg;
     for (size_t i = 0; i < sizeof sink_order / sizeof sink_order[0] && !rc; i++) {
@@ -623,6 +627,9 @@ static int prepare_table(struct dbq_top *r, const char *path, enum dbq_top_table
         if (prepare(r, path, sql, &r->st[k], err, errlen) != 0)
             return -1;
         r->ncols[k] = sqlite3_column_count(r->st[k]) - 2;
+        /* merge_rows holds a row's values in TOP_MAX_COLS: the columns
+         * are cols, this file's (db/events.h's brief ones) */
+        BUG_ON(r->ncols[k] < 0 || r->ncols[k] > TOP_MAX_COLS);
     }
 
     snprintf(sql, sizeof sql, "SELECT MAX(rowid) FROM main.%s", tbl_name(k));

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bug.h"
 #include "db/replay.h"
 
 /* A checkpoint at least every RP_CKPT events: a seek applies fewer. */
@@ -133,11 +134,13 @@ void replay_state_free(struct rp_state *s)
 
 void replay_apply(const struct replay *rp, struct rp_state *s, const struct event *e)
 {
+    BUG_ON(s->pos < 0 || s->pos >= rp->tr.nev || e != &rp->tr.ev[s->pos]); /* replay.h: s->pos is e's index */
     s->pos++;
     if (e->cpu < 0 || e->cpu >= rp->tr.ncpus)
         return;
     switch (e->kind) {
     case EVENT_KEYFRAME:
+        BUG_ON(e->keyframe.first < 0 || e->keyframe.n < 0 || e->keyframe.first + e->keyframe.n > rp->tr.nkf);
         for (int k = 0; k < e->keyframe.n; k++)
             tstate_apply(&s->ts, e, &rp->tr.kf[e->keyframe.first + k]);
         break;
@@ -162,6 +165,7 @@ void replay_seek(const struct replay *rp, struct rp_state *s, int pos)
     int k = pos / rp->ckpt_every;
     if (k >= rp->nckpt)
         k = rp->nckpt - 1;
+    BUG_ON(k < 0 || rp->ckpt[k].pos > pos); /* replay_load made the first at 0; none is past pos */
     if (pos < s->pos || rp->ckpt[k].pos > s->pos) {
         s->pos = rp->ckpt[k].pos;
         tstate_copy(&s->ts, &rp->ckpt[k].ts);
@@ -196,6 +200,7 @@ static const char *us3(int64_t ns, char *b, size_t n)
 
 void replay_describe(const struct replay *rp, int i, char *buf, size_t len)
 {
+    BUG_ON(i < 0 || i >= rp->tr.nev); /* an event of the trace: step's callers check */
     const struct event *e = &rp->tr.ev[i];
     char t[32], a[32], b[32], c[32];
     bool ee = e->has_v && e->has_eevdf;

@@ -86,6 +86,7 @@ int tstate_ids_add(struct tstate_ids *ids, int64_t utid, bool idle)
     if (hash_grow(ids) != 0)
         return -1;
     BUG_ON(ids->hcap & (ids->hcap - 1)); /* a power of two: the probe's mask */
+    BUG_ON((size_t)(ids->n + 1) * 2 > ids->hcap); /* at most half full: a free slot ends every probe */
     size_t j = hslot(utid, ids->hcap);
     while (ids->hkey[j])
         j = (j + 1) & (ids->hcap - 1);
@@ -182,6 +183,7 @@ struct tstate_task *tstate_task(struct tstate *st, int64_t utid)
 
 static int64_t utid_of(const struct tstate *st, const struct tstate_task *t)
 {
+    BUG_ON(t < st->task || t >= st->task + st->ntask); /* one of st's records */
     return st->ids->utid[t - st->task];
 }
 
@@ -236,6 +238,7 @@ static void q_remove(struct tstate *st, struct tstate_task *t)
  * every queue). */
 static bool q_move(struct tstate *st, int cpu, struct tstate_task *t)
 {
+    BUG_ON(cpu < 0 || cpu >= st->ncpus); /* tstate_apply took only events on st's CPUs */
     if (t->on == cpu)
         return false;
     if (t->on >= 0) {
@@ -583,6 +586,9 @@ void tstate_settle(struct tstate *st, int cpu)
     if (cpu < 0 || cpu >= st->ncpus)
         return;
     struct tstate_cpu *c = &st->cpu[cpu];
+    /* In order, the task on the CPU is the one last named, unless it left
+     * since (tstate.h): current's vruntime below is solved for it. */
+    BUG_ON(c->curr && c->curr != c->named);
     if (!st->eevdf || !c->has_v)
         return;
     __int128 sumw = 0, sumwv = 0;
@@ -648,6 +654,7 @@ int tstate_queue(const struct tstate *st, int cpu, struct tstate_ent *out)
     int n = 0;
     BUG_ON(c->nq > TSTATE_MAX_QUEUE); /* out holds that many */
     for (int i = 0; i < c->nq; i++) {
+        BUG_ON(c->q[i] < 0 || c->q[i] >= st->ntask); /* the queue holds indexes of st's tasks */
         const struct tstate_task *x = &st->task[c->q[i]];
         int64_t utid = utid_of(st, x);
         BUG_ON(x->on != cpu); /* the queue and the task agree on where it is */

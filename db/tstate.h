@@ -66,7 +66,8 @@
  * without a JOIN no longer has (above).
  *
  * Invariants (BUG_ON): a task's `on` names the one queue that holds it,
- * and that queue holds it once.
+ * and that queue holds it once; in order, a CPU's curr is the task it
+ * last named, or nobody.
  *
  * Times are ns; virtual times are EEVDF's virtual ns, modulo 2^64
  * (db/vtime.h). Task ids are utids.

@@ -30,6 +30,7 @@
 
 #include <sqlite3.h>
 
+#include "bug.h"
 #include "db/batch.h"
 #include "db/derive.h"
 #include "db/ingest.h"
@@ -108,6 +109,8 @@ static struct held *hold(struct db_writer *w, size_t payload)
         commit_with(w, "recording", NULL, 1);
     if (w->b.failed)
         return NULL;
+    /* a commit that did not fail stored the hold and emptied it */
+    BUG_ON(w->nheld >= HOLD_RECORDS || w->held_bytes + bytes > HOLD_BYTES);
     struct held *h = (struct held *)(w->hold + w->held_bytes);
     *h = (struct held){ .bytes = bytes };
     w->held_bytes += bytes;
@@ -117,6 +120,7 @@ static struct held *hold(struct db_writer *w, size_t payload)
 
 void db_writer_record(struct db_writer *w, unsigned cpu, const struct trace_rec_hdr *r)
 {
+    BUG_ON(r->size < sizeof *r); /* a whole record: its producer (the decoder, lxrec) made sure */
     if (r->type == TRACE_REC_END)
         w->saw_end = 1; /* after a failure too: the recorder reads on to the end, storing nothing */
     struct held *h = w->b.failed ? NULL : hold(w, r->size);
@@ -145,6 +149,7 @@ static void store_record(struct db_writer *w, unsigned cpu, const struct trace_r
 {
     uint64_t ts = r->ts_ns;
     unsigned ci = trace_dec_cpu_index((uint16_t)cpu);
+    BUG_ON(ci >= TRACE_DEC_NCPU); /* a CPU of the format or the stream's own (writer.h) */
     if (r->type != TRACE_REC_STREAM) {
         if (!w->have_ts || ts < w->start_ts)
             w->start_ts = ts;
@@ -168,8 +173,10 @@ static void store_record(struct db_writer *w, unsigned cpu, const struct trace_r
  * empty after. Inside the commit's transaction. */
 static void store_held(struct db_writer *w)
 {
-    for (size_t off = 0; off < w->held_bytes && !w->b.failed;) {
+    size_t n = 0;
+    for (size_t off = 0; off < w->held_bytes && !w->b.failed; n++) {
         const struct held *h = (const struct held *)(w->hold + off);
+        BUG_ON(h->bytes < sizeof *h || h->bytes > w->held_bytes - off); /* the entries tile the hold */
         if (h->is_gap)
             ingest_gap(&w->d, trace_dec_cpu_index(h->cpu), h->ts_next, h->packets_lost, h->records_dropped,
                        h->records_late);
@@ -177,6 +184,7 @@ static void store_held(struct db_writer *w)
             store_record(w, h->cpu, (const struct trace_rec_hdr *)(h + 1));
         off += h->bytes;
     }
+    BUG_ON(!w->b.failed && n != w->nheld); /* each entry counted once, in hold() */
     w->held_bytes = 0;
     w->nheld = 0;
 }
@@ -326,6 +334,7 @@ static int commit_begin(struct db_writer *w, int wait)
  * the transaction commit_begin() began. 0 or -1. */
 static int commit_end(struct db_writer *w, const char *status, const char *end_reason)
 {
+    BUG_ON(!w->b.in_txn); /* commit_begin began it */
     batch_flush_all(&w->b);
     derive_write_threads(&w->d);
     write_stats(w);

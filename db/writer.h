@@ -15,7 +15,8 @@
  * Contract:
  *   - records arrive in timestamp order across CPUs (trace/recorder/record.c merges
  *     the per-CPU packets); a record a little out of order is stored as is
- *     and the durations it would make negative are clamped to 0;
+ *     and the durations it would make negative are clamped to 0, and a
+ *     CPU's slice to start no earlier than its last one ended;
  *   - db_writer_gap() says that CPU cpu lost records before the next one:
  *     every interval open on that CPU ends at the CPU's last record, is
  *     followed by an unknown ('?') stretch, and is never stretched across;

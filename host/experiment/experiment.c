@@ -116,6 +116,7 @@ static int cell_scenario(const struct scenario *base, int c, struct scenario *ou
 {
     int idx[SCN_MAX_VARY];
     size_t n = 0;
+    BUG_ON(c < 0 || c >= ncells(base)); /* a cell of the matrix: each axis' index in range below */
     *out = *base;
     for (int a = base->nvary - 1; a >= 0; a--) {
         idx[a] = c % base->vary[a].nvalues;
@@ -236,6 +237,7 @@ static int store(sqlite3 *db, int64_t xid, const struct xp_run *r, const struct 
         fclose(f);
     }
     if (res) {
+        BUG_ON(res->ntasks > SCN_MAX_INSTANCES || sc->ntasks > SCN_MAX_TASKS); /* what tasks and metrics hold */
         for (unsigned i = 0; i < res->ntasks; i++) {
             const struct scn_task_result *t = &res->task[i];
             struct dbx_task *d = &tasks[i];
@@ -298,10 +300,22 @@ static void progress(const struct experiment_opts *o, int done, int total, doubl
 /* The engine of the runs under way (the slots hold one engine's at a time). */
 static const struct engine_ops *slot_engine(const struct xp_run *slot, int n)
 {
+    const struct engine_ops *e = NULL;
+    for (int j = 0; j < n; j++) {
+        BUG_ON(slot[j].run.pid && e && slot[j].engine != e); /* run_all starts one engine's at a time */
+        if (slot[j].run.pid && !e)
+            e = slot[j].engine;
+    }
+    return e;
+}
+
+/* The slots holding a run under way: all (pid 0), or pid's. */
+static int slots_running(const struct xp_run *slot, int n, pid_t pid)
+{
+    int k = 0;
     for (int j = 0; j < n; j++)
-        if (slot[j].run.pid)
-            return slot[j].engine;
-    return NULL;
+        k += slot[j].run.pid != 0 && (!pid || slot[j].run.pid == pid);
+    return k;
 }
 
 static bool uses(const struct experiment_opts *o, const char *engine)
@@ -407,6 +421,7 @@ static int run_all(const struct xp_plan *p, struct xp_tally *t)
          * its engine's runs are the ones under way. */
         while (!stop_signal && (nagain || next < p->total)) {
             int k = nagain ? again[0].number : next, attempt = 0;
+            BUG_ON(k < 0 || k >= p->total); /* so k / per_engine is an engine's index */
             const struct engine_ops *eng = o->engines[k / per_engine];
             if (running && (running >= eng->jobs(p->es) || slot_engine(slot, maxjobs) != eng))
                 break;
@@ -456,6 +471,10 @@ static int run_all(const struct xp_plan *p, struct xp_tally *t)
                 break;
             }
             running++;
+            /* The pool's bookkeeping: the run's child in one slot, the
+             * runs under way no more than the engine's jobs, each counted. */
+            BUG_ON(r->run.pid <= 0 || slots_running(slot, maxjobs, r->run.pid) != 1);
+            BUG_ON(running > eng->jobs(p->es) || running != slots_running(slot, maxjobs, 0));
         }
         if (!running)
             continue;
@@ -474,6 +493,7 @@ static int run_all(const struct xp_plan *p, struct xp_tally *t)
                 r = &slot[j];
         if (!r)
             continue;
+        BUG_ON(slots_running(slot, maxjobs, pid) != 1); /* each pid in the pool once */
         running--;
         BUG_ON(running < 0); /* each slot's pid was counted once when it started */
         static struct scn_result res;
@@ -509,6 +529,8 @@ static int run_all(const struct xp_plan *p, struct xp_tally *t)
         t->failed += !ok;
         r->run.pid = 0;
         t->done++;
+        /* a finished run left the pool once; no run ends twice */
+        BUG_ON(running != slots_running(slot, maxjobs, 0) || t->done > t->mine || t->failed > t->done);
         progress(o, t->done, t->mine, t0, t->failed);
     }
     free(slot);

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bug.h"
 #include "host/experiment/orphans.h"
 
 #define ORPHANS_ENV "RUNQ_EXPERIMENT"
@@ -44,6 +45,9 @@ static unsigned long long start_time(pid_t pid)
 
 void orphans_die_with(pid_t parent)
 {
+    /* In the run's child (orphans.h): a parent asking it of itself would
+     * die with its own parent, and mark its own runs as orphans. */
+    BUG_ON(parent <= 0 || parent == getpid());
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (getppid() != parent) /* it died before the line above */
         _exit(127);

@@ -104,6 +104,7 @@ static void fifo_push(struct fifo *f, const void *rec, size_t n)
             f->cap = cap;
         }
     }
+    BUG_ON(f->head + f->len + n > f->cap); /* made room above */
     memcpy(f->buf + f->head + f->len, rec, n);
     f->len += n;
 }
@@ -130,6 +131,7 @@ static void on_record(void *ctx, const struct trace_pkt_hdr *h, const struct tra
 {
     struct recorder *r = ctx;
     unsigned ci = trace_dec_cpu_index(h->cpu);
+    BUG_ON(ci >= TRACE_DEC_NCPU); /* decode.c's header_ok: a CPU of the format, or the stream's */
     struct fifo *f = &r->q[ci];
     if (rec->type == TRACE_REC_STREAM) {
         const struct trace_rec_stream *s = (const void *)rec;
@@ -221,6 +223,9 @@ static void release(struct recorder *r, int final)
             f->loss_pending = 1;
             f->loss_late++;
         } else {
+            /* The writer gets the records in time order (writer.h): the
+             * derived tables cannot take one out of it. */
+            BUG_ON(r->released_any && best->ts_ns < r->last_released);
             flush_loss(r, bc, best->ts_ns);
             r->last_released = best->ts_ns;
             r->released_any = 1;
@@ -235,6 +240,7 @@ static void release(struct recorder *r, int final)
         if (!f->len)
             f->head = 0;
     }
+    BUG_ON(final && r->queued != 0); /* the final release takes every record held */
     if (final)
         for (unsigned k = 0; k < r->nactive; k++)
             flush_loss(r, r->active[k], r->last_released);

@@ -19,7 +19,6 @@
  * a byte now and then held the recorder in a blocking read for up to a
  * minute, while the guest's rings overflowed (issue 30).
  */
-#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -31,6 +30,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "bug.h"
 #include "trace/recorder/relay.h"
 #include "host/base/xalloc.h"
 #include "trace/control.h"
@@ -176,6 +176,7 @@ static int send_some(int fd, char *buf, size_t *len)
             return 0;
         if (w <= 0)
             return -1;
+        BUG_ON((size_t)w > *len); /* send takes at most what it is given */
         memmove(buf, buf + w, *len - (size_t)w);
         *len -= (size_t)w;
     }
@@ -212,6 +213,7 @@ static int answer(struct relay *rl, struct client *cl, const char *fmt, ...)
         drop(rl, cl, DROP_UNREAD);
         return -1;
     }
+    BUG_ON(cl->out_len + (size_t)n > sizeof cl->out); /* dropped above when it does not fit */
     memcpy(cl->out + cl->out_len, line, (size_t)n);
     cl->out_len += (size_t)n;
     return 0;
@@ -252,6 +254,7 @@ static int relay_line(struct relay *rl, struct client *cl, const char *line, siz
         rl->n.lines_refused++;
         return answer(rl, cl, "error: the kernel is not taking lines (%zu bytes wait for it): not sent", rl->klen);
     }
+    BUG_ON(rl->klen + len + 1 > sizeof rl->kbuf); /* refused above when it does not fit whole */
     memcpy(rl->kbuf + rl->klen, line, len);
     rl->kbuf[rl->klen + len] = '\n';
     rl->klen += len + 1;
@@ -286,7 +289,7 @@ static void client_read(struct relay *rl, struct client *cl, int64_t now)
             client_done(cl, now);
             return;
         }
-        assert(cl->in_len <= cl->taken);
+        BUG_ON(cl->in_len > cl->taken || cl->taken > sizeof cl->in - 1); /* what is held was read, within in */
         ssize_t n = read(cl->fd, cl->in + cl->in_len, room);
         if (n < 0 && errno == EINTR)
             continue;
@@ -372,7 +375,7 @@ int relay_poll(struct relay *rl, struct pollfd *p, int *timeout_ms, int64_t now)
         if (left < *timeout_ms)
             *timeout_ms = left < 0 ? 0 : (int)left;
     }
-    assert(n <= RELAY_MAX_POLLFDS);
+    BUG_ON(n > RELAY_MAX_POLLFDS); /* the caller's array (relay.h) */
     return n;
 }
 
@@ -386,6 +389,7 @@ void relay_run(struct relay *rl, const struct pollfd *p, int n, int64_t now)
         } else if (rl->map[k] == MAP_KERNEL) {
             kernel_flush(rl);
         } else {
+            BUG_ON(k >= RELAY_MAX_POLLFDS || rl->map[k] < 0 || rl->map[k] >= RELAY_CLIENTS); /* relay_poll's map */
             struct client *cl = &rl->c[rl->map[k]];
             if (cl->fd >= 0 && (p[k].revents & (POLLIN | POLLHUP | POLLERR)))
                 client_read(rl, cl, now);

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bug.h"
 #include "host/engine/linux/bpfrec.h"
 
 #define CHUNK_BYTES (16u << 20)
@@ -110,6 +111,7 @@ static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list a
 
 static void *room(struct bpfrec *b, size_t n)
 {
+    BUG_ON(n > CHUNK_BYTES); /* a sample is at most one struct lxb_sample (bpf/sched.bpf.c) */
     if (!b->nchunks || b->used + n > CHUNK_BYTES) {
         if (b->held + CHUNK_BYTES > MAX_HELD_BYTES)
             return NULL;

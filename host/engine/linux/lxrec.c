@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bug.h"
 #include "db/derive.h"
 #include "db/qx_linux.h"
 #include "db/writer.h"
@@ -580,6 +581,7 @@ static const struct lxb_sample *take_sample(struct xlate *x, unsigned c, int cls
                                             int64_t next)
 {
     const struct lxb_sample *const *s;
+    BUG_ON(c >= x->ncpus || cls < 0 || cls >= SC_NR); /* bcur has a cursor per class of each CPU */
     size_t n = bpfrec_cpu_samples(x->r->bpf, c, &s);
     size_t *pos = &x->bcur[c][cls];
     while (*pos < n && (sample_class(s[*pos]) != cls || s[*pos]->ts + MATCH_NS < ts))
@@ -721,6 +723,7 @@ static void put_queue(struct xlate *x, unsigned c, uint64_t ts, const struct lxb
             prot = TRACE_KF_PROT_KNOWN | (e->vruntime < e->vlag ? TRACE_KF_PROTECTED : 0);
         kf_entry(x, &b.e[n++], s, V, e, c, prot);
     }
+    BUG_ON(n > LXB_MAXQ + 1); /* current and the tree: what b.e holds */
     b.k.nr = (uint16_t)n;
     put_ee(x, c, &b.k.h, TRACE_REC_KEYFRAME, sizeof b.k + n * sizeof b.e[0], ts, true);
 }
@@ -1047,6 +1050,7 @@ static void on_migrate(struct xlate *x, const struct lx_ev *e)
 
 static void on_event(struct xlate *x, const struct lx_ev *e)
 {
+    BUG_ON(e->cpu >= x->ncpus || (unsigned)e->kind >= K_NR); /* translate and parse_event checked both */
     struct xcpu *xc = &x->cpu[e->cpu];
     xc->seen = true;
     /* Every event names the task that was current when it was written
@@ -1146,6 +1150,7 @@ static uint64_t translate(struct xlate *x, struct cursor *cu)
 static void counter_row(size_t i, struct dbq_linux_counter *c, void *arg)
 {
     const struct xlate *x = arg;
+    BUG_ON(i / C_NR >= x->nsamples); /* write_counters asks for nsamples * C_NR rows */
     const struct sample *s = &x->samples[i / C_NR];
     *c = (struct dbq_linux_counter){ .ts = s->ts, .cpu = (int)s->cpu, .name = ctr_name[i % C_NR],
                                      .value = s->v[i % C_NR] };
@@ -1221,6 +1226,7 @@ static void put_stats(struct xlate *x)
                                "EEVDF samples whose queued entities do not add up to the kernel's sums: what was "
                                "read is not the queue (their V is the kernel's, their snapshot is not whole)");
         db_writer_set_stat(x->w, "bpf_samples", "info", b.samples, "EEVDF samples the BPF recorder handed over");
+        BUG_ON(x->samples_used > b.samples); /* take_sample takes each kept sample once */
         db_writer_set_stat(x->w, "bpf_samples_unmatched", "info", b.samples - x->samples_used,
                            "EEVDF samples no tracefs event was found for (a switch or wakeup tracefs lost, or "
                            "about no scenario thread)");
