@@ -131,8 +131,20 @@ static void keep_page(struct lxrec *r, unsigned cpu, const uint8_t *buf, size_t 
 {
     struct lx_pages *ps = &r->pages[cpu];
     struct lx_page *pg = NULL;
-    if (r->held_bytes + n <= MAX_HELD_BYTES && (ps->n < ps->cap || (ps->cap = ps->cap ? 2 * ps->cap : 256,
-                                                                     ps->p = realloc(ps->p, ps->cap * sizeof *ps->p))))
+    bool room = r->held_bytes + n <= MAX_HELD_BYTES;
+    if (room && ps->n == ps->cap) {
+        /* grown only when the larger array is had: a failed realloc
+         * keeps the pages held so far, and their count */
+        size_t cap = ps->cap ? 2 * ps->cap : 256;
+        struct lx_page **p = realloc(ps->p, cap * sizeof *p);
+        if (p) {
+            ps->p = p;
+            ps->cap = cap;
+        } else {
+            room = false;
+        }
+    }
+    if (room)
         pg = malloc(sizeof *pg + n);
     if (!pg) {
         /* Out of room: this page is lost, and said so before the next. */
