@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bug.h"
 #include "db/query.h"
 #include "db/readable.h"
 #include "db/recorder_lock.h"
@@ -504,4 +505,45 @@ int dbq_run(sqlite3 *db, const char *sql, enum dbq_format fmt, FILE *out, char *
             return rc;
     }
     return 0;
+}
+
+int dbq_first(sqlite3 *db, const char *sql, char *text, size_t textlen, int64_t *ival, bool *is_int, char *err,
+              size_t errlen)
+{
+    BUG_ON(!db || !sql || !text || !textlen);
+    sqlite3_stmt *st;
+    const char *tail = NULL;
+    text[0] = 0;
+    if (is_int)
+        *is_int = false;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, &tail) != SQLITE_OK) {
+        snprintf(err, errlen, "%s", sqlite3_errmsg(db));
+        return -1;
+    }
+    if (!st) {
+        snprintf(err, errlen, "no statement");
+        return -1;
+    }
+    if (!sqlite3_stmt_readonly(st)) {
+        sqlite3_finalize(st);
+        snprintf(err, errlen, "the statement would write; only reading is allowed");
+        return -1;
+    }
+    int rc = 0;
+    int step = sqlite3_step(st);
+    if (step == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+        snprintf(text, textlen, "%s", (const char *)sqlite3_column_text(st, 0));
+        if (sqlite3_column_type(st, 0) == SQLITE_INTEGER) {
+            if (ival)
+                *ival = sqlite3_column_int64(st, 0);
+            if (is_int)
+                *is_int = true;
+        }
+        rc = 1;
+    } else if (step != SQLITE_ROW && step != SQLITE_DONE) {
+        snprintf(err, errlen, "%s", sqlite3_errmsg(db));
+        rc = -1;
+    }
+    sqlite3_finalize(st);
+    return rc;
 }

@@ -47,6 +47,15 @@ int dbq_scope_trace(sqlite3 *db, int64_t trace_id, char *err, size_t errlen);
  * printed. */
 int dbq_run(sqlite3 *db, const char *sql, enum dbq_format fmt, FILE *out, char *err, size_t errlen);
 
+/* A lab's truth or moment: one statement (sql, text from a lab.conf),
+ * which must be read-only, its first row's first column. Returns 1 with
+ * the value in text (and *ival, when it is an integer and ival is not
+ * NULL: else *is_int is false), 0 when there is no row or the value is
+ * NULL, -1 with err on an SQL error or a statement that would write.
+ * Like runq sql's, the text runs on a read-only connection (dbq_open). */
+int dbq_first(sqlite3 *db, const char *sql, char *text, size_t textlen, int64_t *ival, bool *is_int, char *err,
+              size_t errlen);
+
 /* One CSV field (RFC 4180): v as it is, or quoted with its quotes doubled
  * when it holds a comma, a quote or a line end, or always when quote. The
  * bytes stay the data. */

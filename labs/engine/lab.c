@@ -26,6 +26,7 @@
 #include <sqlite3.h>
 
 #include "host/engine/kernel/boot.h"
+#include "db/query.h"
 #include "labs/engine/lab.h"
 #include "labs/engine/lab_cache.h"
 #include "db/visible.h"
@@ -441,16 +442,13 @@ static void measure(struct lab *lab, long seed, char truth[][256], bool *ok, con
  * query answers, and not before from; -1 when it answers none. */
 static int moment_at(sqlite3 *h, const struct events *tr, int from, const char *sql)
 {
-    sqlite3_stmt *st;
-    int at = -1;
-    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
+    char text[64], err[256];
+    int64_t ts;
+    bool is_int;
+    if (dbq_first(h, sql, text, sizeof text, &ts, &is_int, err, sizeof err) != 1 || !is_int)
         return -1;
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER) {
-        at = events_find_ts(tr, sqlite3_column_int64(st, 0));
-        at = at < from ? from : at;
-    }
-    sqlite3_finalize(st);
-    return at;
+    int at = events_find_ts(tr, ts);
+    return at < from ? from : at;
 }
 
 /* The event of a moment: the first event its query matches in its trace,
@@ -462,13 +460,11 @@ static int moment_event(const struct lab *lab, const struct lab_moment *m, const
         if (strcmp(c->name, m->scenario) || !c->db[0])
             continue;
         *db = c->db;
-        sqlite3 *h;
-        if (sqlite3_open_v2(c->db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-            sqlite3_close(h);
-            return -1;
-        }
-        struct events tr;
         char err[256];
+        sqlite3 *h = dbq_open(c->db, err, sizeof err);
+        if (!h)
+            return -1;
+        struct events tr;
         int at = -1;
         if (events_load(&tr, h, 0, err, sizeof err) == 0) {
             int from = m->after[0] ? events_find_mark(&tr, 0, m->after) : 0;

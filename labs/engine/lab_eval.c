@@ -31,6 +31,7 @@
 #include <sqlite3.h>
 
 #include "host/analysis/compare.h"
+#include "db/query.h"
 #include "labs/engine/lab.h"
 #include "host/base/xalloc.h"
 
@@ -278,26 +279,19 @@ static int metric_ref(const struct lab *lab, const char *ref, char *val, size_t 
 
 static int sql_first(const struct lab_scenario *c, const char *sql, char *buf, size_t len)
 {
-    sqlite3 *db;
-    if (!c->db[0] || sqlite3_open_v2(c->db, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+    char err[300];
+    sqlite3 *db = c->db[0] ? dbq_open(c->db, err, sizeof err) : NULL;
+    if (!db) {
         snprintf(buf, len, "scenario %s has no trace database", c->name);
         return -1;
     }
-    sqlite3_stmt *st;
-    int rc = -1;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-        snprintf(buf, len, "sql: %s", sqlite3_errmsg(db));
-    } else {
-        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-            snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st, 0));
-            rc = 0;
-        } else {
-            snprintf(buf, len, "sql: no row");
-        }
-        sqlite3_finalize(st);
-    }
+    int got = dbq_first(db, sql, buf, len, NULL, NULL, err, sizeof err);
     sqlite3_close(db);
-    return rc;
+    if (got < 0)
+        snprintf(buf, len, "sql: %s", err);
+    else if (got == 0)
+        snprintf(buf, len, "sql: no row");
+    return got == 1 ? 0 : -1;
 }
 
 /* "metric A" or "metric A / B" (a ratio, two decimals). */

@@ -194,6 +194,44 @@ fi
 
 # Answers as typed: units converted, out-of-range and unknown choices
 # refused with a reason (a lab of fixed truths, no scenario).
+# A truth's SQL is text from a lab.conf: it runs read-only, as runq sql's
+# does (db/query.c's dbq_first); one that would write is refused and the
+# question cannot be measured (it ran on a read-only connection, but
+# nothing said why).
+mkdir -p "$T/labs/96-sqlwrite"
+cat > "$T/labs/96-sqlwrite/lab.conf" <<'L'
+title = SQL that writes
+minutes = 1
+
+[scenario one]
+policy = eevdf
+cpus = 1
+record = yes
+cmd = mark m
+
+[question reads]
+type = number
+tolerance = 0
+phase = after
+prompt = ?
+truth = sql one: SELECT count(*) FROM mark WHERE name = 'm'
+
+[question writes]
+type = number
+tolerance = 0
+phase = after
+prompt = ?
+truth = sql one: DELETE FROM mark
+L
+printf 'reads = 1\nwrites = 0\n' > "$T/w.ans"
+out=$(RUNQ_LABS="$T/labs" "$RUNQ" lab check 96 --answers "$T/w.ans" --out "$T/w" 2>&1)
+if grep -q '^PASS reads: answered 1' <<<"$out" &&
+   grep -q "^FAIL writes: answered 0; could not measure: sql: the statement would write; only reading is allowed" <<<"$out"; then
+    pass truth_sql_only_reads
+else
+    failed truth_sql_only_reads "$(grep -E '^(PASS|FAIL) (reads|writes)' <<<"$out" | tr '\n' '|')"
+fi
+
 mkdir -p "$T/labs/90-units"
 cat > "$T/labs/90-units/lab.conf" <<'L'
 title = Units
