@@ -5,6 +5,8 @@
 # this gets one, removed when the test exits; a test with more to undo at
 # exit says so with at_exit. (A test that wants T somewhere of its own, a
 # short path for a tmux socket or a tmpfs, makes it and removes it itself.)
+# A T in the environment the test was started from is not the test's.
+export -p | grep -q '^\(declare -x\|export\) T=' && unset T
 if [ -z "${T:-}" ]; then
     T=$(mktemp -d)
     trap 'rm -rf "$T"' EXIT
