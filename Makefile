@@ -151,8 +151,8 @@ TOP_AT_OBJ := $(call tobj,tests/tui/top_at.c $(TOP_MODEL_SRC))
 EEVDF_FUZZ_OBJ := $(call fobj,tests/policy/eevdf_fuzz.c $(POLICY_SRC))
 RT_FUZZ_OBJ := $(call fobj,tests/policy/rt_fuzz.c $(POLICY_SRC))
 TRACE_FUZZ_OBJ := $(call fobj,tests/trace/trace_fuzz.c trace/decode.c)
-TRACE_GEN_OBJ := $(call hobj,tests/trace/trace_gen.c $(POLICY_SRC))
-TRACE_HOSTILE_OBJ := $(call hobj,tests/trace/trace_hostile.c)
+TRACE_GEN_OBJ := $(call hobj,tests/trace/trace_gen.c host/base/xalloc.c $(POLICY_SRC))
+TRACE_HOSTILE_OBJ := $(call hobj,tests/trace/trace_hostile.c host/base/xalloc.c)
 # The Linux 6.18 reference for the differential test (issue 14): its own
 # rules, only Linux's weight table shared with the policy.
 LINUX_REF_OBJ := $(call hobj,tests/policy/linux_ref.c tests/policy/linux_ref_parse.c tests/policy/linux_ref_gen.c \
@@ -165,52 +165,37 @@ TEST_OBJ := $(sort $(SHA256_TEST_OBJ) $(RR_TEST_OBJ) $(LINUX_PINGPONG_OBJ) $(LIN
 HOST_TESTS := $(BUILD)/tests/rr_test $(BUILD)/tests/rt_test $(BUILD)/tests/rt_fuzz $(BUILD)/tests/eevdf_test $(BUILD)/tests/eevdf_fuzz \
 	$(BUILD)/tests/trace_gen $(BUILD)/tests/trace_decode_test $(BUILD)/tests/sha256_test $(BUILD)/tests/trace_fuzz $(BUILD)/tests/top_model_test \
 	$(BUILD)/tests/ring_test $(BUILD)/tests/top_at $(BUILD)/tests/trace_hostile $(BUILD)/tests/linux_ref $(BUILD)/tests/linux_run_test $(BUILD)/tests/linux_pingpong $(ASAN_RUNQ)
+# Each program's objects (a list: alike line by line), and the libraries
+# of those that need some; one recipe links each kind: the unit tests with
+# the sanitizers, the fuzzers with libFuzzer, the generators and the
+# reference plain.
 $(BUILD)/tests/rr_test: $(RR_TEST_OBJ)
-	@mkdir -p $(dir $@)
-	$(CC) $(SANFLAGS) -o $@ $^
 $(BUILD)/tests/rt_test: $(RT_TEST_OBJ)
-	@mkdir -p $(dir $@)
-	$(CC) $(SANFLAGS) -o $@ $^
-$(BUILD)/tests/linux_run_test: $(LINUX_RUN_TEST_OBJ)
-	@mkdir -p $(dir $@)
-	$(CC) $(SANFLAGS) -o $@ $^ -lpthread -lm
-$(BUILD)/tests/linux_pingpong: $(LINUX_PINGPONG_OBJ) $(patsubst db/%.sql,$(BUILD)/gen/%_sql.o,$(HOST_SQL))
-	@mkdir -p $(dir $@)
-	$(CC) $(SANFLAGS) -o $@ $^ -lsqlite3 -lm -lpthread $(if $(HAVE_BPF),-lbpf -lelf -lz)
 $(BUILD)/tests/eevdf_test: $(EEVDF_TEST_OBJ)
-	@mkdir -p $(dir $@)
-	$(CC) $(SANFLAGS) -o $@ $^
 $(BUILD)/tests/sha256_test: $(SHA256_TEST_OBJ)
-	@mkdir -p $(dir $@)
-	$(CC) $(SANFLAGS) -o $@ $^
 $(BUILD)/tests/trace_decode_test: $(DECODE_TEST_OBJ)
-	@mkdir -p $(dir $@)
-	$(CC) $(SANFLAGS) -o $@ $^
 $(BUILD)/tests/ring_test: $(RING_TEST_OBJ)
-	@mkdir -p $(dir $@)
-	$(CC) $(SANFLAGS) -o $@ $^
+$(BUILD)/tests/linux_run_test: $(LINUX_RUN_TEST_OBJ)
+$(BUILD)/tests/linux_run_test: TEST_LIBS := -lpthread -lm
+$(BUILD)/tests/linux_pingpong: $(LINUX_PINGPONG_OBJ) $(patsubst db/%.sql,$(BUILD)/gen/%_sql.o,$(HOST_SQL))
+$(BUILD)/tests/linux_pingpong: TEST_LIBS := -lsqlite3 -lm -lpthread $(if $(HAVE_BPF),-lbpf -lelf -lz)
 $(BUILD)/tests/top_at: $(TOP_AT_OBJ) $(BUILD)/gen/schema_sql.o
-	@mkdir -p $(dir $@)
-	$(CC) $(SANFLAGS) -o $@ $^ -lsqlite3 -lm
 $(BUILD)/tests/top_model_test: $(TOP_MODEL_TEST_OBJ) $(BUILD)/gen/schema_sql.o
-	@mkdir -p $(dir $@)
-	$(CC) $(SANFLAGS) -o $@ $^ -lsqlite3 -lm
+$(BUILD)/tests/top_at $(BUILD)/tests/top_model_test: TEST_LIBS := -lsqlite3 -lm
 $(BUILD)/tests/eevdf_fuzz: $(EEVDF_FUZZ_OBJ)
-	@mkdir -p $(dir $@)
-	clang $(FUZZLINK) -o $@ $^
 $(BUILD)/tests/rt_fuzz: $(RT_FUZZ_OBJ)
-	@mkdir -p $(dir $@)
-	clang $(FUZZLINK) -o $@ $^
 $(BUILD)/tests/trace_fuzz: $(TRACE_FUZZ_OBJ)
+$(BUILD)/tests/trace_gen: $(TRACE_GEN_OBJ)
+$(BUILD)/tests/trace_hostile: $(TRACE_HOSTILE_OBJ)
+$(BUILD)/tests/linux_ref: $(LINUX_REF_OBJ)
+$(addprefix $(BUILD)/tests/,rr_test rt_test eevdf_test sha256_test trace_decode_test ring_test linux_run_test linux_pingpong \
+	top_at top_model_test):
+	@mkdir -p $(dir $@)
+	$(CC) $(SANFLAGS) -o $@ $^ $(TEST_LIBS)
+$(addprefix $(BUILD)/tests/,eevdf_fuzz rt_fuzz trace_fuzz):
 	@mkdir -p $(dir $@)
 	clang $(FUZZLINK) -o $@ $^
-$(BUILD)/tests/trace_gen: $(TRACE_GEN_OBJ)
-	@mkdir -p $(dir $@)
-	$(CC) -o $@ $^
-$(BUILD)/tests/trace_hostile: $(TRACE_HOSTILE_OBJ)
-	@mkdir -p $(dir $@)
-	$(CC) -o $@ $^
-$(BUILD)/tests/linux_ref: $(LINUX_REF_OBJ)
+$(addprefix $(BUILD)/tests/,trace_gen trace_hostile linux_ref):
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^
 # runq with ASan and UBSan, for the shell suites; it finds the kernel

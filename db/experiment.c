@@ -48,6 +48,15 @@ static void bind_text(sqlite3_stmt *s, int i, const char *v)
         sqlite3_bind_null(s, i);
 }
 
+/* v at i when known, else NULL (an id of 0, a count not measured). */
+static void bind_opt(sqlite3_stmt *s, int i, bool known, int64_t v)
+{
+    if (known)
+        sqlite3_bind_int64(s, i, v);
+    else
+        sqlite3_bind_null(s, i);
+}
+
 int64_t dbx_add_experiment(sqlite3 *db, const struct dbx_experiment *e, char *err, size_t errlen)
 {
     sqlite3_stmt *s = NULL;
@@ -98,26 +107,17 @@ static int add_task(sqlite3 *db, int64_t sid, int64_t trace_id, const struct dbx
     bind_text(s, 3, t->task);
     sqlite3_bind_int(s, 4, t->idx);
     bind_text(s, 5, t->name);
-    if (t->tid >= 0)
-        sqlite3_bind_int64(s, 6, t->tid);
-    else
-        sqlite3_bind_null(s, 6);
+    bind_opt(s, 6, t->tid >= 0, t->tid);
     sqlite3_bind_int(s, 7, t->cpu);
     const uint64_t v[] = { t->window_ns, t->runtime_ns, t->wakeups, t->missed, t->stalls, t->dropped,
                            t->late[0],   t->late[1],     t->late[2], t->late[3],  t->late[4] };
     for (int i = 0; i < 11; i++)
         sqlite3_bind_int64(s, 8 + i, (int64_t)v[i]);
-    if (t->has_iters)
-        sqlite3_bind_int64(s, 19, (int64_t)t->iters);
-    else
-        sqlite3_bind_null(s, 19);
+    bind_opt(s, 19, t->has_iters, (int64_t)t->iters);
     sqlite3_bind_int64(s, 20, (int64_t)t->vcsw);
     sqlite3_bind_int64(s, 21, (int64_t)t->ivcsw);
     sqlite3_bind_int64(s, 22, (int64_t)t->reads);
-    if (trace_id > 0)
-        sqlite3_bind_int64(s, 23, trace_id);
-    else
-        sqlite3_bind_null(s, 23);
+    bind_opt(s, 23, trace_id > 0, trace_id);
     int rc = sqlite3_step(s);
     sqlite3_finalize(s);
     return rc == SQLITE_DONE ? 0 : -1;
@@ -141,6 +141,8 @@ static int add_metric(sqlite3 *db, int64_t sid, const struct dbx_metric *m)
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* Alike in shape to dbx_add_experiment: each its own table's INSERT, in a
+ * transaction of its own. */
 int64_t dbx_add_scenario(sqlite3 *db, const struct dbx_scenario *sc, char *err, size_t errlen)
 {
     sqlite3_stmt *s = NULL;
@@ -150,17 +152,11 @@ int64_t dbx_add_scenario(sqlite3 *db, const struct dbx_scenario *sc, char *err, 
                            "status, error, text, foreign_ns, disturbed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                            -1, &s, NULL) != SQLITE_OK)
         return fail(db, err, errlen, "storing a scenario run");
-    if (sc->experiment_id > 0)
-        sqlite3_bind_int64(s, 1, sc->experiment_id);
-    else
-        sqlite3_bind_null(s, 1);
+    bind_opt(s, 1, sc->experiment_id > 0, sc->experiment_id);
     sqlite3_bind_int(s, 2, sc->cell);
     sqlite3_bind_int(s, 3, sc->repeat);
     sqlite3_bind_int64(s, 4, (int64_t)sc->seed);
-    if (sc->trace_id > 0)
-        sqlite3_bind_int64(s, 5, sc->trace_id);
-    else
-        sqlite3_bind_null(s, 5);
+    bind_opt(s, 5, sc->trace_id > 0, sc->trace_id);
     bind_text(s, 6, sc->engine);
     bind_text(s, 7, sc->params);
     sqlite3_bind_int64(s, 8, (int64_t)sc->run_ns);

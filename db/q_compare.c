@@ -46,6 +46,8 @@ int dbq_cmp_find_run(sqlite3 *db, enum dbq_cmp_by by, int64_t a, int64_t b, int6
     sqlite3_bind_int64(s, 3, c);
     int rc = sqlite3_step(s);
     if (rc == SQLITE_ROW) {
+        /* A typed row, read as the query layer reads every statement's: alike in
+         * shape to the others, each its own columns. */
         r->scenario = sqlite3_column_int64(s, 0);
         r->trace = sqlite3_column_int64(s, 1);
         r->experiment = sqlite3_column_int64(s, 2);

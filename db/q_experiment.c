@@ -124,6 +124,8 @@ int dbq_experiment_cells(sqlite3 *db, int64_t id, void (*fn)(const struct dbq_ex
     return dbq_finish(db, s, rc, false, err, errlen);
 }
 
+/* Alike in shape to dbq_experiment_cells, over the other statement of
+ * prepare_runs: each its own row. */
 int dbq_experiment_values(sqlite3 *db, int64_t id, void (*fn)(const struct dbq_experiment_value *v, void *arg),
                           void *arg, char *err, size_t errlen)
 {

@@ -396,6 +396,8 @@ int dbq_merge_summary(sqlite3 *out, int64_t id, void (*fn)(const struct dbq_merg
     return dbq_finish(out, s, rc, false, err, errlen);
 }
 
+/* Alike in shape to dbq_merge_summary: a statement over experiment id,
+ * each its own query and row. */
 int dbq_merge_full_cells(sqlite3 *out, int64_t id, void (*fn)(int cell, void *arg), void *arg, char *err,
                          size_t errlen)
 {

@@ -207,6 +207,7 @@ int dbq_plot_experiment(sqlite3 *db, int64_t id, struct dbq_plot_experiment *x, 
     return out;
 }
 
+/* Alike in shape to every free of a struct of strings: its own fields. */
 void dbq_plot_experiment_free(struct dbq_plot_experiment *x)
 {
     free(x->file);
@@ -264,6 +265,8 @@ int dbq_plot_cells(sqlite3 *db, int64_t id, const char *task, const char *metric
             *cells = xreallocarray(*cells, cap, sizeof **cells);
         }
         struct dbq_plot_cell *c = &(*cells)[*n];
+        /* A typed row, read as the query layer reads every statement's: alike in
+         * shape to the others, each its own columns. */
         *c = (struct dbq_plot_cell){
             .cell = sqlite3_column_int(s, 0),
             .engine = dup_col(s, 1),

@@ -159,6 +159,8 @@ int dbq_top_trace(struct dbq_top *r, void (*fn)(const struct dbq_top_trace *t, v
         set_err(err, errlen, "%s%s", sqlite3_errmsg(r->db), "");
         return -1;
     }
+    /* A typed row, read as the query layer reads every statement's: alike in
+     * shape to the others, each its own columns. */
     struct dbq_top_trace t = {
         .status = (const char *)sqlite3_column_text(s, 0),
         .end_reason = (const char *)sqlite3_column_text(s, 1),

@@ -31,6 +31,8 @@ int dbts_slice_ns(sqlite3 *db, int64_t trace_id, int64_t tid, int cpu, uint64_t 
     return rc;
 }
 
+/* Alike in shape to dbts_slice_ns: a statement prepared and bound, each
+ * its own. */
 int dbts_add_stat(sqlite3 *db, int64_t trace_id, const char *name, int idx, const char *severity, uint64_t value,
                   const char *description)
 {

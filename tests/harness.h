@@ -5,7 +5,7 @@
  *
  *   static void inverse_weights(void) { CHECK(w == 1024, "w %u", w); }
  *   static const struct harness_test tests[] = { HARNESS_TEST(inverse_weights), ... };
- *   int main(int argc, char **argv) { return harness_main(argc, argv, tests, HARNESS_COUNT(tests)); }
+ *   HARNESS_MAIN(tests)
  *
  * Contract:
  *   - `prog` runs every test; `prog NAME...` only those named, and exits 2
@@ -166,5 +166,12 @@ static inline int harness_main(int argc, char **argv, const struct harness_test 
     }
     return any_failed;
 }
+
+/* main() of a test program with nothing to do around its tests. */
+#define HARNESS_MAIN(tests)                                              \
+    int main(int argc, char **argv)                                      \
+    {                                                                    \
+        return harness_main(argc, argv, tests, HARNESS_COUNT(tests));    \
+    }
 
 #endif

@@ -1,5 +1,18 @@
 # tests/lib.sh: what the shell tests share. Source it from the repository
-# root after setting T (a scratch directory the caller removes).
+# root.
+
+# T: the test's scratch directory. A test that made none before sourcing
+# this gets one, removed when the test exits; a test with more to undo at
+# exit says so with at_exit. (A test that wants T somewhere of its own, a
+# short path for a tmux socket or a tmpfs, makes it and removes it itself.)
+# A T in the environment the test was started from is not the test's.
+export -p | grep -q '^\(declare -x\|export\) T=' && unset T
+if [ -z "${T:-}" ]; then
+    T=$(mktemp -d)
+    trap 'rm -rf "$T"' EXIT
+fi
+# at_exit CMD: the test's exit runs CMD, then removes T.
+at_exit() { trap "$1; rm -rf \"\$T\"" EXIT; }
 
 fail=0
 pass() { echo "PASS $1"; }
@@ -7,6 +20,13 @@ failed() { echo "FAIL $1: $2"; fail=1; }
 
 # sq DB SQL...: the sqlite3 shell, in batch mode.
 sq() { sqlite3 -batch "$@"; }
+
+# grep_all FILE RE...: FILE has a line matching each RE.
+grep_all() {
+    local f=$1 re
+    shift
+    for re; do grep -q -- "$re" "$f" || return 1; done
+}
 
 # run_example NAME DOC DIR CMD WANT: runs the shell command CMD in DIR;
 # PASS NAME if it exits 0 and prints exactly the file WANT (the example's
@@ -43,6 +63,25 @@ expect() {
     else
         pass "$name"
     fi
+}
+
+# refusals ARGS...: each line of stdin, NAME|LINE|WANT|TEXT, is a scenario
+# file (TEXT, its lines separated by \n) that runq ARGS... FILE must refuse
+# as a usage error naming the line: exit 2 and one line on stderr,
+# "FILE:LINE: ..." holding WANT (PASS or FAIL refuses_NAME).
+refusals() {
+    local name line want text
+    while IFS='|' read -r name line want text; do
+        [ -z "$name" ] && continue
+        printf '%b\n' "$text" >"$T/$name.scn"
+        runq "$@" "$T/$name.scn"
+        if [ "$rc" = 2 ] && grep -qF -- "$T/$name.scn:$line: " "$T/err" && grep -qF -- "$want" "$T/err" &&
+            [ "$(wc -l <"$T/err")" = 1 ]; then
+            pass "refuses_$name"
+        else
+            failed "refuses_$name" "exit $rc, want 2 with '$name.scn:$line: ...$want': $(head -c 300 "$T/err")"
+        fi
+    done
 }
 
 # stdout_has NAME SUBSTRING: the last runq's stdout holds SUBSTRING.
@@ -115,6 +154,22 @@ doc_examples() {
         }
         inblock && example { print > (dir "/ex." n ".want") }
     ' "$1"
+}
+
+# run_doc_examples DOC: DOC's examples (doc_examples) run in order in one
+# scratch directory, $T/doc, each by run_example, with the runq under test
+# and the fixture generator in place of build/runq and
+# build/tests/trace_gen; then doc_examples_found, which wants two or more.
+run_doc_examples() {
+    local doc=$1 n=0
+    doc_examples "$doc"
+    mkdir "$T/doc"
+    sed -i "s|build/runq|$(realpath "$RUNQ")|g; s|build/tests/trace_gen|$(realpath "$GEN")|g" "$T"/ex.*.cmd 2>/dev/null
+    while [ -e "$T/ex.$((n + 1)).cmd" ]; do
+        n=$((n + 1))
+        run_example "doc_example_$n" "$doc" "$T/doc" "$(cat "$T/ex.$n.cmd")" "$T/ex.$n.want"
+    done
+    [ "$n" -ge 2 ] && pass "doc_examples_found ($n)" || failed doc_examples_found "only $n examples in $doc"
 }
 
 # linux_recording_ready NAME: true when the Linux engine can record here

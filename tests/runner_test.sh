@@ -8,11 +8,7 @@
 # listed order; ^C stops every lane, and what the lanes started.
 set -u
 cd "$(dirname "$0")/.." || exit 2
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail=0
-pass() { echo "PASS $1"; }
-failed() { echo "FAIL $1: $2"; fail=1; }
+. tests/lib.sh
 
 # runner NAME JOBS: runs the list $T/NAME.list (suite lines, and the
 # functions they call) with JOBS lanes; leaves $T/NAME.out and $rc.

@@ -397,7 +397,7 @@ struct TRACE_PACKED trace_rec_tick {
 };
 _Static_assert(sizeof(struct trace_rec_tick) == 28, "tick record");
 
-#define TRACE_SET_WHATS(X)                                                    \
+#define TRACE_SET_WHATS(X) /* one enum's rows, as the tables above: data, not code */ \
     X(NICE, "nice", "task's nice: old, new")                                 \
     X(SLICE, "slice", "task's requested slice, ns: old, new")                \
     X(FEATURE, "feature", "feature `name`: old, new = 0/1")                  \

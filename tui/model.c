@@ -686,6 +686,7 @@ static void publish(struct top_model *m)
         c->has_nr = k->has_nr;
         c->nr_runnable = k->nr_runnable;
     }
+    /* Alike in shape to the CPUs' copy above: each its own struct's fields. */
     for (size_t i = 0; i < m->s.ntasks; i++) {
         const struct tstate_task *k = &m->ts.task[i];
         struct top_task *t = &m->s.tasks[i];

@@ -17,6 +17,7 @@
 #include <ncurses.h>
 
 #include "bug.h"
+#include "host/base/clock.h"
 #include "host/base/xalloc.h"
 #include "tui/control.h"
 #include "tui/top.h"
@@ -26,9 +27,7 @@
 
 static int64_t now_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return (int64_t)(mono_ns() / 1000000);
 }
 
 int top_parse_dec(const char *s, double lo, double hi, double *out)
@@ -384,6 +383,8 @@ static int do_tag(struct top_ui *ui, int ch)
     return 0;
 }
 
+/* do_follow, do_pause and do_cpus: alike in shape, each its own switch
+ * (top_actions gives a row one function). */
 static int do_follow(struct top_ui *ui, int ch)
 {
     (void)ch;

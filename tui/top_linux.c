@@ -18,6 +18,7 @@
 
 #include "tui/top_linux.h"
 #include "db/visible.h"
+#include "host/base/clock.h"
 #include "host/engine/linux/bpfrec.h"
 #include "host/engine/linux/record.h"
 #include "host/engine/linux/run.h"
@@ -94,13 +95,6 @@ static size_t frame_cpu(char *out, size_t len, unsigned cpu, const struct lxb_sa
     }
     LINE("\n");
     return n;
-}
-
-static uint64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 struct recording {

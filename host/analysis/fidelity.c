@@ -46,7 +46,8 @@
 #include "trace/format.h"
 
 /* X(NAME, replayed, "what it means"): replayed ones were compared. The
- * first that holds is a pick's class; the order is the judging order. */
+ * first that holds is a pick's class; the order is the judging order.
+ * (Alike in shape to eevdf_features.h's table, not in meaning.) */
 #define FID_CLASSES(X)                                                                                          \
     X(AGREE, true, "runq picks what Linux picked")                                                              \
     X(NOTHING, true, "runq picks nothing: every entity was delayed")                                            \

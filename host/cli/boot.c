@@ -50,15 +50,6 @@ static bool has_dashdash_word(const char *s)
 /* The flags' own checks (struct flag's fn): nonzero with err left empty
  * is "--NAME takes <the row's takes>, not 'V'". */
 
-static int set_policy(const char *v, void *value, char *err, size_t errlen)
-{
-    (void)err, (void)errlen;
-    if (strcmp(v, "rr") != 0 && strcmp(v, "eevdf") != 0)
-        return -1;
-    *(const char **)value = v;
-    return 0;
-}
-
 static int set_hz(const char *v, void *value, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
@@ -100,16 +91,6 @@ static int set_test(const char *v, void *value, char *err, size_t errlen)
     return 0;
 }
 
-/* --kernel, --record, --db, --control: a file name, not empty. */
-static int set_path(const char *v, void *value, char *err, size_t errlen)
-{
-    (void)err, (void)errlen;
-    if (!*v)
-        return -1;
-    *(const char **)value = v;
-    return 0;
-}
-
 /* --cmd, repeatable: appends to o->cmds (checked by boot_flags once
  * parsed: a value with a newline cannot be echoed in a one-line error). */
 static int add_cmd(const char *v, void *value, char *err, size_t errlen)
@@ -127,7 +108,7 @@ static int add_cmd(const char *v, void *value, char *err, size_t errlen)
 static void boot_flag_table(struct boot_opts *o, bool run, struct flag *rows, size_t nrows)
 {
     const struct flag all[] = {
-        FLAG_FN("policy", &o->policy, "rr|eevdf", "scheduling policy (default: the kernel's)", set_policy,
+        FLAG_FN("policy", &o->policy, "rr|eevdf", "scheduling policy (default: the kernel's)", flag_policy,
                 .takes = "rr or eevdf"),
         FLAG_FN("hz", &o->hz, "N", "timer ticks per second: 100, 250 or 1000 (default: the kernel's)", set_hz,
                 .takes = "100, 250 or 1000"),
@@ -139,21 +120,17 @@ static void boot_flag_table(struct boot_opts *o, bool run, struct flag *rows, si
                 .takes = "a self-test's name or all"),
         FLAG_FN("timeout", &o->timeout_s, "S", "kill QEMU after S wall-clock seconds (default 600)", set_timeout,
                 .takes = "a positive number of seconds"),
-        FLAG_FN("kernel", &o->kernel, "PATH", "kernel ELF (default $RUNQ_KERNEL, else kernel.elf beside runq)",
-                set_path, .takes = "a file name"),
+        FLAG_FILE("kernel", &o->kernel, "PATH", "kernel ELF (default $RUNQ_KERNEL, else kernel.elf beside runq)"),
         FLAG_STR("append", &o->append, "\"ARGS\"", "extra kernel command-line arguments"),
         FLAG_ON("gdb", &o->gdb, "start paused, with a gdb stub on localhost:1234"),
         FLAG_FN("gdb-port", o, "PORT",
                 "--gdb with the stub on localhost:PORT (1..65535), so runs side by\nside do not collide",
                 set_gdb_port, .takes = "a TCP port, 1..65535"),
-        FLAG_FN("record", &o->record, "FILE.db", "record the scheduler trace into this SQLite file", set_path,
-                .takes = "a file name"),
-        FLAG_FN("db", &o->record, "FILE.db", "database the live trace is recorded into (default runq.db)", set_path,
-                .takes = "a file name"),
-        FLAG_FN("control", &o->control, "FILE",
-                "with --deterministic --record: FILE's lines go to the kernel on the\ntrace port at boot, as the "
-                "control socket's do in a live run",
-                set_path, .takes = "a file name"),
+        FLAG_FILE("record", &o->record, "FILE.db", "record the scheduler trace into this SQLite file"),
+        FLAG_FILE("db", &o->record, "FILE.db", "database the live trace is recorded into (default runq.db)"),
+        FLAG_FILE("control", &o->control, "FILE",
+                  "with --deterministic --record: FILE's lines go to the kernel on the\ntrace port at boot, as the "
+                  "control socket's do in a live run"),
     };
     size_t n = 0;
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) {

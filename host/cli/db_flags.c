@@ -5,15 +5,6 @@
 
 #include "host/cli/db_flags.h"
 
-int db_flags_file(const char *v, void *value, char *err, size_t errlen)
-{
-    (void)err, (void)errlen;
-    if (!*v)
-        return 1; /* "--db takes a file name, not ''" */
-    *(const char **)value = v;
-    return 0;
-}
-
 int db_flags_format(const struct command_spec *spec, const struct db_flags *o, enum dbq_format *fmt)
 {
     if (o->csv && o->json) {

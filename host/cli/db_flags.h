@@ -28,16 +28,12 @@ struct db_flags {
 /* --db FILE (not empty) and --trace ID (a positive id), into *o; TRACE_HELP
  * says what the id picks in this command. Rows of a struct flag table. */
 #define DB_FLAG_ROWS(o, trace_help)                                                                           \
-    FLAG_FN("db", &(o)->db, "FILE", "database (default " DB_FLAGS_DEFAULT_DB ")", db_flags_file,              \
-            .takes = "a file name"),                                                                          \
+    FLAG_FILE("db", &(o)->db, "FILE", "database (default " DB_FLAGS_DEFAULT_DB ")"),                          \
     FLAG_NUM64("trace", &(o)->trace, "ID", (trace_help), 1, INT64_MAX, "a trace id (a positive number)")
 
 /* --csv and --json, into *o (db_flags_format() reads them). */
 #define DB_FORMAT_ROWS(o)                                                                                     \
     FLAG_ON("csv", &(o)->csv, "CSV with a header line"), FLAG_ON("json", &(o)->json, "JSON")
-
-/* --db's FLAG_FUNC: a name that is not empty into *(const char **)value. */
-int db_flags_file(const char *v, void *value, char *err, size_t errlen);
 
 /* The format --csv or --json chose (DBQ_TABLE: neither); -1 after the
  * usage error of both, printed as spec's. */

@@ -105,15 +105,6 @@ static int set_seed(const char *v, void *value, char *err, size_t errlen)
     return 0;
 }
 
-static int set_db(const char *v, void *value, char *err, size_t errlen)
-{
-    (void)err, (void)errlen;
-    if (!*v)
-        return -1;
-    *(const char **)value = v;
-    return 0;
-}
-
 static int set_shard(const char *v, void *value, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
@@ -149,8 +140,7 @@ int cmd_experiment(int argc, char **argv)
                 set_repeat, .takes = "1.." XP_STR(XP_MAX_REPEAT)),
         FLAG_FN("seed", &o, "N", "the first repeat's seed (default: the file's seed, else 0)", set_seed,
                 .takes = "a whole number 0..18446744073709551615"),
-        FLAG_FN("db", &o.db, "FILE.db", "store runs and traces here (default " XP_DEFAULT_DB ")", set_db,
-                .takes = "a file name"),
+        FLAG_FILE("db", &o.db, "FILE.db", "store runs and traces here (default " XP_DEFAULT_DB ")"),
         FLAG_FN("jobs", &o.jobs, "N", "runs at once (kernel: default the host's CPUs, 1 with --realtime;\nlinux: default 1)",
                 set_jobs, .takes = "1.." XP_STR(ENGINE_MAX_JOBS)),
         FLAG_ON("csv", &csv, "print the table as CSV"),

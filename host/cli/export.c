@@ -24,11 +24,11 @@ int cmd_export(int argc, char **argv)
                    "every recorded trace of experiment ID, each its own file\n"
                    "OUT/trace-ID.systrace (needs -o OUT, a directory, made if missing)",
                    1, INT64_MAX, "an experiment id (a positive number)"),
-        FLAG_FN("out", &out, "OUT",
-                "write to OUT (default: stdout): a file is replaced whole or not\n"
-                "at all, a character device or FIFO written in place, a\n"
-                "symbolic link or a directory refused",
-                db_flags_file, .takes = "a file name", .short_name = 'o'),
+        FLAG_FILE("out", &out, "OUT",
+                  "write to OUT (default: stdout): a file is replaced whole or not\n"
+                  "at all, a character device or FIFO written in place, a\n"
+                  "symbolic link or a directory refused",
+                  .short_name = 'o'),
         FLAG_TABLE_END,
     };
     const struct command_spec spec = {
@@ -42,6 +42,7 @@ int cmd_export(int argc, char **argv)
                  "docs/perfetto.md says what each track shows.\n",
         .flags = flags,
     };
+    /* Alike in shape to every command's spec and parse: flags.h's one form. */
     int npos, prc = flags_parse(&spec, argc, argv, NULL, &npos);
     if (prc >= 0)
         return prc;

@@ -9,6 +9,7 @@
 
 #include "bug.h"
 #include "host/cli/flags.h"
+#include "host/scenario/scenario.h"
 
 /* The help's flag column: "  --db FILE" padded to this, then the text. */
 #define FLAG_COL 21
@@ -22,6 +23,23 @@ int flags_usage_error(const struct command_spec *c, const char *fmt, ...)
     fputc('\n', stderr);
     va_end(ap);
     return 2;
+}
+
+const char *flags_word(int argc, char **argv, const char *cmd, const char *what, const char *list, void (*help)(void),
+                       int *rc)
+{
+    const char *word = argc > 1 ? argv[1] : NULL;
+    if (word && (!strcmp(word, "--help") || !strcmp(word, "-h"))) {
+        help();
+        *rc = 0;
+        return NULL;
+    }
+    if (!word || word[0] == '-') {
+        fprintf(stderr, "runq %s: name a %s first (%s); see runq %s --help\n", cmd, what, list, cmd);
+        *rc = 2;
+        return NULL;
+    }
+    return word;
 }
 
 static const struct flag *find(const struct command_spec *c, const char *name, size_t len)
@@ -179,4 +197,22 @@ void flags_help(const struct command_spec *c, FILE *out)
         fprintf(out, "\n%s", c->after);
     if (c->after_fn)
         c->after_fn(out);
+}
+
+int flag_file(const char *v, void *value, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    if (!*v)
+        return -1;
+    *(const char **)value = v;
+    return 0;
+}
+
+int flag_policy(const char *v, void *value, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    if (!scn_policy_known(v))
+        return -1;
+    *(const char **)value = v;
+    return 0;
 }

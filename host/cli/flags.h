@@ -60,6 +60,15 @@ struct flag {
     { .name = (n), .type = FLAG_FUNC, .value = (var), .arg = (a), .help = (h), .fn = (f), __VA_ARGS__ }
 #define FLAG_TABLE_END { .type = FLAG_END }
 
+/* FLAG_FUNCs the tables of several commands share. */
+/* A file name, not empty, into *(const char **)value. */
+int flag_file(const char *v, void *value, char *err, size_t errlen);
+/* A policy runq runs, rr or eevdf (scn_policy_known), into *(const char **)value. */
+int flag_policy(const char *v, void *value, char *err, size_t errlen);
+
+/* --n FILE: a row of flag_file's. */
+#define FLAG_FILE(n, var, a, h, ...) FLAG_FN(n, var, a, h, flag_file, .takes = "a file name", __VA_ARGS__)
+
 struct command_spec {
     const char *name;  /* "step" (or "report latency": what follows "runq ") */
     const char *usage; /* the synopsis after "usage: runq " */
@@ -88,6 +97,14 @@ int flags_parse(const struct command_spec *c, int argc, char **argv, const char 
  * value's name, then the help in a column; "-v, " before each name when
  * the table has short names), --help's own row, after. */
 void flags_help(const struct command_spec *c, FILE *out);
+
+/* The word a command of several kinds takes first (runq report NAME, runq
+ * plot KIND), which picks the table the rest is parsed by. NULL when there
+ * is none, *rc then the exit code to return: 0 after help() for --help or
+ * -h; 2 after "runq CMD: name a WHAT first (LIST); see runq CMD --help"
+ * when argv[1] is missing or another flag. */
+const char *flags_word(int argc, char **argv, const char *cmd, const char *what, const char *list, void (*help)(void),
+                       int *rc);
 
 /* A usage error the command finds itself after parsing: "runq NAME: ..."
  * on stderr; returns 2, the exit code to return. */

@@ -46,6 +46,7 @@ static void plot_help(void)
            "character device or a FIFO is written in place, a symbolic link refused.\n"
            "'runq plot KIND --help' lists KIND's flags.\n\n"
            "kinds:\n");
+    /* Alike in shape to runq report's help (its reports): each its own table. */
     for (size_t i = 0; i < NKINDS; i++)
         printf("  %-10s %s\n", kinds[i].name, kinds[i].what);
     printf("\n%s", series_note);
@@ -109,15 +110,10 @@ static int size_flag(const char *v, void *value, char *err, size_t errlen)
 
 int cmd_plot(int argc, char **argv)
 {
-    const char *kind_name = argc > 1 ? argv[1] : NULL;
-    if (kind_name && (!strcmp(kind_name, "--help") || !strcmp(kind_name, "-h"))) {
-        plot_help();
-        return 0;
-    }
-    if (!kind_name || kind_name[0] == '-') {
-        fprintf(stderr, "runq plot: name a kind first (timeline, latency, experiment); see runq plot --help\n");
-        return 2;
-    }
+    int rc;
+    const char *kind_name = flags_word(argc, argv, "plot", "kind", "timeline, latency, experiment", plot_help, &rc);
+    if (!kind_name)
+        return rc;
     const struct plot_kind *k = NULL;
     for (size_t i = 0; i < NKINDS; i++)
         if (!strcmp(kinds[i].name, kind_name))
@@ -133,10 +129,8 @@ int cmd_plot(int argc, char **argv)
     int size[2] = { k->width, k->height };
     bool timeline = !strcmp(k->name, "timeline"), latency = !strcmp(k->name, "latency");
 #define PLOT_ROWS                                                                                             \
-    FLAG_FN("db", &o.db_path, "FILE", "database (default " DB_FLAGS_DEFAULT_DB ")", db_flags_file,            \
-            .takes = "a file name"),                                                                          \
-    FLAG_FN("output", &out, "OUT", "the figure, .png or .svg (default KIND.png)", db_flags_file,              \
-            .takes = "a file name", .short_name = 'o'),                                                       \
+    FLAG_FILE("db", &o.db_path, "FILE", "database (default " DB_FLAGS_DEFAULT_DB ")"),                          \
+    FLAG_FILE("output", &out, "OUT", "the figure, .png or .svg (default KIND.png)", .short_name = 'o'),           \
     FLAG_FN("size", size, "WxH", "in pixels (default: timeline 1200x500, latency 900x800,\nexperiment 1000x600)", \
             size_flag, .takes = "WIDTHxHEIGHT in pixels, each 100..10000 (1200x500)")
     const struct flag timeline_flags[] = {
@@ -184,7 +178,8 @@ int cmd_plot(int argc, char **argv)
         .after = latency ? series_note : NULL,
         .max_pos = !timeline && !latency,
     };
-    int npos, rc = flags_parse(&spec, argc, argv, &id, &npos);
+    int npos;
+    rc = flags_parse(&spec, argc, argv, &id, &npos);
     if (rc >= 0)
         return rc;
     if (timeline && o.trace[0])

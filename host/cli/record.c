@@ -32,6 +32,7 @@ static int record_flags(int argc, char **argv, struct record_opts *o)
                 "trace is stored all the same, incomplete)"),
         FLAG_TABLE_END,
     };
+    /* Alike in shape to every command's table and spec: flags.h's one form. */
     const struct command_spec spec = {
         .name = "record",
         .usage = "record [--db FILE] [--socket PATH | --file PATH] [--follow]",

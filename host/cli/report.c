@@ -275,16 +275,12 @@ static void report_help(void)
 
 int cmd_report(int argc, char **argv)
 {
-    const char *word = argc > 1 ? argv[1] : NULL;
-    if (word && (!strcmp(word, "--help") || !strcmp(word, "-h"))) {
-        report_help();
-        return 0;
-    }
-    if (!word || word[0] == '-') {
-        fprintf(stderr, "runq report: name a report first (latency, releases, share, decisions, loss, experiment, "
-                        "compare, fidelity); see runq report --help\n");
-        return 2;
-    }
+    int rc;
+    const char *word = flags_word(argc, argv, "report", "report",
+                                  "latency, releases, share, decisions, loss, experiment, compare, fidelity", report_help,
+                                  &rc);
+    if (!word)
+        return rc;
     argc--, argv++; /* the report's own argv: its flags parsed from argv[1] */
     if (!strcmp(word, "compare"))
         return report_compare(argc, argv);

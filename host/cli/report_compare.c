@@ -15,8 +15,7 @@ int report_compare(int argc, char **argv)
     compare_defaults(&o);
     o.db = DB_FLAGS_DEFAULT_DB;
     const struct flag flags[] = {
-        FLAG_FN("db", &o.db, "FILE", "the database holding both runs (default " DB_FLAGS_DEFAULT_DB ")",
-                db_flags_file, .takes = "a file name"),
+        FLAG_FILE("db", &o.db, "FILE", "the database holding both runs (default " DB_FLAGS_DEFAULT_DB ")"),
         FLAG_FN("interval", &o.interval_ns, "D", "the intervals' length in guest time\n(default 1s; 500ms, 2.5s, ...)",
                 compare_parse_interval, .takes = COMPARE_TAKES_INTERVAL),
         FLAG_FN("threshold", &o.threshold_ns, "D", "the tail is the share of samples past D (default 1ms)",
@@ -29,6 +28,7 @@ int report_compare(int argc, char **argv)
         FLAG_ON("csv", &o.csv, "the intervals as CSV, in ns and counts, and nothing else"),
         FLAG_TABLE_END,
     };
+    /* Alike in shape to every command's table and spec: flags.h's one form. */
     const struct command_spec spec = {
         .name = "report compare",
         .usage = "report compare A B [flags]",

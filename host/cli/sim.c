@@ -11,6 +11,7 @@
 #include "host/cli/flags.h"
 #include "host/engine/sim/sim.h"
 
+/* Alike in shape to runq experiment's set_seed: each command its own opts. */
 static int parse_seed(const char *v, void *value, char *err, size_t errlen)
 {
     struct sim_opts *o = value;
@@ -18,15 +19,6 @@ static int parse_seed(const char *v, void *value, char *err, size_t errlen)
     if (!scn_parse_count(v, UINT64_MAX, &o->seed))
         return -1;
     o->seeded = true;
-    return 0;
-}
-
-static int parse_policy(const char *v, void *value, char *err, size_t errlen)
-{
-    (void)err, (void)errlen;
-    if (strcmp(v, "rr") != 0 && strcmp(v, "eevdf") != 0)
-        return -1;
-    *(const char **)value = v;
     return 0;
 }
 
@@ -73,7 +65,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
         FLAG_FN("seed", o, "SEED", "make up a random problem from SEED and print it", parse_seed,
                 .short_name = 's', .takes = "a whole number 0..18446744073709551615"),
         FLAG_ON("check", &o->check, "with -s: print the answer too (schedule and decisions)", .short_name = 'c'),
-        FLAG_FN("policy", &o->policy, "rr|eevdf", "run this policy, whatever the workload says", parse_policy,
+        FLAG_FN("policy", &o->policy, "rr|eevdf", "run this policy, whatever the workload says", flag_policy,
                 .short_name = 'p', .takes = "rr or eevdf"),
         FLAG_FN("feature", o, "NAME=on|off", "set an EEVDF feature switch after the workload's;\nrepeatable",
                 parse_feature, .short_name = 'f', .takes = "NAME=on or NAME=off"),

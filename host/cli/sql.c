@@ -18,6 +18,7 @@ int cmd_sql(int argc, char **argv)
         DB_FORMAT_ROWS(&o),
         FLAG_TABLE_END,
     };
+    /* Alike in shape to every command's table and spec: flags.h's one form. */
     const struct command_spec spec = {
         .name = "sql",
         .usage = "sql [--db FILE] [--trace ID] [--csv | --json] \"SELECT ...\"",

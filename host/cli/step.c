@@ -46,6 +46,7 @@ int cmd_step(int argc, char **argv)
                  "a width of 40..10000 columns"),
         FLAG_TABLE_END,
     };
+    /* Alike in shape to every command's table and spec: flags.h's one form. */
     const struct command_spec spec = {
         .name = "step",
         .usage = "step [--db FILE] [--plain] [--at N] [--width N] TRACE [--compare [DB:]TRACE2 [--align HOW]]",

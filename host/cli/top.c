@@ -77,6 +77,7 @@ int cmd_top(int argc, char **argv)
                 .takes = "seconds, 0..3600"),
         FLAG_TABLE_END,
     };
+    /* Alike in shape to every command's table and spec: flags.h's one form. */
     const struct command_spec spec = {
         .name = "top",
         .usage = "top [--db FILE] [--trace ID] [--delay TENTHS] [--speed X] [--at SECONDS] [--wait SECONDS]",

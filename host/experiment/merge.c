@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "bug.h"
+#include "db/dbfile.h"
 #include "db/experiment.h"
 #include "db/q_merge.h"
 #include "db/readable.h"
@@ -957,16 +958,12 @@ static void free_all(struct mg *m)
 /* Puts back an OUT this run made: removed, or emptied if it was an empty file. */
 static void unmake_out(const char *path, bool existed)
 {
-    char side[4096];
     if (existed) {
         if (truncate(path, 0) != 0)
             refuse("%s: could not empty it again", path);
+        db_remove_sides(path);
     } else {
-        unlink(path);
-    }
-    for (int i = 0; i < 2; i++) {
-        snprintf(side, sizeof side, "%s%s", path, i ? "-shm" : "-wal");
-        unlink(side);
+        db_remove(path);
     }
 }
 

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "db/visible.h"
+#include "host/base/fork.h"
 #include "host/base/outfile.h"
 #include "host/export/plot.h"
 
@@ -102,14 +103,9 @@ static int run_gnuplot(const char *script, const char *dir, int outfd, const cha
     *exec_errno = 0;
     /* exec's failure comes back through a close-on-exec pipe: a child
      * that exec'd gnuplot closes it unwritten. */
-    if (pipe2(pfd, O_CLOEXEC) != 0)
+    pid_t pid = fork_piped(pfd);
+    if (pid < 0)
         return -1;
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(pfd[0]);
-        close(pfd[1]);
-        return -1;
-    }
     if (pid == 0) {
         int in = open("/dev/null", O_RDONLY);
         int err = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -117,23 +113,14 @@ static int run_gnuplot(const char *script, const char *dir, int outfd, const cha
             _exit(126);
         char *argv[] = { "gnuplot", (char *)script, NULL };
         execvp("gnuplot", argv);
-        int e = errno;
-        ssize_t w = write(pfd[1], &e, sizeof e);
-        (void)w;
-        _exit(127);
+        fork_exec_failed(pfd);
     }
-    close(pfd[1]);
-    int e = 0;
-    ssize_t n;
-    do
-        n = read(pfd[0], &e, sizeof e);
-    while (n < 0 && errno == EINTR);
-    close(pfd[0]);
+    int e = fork_exec_errno(pfd);
     int status;
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR)
             return -1;
-    if (n == (ssize_t)sizeof e) {
+    if (e) {
         *exec_errno = e;
         return 127;
     }

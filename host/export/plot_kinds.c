@@ -176,13 +176,8 @@ int plot_timeline(sqlite3 *db, const struct plot_opts *o, struct plot_job *j)
         fprintf(stderr, "runq plot: out of memory\n");
         return 1;
     }
-    if (dbq_plot_slices(db, id, from, to, tl_slice, &r, err, sizeof err) != 0) {
-        if (r.f)
-            fclose(r.f);
-        fclose(r.pl);
-        free(plot);
-        return db_error(err);
-    }
+    if (dbq_plot_slices(db, id, from, to, tl_slice, &r, err, sizeof err) != 0)
+        goto db_failed;
     if (r.f)
         fclose(r.f);
     rc = r.rc;
@@ -190,12 +185,8 @@ int plot_timeline(sqlite3 *db, const struct plot_opts *o, struct plot_job *j)
     /* Wakeups in the window, and the gaps that overlap it. */
     int ntasks = r.ntasks;
     if (!rc && (r.f = plot_data_file(j, r.path, sizeof r.path))) {
-        if (dbq_plot_wakeups(db, id, from, to, tl_wake, &r, err, sizeof err) != 0) {
-            fclose(r.f);
-            fclose(r.pl);
-            free(plot);
-            return db_error(err);
-        }
+        if (dbq_plot_wakeups(db, id, from, to, tl_wake, &r, err, sizeof err) != 0)
+            goto db_failed;
         fclose(r.f);
         if (r.nwake) {
             fprintf(r.pl, "%s", ntasks ? ", \\\n     " : "plot ");
@@ -208,12 +199,8 @@ int plot_timeline(sqlite3 *db, const struct plot_opts *o, struct plot_job *j)
     }
     if (!rc && (r.f = plot_data_file(j, r.path, sizeof r.path))) {
         /* a gap's missing end is the trace's: nothing came after it */
-        if (dbq_plot_gaps(db, id, from, to, t.end, tl_gap, &r, err, sizeof err) != 0) {
-            fclose(r.f);
-            fclose(r.pl);
-            free(plot);
-            return db_error(err);
-        }
+        if (dbq_plot_gaps(db, id, from, to, t.end, tl_gap, &r, err, sizeof err) != 0)
+            goto db_failed;
         fclose(r.f);
         if (r.ngaps) {
             fprintf(r.pl, "%s", ntasks || r.nwake ? ", \\\n     " : "plot ");
@@ -249,6 +236,13 @@ int plot_timeline(sqlite3 *db, const struct plot_opts *o, struct plot_job *j)
     fprintf(j->gp, "%s\n", plot);
     free(plot);
     return 0;
+
+db_failed: /* a read failed: r.f is the data file being written, or NULL */
+    if (r.f)
+        fclose(r.f);
+    fclose(r.pl);
+    free(plot);
+    return db_error(err);
 }
 
 /* ---- latency ---- */

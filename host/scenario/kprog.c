@@ -208,17 +208,7 @@ int scn_kresult(const struct scenario *s, const char *console, struct scn_result
         return kerr(err, errlen, "the kernel answered for %u of %u tasks and %u of %d task lines", r->ntasks, want,
                     groups, s->ntasks);
     /* What the lines' group rows do not carry, from their tasks. */
-    for (unsigned i = 0; i < r->ntasks; i++) {
-        const struct scn_stats *st = &r->task[i].st;
-        struct scn_stats *g = &r->line[r->task[i].task];
-        g->ntasks++;
-        g->window_ns = st->window_ns;
-        g->runtime_ns += st->runtime_ns;
-        g->missed += st->missed;
-        g->iters += st->iters;
-        g->vcsw += st->vcsw;
-        g->ivcsw += st->ivcsw;
-        g->reads += st->reads;
-    }
+    for (unsigned i = 0; i < r->ntasks; i++)
+        scn_stats_add_task(&r->line[r->task[i].task], &r->task[i].st);
     return 0;
 }

@@ -227,6 +227,11 @@ bool scn_parse_duration(const char *s, uint64_t *out)
     return false;
 }
 
+bool scn_policy_known(const char *name)
+{
+    return strcmp(name, "rr") == 0 || strcmp(name, "eevdf") == 0;
+}
+
 bool scn_parse_count(const char *s, uint64_t max, uint64_t *out)
 {
     char *end;
@@ -761,8 +766,10 @@ static int machine_directive(struct parser *p, struct scenario *s, const char *d
                     d);
     if (nargs != (strcmp(d, "feature") == 0 || strcmp(d, "knob") == 0 ? 2 : 1))
         return perr(p, p->line, "%s: wrong number of arguments", d);
+    /* One branch a directive, alike in shape (checked, kept, its line
+     * noted): each its own checks and messages. */
     if (strcmp(d, "policy") == 0) {
-        if (strcmp(args[0], "rr") != 0 && strcmp(args[0], "eevdf") != 0)
+        if (!scn_policy_known(args[0]))
             return perr(p, p->line, "bad policy '%s': want rr or eevdf", args[0]);
         strcpy(s->policy, args[0]);
         s->lines.policy = p->line;

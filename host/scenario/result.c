@@ -36,6 +36,18 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+void scn_stats_add_task(struct scn_stats *line, const struct scn_stats *task)
+{
+    line->ntasks++;
+    line->window_ns = task->window_ns;
+    line->runtime_ns += task->runtime_ns;
+    line->missed += task->missed;
+    line->iters += task->iters;
+    line->vcsw += task->vcsw;
+    line->ivcsw += task->ivcsw;
+    line->reads += task->reads;
+}
+
 void scn_stats_lateness(struct scn_stats *st, uint64_t *v, size_t n, uint64_t stall_ns)
 {
     static const unsigned per_mille[4] = { 500, 900, 990, 999 };

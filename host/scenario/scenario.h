@@ -246,6 +246,10 @@ bool scn_parse_duration(const char *s, uint64_t *ns);
  * most max, into *out. False for anything else, and for a number past
  * 2^64 - 1 (never a value strtoull clamped). */
 bool scn_parse_count(const char *s, uint64_t max, uint64_t *out);
+/* Whether name is a policy runq runs, on the kernel and on paper: "rr" or
+ * "eevdf" (a scenario's policy line, runq boot's and runq sim's --policy,
+ * a lab's policy). */
+bool scn_policy_known(const char *name);
 /* The shortest exact spelling of ns: "0", "800us", "1600us", "2ms", "1s". */
 void scn_format_duration(char *buf, size_t len, uint64_t ns);
 
@@ -334,6 +338,12 @@ struct scn_result {
     struct scn_task_result task[SCN_MAX_INSTANCES];
     struct scn_stats line[SCN_MAX_TASKS]; /* one per task line */
 };
+
+/* One task's stats into its line's: one task more, the window (the same
+ * for every task), and the sums of run time, missed deadlines, loop
+ * iterations, switches and pipe reads. Wakeups and drops are the caller's:
+ * an engine whose lines carry them adds nothing to them. */
+void scn_stats_add_task(struct scn_stats *line, const struct scn_stats *task);
 
 /* Sorts v and fills st's lateness percentiles and stalls from it: the
  * rule of trace/scenario.h, every engine the same. */

@@ -29,6 +29,7 @@
 #include "db/query.h"
 #include "labs/engine/lab.h"
 #include "labs/engine/lab_cache.h"
+#include "db/dbfile.h"
 #include "db/visible.h"
 #include "host/base/xalloc.h"
 #include "host/scenario/scenario.h"
@@ -295,12 +296,7 @@ static bool line_key(struct boot_line *b, char key[65])
 static pid_t start_scenario(struct lab_scenario *c, const struct boot_line *b)
 {
     if (c->db[0]) {
-        unlink(c->db);
-        char side[600];
-        snprintf(side, sizeof side, "%s-wal", c->db);
-        unlink(side);
-        snprintf(side, sizeof side, "%s-shm", c->db);
-        unlink(side);
+        db_remove(c->db);
     }
     fflush(stdout);
     fflush(stderr);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "bug.h"
+#include "db/dbfile.h"
 #include "host/base/sha256.h"
 #include "host/base/xalloc.h"
 #include "labs/engine/lab_cache.h"
@@ -189,16 +190,6 @@ static int copy_file(const char *from, const char *to)
     return rc;
 }
 
-static void remove_db(const char *db)
-{
-    char side[PATH_MAX + 8];
-    unlink(db);
-    snprintf(side, sizeof side, "%s-wal", db);
-    unlink(side);
-    snprintf(side, sizeof side, "%s-shm", db);
-    unlink(side);
-}
-
 bool lab_cache_get(const char *key, const char *console, const char *db)
 {
     const char *dir = lab_cache_dir();
@@ -215,14 +206,14 @@ bool lab_cache_get(const char *key, const char *console, const char *db)
     bool ok = write_all(console, out, strlen(out)) == 0;
     free(out);
     if (ok && db) {
-        remove_db(db);
+        db_remove(db);
         snprintf(path, sizeof path, "%s/%s/run.db", dir, key);
         ok = copy_file(path, db) == 0;
     }
     if (!ok) {
         unlink(console);
         if (db)
-            remove_db(db);
+            db_remove(db);
     }
     return ok;
 }

@@ -188,7 +188,7 @@ static int conf_scenario_key(const struct conf *cf, struct lab_scenario *c, cons
     } else if (!strcmp(k, "set")) {
         return conf_scenario_set(cf, c, v);
     } else if (!strcmp(k, "policy")) {
-        if (strcmp(v, "rr") && strcmp(v, "eevdf"))
+        if (!scn_policy_known(v))
             return conf_err(cf, "policy is rr or eevdf");
         snprintf(c->policy, sizeof c->policy, "%s", v);
     } else if (!strcmp(k, "hz")) {

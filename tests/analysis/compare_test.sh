@@ -17,8 +17,6 @@ set -u
 cd "$(dirname "$0")/../.."
 RUNQ=$(realpath "${1:-build/runq}")
 TRACE_GEN=${2:-build/tests/trace_gen}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
 . tests/lib.sh
 
 # ---- fixtures ----
@@ -286,14 +284,6 @@ runq report --help
 grep -q '^  compare ' "$T/out" && pass report_help_lists_compare || failed report_help_lists_compare "not listed"
 
 # ---- docs/compare.md's examples, in a scratch directory, in order ----
-doc_examples docs/compare.md
-mkdir "$T/doc"
-sed -i "s|build/runq|$RUNQ|g; s|build/tests/trace_gen|$(realpath "$GEN")|g" "$T"/ex.*.cmd 2>/dev/null
-nex=0
-while [ -e "$T/ex.$((nex + 1)).cmd" ]; do
-    nex=$((nex + 1))
-    run_example "doc_example_$nex" docs/compare.md "$T/doc" "$(cat "$T/ex.$nex.cmd")" "$T/ex.$nex.want"
-done
-[ "$nex" -ge 2 ] && pass "doc_examples_found ($nex)" || failed doc_examples_found "only $nex examples in docs/compare.md"
+run_doc_examples docs/compare.md
 
 exit $fail

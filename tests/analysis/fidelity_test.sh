@@ -19,10 +19,8 @@
 # Usage: tests/analysis/fidelity_test.sh [path/to/runq]   (default build/runq)
 RUNQ=$(realpath "${1:-build/runq}") || exit 2
 cd "$(dirname "$0")/../.." || exit 2
-T=$(mktemp -d)
-chmod 755 "$T"
-trap 'rm -rf "$T"' EXIT
 . "$(dirname "$0")/../lib.sh"
+chmod 755 "$T"
 
 # ---- without Linux: refusals ----
 record_fixtures --seed 5 --ms 100

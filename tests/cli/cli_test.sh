@@ -5,8 +5,6 @@
 # Prints "PASS name" or "FAIL name: why" per check; exits 1 if any failed.
 
 RUNQ=$(realpath "${1:-build/runq}") || exit 2
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
 . "$(dirname "$0")/../lib.sh"
 
 

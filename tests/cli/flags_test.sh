@@ -14,8 +14,6 @@
 # Usage: tests/cli/flags_test.sh [path/to/runq]
 RUNQ=$(realpath "${1:-build/runq}") || exit 2
 cd "$(dirname "$0")/../.." || exit 2
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
 . tests/lib.sh
 
 # usage NAME WANT_REGEX ARGS...: exit 2, one line on stderr matching WANT.

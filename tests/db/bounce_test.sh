@@ -10,8 +10,6 @@
 set -u
 RUNQ=${1:-build/runq}
 TRACE_GEN=${2:-${TRACE_GEN:-build/tests/trace_gen}}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
 . tests/lib.sh
 DB=$T/b.db
 q() { sq "$DB" "$@"; }

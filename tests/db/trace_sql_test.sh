@@ -8,31 +8,27 @@
 # usage: tests/db/trace_sql_test.sh [RUNQ] [TRACE_GEN]
 set -u
 RUNQ=${1:-build/runq}
-GEN=${2:-build/tests/trace_gen}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-failed=0
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; failed=1; }
+TRACE_GEN=${2:-${TRACE_GEN:-build/tests/trace_gen}}
+. tests/lib.sh
 
 "$GEN" --ms 300 --ring-drop 30 --out "$T/e.bin" && "$GEN" --ms 300 --policy rr --out "$T/r.bin" || exit 1
 "$RUNQ" record --db "$T/db" --file "$T/e.bin" >/dev/null 2>&1 &&
-    "$RUNQ" record --db "$T/db" --file "$T/r.bin" >/dev/null 2>&1 || { fail record "runq record failed"; exit 1; }
+    "$RUNQ" record --db "$T/db" --file "$T/r.bin" >/dev/null 2>&1 || { failed record "runq record failed"; exit 1; }
 
 # trace_gen decides through the kernel's sched_decide(), so delayed tasks
 # whose lag a pick found paid leave with a LEAVE 'dequeued', each after that
 # task's LEAVE 'delayed' (its previous LEAVE), as the kernel traces them.
 # (On a trace without the ring overflow, which may drop the 'delayed'.)
 "$GEN" --ms 300 --out "$T/c.bin" && "$RUNQ" record --db "$T/c.db" --file "$T/c.bin" >/dev/null 2>&1 ||
-    fail trace_gen_traces_delayed_departures "could not record a clean trace"
+    failed trace_gen_traces_delayed_departures "could not record a clean trace"
 deq=$("$RUNQ" sql --db "$T/c.db" --csv "
     SELECT count(*), count(*) FILTER (WHERE prev IS NOT 'delayed') FROM (
       SELECT reason, lag(reason) OVER (PARTITION BY utid ORDER BY id) AS prev FROM eevdf_leave)
     WHERE reason = 'dequeued'" | tail -n 1)
 case "$deq" in
-0,*|"") fail trace_gen_traces_delayed_departures "no LEAVE 'dequeued' in the eevdf trace ($deq)" ;;
+0,*|"") failed trace_gen_traces_delayed_departures "no LEAVE 'dequeued' in the eevdf trace ($deq)" ;;
 *,0) pass "trace_gen_traces_delayed_departures (${deq%,*} dequeued, each after its delayed)" ;;
-*) fail trace_gen_traces_delayed_departures "dequeued, not after delayed: $deq" ;;
+*) failed trace_gen_traces_delayed_departures "dequeued, not after delayed: $deq" ;;
 esac
 
 # Trace format 3's JOIN: every join by waking stores its wakeup check, and
@@ -56,13 +52,13 @@ if [ "$unknown" = 0 ] && [ "$broken" = 0 ] && [ "$nreq" -gt 0 ] && [ "$nclip" -g
     [ "$nkept" -gt 0 ] && [ "$nprot" -gt 0 ] && [ "${rr%,*}" = 0 ] && [ "${rr#*,}" -gt 0 ]; then
     pass "wakeup_check_stored ($npre preempt, $nkept kept, $nreq requeued, $nclip clipped)"
 else
-    fail wakeup_check_stored "unknown $unknown, inconsistent $broken, requeue $nreq, clipped $nclip, preempt $npre, kept $nkept, protected $nprot; rr: $rr"
+    failed wakeup_check_stored "unknown $unknown, inconsistent $broken, requeue $nreq, clipped $nclip, preempt $npre, kept $nkept, protected $nprot; rr: $rr"
 fi
 
 # A version-2 JOIN (68 bytes, as runqs before trace format 3 wrote it) is
 # read, its placement stored and its check unknown: NULL, not 0.
 "$GEN" --ms 100 --join-v2 --out "$T/v2.bin" && "$RUNQ" record --db "$T/v2.db" --file "$T/v2.bin" >/dev/null 2>&1 ||
-    fail version_2_join_is_read "could not record"
+    failed version_2_join_is_read "could not record"
 v2=$(q "$T/v2.db" "SELECT COUNT(*), SUM(vruntime IS NOT NULL AND lag_before IS NOT NULL),
                       SUM(COALESCE(curr_utid, wake_check, curr_vruntime, curr_deadline, curr_vprot, requeue, charged_first,
                                    clipped, wakee_eligible, curr_eligible, curr_protected, cut_short, pending) IS NULL),
@@ -72,7 +68,7 @@ IFS=, read -r n placed unknown ver bad <<<"$v2"
 if [ "$n" -gt 10 ] && [ "$placed" = "$n" ] && [ "$unknown" = "$n" ] && [ "$ver" = 2 ] && [ "$bad" = 0 ]; then
     pass "version_2_join_is_read ($n joins, their checks NULL)"
 else
-    fail version_2_join_is_read "joins $n, placed $placed, check NULL $unknown, format $ver, bad records $bad"
+    failed version_2_join_is_read "joins $n, placed $placed, check NULL $unknown, format $ver, bad records $bad"
 fi
 
 # The view thread_switches against counts made here from the raw records,
@@ -83,7 +79,7 @@ fi
 # --repick some tasks block and are picked again at once (next == prev,
 # after their LEAVE): no switch, as the kernel counts it.
 "$GEN" --cpus 3 --tasks 5 --ms 300 --repick 3 --out "$T/sw.bin" && "$RUNQ" record --db "$T/sw.db" --file "$T/sw.bin" >/dev/null 2>&1 ||
-    fail thread_switches_view "could not record"
+    failed thread_switches_view "could not record"
 "$RUNQ" sql --db "$T/sw.db" --csv "
     SELECT ts, 0 AS k, id, utid, reason FROM eevdf_leave WHERE reason <> 'dequeued'
     UNION ALL SELECT ts, 1, id, prev_utid, next_utid FROM eevdf_pick ORDER BY ts, k, id" | tail -n +2 |
@@ -103,7 +99,7 @@ if [ -s "$T/sw.want" ] && cmp -s "$T/sw.want" "$T/sw.got" && [ "$repicked" -gt 0
     [ "$(wc -l <"$T/sw.want")" -ge 4 ]; then
     pass "thread_switches_view ($(wc -l <"$T/sw.want") tasks, $repicked picked again after their LEAVE)"
 else
-    fail thread_switches_view "repicked $repicked, shares $share; want (utid,vol,invol) / got: $(paste -d' ' "$T/sw.want" "$T/sw.got" | tr '\n' '|')"
+    failed thread_switches_view "repicked $repicked, shares $share; want (utid,vol,invol) / got: $(paste -d' ' "$T/sw.want" "$T/sw.got" | tr '\n' '|')"
 fi
 # A task picked again after its LEAVE runs: its time is Running in
 # thread_state, as in sched_slice.
@@ -113,17 +109,17 @@ run=$(q "$T/sw.db" "SELECT COUNT(*), SUM((SELECT SUM(dur) FROM thread_state s WH
 if [ "${run%,*}" = "${run#*,}" ] && [ "${run%,*}" -ge 4 ]; then
     pass "repicked_task_is_running (${run%,*} tasks: Running time = slice time)"
 else
-    fail repicked_task_is_running "tasks, equal: $run"
+    failed repicked_task_is_running "tasks, equal: $run"
 fi
 # docs/sql.md prints the view's query in full: it is db/schema.sql's, to
 # the letter (whitespace aside).
 doc=$(awk '/^### thread_switches/ { s = 1 } s && /^```$/ { if (b) exit; b = 1; next } b' docs/sql.md | tr -d ' \n')
 def=$(awk '/^CREATE VIEW IF NOT EXISTS thread_switches AS$/ { b = 1; next } b { print } b && /;$/ { exit }' db/schema.sql | tr -d ' \n')
 if [ -n "$doc" ] && [ "$doc" = "$def" ]; then pass sql_doc_shows_the_view_as_defined; else
-    fail sql_doc_shows_the_view_as_defined "docs/sql.md: ${doc:0:80}...; db/schema.sql: ${def:0:80}..."; fi
+    failed sql_doc_shows_the_view_as_defined "docs/sql.md: ${doc:0:80}...; db/schema.sql: ${def:0:80}..."; fi
 # runq sql --trace N scopes the view to the trace, as it does the tables.
 n=$("$RUNQ" sql --db "$T/db" --trace 2 --csv "SELECT COUNT(DISTINCT trace_id), MIN(trace_id) FROM thread_switches" | tail -1)
-[ "$n" = 1,2 ] && pass sql_trace_scopes_the_views || fail sql_trace_scopes_the_views "traces seen: $n"
+[ "$n" = 1,2 ] && pass sql_trace_scopes_the_views || failed sql_trace_scopes_the_views "traces seen: $n"
 
 # A table's numeric column lines its decimals up (SQLite prints 50.0 beside
 # 27.147): zeros added, whole numbers and text left alone; CSV as stored.
@@ -131,24 +127,24 @@ out=$("$RUNQ" sql --db "$T/db" "SELECT 27.147 AS x, 3 AS n, 'a' AS t UNION ALL S
 want=$(printf '%s\n' "x       n   t" "------  --  ----" "27.147   3  a" "50.000  12  bb" "  NULL   7  NULL")
 csv=$("$RUNQ" sql --db "$T/db" --csv "SELECT 50.0 AS x" 2>&1 | tail -1)
 if [ "$out" = "$want" ] && [ "$csv" = 50.0 ]; then pass sql_table_lines_up_decimals; else
-    fail sql_table_lines_up_decimals "got: $(echo "$out" | tr '\n' '|'), csv $csv"; fi
+    failed sql_table_lines_up_decimals "got: $(echo "$out" | tr '\n' '|'), csv $csv"; fi
 
 # Blobs print as hex: the buffer was one byte short (an ASan report under
 # make test's sanitized runq, issue 13), and a huge one printed whole took
 # minutes: at most 1024 bytes are shown, with the size.
 out=$("$RUNQ" sql --db "$T/db" --csv "select x'00ff10' as b, length(hex(randomblob(10))) as r" 2>&1)
 if [ "$out" = "$(printf "b,r\nx'00ff10',20")" ]; then pass sql_prints_blobs_as_hex; else
-    fail sql_prints_blobs_as_hex "$out"; fi
+    failed sql_prints_blobs_as_hex "$out"; fi
 out=$(timeout 20 "$RUNQ" sql --db "$T/db" --csv "select randomblob(10) as a, zeroblob(500000000) as z" 2>&1 | tail -n 1)
 case "$out" in
 "x'"????????????????????"',x'"*"' (first 1024 of 500000000 bytes)") pass sql_caps_a_huge_blob ;;
-*) fail sql_caps_a_huge_blob "$(head -c 200 <<<"$out")" ;;
+*) failed sql_caps_a_huge_blob "$(head -c 200 <<<"$out")" ;;
 esac
 
 # Split docs/sql.md into one file per ```sql block.
 awk -v dir="$T" '/^```sql$/ { n++; f = dir "/ex" n ".sql"; next } /^```$/ { f = ""; next } f { print > f }' docs/sql.md
 count=$(ls "$T"/ex*.sql 2>/dev/null | wc -l)
-[ "$count" -ge 10 ] && pass docs_have_ten_examples || fail docs_have_ten_examples "only $count"
+[ "$count" -ge 10 ] && pass docs_have_ten_examples || failed docs_have_ten_examples "only $count"
 for f in $(ls "$T"/ex*.sql | sort -V); do
     n=$(basename "$f" .sql)
     sql=$(cat "$f")
@@ -156,11 +152,11 @@ for f in $(ls "$T"/ex*.sql | sort -V); do
     rc=$?
     rows=$(printf '%s\n' "$out" | tail -n +2 | grep -c .)
     if [ $rc -ne 0 ]; then
-        fail "sql_example_$n" "exit $rc: $out"
+        failed "sql_example_$n" "exit $rc: $out"
     elif [ "$rows" -lt 1 ]; then
-        fail "sql_example_$n" "no rows on the eevdf trace"
+        failed "sql_example_$n" "no rows on the eevdf trace"
     elif ! "$RUNQ" sql --db "$T/db" --trace 2 "$sql" >/dev/null 2>"$T/err"; then
-        fail "sql_example_$n" "fails on the rr trace: $(cat "$T/err")"
+        failed "sql_example_$n" "fails on the rr trace: $(cat "$T/err")"
     else
         pass "sql_example_$n"
     fi
@@ -171,28 +167,28 @@ for r in latency share decisions loss; do
         "$RUNQ" report "$r" --db "$T/db" --json >/dev/null 2>&1; then
         pass "report_$r"
     else
-        fail "report_$r" "$(head -3 "$T/out")"
+        failed "report_$r" "$(head -3 "$T/out")"
     fi
 done
 
 j=$("$RUNQ" sql --db "$T/db" --json "SELECT 1 AS a, 'x\"y' AS b, NULL AS c")
-[ "$j" = '[{"a":1,"b":"x\"y","c":null}]' ] && pass sql_json_output || fail sql_json_output "$j"
+[ "$j" = '[{"a":1,"b":"x\"y","c":null}]' ] && pass sql_json_output || failed sql_json_output "$j"
 c=$("$RUNQ" sql --db "$T/db" --csv "SELECT 'a,b' AS x, 2 AS y")
-[ "$c" = $'x,y\n"a,b",2' ] && pass sql_csv_output || fail sql_csv_output "$c"
+[ "$c" = $'x,y\n"a,b",2' ] && pass sql_csv_output || failed sql_csv_output "$c"
 n=$("$RUNQ" sql --db "$T/db" --trace 2 --csv "SELECT COUNT(DISTINCT trace_id) FROM eevdf_pick" | tail -1)
-[ "$n" = 1 ] && pass sql_trace_scopes_every_table || fail sql_trace_scopes_every_table "$n traces seen"
+[ "$n" = 1 ] && pass sql_trace_scopes_every_table || failed sql_trace_scopes_every_table "$n traces seen"
 
 "$RUNQ" sql --db "$T/db" "DELETE FROM thread" >/dev/null 2>"$T/err"; rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q '^runq sql: ' "$T/err" &&
-    pass sql_refuses_writes || fail sql_refuses_writes "rc $rc: $(cat "$T/err")"
+    pass sql_refuses_writes || failed sql_refuses_writes "rc $rc: $(cat "$T/err")"
 "$RUNQ" sql --db "$T/db" --bogus "SELECT 1" >/dev/null 2>&1; rc1=$?
 "$RUNQ" sql --db "$T/db" --trace x "SELECT 1" >/dev/null 2>&1; rc2=$?
 "$RUNQ" report nosuch --db "$T/db" >/dev/null 2>&1; rc3=$?
 "$RUNQ" record --file a --socket b >/dev/null 2>&1; rc4=$?
 "$RUNQ" sql --db "$T/nonexistent" "SELECT 1" >/dev/null 2>&1; rc5=$?
-[ "$rc1$rc2$rc3$rc4$rc5" = 22221 ] && pass usage_errors_exit_2 || fail usage_errors_exit_2 "got $rc1 $rc2 $rc3 $rc4 $rc5"
+[ "$rc1$rc2$rc3$rc4$rc5" = 22221 ] && pass usage_errors_exit_2 || failed usage_errors_exit_2 "got $rc1 $rc2 $rc3 $rc4 $rc5"
 for c in record sql report; do
-    "$RUNQ" "$c" --help | grep -q "^usage: runq $c" || fail "help_$c" "no usage line"
+    "$RUNQ" "$c" --help | grep -q "^usage: runq $c" || failed "help_$c" "no usage line"
 done
 pass help_texts
 
@@ -214,6 +210,6 @@ for args in "sql --db $ro/d/t.db VALUES(1)" "report loss --db $ro/d/t.db" "top -
     [ $rc = 1 ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q "directory is not writable" "$T/err" || bad="$bad [$args: rc $rc $(head -1 "$T/err")]"
 done
 chmod 755 "$ro/d"; rm -rf "$ro"
-[ -z "$bad" ] && pass readers_explain_a_read_only_directory || fail readers_explain_a_read_only_directory "$bad"
+[ -z "$bad" ] && pass readers_explain_a_read_only_directory || failed readers_explain_a_read_only_directory "$bad"
 
-exit $failed
+exit $fail

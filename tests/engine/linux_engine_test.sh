@@ -21,10 +21,9 @@
 # Usage: tests/engine/linux_engine_test.sh [path/to/runq]   (default build/runq)
 RUNQ=$(realpath "${1:-build/runq}") || exit 2
 cd "$(dirname "$0")/../.." || exit 2
-T=$(mktemp -d)
-chmod 755 "$T"
-trap 'tmux_stop 2>/dev/null; rm -rf "$T"' EXIT
 . "$(dirname "$0")/../lib.sh"
+chmod 755 "$T"
+at_exit 'tmux_stop 2>/dev/null'
 
 linux_recording_ready linux_engine || exit 0
 ncpu=$(nproc)

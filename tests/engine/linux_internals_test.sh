@@ -18,8 +18,6 @@
 # Usage: tests/engine/linux_internals_test.sh [path/to/runq]
 RUNQ=$(realpath "${1:-build/runq}") || exit 2
 cd "$(dirname "$0")/../.." || exit 2
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
 . tests/lib.sh
 
 if [ "$(id -u)" != 0 ]; then

@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "host/base/clock.h"
 #include "host/engine/linux/ftrace.h"
 #include "host/engine/linux/lxrec.h"
 #include "trace/format.h"
@@ -44,13 +45,6 @@ static volatile sig_atomic_t stop_flag;
 static void on_signal(int sig)
 {
     stop_flag = sig;
-}
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* ---- the ping-pong ---- */
@@ -90,11 +84,11 @@ static void *play(void *arg)
     pthread_setname_np(pthread_self(), p->name);
     p->tid = gettid();
     pthread_barrier_wait(p->go);
-    p->t0 = now_ns();
+    p->t0 = mono_ns();
     p->run0 = schedstat_run(p->tid);
     char b = 'x';
     if (p->serves) {
-        while (now_ns() < p->deadline && !stop_flag)
+        while (mono_ns() < p->deadline && !stop_flag)
             if (write(p->out, &b, 1) != 1 || read(p->in, &b, 1) != 1)
                 break;
         b = 'q';
@@ -106,7 +100,7 @@ static void *play(void *arg)
                 break;
     }
     p->run1 = schedstat_run(p->tid);
-    p->t1 = now_ns();
+    p->t1 = mono_ns();
     return NULL;
 }
 
@@ -131,11 +125,11 @@ static int record(const char *db, unsigned ms)
     struct player pl[2] = { { .name = "ping", .serves = 1 }, { .name = "pong" } };
     struct lxrec_task tasks[2];
     int fds[2][2], rc = 0;
-    uint64_t t_start = now_ns(), t_end;
+    uint64_t t_start = mono_ns(), t_end;
     if (ms == 0) {
         for (int i = 0; i < 600 && !stop_flag; i++)
             usleep(100 * 1000);
-        t_end = now_ns();
+        t_end = mono_ns();
     } else {
         pthread_barrier_t go;
         pthread_barrier_init(&go, NULL, 3);
@@ -152,12 +146,12 @@ static int record(const char *db, unsigned ms)
             pl[i].go = &go;
             pthread_create(&th[i], NULL, play, &pl[i]);
         }
-        t_start = now_ns();
+        t_start = mono_ns();
         pl[0].deadline = t_start + (uint64_t)ms * 1000000ull;
         pthread_barrier_wait(&go);
         for (int i = 0; i < 2; i++)
             pthread_join(th[i], NULL);
-        t_end = now_ns();
+        t_end = mono_ns();
         pthread_barrier_destroy(&go);
         for (int i = 0; i < 2; i++) {
             close(fds[i][0]);

@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "host/base/clock.h"
 #include "host/engine/linux/run.h"
 #include "tests/harness.h"
 
@@ -290,13 +291,6 @@ static uint64_t schedstat_ns(pid_t tid)
     return ns;
 }
 
-static uint64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static int hog_ready(void *ctx, const struct linux_thread *t, unsigned n, char *err, size_t errlen)
 {
     hog_ss.tid = t[0].tid;
@@ -469,7 +463,4 @@ static const struct harness_test tests[] = {
     HARNESS_TEST(slice_clamp), HARNESS_TEST(nice_set),        HARNESS_TEST(rt_class),      HARNESS_TEST(stop_early),
 };
 
-int main(int argc, char **argv)
-{
-    return harness_main(argc, argv, tests, HARNESS_COUNT(tests));
-}
+HARNESS_MAIN(tests)

@@ -11,11 +11,7 @@
 # usage: tests/engine/linux_trace_test.sh [RUNQ]   (RUNQ unused: the program writes the database itself)
 set -u
 PP=${LINUX_PINGPONG:-build/tests/linux_pingpong}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail=0
-pass() { echo "PASS $1"; }
-failed() { echo "FAIL $1: $2"; fail=1; }
+. tests/lib.sh
 skip_all() {
     for c in slices_do_not_overlap wakeups_in_window_run runtime_matches_schedstat engine_is_linux \
         instance_removed_after_run instance_removed_after_sigint; do

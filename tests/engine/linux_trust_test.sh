@@ -21,11 +21,10 @@
 # Usage: tests/engine/linux_trust_test.sh [path/to/runq]   (default build/runq)
 RUNQ=$(realpath "${1:-build/runq}") || exit 2
 cd "$(dirname "$0")/../.." || exit 2
-T=$(mktemp -d)
-chmod 755 "$T"
 loop=
-trap '[ -n "$loop" ] && kill "$loop" 2>/dev/null; rm -rf "$T"' EXIT
 . "$(dirname "$0")/../lib.sh"
+chmod 755 "$T"
+at_exit '[ -n "$loop" ] && kill "$loop" 2>/dev/null'
 
 # ---- the table from made-up values: needs no root ----
 

@@ -24,9 +24,8 @@
 # Usage: tests/engine/linux_views_test.sh [path/to/runq]   (default build/runq)
 RUNQ=$(realpath "${1:-build/runq}") || exit 2
 cd "$(dirname "$0")/../.." || exit 2
-T=$(mktemp -d)
-trap 'tmux_stop 2>/dev/null; rm -rf "$T"' EXIT
 . "$(dirname "$0")/../lib.sh"
+at_exit 'tmux_stop 2>/dev/null'
 
 # A view's text with what differs from run to run made the same: every
 # number N, every run of spaces one space.

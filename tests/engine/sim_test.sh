@@ -9,8 +9,6 @@
 RUNQ=$(realpath "${1:-build/runq}") || exit 2
 cd "$(dirname "$0")/../.." || exit 2
 DOC=docs/sim.md
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
 . "$(dirname "$0")/../lib.sh"
 
 # ---- the examples in docs/sim.md ----

@@ -16,9 +16,8 @@
 set -u
 RUNQ=$(realpath "${1:-build/runq}") || exit 2
 cd "$(dirname "$0")/../.." || exit 2
-T=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$T"' EXIT
 . tests/lib.sh
+at_exit 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null'
 export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=86}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-exitcode=86}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-exitcode=86:print_stacktrace=1}

@@ -21,9 +21,8 @@ set -u
 RUNQ=$(realpath "${1:-build/runq}") || exit 2
 cd "$(dirname "$0")/../.." || exit 2
 ROOT=$PWD
-T=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$T"' EXIT
 . tests/lib.sh
+at_exit 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null'
 
 REAL_PARALLEL=$(command -v parallel)
 if [ -z "$REAL_PARALLEL" ] || ! parallel --version 2>/dev/null | grep -q '^GNU parallel'; then
@@ -203,6 +202,8 @@ fi
 # a.db: an EEVDF trace, then a kernel experiment (its run's trace, tasks
 # with utids); b.db: a round robin trace, an experiment on paper, another
 # EEVDF trace. Each stream has a file of its own: a trace's source names it.
+# (k.scn is alike in its lines to scenario_test.sh's small.scn, not in
+# meaning: each is the scenario file its own test runs, data, not code.)
 cat >"$T/k.scn" <<'EOF'
 policy eevdf
 cpus 1

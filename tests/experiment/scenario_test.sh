@@ -15,23 +15,11 @@
 # Usage: tests/experiment/scenario_test.sh [path/to/runq]   (default build/runq)
 RUNQ=$(realpath "${1:-build/runq}") || exit 2
 cd "$(dirname "$0")/../.." || exit 2
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
 . "$(dirname "$0")/../lib.sh"
 
 # ---- refusals: each bad file must fail with exit 2 and "FILE:LINE: why" ----
 # NAME|LINE|what stderr must hold|the file, lines separated by \n
-while IFS='|' read -r name line want text; do
-    [ -z "$name" ] && continue
-    printf '%b\n' "$text" >"$T/$name.scn"
-    runq sim "$T/$name.scn"
-    if [ "$rc" = 2 ] && grep -qF -- "$T/$name.scn:$line: " "$T/err" && grep -qF -- "$want" "$T/err" &&
-        [ "$(wc -l <"$T/err")" = 1 ]; then
-        pass "refuses_$name"
-    else
-        failed "refuses_$name" "exit $rc, want 2 with '$name.scn:$line: ...$want': $(head -c 300 "$T/err")"
-    fi
-done <<'EOF'
+refusals sim <<'EOF'
 unknown_directive|2|unknown directive 'nonsense'|task A\nnonsense 1
 bad_hz|1|bad hz '333'|hz 333\ntask A
 hz_and_tick|2|give hz or tick, not both|tick 2ms\nhz 250\ntask A

@@ -12,8 +12,6 @@
 set -u
 RUNQ=${1:-build/runq}
 TRACE_GEN=${2:-${TRACE_GEN:-build/tests/trace_gen}}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
 . tests/lib.sh
 DB=$T/f.db
 CHECK="python3 tests/export/export_check.py"
@@ -185,14 +183,6 @@ if [ -z "$(ls "$T"/bad.systrace* 2>/dev/null)" ]; then pass failed_export_leaves
     failed failed_export_leaves_no_file "$(ls "$T"/bad.systrace*)"; fi
 
 # ---- docs/perfetto.md's examples ----
-doc_examples docs/perfetto.md
-mkdir "$T/doc"
-sed -i "s|build/runq|$(realpath "$RUNQ")|g; s|build/tests/trace_gen|$(realpath "$GEN")|g" "$T"/ex.*.cmd 2>/dev/null
-nex=0
-while [ -e "$T/ex.$((nex + 1)).cmd" ]; do
-    nex=$((nex + 1))
-    run_example "doc_example_$nex" docs/perfetto.md "$T/doc" "$(cat "$T/ex.$nex.cmd")" "$T/ex.$nex.want"
-done
-[ "$nex" -ge 2 ] && pass "doc_examples_found ($nex)" || failed doc_examples_found "only $nex examples in docs/perfetto.md"
+run_doc_examples docs/perfetto.md
 
 exit $fail

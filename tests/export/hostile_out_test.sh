@@ -27,8 +27,6 @@
 set -u
 cd "$(dirname "$0")/../.."
 RUNQ=$(realpath "${1:-build/runq}")
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
 . tests/lib.sh
 mkdir -p "$T/tmp"
 export TMPDIR=$T/tmp

@@ -18,8 +18,6 @@
 set -u
 cd "$(dirname "$0")/../.."
 RUNQ=$(realpath "${1:-build/runq}")
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
 . tests/lib.sh
 
 if ! command -v gnuplot >/dev/null 2>&1; then

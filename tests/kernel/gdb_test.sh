@@ -22,12 +22,11 @@
 set -u
 RUNQ=${1:-build/runq}
 cd "$(dirname "$0")/../.."
-T=$(mktemp -d)
 BOOT=
+. tests/lib.sh
 # GDB_TEST_KEEP=DIR keeps the stops' output and the console there (the
 # transcripts in docs/gdb.md are taken from them).
-trap '[ -n "$BOOT" ] && kill "$BOOT" 2>/dev/null; [ -n "${GDB_TEST_KEEP:-}" ] && cp -r "$T/." "$GDB_TEST_KEEP"; rm -rf "$T"' EXIT
-. tests/lib.sh
+at_exit '[ -n "$BOOT" ] && kill "$BOOT" 2>/dev/null; [ -n "${GDB_TEST_KEEP:-}" ] && cp -r "$T/." "$GDB_TEST_KEEP"'
 
 if ! command -v gdb >/dev/null || [ "$(gdb -nx -batch -ex 'python print("py")' 2>/dev/null)" != py ]; then
     echo "SKIP gdb: no gdb with Python here (the helpers are gdb Python)"

@@ -149,7 +149,4 @@ static const struct harness_test tests[] = {
     HARNESS_TEST(a_take_never_splits_a_record),
 };
 
-int main(int argc, char **argv)
-{
-    return harness_main(argc, argv, tests, HARNESS_COUNT(tests));
-}
+HARNESS_MAIN(tests)

@@ -5,30 +5,27 @@
 # probe, from the database: runq report latency under rr and under eevdf.
 set -u
 RUNQ=${1:-build/runq}
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-db=$dir/e2e.db
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
+. tests/lib.sh
+db=$T/e2e.db
 q() { "$RUNQ" sql --db "$db" --csv "$1" | tail -n +2; }
 
 for policy in eevdf rr; do
     out=$("$RUNQ" boot --deterministic --policy "$policy" --hz 100 --record "$db" \
-        --cmd "sched probe 2 40" --cmd "sched share 0 5" 2>&1) || { fail "record_$policy" "runq boot failed"; echo "$out" | tail -5; continue; }
+        --cmd "sched probe 2 40" --cmd "sched share 0 5" 2>&1) || { failed "record_$policy" "runq boot failed"; echo "$out" | tail -5; continue; }
     id=$(q "SELECT max(trace_id) FROM trace")
     [ "$(q "SELECT status || ' ' || policy FROM trace WHERE trace_id = $id")" = "complete $policy" ] &&
-        pass "record_${policy}_complete" || fail "record_${policy}_complete" "$(q "SELECT status, policy FROM trace WHERE trace_id = $id")"
+        pass "record_${policy}_complete" || failed "record_${policy}_complete" "$(q "SELECT status, policy FROM trace WHERE trace_id = $id")"
 
     n=$(q "SELECT count(*) FROM sched_slice a JOIN sched_slice b ON a.trace_id = b.trace_id AND a.cpu = b.cpu
            AND a.id < b.id AND a.ts < b.ts + b.dur AND b.ts < a.ts + a.dur WHERE a.trace_id = $id")
-    [ "$n" = 0 ] && pass "${policy}_no_overlapping_slices_on_a_cpu" || fail "${policy}_no_overlapping_slices_on_a_cpu" "$n overlaps"
+    [ "$n" = 0 ] && pass "${policy}_no_overlapping_slices_on_a_cpu" || failed "${policy}_no_overlapping_slices_on_a_cpu" "$n overlaps"
 
     n=$(q "SELECT count(*) FROM sched_slice s JOIN thread th USING (utid) WHERE s.trace_id = $id
            AND th.is_idle = 0 AND s.ts > th.start_ts AND NOT EXISTS (SELECT 1 FROM thread_state t
            WHERE t.utid = s.utid AND t.ts + t.dur = s.ts AND t.state IN ('R', 'R+'))")
     all=$(q "SELECT count(*) FROM sched_slice WHERE trace_id = $id")
     [ "$n" = 0 ] && [ "$all" -gt 100 ] && pass "${policy}_every_slice_follows_a_runnable_state ($all slices)" ||
-        fail "${policy}_every_slice_follows_a_runnable_state" "$n of $all slices do not"
+        failed "${policy}_every_slice_follows_a_runnable_state" "$n of $all slices do not"
 
     # A wakeup in the trace's last tick (10 ms at 100 Hz) may not have run
     # before the END: at poweroff the shell is woken while the tracer sends
@@ -37,7 +34,7 @@ for policy in eevdf rr; do
              AND ts_wake < (SELECT end_ts FROM trace WHERE trace_id = $id) - 10000000")
     w=$(q "SELECT count(*) FROM wakeup WHERE trace_id = $id")
     [ "$n" = 0 ] && [ "$w" -gt 40 ] && pass "${policy}_every_wakeup_has_a_run ($w wakeups)" ||
-        fail "${policy}_every_wakeup_has_a_run" "$n of $w without a run"
+        failed "${policy}_every_wakeup_has_a_run" "$n of $w without a run"
 
     # Tracing starts after the other CPUs went idle, and an idle CPU halts
     # without ticks: every CPU, asked by an IPI, still says at once what it
@@ -49,10 +46,10 @@ for policy in eevdf rr; do
              AND q.ts = (SELECT min(ts) FROM queue_snapshot WHERE trace_id = $id AND cpu = q.cpu)
              AND q.ts < r.start_ts + 1000000" | tr ',' ' ')
     [ "$kf" = "4 2" ] && pass "${policy}_every_cpu_says_what_it_runs_when_tracing_starts" ||
-        fail "${policy}_every_cpu_says_what_it_runs_when_tracing_starts" "CPUs with a keyframe in the first ms, of them idle CPUs 2 and 3: $kf, want 4 2"
+        failed "${policy}_every_cpu_says_what_it_runs_when_tracing_starts" "CPUs with a keyframe in the first ms, of them idle CPUs 2 and 3: $kf, want 4 2"
 
     n=$(q "SELECT count(*) FROM stats WHERE trace_id = $id AND severity IN ('data_loss', 'error') AND value > 0")
-    [ "$n" = 0 ] && pass "${policy}_stats_show_zero_loss" || fail "${policy}_stats_show_zero_loss" "$(q "SELECT name, value FROM stats WHERE trace_id = $id AND severity IN ('data_loss','error') AND value > 0")"
+    [ "$n" = 0 ] && pass "${policy}_stats_show_zero_loss" || failed "${policy}_stats_show_zero_loss" "$(q "SELECT name, value FROM stats WHERE trace_id = $id AND severity IN ('data_loss','error') AND value > 0")"
 
     # A task preempted off the CPU is still queued: its deadline, as the
     # leave reports it, lies ahead of its vruntime (the stint renews it when
@@ -62,10 +59,10 @@ for policy in eevdf rr; do
         bad=$(q "SELECT count(*) FROM eevdf_leave WHERE trace_id = $id AND reason = 'preempt'
                  AND (deadline IS NULL OR deadline <= vruntime)")
         [ "$n" -gt 0 ] && [ "$bad" = 0 ] && pass "eevdf_leave_deadline_ahead_of_vruntime ($n preemptions)" ||
-            fail "eevdf_leave_deadline_ahead_of_vruntime" "$bad of $n preemptions without a deadline past vruntime"
+            failed "eevdf_leave_deadline_ahead_of_vruntime" "$bad of $n preemptions without a deadline past vruntime"
     else
         n=$(q "SELECT count(*) FROM eevdf_leave WHERE trace_id = $id AND deadline IS NOT NULL")
-        [ "$n" = 0 ] && pass "rr_leave_has_no_deadline" || fail "rr_leave_has_no_deadline" "$n leaves with one"
+        [ "$n" = 0 ] && pass "rr_leave_has_no_deadline" || failed "rr_leave_has_no_deadline" "$n leaves with one"
     fi
 
     # the share the kernel measured (sched share 0 5) against the slices stored
@@ -84,7 +81,7 @@ for policy in eevdf rr; do
     if [ -n "$db_frac" ] && [ $(( db_frac - k_frac )) -le $tol ] && [ $(( k_frac - db_frac )) -le $tol ]; then
         pass "${policy}_share_matches_kernel_counters (kernel $k_frac, trace $db_frac per mille)"
     else
-        fail "${policy}_share_matches_kernel_counters" "kernel $k_frac, trace ${db_frac:-?} per mille (want within $tol)"
+        failed "${policy}_share_matches_kernel_counters" "kernel $k_frac, trace ${db_frac:-?} per mille (want within $tol)"
     fi
 
     # the waiter's median wake latency: kernel probe line against the database.
@@ -98,14 +95,14 @@ for policy in eevdf rr; do
     if [ -n "$dp50" ] && [ -n "$kp50" ] && [ $(( dp50 * 100 )) -ge $(( kp50 * 90 - 1000 )) ] && [ $(( dp50 * 100 )) -le $(( kp50 * 110 + 1000 )) ]; then
         pass "${policy}_report_latency_matches_probe"
     else
-        fail "${policy}_report_latency_matches_probe" "kernel ${kp50:-?} us, database ${dp50:-?} us"
+        failed "${policy}_report_latency_matches_probe" "kernel ${kp50:-?} us, database ${dp50:-?} us"
     fi
     eval "p50_$policy=${dp50:-0}"
 done
 if [ "${p50_rr:-0}" -gt 2000 ] && [ "${p50_eevdf:-99999}" -lt 500 ]; then
     pass "report_latency_contrast (rr ${p50_rr} us, eevdf ${p50_eevdf} us)"
 else
-    fail "report_latency_contrast" "rr ${p50_rr:-?} us, eevdf ${p50_eevdf:-?} us"
+    failed "report_latency_contrast" "rr ${p50_rr:-?} us, eevdf ${p50_eevdf:-?} us"
 fi
 
 # EEVDF's delayed dequeue: tasks that run 700 us every 20 ms beside a
@@ -115,7 +112,7 @@ fi
 # ways, and a dequeued leave only ever follows a delayed one. (Without the
 # kernel's dequeued records, the first check fails: no dequeued leaves.)
 out=$("$RUNQ" boot --deterministic --cpus 2 --record "$db" --cmd "spin s 300 1" \
-    --cmd "churn 2 20000 300 1 700" --cmd "sleep 350" 2>&1) || { fail record_delayed_dequeue "runq boot failed"; echo "$out" | tail -5; }
+    --cmd "churn 2 20000 300 1 700" --cmd "sleep 350" 2>&1) || { failed record_delayed_dequeue "runq boot failed"; echo "$out" | tail -5; }
 id=$(q "SELECT max(trace_id) FROM trace")
 nd=$(q "SELECT count(*) FROM eevdf_leave WHERE trace_id = $id AND reason = 'delayed'")
 nq=$(q "SELECT count(*) FROM eevdf_leave WHERE trace_id = $id AND reason = 'dequeued'")
@@ -129,9 +126,9 @@ orphan=$(q "SELECT count(*) FROM eevdf_leave d WHERE d.trace_id = $id AND d.reas
                             AND l.reason = 'delayed' AND l.rowid < d.rowid)")
 [ "$nd" -gt 0 ] && [ "$nq" -gt 0 ] && [ "$open" = 0 ] &&
     pass "eevdf_delayed_tasks_leave_when_paid ($nd delayed, $nq dequeued)" ||
-    fail "eevdf_delayed_tasks_leave_when_paid" "$nd delayed, $nq dequeued, $open never resolved"
+    failed "eevdf_delayed_tasks_leave_when_paid" "$nd delayed, $nq dequeued, $open never resolved"
 [ "$orphan" = 0 ] && pass "eevdf_dequeued_follows_delayed" ||
-    fail "eevdf_dequeued_follows_delayed" "$orphan dequeued leaves without a delayed one before"
+    failed "eevdf_dequeued_follows_delayed" "$orphan dequeued leaves without a delayed one before"
 
 # PREEMPT_SHORT: a waiter with a 100 us slice beside two spinners wakes
 # into their protected stretch; with the feature on, the picks it wins by
@@ -149,30 +146,30 @@ short_picks() { # feature on|off -> "picks bad" for the waiter
 }
 read -r n bad <<<"$(short_picks on)"
 [ "${n:-0}" -gt 0 ] && [ "$bad" = 0 ] && pass "eevdf_preempt_short_picks_traced ($n picks)" ||
-    fail "eevdf_preempt_short_picks_traced" "$n picks, $bad of them not the waiter replacing a spinner"
+    failed "eevdf_preempt_short_picks_traced" "$n picks, $bad of them not the waiter replacing a spinner"
 read -r n bad <<<"$(short_picks off)"
-[ "$n" = 0 ] && pass "eevdf_no_preempt_short_when_off" || fail "eevdf_no_preempt_short_when_off" "$n picks"
+[ "$n" = 0 ] && pass "eevdf_no_preempt_short_when_off" || failed "eevdf_no_preempt_short_when_off" "$n picks"
 
 # Forty churn tasks on one CPU: a single pick can pass many delayed tasks
 # whose lag is paid, and each departure must still reach the trace. (With
 # the policy's departure list at its old size of 8 it fails: "9 records
 # lost, 8 dequeued": 8 dropped and the gap they leave, where there are 16.)
 out=$("$RUNQ" boot --deterministic --cpus 2 --record "$db" --cmd "churn 40 2000 300 1" 2>&1) ||
-    { fail record_many_departures "runq boot failed"; echo "$out" | tail -5; }
+    { failed record_many_departures "runq boot failed"; echo "$out" | tail -5; }
 id=$(q "SELECT max(trace_id) FROM trace")
 lost=$(q "SELECT coalesce(sum(value), 0) FROM stats WHERE trace_id = $id AND severity = 'data_loss' AND idx IS NULL")
 nq=$(q "SELECT count(*) FROM eevdf_leave WHERE trace_id = $id AND reason = 'dequeued'")
 [ "$lost" = 0 ] && [ "$nq" -gt 8 ] && pass "eevdf_many_departures_in_one_pick_all_traced ($nq dequeued)" ||
-    fail "eevdf_many_departures_in_one_pick_all_traced" "$lost records lost, $nq dequeued"
+    failed "eevdf_many_departures_in_one_pick_all_traced" "$lost records lost, $nq dequeued"
 
 # QEMU killed under a live recording (the socket, not --deterministic: the
 # recorder runs beside QEMU): runq boot says so and fails, and the recorder
 # commits what it read and marks the trace incomplete, readable. Wall-clock
 # based, so it asserts no counts, only that the trace kept at least what
 # was visible before the kill.
-kdb=$dir/killed.db
+kdb=$T/killed.db
 "$RUNQ" boot --record "$kdb" --timeout 120 --cmd "churn 8 2000 60000 1" --cmd "sleep 60000" \
-    >"$dir/k.out" 2>"$dir/k.err" &
+    >"$T/k.out" 2>"$T/k.err" &
 boot_pid=$!
 seen=0
 for _ in $(seq 1 300); do
@@ -188,28 +185,28 @@ row=$("$RUNQ" sql --db "$kdb" --csv "SELECT status, end_reason, records FROM tra
 slices=$("$RUNQ" sql --db "$kdb" --csv "SELECT count(*) FROM sched_slice" | tail -n +2)
 ok=$("$RUNQ" sql --db "$kdb" --csv "PRAGMA integrity_check" | tail -n +2)
 IFS=, read -r st why recs <<<"$row"
-if [ -n "$qemu_pid" ] && [ "$rc" = 1 ] && grep -q 'runq boot: qemu killed by signal 9' "$dir/k.err" &&
+if [ -n "$qemu_pid" ] && [ "$rc" = 1 ] && grep -q 'runq boot: qemu killed by signal 9' "$T/k.err" &&
     [ "$st" = incomplete ] && { [ "$why" = eof ] || [ "$why" = truncated ]; } && [ "${recs:-0}" -ge "${seen:-1}" ] &&
     [ "${slices:-0}" -gt 0 ] && [ "$ok" = ok ]; then
     pass "killed_qemus_trace_is_incomplete_and_readable ($recs records, $seen seen before the kill)"
 else
-    fail killed_qemus_trace_is_incomplete_and_readable \
-        "qemu '$qemu_pid' rc $rc trace '$row' (seen $seen) slices $slices integrity $ok; $(tail -3 "$dir/k.err")"
+    failed killed_qemus_trace_is_incomplete_and_readable \
+        "qemu '$qemu_pid' rc $rc trace '$row' (seen $seen) slices $slices integrity $ok; $(tail -3 "$T/k.err")"
 fi
 
 # An idle system's trace is quiet: the tracer backs off to 16 ms while it
 # has little to send, so its own wakeups (a pick in and a pick out each)
 # stay near 62 a second (bound: 100). At a fixed 2 ms it woke 493 times a
 # second and made 99 % of the records (the check fails: 985 in 2 s).
-qdb=$dir/quiet.db
+qdb=$T/quiet.db
 "$RUNQ" boot --deterministic --record "$qdb" --cmd "mark quiet" --cmd "sleep 2000" --cmd "mark done" >/dev/null 2>&1 ||
-    fail record_quiet "runq boot failed"
+    failed record_quiet "runq boot failed"
 read -r wakes recs <<<"$("$RUNQ" sql --db "$qdb" --csv "SELECT
     (SELECT count(*) FROM eevdf_pick p JOIN thread t ON t.utid = p.next_utid WHERE t.name = 'tracer'
        AND p.ts BETWEEN (SELECT ts FROM mark WHERE name = 'quiet') AND (SELECT ts FROM mark WHERE name = 'done')) AS wakes,
     (SELECT records FROM trace) AS recs" | tail -n +2 | tr ',' ' ')"
 [ "${wakes:-999}" -le 200 ] && pass "idle_trace_is_quiet ($wakes tracer wakeups in 2 s, $recs records in all)" ||
-    fail idle_trace_is_quiet "$wakes tracer wakeups in 2 s (want <= 200), $recs records"
+    failed idle_trace_is_quiet "$wakes tracer wakeups in 2 s (want <= 200), $recs records"
 
 # control_socket DB: the control socket of DB's live recording, once the
 # recorder offers it (up to 10 s; empty if it never does).
@@ -228,12 +225,12 @@ control_socket() {
 # and was stored as a mark name (issue 13). Sent raw over a live
 # recording's control socket; the kernel stores only an error mark, with
 # '?' for each such byte, and the console gets no escape byte.
-cdb=$dir/ctl.db
-"$RUNQ" boot --record "$cdb" --timeout 120 --cmd "sleep 4000" >"$dir/ctl.out" 2>&1 &
+cdb=$T/ctl.db
+"$RUNQ" boot --record "$cdb" --timeout 120 --cmd "sleep 4000" >"$T/ctl.out" 2>&1 &
 boot=$!
 ctl=$(control_socket "$cdb")
 if [ -z "$ctl" ] || ! command -v python3 >/dev/null; then
-    fail control_line_with_escape_refused "no control socket (${ctl:-none}) or no python3"
+    failed control_line_with_escape_refused "no control socket (${ctl:-none}) or no python3"
 else
     python3 - "$ctl" <<'PY'
 import socket, sys
@@ -245,11 +242,11 @@ PY
     wait $boot
     marks=$("$RUNQ" sql --db "$cdb" --csv "SELECT source || ':' || name FROM mark ORDER BY ts" | tail -n +2)
     if grep -qx 'host:ok' <<<"$marks" && grep -qxF 'kernel:error: not printable: mark a?]0;TITLE?b' <<<"$marks" &&
-       ! grep -q $'\x1b' <<<"$marks" && ! grep -q $'\x1b' "$dir/ctl.out" &&
-       grep -qF 'host line refused, not printable ASCII: mark a?]0;TITLE?b' "$dir/ctl.out"; then
+       ! grep -q $'\x1b' <<<"$marks" && ! grep -q $'\x1b' "$T/ctl.out" &&
+       grep -qF 'host line refused, not printable ASCII: mark a?]0;TITLE?b' "$T/ctl.out"; then
         pass control_line_with_escape_refused
     else
-        fail control_line_with_escape_refused "marks: $(tr '\n' '|' <<<"$marks" | cat -v); console: $(grep -a 'host' "$dir/ctl.out" | cat -v | head -3)"
+        failed control_line_with_escape_refused "marks: $(tr '\n' '|' <<<"$marks" | cat -v); console: $(grep -a 'host' "$T/ctl.out" | cat -v | head -3)"
     fi
 fi
 
@@ -270,23 +267,23 @@ PY
     for _ in $(seq 200); do [ -e "$1.up" ] && return; sleep 0.1; done
 }
 if ! command -v python3 >/dev/null; then
-    fail control_socket_is_private "no python3"
+    failed control_socket_is_private "no python3"
 else
-    mkdir -m 700 "$dir/own" && fake_qemu "$dir/own/t.sock"
-    (umask 000; exec "$RUNQ" record --socket "$dir/own/t.sock" --db "$dir/own.db" >/dev/null 2>"$dir/own.err") &
+    mkdir -m 700 "$T/own" && fake_qemu "$T/own/t.sock"
+    (umask 000; exec "$RUNQ" record --socket "$T/own/t.sock" --db "$T/own.db" >/dev/null 2>"$T/own.err") &
     rec=$!
-    for _ in $(seq 30); do [ -S "$dir/own/t.sock.ctl" ] && break; sleep 0.1; done
-    mode=$(stat -c %a "$dir/own/t.sock.ctl" 2>/dev/null)
+    for _ in $(seq 30); do [ -S "$T/own/t.sock.ctl" ] && break; sleep 0.1; done
+    mode=$(stat -c %a "$T/own/t.sock.ctl" 2>/dev/null)
     wait $rec
     [ "$mode" = 600 ] && pass "control_socket_is_private (mode $mode under umask 000)" ||
-        fail control_socket_is_private "mode '${mode:-none}' under umask 000: $(head -c 200 "$dir/own.err")"
-    mkdir "$dir/open" && chmod 777 "$dir/open" && fake_qemu "$dir/open/t.sock"
-    "$RUNQ" record --socket "$dir/open/t.sock" --db "$dir/open.db" >/dev/null 2>"$dir/open.err"
-    if [ ! -e "$dir/open/t.sock.ctl" ] &&
-       grep -q 'control socket .*t.sock.ctl: its directory is writable by every user and not sticky (live actions off)' "$dir/open.err"; then
+        failed control_socket_is_private "mode '${mode:-none}' under umask 000: $(head -c 200 "$T/own.err")"
+    mkdir "$T/open" && chmod 777 "$T/open" && fake_qemu "$T/open/t.sock"
+    "$RUNQ" record --socket "$T/open/t.sock" --db "$T/open.db" >/dev/null 2>"$T/open.err"
+    if [ ! -e "$T/open/t.sock.ctl" ] &&
+       grep -q 'control socket .*t.sock.ctl: its directory is writable by every user and not sticky (live actions off)' "$T/open.err"; then
         pass control_socket_refused_in_an_open_directory
     else
-        fail control_socket_refused_in_an_open_directory "$(ls -l "$dir/open" | tail -n +2 | tr '\n' '|') $(head -c 200 "$dir/open.err")"
+        failed control_socket_refused_in_an_open_directory "$(ls -l "$T/open" | tail -n +2 | tr '\n' '|') $(head -c 200 "$T/open.err")"
     fi
     wait
 fi
@@ -294,20 +291,20 @@ fi
 # A live recorder killed with SIGKILL: runq boot said nothing and exited 1,
 # and left its socket directory in /tmp (issue 13). Now it names the
 # signal, fails, and removes the directory.
-kdb=$dir/killed.db
-"$RUNQ" boot --record "$kdb" --timeout 120 --cmd "sleep 3000" >/dev/null 2>"$dir/killed.err" &
+kdb=$T/killed.db
+"$RUNQ" boot --record "$kdb" --timeout 120 --cmd "sleep 3000" >/dev/null 2>"$T/killed.err" &
 boot=$!
 ctl=$(control_socket "$kdb")
 rec=$(pgrep -f "record --socket ${ctl%.ctl}" | head -1)
 if [ -z "$rec" ]; then
-    fail killed_recorder_is_reported "no recorder found (control '$ctl')"
+    failed killed_recorder_is_reported "no recorder found (control '$ctl')"
 else
     kill -9 "$rec"
     wait $boot; rc=$?
-    if [ $rc -ne 0 ] && grep -q 'the recorder was killed by signal 9' "$dir/killed.err" && [ ! -e "$(dirname "$ctl")" ]; then
+    if [ $rc -ne 0 ] && grep -q 'the recorder was killed by signal 9' "$T/killed.err" && [ ! -e "$(dirname "$ctl")" ]; then
         pass killed_recorder_is_reported
     else
-        fail killed_recorder_is_reported "exit $rc, dir $(ls -A "$(dirname "$ctl")" 2>&1 | tr '\n' ' '): $(head -c 200 "$dir/killed.err")"
+        failed killed_recorder_is_reported "exit $rc, dir $(ls -A "$(dirname "$ctl")" 2>&1 | tr '\n' ' '): $(head -c 200 "$T/killed.err")"
     fi
 fi
 
@@ -315,7 +312,7 @@ fi
 # without it, and nothing enforced the timeout any more (issue 13). They
 # now die with it (PR_SET_PDEATHSIG): QEMU at once, the recorder by
 # SIGTERM, committing its trace.
-odb=$dir/orphan.db
+odb=$T/orphan.db
 "$RUNQ" boot --record "$odb" --timeout 120 --cmd "sleep 20000" >/dev/null 2>&1 &
 boot=$!
 ctl=$(control_socket "$odb")
@@ -323,7 +320,7 @@ sock=${ctl%.ctl}
 qemu=$(pgrep -f "path=$sock," | head -1)
 rec=$(pgrep -f "record --socket $sock" | head -1)
 if [ -z "$qemu" ] || [ -z "$rec" ]; then
-    fail killed_boot_takes_its_children "no QEMU ($qemu) or recorder ($rec) for $sock"
+    failed killed_boot_takes_its_children "no QEMU ($qemu) or recorder ($rec) for $sock"
 else
     kill -9 "$boot"
     wait "$boot" 2>/dev/null
@@ -331,7 +328,7 @@ else
     if ! kill -0 "$qemu" 2>/dev/null && ! kill -0 "$rec" 2>/dev/null; then
         pass killed_boot_takes_its_children
     else
-        fail killed_boot_takes_its_children "alive after 5 s: qemu $(kill -0 "$qemu" 2>/dev/null && echo "$qemu"), recorder $(kill -0 "$rec" 2>/dev/null && echo "$rec")"
+        failed killed_boot_takes_its_children "alive after 5 s: qemu $(kill -0 "$qemu" 2>/dev/null && echo "$qemu"), recorder $(kill -0 "$rec" 2>/dev/null && echo "$rec")"
         kill -9 "$qemu" "$rec" 2>/dev/null
     fi
 fi

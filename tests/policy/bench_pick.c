@@ -35,7 +35,9 @@
 #include "decide.h"
 #include "eevdf.h"
 #include "eevdf_features.h"
+#include "host/base/clock.h"
 #include "policy.h"
+#include "tests/xorshift.h"
 
 #define REPS 9
 #define MIN_RUN_NS 1000000ull /* time each measurement at least this long */
@@ -43,22 +45,6 @@
 static const struct sched_policy *P = &eevdf_policy;
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-
-static uint64_t rng(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* One decision in the core's order (decide.h). */
 static void decide(struct sched_queue *q)
@@ -73,7 +59,7 @@ static void step(struct sched_queue *q)
 {
     if (!q->curr)
         decide(q);
-    P->charge(q, 100000 + rng() % 2900000);
+    P->charge(q, 100000 + xorshift64(&rng_state) % 2900000);
     decide(q);
 }
 
@@ -83,12 +69,12 @@ static volatile uintptr_t sink; /* keeps the timed calls from being dropped */
 static double time_fast(struct sched_queue *q, unsigned *touched)
 {
     for (uint64_t iters = 64;; iters *= 2) {
-        uint64_t t0 = now_ns(), t;
+        uint64_t t0 = mono_ns(), t;
         uintptr_t acc = 0;
 
         for (uint64_t i = 0; i < iters; i++)
             acc += (uintptr_t)P->pick(q);
-        t = now_ns() - t0;
+        t = mono_ns() - t0;
         sink = acc;
         if (t >= MIN_RUN_NS) {
             *touched = q->touched;
@@ -100,12 +86,12 @@ static double time_fast(struct sched_queue *q, unsigned *touched)
 static double time_ref(struct sched_queue *q)
 {
     for (uint64_t iters = 16;; iters *= 2) {
-        uint64_t t0 = now_ns(), t;
+        uint64_t t0 = mono_ns(), t;
         uintptr_t acc = 0;
 
         for (uint64_t i = 0; i < iters; i++)
             acc += (uintptr_t)eevdf_pick_reference(q);
-        t = now_ns() - t0;
+        t = mono_ns() - t0;
         sink = acc;
         if (t >= MIN_RUN_NS)
             return (double)t / (double)iters;
@@ -147,8 +133,8 @@ static struct result bench(unsigned n)
         static const uint64_t slices[] = { 0, 0, 100000, 700000, 1000000, 3000000, 10000000 };
 
         se[i].id = (int)i;
-        se[i].nice = (int)(rng() % 21) - 10;
-        se[i].slice_ns = slices[rng() % (sizeof slices / sizeof slices[0])];
+        se[i].nice = (int)(xorshift64(&rng_state) % 21) - 10;
+        se[i].slice_ns = slices[xorshift64(&rng_state) % (sizeof slices / sizeof slices[0])];
         P->init_entity(&q, &se[i]);
         P->join(&q, &se[i], SCHED_JOIN_NEW);
     }

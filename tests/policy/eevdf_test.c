@@ -23,6 +23,7 @@
 
 #include "decide.h"
 #include "tests/harness.h"
+#include "tests/xorshift.h"
 #include "eevdf_features.h"
 #include "policy.h"
 #include "weights.h"
@@ -212,13 +213,6 @@ static void test_entity_at_V_is_eligible(void)
 }
 
 static uint64_t rng = 88172645463325252ull;
-static uint64_t next_rand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
 
 static void test_pick_fast_matches_reference(void)
 {
@@ -226,18 +220,18 @@ static void test_pick_fast_matches_reference(void)
 
     setup(4, MS);
     for (int i = 0; i < n; i++)
-        spawn(&q, i, (int)(next_rand() % 40) - 20, (next_rand() % 4) * MS);
+        spawn(&q, i, (int)(xorshift64(&rng) % 40) - 20, (xorshift64(&rng) % 4) * MS);
     for (int step = 0; step < 20000; step++) {
-        struct sched_entity *se = &ent[next_rand() % n];
+        struct sched_entity *se = &ent[xorshift64(&rng) % n];
         struct sched_entity *fast = eevdf_pick_fast(&q), *ref = eevdf_pick_reference(&q);
 
         CHECK(fast == ref, "step %d: fast %d, reference %d", step, fast ? fast->id : -1, ref ? ref->id : -1);
-        switch (next_rand() % 4) {
+        switch (xorshift64(&rng) % 4) {
         case 0:
         case 1:
             if (!q.curr)
                 decide(&q);
-            P->charge(&q, next_rand() % (3 * MS));
+            P->charge(&q, xorshift64(&rng) % (3 * MS));
             if (P->tick(&q))
                 decide(&q);
             break;
@@ -249,7 +243,7 @@ static void test_pick_fast_matches_reference(void)
             break;
         case 3:
             if (se->on_queue && !eevdf_delayed(se))
-                P->set_nice(&q, se, (int)(next_rand() % 40) - 20);
+                P->set_nice(&q, se, (int)(xorshift64(&rng) % 40) - 20);
             break;
         }
         eevdf_check(&q);
@@ -303,27 +297,20 @@ static void test_short_request_schedule_as_linux_6_18(void)
      * RUN_TO_PARITY protects the unscaled base slice, 0.7 ms, shorter than
      * the 0.8 ms quantum, so every tick picks again: BACD, as with
      * RUN_TO_PARITY. (runq protected the CPU-scaled 2.1 ms and gave
-     * BAACCDDB: D1.) */
-    setup(4, 800 * US);
-    eevdf_feature_set("PLACE_DEADLINE_INITIAL", false);
-    eevdf_feature_set("RUN_TO_PARITY", false);
-    spawn(&q, 0, 0, 1600 * US);
-    spawn(&q, 1, 0, 800 * US);
-    spawn(&q, 2, 0, 1600 * US);
-    spawn(&q, 3, 0, 1600 * US);
-    schedule(&q, 800 * US, 24, s);
-    CHECK(!strcmp(s, "BACDBACDBACDBACDBACDBACD"), "schedule %s", s);
-
-    /* RUN_TO_PARITY (6.17+): nobody is protected for longer than the
-     * shortest slice queued with it, B's one quantum. */
-    setup(4, 800 * US);
-    eevdf_feature_set("PLACE_DEADLINE_INITIAL", false);
-    spawn(&q, 0, 0, 1600 * US);
-    spawn(&q, 1, 0, 800 * US);
-    spawn(&q, 2, 0, 1600 * US);
-    spawn(&q, 3, 0, 1600 * US);
-    schedule(&q, 800 * US, 24, s);
-    CHECK(!strcmp(s, "BACDBACDBACDBACDBACDBACD"), "with RUN_TO_PARITY: schedule %s", s);
+     * BAACCDDB: D1.) With RUN_TO_PARITY (6.17+) the same: nobody is
+     * protected for longer than the shortest slice queued with it, B's one
+     * quantum. */
+    for (int parity = 0; parity <= 1; parity++) {
+        setup(4, 800 * US);
+        eevdf_feature_set("PLACE_DEADLINE_INITIAL", false);
+        eevdf_feature_set("RUN_TO_PARITY", parity);
+        spawn(&q, 0, 0, 1600 * US);
+        spawn(&q, 1, 0, 800 * US);
+        spawn(&q, 2, 0, 1600 * US);
+        spawn(&q, 3, 0, 1600 * US);
+        schedule(&q, 800 * US, 24, s);
+        CHECK(!strcmp(s, "BACDBACDBACDBACDBACDBACD"), "%sschedule %s", parity ? "with RUN_TO_PARITY: " : "", s);
+    }
 }
 
 static void test_heavy_task_gets_half(void)
@@ -389,19 +376,26 @@ static int64_t waiter_leaves(struct sched_entity *w)
     return eevdf_lag(&q, w);
 }
 
-static void test_lag_survives_sleep_scaled(void)
+/* A fresh queue (4 CPUs, 1 ms tick; DELAY_DEQUEUE off, LAB_LEAVE_BUG as
+ * asked) with n spinners at nice 0 and then a waiter, decided once.
+ * Returns the waiter. */
+static struct sched_entity *waiter_after_spinners(int n, bool leave_bug)
 {
-    struct sched_entity *a, *w;
-    int64_t left, back;
-
     setup(4, MS);
     eevdf_feature_set("DELAY_DEQUEUE", false);
-    a = spawn(&q, 0, 0, 0);
-    spawn(&q, 1, 0, 0);
-    spawn(&q, 2, 0, 0);
-    w = spawn(&q, 3, 0, 0);
+    eevdf_feature_set("LAB_LEAVE_BUG", leave_bug);
+    for (int i = 0; i < n; i++)
+        spawn(&q, i, 0, 0);
+    struct sched_entity *w = spawn(&q, n, 0, 0);
     decide(&q);
-    (void)a;
+    return w;
+}
+
+static void test_lag_survives_sleep_scaled(void)
+{
+    struct sched_entity *w = waiter_after_spinners(3, false);
+    int64_t left, back;
+
     for (int i = 0; i < 5; i++) {
         left = waiter_leaves(w);
         run(&q, 2 * MS, MS, NULL);
@@ -524,16 +518,11 @@ static void test_lag_clamp_follows_the_longest_slice_queued(void)
 
 static void test_sleeper_beside_one_spinner_keeps_lag(void)
 {
-    struct sched_entity *w;
-
     /* The seed's scenario: beside one spinner the waiter must leave owed
      * something and, woken, preempt at once. With LAB_LEAVE_BUG (the
      * seed's ordering bug) it leaves owed nothing and waits. */
-    setup(4, MS);
-    eevdf_feature_set("DELAY_DEQUEUE", false);
-    spawn(&q, 0, 0, 0);
-    w = spawn(&q, 1, 0, 0);
-    decide(&q);
+    struct sched_entity *w = waiter_after_spinners(1, false);
+
     for (int i = 0; i < 5; i++) {
         int64_t left = waiter_leaves(w);
 
@@ -547,14 +536,8 @@ static void test_sleeper_beside_one_spinner_keeps_lag(void)
 
 static void test_lab_leave_bug_reproduces_seed(void)
 {
-    struct sched_entity *w;
+    struct sched_entity *w = waiter_after_spinners(1, true);
 
-    setup(4, MS);
-    eevdf_feature_set("DELAY_DEQUEUE", false);
-    eevdf_feature_set("LAB_LEAVE_BUG", true);
-    spawn(&q, 0, 0, 0);
-    w = spawn(&q, 1, 0, 0);
-    decide(&q);
     for (int i = 0; i < 3; i++) {
         int64_t left = waiter_leaves(w);
 
@@ -650,12 +633,12 @@ static void test_weighted_lag_sums_to_zero(void)
     setup(4, MS);
     eevdf_feature_set("DELAY_DEQUEUE", false);
     for (int i = 0; i < n; i++)
-        spawn(&q, i, (int)(next_rand() % 40) - 20, (next_rand() % 3) * MS);
+        spawn(&q, i, (int)(xorshift64(&rng) % 40) - 20, (xorshift64(&rng) % 3) * MS);
     for (int step = 0; step < 3000; step++) {
-        struct sched_entity *se = &ent[next_rand() % n];
+        struct sched_entity *se = &ent[xorshift64(&rng) % n];
         struct lagsum s = {&q, 0};
 
-        run(&q, next_rand() % (2 * MS), MS, NULL);
+        run(&q, xorshift64(&rng) % (2 * MS), MS, NULL);
         if (se != q.curr) {
             if (se->on_queue)
                 P->leave(&q, se, SCHED_LEAVE_BLOCK);
@@ -715,14 +698,14 @@ static void test_restored_queue_picks_as_the_original(void)
 
     setup(2, 4 * MS);
     for (int i = 0; i < n; i++)
-        spawn(&q, i, (int)(next_rand() % 11) - 5, (next_rand() % 3) * MS / 2);
+        spawn(&q, i, (int)(xorshift64(&rng) % 11) - 5, (xorshift64(&rng) % 3) * MS / 2);
     for (int step = 0; step < 4000; step++) {
-        struct sched_entity *se = &ent[next_rand() % n], *curr;
+        struct sched_entity *se = &ent[xorshift64(&rng) % n], *curr;
         struct restore_walk w = {{0}, NULL, 0};
         struct sched_params p = {2, 4 * MS};
         struct sched_decision d;
 
-        if (q.curr && next_rand() % 4 == 0)
+        if (q.curr && xorshift64(&rng) % 4 == 0)
             P->leave(&q, q.curr, SCHED_LEAVE_BLOCK); /* delayed, if it owes service */
         else if (se != q.curr && !se->on_queue)
             P->join(&q, se, SCHED_JOIN_WAKE);
@@ -736,7 +719,7 @@ static void test_restored_queue_picks_as_the_original(void)
               replayed ? replayed->id : -1, next ? next->id : -1);
         checked += next != NULL;
         if (q.curr)
-            P->charge(&q, next_rand() % (2 * MS));
+            P->charge(&q, xorshift64(&rng) % (2 * MS));
     }
     CHECK(checked > 3000, "only %d picks compared", checked);
 }
@@ -956,17 +939,24 @@ static void test_wakeup_check_leaves_delayed_entities_alone(void)
     CHECK(n != s && !s->on_queue, "a real pick did not finish the delayed entity");
 }
 
+/* Two entities on a fresh queue (4 CPUs, 1 ms tick); the one picked runs
+ * 2 ms, which puts it ahead of V (negative lag). Returns it, current. */
+static struct sched_entity *current_in_debt(void)
+{
+    setup(4, MS);
+    spawn(&q, 0, 0, 0);
+    spawn(&q, 1, 0, 0);
+    decide(&q);
+    struct sched_entity *s = q.curr;
+    P->charge(&q, 2 * MS);
+    return s;
+}
+
 static void test_delay_dequeue_keeps_ineligible_sleeper(void)
 {
-    struct sched_entity *a, *b, *s;
+    struct sched_entity *s = current_in_debt();
     int guard = 0;
 
-    setup(4, MS);
-    a = spawn(&q, 0, 0, 0);
-    b = spawn(&q, 1, 0, 0);
-    decide(&q);
-    s = q.curr;
-    P->charge(&q, 2 * MS); /* s is now ahead of V: negative lag */
     CHECK(!eevdf_eligible(&q, s), "setup: s should be ineligible");
     P->leave(&q, s, SCHED_LEAVE_BLOCK);
     CHECK(s->on_queue && eevdf_delayed(s), "a sleeper with negative lag left at once");
@@ -982,16 +972,9 @@ static void test_delay_dequeue_keeps_ineligible_sleeper(void)
     }
     CHECK(!s->on_queue, "the delayed entity never left");
     CHECK(eevdf_lag(&q, s) == 0, "left with lag %" PRId64 ", DELAY_ZERO wants 0", eevdf_lag(&q, s));
-    (void)a;
-    (void)b;
 
     /* Woken while still delayed: runnable again in place. */
-    setup(4, MS);
-    spawn(&q, 0, 0, 0);
-    spawn(&q, 1, 0, 0);
-    decide(&q);
-    s = q.curr;
-    P->charge(&q, 2 * MS);
+    s = current_in_debt();
     P->leave(&q, s, SCHED_LEAVE_BLOCK);
     P->join(&q, s, SCHED_JOIN_WAKE);
     CHECK(s->on_queue && !eevdf_delayed(s) && q.nr_queued == 2, "woken delayed entity is not runnable");
@@ -1000,16 +983,9 @@ static void test_delay_dequeue_keeps_ineligible_sleeper(void)
 
 static void test_delay_zero_clips_positive_lag(void)
 {
-    struct sched_entity *s;
-
     /* A delayed entity that wakes after its debt turned into credit comes
      * back at V, not ahead of it. */
-    setup(4, MS);
-    spawn(&q, 0, 0, 0);
-    spawn(&q, 1, 0, 0);
-    decide(&q);
-    s = q.curr;
-    P->charge(&q, 2 * MS);
+    struct sched_entity *s = current_in_debt();
     P->leave(&q, s, SCHED_LEAVE_BLOCK);
     decide(&q);
     P->charge(&q, 20 * MS); /* the other pays s's debt and more */
@@ -1148,7 +1124,4 @@ static const struct harness_test tests[] = {
     T(features_by_name),
 };
 
-int main(int argc, char **argv)
-{
-    return harness_main(argc, argv, tests, HARNESS_COUNT(tests));
-}
+HARNESS_MAIN(tests)

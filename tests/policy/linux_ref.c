@@ -692,6 +692,11 @@ static void lref_schedule(struct lref_rq *rq, const char *why)
 
 /* ---- the workload's side: what each task does ---- */
 
+/* Alike to runq sim's (host/engine/sim/sim.c, finish_quantum and what
+ * follows it) on purpose, not shared: the reference is written apart from
+ * runq's code (the top of this file), so a slip in one copy of the
+ * workload's rules shows as a difference instead of agreeing with itself. */
+
 enum lref_end { LREF_GOES_ON, LREF_BLOCKS, LREF_EXITS };
 
 /* The current task ran a quantum. Whether its run step ended, and what

@@ -14,6 +14,9 @@ struct lref_rng {
     uint64_t s;
 };
 
+/* The same xorshift64* as host/engine/sim/sim_gen.c's, copied on purpose:
+ * the reference links nothing of runq but the weight table (linux_ref.h),
+ * and one seed must make one workload on both sides. */
 static uint64_t lref_next(struct lref_rng *r)
 {
     r->s ^= r->s >> 12;

@@ -22,6 +22,9 @@ static const struct {
 #undef LREF_FEATURE_ROW
 };
 
+/* Alike in shape to host/scenario/parse.c's table lookups, not shared:
+ * the reference reads its workloads with its own code (the top of this
+ * file, linux_ref.h). */
 int lref_feature_lookup(const char *name)
 {
     for (int f = 0; f < LREF_NR_FEATURES; f++)

@@ -12,7 +12,9 @@
 
 static const struct sched_policy *P = &rr_policy;
 
-static void setup(struct sched_queue *q, struct sched_entity *se, int n)
+/* A queue and n entities (ids 0..n-1), the first `joined` of them joined
+ * as new, in id order. */
+static void setup(struct sched_queue *q, struct sched_entity *se, int n, int joined)
 {
     struct sched_params p = { .ncpus = 4, .tick_ns = 10000000 };
     sched_queue_init(P, q, &p);
@@ -21,6 +23,8 @@ static void setup(struct sched_queue *q, struct sched_entity *se, int n)
         se[i].id = i;
         P->init_entity(q, &se[i]);
     }
+    for (int i = 0; i < joined; i++)
+        P->join(q, &se[i], SCHED_JOIN_NEW);
 }
 
 /* One decision as the core makes it (decide.h); returns the entity now current. */
@@ -34,9 +38,7 @@ static void rr_turns_in_list_order(void)
 {
     struct sched_queue q;
     struct sched_entity se[3];
-    setup(&q, se, 3);
-    for (int i = 0; i < 3; i++)
-        P->join(&q, &se[i], SCHED_JOIN_NEW);
+    setup(&q, se, 3, 3);
     int order[7];
     for (int k = 0; k < 7; k++)
         order[k] = decide(&q)->id;
@@ -49,9 +51,7 @@ static void rr_wakeup_takes_first_in_list_not_woken(void)
 {
     struct sched_queue q;
     struct sched_entity se[4];
-    setup(&q, se, 4);
-    for (int i = 0; i < 3; i++) /* three spinners */
-        P->join(&q, &se[i], SCHED_JOIN_NEW);
+    setup(&q, se, 4, 3); /* three spinners */
     CHECK(decide(&q)->id == 0, "first pick");
     P->join(&q, &se[3], SCHED_JOIN_WAKE); /* the waiter wakes */
     CHECK(P->wakeup_preempt(&q, &se[3]), "a wakeup must reschedule");
@@ -66,8 +66,7 @@ static void rr_tick_preempts_only_with_company(void)
 {
     struct sched_queue q;
     struct sched_entity se[2];
-    setup(&q, se, 2);
-    P->join(&q, &se[0], SCHED_JOIN_NEW);
+    setup(&q, se, 2, 1);
     decide(&q);
     CHECK(!P->tick(&q), "a lone task is preempted");
     CHECK(P->timer_ns(&q) == UINT64_MAX, "rr asks for a timer");
@@ -79,9 +78,7 @@ static void rr_leave_current_and_listed(void)
 {
     struct sched_queue q;
     struct sched_entity se[3];
-    setup(&q, se, 3);
-    for (int i = 0; i < 3; i++)
-        P->join(&q, &se[i], SCHED_JOIN_NEW);
+    setup(&q, se, 3, 3);
     decide(&q); /* 0 current, list 1 2 */
     P->leave(&q, &se[2], SCHED_LEAVE_BLOCK);
     P->leave(&q, &se[0], SCHED_LEAVE_BLOCK);
@@ -94,9 +91,7 @@ static void rr_nice_changes_nothing(void)
 {
     struct sched_queue q;
     struct sched_entity se[2];
-    setup(&q, se, 2);
-    P->join(&q, &se[0], SCHED_JOIN_NEW);
-    P->join(&q, &se[1], SCHED_JOIN_NEW);
+    setup(&q, se, 2, 2);
     P->set_nice(&q, &se[0], -20);
     P->set_nice(&q, &se[1], 19);
     int runs[2] = { 0, 0 };
@@ -113,7 +108,4 @@ static const struct harness_test tests[] = {
     HARNESS_TEST(rr_nice_changes_nothing),
 };
 
-int main(int argc, char **argv)
-{
-    return harness_main(argc, argv, tests, HARNESS_COUNT(tests));
-}
+HARNESS_MAIN(tests)

@@ -343,7 +343,4 @@ static const struct harness_test tests[] = {
     HARNESS_TEST(rt_misuse_panics),
 };
 
-int main(int argc, char **argv)
-{
-    return harness_main(argc, argv, tests, HARNESS_COUNT(tests));
-}
+HARNESS_MAIN(tests)

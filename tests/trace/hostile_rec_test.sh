@@ -35,9 +35,8 @@ RUNQ=${1:-build/runq}
 TRACE_GEN=${2:-${TRACE_GEN:-build/tests/trace_gen}}
 PLAIN=${3:-build/runq}
 export TRACE_GEN
-T=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$T"' EXIT
 . tests/lib.sh
+at_exit 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null'
 
 # docs/trace-format.md, "Bounds": a recording of any length.
 RECORD_RSS_MB=64

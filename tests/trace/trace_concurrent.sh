@@ -26,10 +26,9 @@
 set -u
 cd "$(dirname "$0")/../.."
 RUNQ=${1:-build/runq}
-T=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; [ -n "${KEEP:-}" ] && cp -r "$T" "$KEEP"; rm -rf "$T"' EXIT
 TRACE_GEN=${2:-${TRACE_GEN:-build/tests/trace_gen}}
 . tests/lib.sh
+at_exit 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; [ -n "${KEEP:-}" ] && cp -r "$T" "$KEEP"'
 
 "$GEN" --records 300000 --ms 100000000 --cpus 4 --tasks 16 --seed 12 --out "$T/s1.bin" &&
     "$GEN" --seed 7 --tasks 10 --ms 6000 --out "$T/s2.bin" &&

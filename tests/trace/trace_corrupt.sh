@@ -8,21 +8,17 @@
 # usage: tests/trace/trace_corrupt.sh [RUNQ] [TRACE_GEN]
 set -u
 RUNQ=${1:-build/runq}
-GEN=${2:-build/tests/trace_gen}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-failed=0
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; failed=1; }
+TRACE_GEN=${2:-${TRACE_GEN:-build/tests/trace_gen}}
+. tests/lib.sh
 q() { "$RUNQ" sql --db "$1" --csv "$2" | tail -n +2; }
 
 # record NAME GEN-ARGS...: stream in $T/NAME.bin, db $T/NAME.db
 record() {
     local name=$1
     shift
-    "$GEN" --ms 400 "$@" --out "$T/$name.bin" || { fail "$name" "trace_gen failed"; return 1; }
+    "$GEN" --ms 400 "$@" --out "$T/$name.bin" || { failed "$name" "trace_gen failed"; return 1; }
     "$RUNQ" record --db "$T/$name.db" --file "$T/$name.bin" >/dev/null 2>"$T/$name.err" ||
-        { fail "$name" "runq record exited $?: $(cat "$T/$name.err")"; return 1; }
+        { failed "$name" "runq record exited $?: $(cat "$T/$name.err")"; return 1; }
 }
 stat() { q "$1" "SELECT COALESCE(SUM(value),0) FROM stats WHERE name='$2' AND idx IS NULL"; }
 
@@ -52,7 +48,7 @@ if record clean; then
     if [ "$st" = "complete end" ] && [ "$loss" = 0 ] && [ "$recs" -gt 1000 ]; then
         pass clean_stream_is_complete_without_loss
     else
-        fail clean_stream_is_complete_without_loss "status '$st', $loss loss rows, $recs records"
+        failed clean_stream_is_complete_without_loss "status '$st', $loss loss rows, $recs records"
     fi
 fi
 
@@ -65,11 +61,11 @@ if record dropped --drop-packet 20; then
     if [ "$lost" = 1 ] && [ "$gaps" = 1 ] && [ "$st" = complete ] && [ -z "$why" ]; then
         pass a_dropped_packet_is_one_gap_and_nothing_crosses_it
     else
-        fail a_dropped_packet_is_one_gap_and_nothing_crosses_it "lost $lost gaps $gaps status $st $why"
+        failed a_dropped_packet_is_one_gap_and_nothing_crosses_it "lost $lost gaps $gaps status $st $why"
     fi
     unk=$(q "$T/dropped.db" "SELECT COUNT(*) FROM thread_state WHERE state='?'")
     [ "$unk" -gt 0 ] && pass a_gap_leaves_unknown_thread_states ||
-        fail a_gap_leaves_unknown_thread_states "no '?' rows"
+        failed a_gap_leaves_unknown_thread_states "no '?' rows"
 fi
 
 # flipped bits: CRC errors, resyncs, the skipped bytes counted, and no
@@ -84,16 +80,16 @@ if record flipped --flip 6; then
     if [ "$hdr" -ge 1 ] && [ "$skipped" -gt 0 ] && [ "$lost" -ge 1 ] && [ "$got" -lt "$clean" ]; then
         pass flipped_bits_resync_and_count_the_loss
     else
-        fail flipped_bits_resync_and_count_the_loss "crc $crc resyncs $hdr skipped $skipped lost $lost records $got/$clean"
+        failed flipped_bits_resync_and_count_the_loss "crc $crc resyncs $hdr skipped $skipped lost $lost records $got/$clean"
     fi
     # Every pick stored must be one of the clean stream's picks.
     extra=$(sqlite3 "$T/flipped.db" "ATTACH '$T/clean.db' AS c;
         SELECT COUNT(*) FROM eevdf_pick p WHERE NOT EXISTS (SELECT 1 FROM c.eevdf_pick q
         WHERE q.ts=p.ts AND q.cpu=p.cpu AND q.cost_ns=p.cost_ns AND q.why=p.why)")
     [ "$extra" = 0 ] && pass no_damaged_record_is_stored ||
-        fail no_damaged_record_is_stored "$extra picks not in the clean stream"
+        failed no_damaged_record_is_stored "$extra picks not in the clean stream"
     why=$(no_stretch "$T/flipped.db")
-    [ -z "$why" ] && pass intervals_never_cross_a_gap || fail intervals_never_cross_a_gap "$why"
+    [ -z "$why" ] && pass intervals_never_cross_a_gap || failed intervals_never_cross_a_gap "$why"
 fi
 
 # garbage between packets: exactly that many bytes skipped, nothing lost
@@ -101,7 +97,7 @@ if record garbage --garbage-at 15 --garbage-len 333; then
     skipped=$(stat "$T/garbage.db" bytes_skipped)
     lost=$(stat "$T/garbage.db" packets_lost)
     [ "$skipped" = 333 ] && [ "$lost" = 0 ] && pass garbage_is_skipped_byte_for_byte ||
-        fail garbage_is_skipped_byte_for_byte "skipped $skipped lost $lost"
+        failed garbage_is_skipped_byte_for_byte "skipped $skipped lost $lost"
 fi
 
 # ring overflow: the kernel's dropped counter becomes records_dropped
@@ -110,7 +106,7 @@ if record ringdrop --ring-drop 40; then
     gcpu=$(q "$T/ringdrop.db" "SELECT group_concat(cpu) FROM data_gap")
     why=$(no_stretch "$T/ringdrop.db")
     [ "$dropped" = 40 ] && [ "$gcpu" = 1 ] && [ -z "$why" ] && pass a_ring_overflow_is_counted_on_its_cpu ||
-        fail a_ring_overflow_is_counted_on_its_cpu "dropped $dropped gap cpus '$gcpu' $why"
+        failed a_ring_overflow_is_counted_on_its_cpu "dropped $dropped gap cpus '$gcpu' $why"
 fi
 
 # the stream cut mid-packet: incomplete, truncated bytes counted, data kept
@@ -120,7 +116,7 @@ if record cut --cut $((size / 2 + 7)); then
     tr=$(stat "$T/cut.db" bytes_truncated)
     recs=$(q "$T/cut.db" "SELECT records FROM trace")
     [ "$st" = "incomplete truncated" ] && [ "$tr" -gt 0 ] && [ "$recs" -gt 100 ] &&
-        pass a_cut_stream_is_incomplete_and_kept || fail a_cut_stream_is_incomplete_and_kept "status '$st' truncated $tr records $recs"
+        pass a_cut_stream_is_incomplete_and_kept || failed a_cut_stream_is_incomplete_and_kept "status '$st' truncated $tr records $recs"
 fi
 
 # a packet cut in the middle with the last packets, END among them, intact
@@ -150,14 +146,14 @@ PY
     all=$(stat "$T/near.db" packets)
     [ "$st" = "complete end" ] && [ "$tr" -gt 0 ] && [ "$good" = $((all - 1)) ] &&
         pass "a_cut_before_the_end_loses_one_packet (the $after packets after it kept)" ||
-        fail a_cut_before_the_end_loses_one_packet "status '$st' truncated $tr, good packets $good of $all"
+        failed a_cut_before_the_end_loses_one_packet "status '$st' truncated $tr, good packets $good of $all"
 fi
 
 # no END record: incomplete (eof)
 if record noend --no-end; then
     st=$(q "$T/noend.db" "SELECT status||' '||end_reason FROM trace")
     [ "$st" = "incomplete eof" ] && pass a_stream_without_end_is_incomplete ||
-        fail a_stream_without_end_is_incomplete "status '$st'"
+        failed a_stream_without_end_is_incomplete "status '$st'"
 fi
 
 # one database, many traces: ids, utids unique, --trace scopes
@@ -170,7 +166,7 @@ dup=$(q "$db" "SELECT COUNT(*) - COUNT(DISTINCT utid) FROM thread")
 p1=$("$RUNQ" sql --db "$db" --trace 1 --csv "SELECT DISTINCT policy FROM trace JOIN eevdf_pick USING(trace_id)" | tail -n +2)
 nulls=$("$RUNQ" sql --db "$db" --trace 1 --csv "SELECT COUNT(*) FROM eevdf_pick WHERE v IS NOT NULL" | tail -n +2)
 [ "$n" = 2 ] && [ "$dup" = 0 ] && [ "$p1" = rr ] && [ "$nulls" = 0 ] && pass one_database_holds_many_traces ||
-    fail one_database_holds_many_traces "traces $n dup utids $dup trace-1 policy '$p1' rr V values $nulls"
+    failed one_database_holds_many_traces "traces $n dup utids $dup trace-1 policy '$p1' rr V values $nulls"
 
 # committed DB: waits (up to 20 s: make test runs suites side by side) for
 # the recorder following a file into DB to have committed records.
@@ -194,7 +190,7 @@ wait $pid
 rc=$?
 end=$(q "$T/live.db" "SELECT status||' '||end_reason FROM trace")
 [ "$mid" = "recording 1" ] && [ "$rc" = 130 ] && [ "$end" = "incomplete interrupted" ] &&
-    pass a_live_trace_is_readable_and_sigint_commits || fail a_live_trace_is_readable_and_sigint_commits "while recording '$mid', rc $rc, after '$end'"
+    pass a_live_trace_is_readable_and_sigint_commits || failed a_live_trace_is_readable_and_sigint_commits "while recording '$mid', rc $rc, after '$end'"
 
 # a recorder killed without a word (kill -9): its row still says
 # 'recording', but nobody holds its lock any more (db/recorder_lock.h), so
@@ -219,8 +215,8 @@ if [ "$alive" = 1 ] && [ "${shown%,*}" = "1,eevdf,recording," ] && [ "$row" = re
     [ "$after" = "1:incomplete:recorder_gone 2:complete:end" ] && [ "$reserve_after" = 0 ]; then
     pass a_killed_recorders_trace_is_shown_and_stored_incomplete
 else
-    fail a_killed_recorders_trace_is_shown_and_stored_incomplete \
+    failed a_killed_recorders_trace_is_shown_and_stored_incomplete \
         "alive '$alive' shown '$shown'; killed: row '$row' alive '$gone' shown '$shown_gone' reserve $reserve_left; next recording: '$after' reserve $reserve_after"
 fi
 
-exit $failed
+exit $fail

@@ -59,6 +59,13 @@ static size_t packet(uint16_t cpu)
     return at;
 }
 
+/* A packet of cpu's holding one tick. */
+static size_t tick_packet(uint16_t cpu, uint64_t ts, int32_t marker)
+{
+    add_tick(ts, marker);
+    return packet(cpu);
+}
+
 static void garbage(size_t n, uint8_t seed)
 {
     for (size_t i = 0; i < n; i++)
@@ -164,15 +171,12 @@ static void garbage_between_packets_is_skipped_and_counted(void)
 {
     reset();
     garbage(13, 1);
-    add_tick(1, 1);
-    packet(0);
+    tick_packet(0, 1, 1);
     garbage(100, 0x52); /* bytes equal to the magic's first byte tempt the scan */
-    add_tick(2, 2);
-    packet(0);
+    tick_packet(0, 2, 2);
     stream[slen++] = 'R';
     stream[slen++] = 'Q';
-    add_tick(3, 3);
-    packet(1);
+    tick_packet(1, 3, 3);
     decode(7);
     int32_t want[] = { 1, 2, 3 };
     CHECK(seen_is(want, 3), "records %zu", nseen);
@@ -185,13 +189,11 @@ static void garbage_between_packets_is_skipped_and_counted(void)
 static void a_flipped_payload_bit_loses_only_that_packet(void)
 {
     reset();
-    add_tick(1, 1);
-    packet(0);
+    tick_packet(0, 1, 1);
     add_tick(2, 2);
     add_tick(3, 3);
     size_t at = packet(0);
-    add_tick(4, 4);
-    packet(0);
+    tick_packet(0, 4, 4);
     stream[at + sizeof(struct trace_pkt_hdr) + 30] ^= 0x10;
     decode(0);
     int32_t want[] = { 1, 4 };
@@ -206,12 +208,9 @@ static void a_flipped_payload_bit_loses_only_that_packet(void)
 static void a_flipped_header_bit_is_caught_by_the_header_crc(void)
 {
     reset();
-    add_tick(1, 1);
-    packet(0);
-    add_tick(2, 2);
-    size_t at = packet(0);
-    add_tick(3, 3);
-    packet(0);
+    tick_packet(0, 1, 1);
+    size_t at = tick_packet(0, 2, 2);
+    tick_packet(0, 3, 3);
     stream[at + 5] ^= 0x01; /* len: would swallow the next packet if trusted */
     decode(0);
     int32_t want[] = { 1, 3 };
@@ -223,17 +222,13 @@ static void a_flipped_header_bit_is_caught_by_the_header_crc(void)
 static void sequence_gaps_and_ring_drops_are_counted_per_cpu(void)
 {
     reset();
-    add_tick(1, 1);
-    packet(2);
+    tick_packet(2, 1, 1);
     seqs[2] += 3; /* three packets of CPU 2 never arrive */
     drops[2] += 7;
-    add_tick(2, 2);
-    packet(2);
-    add_tick(3, 3);
-    packet(0);
+    tick_packet(2, 2, 2);
+    tick_packet(0, 3, 3);
     drops[0] += 5; /* CPU 0's ring overflowed */
-    add_tick(4, 4);
-    packet(0);
+    tick_packet(0, 4, 4);
     decode(0);
     CHECK(nseen == 4, "records %zu", nseen);
     CHECK(D.cpu[2].packets_lost == 3 && D.cpu[2].records_dropped == 7, "cpu 2: lost %llu dropped %llu",
@@ -266,10 +261,8 @@ static void packets_come_once_in_order_until_end(void)
     size_t n0 = slen - p0;
     memcpy(stream + slen, stream + p0, n0); /* the header packet twice: a duplicate, not a new stream */
     slen += n0;
-    add_tick(1, 1);
-    size_t p1 = packet(0);
-    add_tick(2, 2);
-    size_t p2 = packet(0);
+    size_t p1 = tick_packet(0, 1, 1);
+    size_t p2 = tick_packet(0, 2, 2);
     size_t n = p2 - p1; /* both packets hold one tick: the same size */
     memcpy(stream + slen, stream + p1, n); /* packet 1 again: behind packet 2 */
     slen += n;
@@ -277,17 +270,14 @@ static void packets_come_once_in_order_until_end(void)
     slen += n;
     add_stream_header(2); /* the header repeated, numbered on */
     packet(TRACE_CPU_GLOBAL);
-    add_tick(3, 3);
-    packet(0);
-    add_tick(4, 4);
-    packet(5); /* a CPU the header does not have */
+    tick_packet(0, 3, 3);
+    tick_packet(5, 4, 4); /* a CPU the header does not have */
     struct trace_rec_end e;
     trace_rec_init(&e.h, TRACE_REC_END, sizeof e, 5);
     add_raw(&e, sizeof e);
     add_tick(6, 6); /* after END in the same packet */
     packet(TRACE_CPU_GLOBAL);
-    add_tick(7, 7);
-    packet(0);
+    tick_packet(0, 7, 7);
     decode(0);
     static const int32_t want[] = { 1, 2, 3 };
     CHECK(seen_is(want, 3), "records %zu", nseen);
@@ -302,15 +292,12 @@ static void packets_come_once_in_order_until_end(void)
     reset();
     add_stream_header(2);
     packet(TRACE_CPU_GLOBAL);
-    add_tick(1, 1);
-    packet(0);
-    add_tick(2, 2);
-    packet(0);
+    tick_packet(0, 1, 1);
+    tick_packet(0, 2, 2);
     memset(seqs, 0, sizeof seqs); /* the producer restarted, on more CPUs */
     add_stream_header(3);
     packet(TRACE_CPU_GLOBAL);
-    add_tick(3, 3);
-    packet(0);
+    tick_packet(0, 3, 3);
     decode(0);
     static const int32_t again[] = { 1, 2, 3 };
     CHECK(seen_is(again, 3), "records %zu", nseen);
@@ -324,10 +311,8 @@ static void a_late_reader_does_not_call_earlier_packets_lost(void)
     reset();
     seqs[1] = 1000;
     drops[1] = 50;
-    add_tick(1, 1);
-    packet(1);
-    add_tick(2, 2);
-    packet(1);
+    tick_packet(1, 1, 1);
+    tick_packet(1, 2, 2);
     decode(0);
     CHECK(nseen == 2 && D.c.packets_lost == 0 && D.c.records_dropped == 0 && D.c.gaps == 0,
           "lost %llu dropped %llu", (unsigned long long)D.c.packets_lost,
@@ -337,8 +322,7 @@ static void a_late_reader_does_not_call_earlier_packets_lost(void)
 static void a_cut_stream_counts_the_truncated_bytes(void)
 {
     reset();
-    add_tick(1, 1);
-    packet(0);
+    tick_packet(0, 1, 1);
     add_tick(2, 2);
     add_tick(3, 3);
     packet(0);
@@ -353,10 +337,8 @@ static void a_cut_stream_counts_the_truncated_bytes(void)
     }
     /* Cut inside the header. */
     reset();
-    add_tick(1, 1);
-    packet(0);
-    add_tick(2, 2);
-    packet(0);
+    tick_packet(0, 1, 1);
+    tick_packet(0, 2, 2);
     slen -= sizeof(struct trace_rec_tick) + 10;
     decode(0);
     CHECK(nseen == 1 && D.c.bytes_truncated == 14, "header cut: truncated %llu",
@@ -370,17 +352,14 @@ static void a_cut_stream_counts_the_truncated_bytes(void)
 static void a_cut_near_the_end_keeps_the_packets_after_it(void)
 {
     reset();
-    add_tick(1, 1);
-    packet(0);
+    tick_packet(0, 1, 1);
     for (int i = 0; i < 20; i++)
         add_tick(10 + (uint64_t)i, 100 + i);
     packet(0);
     size_t cut = 15 * sizeof(struct trace_rec_tick); /* B keeps 5 of its 20 ticks */
     slen -= cut;
-    add_tick(40, 3);
-    packet(0);
-    add_tick(50, 4);
-    packet(0);
+    tick_packet(0, 40, 3);
+    tick_packet(0, 50, 4);
     for (size_t chunk = 0; chunk < 3; chunk++) {
         decode(chunk == 2 ? 7 : chunk);
         int32_t want[] = { 1, 3, 4 };

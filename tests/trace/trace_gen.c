@@ -32,6 +32,7 @@
 
 #include "decide.h"
 #include "eevdf_features.h"
+#include "host/base/xalloc.h"
 #include "policy.h"
 #include "trace/format.h"
 #include "weights.h"
@@ -129,16 +130,6 @@ static uint64_t rnd(void)
 static uint64_t rnd_range(uint64_t lo, uint64_t hi)
 {
     return lo + rnd() % (hi - lo + 1);
-}
-
-static void *xrealloc(void *p, size_t n)
-{
-    p = realloc(p, n);
-    if (!p) {
-        fprintf(stderr, "trace_gen: out of memory\n");
-        exit(1);
-    }
-    return p;
 }
 
 static void out_append(const void *p, size_t n)

@@ -25,19 +25,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host/base/xalloc.h"
 #include "trace/format.h"
 
 #define MS 1000000ull
-
-static void *xrealloc(void *p, size_t n)
-{
-    p = realloc(p, n);
-    if (!p) {
-        fprintf(stderr, "trace_hostile: out of memory\n");
-        exit(1);
-    }
-    return p;
-}
 
 /* ---- writing packets ---- */
 

@@ -21,8 +21,6 @@ PLAIN=${2:-build/runq}
 HOSTILE=${3:-build/tests/trace_hostile}
 TRACE_GEN=${4:-build/tests/trace_gen}
 export TRACE_GEN
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
 . tests/lib.sh
 
 MAX_CPU_S=20

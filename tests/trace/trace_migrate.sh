@@ -12,8 +12,6 @@
 # usage: tests/trace/trace_migrate.sh [RUNQ] [TRACE_GEN]
 set -u
 RUNQ=${1:-build/runq}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
 TRACE_GEN=${2:-${TRACE_GEN:-build/tests/trace_gen}}
 . tests/lib.sh
 # Every table's columns, by name: what a schema is, whatever order and

@@ -18,26 +18,20 @@
 
 #include <sqlite3.h>
 
+#include "db/dbfile.h"
+#include "host/base/clock.h"
 #include "tui/model.h"
 #include "tui/table.h"
+#include "tests/xorshift.h"
 
 extern const char db_schema_sql[];
 
 static double now_s(void)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+    return (double)mono_ns() / 1e9;
 }
 
 static uint64_t rng = 88172645463325252ull;
-static uint64_t rnd(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
 
 static void run(sqlite3 *db, const char *sql)
 {
@@ -100,8 +94,8 @@ static long write_trace(const char *path, int ncpus, int ntasks, long rate, int 
     long events = 0;
     for (long d = 0; d < decisions; d++) {
         uint64_t ts = (uint64_t)d * gap;
-        int c = (int)(rnd() % (uint64_t)ncpus);
-        int64_t next = ncpus + 1 + (int64_t)((rnd() % (uint64_t)(ntasks / ncpus)) * (uint64_t)ncpus) + c;
+        int c = (int)(xorshift64(&rng) % (uint64_t)ncpus);
+        int64_t next = ncpus + 1 + (int64_t)((xorshift64(&rng) % (uint64_t)(ntasks / ncpus)) * (uint64_t)ncpus) + c;
         int64_t v = (int64_t)ts / 4;
         sqlite3_stmt *s;
         s = leave;
@@ -123,7 +117,7 @@ static long write_trace(const char *path, int ncpus, int ntasks, long rate, int 
         sqlite3_bind_int64(s, 7, v + 2000000); sqlite3_bind_int64(s, 8, 500); sqlite3_bind_int(s, 9, 3);
         sqlite3_step(s); sqlite3_reset(s);
         s = wake;
-        uint64_t lat = 1000 + rnd() % 2000000;
+        uint64_t lat = 1000 + xorshift64(&rng) % 2000000;
         sqlite3_bind_int64(s, 1, next); sqlite3_bind_int64(s, 2, (int64_t)(ts > lat ? ts - lat : 0));
         sqlite3_bind_int64(s, 3, (int64_t)ts); sqlite3_bind_int64(s, 4, (int64_t)lat); sqlite3_bind_int(s, 5, c);
         sqlite3_step(s); sqlite3_reset(s);
@@ -180,12 +174,7 @@ static void bench(int ncpus, int ntasks, long rate, int secs)
            total / n * 1e3, worst * 1e3, cpu / ((double)n * 0.25) * 100);
     free(idx);
     top_model_close(m);
-    unlink(path);
-    char p2[160];
-    snprintf(p2, sizeof p2, "%s-wal", path);
-    unlink(p2);
-    snprintf(p2, sizeof p2, "%s-shm", path);
-    unlink(p2);
+    db_remove(path);
 }
 
 int main(void)

@@ -36,22 +36,15 @@ if cmp -s "$T/why" "$T/want"; then pass eevdf_pick_explained; else failed eevdf_
 # The queue at that point, by deadline, with lag and eligibility. spin0's
 # vruntime reached its deadline during the stint, so the deadline was
 # renewed: the LEAVE says to what (2800), no estimate (~) needed.
-if grep -q '^    spin0/2          queued       1400.000     2800.000    -699.575   no   1024$' "$T/out" &&
-   grep -q '^  \* io2/4            run             0.850      700.850    +699.575  yes   1024$' "$T/out"; then
-    pass eevdf_queue_rebuilt
-else
-    failed eevdf_queue_rebuilt "queue rows not as expected"
-fi
+grep_all "$T/out" '^    spin0/2          queued       1400.000     2800.000    -699.575   no   1024$' \
+    '^  \* io2/4            run             0.850      700.850    +699.575  yes   1024$' &&
+    pass eevdf_queue_rebuilt || failed eevdf_queue_rebuilt "queue rows not as expected"
 if grep -q '^                     \.*V\.*$' "$T/out"; then pass number_line; else failed number_line "no V axis"; fi
 
 # Decision by decision: N on cpu0 of the rr trace reaches a pick that names the list.
 printf 'c 0\nN\nN\nN\n' | step 2 > "$T/rr" 2>&1
-if grep -q 'first runnable task in the list: the round robin takes the head' "$T/rr" &&
-   grep -q 'displaced: back to the tail of the list' "$T/rr"; then
-    pass rr_pick_explained
-else
-    failed rr_pick_explained "no list explanation"
-fi
+grep_all "$T/rr" 'first runnable task in the list: the round robin takes the head' \
+    'displaced: back to the tail of the list' && pass rr_pick_explained || failed rr_pick_explained "no list explanation"
 
 # Navigation: b, g, /, marks, p, r.
 printf 'b 100ms\nm a\nr\n'"'"' a\n/PICK\np\ng 999999\nx\n' | step 1 > "$T/nav" 2>&1
@@ -87,13 +80,9 @@ fi
 
 # --compare keeps the second trace at the same guest time.
 printf 'b 100ms\n' | step 1 --compare 2 > "$T/cmp" 2>&1
-if grep -q '^trace 1 (eevdf), 2 cpus, 250 Hz: event 401 of 1184, t=+100000.000us @100000000' "$T/cmp" &&
-   grep -q '^trace 2 (rr), 2 cpus, 250 Hz: event 290 of 900, t=+100000.000us @100000000' "$T/cmp" &&
-   grep -q '^=== B: trace 2 (rr)' "$T/cmp"; then
-    pass compare_in_step
-else
-    failed compare_in_step "$(grep -E '^(trace|===)' "$T/cmp" | tail -4 | tr '\n' '|')"
-fi
+grep_all "$T/cmp" '^trace 1 (eevdf), 2 cpus, 250 Hz: event 401 of 1184, t=+100000.000us @100000000' \
+    '^trace 2 (rr), 2 cpus, 250 Hz: event 290 of 900, t=+100000.000us @100000000' '^=== B: trace 2 (rr)' &&
+    pass compare_in_step || failed compare_in_step "$(grep -E '^(trace|===)' "$T/cmp" | tail -4 | tr '\n' '|')"
 
 # ... or by event number, a mark, or the Nth wakeup of a task, as asked,
 # and the header says which.
@@ -224,13 +213,10 @@ if "$RUNQ" boot --deterministic --cpus 2 --record "$T/k.db" --cmd "sched feature
         failed run_to_parity_explained "no wakeup kept waiting by RUN_TO_PARITY explained on cpu1"
     fi
     printf '/ (preempt_short)\n' | "$RUNQ" step --db "$T/k.db" --plain 1 > "$T/ps" 2>&1
-    if grep -q '^why waiter/[0-9]* runs (pick #[0-9]* on cpu1, asked for by: preempt_short):$' "$T/ps" &&
-       grep -q '^  cut in by PREEMPT_SHORT: it woke with a shorter slice (100.000 us) than spinner/[0-9]*.s' "$T/ps" &&
-       grep -q '^    spinner/[0-9]* *eligible, but its protected stretch was cut short (PREEMPT_SHORT)$' "$T/ps"; then
-        pass preempt_short_explained
-    else
-        failed preempt_short_explained "$(grep -A4 '^why' "$T/ps" | head -5 | tr '\n' '|')"
-    fi
+    grep_all "$T/ps" '^why waiter/[0-9]* runs (pick #[0-9]* on cpu1, asked for by: preempt_short):$' \
+        '^  cut in by PREEMPT_SHORT: it woke with a shorter slice (100.000 us) than spinner/[0-9]*.s' \
+        '^    spinner/[0-9]* *eligible, but its protected stretch was cut short (PREEMPT_SHORT)$' &&
+        pass preempt_short_explained || failed preempt_short_explained "$(grep -A4 '^why' "$T/ps" | head -5 | tr '\n' '|')"
 else
     failed preempt_short_explained "runq boot failed"
 fi

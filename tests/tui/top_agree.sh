@@ -12,8 +12,6 @@
 RUNQ=$(realpath "${1:-build/runq}") || exit 2
 cd "$(dirname "$0")/../.." || exit 2
 TOP_AT=${TOP_AT:-build/tests/top_at}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
 . "$(dirname "$0")/../lib.sh"
 [ -x "$TOP_AT" ] || make -s "$TOP_AT" >/dev/null || { echo "FAIL fixture: cannot build $TOP_AT"; exit 1; }
 

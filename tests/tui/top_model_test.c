@@ -21,6 +21,7 @@
 
 #include <sqlite3.h>
 
+#include "db/dbfile.h"
 #include "db/events.h"
 #include "db/recorder_lock.h"
 #include "db/tstate.h"
@@ -1162,11 +1163,6 @@ int main(int argc, char **argv)
     int rc = harness_main(argc, argv, tests, HARNESS_COUNT(tests));
     if (fixture_db)
         sqlite3_close(fixture_db);
-    unlink(dbpath);
-    char p[300];
-    snprintf(p, sizeof p, "%s-wal", dbpath);
-    unlink(p);
-    snprintf(p, sizeof p, "%s-shm", dbpath);
-    unlink(p);
+    db_remove(dbpath);
     return rc;
 }

@@ -19,6 +19,8 @@
 
 #include "boot.h"
 #include "bug.h"
+#include "host/base/clock.h"
+#include "host/base/fork.h"
 #include "trace/control.h"
 #include "trace/recorder/record.h"
 
@@ -199,9 +201,7 @@ static void boot_on_signal(int sig)
 
 static int64_t now_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return (int64_t)(mono_ns() / 1000000);
 }
 
 /* One output stream of QEMU, cut into lines. A line longer than the buffer
@@ -315,16 +315,10 @@ static int boot_spawn(const struct boot_argv *a, bool own_group, int out_fd, int
                       pid_t *pid)
 {
     int p[2];
-    if (pipe2(p, O_CLOEXEC) != 0)
-        return errno;
     pid_t parent = getpid();
-    pid_t c = fork();
-    if (c < 0) {
-        int e = errno;
-        close(p[0]);
-        close(p[1]);
-        return e;
-    }
+    pid_t c = fork_piped(p);
+    if (c < 0)
+        return errno;
     if (c == 0) {
         close(p[0]);
         prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -345,19 +339,11 @@ static int boot_spawn(const struct boot_argv *a, bool own_group, int out_fd, int
         for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
             signal(defaults[i], SIG_DFL);
         execvp(a->v[0], (char *const *)a->v);
-    failed:;
-        int e = errno;
-        ssize_t w = write(p[1], &e, sizeof e);
-        (void)w;
-        _exit(127);
+    failed:
+        fork_exec_failed(p);
     }
-    close(p[1]);
-    int e = 0;
-    ssize_t r;
-    while ((r = read(p[0], &e, sizeof e)) < 0 && errno == EINTR)
-        ;
-    close(p[0]);
-    if (r == (ssize_t)sizeof e) { /* exec failed: reap the child */
+    int e = fork_exec_errno(p);
+    if (e) { /* exec failed: reap the child */
         waitpid(c, NULL, 0);
         return e;
     }
@@ -505,14 +491,9 @@ int boot_run(const struct boot_argv *a, int timeout_s, boot_line_fn on_line,
 static pid_t start_stderr_filter(int *write_end)
 {
     int p[2];
-    if (pipe2(p, O_CLOEXEC) != 0)
+    pid_t f = fork_piped(p);
+    if (f < 0)
         return -1;
-    pid_t f = fork();
-    if (f < 0) {
-        close(p[0]);
-        close(p[1]);
-        return -1;
-    }
     if (f == 0) {
         close(p[1]);
         static const char drop[] = "QEMU waiting for connection on:";

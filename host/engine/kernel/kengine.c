@@ -220,6 +220,8 @@ static void kernel_dry_run(const struct engine_settings *e, const struct scenari
     }
 }
 
+/* Alike in shape to every ops table, the engines' and the policies'
+ * (designated initializers): each names its own functions. */
 const struct engine_ops kernel_engine_ops = {
     .name = "kernel",
     .log_name = "console",

@@ -83,10 +83,10 @@ uint64_t lx_alt_step(struct lx_run *run, uint64_t now, uint64_t until)
         }
         e->on = !a->on;
         read_iters(run, e->iters0);
-        e->t0 = lx_now_ns();
+        e->t0 = mono_ns();
         char why[256] = "";
         int rc = run->o->alternate(run->o->ctx, e->on, why, sizeof why);
-        e->t1 = lx_now_ns();
+        e->t1 = mono_ns();
         read_iters(run, e->iters1);
         if (rc != 0) {
             free(e->iters0);

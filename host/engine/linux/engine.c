@@ -310,6 +310,8 @@ static void linux_engine_host_rules(const struct scenario *base, struct engine_h
     }
 }
 
+/* Alike in shape to every ops table, the engines' and the policies'
+ * (designated initializers): each names its own functions. */
 const struct engine_ops linux_engine_ops = {
     .name = "linux",
     .log_name = "notes",

@@ -84,8 +84,8 @@ void lx_read_at_end(struct lx_run *run)
             /* Gone (or going): it left its values before it went. A
              * /proc read that failed for another reason would wait here
              * for nothing: a second at most, then no switches counted. */
-            uint64_t give_up = lx_now_ns() + 1000000000ull;
-            while (!__atomic_load_n(&k->exited, __ATOMIC_ACQUIRE) && lx_now_ns() < give_up)
+            uint64_t give_up = mono_ns() + 1000000000ull;
+            while (!__atomic_load_n(&k->exited, __ATOMIC_ACQUIRE) && mono_ns() < give_up)
                 sched_yield();
             if (__atomic_load_n(&k->exited, __ATOMIC_ACQUIRE)) {
                 k->cpu_end = k->cpu_last;
@@ -139,16 +139,9 @@ void lx_fill_result(struct lx_run *run, uint64_t t_end, struct scn_result *r, co
             st->wakeups = kept + st->dropped;
         }
         struct scn_stats *g = &r->line[tr->task];
-        g->ntasks++;
-        g->window_ns = st->window_ns;
-        g->runtime_ns += st->runtime_ns;
+        scn_stats_add_task(g, st);
         g->wakeups += st->wakeups;
         g->dropped += st->dropped;
-        g->missed += st->missed;
-        g->iters += st->iters;
-        g->vcsw += st->vcsw;
-        g->ivcsw += st->ivcsw;
-        g->reads += st->reads;
     }
     /* Each line's samples together, then each thread's (sorting in place). */
     for (int line = 0; line < s->ntasks; line++) {

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "host/base/clock.h"
 #include "host/base/xalloc.h"
 #include "host/engine/linux/lxrec.h"
 #include "host/engine/linux/record.h"
@@ -120,13 +121,6 @@ static int find_threads(struct found *f, const struct linux_record_opts *o, char
     return 0;
 }
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 int linux_record(const struct linux_record_opts *o, int64_t *trace, char *err, size_t errlen)
 {
     *trace = 0;
@@ -151,12 +145,12 @@ int linux_record(const struct linux_record_opts *o, int64_t *trace, char *err, s
                 why ? "not recorded (tracefs only): " : "recorded (BPF)", why ? why : "");
         fflush(o->notes);
     }
-    uint64_t t_start = now_ns(), t_end;
+    uint64_t t_start = mono_ns(), t_end;
     struct timespec nap = { 0, 20000000 };
-    while (!(o->stop && *o->stop) && (!o->duration_ns || now_ns() - t_start < o->duration_ns))
+    while (!(o->stop && *o->stop) && (!o->duration_ns || mono_ns() - t_start < o->duration_ns))
         nanosleep(&nap, NULL);
-    t_end = now_ns();
-    bool cut = o->duration_ns && now_ns() - t_start < o->duration_ns;
+    t_end = mono_ns();
+    bool cut = o->duration_ns && mono_ns() - t_start < o->duration_ns;
     if (lxrec_stop(rec, err, errlen) < 0)
         goto out;
     struct utsname u;

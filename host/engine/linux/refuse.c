@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "eevdf_features.h"
+#include "host/base/clock.h"
 #include "host/engine/linux/run.h"
 
 #define LX_FEATURES_PATH "/sys/kernel/debug/sched/features"
@@ -143,13 +144,6 @@ static bool read_jiffies(uint64_t *j)
             return true;
     }
     return false;
-}
-
-static uint64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* Jiffies counted over 200 ms, rounded to the CONFIG_HZ choices Linux

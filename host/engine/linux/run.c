@@ -90,7 +90,7 @@ static bool sleep_until(struct lx_run *run, uint64_t deadline)
  * pick's own clock). */
 static void keep_lateness(struct lx_thread *k, uint64_t due)
 {
-    uint64_t ran = lx_now_ns();
+    uint64_t ran = mono_ns();
     if (k->n < k->cap)
         k->samples[k->n++] = (struct lx_sample){ ran > due ? ran - due : 0, ran };
     else if (ran <= k->run->t_end_nominal)
@@ -157,6 +157,8 @@ static void thread_pattern(struct lx_thread *k)
 
     if (!t->nsteps)
         run_for(k, 0);
+    /* The steps taken as the kernel takes them (kernel/sched/scn.c), alike on
+     * purpose: one scenario, each engine its own clock, sleep and pipes. */
     for (int step = 0; t->nsteps && !stopped(run) && !failed; step = (step + 1) % t->nsteps) {
         const struct scn_step *st = &t->steps[step];
         uint64_t due;
@@ -165,14 +167,14 @@ static void thread_pattern(struct lx_thread *k)
             run_for(k, st->ns);
             break;
         case SCN_SLEEP:
-            due = lx_now_ns() + st->ns;
+            due = mono_ns() + st->ns;
             if (sleep_until(run, due))
                 keep_lateness(k, due);
             break;
         case SCN_EVERY: {
             /* The next target is the last plus a drawn period; one already
              * here or past is missed, as in every engine. */
-            uint64_t now = lx_now_ns();
+            uint64_t now = mono_ns();
             do {
                 target += scn_draw_period(&rng, st->ns, st->jitter_permille);
                 if (run->o && run->o->target)
@@ -227,7 +229,7 @@ static void *thread_main(void *arg)
     /* A thread arriving at or after the end never arrives (the kernel
      * never creates it). */
     if (!stopped(run) && k->t->arrive_ns < run->s->run_ns && sleep_until(run, k->arrive_at)) {
-        k->started = lx_now_ns();
+        k->started = mono_ns();
         k->start_cpu = sched_getcpu();
         thread_counters(&k->cpu0, &k->vcsw0, &k->ivcsw0);
         __atomic_store_n(&k->arrived, 1, __ATOMIC_RELEASE);
@@ -253,12 +255,12 @@ static int stop_threads(struct lx_run *run)
     run->go = 1;
     pthread_cond_broadcast(&run->cond);
     pthread_mutex_unlock(&run->lock);
-    uint64_t give_up = lx_now_ns() + LX_EXIT_TIMEOUT_NS;
+    uint64_t give_up = mono_ns() + LX_EXIT_TIMEOUT_NS;
     while (__atomic_load_n(&run->alive, __ATOMIC_ACQUIRE) > 0) {
         for (unsigned i = 0; i < run->n; i++)
             if (run->k[i].created && !__atomic_load_n(&run->k[i].exited, __ATOMIC_ACQUIRE))
                 pthread_kill(run->k[i].th, run->stop_signal);
-        if (lx_now_ns() > give_up)
+        if (mono_ns() > give_up)
             ok = -1;
         struct timespec ms = { 0, 1000000 };
         nanosleep(&ms, NULL);
@@ -410,7 +412,7 @@ int linux_run(const struct scenario *s, const struct linux_run_opts *o, struct s
 
     /* The start line. */
     pthread_mutex_lock(&run.lock);
-    run.t_start = lx_now_ns() + LX_LEAD_NS + run.n * LX_LEAD_PER_THREAD_NS;
+    run.t_start = mono_ns() + LX_LEAD_NS + run.n * LX_LEAD_PER_THREAD_NS;
     run.t_end_nominal = run.t_start + s->run_ns;
     for (unsigned i = 0; i < run.n; i++)
         run.k[i].arrive_at = run.t_start + run.k[i].t->arrive_ns;
@@ -422,7 +424,7 @@ int linux_run(const struct scenario *s, const struct linux_run_opts *o, struct s
         lx_note(&run, "recorder A/B: out of memory; not alternating");
 
     bool interrupted = false;
-    for (uint64_t now; (now = lx_now_ns()) < run.t_end_nominal;) {
+    for (uint64_t now; (now = mono_ns()) < run.t_end_nominal;) {
         if (o->stop && *o->stop) {
             interrupted = true;
             break;
@@ -432,7 +434,7 @@ int linux_run(const struct scenario *s, const struct linux_run_opts *o, struct s
         struct timespec ts = { (time_t)(until / 1000000000ull), (long)(until % 1000000000ull) };
         clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
     }
-    uint64_t t_end = lx_now_ns();
+    uint64_t t_end = mono_ns();
     lx_read_at_end(&run);
     info->t_end = t_end;
     if (o->ended)

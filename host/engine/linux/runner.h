@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <time.h>
 
+#include "host/base/clock.h"
 #include "host/engine/linux/run.h"
 
 /* A run step's loop does a round of this many empty iterations and a
@@ -95,13 +96,6 @@ void lx_note(const struct lx_run *run, const char *fmt, ...) __attribute__((form
 static inline uint64_t lx_ts_ns(const struct timespec *ts)
 {
     return (uint64_t)ts->tv_sec * 1000000000ull + (uint64_t)ts->tv_nsec;
-}
-
-static inline uint64_t lx_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return lx_ts_ns(&ts);
 }
 
 static inline uint64_t lx_thread_cpu_ns(void)

@@ -668,14 +668,9 @@ int sim_scenario(const struct scenario *w, struct scn_result *r, char *err, size
         tr->st.ivcsw = t->ivcsw;
         tr->st.ntasks = 1;
         struct scn_stats *g = &r->line[tr->task];
-        g->ntasks++;
-        g->window_ns = tr->st.window_ns;
-        g->runtime_ns += tr->st.runtime_ns;
+        scn_stats_add_task(g, &tr->st);
         g->wakeups += tr->st.wakeups;
         g->dropped += tr->st.dropped;
-        g->missed += t->missed;
-        g->vcsw += t->vcsw;
-        g->ivcsw += t->ivcsw;
     }
     /* Lateness of each task, then of each line's tasks together. */
     for (unsigned i = 0; i < s.ntask; i++)

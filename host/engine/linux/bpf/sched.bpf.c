@@ -309,6 +309,29 @@ static __always_inline void emit(struct lxb_sample *s)
         count(0);
 }
 
+/* The CPU's scratch sample, begun: its kind, CPU and time. NULL when the
+ * map gives none. */
+static __always_inline struct lxb_sample *sample_begin(enum lxb_kind kind, __u32 cpu)
+{
+    __u32 zero = 0;
+    struct lxb_sample *s = bpf_map_lookup_elem(&scratch, &zero);
+    if (s) {
+        s->kind = kind;
+        s->cpu = cpu;
+        s->ts = bpf_ktime_get_ns();
+    }
+    return s;
+}
+
+/* The levels above the task's queue are kept at picks only (lxrec's
+ * linux_group): a sample of another kind says it has none. */
+static __always_inline void no_levels_above(struct lxb_sample *s)
+{
+    s->group.flags = 0;
+    s->up.flags = 0;
+    s->up_curr.flags = 0;
+}
+
 SEC("tp_btf/sched_switch")
 int on_switch(__u64 *ctx)
 {
@@ -318,13 +341,9 @@ int on_switch(__u64 *ctx)
     __u32 cpu = bpf_get_smp_processor_id();
     if (!wanted_cpu(cpu) || !(wanted_task(prev) || wanted_task(next)))
         return 0;
-    __u32 zero = 0;
-    struct lxb_sample *s = bpf_map_lookup_elem(&scratch, &zero);
+    struct lxb_sample *s = sample_begin(LXB_SWITCH, cpu);
     if (!s)
         return 0;
-    s->kind = LXB_SWITCH;
-    s->cpu = cpu;
-    s->ts = bpf_ktime_get_ns();
     s->prev_state = (unsigned int)ctx[3];
     s->prev_pid = prev->pid;
     s->next_pid = next->pid;
@@ -360,13 +379,9 @@ static __always_inline int on_wake(const struct task_struct *p, enum lxb_kind ki
     if (kind == LXB_WAKING && !p->se.on_rq)
         return 0;
     const struct cfs_rq *rq = p->se.cfs_rq;
-    __u32 zero = 0;
-    struct lxb_sample *s = bpf_map_lookup_elem(&scratch, &zero);
+    struct lxb_sample *s = sample_begin(kind, cpu);
     if (!s)
         return 0;
-    s->kind = kind;
-    s->cpu = cpu;
-    s->ts = bpf_ktime_get_ns();
     s->prev_state = 0;
     s->prev_pid = -1;
     s->next_pid = p->pid;
@@ -377,10 +392,7 @@ static __always_inline int on_wake(const struct task_struct *p, enum lxb_kind ki
     read_task(&s->prev, 0);
     read_task(&s->next, p);
     read_rq(s, rq, kind != LXB_WAKING);
-    /* the level above is kept at picks only (lxrec's linux_group) */
-    s->group.flags = 0;
-    s->up.flags = 0;
-    s->up_curr.flags = 0;
+    no_levels_above(s);
     emit(s);
     return 0;
 }
@@ -418,13 +430,9 @@ int on_migrate(__u64 *ctx)
         return 0;
     if (!wanted_task(p) || !is_fair(p))
         return 0;
-    __u32 zero = 0;
-    struct lxb_sample *s = bpf_map_lookup_elem(&scratch, &zero);
+    struct lxb_sample *s = sample_begin(LXB_MIGRATE, bpf_get_smp_processor_id());
     if (!s)
         return 0;
-    s->kind = LXB_MIGRATE;
-    s->cpu = bpf_get_smp_processor_id();
-    s->ts = bpf_ktime_get_ns();
     s->prev_state = 0;
     s->prev_pid = p->pid;
     s->next_pid = -1;
@@ -435,9 +443,7 @@ int on_migrate(__u64 *ctx)
     read_task(&s->prev, p);
     read_task(&s->next, 0);
     read_rq(s, p->se.cfs_rq, 0);
-    s->group.flags = 0;
-    s->up.flags = 0;
-    s->up_curr.flags = 0;
+    no_levels_above(s);
     emit(s);
     return 0;
 }
