@@ -85,12 +85,16 @@ else
 fi
 # Current's state at each wakeup, as Linux left it after its check: a
 # current that is protected has not reached its vprot; the answer itself
-# is unknown, never "none".
+# is unknown, never "none". The wakee's CPU's current is read from the
+# waker's CPU without its lock while it runs on: now and then (1 of 1,040
+# wakeups in one clean-clone run) its vruntime moves between the BPF
+# program's reads, so up to 1 % may disagree; with vprot not written at
+# all, 365 of 1,124 did.
 got=$(sq "$T/l.db" "SELECT COUNT(*) || ' ' || COUNT(curr_vprot) || ' ' ||
                     SUM(curr_protected = (curr_vruntime < curr_vprot)) || ' ' || SUM(wake_check = 'unknown')
                     FROM eevdf_place WHERE v IS NOT NULL AND reason = 'wake'")
 set -- $got
-if [ "${1:-0}" -gt 100 ] && [ "$2" -ge $(($1 * 9 / 10)) ] && [ "$3" = "$2" ] && [ "$4" = "$1" ]; then
+if [ "${1:-0}" -gt 100 ] && [ "$2" -ge $(($1 * 9 / 10)) ] && [ $((($2 - $3) * 100)) -le "$2" ] && [ "$4" = "$1" ]; then
     pass "wakeup_state_recorded ($2 of $1 wakeups with current's vruntime, deadline and vprot; check unknown)"
 else
     failed wakeup_state_recorded "wakeups/with current/protected consistent/unknown: $got"
