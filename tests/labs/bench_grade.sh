@@ -7,11 +7,11 @@
 # student shares boot once) and warm (everything from the cache, as a
 # second grading after a fixed key). Prints submissions a minute and the
 # estimate for 2,000 students, whose variants are their own.
-# BENCH_SHORT set: 3 students.
+# BENCH_SHORT set: 2 students.
 set -u
 cd "$(dirname "$0")/../.."
 RUNQ=${RUNQ:-build/runq}
-N=${GRADE_BENCH_N:-$([ -n "${BENCH_SHORT:-}" ] && echo 3 || echo 12)}
+N=${GRADE_BENCH_N:-$([ -n "${BENCH_SHORT:-}" ] && echo 2 || echo 12)}
 T=$(mktemp -d /tmp/bench_grade.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 mkdir -p "$T/sub"
