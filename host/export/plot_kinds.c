@@ -578,15 +578,19 @@ int plot_experiment(sqlite3 *db, const struct plot_opts *o, struct plot_job *j)
     char metric[128], task[64];
     const char *msrc = o->metric ? o->metric : columns;
     size_t ml = strcspn(msrc, ",");
+    /* without --metric the metric is the experiment's first column: text
+     * from the database, shown (shown()) and never printed as it is */
+    char seen[512];
     if (ml >= sizeof metric) {
-        fprintf(stderr, "runq plot: --metric '%s' is too long for a metric\n", msrc);
+        fprintf(stderr, "runq plot: --metric '%s' is too long for a metric\n", shown(seen, sizeof seen, msrc));
         return 1;
     }
     memcpy(metric, msrc, ml);
     metric[ml] = '\0';
     char *dot = strchr(metric, '.');
     if (!dot || dot == metric || !dot[1]) {
-        fprintf(stderr, "runq plot: --metric wants TASK.METRIC (probe.stall), not '%s'\n", metric);
+        fprintf(stderr, "runq plot: --metric wants TASK.METRIC (probe.stall), not '%s'\n",
+                shown(seen, sizeof seen, metric));
         return 1;
     }
     snprintf(task, sizeof task, "%.*s", (int)(dot - metric), metric);
@@ -682,8 +686,9 @@ int plot_experiment(sqlite3 *db, const struct plot_opts *o, struct plot_job *j)
         npoints++;
     }
     if (!npoints) {
+        char m1[512];
         fprintf(stderr, "runq plot: experiment %lld has no successful run with a value of %s\n", (long long)id,
-                metric);
+                shown(m1, sizeof m1, metric));
         goto done;
     }
 
