@@ -4,8 +4,8 @@
 #
 # Suites run in RUNQ_TEST_JOBS lanes at once (default: one more than the
 # number of CPUs, since a suite spends part of its time waiting on a tmux
-# screen, a socket or a boot: on 2 cores three lanes kept 1.9 cores busy
-# where two kept 1.55, and the suites took 273 s instead of 336; 1 runs
+# screen, a socket or a boot: on 2 cores three lanes took 273 s, keeping
+# 1.9 cores busy (user + sys over wall), where two took 336 s; 1 runs
 # them one at a time in the listed order, as make test always did).
 # The longest expected start first, so the lanes finish together: the
 # expected seconds are the last run's (LOGS/durations, written at the end
