@@ -19,7 +19,7 @@ KOBJ := $(patsubst %.c,$(BUILD)/%.o,$(KSRC_C)) $(patsubst %.S,$(BUILD)/%.o,$(KSR
 # BUG=name defines RUNQ_BUG_NAME (a switch in the kernel core). The policy's
 # bugs are patches, tests/bugs/eevdf/name.patch, never in these sources.
 # KEXTRA: more kernel flags, for a variant built in its own BUILD directory
-# (tests/kernel/bench_trace_emit.sh: BUILD=build/selfcost KEXTRA=-DRUNQ_TRACE_SELFCOST).
+# (a whole variant kernel: make BUILD=build/NAME KEXTRA=-D... build/NAME/kernel.elf).
 KBUG := $(if $(BUG),-DRUNQ_BUG_$(shell echo $(BUG) | tr a-z A-Z))
 ifneq ($(BUG),)
 ifneq ($(wildcard tests/bugs/eevdf/$(BUG).patch),)
@@ -240,10 +240,14 @@ check:
 # lists as the tests; the bench scripts run these and compile nothing.
 BENCH_PICK_OBJ := $(call hobj,tests/policy/bench_pick.c $(POLICY_SRC))
 BENCH_TOP_OBJ := $(call hobj,tests/tui/bench_top.c $(TOP_MODEL_SRC))
-# The kernel that times each trace record it writes (tests/kernel/bench_trace_emit.sh),
-# in a BUILD of its own as tests/kernel/trace_fields.sh's poison kernels are; its
-# own make knows when it is current.
+# The kernel that times each trace record it writes (tests/kernel/bench_trace_emit.sh):
+# the kernel's own objects but emit.o and tracer.o, the two files whose code
+# reads RUNQ_TRACE_SELFCOST (trace.h only declares its table, and every
+# other object's text is the same with the flag: checked), compiled again
+# with it and linked in their places, as the poison kernels below are.
 SELFCOST_KERNEL := $(BUILD)/selfcost/kernel.elf
+KEMIT := $(BUILD)/kernel/trace/emit.o
+SELFCOST_OBJ := $(BUILD)/selfcost/kernel/trace/emit.o $(BUILD)/selfcost/kernel/trace/tracer.o
 BENCHES := $(BUILD)/bench/bench_pick $(BUILD)/bench/bench_top $(SELFCOST_KERNEL)
 $(BUILD)/bench/bench_pick: $(BENCH_PICK_OBJ)
 	@mkdir -p $(dir $@)
@@ -251,15 +255,18 @@ $(BUILD)/bench/bench_pick: $(BENCH_PICK_OBJ)
 $(BUILD)/bench/bench_top: $(BENCH_TOP_OBJ) $(BUILD)/gen/schema_sql.o
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ -lsqlite3 -lm
-$(SELFCOST_KERNEL): FORCE
-	@$(MAKE) --no-print-directory BUILD=$(BUILD)/selfcost KEXTRA=-DRUNQ_TRACE_SELFCOST $@
+$(BUILD)/selfcost/kernel/trace/%.o: kernel/trace/%.c $(BUILD)/kernel/.flags
+	@mkdir -p $(dir $@)
+	$(CC) $(KCFLAGS) -DRUNQ_TRACE_SELFCOST -c $< -o $@
+$(SELFCOST_KERNEL): $(KOBJ) $(SELFCOST_OBJ) kernel/kernel.ld
+	$(LD) -nostdlib -static -z max-page-size=0x1000 --no-warn-rwx-segments -T kernel/kernel.ld -o $@ \
+		$(patsubst $(KEMIT),$(BUILD)/selfcost/kernel/trace/emit.o,$(patsubst $(BUILD)/kernel/trace/tracer.o,$(BUILD)/selfcost/kernel/trace/tracer.o,$(KOBJ)))
 # tests/kernel/trace_fields.sh's two kernels that fill each record with
 # 0x00 and 0xff before its fields are written: the kernel's own objects
 # but emit.o, the one file that reads RUNQ_TRACE_POISON, compiled again
 # with it and linked in its place (the same image a whole build with the
 # flag makes, in two compiles instead of a hundred), by make test-build.
 POISON_KERNELS := $(BUILD)/poison-0x00/kernel.elf $(BUILD)/poison-0xff/kernel.elf
-KEMIT := $(BUILD)/kernel/trace/emit.o
 .SECONDARY: $(BUILD)/poison-0x00/kernel/trace/emit.o $(BUILD)/poison-0xff/kernel/trace/emit.o
 $(BUILD)/poison-%/kernel/trace/emit.o: kernel/trace/emit.c $(BUILD)/kernel/.flags
 	@mkdir -p $(dir $@)
@@ -303,4 +310,4 @@ clean:
 	rm -rf $(BUILD)
 
 FORCE:
--include $(KOBJ:.o=.d) $(wildcard $(BUILD)/poison-*/kernel/trace/emit.d) $(HOST_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BENCH_PICK_OBJ:.o=.d) $(BENCH_TOP_OBJ:.o=.d)
+-include $(KOBJ:.o=.d) $(wildcard $(BUILD)/poison-*/kernel/trace/emit.d $(BUILD)/selfcost/kernel/trace/*.d) $(HOST_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BENCH_PICK_OBJ:.o=.d) $(BENCH_TOP_OBJ:.o=.d)
