@@ -251,6 +251,8 @@ static void wakeup_write(struct derive *d, struct wtask *t, int ran, uint64_t ts
         d->wakeups_unmatched++;
 }
 
+/* Alike in shape to wakeup_write: a row of another table (bounce), with
+ * columns of its own; a helper over both would hide which is which. */
 /* Writes t's pending bounce: it ran at ts_run on run_cpu, or (ran 0) was
  * not seen to. */
 static void bounce_write(struct derive *d, struct wtask *t, int ran, uint64_t ts_run, int run_cpu)

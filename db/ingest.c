@@ -56,6 +56,9 @@ static void on_leave(struct derive *d, const struct trace_rec_leave *r)
     derive_leave(d, t, r);
 }
 
+/* Alike in shape to on_leave, not in meaning: each binds its own table's
+ * columns (eevdf_place here, eevdf_leave there) from its own record's
+ * fields, and one function a record keeps the two lists side by side. */
 static void on_join(struct derive *d, const struct trace_rec_join *r)
 {
     bool ee = !(r->h.flags & TRACE_RF_NO_EEVDF);

@@ -418,6 +418,9 @@ static void apply_leave(struct tstate *st, int cpu, const struct event *e)
     }
 }
 
+/* Its first lines are apply_join's (the stamp, V, the runnable count, the
+ * task): each event takes those from its own fields (e->pick, e->join)
+ * and at its own rank, so each handler says them itself. */
 static void apply_pick(struct tstate *st, int cpu, const struct event *e)
 {
     struct tstate_cpu *c = &st->cpu[cpu];
