@@ -72,6 +72,9 @@ bench() {
     echo "PASS $name"
 }
 
+# a whole clone built and booted: make bench's alone, said SKIP here
+bench bench_make_run "a fresh clone's build and make run: make bench only" bash tests/kernel/bench_make_run.sh -- \
+    '^to the prompt \(build included\) +[0-9.]+$' '^live view after the prompt +[0-9.]+$' '^exit status after poweroff +0$'
 bench bench_pick "" build/bench/bench_pick -- \
     '^ *runnable +fast_ns +fast_touched +ref_ns' '^ +1024 +[0-9.]+ +[0-9]+ +[0-9.]+ +2048' '^fast pick 16 -> 1024'
 bench trace_bench "" bash tests/trace/trace_bench.sh "$RUNQ" build/tests/trace_gen -- \
