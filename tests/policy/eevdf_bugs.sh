@@ -22,7 +22,7 @@ mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 SRC="tests/policy/eevdf_test.c kernel/sched/decide.c kernel/sched/rr.c kernel/sched/rt.c kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c"
 # -Wno-unused-*: a bug may leave a parameter or helper unused.
-FLAGS="-std=c11 -Wall -Wextra -Werror -Wno-unused-function -Wno-unused-parameter -O1 -g -fsanitize=address,undefined -iquote kernel/sched -iquote kernel/lib"
+FLAGS="-std=c11 -Wall -Wextra -Werror -Wno-unused-function -Wno-unused-parameter -O1 -g -fsanitize=address,undefined -iquote . -iquote kernel/sched -iquote kernel/lib"
 
 # build BIN in DIR (a tree): skipped when BIN was built from the same sources and flags
 build() {
