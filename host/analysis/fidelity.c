@@ -440,6 +440,13 @@ static void print_report(const struct fidelity *f, const struct leaves *lv, int6
         printf("  %s: %lld\n", fid_class[c].what, (long long)n[c]);
         put_times(f, first, n[c]);
     }
+    /* Mostly "other in queue": the run shared its queues with other
+     * programs, which is what the root task group does (a run started
+     * from init's session, not a shell's: host/engine/linux/run.h,
+     * linux_root_task_group). */
+    if (n[FID_OTHER_IN_QUEUE] * 2 > replayed + skipped)
+        printf("  (most picks shared their queue with tasks outside the scenario: record from a session of "
+               "its own, setsid runq run ...)\n");
     print_leaves(f, lv);
     int64_t agree = total(f, FID_AGREE, first);
     /* rounded down, so that one disagreement never shows as 100 % */

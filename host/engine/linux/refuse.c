@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -438,4 +439,26 @@ int linux_refuses(const struct scenario *s, char *err, size_t errlen)
                           tr.nice, strerror(tr.nice_errno), (int)geteuid());
     }
     return 0;
+}
+
+bool linux_root_task_group(void)
+{
+    char on = '0', line[64] = "";
+    FILE *f = fopen("/proc/sys/kernel/sched_autogroup_enabled", "r");
+    if (f) {
+        on = (char)fgetc(f);
+        fclose(f);
+    }
+    if (on != '1')
+        return false;
+    /* RUNQ_PROC_AUTOGROUP: the tests' stand-in (no test can leave its
+     * session's group for the root one). */
+    const char *path = getenv("RUNQ_PROC_AUTOGROUP");
+    f = fopen(path && *path ? path : "/proc/self/autogroup", "r");
+    if (!f)
+        return false;
+    /* "/autogroup-N nice K" for a session's group; nothing for the root. */
+    bool root = !fgets(line, sizeof line, f) || strncmp(line, "/autogroup-", 11) != 0;
+    fclose(f);
+    return root;
 }

@@ -96,6 +96,14 @@ int linux_refuses(const struct scenario *s, char *err, size_t errlen);
  * at SCHED_FIFO 99 to stay above the scenario's tasks. */
 int linux_refuses_rt_hog(const struct scenario *s, bool allowed, char *err, size_t errlen);
 
+/* True when this process sits in the root task group while the host
+ * groups sessions (autogroup on, /proc/self/autogroup empty): started from
+ * init's session (a service, a CI runner), not from a shell's. The
+ * scenario's threads then share their CPU's queue with every other such
+ * program, and a pick beside them cannot be replayed (runq report
+ * fidelity's "other in queue"); `setsid` gives the run a queue of its own. */
+bool linux_root_task_group(void);
+
 /* Runs s (refusing it first as linux_refuses and linux_refuses_rt_hog
  * do); fills r (engine
  * "linux", has_iters true) and info. 0, or -1 with err; after a stop
