@@ -47,7 +47,7 @@ HOST_OBJ += $(patsubst db/%.sql,$(BUILD)/gen/%_sql.o,$(HOST_SQL))
 HOST_LIBS := -lsqlite3 -lncursesw -lm -lpthread
 HCFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wmissing-prototypes -O2 -g -iquote . -iquote kernel/sched -iquote kernel/lib -MMD -MP
 
-.PHONY: all run test test-build check gdb deps clean kernel prove-bugs fuzz fuzz-leave-bug bench linux-diff
+.PHONY: all run test test-build check docs gdb deps clean kernel prove-bugs fuzz fuzz-leave-bug bench linux-diff
 all: deps-check $(KERNEL) $(RUNQ)
 kernel: $(KERNEL)
 
@@ -229,6 +229,14 @@ gdb: all
 test:
 	@$(MAKE) --no-print-directory -j$(shell nproc) test-build
 	@RUNQ=$(ASAN_RUNQ) bash tests/run.sh
+# Every generated figure in README, docs/ and labs/, made again from its
+# runs (scripts/docs.pl; docs/testing.md, "Generated figures"): only the
+# blocks whose inputs changed, DOCS_JOBS at a time; FORCE=1 runs every one,
+# ONLY=id,id those. make test's docs_current says when this is due.
+DOCS_JOBS ?= $(shell nproc)
+docs: all
+	@perl scripts/docs.pl -j $(DOCS_JOBS) $(if $(FORCE),--force) $(if $(ONLY),--only $(ONLY))
+
 # The long forms and the docs' kernel examples (tests/run.sh's `check`
 # lines): what make test runs short, run long. .ci/run runs both.
 check:

@@ -5,6 +5,7 @@
 set -eu
 
 # command-or-file:package pairs; a missing command or header means the package is needed
+# (cpan stands for Debian's full perl, whose Digest::SHA scripts/docs.pl hashes with)
 need="
 qemu-system-x86_64:qemu-system-x86
 gdb:gdb
@@ -21,6 +22,7 @@ bpftool:bpftool
 /usr/bin/time:time
 parallel:parallel
 gnuplot:gnuplot-nox
+cpan:perl
 "
 
 missing=""

@@ -49,6 +49,8 @@ suite hostile_exp bash tests/experiment/hostile_exp_test.sh "$RUNQ"
 suite scenario bash tests/experiment/scenario_test.sh "$RUNQ"
 suite experiments_doc_form env EXPERIMENTS_DOC_QUICK=1 bash tests/docs/experiments_doc_test.sh "$RUNQ"
 check experiments_doc bash tests/docs/experiments_doc_test.sh "$RUNQ"
+suite docs_current bash tests/docs/docs_current.sh "$RUNQ"
+check docs_reproduce bash tests/docs/docs_reproduce.sh "$RUNQ"
 suite rr_policy build/tests/rr_test
 suite rt_policy build/tests/rt_test
 suite rt_fuzz bash tests/policy/rt_fuzz.sh 4
@@ -113,13 +115,11 @@ suite vser bash tests/kernel/vser_test.sh build/kernel.elf
 suite trace_kernel bash tests/kernel/trace_kernel.sh "$RUNQ"
 suite top_agree bash tests/tui/top_agree.sh "$RUNQ"
 suite rt_kernel bash tests/kernel/rt_kernel.sh "$RUNQ"
-suite seed004_doc bash tests/docs/seed004_doc_test.sh "$RUNQ"
 suite host_cmd bash tests/kernel/host_cmd.sh "$RUNQ"
 suite trace_fields bash tests/kernel/trace_fields.sh "$RUNQ"
 suite probe_rr bash tests/kernel/probe_rr.sh "$RUNQ"
 suite probe_eevdf bash tests/kernel/probe_eevdf.sh "$RUNQ"
 suite handoff bash tests/kernel/handoff_test.sh "$RUNQ"
-suite doc_examples bash tests/docs/doc_examples.sh "$RUNQ"
 suite gdb bash tests/kernel/gdb_test.sh "$RUNQ"
 # every bench of make bench once in its short form (BENCH_SHORT=1), with
 # the build make bench times: each runs and prints its table, no speed

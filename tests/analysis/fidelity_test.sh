@@ -182,14 +182,15 @@ fi
 # delayed ones it meets after prev left: the queue prev left holds them,
 # though the snapshot after the pick does not (docs/eevdf.md,
 # "Fidelity"). Counted back in, neither clamp's class stays under 1 %
-# (6.8 % without them).
+# (6.8 % without them). At least 200 leaves: a quiet host gives 4,000 to
+# 6,000, one with three test lanes of QEMU beside it 313.
 sed -e 's/^run .*/run 1s/' -e '/^vary/d' -e 's/^task main\*[0-9]*/task main*15/' scenarios/pipe-handoff-host.scn >"$T/pipe.scn"
 setsid -w "$RUNQ" run --engine linux --db "$T/pipe.db" "$T/pipe.scn" >/dev/null 2>"$T/pipe.err"
 "$RUNQ" report fidelity --db "$T/pipe.db" >"$T/pipe.out" 2>&1
 lp() { sed -n "s/^  $1: \([0-9]*\)\$/\1/p" "$T/pipe.out"; }
 pb=$(lp "the clamp did not bind: both rules give Linux's lag")
 pn=$(lp "neither clamp gives Linux's lag")
-if [ -n "$pb" ] && [ -n "$pn" ] && [ "$pb" -ge 1000 ] && [ $((pn * 100)) -le $((pb + pn)) ]; then
+if [ -n "$pb" ] && [ -n "$pn" ] && [ "$pb" -ge 200 ] && [ $((pn * 100)) -le $((pb + pn)) ]; then
     pass "pipe_leaves_count_the_delayed ($pb leaves recomputed as Linux kept them, neither $pn)"
 else
     failed pipe_leaves_count_the_delayed "unclamped/neither: ${pb:-?}/${pn:-?}: $(grep -m3 'leaves\|neither\|agree' "$T/pipe.out" | tr '\n' '|')"
