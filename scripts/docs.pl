@@ -24,9 +24,10 @@
 #     and the contents of their inputs, hashed. The inputs are the files
 #     the commands name that exist in the tree (a scenario), inputs=, and
 #     by the command's engine: runq's kernel (kernel/, trace/format.h,
-#     Makefile) for `runq boot` and the kernel engine; the policy and the
-#     simulator (kernel/sched/, host/engine/sim/, host/scenario/) for
-#     paper; host/engine/linux/ for the host's Linux. How runq formats a
+#     Makefile) for `runq boot` and the kernel engine; the policy's files
+#     (@policy below), the simulator and the scenario parser for paper;
+#     the policy and tests/trace/ for trace_gen; host/engine/linux/ for
+#     the host's Linux. How runq formats a
 #     table is not an input: after such a change run `make docs FORCE=1`.
 #
 # In a file of "#" comments (a lab's answers.ref) a block is the marker
@@ -228,6 +229,12 @@ sub hash_path {
     return $path_hash{$p} = $d->hexdigest;
 }
 
+# The policy as the host compiles it (the Makefile's POLICY_SRC and the
+# headers those include): paper and trace_gen run this, not the kernel's
+# core, so a change to the core leaves their figures alone.
+my @policy = grep { -e } map { ("kernel/sched/$_.c", "kernel/sched/$_.h") } qw(decide rr rt eevdf eevdf_tree weights);
+push @policy, grep { -e } qw(kernel/sched/policy.h kernel/sched/eevdf_features.h kernel/lib/bug.h kernel/lib/types.h);
+
 sub inputs_of {
     my ($b) = @_;
     my %p;
@@ -237,9 +244,10 @@ sub inputs_of {
         my $sim = $t =~ /runq sim\b/ || $t =~ /--engine [\w,]*sim/;
         my $linux = $t =~ /--engine [\w,]*linux/;
         if ($kernel) { $p{$_} = 1 for qw(kernel trace/format.h Makefile) }
-        if ($sim) { $p{$_} = 1 for qw(kernel/sched host/engine/sim host/scenario) }
+        if ($sim || $t =~ /trace_gen\b/) { $p{$_} = 1 for @policy }
+        if ($sim) { $p{$_} = 1 for qw(host/engine/sim host/scenario) }
         if ($linux) { $p{$_} = 1 for qw(host/engine/linux) }
-        if ($t =~ /trace_gen\b/) { $p{$_} = 1 for qw(tests/trace kernel/sched) }
+        if ($t =~ /trace_gen\b/) { $p{$_} = 1 for qw(tests/trace) }
         for my $tok ($t =~ m{((?:scenarios|docs|labs|tests)/[\w./-]+)}g) {
             $p{$tok} = 1 if -e $tok;
         }
