@@ -28,7 +28,6 @@
 #include "../lib/printf.h"
 #include "../trace/trace.h"
 
-struct cpu cpus[MAX_CPUS];
 const struct sched_policy *sched_policy_current;
 u64 sched_tick_ns;
 unsigned sched_hz;
@@ -386,7 +385,7 @@ static u64 rt_budget_ns(void)
 
 /* Each CPU's period ends now: its next tick starts a new one with the new
  * budget (and decides again if that lets a throttled RT task run). */
-void sched_rt_budget_changed(void)
+static void sched_rt_budget_changed(void)
 {
     for (unsigned c = 0; c < ncpus; c++) {
         struct rq *rq = &cpus[c].rq;
@@ -395,6 +394,17 @@ void sched_rt_budget_changed(void)
         rq->rt_period_end = clock_ns();
         spin_unlock_irqrestore(&rq->lock, flags);
     }
+}
+
+/* knob.c keeps the values; a change that moves the RT budget reaches the
+ * queues from here, so that knob.c never calls the core. */
+bool sched_knob_set(enum sched_knob k, s64 v, const char **why)
+{
+    if (!sched_knob_store(k, v, why))
+        return false;
+    if (k == KNOB_RT_RUNTIME_US || k == KNOB_RT_PERIOD_US)
+        sched_rt_budget_changed();
+    return true;
 }
 
 /* Starts a new RT period on rq if its last one is over: the budget is
@@ -971,7 +981,7 @@ void sched_init_cpu(unsigned cpu)
 }
 
 /* Puts a new task on its queue (task.c has allocated and set it up). */
-void sched_start_task(struct task *t)
+static void sched_start_task(struct task *t)
 {
     struct cpu *c = &cpus[t->cpu];
     struct rq *rq = &c->rq;
@@ -1002,6 +1012,25 @@ void sched_start_task(struct task *t)
     } else {
         lapic_send_ipi(cpu_apic_id[t->cpu], VEC_RESCHED);
     }
+}
+
+/* task.c makes a task, the core starts it: the one way in for every new
+ * task, so that task.c never calls the core. */
+struct task *task_create(const char *name, void (*fn)(void *), void *arg, int cpu, int nice)
+{
+    BUG_ON(nice < SCHED_NICE_MIN || nice > SCHED_NICE_MAX);
+    struct task *t = task_make(name, fn, arg, cpu, nice, 0, RT_FIFO);
+    sched_start_task(t);
+    return t;
+}
+
+struct task *task_create_rt(const char *name, void (*fn)(void *), void *arg, int cpu, unsigned rt_prio,
+                            unsigned rt_policy)
+{
+    BUG_ON(rt_prio > RT_PRIO_MAX);
+    struct task *t = task_make(name, fn, arg, cpu, 0, rt_prio, rt_policy);
+    sched_start_task(t);
+    return t;
 }
 
 /* ---- nice and slice ---- */

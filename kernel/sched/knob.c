@@ -51,7 +51,7 @@ int sched_knob_lookup(const char *name)
     return -1;
 }
 
-bool sched_knob_set(enum sched_knob k, s64 v, const char **why)
+bool sched_knob_store(enum sched_knob k, s64 v, const char **why)
 {
     if (v < knobs[k].lo || v > knobs[k].hi) {
         *why = "out of range";
@@ -65,8 +65,6 @@ bool sched_knob_set(enum sched_knob k, s64 v, const char **why)
     }
     trace_set(NULL, TRACE_SET_KNOB, sched_knob(k), v, knobs[k].name);
     __atomic_store_n(&values[k], v, __ATOMIC_RELAXED);
-    if (k == KNOB_RT_RUNTIME_US || k == KNOB_RT_PERIOD_US)
-        sched_rt_budget_changed();
     return true;
 }
 

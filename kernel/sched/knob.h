@@ -32,8 +32,11 @@ s64 sched_knob_default(enum sched_knob k);
 int sched_knob_lookup(const char *name);
 /* Sets k to v: false (nothing changed) if v is out of its range, or the
  * RT runtime would exceed its period. Traced; takes effect on every CPU
- * before it returns. */
+ * before it returns (core.c: a new RT budget reaches every queue). */
 bool sched_knob_set(enum sched_knob k, s64 v, const char **why);
+/* knob.c's half of sched_knob_set: the check, the trace and the value
+ * stored, nothing told to the queues. For core.c alone. */
+bool sched_knob_store(enum sched_knob k, s64 v, const char **why);
 /* A SET knob record for each, old = new = its value (tracing starts). */
 void sched_knobs_trace(void);
 

@@ -46,9 +46,6 @@ bool task_set_class(struct task *t, unsigned rt_prio, unsigned rt_policy, const 
  * or is put back. False (nothing changed) for no CPU that exists, or the
  * idle task. */
 bool task_set_allowed(struct task *t, u64 mask);
-/* The RT budget knobs changed (knob.c): every CPU's queue takes the new
- * budget, from its next period. */
-void sched_rt_budget_changed(void);
 __attribute__((noreturn)) void task_exit(void);
 struct task *current(void);
 

@@ -101,9 +101,6 @@ struct task *task_alloc_boot(unsigned cpu)
     return t;
 }
 
-static struct task *task_create_class(const char *name, void (*fn)(void *), void *arg, int cpu, int nice,
-                                      unsigned rt_prio, unsigned rt_policy);
-
 static unsigned least_loaded_cpu(void)
 {
     unsigned best = 0;
@@ -113,21 +110,8 @@ static unsigned least_loaded_cpu(void)
     return best;
 }
 
-struct task *task_create(const char *name, void (*fn)(void *), void *arg, int cpu, int nice)
-{
-    BUG_ON(nice < SCHED_NICE_MIN || nice > SCHED_NICE_MAX);
-    return task_create_class(name, fn, arg, cpu, nice, 0, RT_FIFO);
-}
-
-struct task *task_create_rt(const char *name, void (*fn)(void *), void *arg, int cpu, unsigned rt_prio,
-                            unsigned rt_policy)
-{
-    BUG_ON(rt_prio > RT_PRIO_MAX);
-    return task_create_class(name, fn, arg, cpu, 0, rt_prio, rt_policy);
-}
-
-static struct task *task_create_class(const char *name, void (*fn)(void *), void *arg, int cpu, int nice,
-                                      unsigned rt_prio, unsigned rt_policy)
+struct task *task_make(const char *name, void (*fn)(void *), void *arg, int cpu, int nice, unsigned rt_prio,
+                       unsigned rt_policy)
 {
     BUG_ON(cpu >= (int)ncpus);
     u64 flags = spin_lock_irqsave(&tasks_lock);
@@ -157,8 +141,6 @@ static struct task *task_create_class(const char *name, void (*fn)(void *), void
     *--sp = 0;          /* r14 */
     *--sp = 0;          /* r15 */
     t->rsp = (u64)sp;
-
-    sched_start_task(t);
     return t;
 }
 
