@@ -47,7 +47,7 @@ HOST_OBJ += $(patsubst db/%.sql,$(BUILD)/gen/%_sql.o,$(HOST_SQL))
 HOST_LIBS := -lsqlite3 -lncursesw -lm -lpthread
 HCFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wmissing-prototypes -O2 -g -iquote . -iquote kernel/sched -iquote kernel/lib -MMD -MP
 
-.PHONY: all run test test-build check docs gdb deps clean kernel prove-bugs fuzz fuzz-leave-bug bench linux-diff
+.PHONY: all run test test-build check docs seeds gdb deps clean kernel prove-bugs fuzz fuzz-leave-bug bench linux-diff
 all: deps-check $(KERNEL) $(RUNQ)
 kernel: $(KERNEL)
 
@@ -236,6 +236,11 @@ test:
 DOCS_JOBS ?= $(shell nproc)
 docs: all
 	@perl scripts/docs.pl -j $(DOCS_JOBS) $(if $(FORCE),--force) $(if $(ONLY),--only $(ONLY))
+
+# Every run behind docs/seeds.md made again, and the verdict table
+# (scripts/seeds.sh; minutes on 2 cores).
+seeds: all
+	@sh scripts/seeds.sh -j $(DOCS_JOBS)
 
 # The long forms and the docs' kernel examples (tests/run.sh's `check`
 # lines): what make test runs short, run long. .ci/run runs both.

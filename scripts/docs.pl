@@ -39,7 +39,9 @@
 #   <!-- v NAME=ID /REGEX/ -->text<!-- /v -->
 #
 # text is the first capture of REGEX in block ID's output (its lines
-# joined with newlines). A claim states what a sentence says, on values:
+# joined with newlines). `<!-- val NAME=ID /REGEX/ -->` is a value that
+# no sentence shows, for a claim. A claim states what a sentence says, on
+# values:
 #
 #   <!-- claim: EXPR -->        e.g.  p50_six > 2.5 * p50_three
 #
@@ -91,8 +93,12 @@ sub usage {
 
 -d 'kernel' && -f 'Makefile' or die "docs.pl: run it from the repository root\n";
 my $root = getcwd();
-@files = grep { -f } ('README.md', sort(glob('docs/*.md')), sort(glob('labs/*/*.md')), sort(glob('labs/*/answers.ref')))
-    unless @files;
+# The pages named are the ones run, written and checked; every page is
+# read, so that a value may copy from a block on another page.
+my @all = grep { -f } ('README.md', sort(glob('docs/*.md')), sort(glob('labs/*/*.md')), sort(glob('labs/*/answers.ref')));
+my %target = map { $_ => 1 } (@files ? @files : @all);
+my %seen;
+@files = grep { !$seen{$_}++ } (@files, @all);
 
 # ---- parse ----
 
@@ -127,6 +133,10 @@ for my $f (@files) {
         # (one in backquotes is the syntax shown, not a value: docs/testing.md)
         while ($l[$i] =~ /(?<!`)<!-- v (\w+)=([\w.-]+) \/(.*?)\/ -->(.*?)<!-- \/v -->/g) {
             push @values, { file => $f, line => $i + 1, name => $1, id => $2, re => $3, text => $4 };
+        }
+        # A value a claim needs and no sentence shows.
+        while ($l[$i] =~ /(?<!`)<!-- val (\w+)=([\w.-]+) \/(.*?)\/ -->/g) {
+            push @values, { file => $f, line => $i + 1, name => $1, id => $2, re => $3, hidden => 1 };
         }
         if ($l[$i] =~ /(?<!`)<!-- claim: (.*?) -->/) {
             push @claims, { file => $f, line => $i + 1, expr => $1 };
@@ -256,6 +266,10 @@ sub inputs_of {
     return sort keys %p;
 }
 
+$_->{target} = $target{ $_->{file} } for @blocks;
+@values = grep { $target{ $_->{file} } } @values;
+@claims = grep { $target{ $_->{file} } } @claims;
+
 my %group_prev;
 for my $b (@blocks) {
     my $d = Digest::SHA->new(256);
@@ -289,12 +303,12 @@ my @jobs;   # a job: the blocks run together (a group, or one block)
 sub is_linux { my ($b) = @_; scalar grep { $_ eq 'host/engine/linux' } inputs_of($b) }
 my $selected = sub {
     my ($b) = @_;
-    return 0 if $skip_linux && is_linux($b);
+    return 0 if !$b->{target} || ($skip_linux && is_linux($b));
     !%only || $only{ $b->{id} } || ($b->{group} && $only{ $b->{group} });
 };
 if ($list) {
     printf "%s\t%s\t%s\t%s\n", $_->{where}, $_->{id}, (is_linux($_) ? 'linux' : 'deterministic'),
-        ($_->{stale} ? 'out-of-date' : 'current') for @blocks;
+        ($_->{stale} ? 'out-of-date' : 'current') for grep { $_->{target} } @blocks;
     exit 0;
 }
 
@@ -436,7 +450,7 @@ for my $v (@values) {
     $v->{want} = $got;
 }
 my %vfix;
-for my $v (grep { defined $_->{want} && $_->{want} ne $_->{text} } @values) {
+for my $v (grep { !$_->{hidden} && defined $_->{want} && $_->{want} ne $_->{text} } @values) {
     if ($check) {
         complain("$v->{file}:$v->{line}", "value $v->{name} reads '$v->{text}', its block says '$v->{want}': run make docs");
     } else {
@@ -459,7 +473,7 @@ for my $f (sort keys %changed) {
 
 # ---- check ----
 
-my @stale = grep { $_->{stale} } @blocks;
+my @stale = grep { $_->{stale} && $_->{target} } @blocks;
 for my $b (@stale) {
     my $say = !$check && $selected->($b) ? 'still out of date (its run failed)' : 'out of date';
     complain($b->{where}, "block $b->{id} is $say: run make docs");
@@ -477,6 +491,7 @@ for my $c (@claims) {
         $claims_failed++;
     }
 }
-printf STDERR "make docs: %d blocks (%d out of date), %d values, %d claims (%d false)%s\n", scalar @blocks, scalar @stale,
+printf STDERR "make docs: %d blocks (%d out of date), %d values, %d claims (%d false)%s\n",
+    scalar(grep { $_->{target} } @blocks), scalar @stale,
     scalar @values, scalar @claims, $claims_failed, ($failed ? ", $failed runs failed" : '');
 exit(($errors || $failed) ? 1 : 0);

@@ -320,20 +320,26 @@ task napper*2 cpu=0-1 pattern=run:500us,every:2ms
 measure hog share
 SCN
 setsid -w "$RUNQ" run --engine linux --db "$T/mig.db" "$T/mig.scn" >/dev/null 2>"$T/migerr"
-got=$(sq "$T/mig.db" "SELECT COUNT(*) || ' ' || COALESCE(SUM(lag IS NOT NULL AND vruntime IS NOT NULL), 0) || ' ' ||
-                      COALESCE(SUM(l.vruntime = (SELECT vr FROM
+# The vruntime last seen is a floor, not always the value: a queued
+# thread may run between its last sample and the move when the pick that
+# ran it was not sampled (another program's task took the CPU between),
+# and vruntime only grows on one queue. On a quiet host all are equal
+# (6 of 7, 13 of 13); beside three test lanes of QEMU 15 of 19.
+got=$(sq "$T/mig.db" "WITH m AS (SELECT l.lag, l.vruntime, (SELECT vr FROM
                           (SELECT ts, vruntime vr FROM queue_snapshot q WHERE q.utid = l.utid AND q.cpu = l.cpu AND q.ts < l.ts
                            UNION ALL
                            SELECT ts, vruntime FROM eevdf_place p WHERE p.utid = l.utid AND p.cpu = l.cpu AND p.ts < l.ts)
-                          ORDER BY ts DESC LIMIT 1)), 0)
-                      FROM eevdf_leave l WHERE reason = 'migrate'")
+                          ORDER BY ts DESC LIMIT 1) AS seen
+                      FROM eevdf_leave l WHERE reason = 'migrate')
+                      SELECT COUNT(*) || ' ' || COALESCE(SUM(lag IS NOT NULL AND vruntime IS NOT NULL), 0) || ' ' ||
+                      COALESCE(SUM(vruntime = seen), 0) || ' ' || COALESCE(SUM(vruntime < seen), 0) FROM m")
 set -- $got
 if [ "${1:-0}" = 0 ]; then
     echo "SKIP migration_leaves_carry_numbers: Linux moved no queued thread in 2 s ($(head -c 200 "$T/migerr"))"
-elif [ "$2" = "$1" ] && [ $(($3 * 10)) -ge $(($1 * 8)) ]; then
-    pass "migration_leaves_carry_numbers ($1 moves of a queued thread, all with vruntime and lag, $3 with the vruntime it was queued with)"
+elif [ "$2" = "$1" ] && [ "$4" = 0 ] && [ $(($3 * 2)) -ge "$1" ]; then
+    pass "migration_leaves_carry_numbers ($1 moves of a queued thread, all with vruntime and lag, $3 with the vruntime it was queued with, none below it)"
 else
-    failed migration_leaves_carry_numbers "moves/with numbers/vruntime as queued: $got"
+    failed migration_leaves_carry_numbers "moves/with numbers/vruntime as queued/below it: $got"
 fi
 
 # The recorder against itself in one run (make bench's A/B, RUNQ_BPF_ALTERNATE_MS):
