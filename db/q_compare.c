@@ -8,15 +8,21 @@
 #include "db/q_compare.h"
 #include "db/q_rows.h"
 
-static sqlite3_stmt *prepare(sqlite3 *db, const char *sql, char *err, size_t errlen)
+/* A typed row, read as the query layer reads every statement's: alike in
+ * shape to the others, each its own columns. */
+static void read_run(sqlite3_stmt *s, void *out)
 {
-    sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) {
-        dbq_fail(db, err, errlen);
-        sqlite3_finalize(s);
-        return NULL;
-    }
-    return s;
+    struct dbq_cmp_run *r = out;
+    r->scenario = sqlite3_column_int64(s, 0);
+    r->trace = sqlite3_column_int64(s, 1);
+    r->experiment = sqlite3_column_int64(s, 2);
+    r->cell = sqlite3_column_int(s, 3);
+    r->repeat = sqlite3_column_int(s, 4);
+    r->seed = (uint64_t)sqlite3_column_int64(s, 5);
+    r->params = dbq_column_dup(s, 6);
+    r->text = dbq_column_dup(s, 7);
+    r->file = dbq_column_dup(s, 8);
+    r->status = dbq_column_dup(s, 9);
 }
 
 int dbq_cmp_find_run(sqlite3 *db, enum dbq_cmp_by by, int64_t a, int64_t b, int64_t c, struct dbq_cmp_run *r,
@@ -38,80 +44,50 @@ int dbq_cmp_find_run(sqlite3 *db, enum dbq_cmp_by by, int64_t a, int64_t b, int6
              " e.file, s.status FROM scenario s LEFT JOIN experiment e USING (experiment_id) WHERE s.%s"
              " ORDER BY s.scenario_id DESC LIMIT 1",
              where[by]);
-    sqlite3_stmt *s = prepare(db, sql, err, errlen);
-    if (!s)
-        return -1;
-    sqlite3_bind_int64(s, 1, a);
-    sqlite3_bind_int64(s, 2, b);
-    sqlite3_bind_int64(s, 3, c);
-    int rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW) {
-        /* A typed row, read as the query layer reads every statement's: alike in
-         * shape to the others, each its own columns. */
-        r->scenario = sqlite3_column_int64(s, 0);
-        r->trace = sqlite3_column_int64(s, 1);
-        r->experiment = sqlite3_column_int64(s, 2);
-        r->cell = sqlite3_column_int(s, 3);
-        r->repeat = sqlite3_column_int(s, 4);
-        r->seed = (uint64_t)sqlite3_column_int64(s, 5);
-        r->params = dbq_column_dup(s, 6);
-        r->text = dbq_column_dup(s, 7);
-        r->file = dbq_column_dup(s, 8);
-        r->status = dbq_column_dup(s, 9);
-        rc = SQLITE_DONE;
-    }
-    return dbq_finish(db, s, rc, false, err, errlen);
+    sqlite3_stmt *s = dbq_prepare(db, sql, DBQ_ARGS(DBQ_INT(a), DBQ_INT(b), DBQ_INT(c)), err, errlen);
+    return dbq_one(db, s, read_run, r, err, errlen) < 0 ? -1 : 0;
 }
 
 int dbq_cmp_has_trace(sqlite3 *db, int64_t trace, char *err, size_t errlen)
 {
-    sqlite3_stmt *s = prepare(db, "SELECT 1 FROM trace WHERE trace_id = ?", err, errlen);
-    if (!s)
-        return -1;
-    sqlite3_bind_int64(s, 1, trace);
-    int rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW) {
-        sqlite3_finalize(s);
-        return 1;
-    }
-    return dbq_finish(db, s, rc, false, err, errlen);
+    sqlite3_stmt *s = dbq_prepare(db, "SELECT 1 FROM trace WHERE trace_id = ?", DBQ_ARGS(DBQ_INT(trace)), err, errlen);
+    return dbq_one(db, s, NULL, NULL, err, errlen);
+}
+
+static void read_times(sqlite3_stmt *s, void *out)
+{
+    struct dbq_cmp_times *t = out;
+    t->found = true;
+    t->start_ts = sqlite3_column_int64(s, 0);
+    t->end_ts = sqlite3_column_int64(s, 1);
+    t->has_start_mark = sqlite3_column_type(s, 2) != SQLITE_NULL;
+    t->has_end_mark = sqlite3_column_type(s, 3) != SQLITE_NULL;
+    t->start_mark = sqlite3_column_int64(s, 2);
+    t->end_mark = sqlite3_column_int64(s, 3);
 }
 
 int dbq_cmp_times(sqlite3 *db, int64_t trace, struct dbq_cmp_times *t, char *err, size_t errlen)
 {
     memset(t, 0, sizeof *t);
-    sqlite3_stmt *s = prepare(db,
-                              "SELECT t.start_ts, t.end_ts,"
-                              " (SELECT MIN(ts) FROM mark WHERE trace_id = ?1 AND name = 'scn start'),"
-                              " (SELECT MAX(ts) FROM mark WHERE trace_id = ?1 AND name = 'scn end')"
-                              " FROM trace t WHERE t.trace_id = ?1",
-                              err, errlen);
-    if (!s)
-        return -1;
-    sqlite3_bind_int64(s, 1, trace);
-    int rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW) {
-        t->found = true;
-        t->start_ts = sqlite3_column_int64(s, 0);
-        t->end_ts = sqlite3_column_int64(s, 1);
-        t->has_start_mark = sqlite3_column_type(s, 2) != SQLITE_NULL;
-        t->has_end_mark = sqlite3_column_type(s, 3) != SQLITE_NULL;
-        t->start_mark = sqlite3_column_int64(s, 2);
-        t->end_mark = sqlite3_column_int64(s, 3);
-        rc = SQLITE_DONE;
-    }
-    return dbq_finish(db, s, rc, false, err, errlen);
+    sqlite3_stmt *s = dbq_prepare(db,
+                                  "SELECT t.start_ts, t.end_ts,"
+                                  " (SELECT MIN(ts) FROM mark WHERE trace_id = ?1 AND name = 'scn start'),"
+                                  " (SELECT MAX(ts) FROM mark WHERE trace_id = ?1 AND name = 'scn end')"
+                                  " FROM trace t WHERE t.trace_id = ?1",
+                                  DBQ_ARGS(DBQ_INT(trace)), err, errlen);
+    return dbq_one(db, s, read_times, t, err, errlen) < 0 ? -1 : 0;
 }
 
 int dbq_cmp_settings(sqlite3 *db, int64_t trace, int64_t until,
                      void (*on_trace)(const struct dbq_cmp_trace *t, void *arg),
                      void (*on_set)(const struct dbq_cmp_set *s, void *arg), void *arg, char *err, size_t errlen)
 {
-    sqlite3_stmt *s =
-        prepare(db, "SELECT policy, ncpus, tick_hz, features, feature_names FROM trace WHERE trace_id = ?", err, errlen);
+    sqlite3_stmt *s = dbq_prepare(db,
+                                  "SELECT policy, ncpus, tick_hz, features, feature_names FROM trace "
+                                  "WHERE trace_id = ?",
+                                  DBQ_ARGS(DBQ_INT(trace)), err, errlen);
     if (!s)
         return -1;
-    sqlite3_bind_int64(s, 1, trace);
     int rc = sqlite3_step(s);
     if (rc == SQLITE_ROW) {
         struct dbq_cmp_trace t = {
@@ -126,12 +102,10 @@ int dbq_cmp_settings(sqlite3 *db, int64_t trace, int64_t until,
     }
     if (dbq_finish(db, s, rc, false, err, errlen) != 0)
         return -1;
-    s = prepare(db, "SELECT what, name, new_value FROM sched_set WHERE trace_id = ? AND utid IS NULL AND ts <= ?"
-                    " ORDER BY ts, rowid", err, errlen);
+    s = dbq_prepare(db, "SELECT what, name, new_value FROM sched_set WHERE trace_id = ? AND utid IS NULL AND ts <= ?"
+                        " ORDER BY ts, rowid", DBQ_ARGS(DBQ_INT(trace), DBQ_INT(until)), err, errlen);
     if (!s)
         return -1;
-    sqlite3_bind_int64(s, 1, trace);
-    sqlite3_bind_int64(s, 2, until);
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         struct dbq_cmp_set set = {
             .what = (const char *)sqlite3_column_text(s, 0),
@@ -182,7 +156,7 @@ static void bind_span(sqlite3_stmt *s, const struct dbq_cmp_span *sp)
 static int each_pair(sqlite3 *db, const char *sql, const struct dbq_cmp_span *sp,
                      void (*fn)(int64_t x, int64_t y, void *arg), void *arg, char *err, size_t errlen)
 {
-    sqlite3_stmt *s = prepare(db, sql, err, errlen);
+    sqlite3_stmt *s = dbq_prepare(db, sql, NULL, 0, err, errlen);
     if (!s)
         return -1;
     bind_span(s, sp);

@@ -17,6 +17,24 @@ static void copy_text(char *dst, size_t size, sqlite3_stmt *s, int i)
     snprintf(dst, size, "%s", t ? t : "");
 }
 
+/* The row's id into out, an int64_t. */
+static void read_id(sqlite3_stmt *s, void *out)
+{
+    *(int64_t *)out = sqlite3_column_int64(s, 0);
+}
+
+static void read_experiment(sqlite3_stmt *s, void *out)
+{
+    struct dbq_experiment *e = out;
+    copy_text(e->file, sizeof e->file, s, 0);
+    copy_text(e->engine, sizeof e->engine, s, 1);
+    copy_text(e->axes, sizeof e->axes, s, 2);
+    e->cells = sqlite3_column_int(s, 3);
+    e->repeats = sqlite3_column_int(s, 4);
+    copy_text(e->shard, sizeof e->shard, s, 5);
+    copy_text(e->columns, sizeof e->columns, s, 6);
+}
+
 int dbq_experiment_read(sqlite3 *db, int64_t id, struct dbq_experiment *e, char *err, size_t errlen)
 {
     sqlite3_stmt *s;
@@ -29,34 +47,22 @@ int dbq_experiment_read(sqlite3 *db, int64_t id, struct dbq_experiment *e, char 
         return -1;
     }
     if (id <= 0) {
-        if (sqlite3_prepare_v2(db, "SELECT MAX(experiment_id) FROM experiment", -1, &s, NULL) != SQLITE_OK)
-            return dbq_fail(db, err, errlen);
-        if (sqlite3_step(s) == SQLITE_ROW)
-            id = sqlite3_column_int64(s, 0);
-        sqlite3_finalize(s);
+        if (!(s = dbq_prepare(db, "SELECT MAX(experiment_id) FROM experiment", NULL, 0, err, errlen)))
+            return -1;
+        dbq_one(db, s, read_id, &id, err, errlen); /* a step that fails finds none, said below */
         if (id <= 0) {
             snprintf(err, errlen, "the database holds no experiment");
             return -1;
         }
     }
-    if (sqlite3_prepare_v2(db, "SELECT file, engine, axes, cells, repeats, shard, columns FROM experiment WHERE "
-                               "experiment_id = ?", -1, &s, NULL) != SQLITE_OK)
-        return dbq_fail(db, err, errlen);
-    sqlite3_bind_int64(s, 1, id);
-    if (sqlite3_step(s) != SQLITE_ROW) {
+    if (!(s = dbq_prepare(db, "SELECT file, engine, axes, cells, repeats, shard, columns FROM experiment WHERE "
+                              "experiment_id = ?", DBQ_ARGS(DBQ_INT(id)), err, errlen)))
+        return -1;
+    if (dbq_one(db, s, read_experiment, e, err, errlen) != 1) { /* a step that fails finds none too */
         snprintf(err, errlen, "no experiment %lld in the database", (long long)id);
-        sqlite3_finalize(s);
         return -1;
     }
     e->id = id;
-    copy_text(e->file, sizeof e->file, s, 0);
-    copy_text(e->engine, sizeof e->engine, s, 1);
-    copy_text(e->axes, sizeof e->axes, s, 2);
-    e->cells = sqlite3_column_int(s, 3);
-    e->repeats = sqlite3_column_int(s, 4);
-    copy_text(e->shard, sizeof e->shard, s, 5);
-    copy_text(e->columns, sizeof e->columns, s, 6);
-    sqlite3_finalize(s);
     return 0;
 }
 
@@ -67,7 +73,6 @@ int dbq_experiment_read(sqlite3 *db, int64_t id, struct dbq_experiment *e, char 
 static sqlite3_stmt *prepare_runs(sqlite3 *db, int64_t id, bool cells, char *err, size_t errlen)
 {
     char clean[256], used[512], sql[2048];
-    sqlite3_stmt *s;
     int has = dbq_has_column(db, "scenario", "foreign_ns", err, errlen);
     if (has < 0)
         return NULL;
@@ -91,57 +96,57 @@ static sqlite3_stmt *prepare_runs(sqlite3 *db, int64_t id, bool cells, char *err
                      "m.task, m.metric, m.value",
                      used);
     BUG_ON(n < 0 || (size_t)n >= sizeof sql); /* its parts are this file's: they fit */
-    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) {
-        dbq_fail(db, err, errlen);
-        return NULL;
+    return dbq_prepare(db, sql, DBQ_ARGS(DBQ_INT(id)), err, errlen);
+}
+
+/* The rows of prepare_runs' statement over experiment id: each cell to
+ * cell_fn, or (cell_fn NULL) each value to value_fn. One loop for the
+ * statement's two forms. */
+static int each_run(sqlite3 *db, int64_t id, void (*cell_fn)(const struct dbq_experiment_cell *c, void *arg),
+                    void (*value_fn)(const struct dbq_experiment_value *v, void *arg), void *arg, char *err,
+                    size_t errlen)
+{
+    sqlite3_stmt *s = prepare_runs(db, id, cell_fn != NULL, err, errlen);
+    if (!s)
+        return -1;
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        if (cell_fn) {
+            struct dbq_experiment_cell c = {
+                .cell = sqlite3_column_int(s, 0),
+                .params = (const char *)sqlite3_column_text(s, 1),
+                .runs = sqlite3_column_int(s, 2),
+                .ok = sqlite3_column_int(s, 3),
+                .left_out = sqlite3_column_int(s, 4),
+                .kept_disturbed = sqlite3_column_int(s, 5),
+                .foreign_mean = sqlite3_column_double(s, 6),
+                .foreign_min = sqlite3_column_double(s, 7),
+                .foreign_max = sqlite3_column_double(s, 8),
+                .foreign_n = sqlite3_column_int(s, 9),
+            };
+            cell_fn(&c, arg);
+        } else {
+            struct dbq_experiment_value v = {
+                .cell = sqlite3_column_int(s, 0),
+                .task = (const char *)sqlite3_column_text(s, 1),
+                .metric = (const char *)sqlite3_column_text(s, 2),
+                .value = sqlite3_column_double(s, 3),
+                .engine = (const char *)sqlite3_column_text(s, 4),
+            };
+            value_fn(&v, arg);
+        }
     }
-    sqlite3_bind_int64(s, 1, id);
-    return s;
+    return dbq_finish(db, s, rc, false, err, errlen);
 }
 
 int dbq_experiment_cells(sqlite3 *db, int64_t id, void (*fn)(const struct dbq_experiment_cell *c, void *arg),
                          void *arg, char *err, size_t errlen)
 {
-    sqlite3_stmt *s = prepare_runs(db, id, true, err, errlen);
-    if (!s)
-        return -1;
-    int rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        struct dbq_experiment_cell c = {
-            .cell = sqlite3_column_int(s, 0),
-            .params = (const char *)sqlite3_column_text(s, 1),
-            .runs = sqlite3_column_int(s, 2),
-            .ok = sqlite3_column_int(s, 3),
-            .left_out = sqlite3_column_int(s, 4),
-            .kept_disturbed = sqlite3_column_int(s, 5),
-            .foreign_mean = sqlite3_column_double(s, 6),
-            .foreign_min = sqlite3_column_double(s, 7),
-            .foreign_max = sqlite3_column_double(s, 8),
-            .foreign_n = sqlite3_column_int(s, 9),
-        };
-        fn(&c, arg);
-    }
-    return dbq_finish(db, s, rc, false, err, errlen);
+    return each_run(db, id, fn, NULL, arg, err, errlen);
 }
 
-/* Alike in shape to dbq_experiment_cells, over the other statement of
- * prepare_runs: each its own row. */
 int dbq_experiment_values(sqlite3 *db, int64_t id, void (*fn)(const struct dbq_experiment_value *v, void *arg),
                           void *arg, char *err, size_t errlen)
 {
-    sqlite3_stmt *s = prepare_runs(db, id, false, err, errlen);
-    if (!s)
-        return -1;
-    int rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        struct dbq_experiment_value v = {
-            .cell = sqlite3_column_int(s, 0),
-            .task = (const char *)sqlite3_column_text(s, 1),
-            .metric = (const char *)sqlite3_column_text(s, 2),
-            .value = sqlite3_column_double(s, 3),
-            .engine = (const char *)sqlite3_column_text(s, 4),
-        };
-        fn(&v, arg);
-    }
-    return dbq_finish(db, s, rc, false, err, errlen);
+    return each_run(db, id, NULL, fn, arg, err, errlen);
 }

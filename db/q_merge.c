@@ -13,22 +13,30 @@
 #include "db/writer.h"
 #include "host/base/xalloc.h"
 
+struct first {
+    int64_t v;
+    bool null;
+};
+
+static void read_first(sqlite3_stmt *s, void *out)
+{
+    struct first *f = out;
+    f->v = sqlite3_column_int64(s, 0);
+    f->null = sqlite3_column_type(s, 0) == SQLITE_NULL;
+}
+
 /* The first row's first column of sql through *out (0 when there is no
  * row), and whether it is NULL through *null (if not NULL). 0, or -1
  * with err. */
 static int query_int64(sqlite3 *db, const char *sql, int64_t *out, bool *null, char *err, size_t errlen)
 {
-    sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-        return dbq_fail(db, err, errlen);
-    int rc = sqlite3_step(s);
+    struct first f = { 0, true }; /* no row: 0, and NULL */
+    sqlite3_stmt *s = dbq_prepare(db, sql, NULL, 0, err, errlen);
+    int rc = dbq_one(db, s, read_first, &f, err, errlen);
+    *out = f.v;
     if (null)
-        *null = rc != SQLITE_ROW || sqlite3_column_type(s, 0) == SQLITE_NULL;
-    *out = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        dbq_fail(db, err, errlen);
-    sqlite3_finalize(s);
-    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+        *null = f.null;
+    return rc < 0 ? -1 : 0;
 }
 
 /* Runs sql, statements that return no rows. 0, or -1 with err. */
@@ -132,10 +140,10 @@ int dbq_merge_begin_read(sqlite3 *db, char *err, size_t errlen)
 int dbq_merge_experiments(sqlite3 *db, bool (*fn)(const struct dbq_merge_experiment *e, void *arg), void *arg,
                           char *err, size_t errlen)
 {
-    sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(db, "SELECT experiment_id, file, engine, axes, cells, repeats, shard, columns, created, "
-                               "command FROM experiment ORDER BY experiment_id", -1, &s, NULL) != SQLITE_OK)
-        return dbq_fail(db, err, errlen);
+    sqlite3_stmt *s = dbq_prepare(db, "SELECT experiment_id, file, engine, axes, cells, repeats, shard, columns, "
+                                      "created, command FROM experiment ORDER BY experiment_id", NULL, 0, err, errlen);
+    if (!s)
+        return -1;
     int rc;
     bool on = true;
     while (on && (rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -180,29 +188,22 @@ static int each_run(sqlite3 *db, sqlite3_stmt *s, bool (*fn)(const struct dbq_me
 int dbq_merge_runs(sqlite3 *db, int64_t id, bool (*fn)(const struct dbq_merge_run *r, void *arg), void *arg,
                    char *err, size_t errlen)
 {
-    sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(db, "SELECT experiment_id, cell, repeat, seed, params, text FROM scenario "
-                               "WHERE experiment_id = ?", -1, &s, NULL) != SQLITE_OK)
-        return dbq_fail(db, err, errlen);
-    sqlite3_bind_int64(s, 1, id);
-    return each_run(db, s, fn, arg, err, errlen);
+    sqlite3_stmt *s = dbq_prepare(db, "SELECT experiment_id, cell, repeat, seed, params, text FROM scenario "
+                                      "WHERE experiment_id = ?", DBQ_ARGS(DBQ_INT(id)), err, errlen);
+    return s ? each_run(db, s, fn, arg, err, errlen) : -1;
 }
 
 int dbq_merge_alike_runs(sqlite3 *db, const struct dbq_merge_alike *a,
                          bool (*fn)(const struct dbq_merge_run *r, void *arg), void *arg, char *err, size_t errlen)
 {
-    sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(db, "SELECT s.experiment_id, s.cell, s.repeat, s.seed, s.params, s.text FROM scenario s "
-                               "JOIN experiment x USING (experiment_id) WHERE x.file IS ?1 AND x.engine IS ?2 AND "
-                               "x.axes IS ?3 AND x.columns IS ?4 AND x.cells = ?5 AND x.repeats = ?6",
-                           -1, &s, NULL) != SQLITE_OK)
-        return dbq_fail(db, err, errlen);
-    const char *text[] = { a->file, a->engine, a->axes, a->columns };
-    for (int i = 0; i < 4; i++)
-        sqlite3_bind_text(s, i + 1, text[i], -1, SQLITE_STATIC);
-    sqlite3_bind_int(s, 5, a->cells);
-    sqlite3_bind_int(s, 6, a->repeats);
-    return each_run(db, s, fn, arg, err, errlen);
+    sqlite3_stmt *s = dbq_prepare(db,
+                                  "SELECT s.experiment_id, s.cell, s.repeat, s.seed, s.params, s.text FROM scenario s "
+                                  "JOIN experiment x USING (experiment_id) WHERE x.file IS ?1 AND x.engine IS ?2 AND "
+                                  "x.axes IS ?3 AND x.columns IS ?4 AND x.cells = ?5 AND x.repeats = ?6",
+                                  DBQ_ARGS(DBQ_TEXT(a->file), DBQ_TEXT(a->engine), DBQ_TEXT(a->axes),
+                                           DBQ_TEXT(a->columns), DBQ_INT(a->cells), DBQ_INT(a->repeats)),
+                                  err, errlen);
+    return s ? each_run(db, s, fn, arg, err, errlen) : -1;
 }
 
 int dbq_merge_id_bound(sqlite3 *db, const char *table, const char *column, bool max, int64_t *v, bool *none,
@@ -333,20 +334,12 @@ done:
 int dbq_merge_set_experiment(sqlite3 *out, int64_t id, const char *shard, const char *command, const char *created,
                              char *err, size_t errlen)
 {
-    sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(out, "UPDATE experiment SET shard = ?1, command = ?2, created = COALESCE(?3, created) "
-                                "WHERE experiment_id = ?4", -1, &s, NULL) != SQLITE_OK)
-        return dbq_fail(out, err, errlen);
-    if (shard)
-        sqlite3_bind_text(s, 1, shard, -1, SQLITE_STATIC);
-    if (command)
-        sqlite3_bind_text(s, 2, command, -1, SQLITE_STATIC);
-    if (created)
-        sqlite3_bind_text(s, 3, created, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(s, 4, id);
-    int rc = sqlite3_step(s) == SQLITE_DONE ? 0 : dbq_fail(out, err, errlen);
-    sqlite3_finalize(s);
-    return rc;
+    sqlite3_stmt *s = dbq_prepare(out,
+                                  "UPDATE experiment SET shard = ?1, command = ?2, created = COALESCE(?3, created) "
+                                  "WHERE experiment_id = ?4",
+                                  DBQ_ARGS(DBQ_TEXT(shard), DBQ_TEXT(command), DBQ_TEXT(created), DBQ_INT(id)), err,
+                                  errlen);
+    return dbq_one(out, s, NULL, NULL, err, errlen) < 0 ? -1 : 0;
 }
 
 int dbq_merge_fold(sqlite3 *out, int64_t to, int64_t from, char *err, size_t errlen)
@@ -356,14 +349,8 @@ int dbq_merge_fold(sqlite3 *out, int64_t to, int64_t from, char *err, size_t err
         "DELETE FROM experiment WHERE experiment_id = ?2",
     };
     for (size_t i = 0; i < sizeof sql / sizeof sql[0]; i++) {
-        sqlite3_stmt *s;
-        if (sqlite3_prepare_v2(out, sql[i], -1, &s, NULL) != SQLITE_OK)
-            return dbq_fail(out, err, errlen);
-        sqlite3_bind_int64(s, 1, to);
-        sqlite3_bind_int64(s, 2, from);
-        int rc = sqlite3_step(s) == SQLITE_DONE ? 0 : dbq_fail(out, err, errlen);
-        sqlite3_finalize(s);
-        if (rc)
+        sqlite3_stmt *s = dbq_prepare(out, sql[i], DBQ_ARGS(DBQ_INT(to), DBQ_INT(from)), err, errlen);
+        if (dbq_one(out, s, NULL, NULL, err, errlen) < 0)
             return -1;
     }
     return 0;
@@ -374,12 +361,14 @@ int dbq_merge_fold(sqlite3 *out, int64_t to, int64_t from, char *err, size_t err
 int dbq_merge_summary(sqlite3 *out, int64_t id, void (*fn)(const struct dbq_merge_summary *s, void *arg), void *arg,
                       char *err, size_t errlen)
 {
-    sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(out, "SELECT file, engine, cells, repeats, shard, (SELECT COUNT(*) FROM scenario WHERE "
-                                "experiment_id = ?1) FROM experiment WHERE experiment_id = ?1", -1, &s, NULL) !=
-        SQLITE_OK)
-        return dbq_fail(out, err, errlen);
-    sqlite3_bind_int64(s, 1, id);
+    /* A typed row, alike in shape to the query layer's others (dbq_cmp_settings'
+     * trace row, dbq_top_trace's): each its own statement's columns into its
+     * own struct, handed to fn while its text lives, so they stay apart. */
+    sqlite3_stmt *s = dbq_prepare(out, "SELECT file, engine, cells, repeats, shard, (SELECT COUNT(*) FROM scenario "
+                                       "WHERE experiment_id = ?1) FROM experiment WHERE experiment_id = ?1",
+                                  DBQ_ARGS(DBQ_INT(id)), err, errlen);
+    if (!s)
+        return -1;
     int rc = sqlite3_step(s);
     if (rc == SQLITE_ROW) {
         struct dbq_merge_summary m = {
@@ -396,17 +385,14 @@ int dbq_merge_summary(sqlite3 *out, int64_t id, void (*fn)(const struct dbq_merg
     return dbq_finish(out, s, rc, false, err, errlen);
 }
 
-/* Alike in shape to dbq_merge_summary: a statement over experiment id,
- * each its own query and row. */
 int dbq_merge_full_cells(sqlite3 *out, int64_t id, void (*fn)(int cell, void *arg), void *arg, char *err,
                          size_t errlen)
 {
-    sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(out, "SELECT cell FROM scenario WHERE experiment_id = ?1 GROUP BY cell HAVING COUNT(*) >= "
-                                "(SELECT repeats FROM experiment WHERE experiment_id = ?1)", -1, &s, NULL) !=
-        SQLITE_OK)
-        return dbq_fail(out, err, errlen);
-    sqlite3_bind_int64(s, 1, id);
+    sqlite3_stmt *s = dbq_prepare(out, "SELECT cell FROM scenario WHERE experiment_id = ?1 GROUP BY cell HAVING "
+                                       "COUNT(*) >= (SELECT repeats FROM experiment WHERE experiment_id = ?1)",
+                                  DBQ_ARGS(DBQ_INT(id)), err, errlen);
+    if (!s)
+        return -1;
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW)
         fn(sqlite3_column_int(s, 0), arg);

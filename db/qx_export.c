@@ -80,10 +80,9 @@ int dbq_export_threads(sqlite3 *db, int64_t trace, bool (*fn)(const struct dbq_e
 {
     static const char sql[] = "SELECT utid, tid, is_idle, COALESCE(nice, 0), name FROM main.thread "
                               "WHERE trace_id = ?1 ORDER BY utid";
-    sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-        return dbq_fail(db, err, errlen);
-    sqlite3_bind_int64(s, 1, trace);
+    sqlite3_stmt *s = dbq_prepare(db, sql, DBQ_ARGS(DBQ_INT(trace)), err, errlen);
+    if (!s)
+        return -1;
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         struct dbq_export_thread t = {
@@ -96,9 +95,7 @@ int dbq_export_threads(sqlite3 *db, int64_t trace, bool (*fn)(const struct dbq_e
         if (!fn(&t, arg))
             break;
     }
-    int out = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : dbq_fail(db, err, errlen);
-    sqlite3_finalize(s);
-    return out;
+    return dbq_finish(db, s, rc, rc == SQLITE_ROW, err, errlen);
 }
 
 static char *dup_text(sqlite3_stmt *s, int c)
@@ -107,25 +104,23 @@ static char *dup_text(sqlite3_stmt *s, int c)
     return t && *t ? xstrdup(t) : NULL;
 }
 
+static void read_head(sqlite3_stmt *s, void *out)
+{
+    struct dbq_export_head *h = out;
+    h->policy = dup_text(s, 0);
+    h->engine = dup_text(s, 1);
+    h->ncpus = col(s, 2);
+}
+
 int dbq_export_head(sqlite3 *db, int64_t trace, struct dbq_export_head *h, char *err, size_t errlen)
 {
-    sqlite3_stmt *s;
     memset(h, 0, sizeof *h);
-    if (sqlite3_prepare_v2(db, "SELECT policy, engine, ncpus FROM main.trace WHERE trace_id = ?1", -1, &s, NULL) !=
-        SQLITE_OK)
-        return dbq_fail(db, err, errlen);
-    sqlite3_bind_int64(s, 1, trace);
-    int rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW) {
-        h->policy = dup_text(s, 0);
-        h->engine = dup_text(s, 1);
-        h->ncpus = col(s, 2);
-    }
-    int out = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : dbq_fail(db, err, errlen);
-    sqlite3_finalize(s);
-    if (out)
-        dbq_export_head_free(h);
-    return out;
+    sqlite3_stmt *s = dbq_prepare(db, "SELECT policy, engine, ncpus FROM main.trace WHERE trace_id = ?1",
+                                  DBQ_ARGS(DBQ_INT(trace)), err, errlen);
+    if (dbq_one(db, s, read_head, h, err, errlen) >= 0)
+        return 0;
+    dbq_export_head_free(h);
+    return -1;
 }
 
 void dbq_export_head_free(struct dbq_export_head *h)
@@ -135,25 +130,27 @@ void dbq_export_head_free(struct dbq_export_head *h)
     memset(h, 0, sizeof *h);
 }
 
+/* The row's two integers into out, an int64_t[2]. */
+static void read_pair(sqlite3_stmt *s, void *out)
+{
+    int64_t *v = out;
+    v[0] = col(s, 0);
+    v[1] = col(s, 1);
+}
+
 int dbq_export_overlap(sqlite3 *db, int64_t trace, int64_t *cpu, int64_t *ts, char *err, size_t errlen)
 {
     static const char sql[] =
         "SELECT cpu, ts FROM (SELECT cpu, ts, LAG(ts + dur) OVER (PARTITION BY cpu ORDER BY ts, id) AS prev_end "
         "FROM main.sched_slice WHERE trace_id = ?1) WHERE ts < prev_end ORDER BY ts LIMIT 1";
-    sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-        return dbq_fail(db, err, errlen);
-    sqlite3_bind_int64(s, 1, trace);
-    int rc = sqlite3_step(s), out = 0;
-    if (rc == SQLITE_ROW) {
-        *cpu = col(s, 0);
-        *ts = col(s, 1);
-        out = 1;
-    } else if (rc != SQLITE_DONE) {
-        out = dbq_fail(db, err, errlen);
+    int64_t at[2];
+    sqlite3_stmt *s = dbq_prepare(db, sql, DBQ_ARGS(DBQ_INT(trace)), err, errlen);
+    int found = dbq_one(db, s, read_pair, at, err, errlen);
+    if (found == 1) {
+        *cpu = at[0];
+        *ts = at[1];
     }
-    sqlite3_finalize(s);
-    return out;
+    return found;
 }
 
 /* ---- the rows ---- */
@@ -279,12 +276,9 @@ int dbq_export_rows(sqlite3 *db, int64_t trace, bool (*fn)(const struct dbq_expo
     sqlite3_stmt *st[DBQ_EXPORT_NKINDS] = { NULL };
     bool done[DBQ_EXPORT_NKINDS];
     int out = 0;
-    for (int k = 0; k < DBQ_EXPORT_NKINDS && !out; k++) {
-        if (sqlite3_prepare_v2(db, kind_sql[k], -1, &st[k], NULL) != SQLITE_OK)
-            out = dbq_fail(db, err, errlen);
-        else
-            sqlite3_bind_int64(st[k], 1, trace);
-    }
+    for (int k = 0; k < DBQ_EXPORT_NKINDS && !out; k++)
+        if (!(st[k] = dbq_prepare(db, kind_sql[k], DBQ_ARGS(DBQ_INT(trace)), err, errlen)))
+            out = -1;
     for (int k = 0; k < DBQ_EXPORT_NKINDS && !out; k++) {
         int rc = sqlite3_step(st[k]);
         done[k] = rc != SQLITE_ROW;

@@ -8,6 +8,7 @@
 
 #include "bug.h"
 #include "db/derive.h"
+#include "db/q_rows.h"
 #include "db/qx_linux.h"
 #include "db/tracestat.h"
 
@@ -120,26 +121,28 @@ int dbq_linux_put_foreign(const char *path, int64_t trace_id, uint64_t cpus, uin
     if (!db)
         return -1;
     uint64_t window = t1 - t0;
-    int rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
-    for (unsigned c = 0; c < 64 && rc == SQLITE_OK; c++) {
+    char why[512]; /* SQLite's message */
+    int rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK ? 0 : dbq_fail(db, why, sizeof why);
+    for (unsigned c = 0; c < 64 && rc == 0; c++) {
         uint64_t covered = 0;
         if (!(cpus >> c & 1))
             continue;
-        rc = dbts_slice_ns(db, trace_id, DERIVE_LINUX_OTHER_TID(c), (int)c, t0, t1, &other[c]);
-        if (rc == SQLITE_OK)
-            rc = dbts_slice_ns(db, trace_id, -1, (int)c, t0, t1, &covered);
+        rc = dbts_slice_ns(db, trace_id, DERIVE_LINUX_OTHER_TID(c), (int)c, t0, t1, &other[c], why, sizeof why);
+        if (rc == 0)
+            rc = dbts_slice_ns(db, trace_id, -1, (int)c, t0, t1, &covered, why, sizeof why);
         unknown[c] = covered < window ? window - covered : 0;
-        if (rc == SQLITE_OK)
-            rc = dbts_add_stat(db, trace_id, "foreign_cpu_ns", (int)c, "info", other[c], other_desc);
-        if (rc == SQLITE_OK)
-            rc = dbts_add_stat(db, trace_id, "unknown_cpu_ns", (int)c, "info", unknown[c], unknown_desc);
+        if (rc == 0)
+            rc = dbts_add_stat(db, trace_id, "foreign_cpu_ns", (int)c, "info", other[c], other_desc, why, sizeof why);
+        if (rc == 0)
+            rc = dbts_add_stat(db, trace_id, "unknown_cpu_ns", (int)c, "info", unknown[c], unknown_desc, why,
+                               sizeof why);
     }
-    if (rc == SQLITE_OK)
-        rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
-    if (rc != SQLITE_OK) {
-        snprintf(err, errlen, "%s: storing the foreign CPU time: %s", path, sqlite3_errmsg(db));
+    if (rc == 0 && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+        rc = dbq_fail(db, why, sizeof why);
+    if (rc != 0) {
+        snprintf(err, errlen, "%s: storing the foreign CPU time: %s", path, why);
         sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
     }
     sqlite3_close(db);
-    return rc == SQLITE_OK ? 0 : -1;
+    return rc;
 }

@@ -15,16 +15,6 @@ static const char *col_text(sqlite3_stmt *s, int i)
     return t ? t : "";
 }
 
-/* sql prepared into *s, its ?1 bound to id; -1 with err when it does not
- * prepare. */
-static int prep(sqlite3 *db, const char *sql, int64_t id, sqlite3_stmt **s, char *err, size_t errlen)
-{
-    if (sqlite3_prepare_v2(db, sql, -1, s, NULL) != SQLITE_OK)
-        return dbq_fail(db, err, errlen);
-    sqlite3_bind_int64(*s, 1, id);
-    return 0;
-}
-
 /* The end of a read whose last sqlite3_step returned rc (a row: fn
  * stopped it there, on purpose). */
 static int finish(sqlite3 *db, sqlite3_stmt *s, int rc, char *err, size_t errlen)
@@ -32,30 +22,39 @@ static int finish(sqlite3 *db, sqlite3_stmt *s, int rc, char *err, size_t errlen
     return dbq_finish(db, s, rc, rc == SQLITE_ROW, err, errlen);
 }
 
+/* Where dbq_one's readers below put a row: a struct, and text ("" when
+ * NULL) cut to a buffer's len. */
+struct row_out {
+    void *row;
+    char *text;
+    size_t len;
+};
+
+static void read_trace(sqlite3_stmt *s, void *out)
+{
+    const struct row_out *o = out;
+    struct dbq_plot_trace *t = o->row;
+    t->start = sqlite3_column_int64(s, 0);
+    t->end = sqlite3_column_int64(s, 1);
+    t->ncpus = sqlite3_column_int(s, 2);
+    snprintf(o->text, o->len, "%s", col_text(s, 3));
+}
+
 int dbq_plot_trace(sqlite3 *db, int64_t id, struct dbq_plot_trace *t, char *policy, size_t policylen, char *err,
                    size_t errlen)
 {
-    sqlite3_stmt *s;
-    if (prep(db, "SELECT COALESCE(start_ts, 0), COALESCE(end_ts, start_ts, 0), COALESCE(ncpus, 1), "
-                 "COALESCE(policy, '') FROM trace WHERE trace_id = ?", id, &s, err, errlen) != 0)
-        return -1;
-    int rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW) {
-        t->start = sqlite3_column_int64(s, 0);
-        t->end = sqlite3_column_int64(s, 1);
-        t->ncpus = sqlite3_column_int(s, 2);
-        snprintf(policy, policylen, "%s", col_text(s, 3));
-    }
-    int out = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : dbq_fail(db, err, errlen);
-    sqlite3_finalize(s);
-    return out;
+    struct row_out o = { t, policy, policylen };
+    sqlite3_stmt *s = dbq_prepare(db,
+                                  "SELECT COALESCE(start_ts, 0), COALESCE(end_ts, start_ts, 0), COALESCE(ncpus, 1), "
+                                  "COALESCE(policy, '') FROM trace WHERE trace_id = ?",
+                                  DBQ_ARGS(DBQ_INT(id)), err, errlen);
+    return dbq_one(db, s, read_trace, &o, err, errlen);
 }
 
-int dbq_plot_traces(sqlite3 *db, bool (*fn)(int64_t id, void *arg), void *arg, char *err, size_t errlen)
+/* Calls fn with each row's first column of s until it returns false. */
+static int each_int64(sqlite3 *db, sqlite3_stmt *s, bool (*fn)(int64_t v, void *arg), void *arg, char *err,
+                      size_t errlen)
 {
-    sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(db, "SELECT trace_id FROM trace ORDER BY trace_id", -1, &s, NULL) != SQLITE_OK)
-        return dbq_fail(db, err, errlen);
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW)
         if (!fn(sqlite3_column_int64(s, 0), arg))
@@ -63,18 +62,27 @@ int dbq_plot_traces(sqlite3 *db, bool (*fn)(int64_t id, void *arg), void *arg, c
     return finish(db, s, rc, err, errlen);
 }
 
+int dbq_plot_traces(sqlite3 *db, bool (*fn)(int64_t id, void *arg), void *arg, char *err, size_t errlen)
+{
+    sqlite3_stmt *s = dbq_prepare(db, "SELECT trace_id FROM trace ORDER BY trace_id", NULL, 0, err, errlen);
+    return s ? each_int64(db, s, fn, arg, err, errlen) : -1;
+}
+
+static void read_text(sqlite3_stmt *s, void *out)
+{
+    const struct row_out *o = out;
+    snprintf(o->text, o->len, "%s", col_text(s, 0));
+}
+
 int dbq_plot_trace_params(sqlite3 *db, int64_t id, char *buf, size_t len, char *err, size_t errlen)
 {
-    sqlite3_stmt *s;
+    struct row_out o = { NULL, buf, len };
     buf[0] = '\0';
-    if (sqlite3_prepare_v2(db, "SELECT params FROM scenario WHERE trace_id = ? AND params <> '' LIMIT 1", -1, &s,
-                           NULL) != SQLITE_OK)
+    sqlite3_stmt *s = dbq_prepare(db, "SELECT params FROM scenario WHERE trace_id = ? AND params <> '' LIMIT 1",
+                                  DBQ_ARGS(DBQ_INT(id)), err, errlen);
+    if (!s)
         return 0; /* no scenario table */
-    sqlite3_bind_int64(s, 1, id);
-    int rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW)
-        snprintf(buf, len, "%s", col_text(s, 0));
-    return finish(db, s, rc, err, errlen);
+    return dbq_one(db, s, read_text, &o, err, errlen) < 0 ? -1 : 0;
 }
 
 int dbq_plot_slices(sqlite3 *db, int64_t id, int64_t from, int64_t to,
@@ -88,11 +96,9 @@ int dbq_plot_slices(sqlite3 *db, int64_t id, int64_t from, int64_t to,
         "FROM sched_slice s JOIN thread t ON t.utid = s.utid "
         "WHERE s.trace_id = ?1 AND NOT t.is_idle AND s.dur > 0 AND s.ts < ?3 AND s.ts + s.dur > ?2 "
         "ORDER BY t.utid, s.ts";
-    sqlite3_stmt *s;
-    if (prep(db, sql, id, &s, err, errlen) != 0)
+    sqlite3_stmt *s = dbq_prepare(db, sql, DBQ_ARGS(DBQ_INT(id), DBQ_INT(from), DBQ_INT(to)), err, errlen);
+    if (!s)
         return -1;
-    sqlite3_bind_int64(s, 2, from);
-    sqlite3_bind_int64(s, 3, to);
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         struct dbq_plot_slice r = {
@@ -113,12 +119,11 @@ int dbq_plot_slices(sqlite3 *db, int64_t id, int64_t from, int64_t to,
 int dbq_plot_wakeups(sqlite3 *db, int64_t id, int64_t from, int64_t to,
                      bool (*fn)(int64_t ts, int cpu, void *arg), void *arg, char *err, size_t errlen)
 {
-    sqlite3_stmt *s;
-    if (prep(db, "SELECT ts_wake, cpu FROM wakeup WHERE trace_id = ? AND cpu IS NOT NULL "
-                 "AND ts_wake >= ? AND ts_wake < ? ORDER BY ts_wake", id, &s, err, errlen) != 0)
+    sqlite3_stmt *s = dbq_prepare(db, "SELECT ts_wake, cpu FROM wakeup WHERE trace_id = ? AND cpu IS NOT NULL "
+                                      "AND ts_wake >= ? AND ts_wake < ? ORDER BY ts_wake",
+                                  DBQ_ARGS(DBQ_INT(id), DBQ_INT(from), DBQ_INT(to)), err, errlen);
+    if (!s)
         return -1;
-    sqlite3_bind_int64(s, 2, from);
-    sqlite3_bind_int64(s, 3, to);
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW)
         if (!fn(sqlite3_column_int64(s, 0), sqlite3_column_int(s, 1), arg))
@@ -129,14 +134,12 @@ int dbq_plot_wakeups(sqlite3 *db, int64_t id, int64_t from, int64_t to,
 int dbq_plot_gaps(sqlite3 *db, int64_t id, int64_t from, int64_t to, int64_t end,
                   bool (*fn)(int64_t a, int64_t b, int cpu, void *arg), void *arg, char *err, size_t errlen)
 {
-    sqlite3_stmt *s;
-    if (prep(db, "SELECT MAX(COALESCE(ts_start, ?2), ?2), MIN(COALESCE(ts_end, ?4), ?3), cpu "
-                 "FROM data_gap WHERE trace_id = ?1 AND COALESCE(ts_start, ?2) < ?3 "
-                 "AND COALESCE(ts_end, ?4) > ?2 ORDER BY cpu, ts_start", id, &s, err, errlen) != 0)
+    sqlite3_stmt *s = dbq_prepare(db, "SELECT MAX(COALESCE(ts_start, ?2), ?2), MIN(COALESCE(ts_end, ?4), ?3), cpu "
+                                      "FROM data_gap WHERE trace_id = ?1 AND COALESCE(ts_start, ?2) < ?3 "
+                                      "AND COALESCE(ts_end, ?4) > ?2 ORDER BY cpu, ts_start",
+                                  DBQ_ARGS(DBQ_INT(id), DBQ_INT(from), DBQ_INT(to), DBQ_INT(end)), err, errlen);
+    if (!s)
         return -1;
-    sqlite3_bind_int64(s, 2, from);
-    sqlite3_bind_int64(s, 3, to);
-    sqlite3_bind_int64(s, 4, end);
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW)
         if (!fn(sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1), sqlite3_column_int(s, 2), arg))
@@ -147,18 +150,10 @@ int dbq_plot_gaps(sqlite3 *db, int64_t id, int64_t from, int64_t to, int64_t end
 int dbq_plot_latencies(sqlite3 *db, int64_t id, const char *task, bool (*fn)(int64_t ns, void *arg), void *arg,
                        char *err, size_t errlen)
 {
-    sqlite3_stmt *s;
-    if (prep(db, "SELECT w.latency FROM wakeup w JOIN thread t ON t.utid = w.utid "
-                 "WHERE w.trace_id = ?1 AND w.latency IS NOT NULL AND (?2 IS NULL OR t.name = ?2)",
-             id, &s, err, errlen) != 0)
-        return -1;
-    if (task)
-        sqlite3_bind_text(s, 2, task, -1, SQLITE_STATIC);
-    int rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
-        if (!fn(sqlite3_column_int64(s, 0), arg))
-            break;
-    return finish(db, s, rc, err, errlen);
+    sqlite3_stmt *s = dbq_prepare(db, "SELECT w.latency FROM wakeup w JOIN thread t ON t.utid = w.utid "
+                                      "WHERE w.trace_id = ?1 AND w.latency IS NOT NULL AND (?2 IS NULL OR t.name = ?2)",
+                                  DBQ_ARGS(DBQ_INT(id), DBQ_TEXT(task)), err, errlen);
+    return s ? each_int64(db, s, fn, arg, err, errlen) : -1;
 }
 
 int dbq_plot_experiments(sqlite3 *db, bool *has, int64_t *newest, char *err, size_t errlen)
@@ -185,26 +180,23 @@ static char *dup_col(sqlite3_stmt *s, int i)
     return xstrdup(col_text(s, i));
 }
 
+static void read_experiment(sqlite3_stmt *s, void *out)
+{
+    struct dbq_plot_experiment *x = out;
+    x->file = dup_col(s, 0);
+    x->engine = dup_col(s, 1);
+    x->axes = dup_col(s, 2);
+    x->columns = dup_col(s, 3);
+    x->repeats = sqlite3_column_int(s, 4);
+}
+
 int dbq_plot_experiment(sqlite3 *db, int64_t id, struct dbq_plot_experiment *x, char *err, size_t errlen)
 {
-    sqlite3_stmt *s;
     memset(x, 0, sizeof *x);
-    if (prep(db, "SELECT COALESCE(file, ''), engine, COALESCE(axes, ''), COALESCE(columns, ''), "
-                 "repeats FROM experiment WHERE experiment_id = ?", id, &s, err, errlen) != 0)
-        return -1;
-    int rc = sqlite3_step(s), out;
-    if (rc == SQLITE_ROW) {
-        x->file = dup_col(s, 0);
-        x->engine = dup_col(s, 1);
-        x->axes = dup_col(s, 2);
-        x->columns = dup_col(s, 3);
-        x->repeats = sqlite3_column_int(s, 4);
-        out = 1;
-    } else {
-        out = rc == SQLITE_DONE ? 0 : dbq_fail(db, err, errlen);
-    }
-    sqlite3_finalize(s);
-    return out;
+    sqlite3_stmt *s = dbq_prepare(db, "SELECT COALESCE(file, ''), engine, COALESCE(axes, ''), COALESCE(columns, ''), "
+                                      "repeats FROM experiment WHERE experiment_id = ?", DBQ_ARGS(DBQ_INT(id)), err,
+                                  errlen);
+    return dbq_one(db, s, read_experiment, x, err, errlen);
 }
 
 /* Alike in shape to every free of a struct of strings: its own fields. */
@@ -217,46 +209,44 @@ void dbq_plot_experiment_free(struct dbq_plot_experiment *x)
     memset(x, 0, sizeof *x);
 }
 
-/* prep() with ?2 task and ?3 metric bound too. */
-static int prep_metric(sqlite3 *db, const char *sql, int64_t id, const char *task, const char *metric,
-                       sqlite3_stmt **s, char *err, size_t errlen)
+/* The statements over experiment id's values of task.metric: ?1 id, ?2
+ * task, ?3 metric. */
+#define METRIC_ARGS(id, task, metric) DBQ_ARGS(DBQ_INT(id), DBQ_TEXT(task), DBQ_TEXT(metric))
+
+/* The row's two counts into out, an int[2]. */
+static void read_counts(sqlite3_stmt *s, void *out)
 {
-    if (prep(db, sql, id, s, err, errlen) != 0)
-        return -1;
-    sqlite3_bind_text(*s, 2, task, -1, SQLITE_STATIC);
-    sqlite3_bind_text(*s, 3, metric, -1, SQLITE_STATIC);
-    return 0;
+    int *n = out;
+    n[0] = sqlite3_column_int(s, 0);
+    n[1] = sqlite3_column_int(s, 1);
 }
 
 int dbq_plot_metric_count(sqlite3 *db, int64_t id, const char *task, const char *metric, int *rows, int *values,
                           char *err, size_t errlen)
 {
-    sqlite3_stmt *s;
-    *rows = *values = 0;
-    if (prep_metric(db, "SELECT COUNT(*), COUNT(m.value) FROM scenario s JOIN scenario_metric m USING "
-                        "(scenario_id) WHERE s.experiment_id = ?1 AND m.task = ?2 AND m.metric = ?3",
-                    id, task, metric, &s, err, errlen) != 0)
-        return -1;
-    int rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW) {
-        *rows = sqlite3_column_int(s, 0);
-        *values = sqlite3_column_int(s, 1);
-    }
-    return finish(db, s, rc, err, errlen);
+    int n[2] = { 0, 0 };
+    sqlite3_stmt *s = dbq_prepare(db, "SELECT COUNT(*), COUNT(m.value) FROM scenario s JOIN scenario_metric m USING "
+                                      "(scenario_id) WHERE s.experiment_id = ?1 AND m.task = ?2 AND m.metric = ?3",
+                                  METRIC_ARGS(id, task, metric), err, errlen);
+    int rc = dbq_one(db, s, read_counts, n, err, errlen);
+    *rows = n[0];
+    *values = n[1];
+    return rc < 0 ? -1 : 0;
 }
 
 int dbq_plot_cells(sqlite3 *db, int64_t id, const char *task, const char *metric, struct dbq_plot_cell **cells,
                    size_t *n, char *err, size_t errlen)
 {
-    sqlite3_stmt *s;
     size_t cap = 0;
     *cells = NULL;
     *n = 0;
-    if (prep_metric(db, "SELECT s.cell, s.engine, COALESCE(s.params, ''), AVG(m.value), MIN(m.value), "
-                        "MAX(m.value) FROM scenario s JOIN scenario_metric m USING (scenario_id) "
-                        "WHERE s.experiment_id = ?1 AND s.status = 'ok' AND m.task = ?2 AND m.metric = ?3 "
-                        "AND m.value IS NOT NULL GROUP BY s.cell, s.engine ORDER BY s.cell, s.engine",
-                    id, task, metric, &s, err, errlen) != 0)
+    sqlite3_stmt *s = dbq_prepare(db,
+                                  "SELECT s.cell, s.engine, COALESCE(s.params, ''), AVG(m.value), MIN(m.value), "
+                                  "MAX(m.value) FROM scenario s JOIN scenario_metric m USING (scenario_id) "
+                                  "WHERE s.experiment_id = ?1 AND s.status = 'ok' AND m.task = ?2 AND m.metric = ?3 "
+                                  "AND m.value IS NOT NULL GROUP BY s.cell, s.engine ORDER BY s.cell, s.engine",
+                                  METRIC_ARGS(id, task, metric), err, errlen);
+    if (!s)
         return -1;
     int rc = SQLITE_DONE;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {

@@ -344,17 +344,20 @@ static int do_invert(struct top_ui *ui, int ch)
     return 0;
 }
 
-static int do_search(struct top_ui *ui, int ch)
+/* The line ch asks to type (top_actions' rows name the keys): / or F3 a
+ * search, \ or F4 a filter, m a marker's name. */
+static int do_line(struct top_ui *ui, int ch)
 {
-    (void)ch;
-    start_input(ui, IN_SEARCH);
-    return 0;
-}
-
-static int do_filter(struct top_ui *ui, int ch)
-{
-    (void)ch;
-    start_input(ui, IN_FILTER);
+    enum top_input in = IN_NONE;
+    switch (ch) {
+    case '/':
+    case KEY_F(3): in = IN_SEARCH; break;
+    case '\\':
+    case KEY_F(4): in = IN_FILTER; break;
+    case 'm': in = IN_MARK; break;
+    }
+    BUG_ON(in == IN_NONE); /* top_actions binds do_line to these keys alone */
+    start_input(ui, in);
     return 0;
 }
 
@@ -383,19 +386,13 @@ static int do_tag(struct top_ui *ui, int ch)
     return 0;
 }
 
-/* do_follow, do_pause and do_cpus: alike in shape, each its own switch
- * (top_actions gives a row one function). */
-static int do_follow(struct top_ui *ui, int ch)
+/* The switch ch flips (top_actions' rows name the keys): F follows the
+ * selection, z pauses, 1 shows the per-CPU rows. */
+static int do_flip(struct top_ui *ui, int ch)
 {
-    (void)ch;
-    ui->follow = !ui->follow;
-    return 0;
-}
-
-static int do_pause(struct top_ui *ui, int ch)
-{
-    (void)ch;
-    ui->paused = !ui->paused;
+    bool *on = ch == 'F' ? &ui->follow : ch == 'z' ? &ui->paused : ch == '1' ? &ui->show_cpus : NULL;
+    BUG_ON(!on); /* top_actions binds do_flip to these keys alone */
+    *on = !*on;
     return 0;
 }
 
@@ -414,13 +411,6 @@ static int do_speed(struct top_ui *ui, int ch)
         ui->speed /= 2;
     else if (ch == ']' && ui->speed < 1000)
         ui->speed *= 2;
-    return 0;
-}
-
-static int do_cpus(struct top_ui *ui, int ch)
-{
-    (void)ch;
-    ui->show_cpus = !ui->show_cpus;
     return 0;
 }
 
@@ -466,13 +456,6 @@ static int do_knob(struct top_ui *ui, int ch)
     return 0;
 }
 
-static int do_mark(struct top_ui *ui, int ch)
-{
-    (void)ch;
-    start_input(ui, IN_MARK);
-    return 0;
-}
-
 const struct top_action top_actions[] = {
     { { 'q', KEY_F(10) }, "quit", do_quit },
     { { 'h', '?', KEY_F(1) }, "this help (any key returns)", do_help },
@@ -483,22 +466,22 @@ const struct top_action top_actions[] = {
     { { 'P' }, "sort by %CPU", do_sort_by },
     { { 'L' }, "sort by wake latency (99th percentile)", do_sort_by },
     { { 'I' }, "invert the sort order", do_invert },
-    { { '/', KEY_F(3) }, "search a name or TID (F3 again: next match)", do_search },
-    { { '\\', KEY_F(4) }, "filter by name or TID (Esc clears)", do_filter },
+    { { '/', KEY_F(3) }, "search a name or TID (F3 again: next match)", do_line },
+    { { '\\', KEY_F(4) }, "filter by name or TID (Esc clears)", do_line },
     { { 27 }, "clear the filter", do_clear },
     { { ' ' }, "tag or untag the selected task (actions apply to tagged tasks)", do_tag },
-    { { 'F' }, "follow the selected task as the order changes", do_follow },
-    { { 'z' }, "pause / resume", do_pause },
+    { { 'F' }, "follow the selected task as the order changes", do_flip },
+    { { 'z' }, "pause / resume", do_flip },
     { { '+', '=' }, "refresh more often (halve the delay)", do_delay },
     { { '-' }, "refresh less often (double the delay)", do_delay },
     { { '[', ']' }, "replay slower / faster", do_speed },
-    { { '1' }, "show / hide the per-CPU rows", do_cpus },
+    { { '1' }, "show / hide the per-CPU rows", do_flip },
     { { '\t' }, "next view: tasks, latency histogram, timeline", do_view },
     { { 'n', 'N' }, "nice down / up (-1 / +1) in the kernel", do_nice },
     { { 's' }, "set the task's slice (microseconds)", do_slice },
     { { 'f' }, "toggle an EEVDF feature switch", do_feature },
     { { 'R' }, "flip replace_on_release: re-place or keep fair tasks a higher class bounced", do_knob },
-    { { 'm' }, "drop a named marker into the trace", do_mark },
+    { { 'm' }, "drop a named marker into the trace", do_line },
 };
 const size_t top_nactions = sizeof top_actions / sizeof top_actions[0];
 
