@@ -223,3 +223,17 @@ stale_instances() {
     done
     echo $n
 }
+
+# kernel_scn FILE CPUS RUN: the small kernel scenario two suites run
+# (merge_test's kernel experiment, scenario_test's counters against the
+# trace) into FILE: two hogs and a periodic probe on the last of CPUS
+# CPUs for RUN, at 250 Hz, seed 3; then the lines on stdin (another task,
+# a measure line).
+kernel_scn() {
+    local cpu=$(($2 - 1))
+    {
+        printf 'policy eevdf\ncpus %s\nhz 250\nquantum 10us\nrun %s\nseed 3\n' "$2" "$3"
+        printf 'task hog*2 cpu=%s\ntask probe cpu=%s pattern=run:50us,every:1ms:30%%\n' "$cpu" "$cpu"
+        cat
+    } >"$1"
+}

@@ -46,7 +46,9 @@ static int set_engines(const char *v, void *value, char *err, size_t errlen)
     return 0;
 }
 
-/* --vary KEY=V1,V2, repeatable (each value checked by experiment_run). */
+/* --vary KEY=V1,V2, repeatable (each value checked by experiment_run).
+ * Alike in shape to runq sim's parse_feature (a checked KEY=VALUE kept in
+ * a bounded list), each its own check, list and message. */
 static int add_vary(const char *v, void *value, char *err, size_t errlen)
 {
     struct experiment_opts *o = value;
@@ -95,16 +97,6 @@ static int set_timeout(const char *v, void *value, char *err, size_t errlen)
     return set_count(v, value, 1, 86400);
 }
 
-static int set_seed(const char *v, void *value, char *err, size_t errlen)
-{
-    (void)err, (void)errlen;
-    struct experiment_opts *o = value;
-    if (!scn_parse_count(v, UINT64_MAX, &o->seed))
-        return -1;
-    o->seed_given = true;
-    return 0;
-}
-
 static int set_shard(const char *v, void *value, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
@@ -138,8 +130,7 @@ int cmd_experiment(int argc, char **argv)
                 .takes = "KEY=V1,V2,..."),
         FLAG_FN("repeat", &o.repeat, "N", "run each cell N times, with seeds SEED..SEED+N-1 (default 1)",
                 set_repeat, .takes = "1.." XP_STR(XP_MAX_REPEAT)),
-        FLAG_FN("seed", &o, "N", "the first repeat's seed (default: the file's seed, else 0)", set_seed,
-                .takes = "a whole number 0..18446744073709551615"),
+        FLAG_SEED("seed", &o.seed, &o.seed_given, "N", "the first repeat's seed (default: the file's seed, else 0)"),
         FLAG_FILE("db", &o.db, "FILE.db", "store runs and traces here (default " XP_DEFAULT_DB ")"),
         FLAG_FN("jobs", &o.jobs, "N", "runs at once (kernel: default the host's CPUs, 1 with --realtime;\nlinux: default 1)",
                 set_jobs, .takes = "1.." XP_STR(ENGINE_MAX_JOBS)),

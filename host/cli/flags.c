@@ -145,14 +145,16 @@ int flags_parse(const struct command_spec *c, int argc, char **argv, const char 
             if (eq)
                 return flags_usage_error(c, "--%s takes no value", f->name);
             *(bool *)f->value = true;
-            continue;
+        } else {
+            const char *v = eq ? eq + 1 : i + 1 < argc ? argv[++i] : NULL;
+            if (!v)
+                return flags_usage_error(c, "--%s needs a value", f->name);
+            int rc = set_value(c, f, v);
+            if (rc)
+                return rc;
         }
-        const char *v = eq ? eq + 1 : i + 1 < argc ? argv[++i] : NULL;
-        if (!v)
-            return flags_usage_error(c, "--%s needs a value", f->name);
-        int rc = set_value(c, f, v);
-        if (rc)
-            return rc;
+        if (f->given)
+            *f->given = true;
     }
     return -1;
 }
@@ -215,4 +217,10 @@ int flag_policy(const char *v, void *value, char *err, size_t errlen)
         return -1;
     *(const char **)value = v;
     return 0;
+}
+
+int flag_seed(const char *v, void *value, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    return scn_parse_count(v, UINT64_MAX, value) ? 0 : -1;
 }

@@ -42,6 +42,7 @@ struct flag {
     const char *takes; /* FLAG_INT, FLAG_I64, FLAG_FUNC: what it takes, for "--at takes an event number, not 'x'" */
     int (*fn)(const char *v, void *value, char *err, size_t errlen); /* FLAG_FUNC */
     char short_name;   /* 'v' for -v as well as --name; 0: none */
+    bool *given;       /* set true once the flag is given (and its value taken); NULL: none */
 };
 
 /* Table rows, by type (designated, so a row names only what it uses).
@@ -65,9 +66,15 @@ struct flag {
 int flag_file(const char *v, void *value, char *err, size_t errlen);
 /* A policy runq runs, rr or eevdf (scn_policy_known), into *(const char **)value. */
 int flag_policy(const char *v, void *value, char *err, size_t errlen);
+/* A seed, 0..2^64-1 (scn_parse_count), into *(uint64_t *)value. */
+int flag_seed(const char *v, void *value, char *err, size_t errlen);
 
 /* --n FILE: a row of flag_file's. */
 #define FLAG_FILE(n, var, a, h, ...) FLAG_FN(n, var, a, h, flag_file, .takes = "a file name", __VA_ARGS__)
+/* --n SEED: a row of flag_seed's, *given_ set when it is given (a seed of
+ * 0 is one too). */
+#define FLAG_SEED(n, var, given_, a, h, ...)                                                                  \
+    FLAG_FN(n, var, a, h, flag_seed, .given = (given_), .takes = "a whole number 0..18446744073709551615", __VA_ARGS__)
 
 struct command_spec {
     const char *name;  /* "step" (or "report latency": what follows "runq ") */

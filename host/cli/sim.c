@@ -11,17 +11,6 @@
 #include "host/cli/flags.h"
 #include "host/engine/sim/sim.h"
 
-/* Alike in shape to runq experiment's set_seed: each command its own opts. */
-static int parse_seed(const char *v, void *value, char *err, size_t errlen)
-{
-    struct sim_opts *o = value;
-    (void)err, (void)errlen;
-    if (!scn_parse_count(v, UINT64_MAX, &o->seed))
-        return -1;
-    o->seeded = true;
-    return 0;
-}
-
 static int parse_run(const char *v, void *value, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
@@ -62,8 +51,8 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
                 "deadline, lag, eligibility", .short_name = 'v'),
         FLAG_ON("numberline", &o->numberline,
                 "at every decision draw V (*) and each task's vruntime (|)\nto deadline (<)"),
-        FLAG_FN("seed", o, "SEED", "make up a random problem from SEED and print it", parse_seed,
-                .short_name = 's', .takes = "a whole number 0..18446744073709551615"),
+        FLAG_SEED("seed", &o->seed, &o->seeded, "SEED", "make up a random problem from SEED and print it",
+                  .short_name = 's'),
         FLAG_ON("check", &o->check, "with -s: print the answer too (schedule and decisions)", .short_name = 'c'),
         FLAG_FN("policy", &o->policy, "rr|eevdf", "run this policy, whatever the workload says", flag_policy,
                 .short_name = 'p', .takes = "rr or eevdf"),

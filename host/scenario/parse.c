@@ -177,56 +177,6 @@ void scn_param_key(const char *key, char *buf, size_t len)
     snprintf(buf, len, "%s", strncmp(key, "knob.", 5) == 0 && knob_lookup(key + 5) >= 0 ? key + 5 : key);
 }
 
-/* ---- durations ---- */
-
-static const struct {
-    const char *name;
-    uint64_t ns;
-} scn_units[] = { { "s", 1000000000ull }, { "ms", 1000000ull }, { "us", 1000ull }, { "ns", 1ull } };
-
-bool scn_parse_duration(const char *s, uint64_t *out)
-{
-    uint64_t whole = 0, frac = 0, scale = 1;
-    const char *p = s;
-
-    if (strcmp(s, "0") == 0) {
-        *out = 0;
-        return true;
-    }
-    if (!isdigit((unsigned char)*p))
-        return false;
-    for (; isdigit((unsigned char)*p); p++) {
-        whole = whole * 10 + (uint64_t)(*p - '0');
-        if (whole > SCN_DURATION_MAX)
-            return false;
-    }
-    if (*p == '.') {
-        p++;
-        if (!isdigit((unsigned char)*p))
-            return false;
-        for (; isdigit((unsigned char)*p); p++) {
-            if (scale >= 1000000000ull)
-                return false;
-            frac = frac * 10 + (uint64_t)(*p - '0');
-            scale *= 10;
-        }
-    }
-    for (size_t u = 0; u < sizeof scn_units / sizeof scn_units[0]; u++) {
-        if (strcmp(p, scn_units[u].name) != 0)
-            continue;
-        uint64_t unit = scn_units[u].ns;
-        if (frac * unit % scale != 0)
-            return false; /* finer than a nanosecond */
-        /* Checked before the product: 18446744074s times 1e9 wraps past
-         * 2^64 to 0.29 s, which the bound after it would take. */
-        if (whole > SCN_DURATION_MAX / unit)
-            return false;
-        *out = whole * unit + frac * unit / scale;
-        return *out <= SCN_DURATION_MAX;
-    }
-    return false;
-}
-
 bool scn_policy_known(const char *name)
 {
     return strcmp(name, "rr") == 0 || strcmp(name, "eevdf") == 0;
@@ -243,19 +193,6 @@ bool scn_parse_count(const char *s, uint64_t max, uint64_t *out)
         return false;
     *out = v;
     return true;
-}
-
-void scn_format_duration(char *buf, size_t len, uint64_t ns)
-{
-    if (ns == 0) {
-        snprintf(buf, len, "0");
-        return;
-    }
-    for (size_t u = 0; u < sizeof scn_units / sizeof scn_units[0]; u++)
-        if (ns % scn_units[u].ns == 0) {
-            snprintf(buf, len, "%llu%s", (unsigned long long)(ns / scn_units[u].ns), scn_units[u].name);
-            return;
-        }
 }
 
 /* "30%", "2.5%", "0": a jitter in per mille, 0..SCN_PROG_JITTER_MAX. */
@@ -373,6 +310,15 @@ static int duration_arg(struct parser *p, const char *what, const char *s, uint6
         return perr(p, p->line, "bad %s '%s': want a number and a unit (ns, us, ms, s), e.g. 3ms, at most 3600s",
                     what, s);
     return 0;
+}
+
+/* duration_arg for a time that must be above 0: a 0 is "NAME must be
+ * longer than 0" (name: "the tick", "run"). */
+static int positive_duration_arg(struct parser *p, const char *what, const char *name, const char *s, uint64_t *out)
+{
+    if (duration_arg(p, what, s, out) < 0)
+        return -1;
+    return *out ? 0 : perr(p, p->line, "%s must be longer than 0", name);
 }
 
 /* weight=W must be one of the 40 weights nice values give: the policies
@@ -549,10 +495,8 @@ static int set_every(struct parser *p, struct scn_task *t, const char *key, cons
     int n = 0;
 
     if (strcmp(key, "period") == 0) {
-        if (duration_arg(p, "period", val, &period) < 0)
+        if (positive_duration_arg(p, "period", "period", val, &period) < 0)
             return -1;
-        if (!period)
-            return perr(p, p->line, "period must be longer than 0");
     } else if (!parse_jitter(val, &jitter)) {
         return perr(p, p->line, "bad jitter '%s': want a percentage 0%%..99.9%%, e.g. 30%%", val);
     }
@@ -788,25 +732,19 @@ static int machine_directive(struct parser *p, struct scenario *s, const char *d
         s->tick_ns = 1000000000ull / (uint64_t)n;
         s->lines.hz = p->line;
     } else if (strcmp(d, "tick") == 0) {
-        if (duration_arg(p, "tick", args[0], &s->tick_ns) < 0)
+        if (positive_duration_arg(p, "tick", "the tick", args[0], &s->tick_ns) < 0)
             return -1;
-        if (s->tick_ns == 0)
-            return perr(p, p->line, "the tick must be longer than 0");
         if (s->lines.hz && s->lines.hz != p->line)
             return perr(p, p->line, "give hz or tick, not both (hz is on line %d)", s->lines.hz);
         s->hz = 1000000000ull % s->tick_ns ? 0 : (unsigned)(1000000000ull / s->tick_ns);
         s->lines.tick = p->line;
     } else if (strcmp(d, "quantum") == 0) {
-        if (duration_arg(p, "quantum", args[0], &s->quantum_ns) < 0)
+        if (positive_duration_arg(p, "quantum", "the quantum", args[0], &s->quantum_ns) < 0)
             return -1;
-        if (s->quantum_ns == 0)
-            return perr(p, p->line, "the quantum must be longer than 0");
         s->lines.quantum = p->line;
     } else if (strcmp(d, "run") == 0) {
-        if (duration_arg(p, "run", args[0], &s->run_ns) < 0)
+        if (positive_duration_arg(p, "run", "run", args[0], &s->run_ns) < 0)
             return -1;
-        if (s->run_ns == 0)
-            return perr(p, p->line, "run must be longer than 0");
         s->lines.run = p->line;
     } else if (strcmp(d, "seed") == 0) {
         if (!scn_parse_count(args[0], UINT64_MAX, &s->seed))

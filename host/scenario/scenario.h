@@ -8,8 +8,10 @@
  * reads unchanged: a workload is a scenario that uses none of the new
  * directives.
  *
- * Three parts, one file each:
+ * Four parts, one file each:
  *   host/scenario/parse.c   the format: parse a file, print a scenario back
+ *   host/scenario/duration.c  durations as text, read and written (no
+ *                      policy code: the Linux reference links it alone)
  *   host/scenario/result.c  what an engine measured, and the metrics from it
  *   host/scenario/kprog.c   the kernel engine's program and its answer
  *                      (trace/scenario.h)
@@ -242,6 +244,13 @@ void scn_print(FILE *out, const struct scenario *s);
  * s, or a bare 0. False unless the value is a whole number of ns, at most
  * SCN_DURATION_MAX (never a value that wrapped past 2^64 on the way). */
 bool scn_parse_duration(const char *s, uint64_t *ns);
+/* The shortest exact spelling of ns: "0", "800us", "1600us", "2ms", "1s". */
+void scn_format_duration(char *buf, size_t len, uint64_t ns);
+/* A time or a virtual time in microseconds, exact: "1600", "-533.333"
+ * (ns -533333), no trailing zeros: runq sim -v's numbers, and the Linux
+ * reference's, which prints in its form (tests/policy/linux_ref.h). */
+void scn_format_us(char *buf, size_t len, int64_t ns);
+
 /* A count or a seed: decimal digits only (no sign, space or suffix), at
  * most max, into *out. False for anything else, and for a number past
  * 2^64 - 1 (never a value strtoull clamped). */
@@ -250,8 +259,6 @@ bool scn_parse_count(const char *s, uint64_t max, uint64_t *out);
  * "eevdf" (a scenario's policy line, runq boot's and runq sim's --policy,
  * a lab's policy). */
 bool scn_policy_known(const char *name);
-/* The shortest exact spelling of ns: "0", "800us", "1600us", "2ms", "1s". */
-void scn_format_duration(char *buf, size_t len, uint64_t ns);
 
 /* The metric called name ("p99", "stall", ...), or -1. */
 int scn_metric_lookup(const char *name);

@@ -202,17 +202,7 @@ fi
 # a.db: an EEVDF trace, then a kernel experiment (its run's trace, tasks
 # with utids); b.db: a round robin trace, an experiment on paper, another
 # EEVDF trace. Each stream has a file of its own: a trace's source names it.
-# (k.scn is alike in its lines to scenario_test.sh's small.scn, not in
-# meaning: each is the scenario file its own test runs, data, not code.)
-cat >"$T/k.scn" <<'EOF'
-policy eevdf
-cpus 1
-hz 250
-quantum 10us
-run 200ms
-seed 3
-task hog*2 cpu=0
-task probe cpu=0 pattern=run:50us,every:1ms:30%
+kernel_scn "$T/k.scn" 1 200ms <<'EOF'
 measure probe stall p99
 EOF
 "$GEN" --ms 200 --seed 1 --out "$T/a1.bin" && "$GEN" --ms 200 --policy rr --tasks 5 --seed 2 --out "$T/b1.bin" &&

@@ -211,15 +211,7 @@ else
 fi
 
 # ---- the kernel: counters against the trace ----
-cat >"$T/small.scn" <<'EOF'
-policy eevdf
-cpus 2
-hz 250
-quantum 10us
-run 500ms
-seed 3
-task hog*2 cpu=1
-task probe cpu=1 pattern=run:50us,every:1ms:30%
+kernel_scn "$T/small.scn" 2 500ms <<'EOF'
 task napper cpu=1 slice=100us pattern=run:200us,sleep:3ms
 EOF
 if "$RUNQ" experiment --quiet --db "$T/k.db" "$T/small.scn" >"$T/k.out" 2>"$T/k.err"; then

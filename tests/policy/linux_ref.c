@@ -2,8 +2,11 @@
  * Linux 6.18's fair class on one CPU, as a reference for `runq sim -v`
  * (issue 14). Written from the rules of kernel/sched/fair.c, core.c and
  * features.h of 6.18, function by function; the comments name the Linux
- * function each part follows. Nothing here comes from runq's eevdf.c: only
- * the weight table (kernel/sched/weights.c, Linux's own numbers) is shared.
+ * function each part follows. Nothing here comes from runq's eevdf.c: of
+ * runq only the weight table (kernel/sched/weights.c, Linux's own numbers),
+ * the text of numbers (host/scenario/duration.c: a workload's durations,
+ * runq sim -v's microseconds) and the generator's random stream
+ * (host/engine/sim/rng.h) are shared, none of them a scheduling rule.
  *
  * What was read: 6.18's versions of the functions named below, from the
  * patches that made them (Vincent Guittot's July 2025 series giving
@@ -68,6 +71,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host/scenario/scenario.h"
 #include "linux_ref.h"
 #include "weights.h"
 
@@ -855,21 +859,8 @@ static void lref_boundary_curr(struct lref_rq *rq, char *why, size_t len)
     }
 }
 
-/* ---- output, in `runq sim -v`'s form (host/engine/sim/sim.c) ---- */
-
-static void fmt_us(char *buf, size_t len, int64_t ns)
-{
-    uint64_t a = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
-    int n = snprintf(buf, len, "%s%" PRIu64, ns < 0 ? "-" : "", a / 1000);
-
-    if (a % 1000 && n > 0 && (size_t)n < len) {
-        char frac[8];
-        snprintf(frac, sizeof frac, ".%03u", (unsigned)(a % 1000));
-        for (size_t k = strlen(frac) - 1; frac[k] == '0'; k--)
-            frac[k] = '\0';
-        snprintf(buf + n, len - (size_t)n, "%s", frac);
-    }
-}
+/* ---- output, in `runq sim -v`'s form (host/engine/sim/sim.c), its
+ * numbers scn_format_us's ---- */
 
 static int name_width(const struct lref_rq *rq)
 {
@@ -904,8 +895,8 @@ static void log_decision(struct lref_rq *rq, const char *why)
     int wd = name_width(rq);
     char ts[32], V[32];
 
-    fmt_us(ts, sizeof ts, (int64_t)rq->now);
-    fmt_us(V, sizeof V, (int64_t)avg_vruntime(rq));
+    scn_format_us(ts, sizeof ts, (int64_t)rq->now);
+    scn_format_us(V, sizeof V, (int64_t)avg_vruntime(rq));
     fprintf(f, "\nt=%s %s: V=%s, picked %s\n", ts, why, V, rq->curr == LREF_NONE ? "nobody" : rq->t[rq->curr].spec->name);
     for (int k = 0; k < rq->ndeparted; k++)
         fprintf(f, "  %s leaves the queue: its delayed dequeue is done, its lag paid\n",
@@ -917,12 +908,12 @@ static void log_decision(struct lref_rq *rq, const char *why)
         const char *e = "-";
 
         if (se->on_rq) {
-            fmt_us(v, sizeof v, (int64_t)se->vruntime);
-            fmt_us(d, sizeof d, (int64_t)se->deadline);
-            fmt_us(l, sizeof l, (int64_t)(avg_vruntime(rq) - se->vruntime));
+            scn_format_us(v, sizeof v, (int64_t)se->vruntime);
+            scn_format_us(d, sizeof d, (int64_t)se->deadline);
+            scn_format_us(l, sizeof l, (int64_t)(avg_vruntime(rq) - se->vruntime));
             e = entity_eligible(rq, i) ? "yes" : "no";
         } else if (rq->t[i].state == LREF_T_ASLEEP) {
-            fmt_us(l, sizeof l, se->vlag);
+            scn_format_us(l, sizeof l, se->vlag);
         }
         fprintf(f, "%c %-*s %-7s %11s %11s %11s  %s\n", rq->curr == i ? '*' : ' ', wd, rq->t[i].spec->name,
                 state_name(rq, i), v, d, l, e);
@@ -934,7 +925,7 @@ static void print_header(FILE *out, const struct lref_rq *rq)
     int wd = name_width(rq);
     char b[32];
 
-    fmt_us(b, sizeof b, (int64_t)rq->base_slice);
+    scn_format_us(b, sizeof b, (int64_t)rq->base_slice);
     fprintf(out, "\nlinux 6.18 reference, quantum %" PRIu64 "us, tick %" PRIu64 "us, base slice %sus",
             rq->w->quantum_ns / 1000, rq->tick / 1000, b);
     for (int f = 0; f < LREF_NR_FEATURES; f++)
@@ -944,7 +935,7 @@ static void print_header(FILE *out, const struct lref_rq *rq)
     for (int i = 0; i < rq->n; i++) {
         const struct lref_task *t = &rq->t[i];
 
-        fmt_us(b, sizeof b, (int64_t)(t->spec->slice_ns ? t->spec->slice_ns : rq->base_slice));
+        scn_format_us(b, sizeof b, (int64_t)(t->spec->slice_ns ? t->spec->slice_ns : rq->base_slice));
         fprintf(out, "  %-*s %4d  %6u  %sus  %6u\n", wd, t->spec->name, t->spec->nice,
                 sched_nice_to_weight(t->spec->nice), b, t->quanta);
     }

@@ -2,41 +2,28 @@
  * Random single-CPU workloads for the differential test
  * (tests/policy/linux_diff.sh): only what `runq sim` accepts (docs/sim.md), so
  * both sides read the same file. Yields come from a second stream, so the
- * rest of each seed's workload is what it was before `yield` existed. The same seed gives the same workload
- * everywhere: the generator is its own xorshift64*, seeded through
- * splitmix64, as host/engine/sim/sim_gen.c's.
+ * rest of each seed's workload is what it was before `yield` existed. The
+ * same seed gives the same workload everywhere: the draws are runq sim's
+ * generator's stream (host/engine/sim/rng.h), a random stream and no
+ * scheduling rule, so sharing it leaves the reference's decisions its own.
  */
 #include <string.h>
 
+#include "host/engine/sim/rng.h"
 #include "linux_ref.h"
 
-struct lref_rng {
-    uint64_t s;
-};
-
-/* The same xorshift64* as host/engine/sim/sim_gen.c's, copied on purpose:
- * the reference links nothing of runq but the weight table (linux_ref.h),
- * and one seed must make one workload on both sides. */
-static uint64_t lref_next(struct lref_rng *r)
-{
-    r->s ^= r->s >> 12;
-    r->s ^= r->s << 25;
-    r->s ^= r->s >> 27;
-    return r->s * 2685821657736338717ull;
-}
-
 /* 0..n-1 */
-static unsigned lref_below(struct lref_rng *r, unsigned n)
+static unsigned lref_below(uint64_t *r, unsigned n)
 {
-    return (unsigned)(lref_next(r) % n);
+    return (unsigned)(sim_xorshift64star(r) % n);
 }
 
-static bool lref_chance(struct lref_rng *r, unsigned percent)
+static bool lref_chance(uint64_t *r, unsigned percent)
 {
     return lref_below(r, 100) < percent;
 }
 
-static void gen_pattern(struct lref_rng *r, uint64_t q, struct lref_task_spec *t)
+static void gen_pattern(uint64_t *r, uint64_t q, struct lref_task_spec *t)
 {
     unsigned pairs = 1 + lref_below(r, 3);
 
@@ -57,7 +44,7 @@ static void gen_pattern(struct lref_rng *r, uint64_t q, struct lref_task_spec *t
 
 /* Some run steps are followed by a yield; some spinners yield after every
  * few quanta. */
-static void add_yields(struct lref_rng *r, uint64_t q, struct lref_task_spec *t)
+static void add_yields(uint64_t *r, uint64_t q, struct lref_task_spec *t)
 {
     struct lref_seg out[LREF_MAX_SEGS];
     int n = 0;
@@ -84,14 +71,8 @@ void lref_generate(uint64_t seed, bool switches, bool yields, struct lref_worklo
     static const uint64_t quanta[] = { 100000, 250000, 500000, 800000, 1000000 };
     static const unsigned cpus[] = { 1, 2, 4, 8 };
     static const unsigned ticks[] = { 1, 1, 1, 2, 3, 4 };
-    struct lref_rng r, ry;
-    uint64_t z = seed + 0x9e3779b97f4a7c15ull;
+    uint64_t r = sim_splitmix64(seed) | 1, ry = (r * 0x9e3779b97f4a7c15ull) | 1;
     uint64_t q;
-
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    r.s = (z ^ (z >> 31)) | 1;
-    ry.s = (r.s * 0x9e3779b97f4a7c15ull) | 1;
 
     lref_workload_init(w);
     q = quanta[lref_below(&r, 5)];

@@ -1,15 +1,18 @@
 /*
  * The workload format of docs/sim.md, read again for the Linux reference
- * (tests/ may not include host/engine/sim/sim.h; see linux_ref.h). It accepts what the
- * generator writes and what the files in docs/sim/ hold, checks less than
- * host/cli/sim_parse.c (the workloads come from runq's own files or from
- * linux_ref_gen.c), and reads `yield` as runq sim does.
+ * with its own code: host/scenario/parse.c would link runq's eevdf.c (its
+ * feature names), the code under test, and reads far more than the
+ * reference models. This accepts what the generator writes and what the
+ * files in docs/sim/ hold, checks less than parse.c (the workloads come
+ * from runq's own files or from linux_ref_gen.c), and reads `yield` as
+ * runq sim does. A duration is spelled as the format spells it:
+ * host/scenario/duration.c reads and writes it.
  */
-#include <ctype.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "host/scenario/scenario.h"
 #include "linux_ref.h"
 #include "weights.h"
 
@@ -23,8 +26,9 @@ static const struct {
 };
 
 /* Alike in shape to host/scenario/parse.c's table lookups, not shared:
- * the reference reads its workloads with its own code (the top of this
- * file, linux_ref.h). */
+ * this table is Linux 6.18's switches with Linux's defaults (linux_ref.h),
+ * and the reference reads its workloads with its own code (the top of
+ * this file). */
 int lref_feature_lookup(const char *name)
 {
     for (int f = 0; f < LREF_NR_FEATURES; f++)
@@ -50,37 +54,6 @@ void lref_workload_init(struct lref_workload *w)
     w->quantum_ns = 1000000;
     w->run_ns = 32 * w->quantum_ns;
     memset(w->feature, -1, sizeof w->feature);
-}
-
-/* "800us", "1.6ms", "0" -> ns, as host/cli/sim_parse.c reads durations. */
-static bool parse_duration(const char *s, uint64_t *out)
-{
-    static const struct {
-        const char *name;
-        uint64_t ns;
-    } units[] = { { "s", 1000000000ull }, { "ms", 1000000ull }, { "us", 1000ull }, { "ns", 1ull } };
-    uint64_t whole = 0, frac = 0, scale = 1;
-    const char *p = s;
-
-    if (strcmp(s, "0") == 0) {
-        *out = 0;
-        return true;
-    }
-    if (!isdigit((unsigned char)*p))
-        return false;
-    for (; isdigit((unsigned char)*p) && whole < 3600000000000ull; p++)
-        whole = whole * 10 + (uint64_t)(*p - '0');
-    if (*p == '.')
-        for (p++; isdigit((unsigned char)*p) && scale < 1000000000ull; p++) {
-            frac = frac * 10 + (uint64_t)(*p - '0');
-            scale *= 10;
-        }
-    for (size_t u = 0; u < sizeof units / sizeof units[0]; u++)
-        if (strcmp(p, units[u].name) == 0 && frac * units[u].ns % scale == 0) {
-            *out = whole * units[u].ns + frac * units[u].ns / scale;
-            return true;
-        }
-    return false;
 }
 
 struct lref_parser {
@@ -115,9 +88,9 @@ static int parse_pattern(struct lref_parser *p, char *s, struct lref_task_spec *
             g->kind = LREF_SEG_EXIT;
         else if (strcmp(step, "yield") == 0)
             g->kind = LREF_SEG_YIELD;
-        else if (strncmp(step, "run:", 4) == 0 && parse_duration(step + 4, &g->ns) && g->ns)
+        else if (strncmp(step, "run:", 4) == 0 && scn_parse_duration(step + 4, &g->ns) && g->ns)
             g->kind = LREF_SEG_RUN;
-        else if (strncmp(step, "sleep:", 6) == 0 && parse_duration(step + 6, &g->ns) && g->ns)
+        else if (strncmp(step, "sleep:", 6) == 0 && scn_parse_duration(step + 6, &g->ns) && g->ns)
             g->kind = LREF_SEG_SLEEP;
         else
             return lref_perr(p, "bad pattern step '%s'", step);
@@ -166,9 +139,9 @@ static int parse_task(struct lref_parser *p, char *rest, struct lref_workload *w
             if (n > 19)
                 return lref_perr(p, "weight %s is no nice value's", v);
             t->nice = n;
-        } else if (strcmp(o, "slice") == 0 && parse_duration(v, &d)) {
+        } else if (strcmp(o, "slice") == 0 && scn_parse_duration(v, &d)) {
             t->slice_ns = d;
-        } else if (strcmp(o, "arrive") == 0 && parse_duration(v, &d)) {
+        } else if (strcmp(o, "arrive") == 0 && scn_parse_duration(v, &d)) {
             t->arrive_ns = d;
         } else if (strcmp(o, "pattern") == 0) {
             if (parse_pattern(p, v, t))
@@ -199,11 +172,11 @@ static int parse_line(struct lref_parser *p, char *s, struct lref_workload *w)
         return w->cpus ? 0 : lref_perr(p, "bad cpus");
     }
     if (strcmp(key, "quantum") == 0)
-        return parse_duration(arg, &w->quantum_ns) && w->quantum_ns ? 0 : lref_perr(p, "bad quantum");
+        return scn_parse_duration(arg, &w->quantum_ns) && w->quantum_ns ? 0 : lref_perr(p, "bad quantum");
     if (strcmp(key, "tick") == 0)
-        return parse_duration(arg, &w->tick_ns) ? 0 : lref_perr(p, "bad tick");
+        return scn_parse_duration(arg, &w->tick_ns) ? 0 : lref_perr(p, "bad tick");
     if (strcmp(key, "run") == 0)
-        return parse_duration(arg, &w->run_ns) ? 0 : lref_perr(p, "bad run");
+        return scn_parse_duration(arg, &w->run_ns) ? 0 : lref_perr(p, "bad run");
     if (strcmp(key, "feature") == 0) {
         char *on = strtok(NULL, " \t");
         int f = lref_feature_lookup(arg);
@@ -258,14 +231,9 @@ int lref_parse(FILE *f, const char *name, struct lref_workload *w, char *err, si
 
 static void print_duration(FILE *out, uint64_t ns)
 {
-    if (ns == 0)
-        fprintf(out, "0");
-    else if (ns % 1000000 == 0)
-        fprintf(out, "%llums", (unsigned long long)(ns / 1000000));
-    else if (ns % 1000 == 0)
-        fprintf(out, "%lluus", (unsigned long long)(ns / 1000));
-    else
-        fprintf(out, "%lluns", (unsigned long long)ns);
+    char b[32]; /* "3600000000000ns" at the most */
+    scn_format_duration(b, sizeof b, ns);
+    fputs(b, out);
 }
 
 void lref_workload_print(FILE *out, const struct lref_workload *w)

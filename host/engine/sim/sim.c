@@ -114,21 +114,6 @@ static struct sched_entity *running(const struct sim *s)
     return sched_running(&s->q);
 }
 
-/* Virtual or real ns as microseconds: "1600", "-533.333", exact. */
-static void fmt_us(char *buf, size_t len, int64_t ns)
-{
-    uint64_t a = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
-    int n = snprintf(buf, len, "%s%" PRIu64, ns < 0 ? "-" : "", a / 1000);
-
-    if (a % 1000 && n > 0 && (size_t)n < len) {
-        char frac[8];
-        snprintf(frac, sizeof frac, ".%03u", (unsigned)(a % 1000));
-        for (size_t k = strlen(frac) - 1; frac[k] == '0'; k--)
-            frac[k] = '\0';
-        snprintf(buf + n, len - (size_t)n, "%s", frac);
-    }
-}
-
 static const char *state_name(const struct sim *s, const struct sim_task *t)
 {
     switch (t->state) {
@@ -156,12 +141,12 @@ static void log_table(struct sim *s)
         const char *e = "-";
 
         if (on) {
-            fmt_us(v, sizeof v, (int64_t)eevdf_vruntime(&t->se));
-            fmt_us(d, sizeof d, (int64_t)eevdf_deadline(&t->se));
-            fmt_us(l, sizeof l, eevdf_lag(&s->q, &t->se));
+            scn_format_us(v, sizeof v, (int64_t)eevdf_vruntime(&t->se));
+            scn_format_us(d, sizeof d, (int64_t)eevdf_deadline(&t->se));
+            scn_format_us(l, sizeof l, eevdf_lag(&s->q, &t->se));
             e = eevdf_eligible(&s->q, &t->se) ? "yes" : "no";
         } else if (s->eevdf && t->state == SIM_T_ASLEEP && !sched_is_rt(&t->se)) {
-            fmt_us(l, sizeof l, eevdf_lag(&s->q, &t->se)); /* the lag it left with */
+            scn_format_us(l, sizeof l, eevdf_lag(&s->q, &t->se)); /* the lag it left with */
         }
         fprintf(f, "%c %-*s %-7s %11s %11s %11s  %s\n", running(s) == &t->se ? '*' : ' ', s->name_width,
                 t->name, state_name(s, t), v, d, l, e);
@@ -228,8 +213,8 @@ static void log_numberline(struct sim *s)
     row[cols] = '\0';
     row[COL(V)] = '*';
 #undef COL
-    fmt_us(o, sizeof o, origin);
-    fmt_us(span, sizeof span, 8 * unit);
+    scn_format_us(o, sizeof o, origin);
+    scn_format_us(span, sizeof span, 8 * unit);
     fprintf(f, "%*s%s   + every %s virtual us from %s, * V\n", s->name_width + 3, "", row, span, o);
 }
 
@@ -239,10 +224,10 @@ static void log_decision(struct sim *s, const char *why, const struct sched_deci
     char t[32], V[32];
     struct sim_task *c = task_of(s, running(s));
 
-    fmt_us(t, sizeof t, (int64_t)s->now);
+    scn_format_us(t, sizeof t, (int64_t)s->now);
     fprintf(f, "\nt=%s %s: ", t, why);
     if (s->eevdf) {
-        fmt_us(V, sizeof V, (int64_t)eevdf_V(&s->q));
+        scn_format_us(V, sizeof V, (int64_t)eevdf_V(&s->q));
         fprintf(f, "V=%s, ", V);
     } else {
         fprintf(f, "list");

@@ -6,51 +6,32 @@
  * patterns. One in five is round robin; one in four EEVDF problems turns
  * RUN_TO_PARITY off.
  *
- * The numbers come from xorshift64* seeded through splitmix64, both fully
- * specified, so a seed names the same problem on every machine and libc.
+ * The numbers come from xorshift64* seeded through splitmix64 (rng.h),
+ * so a seed names the same problem on every machine and libc.
  * Changing the order of the draws below changes every problem: don't,
  * without updating the examples in docs/sim.md.
  */
 #include <string.h>
 
+#include "rng.h"
 #include "sim.h"
 
 #define MS 1000000ull
 
-struct sim_rng {
-    uint64_t s;
-};
-
-static uint64_t splitmix64(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
-static uint64_t rng_next(struct sim_rng *r)
-{
-    r->s ^= r->s >> 12;
-    r->s ^= r->s << 25;
-    r->s ^= r->s >> 27;
-    return r->s * 0x2545f4914f6cdd1dull;
-}
-
 /* Uniform enough in [0, n) for n this small. */
-static unsigned rng_below(struct sim_rng *r, unsigned n)
+static unsigned rng_below(uint64_t *r, unsigned n)
 {
-    return (unsigned)((rng_next(r) >> 32) % n);
+    return (unsigned)((sim_xorshift64star(r) >> 32) % n);
 }
 
 void sim_generate(uint64_t seed, struct scenario *w)
 {
     static const int nices[] = { 0, 0, 0, 0, -3, -1, 1, 3, 5 };
-    struct sim_rng r = { splitmix64(seed) };
+    uint64_t r = sim_splitmix64(seed);
     bool rr;
 
-    if (r.s == 0) /* xorshift's one fixed point */
-        r.s = 1;
+    if (r == 0) /* xorshift's one fixed point */
+        r = 1;
     scn_init(w);
     rr = rng_below(&r, 5) == 0;
     strcpy(w->policy, rr ? "rr" : "eevdf");
