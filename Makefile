@@ -154,9 +154,10 @@ TRACE_FUZZ_OBJ := $(call fobj,tests/trace/trace_fuzz.c trace/decode.c)
 TRACE_GEN_OBJ := $(call hobj,tests/trace/trace_gen.c host/base/xalloc.c $(POLICY_SRC))
 TRACE_HOSTILE_OBJ := $(call hobj,tests/trace/trace_hostile.c host/base/xalloc.c)
 # The Linux 6.18 reference for the differential test (issue 14): its own
-# rules, only Linux's weight table shared with the policy.
+# rules; shared with runq only Linux's weight table, the scenario's
+# durations (host/scenario/duration.c) and the random stream (sim/rng.h).
 LINUX_REF_OBJ := $(call hobj,tests/policy/linux_ref.c tests/policy/linux_ref_parse.c tests/policy/linux_ref_gen.c \
-	tests/policy/linux_ref_main.c kernel/sched/weights.c)
+	tests/policy/linux_ref_main.c kernel/sched/weights.c host/scenario/duration.c)
 ASAN_RUNQ := $(BUILD)/asan/runq
 ASAN_OBJ := $(call tobj,$(HOST_SRC))
 TEST_OBJ := $(sort $(SHA256_TEST_OBJ) $(RR_TEST_OBJ) $(LINUX_PINGPONG_OBJ) $(LINUX_RUN_TEST_OBJ) $(RT_TEST_OBJ) $(RT_FUZZ_OBJ) $(EEVDF_TEST_OBJ) $(DECODE_TEST_OBJ) $(RING_TEST_OBJ) $(TOP_MODEL_TEST_OBJ) $(TOP_AT_OBJ) \
