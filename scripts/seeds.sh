@@ -18,6 +18,7 @@ echo "make seeds: the runs took $(( $(date +%s) - start )) s; the verdicts (docs
 awk '/^## Seed/ { seed = $3; sub(/:$/, "", seed) }
      /^\| / && !/^\| *row *\|/ && !/^\|---/ && seed != "" {
         gsub(/<!-- [^>]*-->/, ""); n = split($0, c, /\|/)
-        printf "  seed %s | %s | seed: %s | verdict: %s\n", seed, c[2], c[3], c[n - 1]
+        runq = c[4]; for (i = 5; i < n - 1; i++) runq = runq " ;" c[i]
+        printf "  seed %s | %s | seed: %s | runq: %s | verdict: %s\n", seed, c[2], c[3], runq, c[n - 1]
      }' docs/seeds.md | sed 's/  */ /g'
 exit $rc
