@@ -156,24 +156,34 @@ int snprintf(char *buf, size_t size, const char *fmt, ...)
 
 static struct spinlock console_lock = SPINLOCK_INIT("console");
 
-void kprintf(const char *fmt, ...)
+/* Formats into a stack buffer first, so the console lock (irqs off) is held
+ * only while the bytes go out. Unlocked is the panic path's: it must not wait
+ * for a lock that a halted CPU may hold. */
+static void console_vprintf(bool locked, const char *fmt, va_list ap)
 {
     char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
+    if (!locked) {
+        uart_puts(buf);
+        return;
+    }
     u64 flags = spin_lock_irqsave(&console_lock);
     uart_puts(buf);
     spin_unlock_irqrestore(&console_lock, flags);
 }
 
-void kprintf_unlocked(const char *fmt, ...)
+void kprintf(const char *fmt, ...)
 {
-    char buf[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    console_vprintf(true, fmt, ap);
     va_end(ap);
-    uart_puts(buf);
+}
+
+void kprintf_unlocked(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    console_vprintf(false, fmt, ap);
+    va_end(ap);
 }

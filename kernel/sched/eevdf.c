@@ -1077,26 +1077,7 @@ static void eevdf_describe(const struct sched_queue *q, const struct sched_entit
     v->vprot = q && q->curr == se ? e->vprot : 0;
 }
 
-const struct sched_policy eevdf_policy = {
-    .name = "eevdf",
-    .init = eevdf_init,
-    .init_entity = eevdf_init_entity,
-    .join = eevdf_join,
-    .leave = eevdf_leave,
-    .put_back = eevdf_put_back,
-    .take = eevdf_take,
-    .pick = eevdf_pick,
-    .charge = eevdf_charge,
-    .tick = eevdf_tick,
-    .yield = eevdf_yield,
-    .wakeup_preempt = eevdf_wakeup_preempt,
-    .timer_ns = eevdf_timer_ns,
-    .set_nice = eevdf_set_nice,
-    .set_slice = eevdf_set_slice,
-    .describe_queue = eevdf_describe_queue,
-    .describe = eevdf_describe,
-    .for_each_queued = eevdf_for_each_queued,
-};
+SCHED_POLICY_DEFINE(eevdf);
 
 /* ---------------------------------------------------------------- */
 /* Views                                                            */
@@ -1118,6 +1099,8 @@ bool eevdf_eligible(const struct sched_queue *q, const struct sched_entity *se)
     return vt_eligible(&q->ee, se->ee.vruntime);
 }
 
+/* One reader per field, alike in shape: the core, the tests and the host's
+ * sim read an entity through these, never through struct eevdf_entity. */
 uint64_t eevdf_vruntime(const struct sched_entity *se)
 {
     return se->ee.vruntime;

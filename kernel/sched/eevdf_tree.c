@@ -13,6 +13,19 @@ static int height(const struct eevdf_entity *e)
     return e ? e->height : 0;
 }
 
+/* Folds the summary of e's child c (NULL: none) into e's own. */
+static void fold_child(struct eevdf_entity *e, const struct eevdf_entity *c)
+{
+    if (!c)
+        return;
+    if (eevdf_vt_before(c->min_vruntime, e->min_vruntime))
+        e->min_vruntime = c->min_vruntime;
+    if (c->min_slice < e->min_slice)
+        e->min_slice = c->min_slice;
+    if (c->max_slice > e->max_slice)
+        e->max_slice = c->max_slice;
+}
+
 void eevdf_tree_update(struct eevdf_entity *e)
 {
     int hl = height(e->left), hr = height(e->right);
@@ -20,24 +33,12 @@ void eevdf_tree_update(struct eevdf_entity *e)
     e->height = 1 + (hl > hr ? hl : hr);
     e->min_vruntime = e->vruntime;
     e->min_slice = e->max_slice = e->slice;
-    if (e->left) {
-        if (eevdf_vt_before(e->left->min_vruntime, e->min_vruntime))
-            e->min_vruntime = e->left->min_vruntime;
-        if (e->left->min_slice < e->min_slice)
-            e->min_slice = e->left->min_slice;
-        if (e->left->max_slice > e->max_slice)
-            e->max_slice = e->left->max_slice;
-    }
-    if (e->right) {
-        if (eevdf_vt_before(e->right->min_vruntime, e->min_vruntime))
-            e->min_vruntime = e->right->min_vruntime;
-        if (e->right->min_slice < e->min_slice)
-            e->min_slice = e->right->min_slice;
-        if (e->right->max_slice > e->max_slice)
-            e->max_slice = e->right->max_slice;
-    }
+    fold_child(e, e->left);
+    fold_child(e, e->right);
 }
 
+/* rotate_right and rotate_left are mirror images, kept as two: the children
+ * are named fields, and each rotation reads as the picture it draws. */
 static struct eevdf_entity *rotate_right(struct eevdf_entity *n)
 {
     struct eevdf_entity *l = n->left;

@@ -28,6 +28,9 @@ s64 sched_knob(enum sched_knob k)
     return __atomic_load_n(&values[k], __ATOMIC_RELAXED);
 }
 
+/* The name/comment/default readers have the shape of eevdf.c's feature
+ * readers, kept apart: two tables of different things, one in the core,
+ * the other in the policy the host compiles too. */
 const char *sched_knob_name(enum sched_knob k)
 {
     return knobs[k].name;

@@ -209,4 +209,30 @@ extern const struct sched_policy rr_policy;
 extern const struct sched_policy eevdf_policy;
 extern const struct sched_policy rt_policy;
 
+/* Defines NAME_policy from the functions NAME_init ... NAME_for_each_queued,
+ * one for every op, in the manner of Linux's DEFINE_SCHED_CLASS. Every op is
+ * named here, so a policy that lacks one fails to compile instead of leaving
+ * a NULL for the core to call. */
+#define SCHED_POLICY_DEFINE(NAME)                        \
+    const struct sched_policy NAME##_policy = {          \
+        .name = #NAME,                                   \
+        .init = NAME##_init,                             \
+        .init_entity = NAME##_init_entity,               \
+        .join = NAME##_join,                             \
+        .leave = NAME##_leave,                           \
+        .put_back = NAME##_put_back,                     \
+        .take = NAME##_take,                             \
+        .pick = NAME##_pick,                             \
+        .charge = NAME##_charge,                         \
+        .tick = NAME##_tick,                             \
+        .yield = NAME##_yield,                           \
+        .wakeup_preempt = NAME##_wakeup_preempt,         \
+        .timer_ns = NAME##_timer_ns,                     \
+        .set_nice = NAME##_set_nice,                     \
+        .set_slice = NAME##_set_slice,                   \
+        .describe_queue = NAME##_describe_queue,         \
+        .describe = NAME##_describe,                     \
+        .for_each_queued = NAME##_for_each_queued,       \
+    }
+
 #endif

@@ -180,23 +180,4 @@ static void rr_for_each_queued(const struct sched_queue *q, void (*fn)(struct sc
     }
 }
 
-const struct sched_policy rr_policy = {
-    .name = "rr",
-    .init = rr_init,
-    .init_entity = rr_init_entity,
-    .join = rr_join,
-    .leave = rr_leave,
-    .put_back = rr_put_back,
-    .take = rr_take,
-    .pick = rr_pick,
-    .charge = rr_charge,
-    .tick = rr_tick,
-    .yield = rr_yield,
-    .wakeup_preempt = rr_wakeup_preempt,
-    .timer_ns = rr_timer_ns,
-    .set_nice = rr_set_nice,
-    .set_slice = rr_set_slice,
-    .describe_queue = rr_describe_queue,
-    .describe = rr_describe,
-    .for_each_queued = rr_for_each_queued,
-};
+SCHED_POLICY_DEFINE(rr);

@@ -199,6 +199,9 @@ static void rt_set_nice(struct sched_queue *q, struct sched_entity *se, int nice
     se->nice = nice; /* kept for when it is fair again; RT ignores it */
 }
 
+/* rt_set_slice .. rt_for_each_queued have the shape of rr.c's ops, kept
+ * apart: each class answers for its own list (q->rt, se->rt) and its own
+ * views, and the RT class must not depend on the fair policy that runs. */
 static void rt_set_slice(struct sched_queue *q, struct sched_entity *se, uint64_t slice_ns)
 {
     (void)q;
@@ -248,23 +251,4 @@ void rt_new_period(struct sched_queue *q)
     q->rt.used_ns = 0;
 }
 
-const struct sched_policy rt_policy = {
-    .name = "rt",
-    .init = rt_init,
-    .init_entity = rt_init_entity,
-    .join = rt_join,
-    .leave = rt_leave,
-    .put_back = rt_put_back,
-    .take = rt_take,
-    .pick = rt_pick,
-    .charge = rt_charge,
-    .tick = rt_tick,
-    .yield = rt_yield,
-    .wakeup_preempt = rt_wakeup_preempt,
-    .timer_ns = rt_timer_ns,
-    .set_nice = rt_set_nice,
-    .set_slice = rt_set_slice,
-    .describe_queue = rt_describe_queue,
-    .describe = rt_describe,
-    .for_each_queued = rt_for_each_queued,
-};
+SCHED_POLICY_DEFINE(rt);

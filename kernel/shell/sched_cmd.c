@@ -138,20 +138,38 @@ static bool sched_share(int argc, char **argv)
     return true;
 }
 
+/* The task `sched SUB ID ...` names (SUB is argv[1]), or NULL once it has
+ * said there is none; the idle tasks only if idle_ok. */
+static struct task *named_task(char **argv, long id, bool idle_ok)
+{
+    struct task *t = task_find((int)id);
+    if (!t || (!idle_ok && t->is_idle)) {
+        kprintf("sched %s: no task %ld\n", argv[1], id);
+        return NULL;
+    }
+    return t;
+}
+
+/* The words of `sched SUB ID VALUE` (nice, slice): the task, its id and
+ * the value, lo..hi; NULL once it has said what is wrong. */
+static struct task *task_and_value(int argc, char **argv, const char *usage, long *id, long lo, long hi,
+                                   const char *what, long *v)
+{
+    if (argc != 4) {
+        kprintf("usage: %s\n", usage);
+        return NULL;
+    }
+    if (!parse_range(argv[2], 1, 0x7fffffff, id, "ID") || !parse_range(argv[3], lo, hi, v, what))
+        return NULL;
+    return named_task(argv, *id, true);
+}
+
 static bool sched_nice(int argc, char **argv)
 {
     long id, nice;
-    if (argc != 4) {
-        kprintf("usage: sched nice ID NICE\n");
+    struct task *t = task_and_value(argc, argv, "sched nice ID NICE", &id, -20, 19, "NICE", &nice);
+    if (!t)
         return false;
-    }
-    if (!parse_range(argv[2], 1, 0x7fffffff, &id, "ID") || !parse_range(argv[3], -20, 19, &nice, "NICE"))
-        return false;
-    struct task *t = task_find((int)id);
-    if (!t) {
-        kprintf("sched nice: no task %ld\n", id);
-        return false;
-    }
     task_set_nice(t, (int)nice);
     kprintf("nice id=%ld nice=%ld\n", id, nice);
     return true;
@@ -236,17 +254,9 @@ static bool sched_queue(int argc, char **argv)
 static bool sched_slice(int argc, char **argv)
 {
     long id, us;
-    if (argc != 4) {
-        kprintf("usage: sched slice ID US\n");
+    struct task *t = task_and_value(argc, argv, "sched slice ID US", &id, 100, 100000, "US", &us);
+    if (!t)
         return false;
-    }
-    if (!parse_range(argv[2], 1, 0x7fffffff, &id, "ID") || !parse_range(argv[3], 100, 100000, &us, "US"))
-        return false;
-    struct task *t = task_find((int)id);
-    if (!t) {
-        kprintf("sched slice: no task %ld\n", id);
-        return false;
-    }
     task_set_slice(t, (u64)us * NSEC_PER_USEC);
     kprintf("slice id=%ld slice_us=%ld\n", id, us);
     return true;
@@ -322,11 +332,9 @@ static bool sched_rt_cmd(int argc, char **argv)
         return false;
     if (argc == 5 && strcmp(argv[4], "rr") == 0)
         policy = RT_RR;
-    struct task *t = task_find((int)id);
-    if (!t || t->is_idle) {
-        kprintf("sched rt: no task %ld\n", id);
+    struct task *t = named_task(argv, id, false);
+    if (!t)
         return false;
-    }
     const char *why = "";
     if (!task_set_class(t, (unsigned)prio, policy, &why)) {
         kprintf("sched rt: task %ld cannot change class now: %s\n", id, why);
@@ -351,11 +359,9 @@ static bool sched_cpu_cmd(int argc, char **argv)
         return false;
     if (strcmp(argv[3], "all") != 0 && !parse_range(argv[3], 0, ncpus - 1, &cpu, "CPU"))
         return false;
-    struct task *t = task_find((int)id);
-    if (!t || t->is_idle) {
-        kprintf("sched cpu: no task %ld\n", id);
+    struct task *t = named_task(argv, id, false);
+    if (!t)
         return false;
-    }
     task_set_allowed(t, cpu < 0 ? 0 : 1ull << cpu);
     kprintf("cpu id=%ld allowed=%s home=%u\n", id, argv[3], READ_ONCE(t->cpu));
     return true;
@@ -381,6 +387,23 @@ void sched_cmd_help(void)
             "                           next wakes or is preempted\n");
 }
 
+/* The subcommands that take their own words (argv[1] is the name); the
+ * window forms and help are sched_cmd's, and sched_cmd_help lists them all. */
+static const struct {
+    const char *name;
+    bool (*run)(int argc, char **argv);
+} subcommands[] = {
+    { "probe", sched_probe },
+    { "share", sched_share },
+    { "nice", sched_nice },
+    { "queue", sched_queue },
+    { "slice", sched_slice },
+    { "feature", sched_feature },
+    { "knob", sched_knob_cmd },
+    { "rt", sched_rt_cmd },
+    { "cpu", sched_cpu_cmd },
+};
+
 bool sched_cmd(int argc, char **argv)
 {
     if (argc == 1)
@@ -395,24 +418,9 @@ bool sched_cmd(int argc, char **argv)
     }
     if (strcmp(argv[1], "total") == 0)
         return sched_window(0);
-    if (strcmp(argv[1], "probe") == 0)
-        return sched_probe(argc, argv);
-    if (strcmp(argv[1], "share") == 0)
-        return sched_share(argc, argv);
-    if (strcmp(argv[1], "nice") == 0)
-        return sched_nice(argc, argv);
-    if (strcmp(argv[1], "queue") == 0)
-        return sched_queue(argc, argv);
-    if (strcmp(argv[1], "slice") == 0)
-        return sched_slice(argc, argv);
-    if (strcmp(argv[1], "feature") == 0)
-        return sched_feature(argc, argv);
-    if (strcmp(argv[1], "knob") == 0)
-        return sched_knob_cmd(argc, argv);
-    if (strcmp(argv[1], "rt") == 0)
-        return sched_rt_cmd(argc, argv);
-    if (strcmp(argv[1], "cpu") == 0)
-        return sched_cpu_cmd(argc, argv);
+    for (size_t i = 0; i < ARRAY_SIZE(subcommands); i++)
+        if (strcmp(argv[1], subcommands[i].name) == 0)
+            return subcommands[i].run(argc, argv);
     if (strcmp(argv[1], "help") == 0) {
         sched_cmd_help();
         return true;

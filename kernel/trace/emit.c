@@ -360,6 +360,8 @@ static void kf_entry(struct sched_entity *se, void *arg)
     struct sched_entity_view v;
     view_entity(b->rq, se, &v);
     e->slice_ns = v.slice_ns;
+    /* The view copied as trace_join_note copies it, kept apart: a frame
+     * entry and a join record are two wire structs with their own fields. */
     if (sched_is_rt(se))
         e->kflags |= TRACE_KF_RT;
     else if (b->vtime) {
