@@ -363,7 +363,10 @@ int dbq_merge_summary(sqlite3 *out, int64_t id, void (*fn)(const struct dbq_merg
 {
     /* A typed row, alike in shape to the query layer's others (dbq_cmp_settings'
      * trace row, dbq_top_trace's): each its own statement's columns into its
-     * own struct, handed to fn while its text lives, so they stay apart. */
+     * own struct, handed to fn while its text lives, so they stay apart.
+     * dbq_one would read it only through a struct carrying fn and arg and a
+     * read function a query (more lines, the same shape); a table of column
+     * readers (offset, type) would lose the initializers' type checks. */
     sqlite3_stmt *s = dbq_prepare(out, "SELECT file, engine, cells, repeats, shard, (SELECT COUNT(*) FROM scenario "
                                        "WHERE experiment_id = ?1) FROM experiment WHERE experiment_id = ?1",
                                   DBQ_ARGS(DBQ_INT(id)), err, errlen);

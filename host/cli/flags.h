@@ -76,6 +76,13 @@ int flag_seed(const char *v, void *value, char *err, size_t errlen);
 #define FLAG_SEED(n, var, given_, a, h, ...)                                                                  \
     FLAG_FN(n, var, a, h, flag_seed, .given = (given_), .takes = "a whole number 0..18446744073709551615", __VA_ARGS__)
 
+/* Every command declares its table and spec, parses, returns at once on
+ * rc >= 0, then makes its own checks: the pairs `duplicates` finds between
+ * the commands' specs are this one form, left as is. No min_pos, no
+ * flags_run: the commands that need a positional argument check it after
+ * checks whose message comes first (runq sql --csv --json says "--csv or
+ * --json, not both", not that the SQL is missing), and the layers they call
+ * take different arguments. */
 struct command_spec {
     const char *name;  /* "step" (or "report latency": what follows "runq ") */
     const char *usage; /* the synopsis after "usage: runq " */

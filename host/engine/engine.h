@@ -120,8 +120,13 @@ struct engine_ops {
     void (*host_rules)(const struct scenario *base, struct engine_host_rules *h);
 };
 
-/* The engines, each defined in its folder (above). Callers find them by
- * name through host/engine/engines.h. */
+/* The engines, each defined in its folder (above), each table by
+ * designated initializers as the kernel's policies' (kernel/sched), not by
+ * a macro over a naming convention: their functions are named apart
+ * (kernel_refuses, linux_engine_refuses) and each lacks other ops (sim:
+ * finish, dry_run, host_rules), which a row left out shows and a NULL in a
+ * macro's Nth argument would hide. Callers find them by name through
+ * host/engine/engines.h. */
 extern const struct engine_ops kernel_engine_ops;
 extern const struct engine_ops linux_engine_ops;
 extern const struct engine_ops sim_engine_ops;
