@@ -209,11 +209,18 @@ spin1=$!
 taskset -c 1 "$T/rqspin" >/dev/null &
 spin2=$!
 for i in $(seq 50); do [ "$(pgrep -xc rqspin)" -ge 2 ] && break; sleep 0.1; done
-"$RUNQ" record --linux --cpus 1 --comm rqspin --duration 1s --db "$T/rec.db" >"$T/rout" 2>"$T/rerr"
-rc=$?
-got=$(sq "$T/rec.db" "SELECT COUNT(DISTINCT t.tid) || ' ' || COUNT(*) || ' ' || COUNT(p.v) FROM eevdf_pick p
-                      JOIN thread t ON t.utid = p.next_utid WHERE t.name = 'rqspin' AND p.cpu = 1" 2>&1)
-set -- $got
+# Up to three recordings of 1 s: another test lane's RT spinner on CPU 1
+# (hostile_exp, linux_engine) leaves the two fair spinners RT throttling's
+# 5 %, and a clean clone's make test once saw 2 picks in the second.
+for attempt in 1 2 3; do
+    rm -f "$T/rec.db"*
+    "$RUNQ" record --linux --cpus 1 --comm rqspin --duration 1s --db "$T/rec.db" >"$T/rout" 2>"$T/rerr"
+    rc=$?
+    got=$(sq "$T/rec.db" "SELECT COUNT(DISTINCT t.tid) || ' ' || COUNT(*) || ' ' || COUNT(p.v) FROM eevdf_pick p
+                          JOIN thread t ON t.utid = p.next_utid WHERE t.name = 'rqspin' AND p.cpu = 1" 2>&1)
+    set -- $got
+    [ "$rc" = 0 ] && [ "${2:-0}" -ge 4 ] && break
+done
 # A pick whose switch sample was not matched within 10 us has no V: 1 of
 # 281 in a clean-clone run; up to 1 % may, none if it were a real fault.
 if [ $rc = 0 ] && [ "$(cat "$T/rout")" = 1 ] && [ "${1:-0}" = 2 ] && [ "${2:-0}" -ge 4 ] &&
