@@ -2,7 +2,8 @@
  * `runq boot` and `runq run`: one flag table for both, their help, and
  * the call into host/engine/kernel/boot.h's boot_launch(), which boots
  * the kernel and records its trace. `runq run --engine ...` is a
- * scenario on an engine: runq experiment of one cell, same argv.
+ * scenario on an engine: runq experiment's flags under run's own name and
+ * help (run_on_engine, host/cli/experiment.c).
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -217,9 +218,9 @@ int cmd_boot(int argc, char **argv)
 
 int cmd_run(int argc, char **argv)
 {
-    /* A scenario on an engine is an experiment of one cell. */
+    /* A scenario on an engine: run's own spec over experiment's flags. */
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--engine") == 0 || strncmp(argv[i], "--engine=", 9) == 0)
-            return cmd_experiment(argc, argv);
+            return run_on_engine(argc, argv);
     return boot_main(argc, argv, true);
 }

@@ -43,6 +43,11 @@
 RUNQ_COMMANDS(RUNQ_DECLARE_CMD)
 #undef RUNQ_DECLARE_CMD
 
+/* `runq run --engine ...` (host/cli/experiment.c): runq experiment's flags
+ * under run's name, usage and help, then the experiment's work; cmd_run
+ * hands it its argv when --engine is among the flags. */
+int run_on_engine(int argc, char **argv);
+
 struct cli_cmd {
     const char *name;
     const char *summary;            /* one line, shown by `runq help` */

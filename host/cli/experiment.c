@@ -114,7 +114,10 @@ static int set_shard(const char *v, void *value, char *err, size_t errlen)
     return 0;
 }
 
-int cmd_experiment(int argc, char **argv)
+/* One flag table and its checks for both `runq experiment` and `runq run
+ * --engine` (as_run): the same options, each command its own name, usage
+ * and help, and then experiment_run() with the options it parsed. */
+static int experiment_cli(int argc, char **argv, bool as_run)
 {
     struct experiment_opts o = { .db = XP_DEFAULT_DB, .repeat = 1, .timeout = XP_DEFAULT_TIMEOUT,
                                  .argc = argc, .argv = argv };
@@ -153,7 +156,18 @@ int cmd_experiment(int argc, char **argv)
         FLAG_ON("quiet", &o.quiet, "no progress line"),
         FLAG_TABLE_END,
     };
-    const struct command_spec spec = {
+    const struct command_spec run_spec = {
+        .name = "run",
+        .usage = "run --engine E[,E...] [flags] FILE",
+        .about = "Runs the scenario in FILE on an engine (kernel, linux: the host's own Linux,\n"
+                 "recorded through tracefs and BPF; sim) and prints its table, as runq\n"
+                 "experiment does, with the same flags. Without --engine, runq run boots the\n"
+                 "kernel to its shell (runq run --help).\n",
+        .flags = flags,
+        .max_pos = 1,
+        .too_many = "one scenario FILE only",
+    };
+    const struct command_spec xp_spec = {
         .name = "experiment",
         .usage = "experiment [flags] FILE",
         .about = "Runs the scenario in FILE (docs/scenarios.md), or the matrix of its vary axes,\n"
@@ -168,6 +182,7 @@ int cmd_experiment(int argc, char **argv)
         .max_pos = 1,
         .too_many = "one scenario FILE only",
     };
+    const struct command_spec spec = as_run ? run_spec : xp_spec;
     int npos, rc = flags_parse(&spec, argc, argv, &o.file, &npos);
     if (rc >= 0)
         return rc;
@@ -175,7 +190,8 @@ int cmd_experiment(int argc, char **argv)
         return flags_usage_error(&spec, "give --csv or --json, not both");
     o.fmt = csv ? DBQ_CSV : json ? DBQ_JSON : DBQ_TABLE;
     if (!o.file)
-        return flags_usage_error(&spec, "need a scenario FILE; see runq experiment --help");
+        return flags_usage_error(&spec, as_run ? "need a scenario FILE; see runq run --help"
+                                               : "need a scenario FILE; see runq experiment --help");
     bool kernel = false, linux_ = false;
     for (int i = 0; i < o.nengines; i++) {
         kernel |= engine_lookup("kernel") == o.engines[i];
@@ -194,4 +210,14 @@ int cmd_experiment(int argc, char **argv)
         return flags_usage_error(&spec, "--realtime runs one at a time: runs side by side would disturb each other's "
                                         "timing");
     return experiment_run(&o);
+}
+
+int cmd_experiment(int argc, char **argv)
+{
+    return experiment_cli(argc, argv, false);
+}
+
+int run_on_engine(int argc, char **argv)
+{
+    return experiment_cli(argc, argv, true);
 }

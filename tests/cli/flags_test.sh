@@ -165,4 +165,17 @@ else
     failed boot_bad_value_standard_words "rc $rc: $(head -c 200 "$T/err")"
 fi
 
+# runq run --engine: experiment's flags under run's own name and help
+# (run_on_engine), not runq experiment's words.
+"$RUNQ" run --engine sim >"$T/out" 2>"$T/err"
+rc=$?
+"$RUNQ" run --engine sim --help >"$T/help" 2>&1
+hrc=$?
+if [ $rc = 2 ] && [ "$(cat "$T/err")" = "runq run: need a scenario FILE; see runq run --help" ] &&
+    [ $hrc = 0 ] && head -1 "$T/help" | grep -q '^usage: runq run --engine' && grep -q -- '--vary KEY=V1,V2' "$T/help"; then
+    pass run_engine_is_runs_own
+else
+    failed run_engine_is_runs_own "exit $rc '$(head -c 200 "$T/err")'; help exit $hrc: $(head -1 "$T/help")"
+fi
+
 exit $fail
