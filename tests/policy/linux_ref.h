@@ -11,9 +11,11 @@
  *                            style output
  *   tests/policy/linux_ref_main.c   the command line
  *
- * tests/ may not include host/cli/ (docs/architecture.md), so the workload is
- * read again here, with its own small structure: only what the reference
- * needs. Every duration is in ns.
+ * The workload is read again here, with its own small structure: only what
+ * the reference needs, so that a slip in runq's parser cannot hide in both
+ * sides. Shared with runq: Linux's weight table, the duration words
+ * (host/scenario/duration.c) and the random stream (host/engine/sim/rng.h).
+ * Every duration is in ns.
  */
 #ifndef RUNQ_TESTS_LINUX_REF_H
 #define RUNQ_TESTS_LINUX_REF_H
