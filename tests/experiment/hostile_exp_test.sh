@@ -333,6 +333,12 @@ stale=$!
 mine_start=$(awk '{ sub(/.*\) /, ""); print $20 }' /proc/$$/stat)
 RUNQ_EXPERIMENT=$$:$mine_start sleep 60 &
 live=$!
+# Each mark is in its process's environment only once it has exec'd sleep:
+# before that the forked shell shows this one's (a clean clone's make test
+# once started runq experiment first, and the stale process went unseen).
+marked() { tr '\0' '\n' <"/proc/$1/environ" 2>/dev/null | grep -q "^RUNQ_EXPERIMENT=$2\$"; }
+within 5 marked $stale 4194305:1
+within 5 marked $live "$$:$mine_start"
 runq experiment --quiet --engine sim --db "$T/reap.db" "$T/one.scn"
 if [ "$rc" != 0 ]; then
     failed reaps_runs_of_a_dead_runq_experiment "exit $rc: $(head -c 300 "$T/err")"
