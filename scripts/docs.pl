@@ -65,7 +65,6 @@ use warnings;
 use Digest::SHA qw(sha256_hex);
 use File::Path qw(make_path remove_tree);
 use Cwd qw(getcwd);
-use POSIX qw(floor);
 
 my ($check, $force, $jobs, $skip_linux, $list, %only) = (0, 0, 1, 0, 0);
 my @files;
@@ -351,7 +350,6 @@ unless ($check) {
 
 my %running;
 my ($done, $failed) = (0, 0);
-my $t0 = time;
 my $scratch = "$root/build/docs-run";
 sub start_job {
     my ($job) = @_;
