@@ -10,6 +10,19 @@
 set -u
 cd "$(dirname "$0")/.."
 RUNQ=${RUNQ:-build/runq}
+# A CI runner may start this in init's session: with autogroup on, that is
+# the root task group, whose queues every other process of the machine
+# shares, so a Linux suite's scenario is not alone in its queue and its
+# picks cannot be replayed (linux_root_task_group in host/engine/linux/
+# refuse.c). A user's terminal is a session of its own, and so are the
+# suites: run again under setsid. RUNQ_PROC_AUTOGROUP stands in for
+# /proc/self/autogroup (how the fidelity suite tests the warning); the new
+# session's is real, so it is dropped there.
+if [ "$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null)" = 1 ] && [ -z "${RUNQ_TESTS_OWN_SESSION:-}" ] &&
+    ! grep -q '^/autogroup-' "${RUNQ_PROC_AUTOGROUP:-/proc/self/autogroup}" 2>/dev/null; then
+    echo "tests/run.sh: in the root task group (init's session): the suites run in a session of their own (setsid)" >&2
+    RUNQ_TESTS_OWN_SESSION=1 exec env -u RUNQ_PROC_AUTOGROUP setsid -w bash "$PWD/tests/run.sh" "$@"
+fi
 # make test drives build/asan/runq and the unit tests with ASan, UBSan and
 # LeakSanitizer: a report exits 86, an exit no suite expects, so a sanitizer
 # finding cannot pass for runq's own exit 1.

@@ -156,13 +156,17 @@ int linux_engine_run(const struct scenario *s, const struct linux_engine_opts *o
  * --allow-rt-hog (host/engine/linux/run.h). */
 static int linux_engine_refuses(const struct engine_settings *e, const struct scenario *s, char *err, size_t errlen)
 {
+    if (linux_refuses(s, err, errlen) < 0 || linux_refuses_rt_hog(s, e->allow_rt_hog, err, errlen) < 0)
+        return -1;
+    /* Only a scenario that will run earns the warning: a refusal's one
+     * line stays the only line. */
     static bool told;
     if (!told && linux_root_task_group())
         fprintf(stderr, "runq: linux: runq runs in the root task group (no session of its own), so other programs "
                         "share the scenario's queues and runq report fidelity cannot replay those picks; "
                         "run it under setsid for a queue of its own\n");
     told = true;
-    return linux_refuses(s, err, errlen) < 0 ? -1 : linux_refuses_rt_hog(s, e->allow_rt_hog, err, errlen);
+    return 0;
 }
 
 /* One at a time unless --jobs says more: in real time, runs side by side
