@@ -164,9 +164,15 @@ static uint64_t div_u128_u64(eevdf_u128 n, uint64_t d)
     return q;
 }
 
-/* floor(n / d), d > 0. */
+/* floor(n / d), d > 0. The sums' usual size is 64 bits: then one signed
+ * division and its rounding down (V is read at every traced decision, and
+ * under icount each instruction of it is guest time). */
 static int64_t div_floor(eevdf_s128 n, uint64_t d)
 {
+    if (n == (int64_t)n && d <= (uint64_t)INT64_MAX) {
+        int64_t q = (int64_t)n / (int64_t)d;
+        return q - ((int64_t)n % (int64_t)d < 0);
+    }
     if (n >= 0)
         return (int64_t)div_u128_u64((eevdf_u128)n, d);
     return -(int64_t)div_u128_u64((eevdf_u128)(-n) + d - 1, d);
@@ -1055,12 +1061,33 @@ static void eevdf_set_slice(struct sched_queue *q, struct sched_entity *se, uint
         tree_add(&q->ee, e);
 }
 
+/* v <= V, for a V already computed: the same answer as vt_eligible (for
+ * an integer key, key * load <= sum exactly when key <= floor(sum / load))
+ * without its 128-bit product, so that a view reads V once. */
+static bool eligible_at(const struct eevdf_queue *eq, uint64_t V, uint64_t v)
+{
+    return eq->load == 0 || (int64_t)(v - V) <= 0;
+}
+
+static unsigned count_eligible_at(const struct eevdf_queue *eq, uint64_t V, const struct eevdf_entity *n)
+{
+    if (!n || !eligible_at(eq, V, n->min_vruntime))
+        return 0;
+    return count_eligible_at(eq, V, n->left) + (!n->delayed && eligible_at(eq, V, n->vruntime)) +
+           count_eligible_at(eq, V, n->right);
+}
+
 static void eevdf_describe_queue(const struct sched_queue *q, bool count_eligible, struct sched_queue_view *v)
 {
+    const struct sched_entity *c = q->curr;
+
     v->vtime = true;
     v->V = avg_vruntime(&q->ee);
     v->base_slice_ns = q->ee.base_slice;
-    v->nr_eligible = count_eligible ? eevdf_nr_eligible(q) : 0;
+    v->nr_eligible = 0;
+    if (count_eligible) /* eevdf_nr_eligible, with V read once */
+        v->nr_eligible = count_eligible_at(&q->ee, v->V, q->ee.root) +
+                         (c && !c->ee.delayed && eligible_at(&q->ee, v->V, c->ee.vruntime));
 }
 
 static void eevdf_describe(const struct sched_queue *q, const struct sched_entity *se, struct sched_entity_view *v)
@@ -1071,8 +1098,13 @@ static void eevdf_describe(const struct sched_queue *q, const struct sched_entit
     v->slice_ns = e->slice;
     v->vruntime = e->vruntime;
     v->deadline = e->deadline;
-    v->lag = eevdf_lag(q, se);
-    v->eligible = se->on_queue && vt_eligible(&q->ee, e->vruntime);
+    v->lag = e->vlag; /* off the queue: the lag it left with (eevdf_lag) */
+    v->eligible = false;
+    if (se->on_queue) {
+        uint64_t V = avg_vruntime(&q->ee);
+        v->lag = (int64_t)(V - e->vruntime);
+        v->eligible = eligible_at(&q->ee, V, e->vruntime);
+    }
     v->delayed = e->delayed;
     v->vprot = q && q->curr == se ? e->vprot : 0;
 }
@@ -1188,6 +1220,8 @@ static void check_node(struct check_walk *w, const struct eevdf_entity *n)
     w->count++;
     w->delayed += n->delayed;
     BUG_ON(se_of((struct eevdf_entity *)n)->on_queue == false);
+    /* The views' test against V read once is the exact one. */
+    BUG_ON(eligible_at(w->eq, avg_vruntime(w->eq), n->vruntime) != vt_eligible(w->eq, n->vruntime));
     check_node(w, n->right);
 
     hl = n->left ? n->left->height : 0;
