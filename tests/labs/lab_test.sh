@@ -438,7 +438,7 @@ echo >> "$T/model.in" # elig_4: answered after, from the trace
 two=""
 for who in carol dave; do
     "$RUNQ" lab run 1 --student "$who" --out "$T/$who" < "$T/model.in" > /dev/null 2>&1
-    e=$("$RUNQ" sql --db "$T/$who/eevdf.db" --csv "SELECT p.nr_eligible FROM eevdf_pick p JOIN thread t ON t.utid = p.next_utid WHERE t.name = 'waiter' AND p.why = 'ipi' AND p.ts > (SELECT ts FROM mark WHERE name = 'probe4') ORDER BY p.ts LIMIT 1" | tail -n 1)
+    e=$("$RUNQ" sql --db "$T/$who/eevdf.db" --csv "SELECT p.nr_eligible FROM eevdf_pick p JOIN thread t ON t.utid = p.next_utid JOIN wakeup w ON w.utid = t.utid AND w.ts_run = p.ts WHERE t.name = 'waiter' AND w.ts_wake > (SELECT ts FROM mark WHERE name = 'probe4') ORDER BY w.ts_wake LIMIT 1" | tail -n 1)
     echo "elig_4 = $e" >> "$T/$who/answers.txt"
     "$RUNQ" lab check 1 --answers "$T/$who/answers.txt" --out "$T/$who.c" --reveal > "$T/$who.check" 2>&1
     two="$two $who:$(grep '^score' "$T/$who.check"):$(grep -A1 '^PASS rr_2\|^FAIL rr_2' "$T/$who.check" | sed -n 's/.*measured: //p')"
