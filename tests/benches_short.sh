@@ -83,7 +83,8 @@ bench bench_experiment "$no_qemu" bash tests/experiment/bench_experiment.sh -- \
     '^kernel \(icount, [0-9]+ jobs\) +[0-9.]+' '^sim \(10 us quantum\) +[0-9.]+' '^hog.count=8 probe.slice=100us +[0-9.]+%'
 bench bench_grade "$no_qemu" bash tests/labs/bench_grade.sh -- \
     '^grading lab 1, [0-9]+ students' '^cold \(each variant boots\) +[0-9.]+ +[0-9.]+' \
-    '^warm \(every run from the cache\) +[0-9.]+ +[0-9.]+' '^2000 students, each its own variant: about [0-9]+ min'
+    '^warm \(every run from the cache\) +[0-9.]+ +[0-9.]+' '^2000 students, each its own variant: about [0-9]+ min' \
+    '^cold, [0-9]+ students \(2 variants ran\) +[0-9.]+' '^2000 students on 2 variants: about [0-9.]+ min'
 bench bench_handoff "$no_qemu" bash tests/kernel/bench_handoff.sh -- \
     '^one pair on one CPU.* [0-9]+/s +[0-9]+/s' '^crowded: 15 pairs.* [0-9]+/s +[0-9]+/s' '^untraced \(runq boot.* [0-9.]+ +[0-9]+$' \
     '^probe timer wake.* [0-9]+ +[0-9]+$'

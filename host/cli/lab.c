@@ -28,6 +28,17 @@ static int set_seeds(const char *v, void *value, char *err, size_t errlen)
     return 0;
 }
 
+/* --variants K: 1..LAB_VARIANTS_MAX. */
+static int set_variants(const char *v, void *value, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    uint64_t n;
+    if (!scn_parse_count(v, LAB_VARIANTS_MAX, &n) || n < 1)
+        return -1;
+    *(int *)value = (int)n;
+    return 0;
+}
+
 /* --seed S: a whole number. */
 static int set_seed(const char *v, void *value, char *err, size_t errlen)
 {
@@ -67,6 +78,8 @@ int cmd_lab(int argc, char **argv)
         FLAG_FN("seeds", &o.seeds, "K", "calibrate: the truths under seeds 1..K, 2..16 (default 5)", set_seeds,
                 .takes = "2..16"),
         FLAG_ON("write", &o.write, "calibrate: store the spreads in the lab's calibration file"),
+        FLAG_FN("variants", &o.variants, "K", "pack: the course's variants, 1..100000 (default: one a\n"
+                "student): a class shares K runs, graded once each", set_variants, .takes = "1..100000"),
         FLAG_ON("reveal", &o.reveal, "check: print each measured value too, and write\n"
                 "DIR/measured.txt (only with the key, or the labs tree)"),
         FLAG_TABLE_END,
@@ -77,7 +90,7 @@ int cmd_lab(int argc, char **argv)
                  "       runq lab show N\n"
                  "       runq lab run N [--out DIR] [--seed S | --student ID]\n"
                  "       runq lab check N --answers FILE [--key DIR] [--out DIR] [--seed S] [--reveal]\n"
-                 "       runq lab pack OUT\n"
+                 "       runq lab pack OUT [--variants K]\n"
                  "       runq lab grade N --key DIR SUBMISSIONS [--out DIR]\n"
                  "       runq lab calibrate N [--seeds K] [--write] [--out DIR]",
         .about = "Labs about who runs next, under the round robin and EEVDF. N is the lab's\n"
@@ -134,7 +147,7 @@ int cmd_lab(int argc, char **argv)
             fprintf(stderr, "runq lab: pack needs the folder to write the course into\n");
             return 2;
         }
-        return lab_pack(o.which);
+        return lab_pack(o.which, o.variants);
     }
     size_t a = 0;
     while (a < sizeof actions / sizeof actions[0] && strcmp(sub, actions[a].word))
@@ -148,6 +161,10 @@ int cmd_lab(int argc, char **argv)
         o.seeds = 5;
     if (!o.which) {
         fprintf(stderr, "runq lab: %s needs a lab number\n", sub);
+        return 2;
+    }
+    if (o.variants) {
+        fprintf(stderr, "runq lab: --variants is for pack (a packed course's lab.conf carries it)\n");
         return 2;
     }
     if (o.write && o.action != LAB_CALIBRATE) {

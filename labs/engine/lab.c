@@ -644,7 +644,6 @@ static int lab_run(struct lab *lab, const char *outdir, long seed, const char *s
     return rc ? 1 : 0;
 }
 
-static long student_seed(const char *id);
 
 /* A question whose answer only the instructor's key holds (a student's
  * copy: truth = key). */
@@ -668,15 +667,60 @@ static const char *printable(const char *in, char *out, size_t len)
  * every question passes. */
 /* verdict, if not NULL, gets a letter a question: 'P' passed, 'F' failed,
  * 'K' left to the instructor's key. */
+/* What one variant's runs measured: lab grade judges every student of a
+ * variant against it, so a class of K variants costs K runs and K
+ * measurements, not one a student (the run cache spares the boots, not
+ * the copies and the queries). */
+static int lab_judge_all(struct lab *lab, const char *outdir, const struct lab_answers *a, const char *answers,
+                         long seed, bool reveal, bool quiet, int *score, int *total, char *verdict, int rc,
+                         char truth[][256], const bool *ok, const char *ran_in);
+
+struct lab_measured {
+    long seed;
+    int rc;                      /* run_scenarios' */
+    char truth[LAB_MAX_Q][256];
+    bool ok[LAB_MAX_Q];
+    char dir[1200];              /* where the runs are (the first student's folder) */
+};
+
+/* memo, if not NULL, is the variant's measurement when its seed is seed
+ * (then nothing runs), else it is filled from this run. */
 static int lab_check(struct lab *lab, const char *outdir, const struct lab_answers *a, const char *answers,
-                     long seed, bool reveal, bool quiet, int *score, int *total, char *verdict)
+                     long seed, bool reveal, bool quiet, int *score, int *total, char *verdict,
+                     struct lab_measured *memo)
 {
     char who[4 * sizeof a->student];
     printable(a->student, who, sizeof who);
-    int rc = run_scenarios(lab, outdir, NULL, seed);
-    char truth[LAB_MAX_Q][256];
-    bool ok[LAB_MAX_Q];
-    measure(lab, seed, truth, ok, outdir, reveal);
+    bool again = memo && memo->dir[0] && memo->seed == seed;
+    if (!again) {
+        int rc = run_scenarios(lab, outdir, NULL, seed);
+        char truth[LAB_MAX_Q][256];
+        bool ok[LAB_MAX_Q];
+        measure(lab, seed, truth, ok, outdir, reveal);
+        if (memo) {
+            memo->seed = seed;
+            memo->rc = rc;
+            memcpy(memo->truth, truth, sizeof truth);
+            memcpy(memo->ok, ok, sizeof ok);
+            snprintf(memo->dir, sizeof memo->dir, "%s", outdir);
+        }
+        return lab_judge_all(lab, outdir, a, answers, seed, reveal, quiet, score, total, verdict, rc, truth, ok,
+                             NULL);
+    }
+    return lab_judge_all(lab, outdir, a, answers, seed, reveal, quiet, score, total, verdict, memo->rc, memo->truth,
+                         memo->ok, memo->dir);
+}
+
+/* The answers a against the truths measured: the verdicts, the score and
+ * the transcript (lab_check). ran_in, if not NULL, is where the variant's
+ * runs are (another student's folder): the transcript names it instead of
+ * showing consoles this check did not run. */
+static int lab_judge_all(struct lab *lab, const char *outdir, const struct lab_answers *a, const char *answers,
+                         long seed, bool reveal, bool quiet, int *score, int *total, char *verdict, int rc,
+                         char truth[][256], const bool *ok, const char *ran_in)
+{
+    char who[4 * sizeof a->student];
+    printable(a->student, who, sizeof who);
     int pass = 0, keyed = 0;
     char path[1200];
     snprintf(path, sizeof path, "%s/transcript.txt", outdir);
@@ -732,7 +776,12 @@ static int lab_check(struct lab *lab, const char *outdir, const struct lab_answe
     bool all = pass == lab->nq && rc == 0;
     if (t) {
         fprintf(t, "score %d/%d\n", pass, lab->nq - keyed);
-        for (int i = 0; i < lab->nsc; i++)
+        if (ran_in) {
+            char shown[4 * 1200];
+            fprintf(t, "\nthe scenarios of this variant (seed %ld) ran once, for %s\n", seed,
+                    printable(ran_in, shown, sizeof shown));
+        }
+        for (int i = 0; i < lab->nsc && !ran_in; i++)
             fprintf(t, "\n==== scenario %s (exit %d) ====\n%s", lab->sc[i].name, lab->sc[i].status,
                     lab->sc[i].out ? lab->sc[i].out : "(no console)\n");
         fclose(t);
@@ -875,9 +924,10 @@ static int lab_grade(struct lab *lab, const char *outdir, const char *subdir)
         fputc('\n', csv);
     }
     int right[LAB_MAX_Q] = { 0 }, asked[LAB_MAX_Q] = { 0 };
-    int todo = 0, done = 0;
+    int todo = 0, done = 0, nmemo = 0;
     for (int i = 0; i < n; i++)
         todo += !s[i].skip[0];
+    struct lab_measured *memo = xcalloc((size_t)(todo ? todo : 1), sizeof *memo);
     int64_t t0 = grade_now_ms();
     bool progress = isatty(STDERR_FILENO) || todo >= 20;
     for (int i = 0; i < n; i++) {
@@ -890,7 +940,7 @@ static int lab_grade(struct lab *lab, const char *outdir, const char *subdir)
         }
         done++;
         char out[1400], note[200] = "";
-        long seed = student_seed(s[i].id);
+        long seed = lab_student_seed(lab, s[i].id);
         if (s[i].a.seed >= 0 && s[i].a.seed != seed)
             snprintf(note, sizeof note, "   seed = %ld in the answers ignored: graded with %s's variant (seed %ld)",
                      s[i].a.seed, s[i].id, seed);
@@ -902,7 +952,13 @@ static int lab_grade(struct lab *lab, const char *outdir, const char *subdir)
         }
         char verdict[LAB_MAX_Q];
         memset(verdict, 'F', sizeof verdict);
-        lab_check(lab, out, &s[i].a, s[i].path, seed, false, true, &score, &total, verdict);
+        /* The variant's measurement, made by its first student's check. */
+        int v = 0;
+        while (v < nmemo && memo[v].seed != seed)
+            v++;
+        if (v == nmemo)
+            nmemo++;
+        lab_check(lab, out, &s[i].a, s[i].path, seed, false, true, &score, &total, verdict, &memo[v]);
         printf("%-24s %d/%d%s\n", s[i].id, score, total, note);
         if (csv) {
             /* an ID is letters, digits, '.', '_' and '-' (lab_student_id_check):
@@ -921,6 +977,7 @@ static int lab_grade(struct lab *lab, const char *outdir, const char *subdir)
         sum += total ? (double)score / total : 0;
     }
     free(s);
+    free(memo);
     if (graded)
         printf("%d graded, mean %.0f%%", graded, 100 * sum / graded);
     else
@@ -928,6 +985,10 @@ static int lab_grade(struct lab *lab, const char *outdir, const char *subdir)
     if (skipped)
         printf("; %d skipped (see stderr)", skipped);
     printf("\n");
+    if (graded && lab->variants)
+        printf("%d of the course's %d variants, each run and measured once\n", nmemo, lab->variants);
+    else if (graded)
+        printf("%d variant%s (one a student), each run and measured once\n", nmemo, nmemo == 1 ? "" : "s");
     if (graded) {
         printf("\n%-24s %8s %8s\n", "question", "right", "share");
         for (int q = 0; q < lab->nq; q++) {
@@ -959,7 +1020,7 @@ static int lab_check_file(struct lab *lab, const char *outdir, const char *answe
         fprintf(stderr, "runq lab: %s: %s\n", answers, why);
         return 1;
     }
-    long own = a.student[0] ? student_seed(a.student) : -1;
+    long own = a.student[0] ? lab_student_seed(lab, a.student) : -1;
     long seed = seed_flag >= 0 ? seed_flag : a.seed >= 0 ? a.seed : own >= 0 ? own : default_seed(-1);
     if (seed_flag < 0 && a.seed >= 0 && own >= 0 && a.seed != own) {
         char who[4 * sizeof a.student];
@@ -968,7 +1029,7 @@ static int lab_check_file(struct lab *lab, const char *outdir, const char *answe
                a.seed, printable(a.student, who, sizeof who), own, a.seed);
     }
     int score, total;
-    return lab_check(lab, outdir, &a, answers, seed, reveal, false, &score, &total, NULL);
+    return lab_check(lab, outdir, &a, answers, seed, reveal, false, &score, &total, NULL, NULL);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -1123,16 +1184,27 @@ static int lab_calibrate(struct lab *lab, const char *outdir, int seeds, bool wr
     return bad ? 1 : 0;
 }
 
-/* A student's variant from their ID (FNV-1a): neighbours do not share
- * numbers, and the grader recomputes it from the ID in the answers. */
-static long student_seed(const char *id)
+static unsigned long long fnv1a(const char *s)
 {
     unsigned long long h = 1469598103934665603ull;
-    for (const char *p = id; *p; p++) {
+    for (const char *p = s; *p; p++) {
         h ^= (unsigned char)*p;
         h *= 1099511628211ull;
     }
-    return (long)(h % 1000000) + 1;
+    return h;
+}
+
+/* A student's variant from their ID (FNV-1a): neighbours do not share
+ * numbers, and the grader recomputes it from the ID in the answers. A
+ * course of K variants (lab pack --variants) maps the ID to one of K and
+ * that to a seed, so a class shares K runs (graded once each). */
+long lab_student_seed(const struct lab *lab, const char *id)
+{
+    if (!lab->variants)
+        return (long)(fnv1a(id) % 1000000) + 1;
+    char name[48];
+    snprintf(name, sizeof name, "variant %llu", fnv1a(id) % (unsigned)lab->variants);
+    return (long)(fnv1a(name) % 999999) + 2; /* never 1: answers.ref's seed */
 }
 
 int lab_do(const struct lab_opts *o)
@@ -1157,7 +1229,7 @@ int lab_do(const struct lab_opts *o)
         return 2;
     }
     if (o->student)
-        seed = student_seed(o->student);
+        seed = lab_student_seed(&lab, o->student);
     int rc;
     if (o->action == LAB_SHOW) {
         rc = lab_show(&lab, default_seed(seed));

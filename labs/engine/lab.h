@@ -94,6 +94,9 @@ struct lab {
     int number;
     char title[128];
     int minutes;
+    int variants;       /* a course's variant count (variants = K, from runq lab
+                         * pack --variants): students share K runs; 0: every
+                         * student their own (lab_student_seed) */
     struct lab_scenario sc[LAB_MAX_SCEN];
     int nsc;
     struct lab_question q[LAB_MAX_Q];
@@ -205,6 +208,7 @@ struct lab_opts {
                               * answers' seed line, else their student's; run and
                               * show $RUNQ_SEED, else 1; grade always the student's */
     int seeds;               /* calibrate: seeds 1..K, 2..16 */
+    int variants;            /* pack: the course's variant count (0: one a student) */
     bool write;              /* calibrate: write the lab's calibration file */
     bool reveal;             /* check: print and write each measured value */
 };
@@ -221,8 +225,15 @@ int lab_do(const struct lab_opts *o);
 int lab_list(void);
 
 /* lab pack OUT: OUT/student (no fixed answers, no explanations) and
- * OUT/key (the labs as they are), from lab_root(). 0, or 1. */
-int lab_pack(const char *out);
+ * OUT/key (the labs as they are), from lab_root(). variants > 0 writes
+ * "variants = K" into both copies' lab.conf (LAB_VARIANTS_MAX at most).
+ * 0, or 1. */
+#define LAB_VARIANTS_MAX 100000
+int lab_pack(const char *out, int variants);
+/* A student's variant seed, from the ID alone (the grader recomputes it):
+ * one of a million when lab->variants is 0, else one of lab->variants
+ * seeds, never seed 1 (answers.ref's, public in the labs tree). */
+long lab_student_seed(const struct lab *lab, const char *id);
 /* Copies in to out, to the end. */
 void lab_copy_stream(FILE *in, FILE *out);
 /* The names in dir but "." and ".." that keep(name) accepts (hidden ones

@@ -3,6 +3,7 @@
  *
  *   title = Who runs next
  *   minutes = 45
+ *   variants = 20            a course's variant count (runq lab pack --variants)
  *
  *   [scenario rr]            policy, hz, cpus, append, record, cmd (repeat),
  *                            or scenario_file and set (repeat): a scenario
@@ -32,6 +33,7 @@
 #include <unistd.h>
 
 #include "labs/engine/lab.h"
+#include "db/visible.h"
 #include "eevdf_features.h"
 #include "host/base/xalloc.h"
 #include "host/scenario/scenario.h"
@@ -126,8 +128,18 @@ static int conf_top_key(const struct conf *cf, struct lab *lab, const char *k, c
         snprintf(lab->title, sizeof lab->title, "%s", v);
     else if (!strcmp(k, "minutes"))
         lab->minutes = atoi(v);
-    else
-        return conf_err(cf, "unknown key '%s' (title, minutes)", k);
+    else if (!strcmp(k, "variants")) {
+        char *end;
+        errno = 0;
+        long n = strtol(v, &end, 10);
+        if (end == v || *end || errno || n < 1 || n > LAB_VARIANTS_MAX) {
+            char shown[64];
+            text_visible(shown, sizeof shown, v);
+            return conf_err(cf, "variants = '%s': a whole number of variants, 1..%d", shown, LAB_VARIANTS_MAX);
+        }
+        lab->variants = (int)n;
+    } else
+        return conf_err(cf, "unknown key '%s' (title, minutes, variants)", k);
     return 0;
 }
 

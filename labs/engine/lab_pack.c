@@ -50,29 +50,37 @@ static int copy_file(const char *from, const char *to)
     return fclose(out) ? -1 : 0;
 }
 
-/* lab.conf without its fixed answers and explanations. Each line is read
+/* from's lab.conf into to: with strip, without its fixed answers and
+ * explanations (below); with variants > 0, "variants = K" first, in place
+ * of the conf's own. Each line is read
  * whole and split by lab_conf_pair(), as lab_load() reads it: a fixed
  * buffer once cut a long explain line in two and copied its tail, and a
  * prefix test let "\vexplain = ..." through. What is kept is written as
  * lab_load() sees it (up to a NUL byte). A truth stays only if it is
  * computed (measured, or runq sim); any other becomes "truth = key". */
-static int strip_conf(const char *from, const char *to)
+static int write_conf(const char *from, const char *to, bool strip, int variants)
 {
     FILE *in, *out;
     if (open_pair(from, to, &in, &out))
         return -1;
     char *line = NULL, *copy = NULL;
     size_t cap = 0;
-    fprintf(out, "# A student's copy, made by runq lab pack: fixed answers are in the instructor's key.\n");
+    if (strip)
+        fprintf(out, "# A student's copy, made by runq lab pack: fixed answers are in the instructor's key.\n");
+    if (variants)
+        fprintf(out, "# The course's variants (runq lab pack --variants): students share them.\nvariants = %d\n",
+                variants);
     while (getline(&line, &cap, in) > 0) {
         line[strcspn(line, "\n")] = 0;
         char *k, *v;
         free(copy);
         copy = xstrdup(line);
         bool pair = lab_conf_pair(copy, &k, &v);
-        if (pair && !strcmp(k, "explain"))
+        if (pair && variants && !strcmp(k, "variants"))
             continue;
-        if (pair && !strcmp(k, "truth") && !lab_truth_computed(v))
+        if (pair && strip && !strcmp(k, "explain"))
+            continue;
+        if (pair && strip && !strcmp(k, "truth") && !lab_truth_computed(v))
             fputs("truth = key\n", out);
         else
             fprintf(out, "%s\n", line);
@@ -134,7 +142,7 @@ static int copy_scenario_files(const struct lab *lab, const char *sdir, const ch
 
 /* Packs the lab in src into sdir and kdir. The lab is read first, so that
  * one lab_load() refuses leaves no student copy of it. 0, or -1. */
-static int pack_lab(const char *src, const char *sdir, const char *kdir, const char *out)
+static int pack_lab(const char *src, const char *sdir, const char *kdir, const char *out, int variants)
 {
     static const char *const key_files[] = { "README.md",      "lab.conf",    "calibration",
                                              "explanation.md", "answers.ref", "answers.wrong" };
@@ -153,13 +161,16 @@ static int pack_lab(const char *src, const char *sdir, const char *kdir, const c
     snprintf(b, sizeof b, "%s/lab.conf", sdir);
     if (rc || copy_present(src, kdir, key_files, sizeof key_files / sizeof key_files[0]) ||
         copy_present(src, sdir, student_files, sizeof student_files / sizeof student_files[0]) ||
-        strip_conf(a, b) || copy_scenario_files(&lab, sdir, kdir))
+        write_conf(a, b, true, variants) || copy_scenario_files(&lab, sdir, kdir))
+        rc = -1;
+    snprintf(b, sizeof b, "%s/lab.conf", kdir);
+    if (!rc && variants && write_conf(a, b, false, variants))
         rc = -1;
     lab_free(&lab);
     return rc;
 }
 
-int lab_pack(const char *out)
+int lab_pack(const char *out, int variants)
 {
     char root[512];
     lab_root(root, sizeof root);
@@ -177,11 +188,13 @@ int lab_pack(const char *out)
         snprintf(src, sizeof src, "%s/%s", root, e->d_name);
         snprintf(sdir, sizeof sdir, "%s/student/%s", out, e->d_name);
         snprintf(kdir, sizeof kdir, "%s/key/%s", out, e->d_name);
-        if (pack_lab(src, sdir, kdir, out))
+        if (pack_lab(src, sdir, kdir, out, variants))
             rc = 1;
         n++;
     }
     closedir(d);
+    if (!rc && variants)
+        printf("%d variants a lab: a student's is drawn from their ID\n", variants);
     if (!rc)
         printf("packed %d labs from %s:\n  %s/student   hand this out (RUNQ_LABS=%s/student runq lab run N)\n"
                "  %s/key       keep this (runq lab check N --key %s/key, runq lab grade N --key %s/key DIR)\n",
