@@ -51,6 +51,8 @@ boot() { "$RUNQ" boot --deterministic --timeout 600 "$@"; }
 SET=${RUNQ_TEST_SET:-test}
 case $SET in test | check) ;; *) echo "tests/run.sh: RUNQ_TEST_SET is test or check, not '$SET'" >&2; exit 2 ;; esac
 
+# The list itself: `duplicates` finds its lines alike in shape (a suite a
+# line, each one call of suite or check); a list, so left as one.
 # host
 suite runner bash tests/runner_test.sh
 suite layers bash tests/layers.sh

@@ -181,20 +181,19 @@ static int boot_flags(int argc, char **argv, bool run, struct boot_opts *o)
 {
     struct flag rows[20];
     boot_flag_table(o, run, rows, sizeof rows / sizeof rows[0]);
-    struct command_spec spec = run ? run_spec : boot_spec;
-    spec.flags = rows;
-    int npos, rc = flags_parse(&spec, argc, argv, NULL, &npos);
+    const struct command_spec *spec = run ? &run_spec : &boot_spec;
+    int npos, rc = flags_parse(spec, rows, argc, argv, NULL, &npos);
     if (rc >= 0)
         return rc;
     /* What reaches the kernel's command line, checked here rather than
      * as each flag comes, so no error echoes a control character. */
     if (o->append && (!printable(o->append) || has_dashdash_word(o->append)))
-        return flags_usage_error(&spec, "--append must be printable ASCII without a '--' word");
+        return flags_usage_error(spec, "--append must be printable ASCII without a '--' word");
     for (int i = 0; i < o->ncmds; i++) {
         if (strchr(o->cmds[i], ';') || strchr(o->cmds[i], '\n'))
-            return flags_usage_error(&spec, "--cmd may not contain ';' or a newline; pass one --cmd per command");
+            return flags_usage_error(spec, "--cmd may not contain ';' or a newline; pass one --cmd per command");
         if (!printable(o->cmds[i]))
-            return flags_usage_error(&spec, "--cmd must be printable ASCII");
+            return flags_usage_error(spec, "--cmd must be printable ASCII");
     }
     return -1;
 }

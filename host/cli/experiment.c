@@ -114,6 +114,32 @@ static int set_shard(const char *v, void *value, char *err, size_t errlen)
     return 0;
 }
 
+static const struct command_spec run_engine_spec = {
+    .name = "run",
+    .usage = "run --engine E[,E...] [flags] FILE",
+    .about = "Runs the scenario in FILE on an engine (kernel, linux: the host's own Linux,\n"
+             "recorded through tracefs and BPF; sim) and prints its table, as runq\n"
+             "experiment does, with the same flags. Without --engine, runq run boots the\n"
+             "kernel to its shell (runq run --help).\n",
+    .max_pos = 1,
+    .too_many = "one scenario FILE only",
+};
+
+static const struct command_spec experiment_spec = {
+    .name = "experiment",
+    .usage = "experiment [flags] FILE",
+    .about = "Runs the scenario in FILE (docs/scenarios.md), or the matrix of its vary axes,\n"
+             "each cell --repeat times, stores every run in the database, and prints one row\n"
+             "per cell: each measured column's mean and [min..max] over the repeats.\n"
+             "On Linux, the column foreign is the share of a run's window that other\n"
+             "processes took on its CPUs (or the trace cannot account for); a run past\n"
+             XP_STR(XP_DISTURBED_PERCENT) "% is disturbed: kept, and left out of its cell's values when the cell has a\n"
+             "clean run. A column whose repeats split into two groups far apart is shown as\n"
+             "the two (bistable), not one mean. docs/experiments.md is the guide.\n",
+    .max_pos = 1,
+    .too_many = "one scenario FILE only",
+};
+
 /* One flag table and its checks for both `runq experiment` and `runq run
  * --engine` (as_run): the same options, each command its own name, usage
  * and help, and then experiment_run() with the options it parsed. */
@@ -156,59 +182,33 @@ static int experiment_cli(int argc, char **argv, bool as_run)
         FLAG_ON("quiet", &o.quiet, "no progress line"),
         FLAG_TABLE_END,
     };
-    const struct command_spec run_spec = {
-        .name = "run",
-        .usage = "run --engine E[,E...] [flags] FILE",
-        .about = "Runs the scenario in FILE on an engine (kernel, linux: the host's own Linux,\n"
-                 "recorded through tracefs and BPF; sim) and prints its table, as runq\n"
-                 "experiment does, with the same flags. Without --engine, runq run boots the\n"
-                 "kernel to its shell (runq run --help).\n",
-        .flags = flags,
-        .max_pos = 1,
-        .too_many = "one scenario FILE only",
-    };
-    const struct command_spec xp_spec = {
-        .name = "experiment",
-        .usage = "experiment [flags] FILE",
-        .about = "Runs the scenario in FILE (docs/scenarios.md), or the matrix of its vary axes,\n"
-                 "each cell --repeat times, stores every run in the database, and prints one row\n"
-                 "per cell: each measured column's mean and [min..max] over the repeats.\n"
-                 "On Linux, the column foreign is the share of a run's window that other\n"
-                 "processes took on its CPUs (or the trace cannot account for); a run past\n"
-                 XP_STR(XP_DISTURBED_PERCENT) "% is disturbed: kept, and left out of its cell's values when the cell has a\n"
-                 "clean run. A column whose repeats split into two groups far apart is shown as\n"
-                 "the two (bistable), not one mean. docs/experiments.md is the guide.\n",
-        .flags = flags,
-        .max_pos = 1,
-        .too_many = "one scenario FILE only",
-    };
-    const struct command_spec spec = as_run ? run_spec : xp_spec;
-    int npos, rc = flags_parse(&spec, argc, argv, &o.file, &npos);
+    const struct command_spec *spec = as_run ? &run_engine_spec : &experiment_spec;
+    int npos, rc = flags_parse(spec, flags, argc, argv, &o.file, &npos);
     if (rc >= 0)
         return rc;
     if (csv && json)
-        return flags_usage_error(&spec, "give --csv or --json, not both");
+        return flags_usage_error(spec, "give --csv or --json, not both");
     o.fmt = csv ? DBQ_CSV : json ? DBQ_JSON : DBQ_TABLE;
     if (!o.file)
-        return flags_usage_error(&spec, as_run ? "need a scenario FILE; see runq run --help"
-                                               : "need a scenario FILE; see runq experiment --help");
+        return flags_usage_error(spec, as_run ? "need a scenario FILE; see runq run --help"
+                                              : "need a scenario FILE; see runq experiment --help");
     bool kernel = false, linux_ = false;
     for (int i = 0; i < o.nengines; i++) {
         kernel |= engine_lookup("kernel") == o.engines[i];
         linux_ |= engine_lookup("linux") == o.engines[i];
     }
     if (o.realtime && !kernel)
-        return flags_usage_error(&spec, "--realtime is the kernel engine's (on paper there is no real time; Linux "
-                                        "runs in nothing else)");
+        return flags_usage_error(spec, "--realtime is the kernel engine's (on paper there is no real time; Linux "
+                                       "runs in nothing else)");
     if (o.allow_rt_hog && !linux_)
-        return flags_usage_error(&spec, "--allow-rt-hog is the linux engine's (RT tasks of runq's kernel or on paper "
-                                        "hold no host CPU)");
+        return flags_usage_error(spec, "--allow-rt-hog is the linux engine's (RT tasks of runq's kernel or on paper "
+                                       "hold no host CPU)");
     if (o.rerun && !linux_)
-        return flags_usage_error(&spec, "--rerun-disturbed is the linux engine's (no other process shares runq's "
-                                        "kernel or the paper)");
+        return flags_usage_error(spec, "--rerun-disturbed is the linux engine's (no other process shares runq's "
+                                       "kernel or the paper)");
     if (o.realtime && o.jobs > 1)
-        return flags_usage_error(&spec, "--realtime runs one at a time: runs side by side would disturb each other's "
-                                        "timing");
+        return flags_usage_error(spec, "--realtime runs one at a time: runs side by side would disturb each other's "
+                                       "timing");
     return experiment_run(&o);
 }
 

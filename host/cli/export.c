@@ -11,6 +11,17 @@
 #include "host/cli/db_flags.h"
 #include "host/export/export.h"
 
+static const struct command_spec export_spec = {
+    .name = "export",
+    .usage = "export --perfetto [--db FILE] [--trace ID | --experiment ID] [-o OUT]",
+    .about = "Writes a trace as the plain-text ftrace format (systrace) that the Perfetto UI\n"
+             "(ui.perfetto.dev: Open trace file) and trace_processor import: each CPU's\n"
+             "schedule from sched_slice, wakeups from wakeup (with the waker), EEVDF's V per CPU\n"
+             "and each task's lag, deadline and vruntime as counters (virtual ns; none in round\n"
+             "robin or Linux traces), and data gaps drawn as such, never as idle time.\n"
+             "docs/perfetto.md says what each track shows.\n",
+};
+
 int cmd_export(int argc, char **argv)
 {
     struct db_flags o = DB_FLAGS_INIT;
@@ -31,27 +42,15 @@ int cmd_export(int argc, char **argv)
                   .short_name = 'o'),
         FLAG_TABLE_END,
     };
-    const struct command_spec spec = {
-        .name = "export",
-        .usage = "export --perfetto [--db FILE] [--trace ID | --experiment ID] [-o OUT]",
-        .about = "Writes a trace as the plain-text ftrace format (systrace) that the Perfetto UI\n"
-                 "(ui.perfetto.dev: Open trace file) and trace_processor import: each CPU's\n"
-                 "schedule from sched_slice, wakeups from wakeup (with the waker), EEVDF's V per CPU\n"
-                 "and each task's lag, deadline and vruntime as counters (virtual ns; none in round\n"
-                 "robin or Linux traces), and data gaps drawn as such, never as idle time.\n"
-                 "docs/perfetto.md says what each track shows.\n",
-        .flags = flags,
-    };
-    /* Alike in shape to every command's spec and parse: flags.h's one form. */
-    int npos, prc = flags_parse(&spec, argc, argv, NULL, &npos);
+    int npos, prc = flags_parse(&export_spec, flags, argc, argv, NULL, &npos);
     if (prc >= 0)
         return prc;
     if (!perfetto)
-        return flags_usage_error(&spec, "say which format: --perfetto (the only one yet)");
+        return flags_usage_error(&export_spec, "say which format: --perfetto (the only one yet)");
     if (o.trace && experiment)
-        return flags_usage_error(&spec, "--trace or --experiment, not both");
+        return flags_usage_error(&export_spec, "--trace or --experiment, not both");
     if (experiment && !out)
-        return flags_usage_error(&spec, "--experiment writes a file a trace: give -o DIR");
+        return flags_usage_error(&export_spec, "--experiment writes a file a trace: give -o DIR");
 
     sqlite3 *db = cli_db_open("export", o.db);
     if (!db)

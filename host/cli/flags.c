@@ -42,17 +42,17 @@ const char *flags_word(int argc, char **argv, const char *cmd, const char *what,
     return word;
 }
 
-static const struct flag *find(const struct command_spec *c, const char *name, size_t len)
+static const struct flag *find(const struct flag *flags, const char *name, size_t len)
 {
-    for (const struct flag *f = c->flags; f && f->type != FLAG_END; f++)
+    for (const struct flag *f = flags; f && f->type != FLAG_END; f++)
         if (strlen(f->name) == len && !strncmp(f->name, name, len))
             return f;
     return NULL;
 }
 
-static const struct flag *find_short(const struct command_spec *c, char s)
+static const struct flag *find_short(const struct flag *flags, char s)
 {
-    for (const struct flag *f = c->flags; f && f->type != FLAG_END; f++)
+    for (const struct flag *f = flags; f && f->type != FLAG_END; f++)
         if (f->short_name && f->short_name == s)
             return f;
     return NULL;
@@ -109,7 +109,8 @@ static int set_value(const struct command_spec *c, const struct flag *f, const c
     BUG_ON(1); /* a bool or the end row never reaches here */
 }
 
-int flags_parse(const struct command_spec *c, int argc, char **argv, const char **pos, int *npos)
+int flags_parse(const struct command_spec *c, const struct flag *flags, int argc, char **argv, const char **pos,
+                int *npos)
 {
     *npos = 0;
     bool flags_done = false;
@@ -128,7 +129,7 @@ int flags_parse(const struct command_spec *c, int argc, char **argv, const char 
             continue;
         }
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            flags_help(c, stdout);
+            flags_help(c, flags, stdout);
             return 0;
         }
         if (c->mode && a[1] == '-' && !strcmp(a + 2, c->mode))
@@ -136,7 +137,8 @@ int flags_parse(const struct command_spec *c, int argc, char **argv, const char 
         /* --name[=V], or -s[V]: eq points at the value given in a itself */
         bool is_long = a[1] == '-';
         const char *name = a + 2, *eq = is_long ? strchr(name, '=') : a[2] ? a + 1 : NULL;
-        const struct flag *f = is_long ? find(c, name, eq ? (size_t)(eq - name) : strlen(name)) : find_short(c, a[1]);
+        const struct flag *f =
+            is_long ? find(flags, name, eq ? (size_t)(eq - name) : strlen(name)) : find_short(flags, a[1]);
         if (f && !is_long && eq && f->type == FLAG_BOOL)
             f = NULL; /* no bundling of switches: -vc is unknown */
         if (!f)
@@ -183,16 +185,16 @@ static void help_row(FILE *out, bool shorts, char s, const char *name, const cha
     fputc('\n', out);
 }
 
-void flags_help(const struct command_spec *c, FILE *out)
+void flags_help(const struct command_spec *c, const struct flag *flags, FILE *out)
 {
     fprintf(out, "usage: runq %s\n", c->usage);
     if (c->about)
         fprintf(out, "\n%s", c->about);
     fprintf(out, "\nflags:\n");
     bool shorts = false;
-    for (const struct flag *f = c->flags; f && f->type != FLAG_END; f++)
+    for (const struct flag *f = flags; f && f->type != FLAG_END; f++)
         shorts |= f->short_name != 0;
-    for (const struct flag *f = c->flags; f && f->type != FLAG_END; f++)
+    for (const struct flag *f = flags; f && f->type != FLAG_END; f++)
         help_row(out, shorts, f->short_name, f->name, f->type == FLAG_BOOL ? NULL : f->arg, f->help);
     help_row(out, shorts, 'h', "help", NULL, "show this help");
     if (c->after)

@@ -76,18 +76,20 @@ int flag_seed(const char *v, void *value, char *err, size_t errlen);
 #define FLAG_SEED(n, var, given_, a, h, ...)                                                                  \
     FLAG_FN(n, var, a, h, flag_seed, .given = (given_), .takes = "a whole number 0..18446744073709551615", __VA_ARGS__)
 
-/* Every command declares its table and spec, parses, returns at once on
- * rc >= 0, then makes its own checks: the pairs `duplicates` finds between
- * the commands' specs are this one form, left as is. No min_pos, no
- * flags_run: the commands that need a positional argument check it after
- * checks whose message comes first (runq sql --csv --json says "--csv or
- * --json, not both", not that the SQL is missing), and the layers they call
- * take different arguments. */
+/* A command's words: its name, synopsis, help text and how many positional
+ * arguments it takes. A command declares them at file scope, named
+ * CMD_spec, unless they are made from its arguments (each report's, each
+ * plot kind's, merge's max_pos); its flag table, whose rows point at the
+ * command's locals, is declared where it parses and passed beside the
+ * spec. The command then returns at once on flags_parse's rc >= 0 and
+ * makes its own checks. No min_pos, no flags_run: the commands that need
+ * a positional argument check it after checks whose message comes first
+ * (runq sql --csv --json says "--csv or --json, not both", not that the
+ * SQL is missing), and the layers they call take different arguments. */
 struct command_spec {
     const char *name;  /* "step" (or "report latency": what follows "runq ") */
     const char *usage; /* the synopsis after "usage: runq " */
     const char *about; /* the paragraphs between the synopsis and "flags:"; NULL: none */
-    const struct flag *flags;
     const char *after; /* what follows the flags (keys, examples); NULL: none */
     void (*after_fn)(FILE *out); /* then prints the rest, when it comes from another table
                                     (runq top's keys, from its action table); NULL: none */
@@ -101,16 +103,17 @@ struct command_spec {
  * command (and so which table) parses the rest. */
 bool flags_mode(int argc, char **argv, const char *mode);
 
-/* Parses argv[1..argc-1] by c's table, setting each flag's value as it
- * comes; positional arguments go to pos[0..*npos-1] in order. Returns -1
+/* Parses argv[1..argc-1] by the table flags, setting each flag's value as
+ * it comes; positional arguments go to pos[0..*npos-1] in order. Returns -1
  * to go on, or the exit code the command returns at once: 0 after --help
  * (printed on stdout), 2 after a usage error (printed). */
-int flags_parse(const struct command_spec *c, int argc, char **argv, const char **pos, int *npos);
+int flags_parse(const struct command_spec *c, const struct flag *flags, int argc, char **argv, const char **pos,
+                int *npos);
 
 /* The whole help: synopsis, about, "flags:" with one row a flag (the
  * value's name, then the help in a column; "-v, " before each name when
  * the table has short names), --help's own row, after. */
-void flags_help(const struct command_spec *c, FILE *out);
+void flags_help(const struct command_spec *c, const struct flag *flags, FILE *out);
 
 /* The word a command of several kinds takes first (runq report NAME, runq
  * plot KIND), which picks the table the rest is parsed by. NULL when there

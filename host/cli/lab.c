@@ -61,6 +61,43 @@ static const struct {
     { "calibrate", LAB_CALIBRATE },
 };
 
+static const struct command_spec lab_spec = {
+    .name = "lab",
+    .usage = "lab list\n"
+             "       runq lab show N\n"
+             "       runq lab run N [--out DIR] [--seed S | --student ID]\n"
+             "       runq lab check N --answers FILE [--key DIR] [--out DIR] [--seed S] [--reveal]\n"
+             "       runq lab pack OUT [--variants K]\n"
+             "       runq lab grade N --key DIR SUBMISSIONS [--out DIR]\n"
+             "       runq lab calibrate N [--seeds K] [--write] [--out DIR]",
+    .about = "Labs about who runs next, under the round robin and EEVDF. N is the lab's\n"
+             "number or folder name (labs/NN-name, or $RUNQ_LABS).\n"
+             "\n"
+             "  list    the labs, with their titles and the time they take\n"
+             "  show    the lab's story and questions\n"
+             "  run     three phases: asks for your predictions (one line each, from the\n"
+             "          terminal or stdin; each checked as typed) and stores them with\n"
+             "          the time; runs the scenarios deterministically, shows predicted\n"
+             "          against measured and offers runq step at the lab's moments;\n"
+             "          then asks the questions about what you observed. Says where\n"
+             "          each file is and what to run next\n"
+             "  pack    writes a course: OUT/student (the labs without their fixed\n"
+             "          answers and explanations: hand it out) and OUT/key (keep it)\n"
+             "  grade   judges every answers file in SUBMISSIONS with the key: one line\n"
+             "          a student and the class's mean (docs/instructor.md); the variant is\n"
+             "          the student's ID's (a seed line is said, not obeyed); what is not\n"
+             "          graded (a link, a folder, a bad or shared ID) is said on stderr,\n"
+             "          and the exit is 1\n"
+             "  calibrate  for lab writers: the truths under seeds 1..K (default 5), each\n"
+             "          question's spread, and whether its margin bears it; --write\n"
+             "          stores the spreads in the lab's calibration file, which check\n"
+             "          judges with (within spread plus margin)\n"
+             "  check   judges an answers file (\"ID = VALUE\" lines): PASS/FAIL per\n"
+             "          question and the score, never the right answer; exit 0 only\n"
+             "          when all pass; on a failure the transcript is kept in DIR\n",
+    .max_pos = 3,
+};
+
 int cmd_lab(int argc, char **argv)
 {
     struct lab_opts o = { .seed = -1 };
@@ -84,45 +121,8 @@ int cmd_lab(int argc, char **argv)
                 "DIR/measured.txt (only with the key, or the labs tree)"),
         FLAG_TABLE_END,
     };
-    const struct command_spec spec = {
-        .name = "lab",
-        .usage = "lab list\n"
-                 "       runq lab show N\n"
-                 "       runq lab run N [--out DIR] [--seed S | --student ID]\n"
-                 "       runq lab check N --answers FILE [--key DIR] [--out DIR] [--seed S] [--reveal]\n"
-                 "       runq lab pack OUT [--variants K]\n"
-                 "       runq lab grade N --key DIR SUBMISSIONS [--out DIR]\n"
-                 "       runq lab calibrate N [--seeds K] [--write] [--out DIR]",
-        .about = "Labs about who runs next, under the round robin and EEVDF. N is the lab's\n"
-                 "number or folder name (labs/NN-name, or $RUNQ_LABS).\n"
-                 "\n"
-                 "  list    the labs, with their titles and the time they take\n"
-                 "  show    the lab's story and questions\n"
-                 "  run     three phases: asks for your predictions (one line each, from the\n"
-                 "          terminal or stdin; each checked as typed) and stores them with\n"
-                 "          the time; runs the scenarios deterministically, shows predicted\n"
-                 "          against measured and offers runq step at the lab's moments;\n"
-                 "          then asks the questions about what you observed. Says where\n"
-                 "          each file is and what to run next\n"
-                 "  pack    writes a course: OUT/student (the labs without their fixed\n"
-                 "          answers and explanations: hand it out) and OUT/key (keep it)\n"
-                 "  grade   judges every answers file in SUBMISSIONS with the key: one line\n"
-                 "          a student and the class's mean (docs/instructor.md); the variant is\n"
-                 "          the student's ID's (a seed line is said, not obeyed); what is not\n"
-                 "          graded (a link, a folder, a bad or shared ID) is said on stderr,\n"
-                 "          and the exit is 1\n"
-                 "  calibrate  for lab writers: the truths under seeds 1..K (default 5), each\n"
-                 "          question's spread, and whether its margin bears it; --write\n"
-                 "          stores the spreads in the lab's calibration file, which check\n"
-                 "          judges with (within spread plus margin)\n"
-                 "  check   judges an answers file (\"ID = VALUE\" lines): PASS/FAIL per\n"
-                 "          question and the score, never the right answer; exit 0 only\n"
-                 "          when all pass; on a failure the transcript is kept in DIR\n",
-        .flags = flags,
-        .max_pos = 3,
-    };
     const char *pos[3] = { NULL, NULL, NULL };
-    int npos, prc = flags_parse(&spec, argc, argv, pos, &npos);
+    int npos, prc = flags_parse(&lab_spec, flags, argc, argv, pos, &npos);
     if (prc >= 0)
         return prc;
     const char *sub = pos[0], *extra = pos[2];

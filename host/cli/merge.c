@@ -29,12 +29,11 @@ int cmd_merge(int argc, char **argv)
                  "near the 64-bit limits to renumber. All of it is one transaction: after a refusal\n"
                  "or a failure OUT.db is as it was. Merges into one OUT.db wait for each other.\n"
                  "docs/experiments.md shows it after GNU parallel and a Slurm job array.\n",
-        .flags = flags,
         .max_pos = argc,
     };
     const char **pos = xcalloc((size_t)argc + 1, sizeof *pos);
     int npos;
-    int rc = flags_parse(&spec, argc, argv, pos, &npos);
+    int rc = flags_parse(&spec, flags, argc, argv, pos, &npos);
     if (rc < 0 && npos < 2)
         rc = flags_usage_error(&spec, "give OUT.db and at least one IN.db; see runq merge --help");
     if (rc < 0) {

@@ -174,12 +174,12 @@ int cmd_plot(int argc, char **argv)
         .name = name,
         .usage = usage,
         .about = about,
-        .flags = timeline ? timeline_flags : latency ? latency_flags : experiment_flags,
         .after = latency ? series_note : NULL,
         .max_pos = !timeline && !latency,
     };
     int npos;
-    rc = flags_parse(&spec, argc, argv, &id, &npos);
+    rc = flags_parse(&spec, timeline ? timeline_flags : latency ? latency_flags : experiment_flags, argc, argv, &id,
+                     &npos);
     if (rc >= 0)
         return rc;
     if (timeline && o.trace[0])

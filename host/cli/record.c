@@ -15,6 +15,21 @@
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
+static const struct command_spec record_spec = {
+    .name = "record",
+    .usage = "record [--db FILE] [--socket PATH | --file PATH] [--follow]",
+    .about = "Reads the kernel's trace stream, checks its framing, CRCs and sequence numbers,\n"
+             "and stores it as a new trace in an SQLite database (WAL mode, so runq sql and\n"
+             "runq top can read it while it grows). Lost data is counted in the stats and\n"
+             "data_gap tables, never hidden. The trace is marked complete when the stream's\n"
+             "END record arrives, incomplete when it stops early (SIGINT, SIGTERM, SIGHUP, a\n"
+             "cut stream, QEMU gone); either way everything read is committed. If the disk\n"
+             "fills, it keeps what it committed, reads on, and says what it could not store.\n",
+    .after = "The trace id is printed on stdout; a summary goes to stderr.\n\n"
+             "runq record --linux [--cpus LIST] [--pid PID | --comm NAME] [--duration D] [--db FILE]\n"
+             "records the host's own Linux instead, with its EEVDF state (runq record --linux --help).\n",
+};
+
 /* The flags into o. Returns -1 to record, or the exit status: 0 after
  * --help, 2 for a usage error (said in one line). */
 static int record_flags(int argc, char **argv, struct record_opts *o)
@@ -32,29 +47,13 @@ static int record_flags(int argc, char **argv, struct record_opts *o)
                 "trace is stored all the same, incomplete)"),
         FLAG_TABLE_END,
     };
-    /* Alike in shape to every command's table and spec: flags.h's one form. */
-    const struct command_spec spec = {
-        .name = "record",
-        .usage = "record [--db FILE] [--socket PATH | --file PATH] [--follow]",
-        .about = "Reads the kernel's trace stream, checks its framing, CRCs and sequence numbers,\n"
-                 "and stores it as a new trace in an SQLite database (WAL mode, so runq sql and\n"
-                 "runq top can read it while it grows). Lost data is counted in the stats and\n"
-                 "data_gap tables, never hidden. The trace is marked complete when the stream's\n"
-                 "END record arrives, incomplete when it stops early (SIGINT, SIGTERM, SIGHUP, a\n"
-                 "cut stream, QEMU gone); either way everything read is committed. If the disk\n"
-                 "fills, it keeps what it committed, reads on, and says what it could not store.\n",
-        .flags = flags,
-        .after = "The trace id is printed on stdout; a summary goes to stderr.\n\n"
-                 "runq record --linux [--cpus LIST] [--pid PID | --comm NAME] [--duration D] [--db FILE]\n"
-                 "records the host's own Linux instead, with its EEVDF state (runq record --linux --help).\n",
-    };
-    int npos, rc = flags_parse(&spec, argc, argv, NULL, &npos);
+    int npos, rc = flags_parse(&record_spec, flags, argc, argv, NULL, &npos);
     if (rc >= 0)
         return rc;
     if (!o->sock == !o->file)
-        return flags_usage_error(&spec, "give exactly one of --socket PATH or --file PATH");
+        return flags_usage_error(&record_spec, "give exactly one of --socket PATH or --file PATH");
     if (!*o->db)
-        return flags_usage_error(&spec, "--db needs a file name");
+        return flags_usage_error(&record_spec, "--db needs a file name");
     return -1;
 }
 

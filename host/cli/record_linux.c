@@ -43,6 +43,24 @@ static int parse_duration(const char *v, void *value, char *err, size_t errlen)
     return scn_parse_duration(v, value) && *(uint64_t *)value ? 0 : -1;
 }
 
+static const struct command_spec record_linux_spec = {
+    .name = "record --linux",
+    .usage = "record --linux [--cpus LIST] [--pid PID | --comm NAME] [--duration D] [--db FILE]",
+    .about = "Records the host's own Linux scheduler on some CPUs into the trace database,\n"
+             "as the Linux engine records a scenario: every switch, wakeup and migration\n"
+             "from tracefs and, where BPF can be had (root, a kernel with BTF), Linux's own\n"
+             "EEVDF state at each decision: V, each queued task's vruntime, deadline, lag,\n"
+             "slice and eligibility (docs/sql.md, \"Traces from Linux\"). runq step, top,\n"
+             "report and export then read it as any trace. Needs root.\n\n"
+             "The threads that exist when it starts and match --pid or --comm (every thread\n"
+             "without either) are named in the trace; anything else that runs on the CPUs\n"
+             "is each CPU's \"other\". It ends after --duration, or at Ctrl-C (SIGINT,\n"
+             "SIGTERM, SIGHUP), and stores what it recorded either way; nothing stays\n"
+             "attached to the kernel after it ends, however it ends.\n",
+    .after = "The trace id is printed on stdout; what was recorded goes to stderr.\n",
+    .mode = "linux",
+};
+
 int record_linux_flags(int argc, char **argv, struct linux_record_opts *o)
 {
     int pid = 0;
@@ -58,32 +76,14 @@ int record_linux_flags(int argc, char **argv, struct linux_record_opts *o)
         FLAG_STR("db", &o->db, "FILE", "database to add the trace to (default " DEFAULT_DB ")"),
         FLAG_TABLE_END,
     };
-    const struct command_spec spec = {
-        .name = "record --linux",
-        .usage = "record --linux [--cpus LIST] [--pid PID | --comm NAME] [--duration D] [--db FILE]",
-        .about = "Records the host's own Linux scheduler on some CPUs into the trace database,\n"
-                 "as the Linux engine records a scenario: every switch, wakeup and migration\n"
-                 "from tracefs and, where BPF can be had (root, a kernel with BTF), Linux's own\n"
-                 "EEVDF state at each decision: V, each queued task's vruntime, deadline, lag,\n"
-                 "slice and eligibility (docs/sql.md, \"Traces from Linux\"). runq step, top,\n"
-                 "report and export then read it as any trace. Needs root.\n\n"
-                 "The threads that exist when it starts and match --pid or --comm (every thread\n"
-                 "without either) are named in the trace; anything else that runs on the CPUs\n"
-                 "is each CPU's \"other\". It ends after --duration, or at Ctrl-C (SIGINT,\n"
-                 "SIGTERM, SIGHUP), and stores what it recorded either way; nothing stays\n"
-                 "attached to the kernel after it ends, however it ends.\n",
-        .flags = flags,
-        .after = "The trace id is printed on stdout; what was recorded goes to stderr.\n",
-        .mode = "linux",
-    };
-    int npos, rc = flags_parse(&spec, argc, argv, NULL, &npos);
+    int npos, rc = flags_parse(&record_linux_spec, flags, argc, argv, NULL, &npos);
     if (rc >= 0)
         return rc;
     o->pid = pid;
     if (!*o->db)
-        return flags_usage_error(&spec, "--db needs a file name");
+        return flags_usage_error(&record_linux_spec, "--db needs a file name");
     if (o->pid && o->comm)
-        return flags_usage_error(&spec, "give --pid or --comm, not both");
+        return flags_usage_error(&record_linux_spec, "give --pid or --comm, not both");
     return -1;
 }
 

@@ -57,11 +57,14 @@ static const struct report {
 };
 #define NREPORTS (sizeof reports / sizeof reports[0])
 
-static const char percentile_note[] =
-    "Percentiles: of n sorted values the one at 0-based index (n - 1) * p / 100,\n"
-    "rounded down (trace/scenario.h's scn_rank, the rule of every scenario engine).\n"
-    "Each report is plain SQL over the tables in docs/sql.md; 'runq report NAME --sql'\n"
-    "prints it.\n";
+static const struct command_spec report_experiment_spec = {
+    .name = "report experiment",
+    .usage = "report experiment [ID] [--db FILE] [--csv | --json]",
+    .about = "An experiment's table again, from the database: runq experiment's\n"
+             "(ID: the experiment; default the newest).\n",
+    .max_pos = 1,
+    .too_many = "one experiment ID only",
+};
 
 /* `runq report experiment [ID]`: an experiment's table again, from the
  * database (ID, or --trace ID: the experiment; default the newest). */
@@ -73,28 +76,20 @@ static int report_experiment(int argc, char **argv)
         DB_FORMAT_ROWS(&o),
         FLAG_TABLE_END,
     };
-    const struct command_spec spec = {
-        .name = "report experiment",
-        .usage = "report experiment [ID] [--db FILE] [--csv | --json]",
-        .about = "An experiment's table again, from the database: runq experiment's\n"
-                 "(ID: the experiment; default the newest).\n",
-        .flags = flags,
-        .max_pos = 1,
-        .too_many = "one experiment ID only",
-    };
     const char *id = NULL;
     enum dbq_format fmt;
-    int npos, rc = flags_parse(&spec, argc, argv, &id, &npos);
+    int npos, rc = flags_parse(&report_experiment_spec, flags, argc, argv, &id, &npos);
     if (rc >= 0)
         return rc;
-    if (db_flags_format(&spec, &o, &fmt))
+    if (db_flags_format(&report_experiment_spec, &o, &fmt))
         return 2;
     if (id) {
         char *end;
         errno = 0;
         long long n = strtoll(id, &end, 10);
         if (end == id || *end || n < 1 || errno)
-            return flags_usage_error(&spec, "experiment takes an experiment id (a positive number), not '%s'", id);
+            return flags_usage_error(&report_experiment_spec,
+                                     "experiment takes an experiment id (a positive number), not '%s'", id);
         o.trace = n;
     }
     sqlite3 *db = cli_db_open("report", o.db);
@@ -105,6 +100,15 @@ static int report_experiment(int argc, char **argv)
     return rc;
 }
 
+/* Alike in shape to every command's spec, boot's too: flags.h's one form. */
+static const struct command_spec report_fidelity_spec = {
+    .name = "report fidelity",
+    .usage = "report fidelity [--db FILE] [--trace ID]",
+    .about = "A Linux trace's picks replayed through runq's own EEVDF pick from the queue\n"
+             "recorded at each: the disagreements by class, with their first times, then\n"
+             "'agree: K of M picks (P%)'; docs/eevdf.md.\n",
+};
+
 /* `runq report fidelity`: a replay in C (host/analysis/fidelity.c), not one SQL
  * query, so --db and --trace only. */
 static int report_fidelity_flags(int argc, char **argv)
@@ -114,15 +118,7 @@ static int report_fidelity_flags(int argc, char **argv)
         DB_FLAG_ROWS(&o, "the Linux trace to replay (default: the newest)"),
         FLAG_TABLE_END,
     };
-    const struct command_spec spec = {
-        .name = "report fidelity",
-        .usage = "report fidelity [--db FILE] [--trace ID]",
-        .about = "A Linux trace's picks replayed through runq's own EEVDF pick from the queue\n"
-                 "recorded at each: the disagreements by class, with their first times, then\n"
-                 "'agree: K of M picks (P%)'; docs/eevdf.md.\n",
-        .flags = flags,
-    };
-    int npos, rc = flags_parse(&spec, argc, argv, NULL, &npos);
+    int npos, rc = flags_parse(&report_fidelity_spec, flags, argc, argv, NULL, &npos);
     if (rc >= 0)
         return rc;
     sqlite3 *db = cli_db_open("report", o.db);
@@ -172,6 +168,12 @@ static void wrap(char *s, size_t width)
     }
 }
 
+static const char percentile_note[] =
+    "Percentiles: of n sorted values the one at 0-based index (n - 1) * p / 100,\n"
+    "rounded down (trace/scenario.h's scn_rank, the rule of every scenario engine).\n"
+    "Each report is plain SQL over the tables in docs/sql.md; 'runq report NAME --sql'\n"
+    "prints it.\n";
+
 /* `runq report NAME` for the reports that are one SQL query: r's own
  * table (latency's has --threshold and --class). */
 static int report_sql(const struct report *r, int argc, char **argv)
@@ -201,11 +203,9 @@ static int report_sql(const struct report *r, int argc, char **argv)
              is_latency ? " [--class C] [--threshold D]" : "");
     snprintf(about, sizeof about, "The %s report: %s.\n\n%s", r->name, r->what, percentile_note);
     wrap(about, 80);
-    const struct command_spec spec = {
-        .name = name, .usage = usage, .about = about, .flags = is_latency ? latency_flags : flags,
-    };
+    const struct command_spec spec = { .name = name, .usage = usage, .about = about };
     enum dbq_format fmt;
-    int npos, rc = flags_parse(&spec, argc, argv, NULL, &npos);
+    int npos, rc = flags_parse(&spec, is_latency ? latency_flags : flags, argc, argv, NULL, &npos);
     if (rc >= 0)
         return rc;
     if (db_flags_format(&spec, &o, &fmt))

@@ -9,6 +9,22 @@
 #include "host/cli/db_flags.h"
 #include "host/cli/report_compare.h"
 
+static const struct command_spec report_compare_spec = {
+    .name = "report compare",
+    .usage = "report compare A B [flags]",
+    .about = "Compares two runs of one scenario and seed that differ in one setting, interval\n"
+             "by interval of guest time, and ends with the sign test over the intervals one\n"
+             "side won: 'NAME_A better in X intervals, NAME_B in Y, T ties, sign test p = P'.\n"
+             "docs/compare.md is the guide.\n\n"
+             "A and B: a trace id (N), a scenario run (run:N, the scenario table's\n"
+             "scenario_id), or an experiment's cell (E/C, or E/C/R for repeat R; default 0).\n\n"
+             "Per interval and side: wake->run samples of the chosen tasks, the share past\n"
+             "the threshold, p99, p99.9 (of n sorted samples the one at index (n-1)*p/1000,\n"
+             "rounded down: scn_rank()) and max; bounce samples and releases where the\n"
+             "database has them. p is the exact two-sided binomial sign test, ties dropped.\n",
+    .max_pos = 2,
+};
+
 int report_compare(int argc, char **argv)
 {
     struct compare_opts o;
@@ -28,29 +44,12 @@ int report_compare(int argc, char **argv)
         FLAG_ON("csv", &o.csv, "the intervals as CSV, in ns and counts, and nothing else"),
         FLAG_TABLE_END,
     };
-    /* Alike in shape to every command's table and spec: flags.h's one form. */
-    const struct command_spec spec = {
-        .name = "report compare",
-        .usage = "report compare A B [flags]",
-        .about = "Compares two runs of one scenario and seed that differ in one setting, interval\n"
-                 "by interval of guest time, and ends with the sign test over the intervals one\n"
-                 "side won: 'NAME_A better in X intervals, NAME_B in Y, T ties, sign test p = P'.\n"
-                 "docs/compare.md is the guide.\n\n"
-                 "A and B: a trace id (N), a scenario run (run:N, the scenario table's\n"
-                 "scenario_id), or an experiment's cell (E/C, or E/C/R for repeat R; default 0).\n\n"
-                 "Per interval and side: wake->run samples of the chosen tasks, the share past\n"
-                 "the threshold, p99, p99.9 (of n sorted samples the one at index (n-1)*p/1000,\n"
-                 "rounded down: scn_rank()) and max; bounce samples and releases where the\n"
-                 "database has them. p is the exact two-sided binomial sign test, ties dropped.\n",
-        .flags = flags,
-        .max_pos = 2,
-    };
-    int npos, rc = flags_parse(&spec, argc, argv, o.run, &npos);
+    int npos, rc = flags_parse(&report_compare_spec, flags, argc, argv, o.run, &npos);
     if (rc >= 0)
         return rc;
     if (npos < 2)
-        return flags_usage_error(&spec, "name two runs, A and B (trace ids, run:N or E/C); see runq report compare "
-                                        "--help");
+        return flags_usage_error(&report_compare_spec,
+                                 "name two runs, A and B (trace ids, run:N or E/C); see runq report compare --help");
     sqlite3 *db = cli_db_open("report compare", o.db);
     if (!db)
         return 1;

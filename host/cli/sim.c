@@ -41,6 +41,17 @@ static int parse_feature(const char *v, void *value, char *err, size_t errlen)
     return 0;
 }
 
+static const struct command_spec sim_spec = {
+    .name = "sim",
+    .usage = "sim [flags] FILE     run the workload in FILE ('-': stdin)\n"
+             "       runq sim -s SEED [-c]     make up a problem; -c shows its answer",
+    .about = "Runs the rr or eevdf policy on the host, a quantum at a time, and prints\n"
+             "the schedule: who ran each quantum ('.': nobody). docs/sim.md describes\n"
+             "the workload format.\n",
+    .max_pos = 1,
+    .too_many = "one workload FILE only",
+};
+
 /* The flags into o. Returns -1 to go on, or the exit status: 0 after
  * --help (printed), 2 after a usage error (printed). */
 static int parse_args(int argc, char **argv, struct sim_opts *o)
@@ -62,31 +73,21 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
                 parse_run, .short_name = 'r', .takes = "a duration such as 20ms"),
         FLAG_TABLE_END,
     };
-    const struct command_spec spec = {
-        .name = "sim",
-        .usage = "sim [flags] FILE     run the workload in FILE ('-': stdin)\n"
-                 "       runq sim -s SEED [-c]     make up a problem; -c shows its answer",
-        .about = "Runs the rr or eevdf policy on the host, a quantum at a time, and prints\n"
-                 "the schedule: who ran each quantum ('.': nobody). docs/sim.md describes\n"
-                 "the workload format.\n",
-        .flags = flags,
-        .max_pos = 1,
-        .too_many = "one workload FILE only",
-    };
-    int npos, rc = flags_parse(&spec, argc, argv, &o->file, &npos);
+    int npos, rc = flags_parse(&sim_spec, flags, argc, argv, &o->file, &npos);
     if (rc >= 0)
         return rc;
     if (o->seeded && o->file)
-        return flags_usage_error(&spec, "give a workload FILE or -s SEED, not both");
+        return flags_usage_error(&sim_spec, "give a workload FILE or -s SEED, not both");
     if (!o->seeded && !o->file)
-        return flags_usage_error(&spec, "need a workload FILE or -s SEED; see runq sim --help");
+        return flags_usage_error(&sim_spec, "need a workload FILE or -s SEED; see runq sim --help");
     if (o->check && !o->seeded)
-        return flags_usage_error(&spec,
+        return flags_usage_error(&sim_spec,
                                  "-c shows the answer to a -s problem; with a FILE the schedule is always printed");
     /* -s alone prints the problem, not its schedule: a -v there would
      * print nothing, and said nothing either. */
     if (o->seeded && !o->check && (o->decisions || o->numberline))
-        return flags_usage_error(&spec, "%s shows the answer's decisions: give -c too (runq sim -s %" PRIu64 " -c %s)",
+        return flags_usage_error(&sim_spec,
+                                 "%s shows the answer's decisions: give -c too (runq sim -s %" PRIu64 " -c %s)",
                                  o->decisions ? "-v" : "--numberline", o->seed, o->decisions ? "-v" : "--numberline");
     return -1;
 }

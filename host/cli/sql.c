@@ -9,6 +9,21 @@
 #include "host/cli/db_flags.h"
 #include "db/query.h"
 
+static const struct command_spec sql_spec = {
+    .name = "sql",
+    .usage = "sql [--db FILE] [--trace ID] [--csv | --json] \"SELECT ...\"",
+    .about = "Runs read-only SQL on a trace database and prints the result: an aligned table,\n"
+             "CSV, or JSON (an array of objects per statement, one line each). Several\n"
+             "statements separated by ';' run in order. docs/sql.md documents every table.\n\n"
+             "Functions beside SQLite's: rel(ts), a time since --trace's trace began (ts\n"
+             "less its start_ts; rel(ts, trace_id) for any trace): every stored time is ns\n"
+             "of the kernel's clock, runq step shows both; runq_recorder_alive(trace_id), 1\n"
+             "while that trace's recorder runs, 0 when it is finished or gone (its status may\n"
+             "still say 'recording'), NULL when it cannot tell.\n",
+    .max_pos = 1,
+    .too_many = "give one SQL string (quote it); see runq sql --help",
+};
+
 int cmd_sql(int argc, char **argv)
 {
     struct db_flags o = DB_FLAGS_INIT;
@@ -18,32 +33,16 @@ int cmd_sql(int argc, char **argv)
         DB_FORMAT_ROWS(&o),
         FLAG_TABLE_END,
     };
-    /* Alike in shape to every command's table and spec: flags.h's one form. */
-    const struct command_spec spec = {
-        .name = "sql",
-        .usage = "sql [--db FILE] [--trace ID] [--csv | --json] \"SELECT ...\"",
-        .about = "Runs read-only SQL on a trace database and prints the result: an aligned table,\n"
-                 "CSV, or JSON (an array of objects per statement, one line each). Several\n"
-                 "statements separated by ';' run in order. docs/sql.md documents every table.\n\n"
-                 "Functions beside SQLite's: rel(ts), a time since --trace's trace began (ts\n"
-                 "less its start_ts; rel(ts, trace_id) for any trace): every stored time is ns\n"
-                 "of the kernel's clock, runq step shows both; runq_recorder_alive(trace_id), 1\n"
-                 "while that trace's recorder runs, 0 when it is finished or gone (its status may\n"
-                 "still say 'recording'), NULL when it cannot tell.\n",
-        .flags = flags,
-        .max_pos = 1,
-        .too_many = "give one SQL string (quote it); see runq sql --help",
-    };
     const char *query = NULL;
     enum dbq_format fmt;
     char err[8192]; /* SQLite's message may quote the query */
-    int npos, rc = flags_parse(&spec, argc, argv, &query, &npos);
+    int npos, rc = flags_parse(&sql_spec, flags, argc, argv, &query, &npos);
     if (rc >= 0)
         return rc;
-    if (db_flags_format(&spec, &o, &fmt))
+    if (db_flags_format(&sql_spec, &o, &fmt))
         return 2;
     if (!query)
-        return flags_usage_error(&spec, "give one SQL string; see runq sql --help");
+        return flags_usage_error(&sql_spec, "give one SQL string; see runq sql --help");
     sqlite3 *db = cli_db_open("sql", o.db);
     if (!db)
         return 1;

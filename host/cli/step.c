@@ -28,6 +28,25 @@ static int parse_trace(const char *s, int64_t *id)
     return 0;
 }
 
+/* The keys, from the one table of step's commands. */
+static void step_help_keys(FILE *out)
+{
+    fprintf(out, "\n%s", step_keys_help());
+}
+
+static const struct command_spec step_spec = {
+    .name = "step",
+    .usage = "step [--db FILE] [--plain] [--at N] [--width N] TRACE [--compare [DB:]TRACE2 [--align HOW]]",
+    .about = "Steps through a recorded trace event by event or decision by decision,\n"
+             "showing each CPU's queue as the scheduler saw it (rebuilt from keyframes\n"
+             "and events) and, at every pick, why that task won and why the others\n"
+             "were passed over; at every wakeup, why the woken task preempted the\n"
+             "running one or not. TRACE is a trace id (0 or 'last': the newest).\n",
+    .after_fn = step_help_keys,
+    .max_pos = 1,
+    .too_many = "one TRACE only (a second goes after --compare)",
+};
+
 int cmd_step(int argc, char **argv)
 {
     const char *db = "runq.db", *cmp = NULL, *trace = NULL, *align = NULL;
@@ -46,21 +65,7 @@ int cmd_step(int argc, char **argv)
                  "a width of 40..10000 columns"),
         FLAG_TABLE_END,
     };
-    /* Alike in shape to every command's table and spec: flags.h's one form. */
-    const struct command_spec spec = {
-        .name = "step",
-        .usage = "step [--db FILE] [--plain] [--at N] [--width N] TRACE [--compare [DB:]TRACE2 [--align HOW]]",
-        .about = "Steps through a recorded trace event by event or decision by decision,\n"
-                 "showing each CPU's queue as the scheduler saw it (rebuilt from keyframes\n"
-                 "and events) and, at every pick, why that task won and why the others\n"
-                 "were passed over; at every wakeup, why the woken task preempted the\n"
-                 "running one or not. TRACE is a trace id (0 or 'last': the newest).\n",
-        .flags = flags,
-        .after = step_keys_help(), /* the keys from the one table of step's commands */
-        .max_pos = 1,
-        .too_many = "one TRACE only (a second goes after --compare)",
-    };
-    int npos, prc = flags_parse(&spec, argc, argv, &trace, &npos);
+    int npos, prc = flags_parse(&step_spec, flags, argc, argv, &trace, &npos);
     if (prc >= 0)
         return prc;
     int64_t a_id = 0, b_id = -1;

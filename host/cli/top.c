@@ -52,6 +52,17 @@ static void top_help_keys(FILE *out)
                  "scheduler live instead, with its EEVDF state (runq top --linux --help).\n");
 }
 
+static const struct command_spec top_spec = {
+    .name = "top",
+    .usage = "top [--db FILE] [--trace ID] [--delay TENTHS] [--speed X] [--at SECONDS] [--wait SECONDS]",
+    .about = "A live, top-like view of the scheduler: each task's lag, virtual deadline and\n"
+             "eligibility, each CPU's V and load, wake latency as it happens, and a timeline\n"
+             "of the last switches. On a trace that is still recording it follows the newest\n"
+             "events; on a finished trace it replays from the start.\n",
+    .after = "keys (h in the view lists them all):\n",
+    .after_fn = top_help_keys,
+};
+
 int cmd_top(int argc, char **argv)
 {
     if (flags_mode(argc, argv, "linux")) {
@@ -77,23 +88,11 @@ int cmd_top(int argc, char **argv)
                 .takes = "seconds, 0..3600"),
         FLAG_TABLE_END,
     };
-    /* Alike in shape to every command's table and spec: flags.h's one form. */
-    const struct command_spec spec = {
-        .name = "top",
-        .usage = "top [--db FILE] [--trace ID] [--delay TENTHS] [--speed X] [--at SECONDS] [--wait SECONDS]",
-        .about = "A live, top-like view of the scheduler: each task's lag, virtual deadline and\n"
-                 "eligibility, each CPU's V and load, wake latency as it happens, and a timeline\n"
-                 "of the last switches. On a trace that is still recording it follows the newest\n"
-                 "events; on a finished trace it replays from the start.\n",
-        .flags = flags,
-        .after = "keys (h in the view lists them all):\n",
-        .after_fn = top_help_keys,
-    };
-    int npos, rc = flags_parse(&spec, argc, argv, NULL, &npos);
+    int npos, rc = flags_parse(&top_spec, flags, argc, argv, NULL, &npos);
     if (rc >= 0)
         return rc;
     if (!*db)
-        return flags_usage_error(&spec, "--db needs a file name");
+        return flags_usage_error(&top_spec, "--db needs a file name");
     const struct top_opts o = {
         .db = db, .trace = trace, .delay_ms = (int)(delay * 100 + 0.5), .speed = speed, .at = at, .wait_s = wait,
     };
