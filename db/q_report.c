@@ -44,7 +44,7 @@ static void add(struct sqlbuf *b, const char *fmt, ...)
  * the tasks of that class in the populations ("fair", "rt"), or NULL for
  * all (the seed's histograms were of its scheduler's own tasks: --class
  * fair leaves out the RT tasks' own quick wakeups). */
-static void latency_sql(struct sqlbuf *b, uint64_t threshold_ns, const char *name, const char *cls)
+static void latency_sql(struct sqlbuf *b, uint64_t threshold_ns, const char *name, const char *cls, bool absolute)
 {
     char where[64];
     snprintf(where, sizeof where, cls ? "IN (SELECT utid FROM thread WHERE class = '%s')" : "IS NOT NULL", cls);
@@ -77,11 +77,14 @@ static void latency_sql(struct sqlbuf *b, uint64_t threshold_ns, const char *nam
         "bt AS (SELECT utid, n, MAX(CASE WHEN " RANK_SQL(990) " THEN latency END) AS p99 FROM b GROUP BY utid)\n"
         "SELECT t.tid, t.name, COALESCE(wt.n, 0) AS wakeups,\n"
         "  ROUND(wt.p50 / 1000.0, 1) AS p50_us, ROUND(wt.p99 / 1000.0, 1) AS p99_us,\n"
-        "  ROUND(wt.mx / 1000.0, 1) AS max_us, ROUND(wt.mx_at / 1e6, 3) AS max_at_ms,\n"
+        "  ROUND(wt.mx / 1000.0, 1) AS max_us, ROUND((wt.mx_at - %s) / 1e6, 3) AS max_at_ms,\n"
         "  COALESCE(bt.n, 0) AS bounces, ROUND(bt.p99 / 1000.0, 1) AS bounce_p99_us\n"
         "FROM (SELECT utid FROM wt UNION SELECT utid FROM bt) u JOIN thread t USING (utid)\n"
         "LEFT JOIN wt USING (utid) LEFT JOIN bt USING (utid)\n"
-        "ORDER BY p99_us DESC, bounce_p99_us DESC, t.tid");
+        "ORDER BY p99_us DESC, bounce_p99_us DESC, t.tid",
+        /* One time base: since the start of the task's trace, as step
+         * and plot count (absolute: the stored stamp). */
+        absolute ? "0" : "(SELECT tr.start_ts FROM trace tr WHERE tr.trace_id = t.trace_id)");
 }
 
 /* The classes above the fair one: every row of TRACE_CLASSES but FAIR. */
@@ -227,7 +230,7 @@ static int report_sql(enum dbq_report r, const struct dbq_report_opts *o, const 
             snprintf(err, errlen, "internal error: a threshold's spelling must be digits, letters and '.'");
             return -1;
         }
-        latency_sql(&b, o->threshold_ns, o->threshold, o->cls);
+        latency_sql(&b, o->threshold_ns, o->threshold, o->cls, o->absolute);
         break;
     case DBQ_REPORT_RELEASES:
         releases_sql(&b);

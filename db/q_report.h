@@ -33,6 +33,10 @@ struct dbq_report_opts {
     /* latency: only the tasks of this class in the populations (a name of
      * trace/format.h's TRACE_CLASSES: "fair", "rt"), or NULL for all */
     const char *cls;
+    /* latency: max_at_ms as the database stores it (the trace's own
+     * clock, ms since boot), not since the trace's start, the time base
+     * step, plot and the other reports use */
+    bool absolute;
 };
 
 /* Room for any report's text: none comes near it. */

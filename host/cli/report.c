@@ -182,6 +182,7 @@ static int report_sql(const struct report *r, int argc, char **argv)
     bool show_sql = false, is_latency = r->kind == DBQ_REPORT_LATENCY, is_releases = r->kind == DBQ_REPORT_RELEASES;
     uint64_t threshold_ns = DEFAULT_THRESHOLD_NS;
     const char *cls = NULL;
+    bool absolute = false;
 #define REPORT_ROWS                                                                                           \
     DB_FLAG_ROWS(&o, is_releases ? "the trace to report on (default: all of them)"                            \
                                  : "the trace to report on (default: the newest)"),                           \
@@ -193,6 +194,8 @@ static int report_sql(const struct report *r, int argc, char **argv)
         FLAG_FN("threshold", &threshold_ns, "D",
                 "the tail's bound for over_D_pct, a duration (500us, 1ms,\n2.5ms; default 1ms)", threshold_flag,
                 .takes = "a duration above 0 (500us, 1ms, 2.5ms)"),
+        FLAG_ON("absolute", &absolute, "max_at_ms as the trace's own clock stamps it, not since the\n"
+                "trace's start (runq step's and runq plot's time)"),
         FLAG_TABLE_END,
     };
     const struct flag flags[] = { REPORT_ROWS, FLAG_TABLE_END };
@@ -200,7 +203,7 @@ static int report_sql(const struct report *r, int argc, char **argv)
     char name[32], usage[128], about[512];
     snprintf(name, sizeof name, "report %s", r->name);
     snprintf(usage, sizeof usage, "report %s [--db FILE] [--trace ID] [--csv | --json] [--sql]%s", r->name,
-             is_latency ? " [--class C] [--threshold D]" : "");
+             is_latency ? " [--class C] [--threshold D] [--absolute]" : "");
     snprintf(about, sizeof about, "The %s report: %s.\n\n%s", r->name, r->what, percentile_note);
     wrap(about, 80);
     const struct command_spec spec = { .name = name, .usage = usage, .about = about };
@@ -212,7 +215,7 @@ static int report_sql(const struct report *r, int argc, char **argv)
         return 2;
     char tname[32], err[8192]; /* SQLite's message may quote a name of the database's */
     scn_format_duration(tname, sizeof tname, threshold_ns);
-    struct dbq_report_opts ro = { .threshold_ns = threshold_ns, .threshold = tname, .cls = cls };
+    struct dbq_report_opts ro = { .threshold_ns = threshold_ns, .threshold = tname, .cls = cls, .absolute = absolute };
     if (show_sql) {
         char sql[DBQ_REPORT_SQL_MAX];
         if (dbq_report_sql(r->kind, &ro, sql, sizeof sql, err, sizeof err) != 0) {

@@ -219,6 +219,27 @@ if [ -n "$want" ] && [ "$got" = "$want" ]; then
 else
     failed report_latency_per_task_bounces "got '$(echo "$got" | tr '\n' ' ')', want '$(echo "$want" | tr '\n' ' ')'"
 fi
+# max_at_ms: when the task's longest wait began, in ms since the trace's
+# start (runq step's and plot's time base); --absolute: the stored stamp.
+# In a copy whose trace starts at its first wakeup (the generator's start
+# at 0 would make the two the same).
+cp "$DB" "$T/late.db"
+sq "$T/late.db" "UPDATE trace SET start_ts = (SELECT MIN(ts_wake) FROM wakeup WHERE trace_id = 1) WHERE trace_id = 1"
+runq report latency --db "$T/late.db" --trace 1 --csv
+rel=$(awk -F, '/^tid,/ { on = 1; next } on && $7 != "" { print $1 "," $7 }' "$T/out" | sort)
+runq report latency --db "$T/late.db" --trace 1 --csv --absolute
+abs=$(awk -F, '/^tid,/ { on = 1; next } on && $7 != "" { print $1 "," $7 }' "$T/out" | sort)
+want=$(sq "$T/late.db" "SELECT t.tid || ',' || ROUND((w.ts_wake - tr.start_ts) / 1e6, 3) || ',' || ROUND(w.ts_wake / 1e6, 3)
+          FROM wakeup w JOIN thread t USING (utid) JOIN trace tr ON tr.trace_id = w.trace_id
+          WHERE w.trace_id = 1 AND w.latency = (SELECT MAX(latency) FROM wakeup w2 WHERE w2.utid = w.utid)
+            AND w.ts_wake = (SELECT MAX(ts_wake) FROM wakeup w3 WHERE w3.utid = w.utid AND w3.latency = w.latency)" | sort)
+num() { awk -F, '{ printf "%s,%.3f\n", $1, $2 }'; }
+wrel=$(echo "$want" | cut -d, -f1,2 | num) wabs=$(echo "$want" | cut -d, -f1,3 | num)
+if [ -n "$want" ] && [ "$(echo "$rel" | num)" = "$wrel" ] && [ "$(echo "$abs" | num)" = "$wabs" ] && [ "$wrel" != "$wabs" ]; then
+    pass "report_latency_max_at_since_start ($(echo "$want" | wc -l) tasks)"
+else
+    failed report_latency_max_at_since_start "got '$(echo "$rel" | tr '\n' ' ')' / '$(echo "$abs" | tr '\n' ' ')', want '$(echo "$want" | tr '\n' ' ')'"
+fi
 # --class: only that class's tasks in the populations (the study of seed
 # 004 looks at the fair tasks; RT tasks' own wakeups would dilute them).
 for c in fair rt; do
