@@ -57,6 +57,6 @@ each=$(echo "($vwarm - $vwarm10) / ($C - $C / 10)" | bc -l)
 printf '%-34s %10s %14s\n' "grading lab 1 on $V variants" "seconds" "a minute"
 printf '%-34s %10.1f %14.1f\n' "cold, $C students ($ran variants ran)" "$vcold" "$(echo "60 * $C / $vcold" | bc -l)"
 printf '%-34s %10.1f %14.1f\n' "warm, $C students" "$vwarm" "$(echo "60 * $C / $vwarm" | bc -l)"
-printf '%-34s %10.3f\n' "a student more (marginal)" "$each"
+printf '%-34s %10.2f ms\n' "a student more (marginal)" "$(echo "1000 * $each" | bc -l)"
 printf '2000 students on %d variants: about %.1f min cold on this machine (target: under 10)\n' "$V" \
     "$(echo "($vcold + (2000 - $C) * $each) / 60" | bc -l)"
