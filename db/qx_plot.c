@@ -116,12 +116,10 @@ int dbq_plot_slices(sqlite3 *db, int64_t id, int64_t from, int64_t to,
     return finish(db, s, rc, err, errlen);
 }
 
-int dbq_plot_wakeups(sqlite3 *db, int64_t id, int64_t from, int64_t to,
-                     bool (*fn)(int64_t ts, int cpu, void *arg), void *arg, char *err, size_t errlen)
+/* s's rows, a time and a CPU each, to fn (NULL: s failed to prepare). */
+static int each_ts_cpu(sqlite3 *db, sqlite3_stmt *s, bool (*fn)(int64_t ts, int cpu, void *arg), void *arg,
+                       char *err, size_t errlen)
 {
-    sqlite3_stmt *s = dbq_prepare(db, "SELECT ts_wake, cpu FROM wakeup WHERE trace_id = ? AND cpu IS NOT NULL "
-                                      "AND ts_wake >= ? AND ts_wake < ? ORDER BY ts_wake",
-                                  DBQ_ARGS(DBQ_INT(id), DBQ_INT(from), DBQ_INT(to)), err, errlen);
     if (!s)
         return -1;
     int rc;
@@ -129,6 +127,48 @@ int dbq_plot_wakeups(sqlite3 *db, int64_t id, int64_t from, int64_t to,
         if (!fn(sqlite3_column_int64(s, 0), sqlite3_column_int(s, 1), arg))
             break;
     return finish(db, s, rc, err, errlen);
+}
+
+int dbq_plot_wakeups(sqlite3 *db, int64_t id, int64_t from, int64_t to,
+                     bool (*fn)(int64_t ts, int cpu, void *arg), void *arg, char *err, size_t errlen)
+{
+    sqlite3_stmt *s = dbq_prepare(db, "SELECT ts_wake, cpu FROM wakeup WHERE trace_id = ? AND cpu IS NOT NULL "
+                                      "AND ts_wake >= ? AND ts_wake < ? ORDER BY ts_wake",
+                                  DBQ_ARGS(DBQ_INT(id), DBQ_INT(from), DBQ_INT(to)), err, errlen);
+    return each_ts_cpu(db, s, fn, arg, err, errlen);
+}
+
+int dbq_plot_picks(sqlite3 *db, int64_t id, int64_t from, int64_t to, bool (*fn)(int64_t ts, int cpu, void *arg),
+                   void *arg, char *err, size_t errlen)
+{
+    sqlite3_stmt *s = dbq_prepare(db, "SELECT ts, cpu FROM eevdf_pick WHERE trace_id = ? AND cpu IS NOT NULL "
+                                      "AND ts >= ? AND ts < ? ORDER BY ts",
+                                  DBQ_ARGS(DBQ_INT(id), DBQ_INT(from), DBQ_INT(to)), err, errlen);
+    return each_ts_cpu(db, s, fn, arg, err, errlen);
+}
+
+static void read_int64(sqlite3_stmt *s, void *out)
+{
+    *(int64_t *)out = sqlite3_column_int64(s, 0);
+}
+
+int dbq_plot_first_stall(sqlite3 *db, int64_t id, int64_t stall_ns, int64_t *ts, char *err, size_t errlen)
+{
+    /* The probe: a task a scenario measures stalls of, or sched probe's
+     * waiter. The scenario tables are absent from a database of plain
+     * recordings: then only the names. */
+    bool scn = sqlite3_table_column_metadata(db, NULL, "scenario_metric", "metric", NULL, NULL, NULL, NULL, NULL) ==
+               SQLITE_OK;
+    sqlite3_stmt *s = dbq_prepare(
+        db,
+        scn ? "SELECT w.ts_wake FROM wakeup w JOIN thread t USING (utid) WHERE w.trace_id = ?1 AND w.latency >= ?2 "
+              "AND (t.name IN ('probe', 'waiter') OR t.utid IN (SELECT st.utid FROM scenario_task st JOIN scenario "
+              "sc USING (scenario_id) JOIN scenario_metric m ON m.scenario_id = st.scenario_id AND m.task = "
+              "st.task AND m.metric = 'stall' WHERE sc.trace_id = ?1)) ORDER BY w.ts_wake LIMIT 1"
+            : "SELECT w.ts_wake FROM wakeup w JOIN thread t USING (utid) WHERE w.trace_id = ?1 AND w.latency >= ?2 "
+              "AND t.name IN ('probe', 'waiter') ORDER BY w.ts_wake LIMIT 1",
+        DBQ_ARGS(DBQ_INT(id), DBQ_INT(stall_ns)), err, errlen);
+    return dbq_one(db, s, read_int64, ts, err, errlen);
 }
 
 int dbq_plot_gaps(sqlite3 *db, int64_t id, int64_t from, int64_t to, int64_t end,

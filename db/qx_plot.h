@@ -60,6 +60,17 @@ int dbq_plot_slices(sqlite3 *db, int64_t id, int64_t from, int64_t to,
 int dbq_plot_wakeups(sqlite3 *db, int64_t id, int64_t from, int64_t to,
                      bool (*fn)(int64_t ts, int cpu, void *arg), void *arg, char *err, size_t errlen);
 
+/* The decisions (picks) of trace id in [from, to), in time order: their
+ * time and CPU. */
+int dbq_plot_picks(sqlite3 *db, int64_t id, int64_t from, int64_t to, bool (*fn)(int64_t ts, int cpu, void *arg),
+                   void *arg, char *err, size_t errlen);
+
+/* The first stall of trace id's probe into *ts: the earliest wakeup that
+ * waited stall_ns or longer, of a task a scenario measured stalls of
+ * (scenario_metric 'stall') or named probe or waiter (sched probe's).
+ * Returns 1, 0 when there is none, or -1. */
+int dbq_plot_first_stall(sqlite3 *db, int64_t id, int64_t stall_ns, int64_t *ts, char *err, size_t errlen);
+
 /* The data gaps of trace id that overlap [from, to), clipped to it, by
  * CPU then start: a gap's missing start is from, its missing end is
  * end (the trace's: nothing came after it). */

@@ -16,7 +16,7 @@ trap 'rm -rf "$T"' EXIT
 out=docs/img
 
 "$RUNQ" boot --deterministic --record "$T/k.db" --cmd 'sched probe 2' >/dev/null
-"$RUNQ" plot timeline --db "$T/k.db" --from 20 --to 35 -o "$out/plot-timeline.png"
+"$RUNQ" plot timeline --db "$T/k.db" -o "$out/plot-timeline.png"
 
 "$GEN" --cpus 2 --tasks 6 --ms 1000 --out "$T/e.bin"
 "$GEN" --policy rr --cpus 2 --tasks 6 --ms 1000 --out "$T/r.bin"

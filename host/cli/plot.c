@@ -124,7 +124,7 @@ int cmd_plot(int argc, char **argv)
     }
     argc--, argv++; /* the kind's own argv: its flags parsed from argv[1] */
 
-    struct plot_opts o = { .db_path = DB_FLAGS_DEFAULT_DB, .to_ms = 100 };
+    struct plot_opts o = { .db_path = DB_FLAGS_DEFAULT_DB, .from_ms = -1, .to_ms = -1 };
     const char *out = NULL, *id = NULL;
     int size[2] = { k->width, k->height };
     bool timeline = !strcmp(k->name, "timeline"), latency = !strcmp(k->name, "latency");
@@ -137,10 +137,11 @@ int cmd_plot(int argc, char **argv)
         PLOT_ROWS,
         FLAG_NUM64("trace", &o.trace[0], "ID", "the trace (default the newest)", 1, INT64_MAX,
                    "a trace id (a positive number)"),
-        FLAG_FN("from", &o.from_ms, "MS", "the window's start in ms from the trace's start (default 0)", ms_flag,
+        FLAG_FN("from", &o.from_ms, "MS", "the window's start in ms from the trace's start (alone: a\n"
+                "window of 20 ms; default: 20 ms around the probe's first stall,\nelse the first 20 ms)", ms_flag,
                 .takes = "milliseconds from the trace's start (0, 2.5)"),
-        FLAG_FN("to", &o.to_ms, "MS", "the window's end in ms from the trace's start (default 100)", ms_flag,
-                .takes = "milliseconds from the trace's start (0, 2.5)"),
+        FLAG_FN("to", &o.to_ms, "MS", "the window's end in ms from the trace's start (alone: the 20\nms before it)",
+                ms_flag, .takes = "milliseconds from the trace's start (0, 2.5)"),
         FLAG_TABLE_END,
     };
     const struct flag latency_flags[] = {
@@ -186,6 +187,12 @@ int cmd_plot(int argc, char **argv)
         o.ntraces = 1;
     if (id && !parse_id(id, &o.experiment))
         return flags_usage_error(&spec, "experiment takes an experiment id (a positive number), not '%s'", id);
+    /* The window: a default one shows a few decisions (plot_timeline). */
+    o.auto_window = o.from_ms < 0 && o.to_ms < 0;
+    if (o.to_ms < 0)
+        o.to_ms = (o.from_ms < 0 ? 0 : o.from_ms) + PLOT_WINDOW_MS;
+    if (o.from_ms < 0)
+        o.from_ms = o.to_ms > PLOT_WINDOW_MS ? o.to_ms - PLOT_WINDOW_MS : 0;
     if (o.to_ms <= o.from_ms)
         return flags_usage_error(&spec, "the window is empty: --to (%g ms) must be after --from (%g ms)", o.to_ms,
                                  o.from_ms);

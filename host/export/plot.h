@@ -24,6 +24,8 @@
 #include <sqlite3.h>
 
 #define PLOT_MAX_TRACES 8 /* latency: series on one set of axes */
+#define PLOT_WINDOW_MS 20 /* timeline: a window that shows a few decisions */
+#define PLOT_STALL_NS 1000000 /* timeline: a probe's wakeup this late is a stall (scenarios' default) */
 
 /* What to draw, and where (host/cli/plot.c fills it from the flags and
  * has checked them). */
@@ -35,6 +37,8 @@ struct plot_opts {
     int64_t trace[PLOT_MAX_TRACES]; /* --trace, in the order given */
     int ntraces;
     double from_ms, to_ms;          /* timeline: the window, from the trace's start */
+    bool auto_window;               /* timeline: none was asked: PLOT_WINDOW_MS around the
+                                     * probe's first stall (else from 0) */
     const char *task;               /* latency: one task's wakeups (thread.name) */
     bool cdf_only, hist_only;       /* latency: one panel */
     int64_t experiment;             /* experiment: its id; 0: the newest */

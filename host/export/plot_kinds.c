@@ -82,23 +82,68 @@ static int64_t latest_trace(sqlite3 *db, const char *db_path)
 
 /* ---- timeline ---- */
 
+/* Task colours, told apart at a glance; none grey (the marks) or bright
+ * red (a data gap). */
+static const char *const tl_palette[] = { "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2",
+                                          "#bcbd22", "#17becf", "#393b79", "#7b4173", "#6b6ecf", "#ad494a" };
+#define TL_SLOTS (int)(sizeof tl_palette / sizeof tl_palette[0])
+#define TL_MIN_PX 4.0  /* the narrowest slice drawn, in pixels */
+#define TL_AREA 0.65   /* the share of the figure's width the axes take */
+
 /* The timeline's reads in progress: the data file being written (its
  * name in path), the plot command's buffer, and what was drawn. */
 struct tl_read {
     struct plot_job *j;
     int64_t start;   /* the trace's: x is ms from it */
     FILE *f, *pl;
-    char path[4096];
+    FILE *narrow;    /* slices under min_ms, drawn that wide on top */
+    FILE *labels;    /* the gaps' labels: set once lane() is */
+    char path[4096], narrow_path[4096];
+    double min_ms;
     int64_t utid;    /* whose series f holds; -1 none yet */
-    int ntasks, nwake, ngaps, rc;
+    char colour[16]; /* its colour */
+    bool slot_used[TL_SLOTS];
+    bool *lane;      /* [ncpus]: a CPU something ran on, or lost */
+    int ncpus;
+    int ntasks, nwake, npicks, nnarrow, ngaps, rc;
 };
 
-/* A slice: into its task's series, which its first slice opens. */
+static unsigned long tl_hash(const char *name)
+{
+    unsigned long h = 5381;
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+        h = h * 33 + *p;
+    return h;
+}
+
+/* A task's colour from its name, so it keeps it from figure to figure;
+ * within one figure the next free colour when another task has it (two
+ * tasks of one name, or two names on one colour). */
+static void tl_colour(struct tl_read *r, const char *name, char *buf, size_t len)
+{
+    unsigned slot = (unsigned)(tl_hash(name) % TL_SLOTS), k = 0;
+    while (k < TL_SLOTS && r->slot_used[(slot + k) % TL_SLOTS])
+        k++;
+    if (k == TL_SLOTS) /* more tasks than colours: they repeat */
+        memset(r->slot_used, 0, sizeof r->slot_used), k = 0;
+    slot = (slot + k) % TL_SLOTS;
+    r->slot_used[slot] = true;
+    snprintf(buf, len, "%s", tl_palette[slot]);
+}
+
+static void tl_lane(struct tl_read *r, int cpu)
+{
+    if (cpu >= 0 && cpu < r->ncpus)
+        r->lane[cpu] = true;
+}
+
+/* A slice: into its task's series, which its first slice opens; one
+ * narrower than min_ms also into the narrow series, that wide. */
 static bool tl_slice(const struct dbq_plot_slice *s, void *arg)
 {
     struct tl_read *r = arg;
     if (s->utid != r->utid) {
-        char name[160], colour[16];
+        char name[160];
         if (r->f)
             fclose(r->f);
         if (!(r->f = plot_data_file(r->j, r->path, sizeof r->path))) {
@@ -110,23 +155,40 @@ static bool tl_slice(const struct dbq_plot_slice *s, void *arg)
             snprintf(name, sizeof name, "%s (tid %d)", s->name, s->tid);
         else
             snprintf(name, sizeof name, "%s", *s->name ? s->name : "?");
-        series_colour(colour, sizeof colour, r->ntasks);
+        tl_colour(r, s->name, r->colour, sizeof r->colour);
         fprintf(r->pl, "%s", r->ntasks++ ? ", \\\n     " : "plot ");
         plot_quote(r->pl, r->path);
-        fprintf(r->pl, " using (($1+$2)/2):3:1:2:($3-0.38):($3+0.38) with boxxyerror "
-                       "fillstyle solid 1.0 noborder lc rgb '%s' title ", colour);
+        fprintf(r->pl, " using (($1+$2)/2):(lane($3)):1:2:(lane($3)-0.38):(lane($3)+0.38) with boxxyerror "
+                       "fillstyle solid 1.0 noborder lc rgb '%s' title ", r->colour);
         plot_quote(r->pl, name);
     }
-    fprintf(r->f, "%.6f %.6f %d\n", (s->from - r->start) / 1e6, (s->to - r->start) / 1e6, s->cpu);
+    double x0 = (s->from - r->start) / 1e6, x1 = (s->to - r->start) / 1e6;
+    fprintf(r->f, "%.6f %.6f %d\n", x0, x1, s->cpu);
+    if (x1 - x0 < r->min_ms) {
+        fprintf(r->narrow, "%.6f %.6f %d %ld\n", x0, x0 + r->min_ms, s->cpu, strtol(r->colour + 1, NULL, 16));
+        r->nnarrow++;
+    }
+    tl_lane(r, s->cpu);
+    return true;
+}
+
+static bool tl_point(int64_t ts, int cpu, void *arg, int *count)
+{
+    struct tl_read *r = arg;
+    fprintf(r->f, "%.6f %d\n", (ts - r->start) / 1e6, cpu);
+    ++*count;
     return true;
 }
 
 static bool tl_wake(int64_t ts, int cpu, void *arg)
 {
-    struct tl_read *r = arg;
-    fprintf(r->f, "%.6f %d\n", (ts - r->start) / 1e6, cpu);
-    r->nwake++;
-    return true;
+    tl_lane(arg, cpu); /* the wakee's CPU: it ran there, or will */
+    return tl_point(ts, cpu, arg, &((struct tl_read *)arg)->nwake);
+}
+
+static bool tl_pick(int64_t ts, int cpu, void *arg)
+{
+    return tl_point(ts, cpu, arg, &((struct tl_read *)arg)->npicks);
 }
 
 /* A gap: a hatched box, labelled where the script sets its labels. */
@@ -135,17 +197,47 @@ static bool tl_gap(int64_t a, int64_t b, int cpu, void *arg)
     struct tl_read *r = arg;
     double x0 = (a - r->start) / 1e6, x1 = (b - r->start) / 1e6;
     fprintf(r->f, "%.6f %.6f %d\n", x0, x1, cpu);
-    fprintf(r->j->gp, "set label 'lost' at %.6f,%d center front tc rgb '#b00000'\n", (x0 + x1) / 2, cpu);
+    fprintf(r->labels, "set label 'lost' at %.6f,lane(%d) center front tc rgb '#b00000'\n", (x0 + x1) / 2, cpu);
     r->ngaps++;
+    tl_lane(r, cpu);
     return true;
 }
 
+/* The window a timeline draws when none was asked: PLOT_WINDOW_MS that
+ * show a few decisions, from 5 ms before the probe's first stall when
+ * the trace has one, else from its start. 0, or 1 after saying why. */
+static int tl_window(sqlite3 *db, int64_t id, const struct trace_info *t, int64_t *from, int64_t *to)
+{
+    char err[512];
+    int64_t ts = 0;
+    int found = dbq_plot_first_stall(db, id, PLOT_STALL_NS, &ts, err, sizeof err);
+    if (found < 0)
+        return db_error(err);
+    *from = found && ts - 5000000 > t->start ? ts - 5000000 : t->start;
+    *to = *from + PLOT_WINDOW_MS * 1000000ll;
+    return 0;
+}
+
+/* A series of marks from the points file at path, at the top (the
+ * decisions) or the foot (the wakeups) of each lane. */
+static void tl_marks(FILE *pl, bool first, const char *path, double dy, int pt, const char *colour,
+                     const char *title)
+{
+    fprintf(pl, "%s", first ? "plot " : ", \\\n     ");
+    plot_quote(pl, path);
+    fprintf(pl, " using 1:(lane($2)%+.2f) with points pt %d ps 0.7 lc rgb '%s' title ", dy, pt, colour);
+    plot_quote(pl, title);
+}
+
 /*
- * One series a task that ran in the window: a box per slice, y its CPU.
- * Idle tasks are not drawn, so an idle CPU is empty; a data gap is not
- * idle (nothing is known of it), so it is a series of its own, hatched
- * and labelled "lost". Wakeups are a series of marks at ts_wake, on the
- * wakee's CPU (wakeup.cpu), at the foot of the lane.
+ * One series a task that ran in the window: a box per slice, y its CPU's
+ * lane, in a colour its name picks. A slice narrower than TL_MIN_PX is
+ * drawn that wide in a series of its own on top (the 50 us probe, the
+ * task such a figure is about, would vanish). Idle tasks are not drawn;
+ * a CPU with nothing in the window gets no lane (the y label names it).
+ * A data gap is not idle (nothing is known of it): a series of its own,
+ * hatched and labelled "lost". Decisions are marks at the top of a lane
+ * (eevdf_pick), wakeups at its foot (ts_wake, on the wakee's CPU).
  */
 int plot_timeline(sqlite3 *db, const struct plot_opts *o, struct plot_job *j)
 {
@@ -154,6 +246,8 @@ int plot_timeline(sqlite3 *db, const struct plot_opts *o, struct plot_job *j)
     if (!id || trace_info(db, id, o->db_path, &t))
         return 1;
     int64_t from = t.start + (int64_t)(o->from_ms * 1e6), to = t.start + (int64_t)(o->to_ms * 1e6);
+    if (o->auto_window && tl_window(db, id, &t, &from, &to))
+        return 1;
     if (from >= t.end) {
         fprintf(stderr, "runq plot: trace %lld lasts %.3f ms: --from %g starts after its end\n", (long long)id,
                 (t.end - t.start) / 1e6, o->from_ms);
@@ -165,35 +259,58 @@ int plot_timeline(sqlite3 *db, const struct plot_opts *o, struct plot_job *j)
 
     /* The slices, task by task: a task's series is written when its
      * first slice comes. A name two tasks share gets each one's tid. */
-    struct tl_read r = { .j = j, .start = t.start, .utid = -1 };
+    struct tl_read r = { .j = j, .start = t.start, .utid = -1, .ncpus = t.ncpus };
+    r.min_ms = TL_MIN_PX * (x1 - x0) / (TL_AREA * o->width);
+    r.lane = xcalloc((size_t)t.ncpus, sizeof *r.lane);
     int rc = 0;
     char err[512];
     /* the plot command: its elements, one a series, are written to a
      * buffer while the data files are */
-    char *plot = NULL;
-    size_t plotlen = 0;
-    if (!(r.pl = open_memstream(&plot, &plotlen))) {
+    char *plot = NULL, *labels = NULL;
+    size_t plotlen = 0, labelslen = 0;
+    if (!(r.pl = open_memstream(&plot, &plotlen)) || !(r.labels = open_memstream(&labels, &labelslen))) {
         fprintf(stderr, "runq plot: out of memory\n");
+        if (r.pl)
+            fclose(r.pl);
+        free(plot);
+        free(r.lane);
         return 1;
     }
-    if (dbq_plot_slices(db, id, from, to, tl_slice, &r, err, sizeof err) != 0)
+    if (!(r.narrow = plot_data_file(j, r.narrow_path, sizeof r.narrow_path)))
+        rc = 1;
+    if (!rc && dbq_plot_slices(db, id, from, to, tl_slice, &r, err, sizeof err) != 0)
         goto db_failed;
     if (r.f)
         fclose(r.f);
-    rc = r.rc;
-
-    /* Wakeups in the window, and the gaps that overlap it. */
+    r.f = NULL;
+    rc = rc || r.rc;
     int ntasks = r.ntasks;
+    if (!rc && r.nnarrow) {
+        fprintf(r.pl, ", \\\n     ");
+        plot_quote(r.pl, r.narrow_path);
+        fprintf(r.pl, " using (($1+$2)/2):(lane($3)):1:2:(lane($3)-0.38):(lane($3)+0.38):4 with boxxyerror "
+                      "fillstyle solid 1.0 noborder lc rgb variable title 'slices under %.3g ms, drawn that wide'",
+                r.min_ms);
+    }
+
+    /* Wakeups and decisions in the window, and the gaps that overlap it. */
     if (!rc && (r.f = plot_data_file(j, r.path, sizeof r.path))) {
         if (dbq_plot_wakeups(db, id, from, to, tl_wake, &r, err, sizeof err) != 0)
             goto db_failed;
         fclose(r.f);
-        if (r.nwake) {
-            fprintf(r.pl, "%s", ntasks ? ", \\\n     " : "plot ");
-            plot_quote(r.pl, r.path);
-            fprintf(r.pl, " using 1:($2-0.38) with points pt 9 ps 0.9 lc rgb '#202020' title 'wakeup (on the "
-                          "wakee''s CPU)'");
-        }
+        r.f = NULL;
+        if (r.nwake)
+            tl_marks(r.pl, !ntasks, r.path, 0.44, 9, "#202020", "wakeup (on the wakee's CPU)");
+    } else {
+        rc = 1;
+    }
+    if (!rc && (r.f = plot_data_file(j, r.path, sizeof r.path))) {
+        if (dbq_plot_picks(db, id, from, to, tl_pick, &r, err, sizeof err) != 0)
+            goto db_failed;
+        fclose(r.f);
+        r.f = NULL;
+        if (r.npicks)
+            tl_marks(r.pl, !ntasks && !r.nwake, r.path, -0.44, 11, "#606060", "decision (a pick)");
     } else {
         rc = 1;
     }
@@ -202,46 +319,75 @@ int plot_timeline(sqlite3 *db, const struct plot_opts *o, struct plot_job *j)
         if (dbq_plot_gaps(db, id, from, to, t.end, tl_gap, &r, err, sizeof err) != 0)
             goto db_failed;
         fclose(r.f);
+        r.f = NULL;
         if (r.ngaps) {
-            fprintf(r.pl, "%s", ntasks || r.nwake ? ", \\\n     " : "plot ");
+            fprintf(r.pl, "%s", ntasks || r.nwake || r.npicks ? ", \\\n     " : "plot ");
             plot_quote(r.pl, r.path);
-            fprintf(r.pl, " using (($1+$2)/2):3:1:2:($3-0.45):($3+0.45) with boxxyerror fillstyle pattern 4 "
-                          "border lc rgb '#b00000' lc rgb '#b00000' title 'lost (data gap: not idle, unknown)'");
+            fprintf(r.pl, " using (($1+$2)/2):(lane($3)):1:2:(lane($3)-0.45):(lane($3)+0.45) with boxxyerror "
+                          "fillstyle pattern 4 border lc rgb '#b00000' lc rgb '#b00000' title 'lost (data gap: not "
+                          "idle, unknown)'");
         }
     } else {
         rc = 1;
     }
     int nwake = r.nwake, ngaps = r.ngaps;
     fclose(r.pl);
+    fclose(r.labels);
+    if (r.narrow)
+        fclose(r.narrow);
     if (!rc && !ntasks && !nwake && !ngaps) {
         fprintf(stderr, "runq plot: trace %lld: nothing ran between %g and %g ms\n", (long long)id, x0, x1);
         rc = 1;
     }
     if (rc) {
         free(plot);
+        free(labels);
+        free(r.lane);
         return rc;
     }
+    /* One lane a CPU something ran on (or was lost on), in CPU order;
+     * lane() maps a CPU to its lane, NaN (not drawn) for the others. */
+    int nlanes = 0;
+    char idle[256] = "";
+    fprintf(j->gp, "lane(c) = ");
+    for (int c = 0; c < t.ncpus; c++)
+        if (r.lane[c])
+            fprintf(j->gp, "c == %d ? %d : ", c, nlanes++);
+        else if (strlen(idle) < sizeof idle - 16)
+            snprintf(idle + strlen(idle), sizeof idle - strlen(idle), "%s%d", idle[0] ? ", " : "", c);
+    fprintf(j->gp, "NaN\n%s", labels);
     char title[128];
     snprintf(title, sizeof title, "Trace %lld (%s%s%d CPU%s): who ran, %g to %g ms", (long long)id, t.policy,
              *t.policy ? ", " : "", t.ncpus, t.ncpus == 1 ? "" : "s", x0, x1);
     fprintf(j->gp, "set title ");
     plot_quote(j->gp, title);
     fprintf(j->gp, "\n");
-    fprintf(j->gp, "set xlabel 'time from the trace''s start (ms)'\nset ylabel 'CPU'\n");
-    fprintf(j->gp, "set xrange [%.6f:%.6f]\nset yrange [%d.5:-0.5]\n", x0, x1, t.ncpus - 1);
+    fprintf(j->gp, "set xlabel 'time from the trace''s start (ms)'\n");
+    if (idle[0])
+        fprintf(j->gp, "set ylabel 'CPU (nothing on %s)'\n", idle);
+    else
+        fprintf(j->gp, "set ylabel 'CPU'\n");
+    fprintf(j->gp, "set xrange [%.6f:%.6f]\nset yrange [%d.5:-0.5]\n", x0, x1, nlanes - 1);
     fprintf(j->gp, "set ytics (");
-    for (int c = 0; c < t.ncpus; c++)
-        fprintf(j->gp, "%s'CPU %d' %d", c ? ", " : "", c, c);
+    for (int c = 0, l = 0; c < t.ncpus; c++)
+        if (r.lane[c])
+            fprintf(j->gp, "%s'CPU %d' %d", l ? ", " : "", c, l), l++;
     fprintf(j->gp, ")\nset grid xtics\nset key outside right top vertical Left reverse noautotitle\n");
     fprintf(j->gp, "%s\n", plot);
     free(plot);
+    free(labels);
+    free(r.lane);
     return 0;
 
 db_failed: /* a read failed: r.f is the data file being written, or NULL */
     if (r.f)
         fclose(r.f);
     fclose(r.pl);
+    fclose(r.labels);
+    fclose(r.narrow);
     free(plot);
+    free(labels);
+    free(r.lane);
     return db_error(err);
 }
 

@@ -220,7 +220,7 @@ if command -v gnuplot >/dev/null 2>&1; then
     reader=$!
     runq plot timeline --db "$T/f.db" --trace 1 -o "$T/fifo.svg"
     wait "$reader"
-    if [ "$rc" = 0 ] && [ -p "$T/fifo.svg" ] && grep -qx 'Trace 1 (eevdf, 2 CPUs): who ran, 0 to 100 ms' <(svg_texts "$T/fifo.svg.got"); then
+    if [ "$rc" = 0 ] && [ -p "$T/fifo.svg" ] && grep -qx 'Trace 1 (eevdf, 2 CPUs): who ran, 0 to 20 ms' <(svg_texts "$T/fifo.svg.got"); then
         pass plot_to_fifo_in_place
     else
         failed plot_to_fifo_in_place "exit $rc, fifo $([ -p "$T/fifo.svg" ] && echo kept || echo replaced): $(head -c 300 "$T/err")"

@@ -94,6 +94,9 @@ for g in r.iter(ns + 'g'):
     texts = [(t.text or '').strip() for t in g.iter(ns + 'text')]
     marks = len(list(g.iter(ns + 'polygon'))) + len(list(g.iter(ns + 'use'))) - 1
     print('series', panel, texts[0] if texts else '', marks, sep='\t')
+    fills = [p.get('fill') for p in g.iter(ns + 'polygon') if p.get('fill')]
+    if fills and texts:
+        print('fill', texts[0], re.sub(r'\s', '', fills[0]), sep='\t')
 EOF
 }
 
@@ -114,18 +117,76 @@ done
 has timeline_png_valid <(png "$T/tl.png" 1000 400) ok
 svg "$T/tl.svg" >"$T/tl.txt"
 has timeline_svg_size "$T/tl.txt" "size 1000 400"
-has timeline_title "$T/tl.txt" "text Trace 1 (eevdf, 2 CPUs): who ran, 0 to 100 ms"
-# one series a task that ran in the window, its boxes its slices there,
-# then the wakeups in it; no gap in this trace, so no "lost"
-W="s.trace_id = 1 AND s.dur > 0 AND s.ts < 100000000 AND s.ts + s.dur > 0"
+# no probe in this trace: the default window is its first 20 ms
+has timeline_title "$T/tl.txt" "text Trace 1 (eevdf, 2 CPUs): who ran, 0 to 20 ms"
+# one series a task that ran in the window, its boxes its slices there;
+# the slices narrower than 4 pixels again, drawn that wide on top (the
+# legend says the width); the wakeups, then the decisions in the window;
+# no gap in this trace, so no "lost"
+W="s.trace_id = 1 AND s.dur > 0 AND s.ts < 20000000 AND s.ts + s.dur > 0"
+NARROW=$(sed -n 's/^series\t1\tslices under \([0-9.e-]*\) ms, drawn that wide\t.*/\1/p' "$T/tl.txt")
 {
     sq -separator $'\t' "$T/f.db" "SELECT 'series', 1, t.name, COUNT(*) FROM sched_slice s JOIN thread t USING (utid)
                                    WHERE $W AND NOT t.is_idle GROUP BY t.utid ORDER BY t.utid"
+    sq -separator $'\t' "$T/f.db" "SELECT 'series', 1, 'slices under ${NARROW:-?} ms, drawn that wide', COUNT(*)
+                                   FROM sched_slice s JOIN thread t USING (utid) WHERE $W AND NOT t.is_idle
+                                   AND MIN(s.ts + s.dur, 20000000) - MAX(s.ts, 0) < ${NARROW:-0} * 1e6 HAVING COUNT(*) > 0"
     sq -separator $'\t' "$T/f.db" "SELECT 'series', 1, 'wakeup (on the wakee''s CPU)', COUNT(*) FROM wakeup
-                                   WHERE trace_id = 1 AND ts_wake < 100000000 AND cpu IS NOT NULL"
+                                   WHERE trace_id = 1 AND ts_wake < 20000000 AND cpu IS NOT NULL"
+    sq -separator $'\t' "$T/f.db" "SELECT 'series', 1, 'decision (a pick)', COUNT(*) FROM eevdf_pick
+                                   WHERE trace_id = 1 AND ts < 20000000"
 } >"$T/want"
 grep '^series' "$T/tl.txt" >"$T/got"
-same timeline_one_series_a_task "$T/got" "$T/want"
+if [ -n "$NARROW" ]; then same timeline_one_series_a_task "$T/got" "$T/want"
+else failed timeline_one_series_a_task "no narrow slices' series in: $(grep '^series' "$T/tl.txt" | tr '\n\t' '| ')"; fi
+# a task's colour comes from its name: the first task drawn (nothing taken
+# yet) has the colour its name picks, in trace 1's figure and in trace
+# 2's (the round robin's, the same workload)
+expect timeline_rr_svg 0 "" plot timeline --db "$T/f.db" --trace 2 --size 1000x400 -o "$T/tl2.svg"
+svg "$T/tl2.svg" >"$T/tl2.txt"
+name_colour() { # NAME: the palette's colour for it (plot_kinds.c's tl_palette, by its hash)
+    python3 -c '
+import sys
+pal = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2",
+       "#bcbd22", "#17becf", "#393b79", "#7b4173", "#6b6ecf", "#ad494a"]
+h = 5381
+for b in sys.argv[1].encode():
+    h = (h * 33 + b) % (1 << 64)
+c = pal[h % len(pal)]
+print("rgb(%d,%d,%d)" % (int(c[1:3], 16), int(c[3:5], 16), int(c[5:7], 16)))' "$1"
+}
+first=$(sed -n 's/^fill\t\([^\t]*\)\t.*/\1/p' "$T/tl.txt" | head -n 1)
+want="$(printf 'fill\t%s\t%s' "$first" "$(name_colour "${first% (tid *}")")"
+if [ -n "$first" ] && grep -qxF "$want" "$T/tl.txt" && grep -qxF "$want" "$T/tl2.txt"; then
+    pass "timeline_colour_by_name ($first)"
+else
+    failed timeline_colour_by_name "want '$want' in both: $(grep '^fill' "$T/tl.txt" "$T/tl2.txt" | tr '\n\t' '| ')"
+fi
+# a CPU with nothing in the window gets no lane; the y label names it
+"$GEN" --cpus 4 --tasks 2 --ms 100 --out "$T/l.bin" && "$RUNQ" record --file "$T/l.bin" --db "$T/l.db" >/dev/null 2>&1 ||
+    failed timeline_lanes "could not make the 4-CPU fixture"
+expect timeline_lanes_svg 0 "" plot timeline --db "$T/l.db" -o "$T/l.svg"
+svg "$T/l.svg" >"$T/l.txt"
+busy=$(sq "$T/l.db" "SELECT group_concat(cpu, ' ') FROM (SELECT DISTINCT s.cpu FROM sched_slice s JOIN thread t USING (utid)
+                      WHERE NOT t.is_idle AND s.dur > 0 AND s.ts < 20000000 ORDER BY s.cpu)")
+got=$(sed -n 's/^text CPU \([0-9]*\)$/\1/p' "$T/l.txt" | tr '\n' ' ')
+if [ "$got" = "$busy " ] && [ "$busy" != "0 1 2 3" ] && grep -q '^text CPU (nothing on ' "$T/l.txt"; then
+    pass "timeline_lanes_only_busy_cpus (lanes: $busy)"
+else
+    failed timeline_lanes_only_busy_cpus "lanes '$got', want '$busy ' and a y label naming the others"
+fi
+# the default window opens 5 ms before the probe's first stall: the first
+# wakeup of a task called probe (here one of f.db's, renamed) that waited
+# 1 ms or more
+cp "$T/f.db" "$T/p.db"
+sq "$T/p.db" "UPDATE thread SET name = 'probe' WHERE utid = (SELECT w.utid FROM wakeup w WHERE w.trace_id = 1
+              AND w.latency >= 1000000 AND w.ts_wake > 30000000 ORDER BY w.ts_wake LIMIT 1)"
+x0=$(sq "$T/p.db" "SELECT (MIN(w.ts_wake) - 5000000 - tr.start_ts) / 1e6 FROM wakeup w JOIN thread t USING (utid)
+                   JOIN trace tr ON tr.trace_id = w.trace_id WHERE w.trace_id = 1 AND t.name = 'probe' AND w.latency >= 1000000")
+expect timeline_probe_svg 0 "" plot timeline --db "$T/p.db" --trace 1 -o "$T/p.svg"
+svg "$T/p.svg" >"$T/p.txt"
+want=$(awk -v a="$x0" 'BEGIN { printf "text Trace 1 (eevdf, 2 CPUs): who ran, %g to %g ms", a, a + 20 }')
+has timeline_window_at_first_stall "$T/p.txt" "$want"
 
 # a data gap is drawn hatched and labelled, never as idle: a "lost"
 # series with one box a gap in the window, and a "lost" label on each
@@ -145,7 +206,7 @@ else failed timeline_gap_labelled "want $NGAPS 'lost' labels, got $(grep -cxF 't
         AND NOT EXISTS (SELECT 1 FROM data_gap g WHERE g.cpu = s.cpu AND s.ts < g.ts_end AND s.ts + s.dur > g.ts_start)
         GROUP BY t.utid ORDER BY t.utid"
 } >"$T/want"
-grep '^series' "$T/gap.txt" | grep -v -e 'wakeup (' -e 'lost (' >"$T/got"
+grep '^series' "$T/gap.txt" | grep -v -e 'wakeup (' -e 'lost (' -e 'decision (' -e 'slices under' >"$T/got"
 same timeline_gap_not_slices "$T/got" "$T/want"
 
 # ---- latency ----
