@@ -1204,6 +1204,21 @@ struct check_walk {
     unsigned count, delayed;
 };
 
+/* Child c's summary (NULL: none) folded into the one check_node works out
+ * for its parent: smallest vruntime mv, smallest and largest slice ms, xs.
+ * The checker's own arithmetic, not eevdf_tree.c's, so a fault there shows. */
+static void check_fold(const struct eevdf_entity *c, uint64_t *mv, uint64_t *ms, uint64_t *xs)
+{
+    if (!c)
+        return;
+    if (eevdf_vt_before(c->min_vruntime, *mv))
+        *mv = c->min_vruntime;
+    if (c->min_slice < *ms)
+        *ms = c->min_slice;
+    if (c->max_slice > *xs)
+        *xs = c->max_slice;
+}
+
 static void check_node(struct check_walk *w, const struct eevdf_entity *n)
 {
     int hl, hr;
@@ -1230,22 +1245,8 @@ static void check_node(struct check_walk *w, const struct eevdf_entity *n)
     BUG_ON(hl - hr > 1 || hr - hl > 1);
     mv = n->vruntime;
     ms = xs = n->slice;
-    if (n->left) {
-        if (eevdf_vt_before(n->left->min_vruntime, mv))
-            mv = n->left->min_vruntime;
-        if (n->left->min_slice < ms)
-            ms = n->left->min_slice;
-        if (n->left->max_slice > xs)
-            xs = n->left->max_slice;
-    }
-    if (n->right) {
-        if (eevdf_vt_before(n->right->min_vruntime, mv))
-            mv = n->right->min_vruntime;
-        if (n->right->min_slice < ms)
-            ms = n->right->min_slice;
-        if (n->right->max_slice > xs)
-            xs = n->right->max_slice;
-    }
+    check_fold(n->left, &mv, &ms, &xs);
+    check_fold(n->right, &mv, &ms, &xs);
     BUG_ON(n->min_vruntime != mv);
     BUG_ON(n->min_slice != ms);
     BUG_ON(n->max_slice != xs);

@@ -37,6 +37,16 @@ void eevdf_tree_update(struct eevdf_entity *e)
     fold_child(e, e->right);
 }
 
+/* A rotation's end: up, a child of n, has taken n's place. n's summary is
+ * made again first, for it is now up's child, then up's; up is returned,
+ * the subtree's new root. */
+static struct eevdf_entity *raised(struct eevdf_entity *n, struct eevdf_entity *up)
+{
+    eevdf_tree_update(n);
+    eevdf_tree_update(up);
+    return up;
+}
+
 /* rotate_right and rotate_left are mirror images, kept as two: the children
  * are named fields, and each rotation reads as the picture it draws. */
 static struct eevdf_entity *rotate_right(struct eevdf_entity *n)
@@ -45,9 +55,7 @@ static struct eevdf_entity *rotate_right(struct eevdf_entity *n)
 
     n->left = l->right;
     l->right = n;
-    eevdf_tree_update(n);
-    eevdf_tree_update(l);
-    return l;
+    return raised(n, l);
 }
 
 static struct eevdf_entity *rotate_left(struct eevdf_entity *n)
@@ -56,9 +64,7 @@ static struct eevdf_entity *rotate_left(struct eevdf_entity *n)
 
     n->right = r->left;
     r->left = n;
-    eevdf_tree_update(n);
-    eevdf_tree_update(r);
-    return r;
+    return raised(n, r);
 }
 
 /* n's children are balanced AVL trees whose heights differ by at most 2. */
@@ -80,6 +86,19 @@ static struct eevdf_entity *rebalance(struct eevdf_entity *n)
     return n;
 }
 
+/* One step down for insert and remove_entity: step(child, e) on the side of
+ * n that the key order sends e to (e below n, or to go there), the child
+ * replaced by the subtree step returns, then n rebalanced. */
+static struct eevdf_entity *descend(struct eevdf_entity *n, struct eevdf_entity *e,
+                                    struct eevdf_entity *(*step)(struct eevdf_entity *n, struct eevdf_entity *e))
+{
+    if (eevdf_tree_before(e, n))
+        n->left = step(n->left, e);
+    else
+        n->right = step(n->right, e);
+    return rebalance(n);
+}
+
 static struct eevdf_entity *insert(struct eevdf_entity *n, struct eevdf_entity *e)
 {
     if (!n) {
@@ -87,11 +106,7 @@ static struct eevdf_entity *insert(struct eevdf_entity *n, struct eevdf_entity *
         eevdf_tree_update(e);
         return e;
     }
-    if (eevdf_tree_before(e, n))
-        n->left = insert(n->left, e);
-    else
-        n->right = insert(n->right, e);
-    return rebalance(n);
+    return descend(n, e, insert);
 }
 
 void eevdf_tree_insert(struct eevdf_entity **root, struct eevdf_entity *e)
@@ -123,11 +138,7 @@ static struct eevdf_entity *remove_entity(struct eevdf_entity *n, struct eevdf_e
         succ->right = r;
         return rebalance(succ);
     }
-    if (eevdf_tree_before(e, n))
-        n->left = remove_entity(n->left, e);
-    else
-        n->right = remove_entity(n->right, e);
-    return rebalance(n);
+    return descend(n, e, remove_entity);
 }
 
 void eevdf_tree_remove(struct eevdf_entity **root, struct eevdf_entity *e)

@@ -235,4 +235,53 @@ extern const struct sched_policy rt_policy;
         .for_each_queued = NAME##_for_each_queued,       \
     }
 
+/* The doubly linked list of entities that rr.c (its run list) and rt.c (its
+ * queue) each keep, written once: LINKS names the member of struct
+ * sched_entity holding next and prev and the member of struct sched_queue
+ * holding head and tail (rr, rt); COUNT is the count of listed entities,
+ * an expression of q. Defines, in the policy that expands it:
+ *  - list_insert_after(q, pos, se): se after pos, or at the head (pos NULL);
+ *  - list_remove(q, se): se off the list, its links NULL;
+ *  - LINKS_for_each_queued, the op: fn with each listed entity, head first
+ *    (fn may take that entity off the list). */
+#define SCHED_LIST_DEFINE(LINKS, COUNT)                                                                     \
+    static void list_insert_after(struct sched_queue *q, struct sched_entity *pos, struct sched_entity *se) \
+    {                                                                                                       \
+        struct sched_entity *next = pos ? pos->LINKS.next : q->LINKS.head;                                  \
+        se->LINKS.prev = pos;                                                                               \
+        se->LINKS.next = next;                                                                              \
+        if (pos)                                                                                            \
+            pos->LINKS.next = se;                                                                           \
+        else                                                                                                \
+            q->LINKS.head = se;                                                                             \
+        if (next)                                                                                           \
+            next->LINKS.prev = se;                                                                          \
+        else                                                                                                \
+            q->LINKS.tail = se;                                                                             \
+        (COUNT)++;                                                                                          \
+    }                                                                                                       \
+                                                                                                            \
+    static void list_remove(struct sched_queue *q, struct sched_entity *se)                                 \
+    {                                                                                                       \
+        if (se->LINKS.prev)                                                                                 \
+            se->LINKS.prev->LINKS.next = se->LINKS.next;                                                    \
+        else                                                                                                \
+            q->LINKS.head = se->LINKS.next;                                                                 \
+        if (se->LINKS.next)                                                                                 \
+            se->LINKS.next->LINKS.prev = se->LINKS.prev;                                                    \
+        else                                                                                                \
+            q->LINKS.tail = se->LINKS.prev;                                                                 \
+        se->LINKS.next = se->LINKS.prev = NULL;                                                             \
+        (COUNT)--;                                                                                          \
+    }                                                                                                       \
+                                                                                                            \
+    static void LINKS##_for_each_queued(const struct sched_queue *q,                                        \
+                                        void (*fn)(struct sched_entity *se, void *arg), void *arg)          \
+    {                                                                                                       \
+        for (struct sched_entity *se = q->LINKS.head, *next; se; se = next) {                               \
+            next = se->LINKS.next;                                                                          \
+            fn(se, arg);                                                                                    \
+        }                                                                                                   \
+    }
+
 #endif

@@ -33,36 +33,8 @@ static void rr_init_entity(struct sched_queue *q, struct sched_entity *se)
     se->on_queue = false;
 }
 
-/* Puts se on the list after pos (NULL: at the head). */
-static void list_insert_after(struct sched_queue *q, struct sched_entity *pos, struct sched_entity *se)
-{
-    struct sched_entity *next = pos ? pos->rr.next : q->rr.head;
-    se->rr.prev = pos;
-    se->rr.next = next;
-    if (pos)
-        pos->rr.next = se;
-    else
-        q->rr.head = se;
-    if (next)
-        next->rr.prev = se;
-    else
-        q->rr.tail = se;
-    q->nr_queued++;
-}
-
-static void list_remove(struct sched_queue *q, struct sched_entity *se)
-{
-    if (se->rr.prev)
-        se->rr.prev->rr.next = se->rr.next;
-    else
-        q->rr.head = se->rr.next;
-    if (se->rr.next)
-        se->rr.next->rr.prev = se->rr.prev;
-    else
-        q->rr.tail = se->rr.prev;
-    se->rr.next = se->rr.prev = NULL;
-    q->nr_queued--;
-}
+/* The run list: list_insert_after, list_remove, rr_for_each_queued. */
+SCHED_LIST_DEFINE(rr, q->nr_queued)
 
 static void rr_join(struct sched_queue *q, struct sched_entity *se, enum sched_join_reason why)
 {
@@ -170,14 +142,6 @@ static void rr_describe(const struct sched_queue *q, const struct sched_entity *
 {
     (void)q;
     *v = (struct sched_entity_view){ .slice_ns = se->slice_ns };
-}
-
-static void rr_for_each_queued(const struct sched_queue *q, void (*fn)(struct sched_entity *se, void *arg), void *arg)
-{
-    for (struct sched_entity *se = q->rr.head, *next; se; se = next) {
-        next = se->rr.next;
-        fn(se, arg);
-    }
 }
 
 SCHED_POLICY_DEFINE(rr);

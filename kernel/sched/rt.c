@@ -37,6 +37,9 @@ void rt_set_class(struct sched_entity *se, unsigned prio, unsigned policy)
     se->rt.rr_left_ns = (int64_t)RT_RR_QUANTUM_NS;
 }
 
+/* The queue: list_insert_after, list_remove, rt_for_each_queued. */
+SCHED_LIST_DEFINE(rt, q->rt.nr_queued)
+
 /* Puts se on the list: behind every entity of its priority or higher
  * (tail), or in front of its equals (head). */
 static void list_insert(struct sched_queue *q, struct sched_entity *se, bool head)
@@ -46,31 +49,7 @@ static void list_insert(struct sched_queue *q, struct sched_entity *se, bool hea
         pos = next;
         next = next->rt.next;
     }
-    se->rt.prev = pos;
-    se->rt.next = next;
-    if (pos)
-        pos->rt.next = se;
-    else
-        q->rt.head = se;
-    if (next)
-        next->rt.prev = se;
-    else
-        q->rt.tail = se;
-    q->rt.nr_queued++;
-}
-
-static void list_remove(struct sched_queue *q, struct sched_entity *se)
-{
-    if (se->rt.prev)
-        se->rt.prev->rt.next = se->rt.next;
-    else
-        q->rt.head = se->rt.next;
-    if (se->rt.next)
-        se->rt.next->rt.prev = se->rt.prev;
-    else
-        q->rt.tail = se->rt.prev;
-    se->rt.next = se->rt.prev = NULL;
-    q->rt.nr_queued--;
+    list_insert_after(q, pos, se);
 }
 
 /* A wakeup, a new task or a moved one goes behind its equals
@@ -187,6 +166,10 @@ static bool rt_wakeup_preempt(struct sched_queue *q, struct sched_entity *se)
     return !q->rt.curr || se->rt.prio > q->rt.curr->rt.prio;
 }
 
+/* rt_timer_ns .. rt_describe_queue have the shape of rr.c's ops, kept
+ * apart: one-line answers that happen to agree (no timer, nice and the
+ * slice only stored, no virtual time), and the RT class must not depend on
+ * the fair policy that runs (rt_describe already answers otherwise). */
 static uint64_t rt_timer_ns(struct sched_queue *q)
 {
     (void)q;
@@ -199,9 +182,6 @@ static void rt_set_nice(struct sched_queue *q, struct sched_entity *se, int nice
     se->nice = nice; /* kept for when it is fair again; RT ignores it */
 }
 
-/* rt_set_slice .. rt_for_each_queued have the shape of rr.c's ops, kept
- * apart: each class answers for its own list (q->rt, se->rt) and its own
- * views, and the RT class must not depend on the fair policy that runs. */
 static void rt_set_slice(struct sched_queue *q, struct sched_entity *se, uint64_t slice_ns)
 {
     (void)q;
@@ -219,14 +199,6 @@ static void rt_describe(const struct sched_queue *q, const struct sched_entity *
 {
     (void)q;
     *v = (struct sched_entity_view){ .slice_ns = se->rt.policy == RT_RR ? RT_RR_QUANTUM_NS : 0, .eligible = true };
-}
-
-static void rt_for_each_queued(const struct sched_queue *q, void (*fn)(struct sched_entity *se, void *arg), void *arg)
-{
-    for (struct sched_entity *se = q->rt.head, *next; se; se = next) {
-        next = se->rt.next;
-        fn(se, arg);
-    }
 }
 
 void rt_set_runtime(struct sched_queue *q, uint64_t runtime_ns)
