@@ -185,7 +185,7 @@ static unsigned drain_wakes(struct rq *rq, struct task **joined, u64 now, bool *
         bool noting = trace_on(TRACE_REC_JOIN);
         struct sched_entity_view v = { .lag = 0 };
         if (noting)
-            sched_describe(pol(), &rq->q, &t->se, &v);
+            sched_describe(pol(), &rq->q, NULL, &t->se, &v);
         sched_join(pol(), &rq->q, &t->se, migrating ? SCHED_JOIN_MIGRATE : SCHED_JOIN_WAKE);
         if (noting) {
             trace_join_note(rq, t, v.lag, jn);

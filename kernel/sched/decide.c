@@ -168,10 +168,10 @@ bool sched_wakeup_preempt_across(struct sched_queue *q, struct sched_entity *se)
 }
 
 
-void sched_describe(const struct sched_policy *P, const struct sched_queue *q, const struct sched_entity *se,
-                    struct sched_entity_view *v)
+void sched_describe(const struct sched_policy *P, const struct sched_queue *q, const struct sched_queue_view *qv,
+                    const struct sched_entity *se, struct sched_entity_view *v)
 {
-    sched_class_of(P, se)->describe(q, se, v);
+    sched_class_of(P, se)->describe(q, qv, se, v);
 }
 
 void sched_for_each_queued(const struct sched_policy *P, const struct sched_queue *q,

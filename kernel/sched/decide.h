@@ -146,8 +146,8 @@ static inline uint64_t sched_timer_ns(const struct sched_policy *P, struct sched
         return q->nr_queued > 0 ? rt_budget_left(q) : UINT64_MAX;
     return q->curr ? P->timer_ns(q) : UINT64_MAX;
 }
-void sched_describe(const struct sched_policy *P, const struct sched_queue *q, const struct sched_entity *se,
-                    struct sched_entity_view *v);
+void sched_describe(const struct sched_policy *P, const struct sched_queue *q, const struct sched_queue_view *qv,
+                    const struct sched_entity *se, struct sched_entity_view *v);
 /* Every queued entity but the running one: RT's (in priority order), then
  * the fair policy's. */
 void sched_for_each_queued(const struct sched_policy *P, const struct sched_queue *q,

@@ -1090,7 +1090,8 @@ static void eevdf_describe_queue(const struct sched_queue *q, bool count_eligibl
                          (c && !c->ee.delayed && eligible_at(&q->ee, v->V, c->ee.vruntime));
 }
 
-static void eevdf_describe(const struct sched_queue *q, const struct sched_entity *se, struct sched_entity_view *v)
+static void eevdf_describe(const struct sched_queue *q, const struct sched_queue_view *qv,
+                           const struct sched_entity *se, struct sched_entity_view *v)
 {
     const struct eevdf_entity *e = &se->ee;
 
@@ -1101,7 +1102,10 @@ static void eevdf_describe(const struct sched_queue *q, const struct sched_entit
     v->lag = e->vlag; /* off the queue: the lag it left with (eevdf_lag) */
     v->eligible = false;
     if (se->on_queue) {
-        uint64_t V = avg_vruntime(&q->ee);
+        uint64_t V = qv ? qv->V : avg_vruntime(&q->ee);
+#ifndef RUNQ_KERNEL
+        BUG_ON(V != avg_vruntime(&q->ee)); /* a view made since q changed */
+#endif
         v->lag = (int64_t)(V - e->vruntime);
         v->eligible = eligible_at(&q->ee, V, e->vruntime);
     }

@@ -197,10 +197,15 @@ struct sched_policy {
     void (*set_slice)(struct sched_queue *q, struct sched_entity *se, uint64_t slice_ns);
 
     /* Views (read only). describe_queue counts nr_eligible only if
-     * count_eligible. for_each_queued calls fn for every entity on the
-     * queue but current, delayed ones included, in the policy's order. */
+     * count_eligible. describe takes qv, q's describe_queue view made
+     * since q last changed, or NULL: with it, a view reads V once (the
+     * trace describes the queue and then an entity at every record, and
+     * under icount each instruction is guest time). for_each_queued calls
+     * fn for every entity on the queue but current, delayed ones included,
+     * in the policy's order. */
     void (*describe_queue)(const struct sched_queue *q, bool count_eligible, struct sched_queue_view *v);
-    void (*describe)(const struct sched_queue *q, const struct sched_entity *se, struct sched_entity_view *v);
+    void (*describe)(const struct sched_queue *q, const struct sched_queue_view *qv, const struct sched_entity *se,
+                     struct sched_entity_view *v);
     void (*for_each_queued)(const struct sched_queue *q, void (*fn)(struct sched_entity *se, void *arg),
                             void *arg);
 };

@@ -195,9 +195,10 @@ static void rt_describe_queue(const struct sched_queue *q, bool count_eligible, 
     *v = (struct sched_queue_view){ .vtime = false };
 }
 
-static void rt_describe(const struct sched_queue *q, const struct sched_entity *se, struct sched_entity_view *v)
+static void rt_describe(const struct sched_queue *q, const struct sched_queue_view *qv,
+                        const struct sched_entity *se, struct sched_entity_view *v)
 {
-    (void)q;
+    (void)q, (void)qv;
     *v = (struct sched_entity_view){ .slice_ns = se->rt.policy == RT_RR ? RT_RR_QUANTUM_NS : 0, .eligible = true };
 }
 

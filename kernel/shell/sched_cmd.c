@@ -206,7 +206,7 @@ static void queue_line(struct task *t, void *arg)
     struct sched_queue_view qv;
     struct sched_entity_view v;
     sched_policy_current->describe_queue(&rq->q, false, &qv);
-    sched_describe(sched_policy_current, &rq->q, &t->se, &v);
+    sched_describe(sched_policy_current, &rq->q, &qv, &t->se, &v);
     u64 V = qv.V;
     char vr[24], dl[24], lag[24];
     fmt_vus(vr, sizeof vr, (s64)(v.vruntime - V));

@@ -99,9 +99,11 @@ static void view_queue(const struct rq *rq, bool count_eligible, struct sched_qu
     sched_policy_current->describe_queue(&rq->q, count_eligible, v);
 }
 
-static void view_entity(const struct rq *rq, const struct sched_entity *se, struct sched_entity_view *v)
+/* qv: rq's queue view, made since the queue last changed (V read once). */
+static void view_entity(const struct rq *rq, const struct sched_queue_view *qv, const struct sched_entity *se,
+                        struct sched_entity_view *v)
 {
-    sched_describe(sched_policy_current, &rq->q, se, v);
+    sched_describe(sched_policy_current, &rq->q, qv, se, v);
 }
 
 static void name_copy(char *dst, const char *src, size_t n)
@@ -169,7 +171,7 @@ void trace_join_note(struct rq *rq, const struct task *t, s64 lag_before, struct
         return;
     }
     struct sched_entity_view v;
-    view_entity(rq, &t->se, &v);
+    view_entity(rq, &qv, &t->se, &v);
     r->lag_before = lag_before;
     r->lag_after = v.lag;
     r->vruntime = v.vruntime;
@@ -188,9 +190,11 @@ void trace_join_note_curr(struct rq *rq, const struct task *t, struct trace_rec_
     r->curr = c->id; /* the entity's id is its task's */
     if ((r->h.flags & TRACE_RF_NO_EEVDF) || sched_is_rt(c))
         return;
+    struct sched_queue_view qv; /* again: current's charge since the join moved V */
     struct sched_entity_view w, v;
-    view_entity(rq, &t->se, &w); /* the wakee again: current's charge since the join moved V */
-    view_entity(rq, c, &v);
+    view_queue(rq, false, &qv);
+    view_entity(rq, &qv, &t->se, &w);
+    view_entity(rq, &qv, c, &v);
     r->curr_vruntime = v.vruntime;
     r->curr_deadline = v.deadline;
     r->curr_vprot = v.vprot;
@@ -241,7 +245,7 @@ void trace_pick(struct rq *rq, const struct task *prev, const struct task *next,
         r->V = qv.V;
         if (next && next->se.on_queue) {
             struct sched_entity_view v;
-            view_entity(rq, &next->se, &v);
+            view_entity(rq, &qv, &next->se, &v);
             r->next_vruntime = v.vruntime;
             r->next_deadline = v.deadline;
             r->next_lag = v.lag;
@@ -270,7 +274,7 @@ void trace_leave(struct rq *rq, const struct task *t, enum trace_leave_reason wh
     view_queue(rq, false, &qv);
     if (qv.vtime && !sched_is_rt(&t->se)) {
         struct sched_entity_view v;
-        view_entity(rq, &t->se, &v);
+        view_entity(rq, &qv, &t->se, &v);
         r->V = qv.V;
         r->vruntime = v.vruntime;
         /* On the queue still (preempted, delayed): its lag now; gone: the
@@ -341,6 +345,7 @@ void trace_mark(enum trace_mark_source source, const char *name)
 
 struct kf_build {
     const struct rq *rq;
+    const struct sched_queue_view *qv;
     bool vtime;
     struct trace_kf_entry *e;
     unsigned n;
@@ -358,7 +363,7 @@ static void kf_entry(struct sched_entity *se, void *arg)
     e->nice = (int8_t)se->nice;
     e->kflags = sched_running(&b->rq->q) == se ? TRACE_KF_CURRENT : 0;
     struct sched_entity_view v;
-    view_entity(b->rq, se, &v);
+    view_entity(b->rq, b->qv, se, &v);
     e->slice_ns = v.slice_ns;
     /* The view copied as trace_join_note copies it, kept apart: a frame
      * entry and a join record are two wire structs with their own fields. */
@@ -384,7 +389,7 @@ static void emit_keyframe(struct rq *rq, u64 now)
     } __attribute__((packed)) r;
     struct sched_queue_view qv;
     view_queue(rq, false, &qv);
-    struct kf_build b = { rq, qv.vtime, r.e, 0 };
+    struct kf_build b = { rq, &qv, qv.vtime, r.e, 0 };
     if (sched_running(&rq->q))
         kf_entry(sched_running(&rq->q), &b);
     sched_for_each_queued(sched_policy_current, &rq->q, kf_entry, &b);

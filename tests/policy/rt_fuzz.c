@@ -252,7 +252,7 @@ static void decide(int qi, struct sched_entity *leaving, enum sched_leave_reason
     bool released;
 
     if (prev)
-        sched_describe(P, &qs[qi], prev, &before);
+        sched_describe(P, &qs[qi], NULL, prev, &before);
     if (leaving) {
         int i = (int)(leaving - ent);
 
@@ -267,7 +267,7 @@ static void decide(int qi, struct sched_entity *leaving, enum sched_leave_reason
     if (d.released != released || d.displaced != (!leaving && d.prev && d.next != d.prev))
         die("a decision reports the wrong release or displacement", qi, d.released, d.displaced);
     if (d.displaced) { /* put back, not moved: a later pick finds it where it was */
-        sched_describe(P, &qs[qi], prev, &after);
+        sched_describe(P, &qs[qi], NULL, prev, &after);
         if (after.vruntime != before.vruntime || after.deadline != before.deadline)
             die("a put back moved the displaced entity", prev->id, (long long)(after.vruntime - before.vruntime),
                 (long long)(after.deadline - before.deadline));
@@ -346,7 +346,7 @@ static int64_t lag_on(int qi, struct sched_entity *se)
 {
     struct sched_entity_view v;
 
-    sched_describe(P, &qs[qi], se, &v);
+    sched_describe(P, &qs[qi], NULL, se, &v);
     return v.lag;
 }
 

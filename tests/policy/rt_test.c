@@ -277,11 +277,11 @@ static void rt_preemption_keeps_eevdf_sums(void)
     f = sched_running(&q);
     sched_charge(P, &q, 1 * MS);
     P->describe_queue(&q, true, &va);
-    sched_describe(P, &q, f, &a);
+    sched_describe(P, &q, NULL, f, &a);
     spawn(3, 1, RT_FIFO);
     CHECK(sched_wakeup_preempt(P, &q, &ent[3]) && decide()->id == 3, "RT did not take the CPU");
     P->describe_queue(&q, true, &vb);
-    sched_describe(P, &q, f, &b);
+    sched_describe(P, &q, NULL, f, &b);
     eevdf_check(&q);
     CHECK(va.V == vb.V && va.nr_eligible == vb.nr_eligible, "V %" PRIu64 " -> %" PRIu64 ", eligible %u -> %u", va.V,
           vb.V, va.nr_eligible, vb.nr_eligible);

@@ -298,7 +298,7 @@ static void join_note_curr(struct gcpu *c, struct gtask *t, struct trace_rec_joi
     if (eevdf_eligible(&c->q, &t->se))
         r->jflags |= TRACE_JF_WAKEE_ELIGIBLE;
     struct sched_entity_view v;
-    P->describe(&c->q, cur, &v);
+    P->describe(&c->q, NULL, cur, &v);
     r->curr_vruntime = v.vruntime;
     r->curr_deadline = v.deadline;
     r->curr_vprot = v.vprot;
@@ -345,7 +345,7 @@ static void emit_leave_now(struct gcpu *c, struct gtask *t, uint8_t reason)
 {
     struct sched_entity_view v = { 0 };
     if (is_eevdf)
-        P->describe(&c->q, &t->se, &v);
+        P->describe(&c->q, NULL, &t->se, &v);
     emit_leave(c, t, reason, v.vruntime, v.lag, V_of(&c->q), v.deadline);
 }
 
@@ -568,7 +568,7 @@ static bool join_woken(struct gcpu *c, struct gtask *t)
         charge(c);
     struct sched_entity_view v = { 0 };
     if (is_eevdf)
-        P->describe(&c->q, &t->se, &v);
+        P->describe(&c->q, NULL, &t->se, &v);
     P->join(&c->q, &t->se, SCHED_JOIN_WAKE);
     struct trace_rec_join r;
     join_note(c, t, TRACE_JOIN_WAKE, v.lag, &r);
@@ -641,7 +641,7 @@ static void migrate_task(struct gcpu *c, struct gtask *t, struct gcpu *dst)
     t->stint_start = stint;
     struct sched_entity_view v = { 0 };
     if (is_eevdf)
-        P->describe(&c->q, &t->se, &v);
+        P->describe(&c->q, NULL, &t->se, &v);
     P->leave(&c->q, &t->se, SCHED_LEAVE_MIGRATE);
     charge(dst);
     P->join(&dst->q, &t->se, SCHED_JOIN_MIGRATE);
