@@ -193,6 +193,15 @@ int scn_kresult(const struct scenario *s, const char *console, struct scn_result
             if (!num(line, "g", &g) || g >= (uint64_t)s->ntasks || !stats_fields(line, &r->line[g]))
                 return kerr(err, errlen, "a bad group line from the kernel: %s", line);
             groups++;
+        } else if (strncmp(line, "scn trace ", 10) == 0 && begun) {
+            uint64_t cpu, n, ns, w;
+            if (!num(line, "cpu", &cpu) || !num(line, "records", &n) || !num(line, "ns", &ns) ||
+                !num(line, "window_ns", &w))
+                return kerr(err, errlen, "a bad trace line from the kernel: %s", line);
+            r->trace_records += n;
+            r->trace_ns += ns;
+            r->trace_window_ns = w;
+            r->trace_cpus++;
         } else if (strncmp(line, "scn end ", 8) == 0 && begun) {
             ended = true;
             ok = strncmp(line + 8, "ok", 2) == 0;

@@ -344,6 +344,11 @@ struct scn_result {
     unsigned ntasks;
     struct scn_task_result task[SCN_MAX_INSTANCES];
     struct scn_stats line[SCN_MAX_TASKS]; /* one per task line */
+    /* kernel, tracing on: what writing trace records took the CPUs that
+     * wrote any, over the run (the kernel's `scn trace` lines, summed);
+     * 0 records: not traced, or another engine */
+    uint64_t trace_records, trace_ns, trace_window_ns;
+    unsigned trace_cpus;
 };
 
 /* One task's stats into its line's: one task more, the window (the same

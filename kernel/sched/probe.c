@@ -6,6 +6,7 @@
 #include "../arch/x86_64/cpu.h"
 #include "cpus.h"
 #include "../lib/printf.h"
+#include "../trace/trace.h"
 
 #define WAIT_TIMEOUT_NS (5 * NSEC_PER_SEC)
 
@@ -130,6 +131,8 @@ bool probe_run_slice(unsigned nspin, unsigned samples, u64 waiter_slice_ns, stru
     u64 rt0[PROBE_MAX_SPINNERS];
     for (unsigned i = 0; i < nspin; i++)
         rt0[i] = task_runtime_ns(spin[i]);
+    struct trace_cost c0, c1;
+    trace_cost_of(cpu, &c0);
     u64 start = clock_ns();
     /* Another variant of the gaps for another seed (probe_set_seed); 0 the
      * documented one. */
@@ -147,7 +150,10 @@ bool probe_run_slice(unsigned nspin, unsigned samples, u64 waiter_slice_ns, stru
         }
     }
     u64 end = clock_ns();
+    trace_cost_of(cpu, &c1);
     r->window_ns = end - start;
+    r->trace_records = c1.records - c0.records;
+    r->trace_ns = trace_cost_ns(&c0, &c1);
     for (unsigned i = 0; i < nspin; i++)
         r->share_permille[i] = permille(task_runtime_ns(spin[i]) - rt0[i], r->window_ns);
     stop_all(p);

@@ -24,6 +24,9 @@ struct probe_result {
     unsigned over_1ms; /* wakeups that waited longer than 1 ms (not printed) */
     unsigned share_permille[PROBE_MAX_SPINNERS];
     u64 window_ns;
+    /* the probe effect: records the loaded CPU wrote in the window, and
+     * about how long they took it (kernel/trace/trace.h's trace_cost) */
+    u64 trace_records, trace_ns;
 };
 
 /* The variant of the probe's random gaps: the boot's seed=N (0: the

@@ -451,7 +451,7 @@ static u64 group_rank(unsigned g, u64 r)
     }
 }
 
-static void print_results(bool ok)
+static void print_results(bool ok, const struct trace_cost *c0, const struct trace_cost *c1, u64 window_ns)
 {
     for (unsigned i = 0; i < scn.ntasks; i++) {
         struct scn_task *k = &scn.tasks[i];
@@ -491,6 +491,12 @@ static void print_results(bool ok)
                 "p999=%lu max=%lu\n",
                 g, scn.groups[g].name, scn.groups[g].count, wakeups, stalls, dropped, p[0], p[1], p[2], p[3], p[4]);
     }
+    /* The probe effect: what writing trace records took each CPU over
+     * the run (kernel/trace/trace.h), in every figure above. */
+    for (unsigned c = 0; c < ncpus; c++)
+        if (c1[c].records > c0[c].records)
+            kprintf("scn trace cpu=%u records=%lu ns=%lu window_ns=%lu\n", c, c1[c].records - c0[c].records,
+                    trace_cost_ns(&c0[c], &c1[c]), window_ns);
     kprintf("scn end %s\n", ok ? "ok" : "failed");
 }
 
@@ -555,6 +561,9 @@ static bool line_start(int argc, char **argv)
     /* The trace's marks bound the run, so SQL can measure what the
      * counters measure over the same window. */
     trace_mark(TRACE_MARK_SHELL, "scn start");
+    static struct trace_cost c0[MAX_CPUS], c1[MAX_CPUS];
+    for (unsigned c = 0; c < ncpus; c++)
+        trace_cost_of(c, &c0[c]);
     u64 start = clock_ns();
     bool created[SCN_PROG_MAX_GROUPS] = { false };
     for (int done = 0; done < scn.ngroups; done++) {
@@ -593,6 +602,8 @@ static bool line_start(int argc, char **argv)
     if (clock_ns() < end)
         task_sleep_ns(end - clock_ns());
     end = clock_ns();
+    for (unsigned c = 0; c < ncpus; c++)
+        trace_cost_of(c, &c1[c]);
     trace_mark(TRACE_MARK_SHELL, "scn end");
     /* Every task's counters as at end, lock-free: taking each queue's
      * lock here let the busy ones run on for tens of ms of guest time. */
@@ -620,7 +631,7 @@ static bool line_start(int argc, char **argv)
         }
         task_sleep_ns(NSEC_PER_MSEC);
     }
-    print_results(ok);
+    print_results(ok, c0, c1, end - start);
     scn.valid = false; /* a scenario runs once: the next starts from reset */
     return ok;
 }

@@ -10,6 +10,7 @@
 #include "../arch/x86_64/clock.h"
 #include "../arch/x86_64/cpu.h"
 #include "../sched/cpus.h"
+#include "../lib/bug.h"
 #include "../lib/string.h"
 #include "../sched/rq.h"
 #include "../sched/sched.h"
@@ -53,6 +54,36 @@ static inline void poison(void *p, size_t n)
 #define POISON(r) do { } while (0)
 #endif
 
+/* A record written to ring, stamped at ts: counted, and one in
+ * TRACE_COST_EVERY timed to now (trace.h's trace_cost). */
+static inline void cost_count(struct trace_ring *ring, u64 ts)
+{
+    /* stored whole (relaxed), as the dropped count is: trace_cost_of
+     * reads them from any CPU */
+    u64 n = ring->records + 1;
+    __atomic_store_n(&ring->records, n, __ATOMIC_RELAXED);
+    if (__builtin_expect((n & (TRACE_COST_EVERY - 1)) == 0, 0)) {
+        __atomic_store_n(&ring->timed_ns, ring->timed_ns + (clock_ns() - ts), __ATOMIC_RELAXED);
+        __atomic_store_n(&ring->timed, ring->timed + 1, __ATOMIC_RELAXED);
+    }
+}
+
+void trace_cost_of(unsigned cpu, struct trace_cost *c)
+{
+    BUG_ON(cpu >= MAX_CPUS);
+    const struct trace_ring *r = &trace_rings[cpu];
+    /* the producer writes them: a reading from another CPU may be a
+     * record behind, never torn (aligned 64-bit stores) */
+    c->records = READ_ONCE(r->records);
+    c->timed = READ_ONCE(r->timed);
+    c->timed_ns = READ_ONCE(r->timed_ns);
+}
+
+u64 trace_cost_ns(const struct trace_cost *a, const struct trace_cost *b)
+{
+    return b->timed ? (b->records - a->records) * (b->timed_ns / b->timed) : 0;
+}
+
 /*
  * The scheduler's records (wake, join, pick, leave, tick) are built in
  * place: EMIT_BEGIN points r at this CPU's ring (at a spare on the stack
@@ -76,7 +107,9 @@ static inline void poison(void *p, size_t n)
     POISON(r);
 #define EMIT_END(r)                                                                                         \
     do {                                                                                                    \
+        u64 r##_ts = r->h.ts_ns;                                                                            \
         ring_commit(r##_ring, r, sizeof *r);                                                                \
+        cost_count(r##_ring, r##_ts);                                                                       \
         irq_restore(r##_flags);                                                                             \
         SELFCOST_END(r);                                                                                    \
     } while (0)
@@ -85,7 +118,9 @@ static inline void poison(void *p, size_t n)
 static void put(void *rec, u32 size)
 {
     u64 flags = irq_save();
-    ring_put(&trace_rings[this_cpu()->id], rec, size);
+    struct trace_ring *ring = &trace_rings[this_cpu()->id];
+    if (ring_put(ring, rec, size))
+        cost_count(ring, ((const struct trace_rec_hdr *)rec)->ts_ns);
     irq_restore(flags);
 }
 

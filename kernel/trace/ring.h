@@ -23,6 +23,8 @@ struct trace_ring {
     u64 last_periodic;
     u32 dropped_at_periodic;
     u32 keyframe_asked; /* any CPU sets it (trace_ask_keyframes), the producer clears it */
+    /* producer: what writing cost (trace_cost_of) */
+    u64 records, timed, timed_ns;
 };
 
 /* Producer: appends one record, or counts it dropped. Caller has

@@ -28,6 +28,22 @@ static inline bool trace_on(enum trace_rec_type type)
     return __builtin_expect((trace_mask >> type) & 1, 0);
 }
 
+/*
+ * What writing records has cost a CPU since boot (the probe effect that
+ * sched probe and a scenario run print): the records its emit points
+ * wrote, and one in TRACE_COST_EVERY of them timed from the record's clock
+ * read to its publication (the views it reads, its stores). Timing every
+ * one would cost a clock read a record; one in 64 costs a branch.
+ */
+#define TRACE_COST_EVERY 64
+struct trace_cost {
+    u64 records, timed, timed_ns;
+};
+void trace_cost_of(unsigned cpu, struct trace_cost *c);
+/* The records written between two readings a and b, and about how long
+ * they took (b's average over every timed one; 0 when none was timed). */
+u64 trace_cost_ns(const struct trace_cost *a, const struct trace_cost *b);
+
 #ifdef RUNQ_TRACE_SELFCOST
 #include "../arch/x86_64/layout.h"
 /* What emitting and draining cost, in guest ns (a variant build only: see

@@ -558,6 +558,24 @@ static int store_answers(const struct lab *lab, const char *path, const char *wh
 
 /* Three phases: predict (stored before anything runs), run and step, then
  * answer what was observed; lab check judges the answers file. */
+static const char *printable(const char *in, char *out, size_t len);
+
+/* The first probe effect line a recorded scenario's console holds
+ * (kernel/shell/sched_cmd.c's): what tracing took of the measured CPU,
+ * which the figures above include. Said once. */
+static void show_probe_effect(const struct lab *lab)
+{
+    for (int i = 0; i < lab->nsc; i++) {
+        const char *at = lab->sc[i].out ? strstr(lab->sc[i].out, "probe effect: ") : NULL;
+        if (!at || (at != lab->sc[i].out && at[-1] != '\n'))
+            continue;
+        char line[400], shown[1600];
+        snprintf(line, sizeof line, "%.*s", (int)strcspn(at, "\r\n"), at);
+        printf("  (%s: %s)\n", lab->sc[i].name, printable(line, shown, sizeof shown));
+        return;
+    }
+}
+
 static int lab_run(struct lab *lab, const char *outdir, long seed, const char *student)
 {
     cat_file(lab->dir, "README.md", stdout);
@@ -614,6 +632,7 @@ static int lab_run(struct lab *lab, const char *outdir, long seed, const char *s
     }
     printf("  %d of %d measured predictions within the tolerance%s\n", right, asked,
            asked < lab->nq - nafter ? " (the others are judged by lab check)" : "");
+    show_probe_effect(lab);
     show_moments(lab, isatty(0) && isatty(1));
     if (nafter) {
         printf("\n---- 3. your answers, after stepping ----\n"

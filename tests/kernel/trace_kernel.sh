@@ -98,6 +98,28 @@ for policy in eevdf rr; do
         failed "${policy}_report_latency_matches_probe" "kernel ${kp50:-?} us, database ${dp50:-?} us"
     fi
     eval "p50_$policy=${dp50:-0}"
+
+    # The probe effect: recorded, the probe says what writing records took
+    # its CPU (kernel/trace/trace.h's trace_cost): at least a record a
+    # wakeup (the waiter's pick), no more than the trace holds, each a
+    # plausible few hundred to thousands of guest ns. Unrecorded, nothing.
+    read -r pe_n pe_ns < <(sed -n 's/^probe effect: tracing on: cpu1 wrote \([0-9]*\) trace records .* about \([0-9]*\) ns each .*/\1 \2/p' <<<"$out")
+    events=$(q "SELECT (SELECT count(*) FROM eevdf_pick WHERE trace_id = $id) + (SELECT count(*) FROM eevdf_leave WHERE trace_id = $id)
+                + (SELECT count(*) FROM eevdf_place WHERE trace_id = $id) + (SELECT count(*) FROM sched_tick WHERE trace_id = $id)
+                + (SELECT count(*) FROM wakeup WHERE trace_id = $id) AS n")
+    if [ -n "${pe_n:-}" ] && [ "$pe_n" -ge 40 ] && [ "$pe_n" -le "$events" ] && [ "$pe_ns" -ge 100 ] && [ "$pe_ns" -le 20000 ]; then
+        pass "${policy}_probe_says_its_effect ($pe_n records, $pe_ns ns each)"
+    else
+        failed "${policy}_probe_says_its_effect" "line: $(grep '^probe effect' <<<"$out" | head -c 300); trace events $events"
+    fi
+    if [ "$policy" = eevdf ]; then
+        bare=$("$RUNQ" boot --deterministic --policy "$policy" --hz 100 --cmd "sched probe 2 40" 2>&1)
+        if grep -q '^probe policy=' <<<"$bare" && ! grep -q '^probe effect' <<<"$bare"; then
+            pass eevdf_probe_untraced_says_no_effect
+        else
+            failed eevdf_probe_untraced_says_no_effect "$(grep '^probe' <<<"$bare" | head -c 300)"
+        fi
+    fi
 done
 if [ "${p50_rr:-0}" -gt 2000 ] && [ "${p50_eevdf:-99999}" -lt 500 ]; then
     pass "report_latency_contrast (rr ${p50_rr} us, eevdf ${p50_eevdf} us)"

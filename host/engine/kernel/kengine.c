@@ -196,6 +196,19 @@ static int kernel_finish(const struct engine_settings *e, struct engine_run *r, 
     }
     if (!ok && !why[0])
         last_line(errtext ? errtext : "", why, len);
+    /* The probe effect, said once: every traced run's figures include
+     * the records its CPUs wrote. */
+    static bool told;
+    if (ok && res->trace_records && res->trace_window_ns && !told) {
+        told = true;
+        uint64_t cpu_ns = res->trace_window_ns * res->trace_cpus;
+        fprintf(stderr,
+                "runq experiment: probe effect: the kernel traces every run: in run %d its %u busy CPU%s wrote %llu "
+                "trace records, about %llu ns each (1 in 64 timed), %.2f %% of their time, in every figure of the "
+                "kernel's cells (runq boot --deterministic without --record measures without)\n",
+                r->number, res->trace_cpus, res->trace_cpus == 1 ? "" : "s", (unsigned long long)res->trace_records,
+                (unsigned long long)(res->trace_ns / res->trace_records), 100.0 * res->trace_ns / cpu_ns);
+    }
     free(out);
     free(errtext);
     return ok ? 0 : -1;
