@@ -7,6 +7,7 @@
 
 #include "bug.h"
 #include "db/derive.h"
+#include "db/tstate.h"
 
 /* Out of memory: the writer fails (batch_out_of_memory says so), so
  * nothing of this commit is stored, and what is left undone here (a task
@@ -232,16 +233,27 @@ static void state_set(struct derive *d, struct wtask *t, enum thread_state st, u
     note(d, t);
 }
 
+/* A row of a wait that ends when the task runs (wakeup, bounce): both
+ * tables begin with the same five columns, the trace, the task, when the
+ * wait began, when it ran and after how long (both NULL, ran 0: it was not
+ * seen to). The caller binds the table's own columns and runs the row. */
+static struct brow *wait_row(struct derive *d, int stmt, const struct wtask *t, uint64_t since, int ran,
+                             uint64_t ts_run)
+{
+    struct brow *s = batch_row(d->b, stmt);
+    B_INT(s, 1, d->b->trace_id);
+    B_INT(s, 2, t->utid);
+    B_INT(s, 3, since);
+    B_OPT(s, 4, ran, ts_run);
+    B_OPT(s, 5, ran, dur(since, ts_run));
+    return s;
+}
+
 /* Writes t's pending wakeup: it ran at ts_run, or (ran 0) was not seen to. */
 static void wakeup_write(struct derive *d, struct wtask *t, int ran, uint64_t ts_run)
 {
     BUG_ON(!t->wake_pending); /* each wakeup is written once */
-    struct brow *s = batch_row(d->b, S_WAKEUP);
-    B_INT(s, 1, d->b->trace_id);
-    B_INT(s, 2, t->utid);
-    B_INT(s, 3, t->wake_ts);
-    B_OPT(s, 4, ran, ts_run);
-    B_OPT(s, 5, ran, dur(t->wake_ts, ts_run));
+    struct brow *s = wait_row(d, S_WAKEUP, t, t->wake_ts, ran, ts_run);
     B_OPT(s, 6, t->waker > 0, t->waker);
     B_INT(s, 7, t->wake_cpu);
     B_INT(s, 8, t->waker_cpu);
@@ -251,19 +263,12 @@ static void wakeup_write(struct derive *d, struct wtask *t, int ran, uint64_t ts
         d->wakeups_unmatched++;
 }
 
-/* Alike in shape to wakeup_write: a row of another table (bounce), with
- * columns of its own; a helper over both would hide which is which. */
 /* Writes t's pending bounce: it ran at ts_run on run_cpu, or (ran 0) was
  * not seen to. */
 static void bounce_write(struct derive *d, struct wtask *t, int ran, uint64_t ts_run, int run_cpu)
 {
     BUG_ON(!t->bounce_pending); /* each bounce is written once */
-    struct brow *s = batch_row(d->b, S_BOUNCE);
-    B_INT(s, 1, d->b->trace_id);
-    B_INT(s, 2, t->utid);
-    B_INT(s, 3, t->bounce_ts);
-    B_OPT(s, 4, ran, ts_run);
-    B_OPT(s, 5, ran, dur(t->bounce_ts, ts_run));
+    struct brow *s = wait_row(d, S_BOUNCE, t, t->bounce_ts, ran, ts_run);
     B_INT(s, 6, t->bounce_cpu);
     B_OPT(s, 7, ran, run_cpu);
     B_TXT(s, 8, trace_class_name(t->bounce_by));
@@ -380,7 +385,7 @@ void derive_leave(struct derive *d, struct wtask *t, const struct trace_rec_leav
         t->bounce_cpu = r->cpu;
         t->bounce_by = r->by;
     }
-    if (lm->keeps_runnable && (t->st == THREAD_RUNNABLE || t->st == THREAD_PREEMPTED))
+    if (lm->keeps_runnable && tstate_queued(t->st))
         return; /* moving between queues: the JOIN that follows says where */
     state_set(d, t, st, ts, r->cpu, 0);
     if (st == THREAD_DEAD) {
@@ -391,7 +396,7 @@ void derive_leave(struct derive *d, struct wtask *t, const struct trace_rec_leav
 
 void derive_join(struct derive *d, struct wtask *t, const struct trace_rec_join *r)
 {
-    if (t->st != THREAD_RUNNING && t->st != THREAD_RUNNABLE && t->st != THREAD_PREEMPTED) {
+    if (t->st != THREAD_RUNNING && !tstate_queued(t->st)) {
         state_set(d, t, THREAD_RUNNABLE, r->h.ts_ns, r->cpu, 0);
     } else if (r->reason == TRACE_JOIN_MIGRATE && t->st != THREAD_RUNNING) {
         /* Its runnable interval goes on, on this CPU's queue now: a gap

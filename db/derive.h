@@ -29,6 +29,15 @@
  *             going, its CPU now the new queue's: the interval is one
  *             row, not cut where the task moved.
  *
+ * Not db/tstate.h's model, which `runq step`, `runq top` and the Linux
+ * recorder share: the table's states are intervals with rules of their
+ * own (a WAKE makes a sleeper R, as the wait a wakeup's latency measures
+ * begins there; a gap makes every task tied to its CPU '?', not only the
+ * one it ran; a keyframe fills in only what was unknown; a migrating
+ * task's R goes on, one row), and the writer's task table is bounded
+ * (below), where a trace state keeps every task it was given. What both
+ * ask of a state is one definition: tstate_queued, leave_meaning_of.
+ *
  * The task table also gives every task its utid (unique in the database)
  * and keeps what thread says of it; a task whose row changed is dirty until
  * derive_write_threads() writes it.

@@ -28,9 +28,9 @@ int tstate_ids_find(const struct tstate_ids *ids, int64_t utid)
     if (!ids->hcap || utid <= 0)
         return -1;
     for (size_t i = hslot(utid, ids->hcap);; i = (i + 1) & (ids->hcap - 1)) {
-        if (ids->hkey[i] == utid)
-            return ids->hval[i];
-        if (ids->hkey[i] == 0)
+        if (ids->slot[i].utid == utid)
+            return ids->slot[i].index;
+        if (ids->slot[i].utid == 0)
             return -1;
     }
 }
@@ -41,25 +41,18 @@ static int hash_grow(struct tstate_ids *ids)
     if ((size_t)(ids->n + 1) * 2 <= ids->hcap)
         return 0;
     size_t ncap = ids->hcap ? ids->hcap * 2 : 256;
-    int64_t *k = calloc(ncap, sizeof *k);
-    int *v = calloc(ncap, sizeof *v);
-    if (!k || !v) {
-        free(k);
-        free(v);
+    struct tstate_slot *slot = calloc(ncap, sizeof *slot);
+    if (!slot)
         return -1;
-    }
     for (size_t i = 0; i < ids->hcap; i++)
-        if (ids->hkey[i]) {
-            size_t j = hslot(ids->hkey[i], ncap);
-            while (k[j])
+        if (ids->slot[i].utid) {
+            size_t j = hslot(ids->slot[i].utid, ncap);
+            while (slot[j].utid)
                 j = (j + 1) & (ncap - 1);
-            k[j] = ids->hkey[i];
-            v[j] = ids->hval[i];
+            slot[j] = ids->slot[i];
         }
-    free(ids->hkey);
-    free(ids->hval);
-    ids->hkey = k;
-    ids->hval = v;
+    free(ids->slot);
+    ids->slot = slot;
     ids->hcap = ncap;
     return 0;
 }
@@ -88,10 +81,9 @@ int tstate_ids_add(struct tstate_ids *ids, int64_t utid, bool idle)
     BUG_ON(ids->hcap & (ids->hcap - 1)); /* a power of two: the probe's mask */
     BUG_ON((size_t)(ids->n + 1) * 2 > ids->hcap); /* at most half full: a free slot ends every probe */
     size_t j = hslot(utid, ids->hcap);
-    while (ids->hkey[j])
+    while (ids->slot[j].utid)
         j = (j + 1) & (ids->hcap - 1);
-    ids->hkey[j] = utid;
-    ids->hval[j] = ids->n;
+    ids->slot[j] = (struct tstate_slot){ utid, ids->n };
     ids->utid[ids->n] = utid;
     ids->idle[ids->n] = idle;
     return ids->n++;
@@ -99,8 +91,7 @@ int tstate_ids_add(struct tstate_ids *ids, int64_t utid, bool idle)
 
 void tstate_ids_free(struct tstate_ids *ids)
 {
-    free(ids->hkey);
-    free(ids->hval);
+    free(ids->slot);
     free(ids->utid);
     free(ids->idle);
     memset(ids, 0, sizeof *ids);
@@ -326,13 +317,23 @@ static void name(struct tstate_cpu *c, int64_t utid, uint64_t ts)
 
 /* ---- the events ---- */
 
+/* What a JOIN and a PICK take first, each from its own fields: the CPU's
+ * V and runnable count (counted where the engine counts, or where the
+ * record has V), and the record of the task it puts on the CPU's queue
+ * (NULL: one st does not hold). */
+static struct tstate_task *placing(struct tstate *st, struct tstate_cpu *c, const struct event *e, int nr_runnable,
+                                   int64_t utid)
+{
+    take_v(st, c, e);
+    take_nr(st, c, st->counts || e->has_v, nr_runnable, (uint64_t)e->ts);
+    return tstate_task(st, utid);
+}
+
 static void apply_join(struct tstate *st, int cpu, const struct event *e)
 {
     struct tstate_cpu *c = &st->cpu[cpu];
     struct tstate_stamp s = { (uint64_t)e->ts, RANK_PLACE };
-    take_v(st, c, e);
-    take_nr(st, c, st->counts || e->has_v, e->join.nr_runnable, s.ts);
-    struct tstate_task *t = tstate_task(st, e->join.utid);
+    struct tstate_task *t = placing(st, c, e, e->join.nr_runnable, e->join.utid);
     if (!t)
         return;
     set_state(st, t, THREAD_RUNNABLE, s, cpu);
@@ -418,16 +419,11 @@ static void apply_leave(struct tstate *st, int cpu, const struct event *e)
     }
 }
 
-/* Its first lines are apply_join's (the stamp, V, the runnable count, the
- * task): each event takes those from its own fields (e->pick, e->join)
- * and at its own rank, so each handler says them itself. */
 static void apply_pick(struct tstate *st, int cpu, const struct event *e)
 {
     struct tstate_cpu *c = &st->cpu[cpu];
     struct tstate_stamp s = { (uint64_t)e->ts, RANK_PICK };
-    take_v(st, c, e);
-    take_nr(st, c, st->counts || e->has_v, e->pick.nr_runnable, s.ts);
-    struct tstate_task *t = tstate_task(st, e->pick.next);
+    struct tstate_task *t = placing(st, c, e, e->pick.nr_runnable, e->pick.next);
     /* prev: the task the CPU ran, put back without a LEAVE (after a gap,
      * or at a view's start, it is not known, and a keyframe settles it) */
     struct tstate_task *prev = c->named ? tstate_task(st, c->named) : NULL;
@@ -579,6 +575,14 @@ void tstate_gap(struct tstate *st, int cpu)
     struct tstate_cpu *c = &st->cpu[cpu];
     c->named = c->curr = 0;
     c->known = false;
+}
+
+void tstate_forget(struct tstate *st, int64_t utid)
+{
+    BUG_ON(st->order != TSTATE_IN_ORDER); /* the state it sets has no stamp to order it by */
+    struct tstate_task *t = tstate_task(st, utid);
+    if (t && t->state != THREAD_DEAD)
+        t->state = THREAD_UNKNOWN;
 }
 
 /* ---- what the records leave out ---- */

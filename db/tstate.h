@@ -3,11 +3,20 @@
  * for both readers of a trace: `runq step`'s replay (db/replay.c: the
  * events in the kernel's order, seekable by checkpoints of this state)
  * and `runq top`'s model (tui/model.c: each table's new rows, read table
- * by table). What a JOIN, a LEAVE, a PICK, a TICK or a keyframe does to
+ * by table); and for the Linux recorder (host/engine/linux/lxrec.c),
+ * which applies each PICK, LEAVE and JOIN it writes, in order, and asks
+ * it who runs on a CPU since when and whether a thread runs, is queued
+ * or is gone. What a JOIN, a LEAVE, a PICK, a TICK or a keyframe does to
  * a CPU's queue and to a task is written here, once; the readers add
  * their own views (step: the queue in display order and current's
  * numbers solved from V; top: rates, counts, histograms and current's
  * numbers charged at each tick).
+ *
+ * Not the writer's derived tables (db/derive.h says why): table
+ * thread_state's intervals follow rules of their own (a WAKE makes a
+ * sleeper R, a gap makes every task of its CPU '?'), and the writer
+ * holds a bounded set of tasks, letting go of the dead, where a state
+ * here keeps every task of its ids.
  *
  * What it holds:
  *   - per task: its state (enum thread_state: run, R, R+, S, delayed, X)
@@ -81,6 +90,13 @@
 
 #include "db/events.h"
 
+/* A task in state s waits on a queue to run (R, R+): the question the
+ * writer's own state machine (db/derive.c) and the Linux recorder ask. */
+static inline bool tstate_queued(enum thread_state s)
+{
+    return s == THREAD_RUNNABLE || s == THREAD_PREEMPTED;
+}
+
 /* The most tasks one CPU's queue holds (as a keyframe does: the
  * kernel's KF_MAX): a task placed on a full queue stays off every queue
  * (its state and numbers are still kept). */
@@ -89,9 +105,12 @@
 /* The tasks a state is about: utid to index, and whether each is a CPU's
  * idle task. A state holds a record for each; the states of one trace
  * (a replay's checkpoints) share one set. */
+struct tstate_slot {
+    int64_t utid; /* 0: empty */
+    int index;
+};
 struct tstate_ids {
-    int64_t *hkey; /* utid -> index, open addressing; 0: empty */
-    int *hval;
+    struct tstate_slot *slot; /* utid -> index, open addressing */
     size_t hcap;
     int64_t *utid; /* by index */
     bool *idle;
@@ -208,6 +227,14 @@ void tstate_apply(struct tstate *st, const struct event *e, const struct event_k
 /* A gap in CPU cpu's records: who runs there is not known until a pick
  * or a keyframe says. */
 void tstate_gap(struct tstate *st, int cpu);
+
+/* For a reader whose gaps lose more than the CPU's task (the Linux
+ * recorder: a gap on a CPU makes what each thread tied to it does
+ * unknown): what task utid does is not known from here. Its state
+ * becomes THREAD_UNKNOWN, unless it is dead; its place on a queue, its
+ * CPU and its numbers stay. In order only (BUG_ON): it has no event, so
+ * no stamp. */
+void tstate_forget(struct tstate *st, int64_t utid);
 
 /*
  * For a state applied in the kernel's order (a replay), after each event

@@ -13,13 +13,16 @@
  *   after it       lxrec_write decodes the pages one at a time per CPU,
  *                   merges the CPUs by time (each CPU's pages are in time
  *                   order, and trace_clock mono is one clock for all),
- *                   and turns each event into runq's records with one
- *                   small state machine per scenario thread and per CPU.
+ *                   and turns each event into runq's records.
  *
- * The state machine knows only what the events said: a thread's state
- * starts unknown, and after a gap on its CPU it is unknown again, so
- * nothing is made up across a loss (no LEAVE migrate for a thread not
- * known to be queued, no run_ns without its pick).
+ * Who runs on each CPU since when, and each thread's state, are the trace
+ * state (db/tstate.h) that the records written so far make: each PICK,
+ * LEAVE and JOIN is applied to it as it is written (its keyframes are not:
+ * they come from BPF's samples, and what an event becomes must not depend
+ * on whether BPF was there). It knows only what the events said: a
+ * thread's state starts unknown, and after a gap on its CPU it is unknown
+ * again, so nothing is made up across a loss (no LEAVE migrate for a
+ * thread not known to be queued, no run_ns without its pick).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,6 +38,7 @@
 #include "bug.h"
 #include "db/derive.h"
 #include "db/qx_linux.h"
+#include "db/tstate.h"
 #include "db/writer.h"
 #include "host/engine/linux/bpfrec.h"
 #include "host/engine/linux/ftrace.h"
@@ -448,11 +452,10 @@ static bool parse_event(const struct lxrec *r, const struct ftrace_event *fe, un
 
 /* ---- after it: events into records ---- */
 
-enum tstate { T_UNKNOWN, T_RUNNING, T_QUEUED, T_WAKING, T_SLEEPING, T_DEAD };
-
 struct xtask {
     const struct lxrec_task *t;
-    enum tstate st;
+    /* The CPU whose gap makes its state unknown: where it runs or is
+     * queued, or where the newest waking or migration sent it. */
     int cpu;
     /* The lag it brings to its next placement, from its waking sample:
      * its vlag, or V − vruntime if it was still queued (delayed). */
@@ -469,9 +472,6 @@ struct xtask {
 
 struct xcpu {
     bool tracked;     /* its occupancy is recorded: a scenario CPU, or one a scenario thread ran on */
-    bool curr_known;  /* who runs, since the last switch (not across a gap) */
-    int32_t curr;     /* runq's id of who runs */
-    uint64_t picked;  /* since when */
     bool seen;
     bool occ_known, occ_idle;
     uint64_t occ_since;
@@ -515,6 +515,10 @@ struct xlate {
     struct xtask *task; /* sorted by tid */
     unsigned ncpus;
     struct xcpu *cpu;
+    /* The state the records written so far make (follow): over the
+     * scenario's threads and each CPU's idle and "other", by runq's ids. */
+    struct tstate_ids ids;
+    struct tstate ts;
     struct sample *samples;
     size_t nsamples, samples_cap;
     uint64_t next_sample;
@@ -547,6 +551,42 @@ static struct xtask *scen(const struct xlate *x, int64_t tid)
 static int32_t who(const struct xlate *x, int64_t pid, unsigned cpu)
 {
     return pid == 0 ? LXREC_IDLE_TID(cpu) : scen(x, pid) ? (int32_t)pid : LXREC_OTHER_TID(cpu);
+}
+
+/* Applies a PICK, LEAVE or JOIN just written to the trace state. */
+static void follow(struct xlate *x, struct event e)
+{
+    tstate_apply(&x->ts, &e, NULL);
+}
+
+/* The trace state before the first record: every task the records name
+ * (the scenario's threads, each CPU's idle task and "other"), none seen
+ * yet. 0, or -1 out of memory. */
+static int follow_init(struct xlate *x)
+{
+    for (unsigned i = 0; i < x->m->ntasks; i++)
+        if (tstate_ids_add(&x->ids, x->task[i].t->tid, false) < 0)
+            return -1;
+    for (unsigned c = 0; c < x->ncpus; c++)
+        if (tstate_ids_add(&x->ids, LXREC_IDLE_TID(c), true) < 0 ||
+            tstate_ids_add(&x->ids, LXREC_OTHER_TID(c), false) < 0)
+            return -1;
+    return tstate_init(&x->ts, &x->ids, (int)x->ncpus, TSTATE_IN_ORDER);
+}
+
+/* Thread t's state as its records so far make it. */
+static enum thread_state state_of(struct xlate *x, const struct xtask *t)
+{
+    const struct tstate_task *k = tstate_task(&x->ts, t->t->tid);
+    BUG_ON(!k); /* lxrec_write puts every scenario thread in ids */
+    return k->state;
+}
+
+/* Running or queued already, or gone: a wake wins it nothing (it came
+ * before the thread could block). */
+static bool wake_moot(enum thread_state s)
+{
+    return s == THREAD_RUNNING || tstate_queued(s) || s == THREAD_DEAD;
 }
 
 /* A record of ours: with its EEVDF fields filled (ee) from a BPF sample,
@@ -773,6 +813,8 @@ static void put_leave(struct xlate *x, unsigned ring, uint64_t ts, int32_t tid, 
         k.lag = s->prev.flags & LXB_E_ON_RQ ? (int64_t)(k.V - k.vruntime) : (int64_t)s->prev.vlag;
     }
     put_ee(x, ring, &k.h, TRACE_REC_LEAVE, sizeof k, ts, ee);
+    follow(x, (struct event){ .ts = (int64_t)ts, .kind = EVENT_LEAVE, .cpu = (int)cpu,
+                              .leave = { .utid = tid, .reason = why } });
 }
 
 /* A JOIN of version-2 size: the wakeup check Linux made is not in any
@@ -824,6 +866,8 @@ static void put_join(struct xlate *x, unsigned ring, uint64_t ts, struct xtask *
         }
     }
     put_ee(x, ring, &k.h, TRACE_REC_JOIN, ee ? sizeof k : TRACE_JOIN_V2_SIZE, ts, ee);
+    follow(x, (struct event){ .ts = (int64_t)ts, .kind = EVENT_JOIN, .cpu = (int)cpu,
+                              .join = { .utid = tid, .reason = why } });
 }
 
 static void put_mark(struct xlate *x, uint64_t ts, const char *name)
@@ -912,17 +956,18 @@ static void on_gap(struct xlate *x, unsigned c, uint64_t ts, uint64_t missed)
 {
     db_writer_gap(x->w, c, ts, 0, missed > UINT32_MAX ? UINT32_MAX : (uint32_t)missed, 0);
     x->gaps++;
-    x->cpu[c].curr_known = false;
+    tstate_gap(&x->ts, (int)c);
     x->cpu[c].occ_known = false;
     for (unsigned i = 0; i < x->m->ntasks; i++)
-        if (x->task[i].cpu == (int)c && x->task[i].st != T_DEAD)
-            x->task[i].st = T_UNKNOWN;
+        if (x->task[i].cpu == (int)c)
+            tstate_forget(&x->ts, x->task[i].t->tid);
 }
 
 static void on_switch(struct xlate *x, const struct lx_ev *e)
 {
     unsigned c = e->cpu;
     struct xcpu *xc = &x->cpu[c];
+    const struct tstate_cpu *on = &x->ts.cpu[c]; /* who runs here: the newest pick named it */
     int64_t prev = e->v[F_A], prev_prio = e->v[F_B], state = e->v[F_C], next = e->v[F_D], next_prio = e->v[F_E];
     xc->ctr[C_SWITCHES]++;
     if (xc->occ_known)
@@ -938,7 +983,7 @@ static void on_switch(struct xlate *x, const struct lx_ev *e)
      * not known (the trace's start, after a gap): then it says "other"
      * runs, as a CPU that runs only other programs must, for its time to
      * be theirs (foreign_cpu_ns) rather than unknown. */
-    if (!xc->tracked || (P == N && xc->curr_known)) {
+    if (!xc->tracked || (P == N && on->known)) {
         x->r->c.dropped++; /* not a CPU of ours, or one "other" task for another */
         return;
     }
@@ -952,14 +997,12 @@ static void on_switch(struct xlate *x, const struct lx_ev *e)
                                                                                                    : TRACE_LEAVE_PREEMPT;
     const struct lxb_sample *smp = take_sample(x, c, SC_SWITCH, e->ts, prev, next);
     if (prev != 0)
-        put_leave(x, c, e->ts, P, c, why, xc->curr_known && xc->curr == P ? e->ts - xc->picked : 0,
+        put_leave(x, c, e->ts, P, c, why, on->known && on->named == P ? e->ts - on->named_ts : 0,
                   ps ? smp : NULL);
-    if (ps) {
-        ps->st = dead ? T_DEAD : runnable ? T_QUEUED : T_SLEEPING;
+    if (ps)
         ps->left_queued = smp && smp->prev_fair && smp->prev.pid == prev && (smp->prev.flags & LXB_E_VALID)
                               ? (smp->prev.flags & LXB_E_ON_RQ) != 0
                               : -1;
-    }
     struct trace_rec_pick k = { .prev = P, .next = N, .cpu = (uint16_t)c,
                                 .why = prev == 0 ? TRACE_WHY_IDLE : dead ? TRACE_WHY_EXIT
                                        : runnable ? TRACE_WHY_PREEMPT : TRACE_WHY_BLOCK };
@@ -969,18 +1012,15 @@ static void on_switch(struct xlate *x, const struct lx_ev *e)
     if (ns && c < 64 && (x->m->scn_cpus >> c & 1)) /* the CPUs sampled */
         *(ee ? &x->picks_ee : &x->picks_bare) += 1;
     put_ee(x, c, &k.h, TRACE_REC_PICK, sizeof k, e->ts, ee);
+    follow(x, (struct event){ .ts = (int64_t)e->ts, .kind = EVENT_PICK, .cpu = (int)c,
+                              .pick = { .next = N, .prev = P } });
     if (smp && (smp->q.flags & LXB_Q_VALID) && smp->q_of != LXB_QOF_NONE && (ns || ps))
         put_queue(x, c, e->ts, smp, N, ps && why == TRACE_LEAVE_PREEMPT);
-    if (ns) {
-        ns->st = T_RUNNING;
+    if (ns)
         ns->cpu = (int)c;
-    }
     if (ps && dead)
         put_task(x, TRACE_REC_TASK_EXIT, e->ts, P, ps->t->name ? ps->t->name : "", ps->t->nice, ps->t->slice_ns,
                  c, 0, ps->t);
-    xc->curr = N;
-    xc->curr_known = true;
-    xc->picked = e->ts;
 }
 
 /* A CPU number from an event: the event's own CPU when it is none of the trace's. */
@@ -992,9 +1032,7 @@ static unsigned cpu_or(const struct xlate *x, int64_t v, unsigned dflt)
 static void on_waking(struct xlate *x, const struct lx_ev *e)
 {
     struct xtask *t = scen(x, e->v[F_A]);
-    /* A thread running or queued is runnable already: the wake wins
-     * nothing (it came before the thread could block). */
-    if (!t || t->st == T_RUNNING || t->st == T_QUEUED || t->st == T_DEAD) {
+    if (!t || wake_moot(state_of(x, t))) {
         x->r->c.dropped++;
         return;
     }
@@ -1017,7 +1055,6 @@ static void on_waking(struct xlate *x, const struct lx_ev *e)
          * while delayed), unless its sample was lost. */
         t->brought_at_wakeup = t->left_queued == 0 || (t->left_queued == 1 && x->bpf_lossless);
     }
-    t->st = T_WAKING;
     t->cpu = k.target_cpu;
 }
 
@@ -1027,7 +1064,7 @@ static void on_wakeup(struct xlate *x, const struct lx_ev *e, bool new_task)
     if (!new_task)
         x->cpu[tc].ctr[C_WAKES]++;
     struct xtask *t = scen(x, e->v[F_A]);
-    if (!t || t->st == T_RUNNING || t->st == T_QUEUED || t->st == T_DEAD) {
+    if (!t || wake_moot(state_of(x, t))) {
         x->r->c.dropped++;
         return;
     }
@@ -1035,7 +1072,6 @@ static void on_wakeup(struct xlate *x, const struct lx_ev *e, bool new_task)
              take_sample(x, e->cpu, SC_WAKEUP, e->ts, -1, e->v[F_A]));
     t->brought_known = false;
     t->brought_at_wakeup = false;
-    t->st = T_QUEUED;
     t->cpu = (int)tc;
 }
 
@@ -1050,7 +1086,7 @@ static void on_migrate(struct xlate *x, const struct lx_ev *e)
     }
     /* Only a thread known to be queued moves between queues; one waking
      * or asleep only gets its next CPU (the JOIN says where it lands). */
-    if (t->st == T_QUEUED) {
+    if (tstate_queued(state_of(x, t))) {
         /* its numbers as it left the source queue (the BPF migrate
          * sample: prev is the task); where it lands has none */
         put_leave(x, e->cpu, e->ts, t->t->tid, from, TRACE_LEAVE_MIGRATE, 0,
@@ -1072,7 +1108,8 @@ static void on_event(struct xlate *x, const struct lx_ev *e)
      * 6.18, a switch out of idle after a remote wakeup, now and then).
      * What ran since the last event is then unknown: a gap, as for a
      * counted loss, never a stint made up. */
-    if (xc->curr_known && xc->tracked && who(x, e->common_pid, e->cpu) != xc->curr) {
+    const struct tstate_cpu *on = &x->ts.cpu[e->cpu];
+    if (on->known && xc->tracked && who(x, e->common_pid, e->cpu) != on->named) {
         x->switches_unseen++;
         on_gap(x, e->cpu, e->ts, 0);
     }
@@ -1322,9 +1359,13 @@ int lxrec_write(struct lxrec *r, const struct lxrec_meta *m, int64_t *trace_id, 
                      LXREC_PSEUDO_BASE - 1);
             goto out;
         }
-        x.task[i] = (struct xtask){ .t = &m->tasks[i], .st = T_UNKNOWN, .cpu = -1, .left_queued = -1 };
+        x.task[i] = (struct xtask){ .t = &m->tasks[i], .cpu = -1, .left_queued = -1 };
     }
     qsort(x.task, m->ntasks, sizeof *x.task, task_cmp);
+    if (follow_init(&x) != 0) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
     /* The scenario's CPUs are followed from the start (lxrec.h), before
      * a thread of it first runs there: their "other" is the foreign CPU
      * time (put_foreign). */
@@ -1362,5 +1403,7 @@ out:
     free(x.bcur);
     free(x.groups);
     free(x.samples);
+    tstate_free(&x.ts);
+    tstate_ids_free(&x.ids);
     return rc;
 }
