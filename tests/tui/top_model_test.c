@@ -1072,6 +1072,44 @@ static void trace_state_is_the_same_in_either_order(void)
     }
 }
 
+/* tstate_forget, the Linux recorder's gap rule: what a task does is not
+ * known from then, its place and numbers stay; a dead task stays dead.
+ * On a generated trace applied in order: the first task seen queued or
+ * running is forgotten, then a dead one. */
+static void trace_state_forgets_a_task_it_lost(void)
+{
+    static struct gen g;
+    gen_trace(&g, 1);
+    struct tstate_ids ids = { 0 };
+    for (int u = 1; u <= GEN_TASKS; u++)
+        CHECK(tstate_ids_add(&ids, u, u <= 2) == u - 1, "ids");
+    struct tstate st;
+    CHECK(tstate_init(&st, &ids, 2, TSTATE_IN_ORDER) == 0, "out of memory");
+    st.eevdf = st.counts = st.has_numbers = true;
+    int forgotten = -1;
+    for (int i = 0; i < g.n && forgotten < 0; i++) {
+        tstate_apply(&st, &g.ev[i], &g.kf[i]);
+        for (int k = 2; k < GEN_TASKS && forgotten < 0; k++) /* not an idle task */
+            if (st.task[k].state == THREAD_RUNNABLE && st.task[k].has_vruntime)
+                forgotten = k;
+    }
+    CHECK(forgotten >= 0, "no task was ever queued with a vruntime");
+    if (forgotten >= 0) {
+        struct tstate_task before = st.task[forgotten];
+        tstate_forget(&st, ids.utid[forgotten]);
+        const struct tstate_task *t = &st.task[forgotten];
+        CHECK(t->state == THREAD_UNKNOWN, "state %d after forget, want unknown", t->state);
+        CHECK(t->on == before.on && t->cpu == before.cpu && t->vruntime == before.vruntime &&
+                  t->has_vruntime == before.has_vruntime,
+              "its place or numbers moved: on %d -> %d, cpu %d -> %d", before.on, t->on, before.cpu, t->cpu);
+        st.task[forgotten].state = THREAD_DEAD;
+        tstate_forget(&st, ids.utid[forgotten]);
+        CHECK(st.task[forgotten].state == THREAD_DEAD, "a dead task came back as %d", st.task[forgotten].state);
+    }
+    tstate_free(&st);
+    tstate_ids_free(&ids);
+}
+
 /* docs/step.md's list of keys is step.h's table of commands: each row
  * of its Keys table, in order, a row of STEP_COMMANDS (its keys, its
  * --plain command), and no other. */
@@ -1149,6 +1187,7 @@ static const struct harness_test tests[] = {
     HARNESS_TEST(the_view_classes_every_leave_reason_as_leave_meaning),
     HARNESS_TEST(top_model_bounces_and_knobs),
     HARNESS_TEST(trace_state_is_the_same_in_either_order),
+    HARNESS_TEST(trace_state_forgets_a_task_it_lost),
     HARNESS_TEST(step_keys_doc_matches_the_command_table),
 };
 
