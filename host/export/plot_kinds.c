@@ -218,15 +218,37 @@ static int tl_window(sqlite3 *db, int64_t id, const struct trace_info *t, int64_
     return 0;
 }
 
-/* A series of marks from the points file at path, at the top (the
- * decisions) or the foot (the wakeups) of each lane. */
-static void tl_marks(FILE *pl, bool first, const char *path, double dy, int pt, const char *colour,
-                     const char *title)
+/* A series of marks: where on the lane (the top: decisions; the foot:
+ * wakeups), the point's type and colour, its legend. */
+struct tl_mark {
+    double dy;
+    int pt;
+    const char *colour, *title;
+};
+
+/* The marks read (time and CPU each) into a points file of their own,
+ * by fn through r, then their series when there were any (*count). 0;
+ * 1 when the file could not be made; -1 when the read failed (err), with
+ * r->f still open for the caller to close. */
+static int tl_points(struct tl_read *r, sqlite3 *db, int64_t id, int64_t from, int64_t to,
+                     int (*read)(sqlite3 *, int64_t, int64_t, int64_t, bool (*)(int64_t, int, void *), void *, char *,
+                                 size_t),
+                     bool (*fn)(int64_t ts, int cpu, void *arg), const int *count, bool first,
+                     const struct tl_mark *m, char *err, size_t errlen)
 {
-    fprintf(pl, "%s", first ? "plot " : ", \\\n     ");
-    plot_quote(pl, path);
-    fprintf(pl, " using 1:(lane($2)%+.2f) with points pt %d ps 0.7 lc rgb '%s' title ", dy, pt, colour);
-    plot_quote(pl, title);
+    if (!(r->f = plot_data_file(r->j, r->path, sizeof r->path)))
+        return 1;
+    if (read(db, id, from, to, fn, r, err, errlen) != 0)
+        return -1;
+    fclose(r->f);
+    r->f = NULL;
+    if (*count) {
+        fprintf(r->pl, "%s", first ? "plot " : ", \\\n     ");
+        plot_quote(r->pl, r->path);
+        fprintf(r->pl, " using 1:(lane($2)%+.2f) with points pt %d ps 0.7 lc rgb '%s' title ", m->dy, m->pt, m->colour);
+        plot_quote(r->pl, m->title);
+    }
+    return 0;
 }
 
 /*
@@ -294,26 +316,17 @@ int plot_timeline(sqlite3 *db, const struct plot_opts *o, struct plot_job *j)
     }
 
     /* Wakeups and decisions in the window, and the gaps that overlap it. */
-    if (!rc && (r.f = plot_data_file(j, r.path, sizeof r.path))) {
-        if (dbq_plot_wakeups(db, id, from, to, tl_wake, &r, err, sizeof err) != 0)
-            goto db_failed;
-        fclose(r.f);
-        r.f = NULL;
-        if (r.nwake)
-            tl_marks(r.pl, !ntasks, r.path, 0.44, 9, "#202020", "wakeup (on the wakee's CPU)");
-    } else {
-        rc = 1;
-    }
-    if (!rc && (r.f = plot_data_file(j, r.path, sizeof r.path))) {
-        if (dbq_plot_picks(db, id, from, to, tl_pick, &r, err, sizeof err) != 0)
-            goto db_failed;
-        fclose(r.f);
-        r.f = NULL;
-        if (r.npicks)
-            tl_marks(r.pl, !ntasks && !r.nwake, r.path, -0.44, 11, "#606060", "decision (a pick)");
-    } else {
-        rc = 1;
-    }
+    static const struct tl_mark wake_mark = { 0.44, 9, "#202020", "wakeup (on the wakee's CPU)" },
+                                pick_mark = { -0.44, 11, "#606060", "decision (a pick)" };
+    int pr = rc ? 1
+                : tl_points(&r, db, id, from, to, dbq_plot_wakeups, tl_wake, &r.nwake, !ntasks, &wake_mark, err,
+                            sizeof err);
+    if (pr == 0)
+        pr = tl_points(&r, db, id, from, to, dbq_plot_picks, tl_pick, &r.npicks, !ntasks && !r.nwake, &pick_mark, err,
+                       sizeof err);
+    if (pr < 0)
+        goto db_failed;
+    rc = rc || pr;
     if (!rc && (r.f = plot_data_file(j, r.path, sizeof r.path))) {
         /* a gap's missing end is the trace's: nothing came after it */
         if (dbq_plot_gaps(db, id, from, to, t.end, tl_gap, &r, err, sizeof err) != 0)
