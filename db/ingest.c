@@ -33,6 +33,21 @@ static void on_pick(struct derive *d, unsigned ci, const struct trace_rec_pick *
     derive_pick(d, r->cpu < TRACE_MAX_CPUS ? r->cpu : ci, r->next, next, ts);
 }
 
+/* A row of statement id (S_LEAVE or S_PLACE) with the first five columns
+ * eevdf_leave and eevdf_place share: trace_id, ts, cpu, utid, reason. The
+ * caller binds the rest, its own table's from its own record. */
+static struct brow *task_row(struct derive *d, int id, uint64_t ts, unsigned cpu, const struct wtask *t,
+                             const char *reason)
+{
+    struct brow *s = batch_row(d->b, id);
+    B_INT(s, 1, d->b->trace_id);
+    B_INT(s, 2, ts);
+    B_INT(s, 3, cpu);
+    B_INT(s, 4, t->utid);
+    B_TXT(s, 5, reason);
+    return s;
+}
+
 static void on_leave(struct derive *d, const struct trace_rec_leave *r)
 {
     bool ee = !(r->h.flags & TRACE_RF_NO_EEVDF);
@@ -40,12 +55,7 @@ static void on_leave(struct derive *d, const struct trace_rec_leave *r)
     struct wtask *t = derive_task(d, r->task, ts);
     if (!t)
         return;
-    struct brow *s = batch_row(d->b, S_LEAVE);
-    B_INT(s, 1, d->b->trace_id);
-    B_INT(s, 2, ts);
-    B_INT(s, 3, r->cpu);
-    B_INT(s, 4, t->utid);
-    B_TXT(s, 5, trace_leave_reason_name(r->reason));
+    struct brow *s = task_row(d, S_LEAVE, ts, r->cpu, t, trace_leave_reason_name(r->reason));
     B_OPT(s, 6, ee, r->vruntime);
     B_OPT(s, 7, ee, r->lag);
     B_OPT(s, 8, ee, r->V);
@@ -56,9 +66,6 @@ static void on_leave(struct derive *d, const struct trace_rec_leave *r)
     derive_leave(d, t, r);
 }
 
-/* Alike in shape to on_leave, not in meaning: each binds its own table's
- * columns (eevdf_place here, eevdf_leave there) from its own record's
- * fields, and one function a record keeps the two lists side by side. */
 static void on_join(struct derive *d, const struct trace_rec_join *r)
 {
     bool ee = !(r->h.flags & TRACE_RF_NO_EEVDF);
@@ -66,12 +73,7 @@ static void on_join(struct derive *d, const struct trace_rec_join *r)
     struct wtask *t = derive_task(d, r->task, ts);
     if (!t)
         return;
-    struct brow *s = batch_row(d->b, S_PLACE);
-    B_INT(s, 1, d->b->trace_id);
-    B_INT(s, 2, ts);
-    B_INT(s, 3, r->cpu);
-    B_INT(s, 4, t->utid);
-    B_TXT(s, 5, trace_join_reason_name(r->reason));
+    struct brow *s = task_row(d, S_PLACE, ts, r->cpu, t, trace_join_reason_name(r->reason));
     B_OPT(s, 6, ee, r->vruntime);
     B_OPT(s, 7, ee, r->deadline);
     B_OPT(s, 8, ee, r->lag_before);

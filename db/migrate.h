@@ -25,8 +25,13 @@ int db_migrate(sqlite3 *db, const char *path, char *err, size_t errlen);
  * or it holds runq's core tables (trace with its policy and ncpus columns,
  * thread, eevdf_pick). Reads only, so it runs before anything writes (the
  * WAL switch included): a foreign database given as --db is left exactly
- * as it was. 0, or -1 with a one-line message in err (starting with path). */
+ * as it was. An empty one is given DB_PAGE_SIZE for when it is first
+ * written (the pragma itself writes nothing). 0, or -1 with a one-line
+ * message in err (starting with path). */
 int db_check_runq(sqlite3 *db, const char *path, char *err, size_t errlen);
+
+/* A new database's page size in bytes (docs/sql.md); an older one keeps its own. */
+#define DB_PAGE_SIZE 16384
 
 /* The current version's schema, embedded from db/schema.sql by scripts/embed.sh. */
 extern const char db_schema_sql[];

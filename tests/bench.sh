@@ -6,16 +6,29 @@
 # form (the fewest repeats and smallest sizes that still take its code
 # path: tests/benches_short.sh, a suite of make test, checks that each
 # runs and prints its table).
+#
+# Last, one table of every target the benches printed (a line "target
+# NAME VALUE OP GOAL UNIT" each): its value, met or not, and the previous
+# run's value from bench-results.json (scripts/bench_summary.pl), which
+# this run then writes. A short run (BENCH_SHORT) prints the table alone:
+# its sizes are not the full run's, so it neither reads nor writes the file.
 set -u
 cd "$(dirname "$0")/.."
-echo "== EEVDF pick cost on the host (the kernel's module), by runnable tasks"
-build/bench/bench_pick
-echo
-echo "== host ingest: runq record against the sqlite3 shell importing CSV"
-bash tests/trace/trace_bench.sh build/runq build/tests/trace_gen
-for b in tests/*/bench_*.sh; do
-    [ -e "$b" ] || continue
+OUT=$(mktemp)
+trap 'rm -f "$OUT"' EXIT
+{
+    echo "== EEVDF pick cost on the host (the kernel's module), by runnable tasks"
+    build/bench/bench_pick
     echo
-    echo "== $(basename "$b" .sh)"
-    bash "$b"
-done
+    echo "== host ingest: runq record against the sqlite3 shell importing CSV"
+    bash tests/trace/trace_bench.sh build/runq build/tests/trace_gen
+    for b in tests/*/bench_*.sh; do
+        [ -e "$b" ] || continue
+        echo
+        echo "== $(basename "$b" .sh)"
+        bash "$b"
+    done
+} 2>&1 | tee "$OUT"
+echo
+echo "== summary: each bench's targets"
+perl scripts/bench_summary.pl $([ -z "${BENCH_SHORT:-}" ] && echo --results bench-results.json) "$OUT"

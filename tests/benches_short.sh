@@ -116,5 +116,33 @@ for b in tests/*/bench_*.sh; do
     printf '%s\n' "${checked[@]}" | grep -qx "$n" || echo "FAIL $n: $b has no row in tests/benches_short.sh"
 done
 [ "$nbench" -gt 0 ] || echo "FAIL benches_listed: no tests/*/bench_*.sh found"
+# make bench's last table (scripts/bench_summary.pl) from what the benches
+# above printed: a row for each name of their "target" lines, with its
+# value; then again, reading the results file the first run wrote, each
+# measured value its own previous one. PASS bench_summary, or FAIL with the
+# table.
+cat "$T"/*.out >"$T/all.targets" 2>/dev/null
+summary() { perl scripts/bench_summary.pl --results "$T/results.json" "$T/all.targets" >"$T/summary$1" 2>&1; }
+if ! summary 1 || ! summary 2; then
+    echo "FAIL bench_summary: exit $?"; sed 's/^/    /' "$T/summary1"
+else
+    why=$(awk 'FNR == 1 { f++ } f == 1 && /^target / { want[$2] = $3; n++ }
+        f == 2 && $1 in want { seen1[$1] = $2 }
+        f == 3 && $1 in want { prev[$1] = $NF }
+        END {
+            if (!n) { print "no bench printed a target line"; exit }
+            for (t in want) {
+                if (!(t in seen1)) { print "no row for " t; exit }
+                if (want[t] != "-" && prev[t] + 0 != want[t] + 0) { print t "'"'"'s previous is " prev[t] ", not " want[t]; exit }
+            }
+        }' "$T/all.targets" "$T/summary1" "$T/summary2")
+    if [ -z "$why" ] && grep -q '^target  *value  *goal  *met  *previous$' "$T/summary1" &&
+        grep -q '^no previous results' "$T/summary1" && ! grep -q '^no previous results' "$T/summary2"; then
+        echo "PASS bench_summary"
+    else
+        echo "FAIL bench_summary: ${why:-the header or the previous-results line is wrong}"
+        sed 's/^/    /' "$T/summary2"
+    fi
+fi
 echo "what each bench cost here:"
 printf '  %s\n' "${costs[@]}"

@@ -81,6 +81,9 @@ done
 printf '  %-30s %9s %9s %9s %s\n' "median, with/without" recorder empty A/A goal
 printf '  %-30s %9s %9s %9s %s\n' "probe wake p50" "$(median <"$T/p50")" "$(median <"$T/p50e")" "$(median <"$T/p50a")" "<= 1.05"
 printf '  %-30s %9s %9s %9s %s\n' "hogs' iterations" "$(median <"$T/iters")" "$(median <"$T/iterse")" "$(median <"$T/itersa")" ">= 0.95"
+# the lines scripts/bench_summary.pl gathers
+echo "target bpf_probe_wake_p50 $(median <"$T/p50") <= 1.05 with / without the recorder"
+echo "target bpf_hogs_iterations $(median <"$T/iters") >= 0.95 with / without the recorder"
 
 "$RUNQ" run --engine linux --db "$T/pp.db" "$T/pp.scn" >/dev/null 2>"$T/err" || { echo "ping-pong failed: $(head -c 300 "$T/err")"; exit 0; }
 RUNQ_NO_BPF=1 "$RUNQ" run --engine linux --db "$T/pn.db" "$T/pp.scn" >/dev/null 2>"$T/err" || { echo "ping-pong failed: $(head -c 300 "$T/err")"; exit 0; }
@@ -90,5 +93,6 @@ secs=$(sqlite3 "$T/pp.db" "SELECT MAX(window_ns) / 1e9 FROM scenario_task")
 echo "capacity: a two-thread pipe ping-pong, CPUs 0 and 1, $PP_RUN"
 printf '  %-30s %s\n' "samples kept a second" "$(echo "$(stat "$T/pp.db" bpf_samples) / $secs" | bc)"
 printf '  %-30s %s\n' "samples lost (ring full)" "$(stat "$T/pp.db" bpf_lost_full)"
+echo "target bpf_samples_lost $(stat "$T/pp.db" bpf_lost_full) <= 0 at the ping-pong's full rate"
 printf '  %-30s %s\n' "picks with internals / bare" "$(stat "$T/pp.db" linux_picks_internals) / $(stat "$T/pp.db" linux_picks_bare)"
 printf '  %-30s %s / %s\n' "handoffs a second with / without" "$(hs "$T/pp.db")" "$(hs "$T/pn.db")"

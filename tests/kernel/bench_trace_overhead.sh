@@ -44,6 +44,15 @@ row() { # label, extractor
 row "decision cost avg (ns)" cost
 row "probe 2 wake p50 (us)" p50
 row "probe 2 wake p99 (us)" p99
+# the lines scripts/bench_summary.pl gathers: each on/off ratio, aim <= 1.10
+target() { # name, extractor
+    local a b
+    a=$($2 "$on"); b=$($2 "$off")
+    echo "target $1 $([ -n "$a" ] && ratio "$a" "$b" || echo -) <= 1.10 tracing on / off"
+}
+target trace_overhead_decision_cost cost
+target trace_overhead_wake_p50 p50
+target trace_overhead_wake_p99 p99
 
 # Where the p50's extra comes from: tracing on with one record type let
 # through at a time (MARK alone: the tracer runs, the scheduler writes
