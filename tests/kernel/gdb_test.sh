@@ -219,7 +219,9 @@ real_for() {
     runq-trace) cat "$T/trace-A" ;; runq-wake) cat "$T/wake" ;;
     esac
 }
-shape() { sed -E 's/[0-9]+/N/g; s/0xN[0-9a-f]*/0xN/g; s/ +/ /g; s/^ //'; }
+# An address's hex digits become one H first: "0x28b000" and "0x290000"
+# are one shape (the numbers-first rule made them NxNbN and NxN).
+shape() { sed -E 's/0x[0-9a-f]+/0xH/g; s/[0-9]+/N/g; s/ +/ /g; s/^ //'; }
 n=0
 while IFS= read -r cmd; do
     n=$((n + 1))
