@@ -112,7 +112,9 @@ static int draw_header(const struct top_ui *ui, int y, int w)
     x = 0;
     put(y, 0, w, term_attr(TR_TITLE), "features");
     x = 9;
-    if (!h->eevdf) {
+    if (!h->policy[0] || !strcmp(h->policy, "?")) { /* no trace read yet: no policy to name */
+        put(y, x, w - x, term_attr(TR_DIM), "- (not known yet)");
+    } else if (!h->eevdf) {
         put(y, x, w - x, term_attr(TR_DIM), "- (round robin: EEVDF switches do not apply)");
     } else if (!h->nfeatures) {
         put(y, x, w - x, term_attr(TR_DIM), "- (the trace does not state them)");

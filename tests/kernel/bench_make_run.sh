@@ -30,6 +30,13 @@ while :; do
     [ -e "$T/rc" ] && break
     sleep 0.1
 done
+# BENCH_MAKE_RUN_SCREENS=DIR keeps what the newcomer saw when the view came:
+# the shell's pane and the view's pane, as tmux shows them.
+if [ -n "${BENCH_MAKE_RUN_SCREENS:-}" ] && [ -n "$view" ]; then
+    mkdir -p "$BENCH_MAKE_RUN_SCREENS"
+    tmux capture-pane -p -t $S:0.0 >"$BENCH_MAKE_RUN_SCREENS/shell.txt"
+    tmux capture-pane -p -t $S:0.1 >"$BENCH_MAKE_RUN_SCREENS/view.txt"
+fi
 typo=none
 if [ -n "$prompt" ]; then
     # a newcomer's typo first: answered, and the run still ends well
