@@ -2,7 +2,7 @@
 # Tracing overhead in the kernel: the same deterministic probe with the
 # trace port streaming every record, and with tracing off. Decision cost
 # is the average on the probe's CPU (cpu1) since boot; the ratio is on/off
-# (aim: <= 1.10). Guest time under icount, so the numbers repeat exactly.
+# (issue 34's aim: 1.05, and 1.10 for the wake p50 and p99). Guest time under icount, so the numbers repeat exactly.
 #
 # Read with care: under icount QEMU runs the vCPUs in turn on one clock, so
 # a decision on cpu1 is charged whatever other vCPUs execute while it waits
@@ -44,15 +44,16 @@ row() { # label, extractor
 row "decision cost avg (ns)" cost
 row "probe 2 wake p50 (us)" p50
 row "probe 2 wake p99 (us)" p99
-# the lines scripts/bench_summary.pl gathers: each on/off ratio, aim <= 1.10
-target() { # name, extractor
+# the lines scripts/bench_summary.pl gathers: each on/off ratio against
+# issue 34's aims, 1.05 for the decision cost and 1.10 for the wake p50/p99
+target() { # name, extractor, aim
     local a b
     a=$($2 "$on"); b=$($2 "$off")
-    echo "target $1 $([ -n "$a" ] && ratio "$a" "$b" || echo -) <= 1.10 tracing on / off"
+    echo "target $1 $([ -n "$a" ] && ratio "$a" "$b" || echo -) <= $3 tracing on / off"
 }
-target trace_overhead_decision_cost cost
-target trace_overhead_wake_p50 p50
-target trace_overhead_wake_p99 p99
+target trace_overhead_decision_cost cost 1.05
+target trace_overhead_wake_p50 p50 1.10
+target trace_overhead_wake_p99 p99 1.10
 
 # Where the p50's extra comes from: tracing on with one record type let
 # through at a time (MARK alone: the tracer runs, the scheduler writes
