@@ -45,8 +45,19 @@ grep -q '^task hog\*8 ' "$T/hogs.scn" || { failed fixture "scenarios/short-slice
 # session (a CI runner) sits in the root task group, where every other
 # program shares the hogs' queue and few picks can be replayed (CI saw
 # 86 of 1,138; linux_root_task_group).
-setsid -w "$RUNQ" run --engine linux --db "$T/l.db" "$T/hogs.scn" >"$T/out" 2>"$T/err" </dev/null
-rc=$?
+# A run starved by the other lanes (its recorder shares CPU 0 with them)
+# keeps few picks with internals, each lost sample counted: a clean clone
+# beside three lanes kept 110 of some 2,000 once. Such a run is made
+# again, up to three times; the checks below judge the last.
+for attempt in 1 2 3; do
+    rm -f "$T/l.db" "$T/l.db-wal" "$T/l.db-shm"
+    setsid -w "$RUNQ" run --engine linux --db "$T/l.db" "$T/hogs.scn" >"$T/out" 2>"$T/err" </dev/null
+    rc=$?
+    [ "$rc" = 0 ] || break
+    internals=$(sq "$T/l.db" "SELECT COALESCE(MAX(value), 0) FROM stats WHERE name = 'linux_picks_internals'")
+    [ "${internals:-0}" -ge 1000 ] && break
+    echo "note: attempt $attempt kept ${internals:-0} picks with internals ($(sq "$T/l.db" "SELECT group_concat(name || ' ' || value, ', ') FROM stats WHERE name LIKE 'bpf_lost%' AND value > 0")): again"
+done
 [ "$rc" = 0 ] || skip_linux "runq run --engine linux exited $rc: $(head -c 200 "$T/err")"
 internals=$(sq "$T/l.db" "SELECT COALESCE(MAX(value), 0) FROM stats WHERE name = 'linux_picks_internals'")
 [ "${internals:-0}" -gt 0 ] || skip_linux "no BPF internals in the trace (linux_picks_internals 0): $(grep -i bpf "$T/err" | head -c 200)"
