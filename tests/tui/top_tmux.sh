@@ -37,6 +37,19 @@ case $h in
 esac
 if [ "$(screen | grep -c '^ *[0-3] [a-z]')" -ge 4 ]; then pass top_cpu_rows; else failed top_cpu_rows "$(screen | sed -n 5,10p)"; fi
 
+# Before the trace names its policy (make run's first screen: the row is
+# there, the kernel's first record not yet), the features line says it
+# does not know; it said round robin beside an EEVDF kernel.
+cp "$T/f.db" "$T/nopolicy.db"
+sq "$T/nopolicy.db" "UPDATE trace SET policy = NULL WHERE trace_id = 1"
+start 100x30 --db "$T/nopolicy.db" --trace 1 --at 1.5 --speed 0.01
+if wait_for 'TID NAME' && screen | head -3 | grep -q '^features - (not known yet)' &&
+    ! screen | head -3 | grep -q 'round robin'; then
+    pass top_features_before_the_policy_is_known
+else
+    failed top_features_before_the_policy_is_known "$(screen | head -3 | tr '\n' '|')"
+fi
+
 # On an 80-column terminal the header keeps what matters: loss and every
 # feature switch (it cut off "resyncs" and REQUEUE_UPDATE_CURR)
 start 80x24 --db "$T/f.db" --trace 1 --at 1.5 --speed 0.01
