@@ -1077,17 +1077,20 @@ static unsigned count_eligible_at(const struct eevdf_queue *eq, uint64_t V, cons
            count_eligible_at(eq, V, n->right);
 }
 
-static void eevdf_describe_queue(const struct sched_queue *q, bool count_eligible, struct sched_queue_view *v)
+/* Current and queued, not delayed, eligible against V (eevdf_nr_eligible). */
+static unsigned nr_eligible_at(const struct sched_queue *q, uint64_t V)
 {
     const struct sched_entity *c = q->curr;
 
+    return count_eligible_at(&q->ee, V, q->ee.root) + (c && !c->ee.delayed && eligible_at(&q->ee, V, c->ee.vruntime));
+}
+
+static void eevdf_describe_queue(const struct sched_queue *q, bool count_eligible, struct sched_queue_view *v)
+{
     v->vtime = true;
     v->V = avg_vruntime(&q->ee);
     v->base_slice_ns = q->ee.base_slice;
-    v->nr_eligible = 0;
-    if (count_eligible) /* eevdf_nr_eligible, with V read once */
-        v->nr_eligible = count_eligible_at(&q->ee, v->V, q->ee.root) +
-                         (c && !c->ee.delayed && eligible_at(&q->ee, v->V, c->ee.vruntime));
+    v->nr_eligible = count_eligible ? nr_eligible_at(q, v->V) : 0;
 }
 
 static void eevdf_describe(const struct sched_queue *q, const struct sched_queue_view *qv,
@@ -1183,18 +1186,9 @@ void eevdf_for_each_queued(const struct sched_queue *q, void (*fn)(struct sched_
 
 /* A subtree whose smallest vruntime is not eligible holds nothing that is:
  * the walk skips it (the tracer counts at every pick). */
-static unsigned count_eligible(const struct eevdf_queue *eq, const struct eevdf_entity *n)
-{
-    if (!n || !vt_eligible(eq, n->min_vruntime))
-        return 0;
-    return count_eligible(eq, n->left) + (!n->delayed && vt_eligible(eq, n->vruntime)) +
-           count_eligible(eq, n->right);
-}
-
 unsigned eevdf_nr_eligible(const struct sched_queue *q)
 {
-    const struct sched_entity *c = q->curr;
-    return count_eligible(&q->ee, q->ee.root) + (c && !c->ee.delayed && vt_eligible(&q->ee, c->ee.vruntime));
+    return nr_eligible_at(q, avg_vruntime(&q->ee));
 }
 
 /* ---------------------------------------------------------------- */
