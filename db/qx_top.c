@@ -53,10 +53,11 @@ struct dbq_top {
     bool has_engine;  /* trace.engine (schema 9) */
     bool has_control; /* trace.control */
     sqlite3_stmt *st[T_NR], *st_sink[T_NR], *st_max[T_NR], *st_probe[T_NR], *st_gap_ahead, *st_trace, *st_thread,
-        *st_stats, *st_settings;
+        *st_stats, *st_settings, *st_costs;
     char cols[T_NR][256]; /* what each table's reads select after rowid and time */
     int ncols[T_NR];
     int64_t cur[T_NR];
+    int64_t cost_cur; /* dbq_top_costs's cursor: the rowid of the last row it consumed */
     /* where the one-step reads (runq_top_row) hand their rows */
     dbq_top_fn fn;
     void *arg;
@@ -663,7 +664,13 @@ static int prepare_statements(struct dbq_top *r, const char *path, char *err, si
         prepare(r, path,
                 "SELECT name, SUM(value) FROM main.stats WHERE trace_id=? AND idx IS NULL AND name IN "
                 "('packets_lost','records_dropped','resyncs') GROUP BY name",
-                &r->st_stats, err, errlen) != 0)
+                &r->st_stats, err, errlen) != 0 ||
+        /* a COUNTERS record's values are stored one row each, in a run
+         * (db/ingest.c): the three rows of a reading are consecutive */
+        prepare(r, path,
+                "SELECT rowid, ts, cpu, name, value FROM main.counter WHERE rowid > ?1 AND +trace_id = ?2 "
+                "AND name IN ('trace_records', 'trace_timed', 'trace_timed_ns') ORDER BY rowid",
+                &r->st_costs, err, errlen) != 0)
         return -1;
     for (int k = 0; k < T_NR; k++)
         if (prepare_table(r, path, (enum dbq_top_table)k, &sch, err, errlen) != 0)
@@ -714,6 +721,48 @@ void dbq_top_close(struct dbq_top *r)
     sqlite3_finalize(r->st_thread);
     sqlite3_finalize(r->st_stats);
     sqlite3_finalize(r->st_settings);
+    sqlite3_finalize(r->st_costs);
     sqlite3_close(r->db);
     free(r);
+}
+
+int dbq_top_costs(struct dbq_top *r, uint64_t t, void (*fn)(const struct dbq_top_cost *c, void *arg), void *arg,
+                  char *err, size_t errlen)
+{
+    sqlite3_stmt *s = r->st_costs;
+    struct dbq_top_cost c = { .cpu = -1 };
+    unsigned have = 0; /* bits: records, timed, timed_ns of the reading c */
+    int rc;
+    sqlite3_reset(s);
+    sqlite3_bind_int64(s, 1, r->cost_cur);
+    sqlite3_bind_int64(s, 2, r->trace_id);
+    while ((rc = db_step(r, s, "counter")) == SQLITE_ROW) {
+        int64_t rowid = sqlite3_column_int64(s, 0);
+        uint64_t ts = (uint64_t)sqlite3_column_int64(s, 1);
+        int cpu = sqlite3_column_int(s, 2);
+        const char *name = (const char *)sqlite3_column_text(s, 3);
+        uint64_t v = (uint64_t)sqlite3_column_int64(s, 4);
+        if (ts > t)
+            break; /* later than the view: read at a later call */
+        if (ts != c.ts || cpu != c.cpu) { /* another reading begins */
+            c = (struct dbq_top_cost){ .cpu = cpu, .ts = ts };
+            have = 0;
+        }
+        BUG_ON(!name); /* NOT NULL in the schema, and the IN above */
+        unsigned bit = strcmp(name, "trace_records") == 0 ? 1u : strcmp(name, "trace_timed") == 0 ? 2u : 4u;
+        *(bit == 1 ? &c.records : bit == 2 ? &c.timed : &c.timed_ns) = v;
+        have |= bit;
+        if (have == 7) {
+            fn(&c, arg);
+            have = 0;
+            c.cpu = -1;
+            r->cost_cur = rowid; /* only past whole readings: one the snapshot cut is read again */
+        }
+    }
+    sqlite3_reset(s);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+        set_err(err, errlen, "%s%s", r->fault, "");
+        return -1;
+    }
+    return 0;
 }

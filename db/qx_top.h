@@ -164,4 +164,20 @@ uint64_t dbq_top_gap_end(struct dbq_top *r, int64_t rowid);
  * failed table's reason in err ("reading TABLE: ..."). */
 int dbq_top_advance(struct dbq_top *r, uint64_t t, bool live, dbq_top_fn fn, void *arg, char *err, size_t errlen);
 
+/* What writing the trace has cost a CPU by time ts: one reading of the
+ * COUNTERS trace_records, trace_timed and trace_timed_ns
+ * (docs/trace-format.md), cumulative since boot. */
+struct dbq_top_cost {
+    int cpu;
+    uint64_t ts, records, timed, timed_ns;
+};
+
+/* Hands fn, in the order stored, every complete reading added since the
+ * last call up to time t, and moves its own cursor past them (it starts
+ * at the trace's first). A trace whose kernel does not count (older
+ * ones, Linux's) has none. Returns 0, or -1 with the reason in err
+ * ("reading counter: ..."), also kept as the fault. */
+int dbq_top_costs(struct dbq_top *r, uint64_t t, void (*fn)(const struct dbq_top_cost *c, void *arg), void *arg,
+                  char *err, size_t errlen);
+
 #endif

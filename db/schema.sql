@@ -228,6 +228,7 @@ CREATE TABLE IF NOT EXISTS counter (
     cpu      INTEGER NOT NULL,
     name     TEXT NOT NULL,           -- decisions decision_ns switches wakes ticks idle_ns busy_ns ring_used
                                       -- releases_rt rt_ns rt_throttled migrations (trace format 4)
+                                      -- trace_records trace_timed trace_timed_ns (the probe effect)
     value    INTEGER NOT NULL         -- cumulative since boot
 );
 

@@ -86,7 +86,9 @@
  * and real-time priority (a 48-byte version-3 TASK is still read, as a
  * fair task); LEAVE has the reason `release` (a higher class took the
  * CPU) with the class that took it in `by`; SET has `class` and `knob`;
- * COUNTERS append releases_rt, rt_ns, rt_throttled and migrations.
+ * COUNTERS append releases_rt, rt_ns, rt_throttled and migrations
+ * (and later, read by size as every counter is: trace_records,
+ * trace_timed, trace_timed_ns, what writing the trace cost the CPU).
  * Records about an RT task set TRACE_RF_NO_EEVDF: it has no lag. */
 #define TRACE_FORMAT_VERSION 4
 
@@ -453,7 +455,10 @@ _Static_assert(sizeof(struct trace_rec_mark) == 16, "mark record");
     X(RELEASES_RT, "releases_rt", "fair tasks that lost this CPU to the RT class") \
     X(RT_NS, "rt_ns", "time RT tasks ran, ns")                               \
     X(RT_THROTTLED, "rt_throttled", "times the RT class used up its budget") \
-    X(MIGRATIONS, "migrations", "tasks moved from this CPU's queue to another's")
+    X(MIGRATIONS, "migrations", "tasks moved from this CPU's queue to another's") \
+    X(TRACE_RECORDS, "trace_records", "trace records this CPU's emit points wrote") \
+    X(TRACE_TIMED, "trace_timed", "of those, the ones timed (one in TRACE_COST_EVERY)") \
+    X(TRACE_TIMED_NS, "trace_timed_ns", "time the timed ones took, ns: trace_records times their mean is tracing's cost")
 
 enum trace_counter {
 #define TRACE_COUNTER_ENUM(id, name, what) TRACE_CTR_##id,

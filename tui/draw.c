@@ -4,7 +4,7 @@
  * change nothing but the screen (and ui->task_rows, for paging).
  *
  *   header     policy, switches, rates, loss, recording state
- *   cpus       one row a CPU: current task, runnable, V, utilisation, switches/s
+ *   cpus       one row a CPU: current task, runnable, V, utilisation, the tracer's own share, switches/s
  *   tasks      the task table (tui/table.h says what each column means)
  *   hist       wake-latency histogram of the selected task (log2 buckets)
  *   map        the timeline, like perf sched map: a column a CPU, a row a switch
@@ -198,6 +198,8 @@ static void draw_bar(const struct top_ui *ui, int y, int x, int width, double fr
     attroff(term_attr(role));
 }
 
+#define TRACE_SHARE_ATTR term_attr(TR_DIM)
+
 static int draw_cpus(const struct top_ui *ui, int y, int h, int w)
 {
     const struct top_snapshot *s = ui->s;
@@ -206,7 +208,7 @@ static int draw_cpus(const struct top_ui *ui, int y, int h, int w)
         return 0;
     fill(y, 0, w, term_attr(TR_COLHDR));
     put(y, 0, w, term_attr(TR_COLHDR), "CPU CURRENT    RUN            V  UTIL");
-    put(y, w - 7, 7, term_attr(TR_COLHDR), "  SW/s");
+    put(y, w - 14, 14, term_attr(TR_COLHDR), " TRACE   SW/s");
     int shown = n < h - 1 ? n : h - 1;
     for (int i = 0; i < shown; i++) {
         const struct top_cpu *c = &s->cpus[i];
@@ -222,12 +224,17 @@ static int draw_cpus(const struct top_ui *ui, int y, int h, int w)
         if (c->has_nr)
             snprintf(nr, sizeof nr, "%d", c->nr_runnable);
         put(row, 0, w, NORMAL, "%3d %-10.10s %3s %12s ", c->cpu, curr, nr, v);
-        int bx = 32, bw = w - bx - 15;
+        int bx = 32, bw = w - bx - 22;
         if (bw > 4) {
             put(row, bx, 1, NORMAL, "[");
             draw_bar(ui, row, bx + 1, bw, c->util);
             put(row, bx + 1 + bw, 8, NORMAL, "]%4.0f%%", c->util * 100);
         }
+        /* the tracer's own share (model.h): "-" where the trace cannot say */
+        if (c->trace_share < 0)
+            put(row, w - 14, 7, TRACE_SHARE_ATTR, "%6s", "-");
+        else
+            put(row, w - 14, 7, TRACE_SHARE_ATTR, "%5.1f%%", c->trace_share * 100);
         put(row, w - 7, 7, NORMAL, "%6.0f", c->switches_per_s);
     }
     return shown + 1;

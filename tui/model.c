@@ -462,10 +462,26 @@ static void on_new_row(const struct dbq_top_row *r, void *arg)
  * except around a gap, which must cut a CPU's stint between the picks
  * around it.
  */
+/* A cost reading (dbq_top_costs) into its CPU's ring. */
+static void on_cost(const struct dbq_top_cost *r, void *arg)
+{
+    struct top_model *m = arg;
+    if (r->cpu < 0 || r->cpu >= m->s.h.ncpus)
+        return; /* a CPU the trace row does not have: nothing to show it on */
+    struct top_cpu *c = &m->s.cpus[r->cpu];
+    if (c->ncosts == TOP_COSTS) {
+        c->cost_first = (c->cost_first + 1) % TOP_COSTS;
+        c->ncosts--;
+    }
+    c->costs[(c->cost_first + c->ncosts++) % TOP_COSTS] =
+        (struct top_cost){ .ts = r->ts, .records = r->records, .timed = r->timed, .timed_ns = r->timed_ns };
+}
+
 static int read_tables(struct top_model *m, uint64_t t, char *err, size_t errlen)
 {
     bool live = t >= m->s.h.end_ts; /* every row in this snapshot is <= t */
-    if (dbq_top_advance(m->rd, t, live, on_new_row, m, err, errlen) != 0)
+    if (dbq_top_advance(m->rd, t, live, on_new_row, m, err, errlen) != 0 ||
+        dbq_top_costs(m->rd, t, on_cost, m, err, errlen) != 0)
         return -1;
     for (size_t i = 0; i < m->s.ntasks; i++) {
         struct top_task *tk = &m->s.tasks[i];
@@ -786,6 +802,37 @@ static void derive_rates(struct top_model *m)
     m->smp[(m->smp_head + m->smp_n++) % NSAMPLES] = cur;
 }
 
+/* Each CPU's trace_share (model.h) over the rate window of its own
+ * readings: the newest, against the newest at least a window older, else
+ * the oldest kept. */
+static void derive_trace_share(struct top_model *m)
+{
+    int tracer = -1; /* the kernel's tracer task (kernel/trace/tracer.c), by name: only a runq kernel has it */
+    if (!strcmp(m->s.h.engine, "runq-kernel"))
+        for (size_t i = 0; i < m->s.ntasks && tracer < 0; i++)
+            if (!strcmp(m->s.tasks[i].name, "tracer") && !m->s.tasks[i].end_ts)
+                tracer = (int)i;
+    for (int k = 0; k < m->s.h.ncpus; k++) {
+        struct top_cpu *c = &m->s.cpus[k];
+        c->trace_share = -1;
+        if (c->ncosts < 2)
+            continue;
+        const struct top_cost *b = &c->costs[(c->cost_first + c->ncosts - 1) % TOP_COSTS], *a = b;
+        for (unsigned j = c->ncosts - 1; j-- > 0;) {
+            a = &c->costs[(c->cost_first + j) % TOP_COSTS];
+            if (a->ts + TOP_RATE_WINDOW_NS <= b->ts)
+                break;
+        }
+        if (b->ts <= a->ts || !b->timed || b->records < a->records)
+            continue; /* no time between them, nothing timed yet, or a counter went back (a reboot) */
+        double share = (double)(b->records - a->records) * ((double)b->timed_ns / (double)b->timed) /
+                       (double)(b->ts - a->ts);
+        if (tracer >= 0 && m->s.tasks[tracer].cpu == k)
+            share += m->s.tasks[tracer].cpu_pct / 100.0;
+        c->trace_share = share > 1 ? 1 : share;
+    }
+}
+
 static void derive_latency(struct top_model *m)
 {
     for (size_t i = 0; i < m->s.ntasks; i++) {
@@ -952,6 +999,7 @@ int top_model_update(struct top_model *m, uint64_t t, char *err, size_t errlen)
     m->s.h.now = t;
     derive_eevdf(m);
     derive_rates(m);
+    derive_trace_share(m);
     derive_latency(m);
 out:
     if (fault(m)[0]) { /* the read that failed first, whatever it led to */

@@ -83,6 +83,7 @@
 #define TOP_T_LIVE UINT64_MAX
 #define TOP_MAX_KNOBS 8
 #define TOP_TICKS 128 /* ticks kept a CPU */
+#define TOP_COSTS 32  /* trace-cost readings kept a CPU: one every 100 ms (a keyframe's) */
 /* The most tasks the model holds: the first TOP_MAX_TASKS of the trace's
  * thread rows (by utid) are shown, the rest left out and said so
  * (top_header.tasks_capped). Each task costs about 1.3 kB (its struct and
@@ -151,6 +152,17 @@ struct top_cpu {
     double util;        /* 0..1 over the rate window */
     double switches_per_s;
     uint64_t busy_ns, switches; /* closed, since the view began */
+    /* The tracer's own share of this CPU over the rate window (0..1; -1
+     * not known: a trace without the cost counters, an older kernel's or
+     * Linux's): what writing the trace took (the COUNTERS trace_records
+     * times the timed ones' mean, docs/trace-format.md) and, on the
+     * tracer task's CPU, that task's run (framing and sending). */
+    double trace_share;
+    /* the newest cost readings, oldest first from cost_first (the model's) */
+    struct top_cost {
+        uint64_t ts, records, timed, timed_ns;
+    } costs[TOP_COSTS];
+    unsigned cost_first, ncosts;
     /* The newest ticks, oldest first from tick_first: each charged the
      * CPU's current task (model.c, charge_at_ticks). A keyframe (100 ms)
      * re-anchors a running task, so TOP_TICKS covers the ticks since at

@@ -458,6 +458,10 @@ static void emit_counters(struct rq *rq, u64 now)
     r.value[TRACE_CTR_RT_NS] = rq->stats.rt_ns;
     r.value[TRACE_CTR_RT_THROTTLED] = rq->stats.rt_throttled;
     r.value[TRACE_CTR_MIGRATIONS] = rq->stats.migrations;
+    /* this record is not counted yet: the next COUNTERS has it */
+    r.value[TRACE_CTR_TRACE_RECORDS] = ring->records;
+    r.value[TRACE_CTR_TRACE_TIMED] = ring->timed;
+    r.value[TRACE_CTR_TRACE_TIMED_NS] = ring->timed_ns;
     put(&r, sizeof r);
 }
 

@@ -220,6 +220,39 @@ static void top_model_cpu_share_util_switch_rates(void)
     top_model_close(m);
 }
 
+/* Trace 21: two CPUs for 2 s, cost readings every 100 ms. CPU 0 writes
+ * 10,000 records a second, the timed ones at 1,000 ns each (1 % of the
+ * CPU), and runs the tracer task from 1.5 s to 2 s (half of the last
+ * second): 51 %. CPU 1 writes 20,000 a second at 500 ns (1 %). CPU 2 has
+ * no readings: not known. (Without the timed mean, or without the
+ * tracer's run, the shares are 100 times or 50 points off.) */
+static void top_model_trace_share_of_each_cpu(void)
+{
+    sqlite3 *db = fixture();
+    exec(db, "INSERT INTO trace(trace_id,created,status,ncpus,tick_hz,policy,start_ts,end_ts,records,engine) "
+             "VALUES(21,'now','complete',3,250,'eevdf',0,%lld,100,'runq-kernel')", 2 * S);
+    exec(db, "INSERT INTO thread(utid,trace_id,tid,name,nice,slice_ns,cpu,is_idle,start_ts) VALUES"
+             "(2111,21,0,'idle/0',0,0,0,1,0),(2112,21,1,'idle/1',0,0,1,1,0),(2113,21,2,'idle/2',0,0,2,1,0),"
+             "(2114,21,5,'tracer',-20,0,0,0,0)");
+    exec(db, "INSERT INTO eevdf_pick(trace_id,ts,cpu,prev_utid,next_utid,why,nr_runnable) VALUES"
+             "(21,%lld,0,2111,2114,'idle',1)", 1500 * MS);
+    for (int k = 0; k <= 20; k++) {
+        long long ts = k * 100 * MS, r0 = k * 1000, r1 = k * 2000;
+        exec(db, "INSERT INTO counter(trace_id,ts,cpu,name,value) VALUES"
+                 "(21,%lld,0,'decisions',%d),(21,%lld,0,'trace_records',%lld),(21,%lld,0,'trace_timed',%lld),"
+                 "(21,%lld,0,'trace_timed_ns',%lld),(21,%lld,1,'trace_records',%lld),"
+                 "(21,%lld,1,'trace_timed',%lld),(21,%lld,1,'trace_timed_ns',%lld)",
+                 ts, k, ts, r0, ts, r0 / 64, ts, r0 / 64 * 1000, ts, r1, ts, r1 / 64, ts, r1 / 64 * 500);
+    }
+    struct top_model *m = open_at(21, 0);
+    CHECK(m && update(m, 1 * S) == 0 && update(m, 2 * S) == 0, "open/update failed");
+    const struct top_snapshot *s = top_model_snapshot(m);
+    CHECK(fabs(s->cpus[0].trace_share - 0.51) < 0.002, "cpu0 trace share %.4f", s->cpus[0].trace_share);
+    CHECK(fabs(s->cpus[1].trace_share - 0.01) < 0.0002, "cpu1 trace share %.4f", s->cpus[1].trace_share);
+    CHECK(s->cpus[2].trace_share < 0, "cpu2 has no readings: %.4f", s->cpus[2].trace_share);
+    top_model_close(m);
+}
+
 /* Trace 3: a runs on cpu0 from 0; the CPU's records stop at 100 ms and
  * resume at 300 ms with b. The stint ends where the records stopped: a ran
  * 100 ms, not 300, and the gap is not a switch. (Ignoring data_gap rows
@@ -1180,6 +1213,7 @@ static const struct harness_test tests[] = {
     HARNESS_TEST(top_model_one_line_errors),
     HARNESS_TEST(top_control_sends_one_line),
     HARNESS_TEST(top_model_gap_ends_the_stint),
+    HARNESS_TEST(top_model_trace_share_of_each_cpu),
     HARNESS_TEST(top_model_deadline_survives_a_later_leave),
     HARNESS_TEST(top_model_view_started_late_knows_each_cpu),
     HARNESS_TEST(top_model_lag_across_the_wrap),

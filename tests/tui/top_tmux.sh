@@ -36,6 +36,10 @@ case $h in
 *) failed top_header "$h" ;;
 esac
 if [ "$(screen | grep -c '^ *[0-3] [a-z]')" -ge 4 ]; then pass top_cpu_rows; else failed top_cpu_rows "$(screen | sed -n 5,10p)"; fi
+# a fixture trace states no tracing costs: TRACE says '-' on every CPU row
+no_cost=$(screen | sed -n '/^CPU CURRENT/,/TID NAME/p' | awk '$1 ~ /^[0-9]+$/ && $(NF - 1) != "-"' | head -1)
+if [ -z "$no_cost" ] && screen | grep -q 'TRACE'; then pass top_trace_share_unknown_without_costs
+else failed top_trace_share_unknown_without_costs "${no_cost:-no TRACE header}"; fi
 
 # Before the trace names its policy (make run's first screen: the row is
 # there, the kernel's first record not yet), the features line says it
@@ -257,6 +261,22 @@ idle_shown() { case "$(cpus)" in *"1=a 2=idle 3=idle ") return 0 ;; esac; return
 eventually idle_shown
 case "$(cpus)" in *"1=a 2=idle 3=idle ") pass top_live_idle_cpus_show_their_idle_task ;;
 *) failed top_live_idle_cpus_show_their_idle_task "CPU column: $(cpus)" ;; esac
+# The TRACE column: the tracer's own share of each CPU, from the kernel's
+# cost counters (a kernel trace), a number on every CPU once two readings
+# are in (100 ms apart): the CPUs that write (0: the tracer's, 1: a's
+# ticks) above zero, and none near the whole CPU (2 and 3 halted before
+# tracing began and may have written one reading only: a number or '-'). The fixture trace has no
+# costs: '-' (checked with the fixture above). Proven: with the counters
+# left out of the kernel's COUNTERS, every row said '-'.
+trace_col() { screen | sed -n '/^CPU CURRENT/,/TID NAME/p' | awk '$1 ~ /^[0-9]+$/ { print $1 "=" $(NF - 1) }' | tr '\n' ' '; }
+traced() { case "$(trace_col)" in "0="*%" 1="*%" "*) return 0 ;; esac; return 1; }
+eventually traced
+tc=$(trace_col)
+if traced && echo "$tc" | awk '{ for (i = 1; i <= NF; i++) { split($i, f, "="); v = f[2] + 0; if (v >= 20) exit 1; if (i <= 2 && v <= 0) exit 1 } }'; then
+    pass top_live_trace_share_of_each_cpu
+else
+    failed top_live_trace_share_of_each_cpu "TRACE column: $tc"
+fi
 tmux send-keys -t $S q
 kill $BOOT 2>/dev/null
 wait $BOOT 2>/dev/null
