@@ -23,6 +23,7 @@ bpftool:bpftool
 parallel:parallel
 gnuplot:gnuplot-nox
 cpan:perl
+cyclictest:rt-tests
 "
 
 missing=""

@@ -13,7 +13,7 @@
 #
 #   - Each line starting "$ " is a command (continued on the next lines
 #     while bash reads it as unfinished: bash -n), run by bash from a scratch folder
-#     in which build/, scenarios/, docs/, labs/ and tests/ are the tree's;
+#     in which build/, scenarios/, docs/, labs/, tests/ and scripts/ are the tree's;
 #     the lines after it, up to the next command or the fence, are its
 #     output. Commands are the project's own text, like a Makefile's
 #     recipes; nothing read from a user's file reaches them.
@@ -358,7 +358,7 @@ sub start_job {
     my $dir = "$scratch/" . $job->{blocks}[0]{want};
     remove_tree($dir);
     make_path($dir);
-    for my $e (qw(build scenarios docs labs tests)) { symlink("$root/$e", "$dir/$e") if -e "$root/$e" }
+    for my $e (qw(build scenarios docs labs tests scripts)) { symlink("$root/$e", "$dir/$e") if -e "$root/$e" }
     chdir $dir or exit 3;
     for my $b (@{ $job->{blocks} }) {
         for my $k (0 .. $#{ $b->{cmds} }) {

@@ -180,6 +180,7 @@ static int experiment_cli(int argc, char **argv, bool as_run)
                 set_rerun, .takes = "0.." XP_STR(XP_MAX_RERUNS)),
         FLAG_ON("dry-run", &o.dry_run, "check everything, print the cells (and the kernel's lines), run\nnothing"),
         FLAG_ON("quiet", &o.quiet, "no progress line"),
+        FLAG_ON("missed-late", &o.missed_late, XP_MISSED_LATE_HELP),
         FLAG_TABLE_END,
     };
     const struct command_spec *spec = as_run ? &run_engine_spec : &experiment_spec;

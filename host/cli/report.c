@@ -59,7 +59,7 @@ static const struct report {
 
 static const struct command_spec report_experiment_spec = {
     .name = "report experiment",
-    .usage = "report experiment [ID] [--db FILE] [--csv | --json]",
+    .usage = "report experiment [ID] [--db FILE] [--csv | --json] [--missed-late]",
     .about = "An experiment's table again, from the database: runq experiment's\n"
              "(ID: the experiment; default the newest).\n",
     .max_pos = 1,
@@ -71,9 +71,11 @@ static const struct command_spec report_experiment_spec = {
 static int report_experiment(int argc, char **argv)
 {
     struct db_flags o = DB_FLAGS_INIT;
+    bool missed_late = false;
     const struct flag flags[] = {
         DB_FLAG_ROWS(&o, "the experiment, as ID does (default: the newest)"),
         DB_FORMAT_ROWS(&o),
+        FLAG_ON("missed-late", &missed_late, XP_MISSED_LATE_HELP),
         FLAG_TABLE_END,
     };
     const char *id = NULL;
@@ -95,7 +97,7 @@ static int report_experiment(int argc, char **argv)
     sqlite3 *db = cli_db_open("report", o.db);
     if (!db)
         return 1;
-    rc = experiment_table(db, "report", o.trace, fmt, stdout);
+    rc = experiment_table(db, "report", o.trace, fmt, missed_late, stdout);
     sqlite3_close(db);
     return rc;
 }
@@ -260,7 +262,7 @@ static void report_help(void)
 {
     printf("usage: runq report NAME [--db FILE] [--trace ID] [--csv | --json] [--sql]\n"
            "       runq report latency [--threshold D] [--class fair|rt|all] ...\n"
-           "       runq report experiment [ID] [--db FILE] [--csv | --json]\n"
+           "       runq report experiment [ID] [--db FILE] [--csv | --json] [--missed-late]\n"
            "       runq report compare A B [--interval D] [--metric M] [--task NAME] ...\n"
            "       runq report fidelity [--db FILE] [--trace ID]\n\n"
            "Canned reports on one trace (default: the newest in the database).\n"

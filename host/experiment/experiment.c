@@ -685,7 +685,7 @@ int experiment_run(const struct experiment_opts *o)
         fprintf(stderr, "runq experiment: stopped by signal %d after %d of %d runs; experiment %lld holds them\n",
                 (int)stop_signal, t.done, t.mine, (long long)xid);
     if (rc == 0)
-        rc = experiment_table(db, "experiment", xid, o->fmt, stdout);
+        rc = experiment_table(db, "experiment", xid, o->fmt, o->missed_late, stdout);
     sqlite3_close(db);
     if (rc == 0 && t.failed)
         rc = 1;

@@ -53,6 +53,7 @@ struct experiment_opts {
     bool allow_rt_hog; /* linux: RT tasks that never sleep may hold every host CPU */
     bool dry_run;      /* check, print the cells (and each engine's dry run), run nothing */
     bool quiet;        /* no progress or notes on stderr */
+    bool missed_late;  /* the table's stall columns count missed targets late (experiment_table) */
     enum dbq_format fmt; /* the table's */
     int argc;          /* the command line (argv[0] "experiment"), stored with the experiment */
     char **argv;
@@ -79,8 +80,17 @@ int experiment_run(const struct experiment_opts *o);
 
 /* Prints experiment id's table (0: the newest experiment) from db: one
  * row per cell, each column's mean and spread (min..max) over the
- * repeats that succeeded. 0, or 1 after a one-line error on stderr
- * starting "runq PROG: ". */
-int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format fmt, FILE *out);
+ * repeats that succeeded. Every stall share column has its task's missed
+ * share beside it; missed_late shows the stall share with missed targets
+ * counted late (TASK.stall_grid) in the stall column's place. 0, or 1
+ * after a one-line error on stderr starting "runq PROG: ". */
+int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format fmt, bool missed_late, FILE *out);
+
+/* --missed-late's help, one text for runq experiment and runq report
+ * experiment (docs/experiments.md, "Missed targets"). */
+#define XP_MISSED_LATE_HELP                                                                                   \
+    "count missed periodic targets as late, every target of the grid\n"                                      \
+    "once: the stall column becomes TASK.stall_grid, (stalls + missed)\n"                                     \
+    "/ (wakeups - dropped + missed)"
 
 #endif

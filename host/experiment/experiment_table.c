@@ -293,7 +293,33 @@ static void xt_take_value(const struct dbq_experiment_value *v, void *arg)
     x->cur_k = k;
 }
 
-int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format fmt, FILE *out)
+/*
+ * Appends stored column c (TASK.METRIC) to cols[0..n-1], and returns the
+ * new count. A stall share never stands alone: the missed share of its
+ * task follows it, unless the stored columns name it next themselves
+ * (a measure line that asks for it; it is then not added twice). With
+ * missed_late the stall column is the stall share with missed targets
+ * counted late, TASK.stall_grid, and named so. docs/experiments.md,
+ * "Missed targets".
+ */
+static int xt_add_column(char cols[][64], int n, const char *c, bool missed_late)
+{
+    const char *metric = strchr(c, '.') + 1;
+    int task_len = (int)(metric - 1 - c);
+    bool stall = !strcmp(metric, "stall") || !strcmp(metric, "stall_grid");
+
+    if (n > 0 && !strcmp(metric, "missed_share") && !strcmp(cols[n - 1], c))
+        return n; /* the one added after the stall share before it */
+    if (stall && missed_late)
+        snprintf(cols[n++], sizeof cols[0], "%.*s.stall_grid", task_len, c);
+    else
+        snprintf(cols[n++], sizeof cols[0], "%s", c);
+    if (stall && n < XT_MAX_COLS)
+        snprintf(cols[n++], sizeof cols[0], "%.*s.missed_share", task_len, c);
+    return n;
+}
+
+int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format fmt, bool missed_late, FILE *out)
 {
     struct dbq_experiment xp;
     char cols[XT_MAX_COLS][64], file[512], engine[64], shard[512], err[1024];
@@ -328,7 +354,7 @@ int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format 
          * was read from NULL + 1. */
         for (char *c = strtok_r(all, ",", &save); c && ncols < XT_MAX_COLS; c = strtok_r(NULL, ",", &save))
             if (strchr(c, '.'))
-                snprintf(cols[ncols++], sizeof cols[0], "%s", c);
+                ncols = xt_add_column(cols, ncols, c, missed_late);
     }
     if (ncells < 1 || ncells > XT_MAX_CELLS) {
         fprintf(stderr, "runq %s: experiment %lld says it has %d cells: the database is damaged\n", prog,

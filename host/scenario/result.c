@@ -84,6 +84,17 @@ double scn_metric_value(const struct scenario *s, const struct scn_result *r, in
         return (double)g->missed;
     case SCN_M_STALL:
         return g->wakeups > g->dropped ? (double)g->stalls / (double)(g->wakeups - g->dropped) : NAN;
+    case SCN_M_MISSED_SHARE:
+    case SCN_M_STALL_GRID: {
+        /* Over the targets whose fate is known: slept for (the lateness
+         * kept), or missed. Counts as the stall share reads them: an
+         * engine's answer with more drops than wakeups says nothing. */
+        if (g->dropped > g->wakeups)
+            return NAN;
+        double targets = (double)(g->wakeups - g->dropped) + (double)g->missed;
+        double late = (double)g->missed + (m == SCN_M_STALL_GRID ? (double)g->stalls : 0);
+        return targets > 0 ? late / targets : NAN;
+    }
     case SCN_M_LATE_P50:
     case SCN_M_LATE_P90:
     case SCN_M_LATE_P99:

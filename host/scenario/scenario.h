@@ -119,6 +119,8 @@ enum scn_metric_kind { SCN_KIND_SHARE, SCN_KIND_TIME, SCN_KIND_RATE, SCN_KIND_CO
     X(WAKEUPS, "wakeups", COUNT, "wakeups measured")                                     \
     X(MISSED, "missed", COUNT, "periodic targets already past when it slept")            \
     X(STALL, "stall", SHARE, "share of wakeups later than the stall threshold")          \
+    X(MISSED_SHARE, "missed_share", SHARE, "share of periodic targets missed: missed / (wakeups - dropped + missed)") \
+    X(STALL_GRID, "stall_grid", SHARE, "the stall share with missed targets counted late (--missed-late)") \
     X(LATE_P50, "p50", TIME, "lateness, median")                                         \
     X(LATE_P90, "p90", TIME, "lateness, 90th percentile")                                \
     X(LATE_P99, "p99", TIME, "lateness, 99th percentile")                                \
@@ -365,7 +367,19 @@ void scn_stats_lateness(struct scn_stats *st, uint64_t *v, size_t n, uint64_t st
  * mean over the line's tasks), the stall share as a fraction of wakeups,
  * lateness in ns, work in iterations a second (per task), counts summed.
  * NAN if the engine cannot say (work on paper; lateness without
- * wakeups). */
+ * wakeups).
+ *
+ * The stall share counts wakeups only: a periodic target already past
+ * when the task went to sleep is missed, never slept for, and so in
+ * neither part of stalls / (wakeups - dropped). Two metrics say what
+ * that leaves out, over the targets whose fate is known, T = wakeups -
+ * dropped + missed (docs/experiments.md, "Missed targets"):
+ *   missed_share  missed / T
+ *   stall_grid    (stalls + missed) / T: every target of the grid
+ *                 counted once, a missed one as late; --missed-late
+ *                 shows it in the stall column's place. (cyclictest
+ *                 skips a target already past as runq does: its share
+ *                 is the stall share's definition.) */
 double scn_metric_value(const struct scenario *s, const struct scn_result *r, int t, enum scn_metric m);
 
 /* ---- the kernel engine (host/scenario/kprog.c) ---- */
