@@ -30,7 +30,8 @@
  *          copy k % COPIES (a pipe per pair, or one for all)
  *   scn step STEP...
  *          appends steps to the last task line; STEP is r:NS (run NS of
- *          CPU time), s:NS (sleep NS), e:NS:JIT (sleep until the next
+ *          CPU time), s:NS[:JIT] (sleep NS, or a length drawn as a
+ *          period is: a target about NS out), e:NS:JIT (sleep until the next
  *          periodic target, NS the period, JIT its jitter in per mille),
  *          y (yield), x (exit, last), i:P:N (read N bytes from pipe P,
  *          blocking while it is empty) or o:P:N (write N bytes to pipe P,
@@ -111,7 +112,8 @@ static inline uint64_t scn_rng_next(uint64_t *x)
 }
 
 /* One period drawn uniformly from [period - j, period + j], j = period ×
- * jitter / 1000: the next target is the last one plus this. */
+ * jitter / 1000: the next target is the last one plus this (every:), or
+ * now plus this (a jittered sleep:). */
 static inline uint64_t scn_draw_period(uint64_t *x, uint64_t period,
                                                  unsigned jitter_permille)
 {

@@ -80,7 +80,7 @@ int scn_kprog(const struct scenario *s, char **lines, int max, char *err, size_t
             const struct scn_step *g = &t->steps[k];
             char step[64];
             char letter = SCN_PROG_STEP_LETTERS[g->kind];
-            if (g->kind == SCN_EVERY)
+            if (g->kind == SCN_EVERY || (g->kind == SCN_SLEEP && g->jitter_permille))
                 snprintf(step, sizeof step, " %c:%" PRIu64 ":%u", letter, g->ns, g->jitter_permille);
             else if (g->kind == SCN_READ || g->kind == SCN_WRITE)
                 snprintf(step, sizeof step, " %c:%d:%u", letter, g->pipe, g->bytes);

@@ -409,7 +409,20 @@ static bool does_work(enum scn_step_kind k)
     return k == SCN_RUN || k == SCN_READ || k == SCN_WRITE;
 }
 
-/* "run:4ms,sleep:2ms,every:1ms:30%,yield,exit,read:ping,write:pong:4" */
+/* A sleep's or a period's ":JITTER%" after its duration (colon: the
+ * step's first colon), cut off the duration's text. 0, or -1 said. */
+static int step_jitter(struct parser *p, char *colon, const char *item, struct scn_step *g)
+{
+    char *jit = strchr(colon + 1, ':');
+    if (!jit)
+        return 0;
+    *jit++ = '\0';
+    if (!parse_jitter(jit, &g->jitter_permille))
+        return perr(p, p->line, "bad jitter '%s' in '%s': want a percentage 0%%..99.9%%, e.g. 30%%", jit, item);
+    return 0;
+}
+
+/* "run:4ms,sleep:2ms:30%,every:1ms:30%,yield,exit,read:ping,write:pong:4" */
 static int parse_pattern(struct parser *p, const struct scenario *s, const char *text, struct scn_task *t)
 {
     char buf[512], *save;
@@ -434,6 +447,8 @@ static int parse_pattern(struct parser *p, const struct scenario *s, const char 
             g->kind = SCN_RUN;
         } else if (colon && colon - item == 5 && strncmp(item, "sleep", 5) == 0) {
             g->kind = SCN_SLEEP;
+            if (step_jitter(p, colon, item, g) < 0)
+                return -1;
         } else if (colon && ((colon - item == 4 && strncmp(item, "read", 4) == 0) ||
                              (colon - item == 5 && strncmp(item, "write", 5) == 0))) {
             g->kind = item[0] == 'r' ? SCN_READ : SCN_WRITE;
@@ -441,16 +456,11 @@ static int parse_pattern(struct parser *p, const struct scenario *s, const char 
                 return -1;
         } else if (colon && colon - item == 5 && strncmp(item, "every", 5) == 0) {
             g->kind = SCN_EVERY;
-            char *jit = strchr(colon + 1, ':');
-            if (jit) {
-                *jit++ = '\0';
-                if (!parse_jitter(jit, &g->jitter_permille))
-                    return perr(p, p->line, "bad jitter '%s' in '%s': want a percentage 0%%..99.9%%, e.g. 30%%",
-                                jit, item);
-            }
+            if (step_jitter(p, colon, item, g) < 0)
+                return -1;
         } else {
             return perr(p, p->line,
-                        "bad pattern step '%s': want run:DURATION, sleep:DURATION, every:PERIOD[:JITTER%%], "
+                        "bad pattern step '%s': want run:DURATION, sleep:DURATION[:JITTER%%], every:PERIOD[:JITTER%%], "
                         "read:PIPE[:N], write:PIPE[:N], yield or exit",
                         item);
         }
@@ -1289,6 +1299,10 @@ void scn_print(FILE *out, const struct scenario *s)
                 break;
             case SCN_SLEEP:
                 fprintf(out, "sleep:%s", b);
+                if (g->jitter_permille) {
+                    format_jitter(a, sizeof a, g->jitter_permille);
+                    fprintf(out, ":%s", a);
+                }
                 break;
             case SCN_READ:
             case SCN_WRITE:

@@ -61,7 +61,7 @@ enum scn_step_kind {
 struct scn_step {
     enum scn_step_kind kind;
     uint64_t ns;              /* run, sleep: the time; every: the period */
-    unsigned jitter_permille; /* every: each period drawn within ±this */
+    unsigned jitter_permille; /* every: each period drawn within ±this; sleep: each length */
     int pipe;                 /* read, write: index into pipes[] */
     unsigned bytes;           /* read, write: how many */
 };

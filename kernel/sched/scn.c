@@ -261,9 +261,10 @@ static bool line_step(int argc, char **argv)
                     break;
                 }
             u64 j = 0;
-            if (!parse_u64(num, &s->ns) || s->ns == 0 || (kind == SCN_PROG_EVERY) != (jit != NULL) ||
+            if (!parse_u64(num, &s->ns) || s->ns == 0 ||
+                (kind == SCN_PROG_EVERY ? !jit : kind != SCN_PROG_SLEEP && jit) ||
                 (jit && (!parse_u64(jit, &j) || j > SCN_PROG_JITTER_MAX)))
-                return fail("a step's time is 1 ns or more; e takes :NS:JITTER (per mille, at most 999)");
+                return fail("a step's time is 1 ns or more; e takes :NS:JITTER, s may (per mille, at most 999)");
             s->jitter = (unsigned)j;
         }
         if (g->nsteps == 0 && kind != SCN_PROG_RUN && kind != SCN_PROG_READ && kind != SCN_PROG_WRITE)
@@ -337,7 +338,8 @@ static void scn_task_main(void *arg)
             run_for(k, s->ns);
             break;
         case SCN_PROG_SLEEP:
-            due = clock_ns() + s->ns;
+            /* a target about ns out (seed 000's probe): drawn, then slept to */
+            due = clock_ns() + scn_draw_period(&k->rng, s->ns, s->jitter);
             if (sleep_until(due))
                 keep_lateness(k, due);
             break;

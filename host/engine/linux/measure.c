@@ -175,9 +175,8 @@ size_t lx_samples_wanted(const struct scenario *s, const struct scn_task *t)
     uint64_t shortest = 0;
     for (int i = 0; i < t->nsteps; i++) {
         const struct scn_step *st = &t->steps[i];
-        uint64_t ns = st->kind == SCN_SLEEP ? st->ns
-                      : st->kind == SCN_EVERY ? st->ns - st->ns * st->jitter_permille / 1000
-                                               : 0;
+        uint64_t ns = st->kind == SCN_SLEEP || st->kind == SCN_EVERY ? st->ns - st->ns * st->jitter_permille / 1000
+                                                                      : 0;
         if (ns && (!shortest || ns < shortest))
             shortest = ns;
     }

@@ -167,7 +167,7 @@ static void thread_pattern(struct lx_thread *k)
             run_for(k, st->ns);
             break;
         case SCN_SLEEP:
-            due = mono_ns() + st->ns;
+            due = mono_ns() + scn_draw_period(&rng, st->ns, st->jitter_permille);
             if (sleep_until(run, due))
                 keep_lateness(k, due);
             break;

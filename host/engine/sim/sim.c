@@ -315,7 +315,8 @@ static enum sim_end finish_quantum(struct sim *s, struct sim_task *t, bool *yiel
             *yields = true;
             continue;
         case SCN_SLEEP:
-            t->wake_at = s->now + g->ns;
+            t->wake_at = s->now + (g->jitter_permille ? on_grid(s, scn_draw_period(&t->rng, g->ns, g->jitter_permille))
+                                                      : g->ns);
             return SIM_BLOCKS;
         case SCN_EVERY:
             /* The next target is the last plus a drawn period, on the
