@@ -226,3 +226,13 @@ int flag_seed(const char *v, void *value, char *err, size_t errlen)
     (void)err, (void)errlen;
     return scn_parse_count(v, UINT64_MAX, value) ? 0 : -1;
 }
+
+int flag_push(const char **list, int *n, int max, const char *v, const char *full, char *err, size_t errlen)
+{
+    if (*n == max) {
+        snprintf(err, errlen, full, max);
+        return -1;
+    }
+    list[(*n)++] = v;
+    return 0;
+}

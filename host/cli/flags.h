@@ -69,6 +69,13 @@ int flag_policy(const char *v, void *value, char *err, size_t errlen);
 /* A seed, 0..2^64-1 (scn_parse_count), into *(uint64_t *)value. */
 int flag_seed(const char *v, void *value, char *err, size_t errlen);
 
+/* The end of a repeatable flag's FLAG_FUNC that keeps its values, in
+ * order, in a list of at most max (runq experiment's --vary, runq sim's
+ * --feature): v appended to list[0..*n-1], 0; or -1 with err from full, a
+ * printf format given max ("at most %d --vary axes"), when the list holds
+ * max already. */
+int flag_push(const char **list, int *n, int max, const char *v, const char *full, char *err, size_t errlen);
+
 /* --n FILE: a row of flag_file's. */
 #define FLAG_FILE(n, var, a, h, ...) FLAG_FN(n, var, a, h, flag_file, .takes = "a file name", __VA_ARGS__)
 /* --n SEED: a row of flag_seed's, *given_ set when it is given (a seed of

@@ -80,6 +80,12 @@ usage_of sim short_value_attached "--policy takes rr or eevdf, not 'cfs'" sim -p
 usage_of sim short_needs_a_value "--seed needs a value" sim -s
 usage_of sim short_switches_not_bundled "unknown flag '-vc'; see runq sim --help" sim -vc $W
 usage_of sim func_says_why "--feature NOPE=on: no feature 'NOPE'" sim --feature NOPE=on $W
+# A repeatable flag's bounded list (flag_push): one past its bound is a
+# usage error in the command's own words, the list's bound in it.
+usage_of sim list_full_says_its_bound "--feature HRTICK=on: more than 32 --feature flags" \
+    sim $(for i in $(seq 33); do echo -f HRTICK=on; done) $W
+usage_of experiment list_full_says_its_bound_too "--vary k9=1: at most 8 --vary axes" \
+    experiment --engine sim --db "$T/v.db" $(for i in $(seq 9); do echo --vary k$i=1; done) scenarios/short-slice.scn
 usage_of top func_says_what_it_takes "--delay takes tenths of a second, 0\.5\.\.100, not '0\.1'" top --delay 0.1
 usage_of "record --linux" mode_anywhere_picks_the_table "--cpus takes a CPU list .*, not '99'" \
     record --db "$T/x.db" --linux --cpus 99
