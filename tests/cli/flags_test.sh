@@ -134,6 +134,23 @@ usage_of sql shared_format_rows_exclusive "--csv or --json, not both" sql --csv 
 usage_of "report share" report_word_picks_the_table "unknown flag '--class'; see runq report share --help" \
     report share --class fair
 usage_of report report_word_first "name a report first .*; see runq report --help" report --db x latency
+# The words of a command of several kinds come from its one table
+# (flags_word): the messages name every word, and its help lists each.
+usage_of report word_missing_names_every_report \
+    "name a report first \(latency, releases, share, decisions, loss, experiment, compare, fidelity\); see runq report --help" report
+usage_of report word_unknown_names_every_report \
+    "no report 'pie': want latency, releases, share, decisions, loss, experiment, compare or fidelity" report pie
+usage_of plot word_unknown_names_every_kind "no kind 'pie': want timeline, latency or experiment" plot pie
+for cmd in report:reports plot:kinds; do
+    "$RUNQ" "${cmd%%:*}" --help >"$T/help" 2>&1
+    rows=$(sed -n "/^${cmd#*:}:\$/,/^\$/p" "$T/help" | sed -n 's/^  \([a-z]*\)  *[^ ].*/\1/p' | tr '\n' ' ')
+    want=$("$RUNQ" "${cmd%%:*}" 2>&1 | sed 's/.*first (\(.*\)); see.*/\1/; s/,//g')
+    if [ -n "$rows" ] && [ "$rows" = "$want " ]; then
+        pass "word_help_lists_every_word_${cmd%%:*} ($rows)"
+    else
+        failed "word_help_lists_every_word_${cmd%%:*}" "help rows '$rows', the words '$want'"
+    fi
+done
 usage_of "plot timeline" plot_kind_picks_the_table "unknown flag '--cdf'; see runq plot timeline --help" \
     plot timeline --cdf
 for cmd in "report latency" "report compare" sql export merge "plot latency"; do
