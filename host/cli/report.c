@@ -9,6 +9,7 @@
  * after "report" picks the report, and so the flag table that parses the
  * rest: each report's --help lists only the flags it takes.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -43,6 +44,12 @@ static void release_warning(const struct dbq_release_mismatch *m, void *arg)
 static int report_experiment(int argc, char **argv);
 static int report_fidelity_flags(int argc, char **argv);
 
+/* The fidelity report's line in runq report's help, and its --help's
+ * paragraph (wrapped), as each SQL report's: one text. */
+static const char fidelity_what[] = "a Linux trace's picks replayed through runq's own EEVDF pick from the queue "
+                                    "recorded at each: the disagreements by class, with their first times, then "
+                                    "'agree: K of M picks (P%)'; docs/eevdf.md";
+
 /* Every report, in the order runq report --help lists them: the word
  * (flags_word picks by it; the help and the messages list it), and either
  * its own function or the SQL report_sql runs. */
@@ -63,10 +70,7 @@ static const struct report {
     { { "loss", "the trace's status, every data-loss and error count, and the gaps" }, DBQ_REPORT_LOSS, NULL },
     { { "experiment", "an experiment's table again (default: the newest): runq experiment" }, 0, report_experiment },
     { { "compare", "two runs that differ in one setting, interval by interval, with a sign test" }, 0, report_compare },
-    { { "fidelity", "a Linux trace's picks replayed through runq's own EEVDF pick from the queue recorded at each: "
-                    "the disagreements by class, with their first times, then 'agree: K of M picks (P%)'; "
-                    "docs/eevdf.md" },
-      0, report_fidelity_flags },
+    { { "fidelity", fidelity_what }, 0, report_fidelity_flags },
 };
 #define NREPORTS (sizeof reports / sizeof reports[0])
 
@@ -113,14 +117,23 @@ static int report_experiment(int argc, char **argv)
     return rc;
 }
 
-/* Alike in shape to every command's spec, boot's too: flags.h's one form. */
-static const struct command_spec report_fidelity_spec = {
-    .name = "report fidelity",
-    .usage = "report fidelity [--db FILE] [--trace ID]",
-    .about = "A Linux trace's picks replayed through runq's own EEVDF pick from the queue\n"
-             "recorded at each: the disagreements by class, with their first times, then\n"
-             "'agree: K of M picks (P%)'; docs/eevdf.md.\n",
-};
+/* Breaks s's lines at spaces so that none is longer than width. */
+static void wrap(char *s, size_t width)
+{
+    char *line = s, *space = NULL;
+    for (char *p = s; *p; p++) {
+        if (*p == '\n') {
+            line = p + 1, space = NULL;
+            continue;
+        }
+        if (*p == ' ')
+            space = p;
+        if ((size_t)(p - line) >= width && space) {
+            *space = '\n';
+            line = space + 1, space = NULL;
+        }
+    }
+}
 
 /* `runq report fidelity`: a replay in C (host/analysis/fidelity.c), not one SQL
  * query, so --db and --trace only. */
@@ -131,7 +144,13 @@ static int report_fidelity_flags(int argc, char **argv)
         DB_FLAG_ROWS(&o, "the Linux trace to replay (default: the newest)"),
         FLAG_TABLE_END,
     };
-    int npos, rc = flags_parse(&report_fidelity_spec, flags, argc, argv, NULL, &npos);
+    char about[512];
+    snprintf(about, sizeof about, "%c%s.\n", toupper((unsigned char)fidelity_what[0]), fidelity_what + 1);
+    wrap(about, 80);
+    const struct command_spec spec = {
+        .name = "report fidelity", .usage = "report fidelity [--db FILE] [--trace ID]", .about = about
+    };
+    int npos, rc = flags_parse(&spec, flags, argc, argv, NULL, &npos);
     if (rc >= 0)
         return rc;
     sqlite3 *db = cli_db_open("report", o.db);
@@ -161,24 +180,6 @@ static int class_flag(const char *v, void *value, char *err, size_t errlen)
         return 1;
     *(const char **)value = strcmp(v, "all") ? v : NULL;
     return 0;
-}
-
-/* Breaks s's lines at spaces so that none is longer than width. */
-static void wrap(char *s, size_t width)
-{
-    char *line = s, *space = NULL;
-    for (char *p = s; *p; p++) {
-        if (*p == '\n') {
-            line = p + 1, space = NULL;
-            continue;
-        }
-        if (*p == ' ')
-            space = p;
-        if ((size_t)(p - line) >= width && space) {
-            *space = '\n';
-            line = space + 1, space = NULL;
-        }
-    }
 }
 
 static const char percentile_note[] =

@@ -151,6 +151,15 @@ for cmd in report:reports plot:kinds; do
         failed "word_help_lists_every_word_${cmd%%:*}" "help rows '$rows', the words '$want'"
     fi
 done
+# runq report fidelity's --help says what runq report's help says of it
+# (one text, capitalised and wrapped as each SQL report's).
+row=$("$RUNQ" report --help | sed -n 's/^  fidelity   *//p')
+about=$("$RUNQ" report fidelity --help | sed -n '3,/^$/p' | tr '\n' ' ' | sed 's/ *$//')
+if [ -n "$row" ] && [ "$about" = "A${row#a}." ]; then
+    pass word_help_line_is_the_reports_about
+else
+    failed word_help_line_is_the_reports_about "help line '$row'; --help '$about'"
+fi
 usage_of "plot timeline" plot_kind_picks_the_table "unknown flag '--cdf'; see runq plot timeline --help" \
     plot timeline --cdf
 for cmd in "report latency" "report compare" sql export merge "plot latency"; do
