@@ -129,66 +129,54 @@ $(BUILD)/fobj/%.o: %.c
 	@mkdir -p $(dir $@)
 	clang $(FUZZFLAGS) -c $< -o $@
 
-RR_TEST_OBJ := $(call tobj,tests/policy/rr_test.c $(POLICY_SRC))
-RT_TEST_OBJ := $(call tobj,tests/policy/rt_test.c $(POLICY_SRC))
-EEVDF_TEST_OBJ := $(call tobj,tests/policy/eevdf_test.c $(POLICY_SRC))
-DECODE_TEST_OBJ := $(call tobj,tests/trace/trace_decode_test.c trace/decode.c)
-SHA256_TEST_OBJ := $(call tobj,tests/base/sha256_test.c host/base/sha256.c)
+# Each test program's objects, in a variable named after it (OBJ_rr_test
+# for $(BUILD)/tests/rr_test); TEST_PROGS names them all, and the rules
+# below make each program of its objects, once for all.
+OBJ_rr_test := $(call tobj,tests/policy/rr_test.c $(POLICY_SRC))
+OBJ_rt_test := $(call tobj,tests/policy/rt_test.c $(POLICY_SRC))
+OBJ_eevdf_test := $(call tobj,tests/policy/eevdf_test.c $(POLICY_SRC))
+OBJ_trace_decode_test := $(call tobj,tests/trace/trace_decode_test.c trace/decode.c)
+OBJ_sha256_test := $(call tobj,tests/base/sha256_test.c host/base/sha256.c)
 # The kernel's trace ring, compiled for the host against libc's memcpy.
-RING_TEST_OBJ := $(call tobj,tests/kernel/ring_test.c kernel/trace/ring.c)
+OBJ_ring_test := $(call tobj,tests/kernel/ring_test.c kernel/trace/ring.c)
 # The Linux engine's runner, on this host's Linux (threads of the test).
-LINUX_RUN_TEST_OBJ := $(call tobj,tests/engine/linux_run_test.c host/engine/linux/run.c host/engine/linux/alternate.c host/engine/linux/refuse.c host/engine/linux/setup.c host/engine/linux/measure.c host/engine/linux/note.c $(wildcard host/scenario/*.c) \
+OBJ_linux_run_test := $(call tobj,tests/engine/linux_run_test.c host/engine/linux/run.c host/engine/linux/alternate.c host/engine/linux/refuse.c host/engine/linux/setup.c host/engine/linux/measure.c host/engine/linux/note.c $(wildcard host/scenario/*.c) \
 	host/base/xalloc.c $(POLICY_SRC))
 # The Linux recorder on this host's tracefs, writing through db/.
-LINUX_PINGPONG_OBJ := $(call tobj,tests/engine/linux_pingpong.c host/engine/linux/tracefs.c host/engine/linux/ftrace.c host/engine/linux/lxrec.c host/engine/linux/bpfrec.c host/engine/linux/hostrules.c \
+OBJ_linux_pingpong := $(call tobj,tests/engine/linux_pingpong.c host/engine/linux/tracefs.c host/engine/linux/ftrace.c host/engine/linux/lxrec.c host/engine/linux/bpfrec.c host/engine/linux/hostrules.c \
 	$(wildcard db/*.c) $(wildcard trace/*.c) kernel/sched/weights.c host/base/xalloc.c)
 # runq top's model and what it reads, without a terminal: its unit test,
 # tests/tui/top_agree.sh's probe and its bench (bench_top) are built on it.
 TOP_MODEL_SRC := tui/model.c tui/table.c tui/control.c db/recorder_lock.c db/events.c db/tstate.c db/qx_top.c trace/decode.c $(POLICY_SRC)
-TOP_MODEL_TEST_OBJ := $(call tobj,tests/tui/top_model_test.c $(TOP_MODEL_SRC))
+OBJ_top_model_test := $(call tobj,tests/tui/top_model_test.c $(TOP_MODEL_SRC))
 # runq top's model at one trace time, for tests/tui/top_agree.sh.
-TOP_AT_OBJ := $(call tobj,tests/tui/top_at.c $(TOP_MODEL_SRC))
-EEVDF_FUZZ_OBJ := $(call fobj,tests/policy/eevdf_fuzz.c $(POLICY_SRC))
-RT_FUZZ_OBJ := $(call fobj,tests/policy/rt_fuzz.c $(POLICY_SRC))
-TRACE_FUZZ_OBJ := $(call fobj,tests/trace/trace_fuzz.c trace/decode.c)
-TRACE_GEN_OBJ := $(call hobj,tests/trace/trace_gen.c host/base/xalloc.c $(POLICY_SRC))
-TRACE_HOSTILE_OBJ := $(call hobj,tests/trace/trace_hostile.c host/base/xalloc.c)
+OBJ_top_at := $(call tobj,tests/tui/top_at.c $(TOP_MODEL_SRC))
+OBJ_eevdf_fuzz := $(call fobj,tests/policy/eevdf_fuzz.c $(POLICY_SRC))
+OBJ_rt_fuzz := $(call fobj,tests/policy/rt_fuzz.c $(POLICY_SRC))
+OBJ_trace_fuzz := $(call fobj,tests/trace/trace_fuzz.c trace/decode.c)
+OBJ_trace_gen := $(call hobj,tests/trace/trace_gen.c host/base/xalloc.c $(POLICY_SRC))
+OBJ_trace_hostile := $(call hobj,tests/trace/trace_hostile.c host/base/xalloc.c)
 # The Linux 6.18 reference for the differential test (issue 14): its own
 # rules; shared with runq only Linux's weight table, the scenario's
 # durations (host/scenario/duration.c) and the random stream (sim/rng.h).
-LINUX_REF_OBJ := $(call hobj,tests/policy/linux_ref.c tests/policy/linux_ref_parse.c tests/policy/linux_ref_gen.c \
+OBJ_linux_ref := $(call hobj,tests/policy/linux_ref.c tests/policy/linux_ref_parse.c tests/policy/linux_ref_gen.c \
 	tests/policy/linux_ref_main.c kernel/sched/weights.c host/scenario/duration.c)
 ASAN_RUNQ := $(BUILD)/asan/runq
 ASAN_OBJ := $(call tobj,$(HOST_SRC))
-TEST_OBJ := $(sort $(SHA256_TEST_OBJ) $(RR_TEST_OBJ) $(LINUX_PINGPONG_OBJ) $(LINUX_RUN_TEST_OBJ) $(RT_TEST_OBJ) $(RT_FUZZ_OBJ) $(EEVDF_TEST_OBJ) $(DECODE_TEST_OBJ) $(RING_TEST_OBJ) $(TOP_MODEL_TEST_OBJ) $(TOP_AT_OBJ) \
-	$(EEVDF_FUZZ_OBJ) $(TRACE_FUZZ_OBJ) $(TRACE_GEN_OBJ) $(TRACE_HOSTILE_OBJ) $(LINUX_REF_OBJ) $(ASAN_OBJ))
+TEST_PROGS := rr_test rt_test rt_fuzz eevdf_test eevdf_fuzz trace_gen trace_decode_test sha256_test trace_fuzz \
+	top_model_test ring_test top_at trace_hostile linux_ref linux_run_test linux_pingpong
+TEST_OBJ := $(sort $(foreach p,$(TEST_PROGS),$(OBJ_$(p))) $(ASAN_OBJ))
 
-HOST_TESTS := $(BUILD)/tests/rr_test $(BUILD)/tests/rt_test $(BUILD)/tests/rt_fuzz $(BUILD)/tests/eevdf_test $(BUILD)/tests/eevdf_fuzz \
-	$(BUILD)/tests/trace_gen $(BUILD)/tests/trace_decode_test $(BUILD)/tests/sha256_test $(BUILD)/tests/trace_fuzz $(BUILD)/tests/top_model_test \
-	$(BUILD)/tests/ring_test $(BUILD)/tests/top_at $(BUILD)/tests/trace_hostile $(BUILD)/tests/linux_ref $(BUILD)/tests/linux_run_test $(BUILD)/tests/linux_pingpong $(ASAN_RUNQ)
-# Each program's objects (a list: alike line by line), and the libraries
-# of those that need some; one recipe links each kind: the unit tests with
-# the sanitizers, the fuzzers with libFuzzer, the generators and the
-# reference plain.
-$(BUILD)/tests/rr_test: $(RR_TEST_OBJ)
-$(BUILD)/tests/rt_test: $(RT_TEST_OBJ)
-$(BUILD)/tests/eevdf_test: $(EEVDF_TEST_OBJ)
-$(BUILD)/tests/sha256_test: $(SHA256_TEST_OBJ)
-$(BUILD)/tests/trace_decode_test: $(DECODE_TEST_OBJ)
-$(BUILD)/tests/ring_test: $(RING_TEST_OBJ)
-$(BUILD)/tests/linux_run_test: $(LINUX_RUN_TEST_OBJ)
+HOST_TESTS := $(addprefix $(BUILD)/tests/,$(TEST_PROGS)) $(ASAN_RUNQ)
+# Each program of its objects, and the libraries of those that need some;
+# one recipe links each kind: the unit tests with the sanitizers, the
+# fuzzers with libFuzzer, the generators and the reference plain.
+$(foreach p,$(TEST_PROGS),$(eval $(BUILD)/tests/$(p): $$(OBJ_$(p))))
 $(BUILD)/tests/linux_run_test: TEST_LIBS := -lpthread -lm
-$(BUILD)/tests/linux_pingpong: $(LINUX_PINGPONG_OBJ) $(patsubst db/%.sql,$(BUILD)/gen/%_sql.o,$(HOST_SQL))
+$(BUILD)/tests/linux_pingpong: $(patsubst db/%.sql,$(BUILD)/gen/%_sql.o,$(HOST_SQL))
 $(BUILD)/tests/linux_pingpong: TEST_LIBS := -lsqlite3 -lm -lpthread $(if $(HAVE_BPF),-lbpf -lelf -lz)
-$(BUILD)/tests/top_at: $(TOP_AT_OBJ) $(BUILD)/gen/schema_sql.o
-$(BUILD)/tests/top_model_test: $(TOP_MODEL_TEST_OBJ) $(BUILD)/gen/schema_sql.o
+$(BUILD)/tests/top_at $(BUILD)/tests/top_model_test: $(BUILD)/gen/schema_sql.o
 $(BUILD)/tests/top_at $(BUILD)/tests/top_model_test: TEST_LIBS := -lsqlite3 -lm
-$(BUILD)/tests/eevdf_fuzz: $(EEVDF_FUZZ_OBJ)
-$(BUILD)/tests/rt_fuzz: $(RT_FUZZ_OBJ)
-$(BUILD)/tests/trace_fuzz: $(TRACE_FUZZ_OBJ)
-$(BUILD)/tests/trace_gen: $(TRACE_GEN_OBJ)
-$(BUILD)/tests/trace_hostile: $(TRACE_HOSTILE_OBJ)
-$(BUILD)/tests/linux_ref: $(LINUX_REF_OBJ)
 $(addprefix $(BUILD)/tests/,rr_test rt_test eevdf_test sha256_test trace_decode_test ring_test linux_run_test linux_pingpong \
 	top_at top_model_test):
 	@mkdir -p $(dir $@)

@@ -46,21 +46,14 @@ static int set_engines(const char *v, void *value, char *err, size_t errlen)
     return 0;
 }
 
-/* --vary KEY=V1,V2, repeatable (each value checked by experiment_run).
- * Alike in shape to runq sim's parse_feature (a checked KEY=VALUE kept in
- * a bounded list), each its own check, list and message. */
+/* --vary KEY=V1,V2, repeatable (each value checked by experiment_run). */
 static int add_vary(const char *v, void *value, char *err, size_t errlen)
 {
     struct experiment_opts *o = value;
     const char *eq = strchr(v, '=');
     if (!eq || eq == v || !eq[1])
         return -1;
-    if (o->nvary == SCN_MAX_VARY) {
-        snprintf(err, errlen, "at most %d --vary axes", SCN_MAX_VARY);
-        return -1;
-    }
-    o->vary[o->nvary++] = v;
-    return 0;
+    return flag_push(o->vary, &o->nvary, SCN_MAX_VARY, v, "at most %d --vary axes", err, errlen);
 }
 
 /* A count in [lo, hi] into an int (scn_parse_count's digits). */

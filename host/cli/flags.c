@@ -25,21 +25,53 @@ int flags_usage_error(const struct command_spec *c, const char *fmt, ...)
     return 2;
 }
 
-const char *flags_word(int argc, char **argv, const char *cmd, const char *what, const char *list, void (*help)(void),
-                       int *rc)
+/* Row i of words, rows size bytes apart. */
+static const struct flags_word *word_at(const struct flags_word *words, size_t size, size_t i)
+{
+    return (const struct flags_word *)((const char *)words + i * size);
+}
+
+/* The n words' names into buf: "A, B, C", or with last " or ", "A, B or C". */
+static void word_list(const struct flags_word *words, size_t n, size_t size, const char *last, char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && at < len; i++) {
+        const char *sep = i == 0 ? "" : i + 1 == n ? last : ", ";
+        int w = snprintf(buf + at, len - at, "%s%s", sep, word_at(words, size, i)->name);
+        at += w > 0 ? (size_t)w : 0;
+    }
+}
+
+int flags_word(int argc, char **argv, const char *cmd, const char *what, const struct flags_word *words, size_t n,
+               size_t size, void (*help)(void), int *rc)
 {
     const char *word = argc > 1 ? argv[1] : NULL;
+    char list[512];
     if (word && (!strcmp(word, "--help") || !strcmp(word, "-h"))) {
         help();
         *rc = 0;
-        return NULL;
+        return -1;
     }
     if (!word || word[0] == '-') {
+        word_list(words, n, size, ", ", list, sizeof list);
         fprintf(stderr, "runq %s: name a %s first (%s); see runq %s --help\n", cmd, what, list, cmd);
         *rc = 2;
-        return NULL;
+        return -1;
     }
-    return word;
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(word_at(words, size, i)->name, word))
+            return (int)i;
+    word_list(words, n, size, " or ", list, sizeof list);
+    fprintf(stderr, "runq %s: no %s '%s': want %s\n", cmd, what, word, list);
+    *rc = 2;
+    return -1;
+}
+
+void flags_words_print(const struct flags_word *words, size_t n, size_t size)
+{
+    for (size_t i = 0; i < n; i++)
+        printf("  %-10s %s\n", word_at(words, size, i)->name, word_at(words, size, i)->what);
 }
 
 static const struct flag *find(const struct flag *flags, const char *name, size_t len)
@@ -225,4 +257,14 @@ int flag_seed(const char *v, void *value, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
     return scn_parse_count(v, UINT64_MAX, value) ? 0 : -1;
+}
+
+int flag_push(const char **list, int *n, int max, const char *v, const char *full, char *err, size_t errlen)
+{
+    if (*n == max) {
+        snprintf(err, errlen, full, max);
+        return -1;
+    }
+    list[(*n)++] = v;
+    return 0;
 }

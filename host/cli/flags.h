@@ -69,6 +69,13 @@ int flag_policy(const char *v, void *value, char *err, size_t errlen);
 /* A seed, 0..2^64-1 (scn_parse_count), into *(uint64_t *)value. */
 int flag_seed(const char *v, void *value, char *err, size_t errlen);
 
+/* The end of a repeatable flag's FLAG_FUNC that keeps its values, in
+ * order, in a list of at most max (runq experiment's --vary, runq sim's
+ * --feature): v appended to list[0..*n-1], 0; or -1 with err from full, a
+ * printf format given max ("at most %d --vary axes"), when the list holds
+ * max already. */
+int flag_push(const char **list, int *n, int max, const char *v, const char *full, char *err, size_t errlen);
+
 /* --n FILE: a row of flag_file's. */
 #define FLAG_FILE(n, var, a, h, ...) FLAG_FN(n, var, a, h, flag_file, .takes = "a file name", __VA_ARGS__)
 /* --n SEED: a row of flag_seed's, *given_ set when it is given (a seed of
@@ -115,13 +122,27 @@ int flags_parse(const struct command_spec *c, const struct flag *flags, int argc
  * the table has short names), --help's own row, after. */
 void flags_help(const struct command_spec *c, const struct flag *flags, FILE *out);
 
-/* The word a command of several kinds takes first (runq report NAME, runq
- * plot KIND), which picks the table the rest is parsed by. NULL when there
- * is none, *rc then the exit code to return: 0 after help() for --help or
- * -h; 2 after "runq CMD: name a WHAT first (LIST); see runq CMD --help"
- * when argv[1] is missing or another flag. */
-const char *flags_word(int argc, char **argv, const char *cmd, const char *what, const char *list, void (*help)(void),
-                       int *rc);
+/* One word of a command of several kinds (runq report NAME, runq plot
+ * KIND), the first member of each row of the command's table: the word,
+ * and one line on it for the command's help. */
+struct flags_word {
+    const char *name;
+    const char *what;
+};
+
+/* The word a command of several kinds takes first, which picks the table
+ * the rest is parsed by, among the n rows of words (each row size bytes,
+ * a struct flags_word first: one table gives the words, their help and
+ * their messages). Its row's index; or -1, *rc then the exit code to
+ * return: 0 after help() for --help or -h; 2 after "runq CMD: name a WHAT
+ * first (A, B, C); see runq CMD --help" when argv[1] is missing or another
+ * flag, or "runq CMD: no WHAT 'W': want A, B or C". */
+int flags_word(int argc, char **argv, const char *cmd, const char *what, const struct flags_word *words, size_t n,
+               size_t size, void (*help)(void), int *rc);
+
+/* The rows of words (as flags_word takes them) for a help: "  NAME  WHAT"
+ * each, NAME in 10 columns, on stdout. */
+void flags_words_print(const struct flags_word *words, size_t n, size_t size);
 
 /* A usage error the command finds itself after parsing: "runq NAME: ..."
  * on stderr; returns 2, the exit code to return. */

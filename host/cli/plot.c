@@ -16,16 +16,16 @@
 #include "host/export/plot.h"
 
 static const struct plot_kind {
-    const char *name, *what;
+    struct flags_word word; /* first: flags_word reads the table */
     plot_kind_fn *draw;
     int width, height; /* the default size, pixels */
 } kinds[] = {
-    { "timeline", "who ran on each CPU in a window: a box per slice, one colour per task, wakeups "
-                  "marked, data gaps hatched \"lost\"", plot_timeline, 1200, 500 },
-    { "latency", "the wake latency (wake -> run) distribution of one or more traces: histogram and CDF, "
-                 "one series per trace", plot_latency, 900, 800 },
-    { "experiment", "an experiment's metric against a varied parameter: the mean over the repeats with "
-                    "min..max bars, one series per value of the other axes", plot_experiment, 1000, 600 },
+    { { "timeline", "who ran on each CPU in a window: a box per slice, one colour per task, wakeups "
+                    "marked, data gaps hatched \"lost\"" }, plot_timeline, 1200, 500 },
+    { { "latency", "the wake latency (wake -> run) distribution of one or more traces: histogram and CDF, "
+                   "one series per trace" }, plot_latency, 900, 800 },
+    { { "experiment", "an experiment's metric against a varied parameter: the mean over the repeats with "
+                      "min..max bars, one series per value of the other axes" }, plot_experiment, 1000, 600 },
 };
 #define NKINDS (sizeof kinds / sizeof kinds[0])
 #define PLOT_STR_(x) #x
@@ -46,9 +46,7 @@ static void plot_help(void)
            "character device or a FIFO is written in place, a symbolic link refused.\n"
            "'runq plot KIND --help' lists KIND's flags.\n\n"
            "kinds:\n");
-    /* Alike in shape to runq report's help (its reports): each its own table. */
-    for (size_t i = 0; i < NKINDS; i++)
-        printf("  %-10s %s\n", kinds[i].name, kinds[i].what);
+    flags_words_print(&kinds[0].word, NKINDS, sizeof kinds[0]);
     printf("\n%s", series_note);
 }
 
@@ -111,23 +109,16 @@ static int size_flag(const char *v, void *value, char *err, size_t errlen)
 int cmd_plot(int argc, char **argv)
 {
     int rc;
-    const char *kind_name = flags_word(argc, argv, "plot", "kind", "timeline, latency, experiment", plot_help, &rc);
-    if (!kind_name)
+    int i = flags_word(argc, argv, "plot", "kind", &kinds[0].word, NKINDS, sizeof kinds[0], plot_help, &rc);
+    if (i < 0)
         return rc;
-    const struct plot_kind *k = NULL;
-    for (size_t i = 0; i < NKINDS; i++)
-        if (!strcmp(kinds[i].name, kind_name))
-            k = &kinds[i];
-    if (!k) {
-        fprintf(stderr, "runq plot: no kind '%s': want timeline, latency or experiment\n", kind_name);
-        return 2;
-    }
+    const struct plot_kind *k = &kinds[i];
     argc--, argv++; /* the kind's own argv: its flags parsed from argv[1] */
 
     struct plot_opts o = { .db_path = DB_FLAGS_DEFAULT_DB, .from_ms = -1, .to_ms = -1 };
     const char *out = NULL, *id = NULL;
     int size[2] = { k->width, k->height };
-    bool timeline = !strcmp(k->name, "timeline"), latency = !strcmp(k->name, "latency");
+    bool timeline = !strcmp(k->word.name, "timeline"), latency = !strcmp(k->word.name, "latency");
 #define PLOT_ROWS                                                                                             \
     FLAG_FILE("db", &o.db_path, "FILE", "database (default " DB_FLAGS_DEFAULT_DB ")"),                          \
     FLAG_FILE("output", &out, "OUT", "the figure, .png or .svg (default KIND.png)", .short_name = 'o'),           \
@@ -164,12 +155,12 @@ int cmd_plot(int argc, char **argv)
     };
 #undef PLOT_ROWS
     char name[32], usage[160], about[256];
-    snprintf(name, sizeof name, "plot %s", k->name);
-    snprintf(usage, sizeof usage, "plot %s%s [--db FILE] [-o OUT.png|OUT.svg] [--size WxH]%s", k->name,
+    snprintf(name, sizeof name, "plot %s", k->word.name);
+    snprintf(usage, sizeof usage, "plot %s%s [--db FILE] [-o OUT.png|OUT.svg] [--size WxH]%s", k->word.name,
              timeline ? "" : latency ? "" : " [ID]",
              timeline ? " [--trace ID] [--from MS] [--to MS]"
              : latency ? " [--trace ID ...] [--task NAME] [--cdf | --hist]" : " [--metric TASK.METRIC] [--x AXIS]");
-    snprintf(about, sizeof about, "%c%s.\n%s", toupper((unsigned char)k->what[0]), k->what + 1,
+    snprintf(about, sizeof about, "%c%s.\n%s", toupper((unsigned char)k->word.what[0]), k->word.what + 1,
              timeline || latency ? "" : "ID: the experiment (default the newest).\n");
     const struct command_spec spec = {
         .name = name,
@@ -200,7 +191,7 @@ int cmd_plot(int argc, char **argv)
         return flags_usage_error(&spec, "--cdf and --hist each leave one panel; give one, or neither for both");
     char defout[64];
     if (!out) {
-        snprintf(defout, sizeof defout, "%s.png", k->name);
+        snprintf(defout, sizeof defout, "%s.png", k->word.name);
         out = defout;
     }
     size_t outlen = strlen(out);

@@ -9,6 +9,7 @@
  * after "report" picks the report, and so the flag table that parses the
  * rest: each report's --help lists only the flags it takes.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -40,20 +41,36 @@ static void release_warning(const struct dbq_release_mismatch *m, void *arg)
             (long long)m->trace_id, (long long)m->cpu, (long long)m->counted, cls, cls, (long long)m->traced);
 }
 
+static int report_experiment(int argc, char **argv);
+static int report_fidelity_flags(int argc, char **argv);
+
+/* The fidelity report's line in runq report's help, and its --help's
+ * paragraph (wrapped), as each SQL report's: one text. */
+static const char fidelity_what[] = "a Linux trace's picks replayed through runq's own EEVDF pick from the queue "
+                                    "recorded at each: the disagreements by class, with their first times, then "
+                                    "'agree: K of M picks (P%)'; docs/eevdf.md";
+
+/* Every report, in the order runq report --help lists them: the word
+ * (flags_word picks by it; the help and the messages list it), and either
+ * its own function or the SQL report_sql runs. */
 static const struct report {
-    const char *name, *what;
-    enum dbq_report kind; /* its SQL: db/q_report.c */
+    struct flags_word word; /* first: flags_word reads the table */
+    enum dbq_report kind;   /* run NULL: its SQL, db/q_report.c */
+    int (*run)(int argc, char **argv);
 } reports[] = {
-    { "latency", "latency by population (wake->run, bounce->run, all: count, share, p99, p99.9, max, "
-                 "share past --threshold), then per task: wakeups, p50, p99, max and when, bounces, bounce p99",
-      DBQ_REPORT_LATENCY },
-    { "releases", "per trace (all of them without --trace): CPU releases of the fair class by the class that "
-                  "took the CPU, a second, tasks bounced per release; the kernel's counters cross-checked",
-      DBQ_REPORT_RELEASES },
-    { "share", "CPU share per task: of the trace's length, and of its CPU's busy time", DBQ_REPORT_SHARE },
-    { "decisions", "decision cost histogram (log2 buckets of cost_ns) and summary; a Linux trace measures none",
-      DBQ_REPORT_DECISIONS },
-    { "loss", "the trace's status, every data-loss and error count, and the gaps", DBQ_REPORT_LOSS },
+    { { "latency", "latency by population (wake->run, bounce->run, all: count, share, p99, p99.9, max, "
+                   "share past --threshold), then per task: wakeups, p50, p99, max and when, bounces, bounce p99" },
+      DBQ_REPORT_LATENCY, NULL },
+    { { "releases", "per trace (all of them without --trace): CPU releases of the fair class by the class that "
+                    "took the CPU, a second, tasks bounced per release; the kernel's counters cross-checked" },
+      DBQ_REPORT_RELEASES, NULL },
+    { { "share", "CPU share per task: of the trace's length, and of its CPU's busy time" }, DBQ_REPORT_SHARE, NULL },
+    { { "decisions", "decision cost histogram (log2 buckets of cost_ns) and summary; a Linux trace measures none" },
+      DBQ_REPORT_DECISIONS, NULL },
+    { { "loss", "the trace's status, every data-loss and error count, and the gaps" }, DBQ_REPORT_LOSS, NULL },
+    { { "experiment", "an experiment's table again (default: the newest): runq experiment" }, 0, report_experiment },
+    { { "compare", "two runs that differ in one setting, interval by interval, with a sign test" }, 0, report_compare },
+    { { "fidelity", fidelity_what }, 0, report_fidelity_flags },
 };
 #define NREPORTS (sizeof reports / sizeof reports[0])
 
@@ -102,14 +119,23 @@ static int report_experiment(int argc, char **argv)
     return rc;
 }
 
-/* Alike in shape to every command's spec, boot's too: flags.h's one form. */
-static const struct command_spec report_fidelity_spec = {
-    .name = "report fidelity",
-    .usage = "report fidelity [--db FILE] [--trace ID]",
-    .about = "A Linux trace's picks replayed through runq's own EEVDF pick from the queue\n"
-             "recorded at each: the disagreements by class, with their first times, then\n"
-             "'agree: K of M picks (P%)'; docs/eevdf.md.\n",
-};
+/* Breaks s's lines at spaces so that none is longer than width. */
+static void wrap(char *s, size_t width)
+{
+    char *line = s, *space = NULL;
+    for (char *p = s; *p; p++) {
+        if (*p == '\n') {
+            line = p + 1, space = NULL;
+            continue;
+        }
+        if (*p == ' ')
+            space = p;
+        if ((size_t)(p - line) >= width && space) {
+            *space = '\n';
+            line = space + 1, space = NULL;
+        }
+    }
+}
 
 /* `runq report fidelity`: a replay in C (host/analysis/fidelity.c), not one SQL
  * query, so --db and --trace only. */
@@ -120,7 +146,13 @@ static int report_fidelity_flags(int argc, char **argv)
         DB_FLAG_ROWS(&o, "the Linux trace to replay (default: the newest)"),
         FLAG_TABLE_END,
     };
-    int npos, rc = flags_parse(&report_fidelity_spec, flags, argc, argv, NULL, &npos);
+    char about[512];
+    snprintf(about, sizeof about, "%c%s.\n", toupper((unsigned char)fidelity_what[0]), fidelity_what + 1);
+    wrap(about, 80);
+    const struct command_spec spec = {
+        .name = "report fidelity", .usage = "report fidelity [--db FILE] [--trace ID]", .about = about
+    };
+    int npos, rc = flags_parse(&spec, flags, argc, argv, NULL, &npos);
     if (rc >= 0)
         return rc;
     sqlite3 *db = cli_db_open("report", o.db);
@@ -150,24 +182,6 @@ static int class_flag(const char *v, void *value, char *err, size_t errlen)
         return 1;
     *(const char **)value = strcmp(v, "all") ? v : NULL;
     return 0;
-}
-
-/* Breaks s's lines at spaces so that none is longer than width. */
-static void wrap(char *s, size_t width)
-{
-    char *line = s, *space = NULL;
-    for (char *p = s; *p; p++) {
-        if (*p == '\n') {
-            line = p + 1, space = NULL;
-            continue;
-        }
-        if (*p == ' ')
-            space = p;
-        if ((size_t)(p - line) >= width && space) {
-            *space = '\n';
-            line = space + 1, space = NULL;
-        }
-    }
 }
 
 static const char percentile_note[] =
@@ -203,10 +217,10 @@ static int report_sql(const struct report *r, int argc, char **argv)
     const struct flag flags[] = { REPORT_ROWS, FLAG_TABLE_END };
 #undef REPORT_ROWS
     char name[32], usage[128], about[512];
-    snprintf(name, sizeof name, "report %s", r->name);
-    snprintf(usage, sizeof usage, "report %s [--db FILE] [--trace ID] [--csv | --json] [--sql]%s", r->name,
+    snprintf(name, sizeof name, "report %s", r->word.name);
+    snprintf(usage, sizeof usage, "report %s [--db FILE] [--trace ID] [--csv | --json] [--sql]%s", r->word.name,
              is_latency ? " [--class C] [--threshold D] [--absolute]" : "");
-    snprintf(about, sizeof about, "The %s report: %s.\n\n%s", r->name, r->what, percentile_note);
+    snprintf(about, sizeof about, "The %s report: %s.\n\n%s", r->word.name, r->word.what, percentile_note);
     wrap(about, 80);
     const struct command_spec spec = { .name = name, .usage = usage, .about = about };
     enum dbq_format fmt;
@@ -245,9 +259,9 @@ static int report_sql(const struct report *r, int argc, char **argv)
     }
     if (!rc) {
         if (fmt == DBQ_TABLE && all)
-            printf("all traces: %s\n\n", r->what);
+            printf("all traces: %s\n\n", r->word.what);
         else if (fmt == DBQ_TABLE)
-            printf("trace %lld: %s\n\n", (long long)trace, r->what);
+            printf("trace %lld: %s\n\n", (long long)trace, r->word.what);
         rc = dbq_report_run(db, r->kind, &ro, fmt, stdout, err, sizeof err);
         if (!rc && is_releases && dbq_report_release_mismatches(db, release_warning, NULL, err, sizeof err) != 0)
             rc = 1;
@@ -268,35 +282,16 @@ static void report_help(void)
            "Canned reports on one trace (default: the newest in the database).\n"
            "'runq report NAME --help' lists NAME's flags.\n\n"
            "reports:\n");
-    for (size_t i = 0; i < NREPORTS; i++)
-        printf("  %-10s %s\n", reports[i].name, reports[i].what);
-    printf("  %-10s %s\n", "experiment", "an experiment's table again (default: the newest): runq experiment");
-    printf("  %-10s %s\n", "compare", "two runs that differ in one setting, interval by interval, with a sign test");
-    printf("  %-10s %s\n", "fidelity", "a Linux trace's picks replayed through runq's own EEVDF pick from the queue "
-                                        "recorded at each: the disagreements by class, with their first times, "
-                                        "then 'agree: K of M picks (P%)'; docs/eevdf.md");
+    flags_words_print(&reports[0].word, NREPORTS, sizeof reports[0]);
     printf("\n%s", percentile_note);
 }
 
 int cmd_report(int argc, char **argv)
 {
     int rc;
-    const char *word = flags_word(argc, argv, "report", "report",
-                                  "latency, releases, share, decisions, loss, experiment, compare, fidelity", report_help,
-                                  &rc);
-    if (!word)
+    int i = flags_word(argc, argv, "report", "report", &reports[0].word, NREPORTS, sizeof reports[0], report_help, &rc);
+    if (i < 0)
         return rc;
     argc--, argv++; /* the report's own argv: its flags parsed from argv[1] */
-    if (!strcmp(word, "compare"))
-        return report_compare(argc, argv);
-    if (!strcmp(word, "experiment"))
-        return report_experiment(argc, argv);
-    if (!strcmp(word, "fidelity"))
-        return report_fidelity_flags(argc, argv);
-    for (size_t i = 0; i < NREPORTS; i++)
-        if (!strcmp(reports[i].name, word))
-            return report_sql(&reports[i], argc, argv);
-    fprintf(stderr, "runq report: no report '%s': want latency, releases, share, decisions, loss, experiment, "
-                    "compare or fidelity\n", word);
-    return 2;
+    return reports[i].run ? reports[i].run(argc, argv) : report_sql(&reports[i], argc, argv);
 }

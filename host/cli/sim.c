@@ -33,12 +33,7 @@ static int parse_feature(const char *v, void *value, char *err, size_t errlen)
         snprintf(err, errlen, "no feature '%s'", name);
         return -1;
     }
-    if (o->nfeatures == SCN_MAX_FEATURES) {
-        snprintf(err, errlen, "more than %d --feature flags", SCN_MAX_FEATURES);
-        return -1;
-    }
-    o->features[o->nfeatures++] = v;
-    return 0;
+    return flag_push(o->features, &o->nfeatures, SCN_MAX_FEATURES, v, "more than %d --feature flags", err, errlen);
 }
 
 static const struct command_spec sim_spec = {

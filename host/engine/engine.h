@@ -120,6 +120,14 @@ struct engine_ops {
     void (*host_rules)(const struct scenario *base, struct engine_host_rules *h);
 };
 
+/* The start of a run in a child, for an engine whose runs are children
+ * (kernel, linux): r->log and r->aux named run<N>.<log_ext> and
+ * run<N>.<aux_ext> in dir, stdio flushed, then a fork whose child has
+ * called e->in_child before anything else. Returns 0 in the child; in the
+ * caller the child's pid, also in r->pid, or -1 with "fork: ..." in err. */
+pid_t engine_fork_run(const struct engine_settings *e, struct engine_run *r, const char *dir, const char *log_ext,
+                      const char *aux_ext, char *err, size_t errlen);
+
 /* The engines, each defined in its folder (above), each table by
  * designated initializers as the kernel's policies' (kernel/sched), not by
  * a macro over a naming convention: their functions are named apart

@@ -1138,32 +1138,14 @@ bool eevdf_eligible(const struct sched_queue *q, const struct sched_entity *se)
     return vt_eligible(&q->ee, se->ee.vruntime);
 }
 
-/* One reader per field, alike in shape: the core, the tests and the host's
- * sim read an entity through these, never through struct eevdf_entity. */
-uint64_t eevdf_vruntime(const struct sched_entity *se)
-{
-    return se->ee.vruntime;
-}
-
-uint64_t eevdf_deadline(const struct sched_entity *se)
-{
-    return se->ee.deadline;
-}
-
-uint32_t eevdf_weight(const struct sched_entity *se)
-{
-    return se->ee.weight;
-}
-
-uint64_t eevdf_slice(const struct sched_entity *se)
-{
-    return se->ee.slice;
-}
-
-bool eevdf_delayed(const struct sched_entity *se)
-{
-    return se->ee.delayed;
-}
+/* eevdf_vruntime .. eevdf_delayed, from eevdf.h's table of them. */
+#define EEVDF_FIELD_READER(type, field)                \
+    type eevdf_##field(const struct sched_entity *se) \
+    {                                                  \
+        return se->ee.field;                           \
+    }
+EEVDF_FIELD_READERS(EEVDF_FIELD_READER)
+#undef EEVDF_FIELD_READER
 
 unsigned eevdf_nr_delayed(const struct sched_queue *q)
 {

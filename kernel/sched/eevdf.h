@@ -101,11 +101,21 @@ uint64_t eevdf_V(const struct sched_queue *q);               /* floor of the wei
 int64_t eevdf_lag(const struct sched_queue *q, const struct sched_entity *se); /* V − v */
 bool eevdf_eligible(const struct sched_queue *q, const struct sched_entity *se); /* exact: v ≤ avg */
 bool eevdf_protected(const struct sched_entity *se); /* current, inside its protected stretch */
-uint64_t eevdf_vruntime(const struct sched_entity *se);
-uint64_t eevdf_deadline(const struct sched_entity *se);
-uint32_t eevdf_weight(const struct sched_entity *se);
-uint64_t eevdf_slice(const struct sched_entity *se);
-bool eevdf_delayed(const struct sched_entity *se);
+/* se's own numbers, one reader a field of struct eevdf_entity, as Linux's
+ * page-flags.h makes its PageX() readers: eevdf_vruntime(se) returns
+ * se->ee.vruntime, and so eevdf_deadline, eevdf_weight, eevdf_slice and
+ * eevdf_delayed (blocked, still queued). The core, the tests and the
+ * host's sim read an entity through these, never through its struct; this
+ * one table declares them here and defines them in eevdf.c. */
+#define EEVDF_FIELD_READERS(X) \
+    X(uint64_t, vruntime)      \
+    X(uint64_t, deadline)      \
+    X(uint32_t, weight)        \
+    X(uint64_t, slice)         \
+    X(bool, delayed)
+#define EEVDF_FIELD_READER_DECLARE(type, field) type eevdf_##field(const struct sched_entity *se);
+EEVDF_FIELD_READERS(EEVDF_FIELD_READER_DECLARE)
+#undef EEVDF_FIELD_READER_DECLARE
 unsigned eevdf_nr_delayed(const struct sched_queue *q);
 unsigned eevdf_nr_eligible(const struct sched_queue *q); /* current and queued, not delayed, v ≤ avg */
 

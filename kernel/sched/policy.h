@@ -289,4 +289,40 @@ extern const struct sched_policy rt_policy;
         }                                                                                                   \
     }
 
+/* The ops of a policy with no virtual time and no weights (rr, and the RT
+ * class above the fair one), written once: defines NAME_timer_ns,
+ * NAME_set_nice, NAME_set_slice and NAME_describe_queue in the policy that
+ * expands it. No timer of its own (its turns end at a tick: rr's when the
+ * slice is used, RT's RR quantum counts ticks, and the RT budget is
+ * decide.c's); nice and the slice only stored (RT keeps nice for when the
+ * task is fair again, and ignores it); a queue view with no V. Here, not in
+ * rr.c, so the RT class does not depend on the fair policy that runs. Each
+ * policy's describe stays its own: what it says of an entity differs. */
+#define SCHED_NO_VTIME_DEFINE(NAME)                                                                            \
+    static uint64_t NAME##_timer_ns(struct sched_queue *q)                                                     \
+    {                                                                                                          \
+        (void)q;                                                                                               \
+        return UINT64_MAX;                                                                                     \
+    }                                                                                                          \
+                                                                                                               \
+    static void NAME##_set_nice(struct sched_queue *q, struct sched_entity *se, int nice)                      \
+    {                                                                                                          \
+        (void)q;                                                                                               \
+        se->nice = nice;                                                                                       \
+    }                                                                                                          \
+                                                                                                               \
+    static void NAME##_set_slice(struct sched_queue *q, struct sched_entity *se, uint64_t slice_ns)            \
+    {                                                                                                          \
+        (void)q;                                                                                               \
+        se->slice_ns = slice_ns;                                                                               \
+    }                                                                                                          \
+                                                                                                               \
+    static void NAME##_describe_queue(const struct sched_queue *q, bool count_eligible,                        \
+                                      struct sched_queue_view *v)                                              \
+    {                                                                                                          \
+        (void)q;                                                                                               \
+        (void)count_eligible;                                                                                  \
+        *v = (struct sched_queue_view){ .vtime = false };                                                      \
+    }
+
 #endif

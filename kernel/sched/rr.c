@@ -112,32 +112,11 @@ static bool rr_wakeup_preempt(struct sched_queue *q, struct sched_entity *se)
     return q->nr_queued > 0;
 }
 
-static uint64_t rr_timer_ns(struct sched_queue *q)
-{
-    (void)q;
-    return UINT64_MAX; /* turns end only at a tick */
-}
-
-static void rr_set_nice(struct sched_queue *q, struct sched_entity *se, int nice)
-{
-    (void)q;
-    se->nice = nice;
-}
-
-static void rr_set_slice(struct sched_queue *q, struct sched_entity *se, uint64_t slice_ns)
-{
-    (void)q;
-    se->slice_ns = slice_ns;
-}
+/* No timer, nice and the slice only stored, no virtual time: policy.h's
+ * ops for a policy without them, shared with the RT class. */
+SCHED_NO_VTIME_DEFINE(rr)
 
 /* No virtual time, no weights, no eligibility: only the slice asked for. */
-static void rr_describe_queue(const struct sched_queue *q, bool count_eligible, struct sched_queue_view *v)
-{
-    (void)q;
-    (void)count_eligible;
-    *v = (struct sched_queue_view){ .vtime = false };
-}
-
 static void rr_describe(const struct sched_queue *q, const struct sched_queue_view *qv,
                         const struct sched_entity *se, struct sched_entity_view *v)
 {

@@ -166,34 +166,11 @@ static bool rt_wakeup_preempt(struct sched_queue *q, struct sched_entity *se)
     return !q->rt.curr || se->rt.prio > q->rt.curr->rt.prio;
 }
 
-/* rt_timer_ns .. rt_describe_queue have the shape of rr.c's ops, kept
- * apart: one-line answers that happen to agree (no timer, nice and the
- * slice only stored, no virtual time), and the RT class must not depend on
- * the fair policy that runs (rt_describe already answers otherwise). */
-static uint64_t rt_timer_ns(struct sched_queue *q)
-{
-    (void)q;
-    return UINT64_MAX; /* the quantum counts ticks; the budget is decide.c's */
-}
-
-static void rt_set_nice(struct sched_queue *q, struct sched_entity *se, int nice)
-{
-    (void)q;
-    se->nice = nice; /* kept for when it is fair again; RT ignores it */
-}
-
-static void rt_set_slice(struct sched_queue *q, struct sched_entity *se, uint64_t slice_ns)
-{
-    (void)q;
-    se->slice_ns = slice_ns;
-}
-
-static void rt_describe_queue(const struct sched_queue *q, bool count_eligible, struct sched_queue_view *v)
-{
-    (void)q;
-    (void)count_eligible;
-    *v = (struct sched_queue_view){ .vtime = false };
-}
+/* No timer of its own (the quantum counts ticks; the budget is
+ * decide.c's), nice kept for when the task is fair again (RT ignores it),
+ * the slice only stored, no virtual time: policy.h's ops for a policy
+ * without them, shared with rr. */
+SCHED_NO_VTIME_DEFINE(rt)
 
 static void rt_describe(const struct sched_queue *q, const struct sched_queue_view *qv,
                         const struct sched_entity *se, struct sched_entity_view *v)

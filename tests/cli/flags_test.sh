@@ -80,6 +80,12 @@ usage_of sim short_value_attached "--policy takes rr or eevdf, not 'cfs'" sim -p
 usage_of sim short_needs_a_value "--seed needs a value" sim -s
 usage_of sim short_switches_not_bundled "unknown flag '-vc'; see runq sim --help" sim -vc $W
 usage_of sim func_says_why "--feature NOPE=on: no feature 'NOPE'" sim --feature NOPE=on $W
+# A repeatable flag's bounded list (flag_push): one past its bound is a
+# usage error in the command's own words, the list's bound in it.
+usage_of sim list_full_says_its_bound "--feature HRTICK=on: more than 32 --feature flags" \
+    sim $(for i in $(seq 33); do echo -f HRTICK=on; done) $W
+usage_of experiment list_full_says_its_bound_too "--vary k9=1: at most 8 --vary axes" \
+    experiment --engine sim --db "$T/v.db" $(for i in $(seq 9); do echo --vary k$i=1; done) scenarios/short-slice.scn
 usage_of top func_says_what_it_takes "--delay takes tenths of a second, 0\.5\.\.100, not '0\.1'" top --delay 0.1
 usage_of "record --linux" mode_anywhere_picks_the_table "--cpus takes a CPU list .*, not '99'" \
     record --db "$T/x.db" --linux --cpus 99
@@ -128,6 +134,32 @@ usage_of sql shared_format_rows_exclusive "--csv or --json, not both" sql --csv 
 usage_of "report share" report_word_picks_the_table "unknown flag '--class'; see runq report share --help" \
     report share --class fair
 usage_of report report_word_first "name a report first .*; see runq report --help" report --db x latency
+# The words of a command of several kinds come from its one table
+# (flags_word): the messages name every word, and its help lists each.
+usage_of report word_missing_names_every_report \
+    "name a report first \(latency, releases, share, decisions, loss, experiment, compare, fidelity\); see runq report --help" report
+usage_of report word_unknown_names_every_report \
+    "no report 'pie': want latency, releases, share, decisions, loss, experiment, compare or fidelity" report pie
+usage_of plot word_unknown_names_every_kind "no kind 'pie': want timeline, latency or experiment" plot pie
+for cmd in report:reports plot:kinds; do
+    "$RUNQ" "${cmd%%:*}" --help >"$T/help" 2>&1
+    rows=$(sed -n "/^${cmd#*:}:\$/,/^\$/p" "$T/help" | sed -n 's/^  \([a-z]*\)  *[^ ].*/\1/p' | tr '\n' ' ')
+    want=$("$RUNQ" "${cmd%%:*}" 2>&1 | sed 's/.*first (\(.*\)); see.*/\1/; s/,//g')
+    if [ -n "$rows" ] && [ "$rows" = "$want " ]; then
+        pass "word_help_lists_every_word_${cmd%%:*} ($rows)"
+    else
+        failed "word_help_lists_every_word_${cmd%%:*}" "help rows '$rows', the words '$want'"
+    fi
+done
+# runq report fidelity's --help says what runq report's help says of it
+# (one text, capitalised and wrapped as each SQL report's).
+row=$("$RUNQ" report --help | sed -n 's/^  fidelity   *//p')
+about=$("$RUNQ" report fidelity --help | sed -n '3,/^$/p' | tr '\n' ' ' | sed 's/ *$//')
+if [ -n "$row" ] && [ "$about" = "A${row#a}." ]; then
+    pass word_help_line_is_the_reports_about
+else
+    failed word_help_line_is_the_reports_about "help line '$row'; --help '$about'"
+fi
 usage_of "plot timeline" plot_kind_picks_the_table "unknown flag '--cdf'; see runq plot timeline --help" \
     plot timeline --cdf
 for cmd in "report latency" "report compare" sql export merge "plot latency"; do

@@ -12,7 +12,6 @@
  * time is counted in instructions, so runs side by side do not disturb
  * each other. With --realtime (no icount) one at a time.
  */
-#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,14 +125,9 @@ static int kernel_start(const struct engine_settings *e, struct engine_run *r, c
         argv[a++] = lines[i];
     }
     argv[a] = NULL;
-    snprintf(r->log, sizeof r->log, "%s/run%d.out", dir, r->number);
-    snprintf(r->aux, sizeof r->aux, "%s/run%d.err", dir, r->number);
-    fflush(NULL);
-    pid_t parent = getpid();
-    pid_t pid = fork();
+    /* in the child, e->in_child first: runq boot ends QEMU on the SIGTERM */
+    pid_t pid = engine_fork_run(e, r, dir, "out", "err", err, errlen);
     if (pid == 0) {
-        if (e->in_child)
-            e->in_child(parent); /* runq boot ends QEMU on the SIGTERM */
         int fo = open(r->log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         int fe = open(r->aux, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         int fi = open("/dev/null", O_RDONLY);
@@ -147,12 +141,7 @@ static int kernel_start(const struct engine_settings *e, struct engine_run *r, c
     }
     for (int i = 0; i < n; i++)
         free(lines[i]);
-    if (pid < 0) {
-        snprintf(err, errlen, "fork: %s", strerror(errno));
-        return -1;
-    }
-    r->pid = pid;
-    return 0;
+    return pid < 0 ? -1 : 0;
 }
 
 /* The trace id `runq record` reported on the run's stderr, or 0. */

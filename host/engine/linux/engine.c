@@ -6,7 +6,6 @@
  * writes its answer to a file its parent reads when it ends; and the
  * host's rules, which the other engines of an experiment take.
  */
-#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,16 +196,10 @@ static int linux_engine_start(const struct engine_settings *e, struct engine_run
                               struct scn_result *res, char *err, size_t errlen)
 {
     (void)res;
-    snprintf(r->aux, sizeof r->aux, "%s/run%d.answer", dir, r->number);
-    snprintf(r->log, sizeof r->log, "%s/run%d.err", dir, r->number);
-    fflush(NULL);
-    pid_t parent = getpid();
-    pid_t pid = fork();
+    pid_t pid = engine_fork_run(e, r, dir, "err", "answer", err, errlen);
     if (pid == 0) {
         /* A SIGTERM sets *e->stop (the caller's handler, inherited),
          * which stops the run as a Ctrl-C does. */
-        if (e->in_child)
-            e->in_child(parent);
         static struct linux_answer a;
         char source[600];
         FILE *notes = fopen(r->log, "w");
@@ -224,12 +217,7 @@ static int linux_engine_start(const struct engine_settings *e, struct engine_run
             close(fd);
         _exit(wrote ? 0 : 1);
     }
-    if (pid < 0) {
-        snprintf(err, errlen, "fork: %s", strerror(errno));
-        return -1;
-    }
-    r->pid = pid;
-    return 0;
+    return pid < 0 ? -1 : 0;
 }
 
 static int linux_engine_finish(const struct engine_settings *e, struct engine_run *r, int st, struct scn_result *res,
