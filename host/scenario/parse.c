@@ -1298,7 +1298,8 @@ void scn_print(FILE *out, const struct scenario *s)
                 fprintf(out, "run:%s", b);
                 break;
             case SCN_SLEEP:
-                fprintf(out, "sleep:%s", b);
+            case SCN_EVERY: /* a sleep's jitter is drawn per sleep, a period's per target */
+                fprintf(out, "%s:%s", g->kind == SCN_SLEEP ? "sleep" : "every", b);
                 if (g->jitter_permille) {
                     format_jitter(a, sizeof a, g->jitter_permille);
                     fprintf(out, ":%s", a);
@@ -1309,13 +1310,6 @@ void scn_print(FILE *out, const struct scenario *s)
                 fprintf(out, "%s:%s", g->kind == SCN_READ ? "read" : "write", s->pipes[g->pipe].name);
                 if (g->bytes != 1)
                     fprintf(out, ":%u", g->bytes);
-                break;
-            case SCN_EVERY:
-                fprintf(out, "every:%s", b);
-                if (g->jitter_permille) {
-                    format_jitter(a, sizeof a, g->jitter_permille);
-                    fprintf(out, ":%s", a);
-                }
                 break;
             }
         }
