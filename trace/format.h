@@ -537,7 +537,7 @@ enum trace_migrate_reason {
 };
 
 #define TRACE_MF_QUEUED 0x01u /* it left a queue (LEAVE migrate follows); else it was waking */
-#define TRACE_MC_RUNNING 0x01u /* a task other than the idle task is on the CPU */
+#define TRACE_MC_RUNNING 0x01u /* a task (of any class) is on the CPU: one of nr_running */
 struct TRACE_PACKED trace_migrate_cpu {
     uint16_t nr_running; /* runnable, the running one included */
     uint8_t cflags;      /* TRACE_MC_* */

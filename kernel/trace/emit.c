@@ -345,7 +345,7 @@ void trace_migrate(const struct task *t, unsigned dst, enum trace_migrate_reason
         const struct rq *o = &cpus[c].rq;
         struct trace_migrate_cpu *e = &r.cpu[c];
         e->nr_running = (u16)sched_nr_runnable(&o->q);
-        e->cflags = READ_ONCE(o->curr) != o->idle ? TRACE_MC_RUNNING : 0;
+        e->cflags = sched_running(&o->q) ? TRACE_MC_RUNNING : 0;
         e->pad = 0;
         u64 load = sched_fair_load(sched_policy_current, &o->q);
         e->load = load > UINT32_MAX ? UINT32_MAX : (u32)load;
