@@ -60,6 +60,23 @@
 /* sysctl_sched_migration_cost: the newidle cost cut-off's floor. */
 #define MIGRATION_COST_NS 500000ull
 
+/* Each CPU's balance state, under its queue's lock: kept here, not in
+ * struct rq, whose size every &cpus[n] on the wake path multiplies by. */
+static struct balance_state {
+    u64 next_balance;     /* when the periodic balance is next due (0: not armed) */
+    u64 idle_stamp;       /* when a newidle balance began an idle stretch (0: busy since) */
+    u64 avg_idle;         /* the average idle stretch, ns (Linux's rq->avg_idle) */
+    u64 max_newidle_cost; /* the costliest newidle balance, decaying (sd->max_newidle_lb_cost) */
+    u64 newidle_decay_at; /* when that cost next decays */
+} state[MAX_CPUS];
+
+/* rq's state: rq is one of cpus[]' queues. */
+static struct balance_state *state_of(struct rq *rq)
+{
+    struct cpu *c = container_of(rq, struct cpu, rq);
+    return &state[c->id];
+}
+
 static inline struct task *task_of(struct sched_entity *se)
 {
     return container_of(se, struct task, se);
@@ -88,10 +105,11 @@ static u64 load_of(unsigned cpu)
 
 void balance_init_cpu(struct rq *rq)
 {
-    rq->avg_idle = 2 * MIGRATION_COST_NS; /* sched_init(): rq->avg_idle */
-    rq->max_newidle_cost = 0;
-    rq->idle_stamp = 0;
-    rq->next_balance = 0;
+    struct balance_state *b = state_of(rq);
+    b->avg_idle = 2 * MIGRATION_COST_NS; /* sched_init(): rq->avg_idle */
+    b->max_newidle_cost = 0;
+    b->idle_stamp = 0;
+    b->next_balance = 0;
 }
 
 /* ---- wakeup placement: select_task_rq_fair() ---- */
@@ -340,38 +358,40 @@ bool balance_newidle(struct rq *rq, unsigned cpu, u64 now)
 {
     if (!eevdf_feature(EEVDF_F_BALANCE_NEWIDLE) || ncpus < 2)
         return false;
-    if (!rq->idle_stamp)
-        rq->idle_stamp = now;
-    if (now >= rq->newidle_decay_at) { /* update_newidle_cost(): 1 % a second */
-        rq->max_newidle_cost = rq->max_newidle_cost * 253 / 256;
-        rq->newidle_decay_at = now + NSEC_PER_SEC;
+    struct balance_state *b = state_of(rq);
+    if (!b->idle_stamp)
+        b->idle_stamp = now;
+    if (now >= b->newidle_decay_at) { /* update_newidle_cost(): 1 % a second */
+        b->max_newidle_cost = b->max_newidle_cost * 253 / 256;
+        b->newidle_decay_at = now + NSEC_PER_SEC;
     }
     /* The cut-off: not worth it when no CPU has a task waiting, or when
      * this CPU's idle stretches are on average shorter than a balance
      * costs. */
-    if (!overloaded() || rq->avg_idle < rq->max_newidle_cost)
+    if (!overloaded() || b->avg_idle < b->max_newidle_cost)
         return false;
     u64 t0 = clock_ns();
     bool pulled = balance_rq(cpu, LB_NEWLY_IDLE, TRACE_MIGRATE_NEWIDLE) > 0;
     u64 cost = clock_ns() - t0;
-    if (cost > rq->max_newidle_cost)
-        rq->max_newidle_cost = cost;
+    if (cost > b->max_newidle_cost)
+        b->max_newidle_cost = cost;
     if (pulled)
-        rq->idle_stamp = 0; /* not idle after all */
+        b->idle_stamp = 0; /* not idle after all */
     return pulled;
 }
 
 /* ttwu_do_activate()'s update of rq->avg_idle: an idle stretch ends. */
 void balance_note_wake(struct rq *rq, u64 now)
 {
-    if (!rq->idle_stamp)
+    struct balance_state *b = state_of(rq);
+    if (!b->idle_stamp)
         return;
-    u64 cap = 2 * (rq->max_newidle_cost > MIGRATION_COST_NS ? rq->max_newidle_cost : MIGRATION_COST_NS);
-    s64 diff = (s64)(now - rq->idle_stamp) - (s64)rq->avg_idle;
-    rq->avg_idle = (u64)((s64)rq->avg_idle + diff / 8); /* update_avg() */
-    if (rq->avg_idle > cap)
-        rq->avg_idle = cap;
-    rq->idle_stamp = 0;
+    u64 cap = 2 * (b->max_newidle_cost > MIGRATION_COST_NS ? b->max_newidle_cost : MIGRATION_COST_NS);
+    s64 diff = (s64)(now - b->idle_stamp) - (s64)b->avg_idle;
+    b->avg_idle = (u64)((s64)b->avg_idle + diff / 8); /* update_avg() */
+    if (b->avg_idle > cap)
+        b->avg_idle = cap;
+    b->idle_stamp = 0;
 }
 
 /* ---- periodic: sched_balance_domains() ---- */
@@ -393,20 +413,22 @@ static u64 interval_ns(bool busy)
 
 u64 balance_next(struct rq *rq, bool busy, u64 now)
 {
+    struct balance_state *b = state_of(rq);
     if (!eevdf_feature(EEVDF_F_BALANCE_PERIODIC) || ncpus < 2) {
-        rq->next_balance = 0;
+        b->next_balance = 0;
         return UINT64_MAX;
     }
-    if (!rq->next_balance)
-        rq->next_balance = now + interval_ns(busy);
-    return rq->next_balance;
+    if (!b->next_balance)
+        b->next_balance = now + interval_ns(busy);
+    return b->next_balance;
 }
 
 void balance_periodic(struct rq *rq, unsigned cpu, u64 now)
 {
-    if (!rq->next_balance || now < rq->next_balance || !eevdf_feature(EEVDF_F_BALANCE_PERIODIC))
+    struct balance_state *b = state_of(rq);
+    if (!b->next_balance || now < b->next_balance || !eevdf_feature(EEVDF_F_BALANCE_PERIODIC))
         return;
     bool busy = sched_running(&rq->q) != NULL;
     balance_rq(cpu, busy ? LB_NOT_IDLE : LB_IDLE, TRACE_MIGRATE_PERIODIC);
-    rq->next_balance = now + interval_ns(busy);
+    b->next_balance = now + interval_ns(busy);
 }

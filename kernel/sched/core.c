@@ -223,7 +223,7 @@ static unsigned drain_wakes(struct rq *rq, struct task **joined, u64 now, bool *
     }
     if (n && !sched_running(&rq->q))
         *pending = true; /* nothing current: the joiners are the pick */
-    if (n)
+    if (n && eevdf_feature_now(EEVDF_F_BALANCE_NEWIDLE))
         balance_note_wake(rq, now);
     return n;
 }
@@ -238,7 +238,7 @@ static unsigned allowed_cpu(const struct task *t);
  * or still its home's current (its stack in use until the switch away
  * completes: a decision that halts drops the lock on it). rq, t's home,
  * locked. */
-static void wake_place(struct rq *rq, struct task *t)
+__attribute__((noinline)) static void wake_place(struct rq *rq, struct task *t)
 {
     enum trace_migrate_reason why;
     unsigned dst = t->cpu;
@@ -288,7 +288,7 @@ bool task_wake(struct task *t)
 #endif
     t->wake_ts = clock_ns();
     trace_wake(current(), t, false);
-    if (eevdf_feature(EEVDF_F_BALANCE_WAKE)) {
+    if (eevdf_feature_now(EEVDF_F_BALANCE_WAKE)) {
         u64 flags;
         struct rq *rq = lock_home(t, &flags);
         wake_place(rq, t);
@@ -502,9 +502,11 @@ static void arm_timer(struct rq *rq, u64 now)
         if (wake_at < when)
             when = wake_at;
     }
-    u64 balance_at = balance_next(rq, busy, now); /* an idle CPU too: no nohz kick here */
-    if (balance_at < when)
-        when = balance_at;
+    if (eevdf_feature_now(EEVDF_F_BALANCE_PERIODIC)) { /* an idle CPU too: no nohz kick here */
+        u64 balance_at = balance_next(rq, busy, now);
+        if (balance_at < when)
+            when = balance_at;
+    }
     if (when == UINT64_MAX)
         lapic_timer_stop();
     else
@@ -521,7 +523,7 @@ static void expire_sleepers(struct rq *rq, u64 now)
         if (state_cas(t, RUN_SLEEPING, RUN_WAKING)) {
             t->wake_ts = t->sleep_deadline; /* the wait starts at the deadline */
             trace_wake(NULL, t, true);
-            if (eevdf_feature(EEVDF_F_BALANCE_WAKE))
+            if (eevdf_feature_now(EEVDF_F_BALANCE_WAKE))
                 wake_place(rq, t); /* the timer's CPU is its home: the waker's */
             else
                 wake_push(t);
@@ -565,7 +567,8 @@ static void sched_timer_interrupt(void)
         c->resched_forced = true;
     }
     expire_sleepers(rq, now);
-    balance_periodic(rq, c->id, now);
+    if (eevdf_feature_now(EEVDF_F_BALANCE_PERIODIC))
+        balance_periodic(rq, c->id, now);
     if (!c->need_resched)
         arm_timer(rq, now);
     spin_unlock(&rq->lock);
@@ -887,7 +890,7 @@ static void schedule(enum sched_why why)
     }
     /* Nothing to run: before going idle, pull a waiting task from the
      * busiest CPU (balance.c; pick_next_task_fair()'s newidle balance). */
-    if (!se && balance_newidle(rq, c->id, clock_ns())) {
+    if (!se && eevdf_feature_now(EEVDF_F_BALANCE_NEWIDLE) && balance_newidle(rq, c->id, clock_ns())) {
         bool again = true;
         touched += drain_wakes(rq, &joined, clock_ns(), &again);
         se = sched_decide_again(pol(), &rq->q, &d);

@@ -71,6 +71,15 @@ enum eevdf_feature {
 
 /* Is feature f on now? */
 bool eevdf_feature(enum eevdf_feature f);
+/* The switches' one word (eevdf.c owns it; eevdf_feature_set() writes
+ * it), and the same question inline: for the core's balancing hooks,
+ * asked on every wakeup and decision with the switches off, where a call
+ * would cost the guest instructions every icount figure counts. */
+extern uint32_t eevdf_feature_word;
+static inline bool eevdf_feature_now(enum eevdf_feature f)
+{
+    return (__atomic_load_n(&eevdf_feature_word, __ATOMIC_RELAXED) >> f) & 1u;
+}
 /* Turn the feature called name (e.g. "PLACE_LAG") on or off; false if
  * there is no such feature. */
 bool eevdf_feature_set(const char *name, bool on);

@@ -42,12 +42,6 @@ struct rq {
                               * switched away from (its stack is in use until then) */
     unsigned move_dst;
     u8 move_why;             /* enum trace_migrate_reason of move_out's move */
-    /* balance.c's, under lock: */
-    u64 next_balance;        /* when the periodic balance is next due (0: not armed) */
-    u64 idle_stamp;          /* when a newidle balance last found nothing (0: busy since) */
-    u64 avg_idle;            /* the average idle stretch, ns (Linux's rq->avg_idle) */
-    u64 max_newidle_cost;    /* the costliest newidle balance, decaying (sd->max_newidle_lb_cost) */
-    u64 newidle_decay_at;    /* when that cost next decays */
     struct sched_stats stats;
     /* Odd while the books (a task's runtime_ns and exec_start, and curr)
      * are being changed: a reader on another CPU takes them without the
