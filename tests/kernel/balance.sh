@@ -15,7 +15,8 @@
 #  - runq step says a newidle move as docs/step.md does, with the loads
 #    of its migration row;
 #  - a scenario that balances with one CPU, or sets balance_interval_ms
-#    outside Linux's bounds, is refused naming its file and line.
+#    outside Linux's bounds, is refused naming its file and line, and the
+#    kernel refuses such an interval for the machine it runs on.
 set -u
 RUNQ=${1:-build/runq}
 . tests/lib.sh
@@ -50,6 +51,16 @@ for c in "one.scn:2:balances between CPUs" "interval.scn:4:outside Linux's bound
     [ $rc -ne 0 ] && grep -q "$T/$f:$line: .*$want" <<<"$out" && pass "refused_with_file_and_line ($f:$line)" ||
         failed refused_with_file_and_line "$f: exit $rc, said: $out"
 done
+
+# The kernel holds the knob to the same bounds, for the machine it runs on.
+out=$("$RUNQ" boot --deterministic --cpus 4 --cmd "sched knob balance_interval_ms 3" \
+    --cmd "sched knob balance_interval_ms 6" --cmd "sched knob balance_interval_ms 9" 2>&1)
+if grep -q "balance_interval_ms=3 refused: outside Linux's bounds" <<<"$out" && grep -q "^knob balance_interval_ms=6" <<<"$out" &&
+    grep -q "balance_interval_ms=9 refused: outside Linux's bounds" <<<"$out"; then
+    pass "kernel_holds_balance_interval_to_linux_bounds (4 CPUs: 3 and 9 refused, 6 taken)"
+else
+    failed kernel_holds_balance_interval_to_linux_bounds "$(grep -i balance_interval <<<"$out" | tr '\n' '|')"
+fi
 
 # ---- one run of the scenario ----
 "$RUNQ" experiment --quiet --jobs 2 --db "$db" scenarios/balance.scn >"$T/run.out" 2>&1 ||
