@@ -41,6 +41,9 @@ static const char *const stmt_sql[S_NR] = {
     [S_TRACE_UPD] = "UPDATE trace SET records=?,start_ts=?,end_ts=?,status=?,end_reason=? WHERE trace_id=?",
     [S_STREAM] = "UPDATE trace SET format_version=?,ncpus=?,tick_hz=?,tsc_hz=?,keyframe_ns=?,policy=?,"
                  "features=?,feature_names=?,cmdline=? WHERE trace_id=?",
+    [S_MIGRATE] = "INSERT INTO migration(trace_id,ts,utid,src_cpu,dst_cpu,reason,queued,src_nr,src_running,src_load,"
+                  "dst_nr,dst_running,dst_load) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [S_MIGRATE_LOAD] = "INSERT INTO migration_load(trace_id,ts,utid,cpu,nr_running,running,load) VALUES(?,?,?,?,?,?,?)",
 };
 
 /* The statements written BATCH_ROWS rows at a time (NULL: one at a time),
@@ -49,6 +52,7 @@ static const char *const stmt_what[S_NR] = {
     [S_PICK] = "eevdf_pick", [S_PLACE] = "eevdf_place", [S_LEAVE] = "eevdf_leave", [S_TICK] = "sched_tick",
     [S_SNAP] = "queue_snapshot", [S_COUNTER] = "counter", [S_SLICE] = "sched_slice",
     [S_STATE] = "thread_state", [S_WAKEUP] = "wakeup", [S_BOUNCE] = "bounce",
+    [S_MIGRATE] = "migration", [S_MIGRATE_LOAD] = "migration_load",
 };
 
 /* One line for the user through b->say (db/ prints nothing itself). */

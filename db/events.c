@@ -46,6 +46,11 @@ enum trace_set_what event_set_parse(const char *name)
     return (enum trace_set_what)parse_name(name, trace_set_what_name, TRACE_SET_NR);
 }
 
+enum trace_migrate_reason event_migrate_parse(const char *name)
+{
+    return (enum trace_migrate_reason)parse_name(name, trace_migrate_reason_name, TRACE_MIGRATE_NR);
+}
+
 const char *thread_state_sql_name(enum thread_state s)
 {
     static const char *const n[THREAD_NSTATES] = { "?", "Running", "R", "R+", "S", "S", "X" };
@@ -470,6 +475,88 @@ static int load_kind(struct events *t, sqlite3 *db, enum event_kind k, const str
     return rc;
 }
 
+/* The trace's moves and their CPUs' loads (table migration and
+ * migration_load, schema 12; none before it). Both are read by (ts,
+ * utid), so a move's loads are the run of rows of its ts and utid. */
+static int load_moves(struct events *t, sqlite3 *db, char *err, size_t errlen)
+{
+    if (!has_column(db, "migration", "utid"))
+        return 0;
+    sqlite3_stmt *st, *ld;
+    if (prep(db, "SELECT ts, utid, src_cpu, dst_cpu, reason, queued FROM migration WHERE trace_id = ?1 "
+                 "ORDER BY ts, utid, id", t->trace_id, &st, err, errlen))
+        return -1;
+    if (prep(db, "SELECT ts, utid, cpu, nr_running, running, load FROM migration_load WHERE trace_id = ?1 "
+                 "ORDER BY ts, utid, cpu", t->trace_id, &ld, err, errlen)) {
+        sqlite3_finalize(st);
+        return -1;
+    }
+    int mvcap = 0, cpucap = 0, rc, lrc = sqlite3_step(ld);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        struct event_move *mv = grow(t->mv, &mvcap, t->nmv + 1, sizeof *t->mv);
+        if (!mv)
+            break;
+        t->mv = mv;
+        mv = &t->mv[t->nmv++];
+        mv->ts = sqlite3_column_int64(st, 0);
+        mv->utid = (int)sqlite3_column_int64(st, 1);
+        mv->src = (int)sqlite3_column_int64(st, 2);
+        mv->dst = (int)sqlite3_column_int64(st, 3);
+        mv->reason = event_migrate_parse((const char *)sqlite3_column_text(st, 4));
+        mv->queued = sqlite3_column_int64(st, 5) != 0;
+        mv->first = t->nmvcpu;
+        mv->n = 0;
+        /* loads of moves before this one (a row without its move) are passed */
+        while (lrc == SQLITE_ROW && (sqlite3_column_int64(ld, 0) < mv->ts ||
+                                     (sqlite3_column_int64(ld, 0) == mv->ts && sqlite3_column_int64(ld, 1) < mv->utid)))
+            lrc = sqlite3_step(ld);
+        while (lrc == SQLITE_ROW && sqlite3_column_int64(ld, 0) == mv->ts && sqlite3_column_int64(ld, 1) == mv->utid) {
+            struct event_move_cpu *c = grow(t->mvcpu, &cpucap, t->nmvcpu + 1, sizeof *t->mvcpu);
+            if (!c)
+                break;
+            t->mvcpu = c;
+            c = &t->mvcpu[t->nmvcpu];
+            /* by CPU, one row a CPU: a row out of that order (two moves of
+             * one task at one ts) is not this move's */
+            if (sqlite3_column_int64(ld, 2) == mv->n) {
+                c->nr = (int)sqlite3_column_int64(ld, 3);
+                c->running = sqlite3_column_int64(ld, 4) != 0;
+                c->load = sqlite3_column_int64(ld, 5);
+                t->nmvcpu++;
+                mv->n++;
+            }
+            lrc = sqlite3_step(ld);
+        }
+    }
+    if (rc == SQLITE_ROW) {
+        snprintf(err, errlen, "out of memory");
+        rc = -1;
+    } else {
+        rc = read_end(db, rc, "migration", err, errlen);
+    }
+    if (!rc && lrc != SQLITE_ROW)
+        rc = read_end(db, lrc, "migration_load", err, errlen);
+    sqlite3_finalize(st);
+    sqlite3_finalize(ld);
+    return rc;
+}
+
+const struct event_move *events_move_of(const struct events *t, int utid, int64_t ts)
+{
+    int lo = 0, hi = t->nmv; /* first move after ts */
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (t->mv[mid].ts <= ts)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (int i = lo - 1; i >= 0; i--)
+        if (t->mv[i].utid == utid)
+            return &t->mv[i];
+    return NULL;
+}
+
 int events_load(struct events *t, sqlite3 *db, int64_t trace_id, char *err, size_t errlen)
 {
     memset(t, 0, sizeof *t);
@@ -576,7 +663,7 @@ int events_load(struct events *t, sqlite3 *db, int64_t trace_id, char *err, size
     if (t->nev > 1) /* no events: ev is NULL, and qsort's base must not be */
         qsort(t->ev, (size_t)t->nev, sizeof *t->ev, ev_cmp);
     stamp_slices(t);
-    return 0;
+    return load_moves(t, db, err, errlen);
 }
 
 void events_free(struct events *t)
@@ -590,6 +677,8 @@ void events_free(struct events *t)
     free(t->ev);
     free(t->kf);
     free(t->th);
+    free(t->mv);
+    free(t->mvcpu);
     memset(t, 0, sizeof *t);
 }
 

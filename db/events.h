@@ -44,6 +44,7 @@ enum trace_join_reason event_join_parse(const char *name);
 enum trace_join_check event_join_check_parse(const char *name);
 enum trace_pick_why event_why_parse(const char *name);
 enum trace_set_what event_set_parse(const char *name);
+enum trace_migrate_reason event_migrate_parse(const char *name);
 
 /* A task's state, as a reader tracks it from events. */
 enum thread_state {
@@ -259,6 +260,23 @@ struct event_thread {
     char name[24];
 };
 
+/* A move between CPUs (table migration, schema 12, trace format 5): the
+ * rule that made it, and each CPU's load as that rule saw it, just before
+ * the move (migration_load). Not an event of its own: its LEAVE and JOIN
+ * `migrate` are the events, and this says why they happened. */
+struct event_move_cpu {
+    int nr;      /* runnable, the running one included */
+    bool running; /* a task was on the CPU */
+    int64_t load; /* fair weights summed */
+};
+struct event_move {
+    int64_t ts;
+    int utid, src, dst;
+    enum trace_migrate_reason reason; /* TRACE_MIGRATE_NR: a name this build does not know */
+    bool queued;        /* it left a queue (LEAVE migrate); else it was waking */
+    int first, n;       /* its CPUs: events.mvcpu[first .. first + n), by CPU */
+};
+
 struct events {
     int64_t trace_id;
     char policy[16];
@@ -273,6 +291,10 @@ struct events {
     int nev;
     struct event_kf_entry *kf;
     int nkf;
+    struct event_move *mv;   /* by time (none before schema 12) */
+    int nmv;
+    struct event_move_cpu *mvcpu;
+    int nmvcpu;
     int bad_cpu; /* events left out: they named a CPU beyond TRACE_MAX_CPUS */
 };
 
@@ -288,6 +310,11 @@ int events_load(struct events *t, sqlite3 *db, int64_t trace_id, char *err, size
 void events_free(struct events *t);
 
 const struct event_thread *events_thread(const struct events *t, int utid);
+
+/* The move of task utid that its LEAVE or JOIN `migrate` at ts belongs
+ * to: its last move at or before ts; NULL when it has none (a trace
+ * before format 5, or a move whose record was lost). */
+const struct event_move *events_move_of(const struct events *t, int utid, int64_t ts);
 
 /* First event index with ts >= ts (nev when none). */
 int events_find_ts(const struct events *t, int64_t ts);

@@ -238,6 +238,45 @@ static void on_counters(struct derive *d, const struct trace_rec_counters *k)
     }
 }
 
+/* A move: its migration row, with the two CPUs' loads, and a
+ * migration_load row for each CPU the record has. */
+static void on_migrate(struct derive *d, const struct trace_rec_migrate *r)
+{
+    uint64_t ts = r->h.ts_ns;
+    struct wtask *t = derive_task(d, r->task, ts);
+    if (!t)
+        return;
+    const struct trace_migrate_cpu *c = (const struct trace_migrate_cpu *)(r + 1);
+    BUG_ON(sizeof *r + (size_t)r->ncpus * sizeof *c > r->h.size); /* as decode.c's record_ok checked */
+    bool src = r->src < r->ncpus, dst = r->dst < r->ncpus;
+    struct brow *s = batch_row(d->b, S_MIGRATE);
+    B_INT(s, 1, d->b->trace_id);
+    B_INT(s, 2, ts);
+    B_INT(s, 3, t->utid);
+    B_INT(s, 4, r->src);
+    B_INT(s, 5, r->dst);
+    B_TXT(s, 6, trace_migrate_reason_name(r->reason));
+    B_INT(s, 7, !!(r->mflags & TRACE_MF_QUEUED));
+    B_OPT(s, 8, src, c[r->src].nr_running);
+    B_OPT(s, 9, src, !!(c[r->src].cflags & TRACE_MC_RUNNING));
+    B_OPT(s, 10, src, c[r->src].load);
+    B_OPT(s, 11, dst, c[r->dst].nr_running);
+    B_OPT(s, 12, dst, !!(c[r->dst].cflags & TRACE_MC_RUNNING));
+    B_OPT(s, 13, dst, c[r->dst].load);
+    run(d->b, s, "migration");
+    for (unsigned i = 0; i < r->ncpus && i < TRACE_MAX_CPUS; i++) {
+        struct brow *l = batch_row(d->b, S_MIGRATE_LOAD);
+        B_INT(l, 1, d->b->trace_id);
+        B_INT(l, 2, ts);
+        B_INT(l, 3, t->utid);
+        B_INT(l, 4, i);
+        B_INT(l, 5, c[i].nr_running);
+        B_INT(l, 6, !!(c[i].cflags & TRACE_MC_RUNNING));
+        B_INT(l, 7, c[i].load);
+        run(d->b, l, "migration_load");
+    }
+}
+
 /* Does every CPU number r carries name a CPU of the trace (the header's
  * count, or the format's 256 before a header)? A MARK's may be the
  * stream-wide 0xFFFF. */
@@ -259,6 +298,10 @@ static bool cpus_ok(const struct derive *d, const struct trace_rec_hdr *r)
     case TRACE_REC_TICK: return IN(((const struct trace_rec_tick *)r)->cpu);
     case TRACE_REC_COUNTERS: return IN(((const struct trace_rec_counters *)r)->cpu);
     case TRACE_REC_KEYFRAME: return IN(((const struct trace_rec_keyframe *)r)->cpu);
+    case TRACE_REC_MIGRATE: {
+        const struct trace_rec_migrate *m = (const void *)r;
+        return IN(m->src) && IN(m->dst) && m->ncpus <= n;
+    }
     case TRACE_REC_MARK: {
         uint16_t c = ((const struct trace_rec_mark *)r)->cpu;
         return IN(c) || c == TRACE_CPU_GLOBAL;
@@ -292,6 +335,7 @@ void ingest_record(struct derive *d, unsigned ci, const struct trace_rec_hdr *r)
     case TRACE_REC_MARK: on_mark(d, (const void *)r); break;
     case TRACE_REC_COUNTERS: on_counters(d, (const void *)r); break;
     case TRACE_REC_KEYFRAME: on_keyframe(d, (const void *)r); break;
+    case TRACE_REC_MIGRATE: on_migrate(d, (const void *)r); break;
     default: break;
     }
 }

@@ -88,6 +88,15 @@ static const struct step {
     { "ALTER TABLE scenario ADD COLUMN foreign_ns INTEGER;"
       "ALTER TABLE scenario ADD COLUMN disturbed INTEGER",
       "scenario", "foreign_ns", NULL },
+    /* 12: trace format 5's MIGRATE: every move between CPUs with its
+     * reason and the CPUs' loads (issue 35) */
+    { "CREATE TABLE IF NOT EXISTS migration (id INTEGER PRIMARY KEY, trace_id INTEGER NOT NULL, ts INTEGER NOT "
+      "NULL, utid INTEGER NOT NULL, src_cpu INTEGER NOT NULL, dst_cpu INTEGER NOT NULL, reason TEXT NOT NULL, "
+      "queued INTEGER NOT NULL, src_nr INTEGER, src_running INTEGER, src_load INTEGER, dst_nr INTEGER, "
+      "dst_running INTEGER, dst_load INTEGER);"
+      "CREATE TABLE IF NOT EXISTS migration_load (trace_id INTEGER NOT NULL, ts INTEGER NOT NULL, utid INTEGER "
+      "NOT NULL, cpu INTEGER NOT NULL, nr_running INTEGER NOT NULL, running INTEGER NOT NULL, load INTEGER NOT NULL)",
+      "migration", "utid", NULL },
 };
 
 #define NSTEPS ((int)(sizeof steps / sizeof steps[0]))

@@ -113,6 +113,40 @@ CREATE TABLE IF NOT EXISTS bounce (
     by_class  TEXT                    -- the class that took the CPU: rt
 );
 
+-- A task moved between CPUs (a MIGRATE record, trace format 5; schema
+-- 12): the rule that moved it and the two CPUs' loads as that rule saw
+-- them, just before the move. A queued task's move (queued 1) is followed
+-- by its eevdf_leave `migrate` on src_cpu; every move by its eevdf_place
+-- `migrate` on dst_cpu. migration_load has every CPU's load at the move.
+CREATE TABLE IF NOT EXISTS migration (
+    id          INTEGER PRIMARY KEY,
+    trace_id    INTEGER NOT NULL,
+    ts          INTEGER NOT NULL,
+    utid        INTEGER NOT NULL,     -- the task moved
+    src_cpu     INTEGER NOT NULL,
+    dst_cpu     INTEGER NOT NULL,
+    reason      TEXT NOT NULL,        -- wake_idle_prev wake_idle_sibling wake_affine newidle periodic affinity rt_release
+    queued      INTEGER NOT NULL,     -- 1: it left a queue; 0: it was waking
+    src_nr      INTEGER,              -- src_cpu's runnable tasks, the running one (and the mover) included
+    src_running INTEGER,              -- 1: a task was on src_cpu
+    src_load    INTEGER,              -- src_cpu's fair load: runnable weights summed (1024 a nice-0 task)
+    dst_nr      INTEGER,
+    dst_running INTEGER,
+    dst_load    INTEGER
+);
+
+-- Every CPU's load at a move: one row a CPU, the move being migration's
+-- row of the same trace_id, ts and utid (schema 12).
+CREATE TABLE IF NOT EXISTS migration_load (
+    trace_id    INTEGER NOT NULL,
+    ts          INTEGER NOT NULL,
+    utid        INTEGER NOT NULL,
+    cpu         INTEGER NOT NULL,
+    nr_running  INTEGER NOT NULL,
+    running     INTEGER NOT NULL,
+    load        INTEGER NOT NULL
+);
+
 CREATE TABLE IF NOT EXISTS eevdf_pick (
     id          INTEGER PRIMARY KEY,
     trace_id    INTEGER NOT NULL,

@@ -131,6 +131,7 @@ suite vser bash tests/kernel/vser_test.sh build/kernel.elf
 suite trace_kernel bash tests/kernel/trace_kernel.sh "$RUNQ"
 suite top_agree bash tests/tui/top_agree.sh "$RUNQ"
 suite rt_kernel bash tests/kernel/rt_kernel.sh "$RUNQ"
+suite balance bash tests/kernel/balance.sh "$RUNQ"
 suite host_cmd bash tests/kernel/host_cmd.sh "$RUNQ"
 suite trace_fields bash tests/kernel/trace_fields.sh "$RUNQ"
 suite probe_rr bash tests/kernel/probe_rr.sh "$RUNQ"

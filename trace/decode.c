@@ -77,6 +77,10 @@ static int record_ok(const struct trace_rec_hdr *r)
         const struct trace_rec_keyframe *k = (const struct trace_rec_keyframe *)r;
         return sizeof *k + (size_t)k->nr * sizeof(struct trace_kf_entry) <= r->size;
     }
+    case TRACE_REC_MIGRATE: {
+        const struct trace_rec_migrate *m = (const struct trace_rec_migrate *)r;
+        return sizeof *m + (size_t)m->ncpus * sizeof(struct trace_migrate_cpu) <= r->size;
+    }
     default:
         return 1;
     }
@@ -340,6 +344,7 @@ TRACE_TABLE_NAMES(trace_leave_reason_name, TRACE_LEAVE_REASONS, TRACE_LEAVE_NR)
 TRACE_TABLE_NAMES(trace_set_what_name, TRACE_SET_WHATS, TRACE_SET_NR)
 TRACE_TABLE_NAMES(trace_counter_name, TRACE_COUNTER_NAMES, TRACE_CTR_NR)
 TRACE_TABLE_NAMES(trace_class_name, TRACE_CLASSES, TRACE_CLASS_NR)
+TRACE_TABLE_NAMES(trace_migrate_reason_name, TRACE_MIGRATE_REASONS, TRACE_MIGRATE_NR)
 
 const char *trace_rt_policy_name(unsigned policy)
 {

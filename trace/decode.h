@@ -120,6 +120,8 @@ const char *trace_leave_reason_name(unsigned reason);
 const char *trace_set_what_name(unsigned what);
 const char *trace_mark_source_name(unsigned source);
 const char *trace_counter_name(unsigned counter);
+/* A MIGRATE's reason (enum trace_migrate_reason): "newidle", ... */
+const char *trace_migrate_reason_name(unsigned reason);
 /* A scheduling class (enum trace_class): "fair", "rt". */
 const char *trace_class_name(unsigned sclass);
 

@@ -89,8 +89,12 @@
  * COUNTERS append releases_rt, rt_ns, rt_throttled and migrations
  * (and later, read by size as every counter is: trace_records,
  * trace_timed, trace_timed_ns, what writing the trace cost the CPU).
- * Records about an RT task set TRACE_RF_NO_EEVDF: it has no lag. */
-#define TRACE_FORMAT_VERSION 4
+ * Records about an RT task set TRACE_RF_NO_EEVDF: it has no lag.
+ * 5: MIGRATE (issue 35): every move of a task between CPUs, with the
+ * rule that made it and each CPU's load at that moment. A version-4
+ * stream has none and is read as before; LEAVE/JOIN `migrate` are
+ * unchanged. */
+#define TRACE_FORMAT_VERSION 5
 
 /* ---- packets ------------------------------------------------------------ */
 
@@ -160,7 +164,8 @@ enum trace_class {
     X(SET, 11, "nice, slice, feature or policy changed")                     \
     X(MARK, 12, "a named phase marker")                                      \
     X(COUNTERS, 13, "periodic per-CPU counters")                             \
-    X(KEYFRAME, 14, "a CPU's whole queue: current and queued tasks")
+    X(KEYFRAME, 14, "a CPU's whole queue: current and queued tasks")     \
+    X(MIGRATE, 15, "a task moved between CPUs: the rule, and every CPU's load")
 
 enum trace_rec_type {
 #define TRACE_REC_ENUM(name, val, what) TRACE_REC_##name = val,
@@ -511,6 +516,53 @@ _Static_assert(sizeof(struct trace_rec_keyframe) == 28, "keyframe record");
 
 #define TRACE_KEYFRAME_PERIOD_NS 100000000ull /* 100 ms */
 
+/* MIGRATE (version 5): task moves from CPU src to CPU dst because of
+ * `reason`. ncpus entries follow the fixed part, one per CPU in order:
+ * each CPU's runnable count and fair load (the sum of its runnable fair
+ * tasks' weights) as the rule saw them, just before the move (a task on
+ * its way to a CPU's wake stack is counted on neither). A move of a
+ * queued task (TRACE_MF_QUEUED) is followed by its LEAVE `migrate` on
+ * src; every move ends in a JOIN `migrate` on dst. Emitted by the CPU
+ * that makes the move. */
+#define TRACE_MIGRATE_REASONS(X)                                                                          \
+    X(WAKE_IDLE_PREV, "wake_idle_prev", "woken: its previous CPU was idle (in runq's kernel that CPU is "    \
+                                        "its home, so this rule keeps it and is never a move)")            \
+    X(WAKE_IDLE_SIBLING, "wake_idle_sibling", "woken: placed on an idle CPU it may run on (select_idle_sibling)") \
+    X(WAKE_AFFINE, "wake_affine", "woken: placed on its waker's CPU (wake_affine_idle, wake_affine_weight)") \
+    X(NEWIDLE, "newidle", "pulled by a CPU about to go idle (sched_balance_newidle)")                      \
+    X(PERIODIC, "periodic", "pulled by the periodic balance of the busiest CPU (sched_balance_rq)")       \
+    X(AFFINITY, "affinity", "its allowed CPUs no longer hold its CPU")                                    \
+    X(RT_RELEASE, "rt_release", "a higher class took its CPU: sent to an idle one (replace_on_release)")
+
+enum trace_migrate_reason {
+#define TRACE_MIGRATE_ENUM(id, name, what) TRACE_MIGRATE_##id,
+    TRACE_MIGRATE_REASONS(TRACE_MIGRATE_ENUM)
+#undef TRACE_MIGRATE_ENUM
+    TRACE_MIGRATE_NR
+};
+
+#define TRACE_MF_QUEUED 0x01u /* it left a queue (LEAVE migrate follows); else it was waking */
+#define TRACE_MC_RUNNING 0x01u /* a task (of any class) is on the CPU: one of nr_running */
+struct TRACE_PACKED trace_migrate_cpu {
+    uint16_t nr_running; /* runnable, the running one included */
+    uint8_t cflags;      /* TRACE_MC_* */
+    uint8_t pad;
+    uint32_t load;       /* the fair tasks' weights, summed (1024 a nice-0 task) */
+};
+_Static_assert(sizeof(struct trace_migrate_cpu) == 8, "migrate CPU entry");
+
+struct TRACE_PACKED trace_rec_migrate {
+    struct trace_rec_hdr h;
+    int32_t task;
+    uint16_t src;
+    uint16_t dst;
+    uint8_t reason; /* enum trace_migrate_reason */
+    uint8_t mflags; /* TRACE_MF_* */
+    uint16_t ncpus; /* entries that follow */
+    /* struct trace_migrate_cpu cpu[ncpus]; */
+};
+_Static_assert(sizeof(struct trace_rec_migrate) == 24, "migrate record");
+
 /* Smallest valid size of each record type (its fixed part); 0: unknown. */
 static inline uint16_t trace_rec_min_size(uint8_t type)
 {
@@ -529,6 +581,7 @@ static inline uint16_t trace_rec_min_size(uint8_t type)
     case TRACE_REC_MARK: return sizeof(struct trace_rec_mark);
     case TRACE_REC_COUNTERS: return sizeof(struct trace_rec_counters) - 8 * TRACE_CTR_NR;
     case TRACE_REC_KEYFRAME: return sizeof(struct trace_rec_keyframe);
+    case TRACE_REC_MIGRATE: return sizeof(struct trace_rec_migrate);
     default: return 0;
     }
 }

@@ -1136,6 +1136,75 @@ void step_explain_join(const struct step_view *v, int i, struct step_text *t)
     replay_state_free(&st);
 }
 
+/* ---- a move ---- */
+
+/* What each MIGRATE reason did, as the sentence says it. */
+static const char *move_rule(enum trace_migrate_reason r)
+{
+    static const char *const rule[] = {
+        [TRACE_MIGRATE_WAKE_IDLE_PREV] = "woken on its idle previous CPU",
+        [TRACE_MIGRATE_WAKE_IDLE_SIBLING] = "woken onto an idle CPU (select_idle_sibling)",
+        [TRACE_MIGRATE_WAKE_AFFINE] = "woken onto its waker's CPU (wake_affine)",
+        [TRACE_MIGRATE_NEWIDLE] = "newidle pull",
+        [TRACE_MIGRATE_PERIODIC] = "periodic balance",
+        [TRACE_MIGRATE_AFFINITY] = "its allowed CPUs no longer held its CPU",
+        [TRACE_MIGRATE_RT_RELEASE] = "a higher class took its CPU (replace_on_release)",
+    };
+    _Static_assert(sizeof rule / sizeof rule[0] == TRACE_MIGRATE_NR, "a phrase for every MIGRATE reason");
+    return r < TRACE_MIGRATE_NR ? rule[r] : "a rule this runq does not know";
+}
+
+/* CPU cpu as move m found it: "had 3 runnable (2 waiting)", "was idle",
+ * or, the puller of a newidle move, "was going idle". */
+static void move_cpu_phrase(const struct events *tr, const struct event_move *m, int cpu, char *buf, size_t len)
+{
+    if (cpu < 0 || cpu >= m->n) {
+        snprintf(buf, len, "held what was not recorded");
+        return;
+    }
+    const struct event_move_cpu *c = &tr->mvcpu[m->first + cpu];
+    int waiting = c->nr - (c->running ? 1 : 0);
+    if (cpu == m->dst && m->reason == TRACE_MIGRATE_NEWIDLE)
+        snprintf(buf, len, "was going idle");
+    else if (c->nr == 0)
+        snprintf(buf, len, "was idle");
+    else
+        snprintf(buf, len, "had %d runnable (%d waiting)", c->nr, waiting < 0 ? 0 : waiting);
+}
+
+void step_explain_move(const struct step_view *v, int i, struct step_text *t)
+{
+    const struct replay *rp = &v->rp;
+    if (i < 0 || i >= rp->tr.nev)
+        return;
+    const struct event *e = &rp->tr.ev[i];
+    bool leave = e->kind == EVENT_LEAVE && e->leave.reason == TRACE_LEAVE_MIGRATE;
+    bool join = e->kind == EVENT_JOIN && e->join.reason == TRACE_JOIN_MIGRATE;
+    if (!leave && !join)
+        return;
+    const char *name = replay_name(rp, event_task(e));
+    const struct event_move *m = events_move_of(&rp->tr, event_task(e), e->ts);
+    if (!m || m->src == m->dst || (leave ? m->src : m->dst) != e->cpu) {
+        step_text_add(t, "why %s moved (#%d on cpu%d): not recorded (no MIGRATE record: a trace before format 5, or "
+                         "one lost in a gap)",
+                      name, i, e->cpu);
+        return;
+    }
+    char src[64], dst[64];
+    move_cpu_phrase(&rp->tr, m, m->src, src, sizeof src);
+    move_cpu_phrase(&rp->tr, m, m->dst, dst, sizeof dst);
+    step_text_add(t, "why %s moved (#%d):", name, i);
+    step_text_add(t, "  moved from CPU %d to CPU %d: %s; CPU %d %s, CPU %d %s", m->src, m->dst, move_rule(m->reason),
+                  m->src, src, m->dst, dst);
+    char line[512];
+    size_t at = (size_t)snprintf(line, sizeof line, "  every CPU then (runnable, fair load):");
+    for (int c = 0; c < m->n && at < sizeof line; c++) {
+        const struct event_move_cpu *x = &rp->tr.mvcpu[m->first + c];
+        at += (size_t)snprintf(line + at, sizeof line - at, " cpu%d %d/%lld", c, x->nr, (long long)x->load);
+    }
+    step_text_add(t, "%s", line);
+}
+
 /* ---- the view ---- */
 
 /* The number line's widest picture: a terminal wider than this (or
@@ -1301,4 +1370,5 @@ void step_render(const struct step *s, int k, int width, struct step_text *t)
         render_cpu(s, v, cpu, cpu == focus, width, t);
     step_explain_pick(v, v->cur, t);
     step_explain_join(v, v->cur, t);
+    step_explain_move(v, v->cur, t);
 }

@@ -237,6 +237,12 @@ void step_explain_pick(const struct step_view *v, int i, struct step_text *t);
  * wakeup did not preempt: Linux takes no decision then), from the rebuilt
  * queue. Nothing for other events, or on a round-robin trace. */
 void step_explain_join(const struct step_view *v, int i, struct step_text *t);
+/* Event i, a LEAVE or JOIN `migrate`: why its task moved, as a pick is
+ * explained: the rule (the MIGRATE record's reason) and what the CPUs
+ * held then, e.g. "moved from CPU 2 to CPU 0: newidle pull; CPU 2 had 3
+ * runnable (2 waiting), CPU 0 was going idle", then every CPU's load.
+ * Nothing for other events. */
+void step_explain_move(const struct step_view *v, int i, struct step_text *t);
 
 /* `runq step` front ends. */
 int step_plain_main(struct step *s, FILE *in, FILE *out, int width);

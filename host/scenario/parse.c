@@ -995,6 +995,23 @@ int scn_check(const struct scenario *s, char *err, size_t errlen)
         return perr(p, runtime_line > period_line ? runtime_line : period_line,
                     "rt_runtime_us %lld is longer than rt_period_us %lld: the kernel refuses it (equal: no budget)",
                     (long long)runtime, (long long)period);
+    /* Balancing moves tasks between CPUs (kernel/sched/balance.c): with
+     * one there is nowhere to move to, and its interval has Linux's
+     * bounds for the machine (balance.h). */
+    for (int i = 0; i < s->nfeatures; i++) {
+        const char *name = eevdf_feature_name(s->features[i].feature);
+        if (s->features[i].on && s->cpus < 2 && (strncmp(name, "BALANCE_", 8) == 0 || strncmp(name, "WA_", 3) == 0))
+            return perr(p, s->features[i].line ? s->features[i].line : s->lines.cpus,
+                        "feature %s balances between CPUs, and cpus is %u: give cpus 2 or more", name, s->cpus);
+    }
+    int interval_line;
+    int64_t interval = knob_value(s, KNOB_BALANCE_INTERVAL_MS, &interval_line);
+    if (interval && (interval < BALANCE_INTERVAL_MIN_MS((int64_t)s->cpus) || interval > BALANCE_INTERVAL_MAX_MS((int64_t)s->cpus)))
+        return perr(p, interval_line ? interval_line : s->lines.cpus,
+                    "balance_interval_ms %lld is outside Linux's bounds for %u CPUs, %lld..%lld ms "
+                    "(sd_init's min_interval and max_interval), or 0 for its default",
+                    (long long)interval, s->cpus, (long long)BALANCE_INTERVAL_MIN_MS((int64_t)s->cpus),
+                    (long long)BALANCE_INTERVAL_MAX_MS((int64_t)s->cpus));
     for (int i = 0; i < s->ntasks; i++) {
         const struct scn_task *t = &s->tasks[i];
         if (t->rt && !t->rt_prio)

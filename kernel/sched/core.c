@@ -8,11 +8,18 @@
  * lock_home() finds the right lock by looking again once it holds one. The
  * state word follows the protocol in task.h; wake stacks are lock-free.
  *
+ * A CPU holds at most one queue lock and waits for no other while it
+ * holds it: a move sends the task through its new CPU's lock-free wake
+ * stack under the old home's lock alone, and a balance that pulls takes
+ * the other CPU's lock with trylock (balance.c), so no order between
+ * queue locks is needed and none can deadlock.
+ *
  * A decision (schedule) holds the queue lock across the switch: the task
  * switched to releases it (finish_switch), so no other CPU can see a
  * half-switched queue.
  */
 #include "sched.h"
+#include "balance.h"
 #include "decide.h"
 #include "internal.h"
 #include "eevdf_features.h"
@@ -216,10 +223,42 @@ static unsigned drain_wakes(struct rq *rq, struct task **joined, u64 now, bool *
     }
     if (n && !sched_running(&rq->q))
         *pending = true; /* nothing current: the joiners are the pick */
+    if (n && eevdf_feature_now(EEVDF_F_BALANCE_NEWIDLE))
+        balance_note_wake(rq, now);
     return n;
 }
 
 static void schedule(enum sched_why why);
+static void send_to(struct task *t, unsigned dst, enum trace_migrate_reason why, u8 mflags);
+static unsigned allowed_cpu(const struct task *t);
+
+/* t (Waking) joins the CPU wakeup placement chooses (balance.c), which
+ * may be another: select_task_rq() in try_to_wake_up(). It stays where
+ * it is if it is still queued (delayed: ttwu_runnable() places nothing)
+ * or still its home's current (its stack in use until the switch away
+ * completes: a decision that halts drops the lock on it). rq, t's home,
+ * locked. */
+__attribute__((noinline)) static void wake_place(struct rq *rq, struct task *t)
+{
+    enum trace_migrate_reason why;
+    unsigned dst = t->cpu;
+    if (!t->se.on_queue && rq->curr != t && !t->is_idle) {
+        dst = balance_wake_cpu(t, this_cpu()->id, &why);
+        if (!cpu_allowed(t, dst)) { /* select_fallback_rq() */
+            dst = allowed_cpu(t);
+            why = TRACE_MIGRATE_AFFINITY;
+        }
+    }
+    if (dst == t->cpu) {
+        wake_push(t);
+        return;
+    }
+    if (t->on_sleep_list)
+        sleep_remove(rq, t);
+    t->sleep_deadline = 0;
+    WRITE_ONCE(rq->stats.migrations, rq->stats.migrations + 1);
+    send_to(t, dst, why, 0);
+}
 
 /* A decision is due on this CPU: make it now if nothing forbids it. */
 static void resched_if_due(void)
@@ -249,9 +288,16 @@ bool task_wake(struct task *t)
 #endif
     t->wake_ts = clock_ns();
     trace_wake(current(), t, false);
-    u64 flags = irq_save();
-    wake_push(t);
-    irq_restore(flags);
+    if (eevdf_feature_now(EEVDF_F_BALANCE_WAKE)) {
+        u64 flags;
+        struct rq *rq = lock_home(t, &flags);
+        wake_place(rq, t);
+        spin_unlock_irqrestore(&rq->lock, flags);
+    } else {
+        u64 flags = irq_save();
+        wake_push(t);
+        irq_restore(flags);
+    }
     resched_if_due();
     return true;
 }
@@ -400,6 +446,11 @@ static void sched_rt_budget_changed(void)
  * queues from here, so that knob.c never calls the core. */
 bool sched_knob_set(enum sched_knob k, s64 v, const char **why)
 {
+    if (k == KNOB_BALANCE_INTERVAL_MS && v &&
+        (v < BALANCE_INTERVAL_MIN_MS((s64)ncpus) || v > BALANCE_INTERVAL_MAX_MS((s64)ncpus))) {
+        *why = "outside Linux's bounds for this machine: CPUs .. 2 x CPUs ms, or 0";
+        return false;
+    }
     if (!sched_knob_store(k, v, why))
         return false;
     if (k == KNOB_RT_RUNTIME_US || k == KNOB_RT_PERIOD_US)
@@ -451,6 +502,11 @@ static void arm_timer(struct rq *rq, u64 now)
         if (wake_at < when)
             when = wake_at;
     }
+    if (eevdf_feature_now(EEVDF_F_BALANCE_PERIODIC)) { /* an idle CPU too: no nohz kick here */
+        u64 balance_at = balance_next(rq, busy, now);
+        if (balance_at < when)
+            when = balance_at;
+    }
     if (when == UINT64_MAX)
         lapic_timer_stop();
     else
@@ -467,7 +523,10 @@ static void expire_sleepers(struct rq *rq, u64 now)
         if (state_cas(t, RUN_SLEEPING, RUN_WAKING)) {
             t->wake_ts = t->sleep_deadline; /* the wait starts at the deadline */
             trace_wake(NULL, t, true);
-            wake_push(t);
+            if (eevdf_feature_now(EEVDF_F_BALANCE_WAKE))
+                wake_place(rq, t); /* the timer's CPU is its home: the waker's */
+            else
+                wake_push(t);
         }
     }
 }
@@ -508,6 +567,8 @@ static void sched_timer_interrupt(void)
         c->resched_forced = true;
     }
     expire_sleepers(rq, now);
+    if (eevdf_feature_now(EEVDF_F_BALANCE_PERIODIC))
+        balance_periodic(rq, c->id, now);
     if (!c->need_resched)
         arm_timer(rq, now);
     spin_unlock(&rq->lock);
@@ -530,13 +591,13 @@ static void sched_irq_exit(void)
 
 /* ---- moving tasks between CPUs ---- */
 
-static bool cpu_allowed(const struct task *t, unsigned cpu)
+bool cpu_allowed(const struct task *t, unsigned cpu)
 {
     return (t->cpus_allowed >> cpu) & 1;
 }
 
 /* Blocked but kept queued by EEVDF (DELAY_DEQUEUE): it stays where it is. */
-static bool delayed(const struct task *t)
+bool delayed(const struct task *t)
 {
     return pol() == &eevdf_policy && t->se.on_queue && eevdf_delayed(&t->se);
 }
@@ -551,10 +612,17 @@ static unsigned allowed_cpu(const struct task *t)
     return best;
 }
 
-/* t (state Waking, on no queue) gets dst as its home and goes onto dst's
- * wake stack, to join there by migrating. Its old home's lock held. */
-static void send_to(struct task *t, unsigned dst)
+/* t (state Waking, on no queue but mflags' TRACE_MF_QUEUED says it was
+ * just now) gets dst as its home and goes onto dst's wake stack, to join
+ * there by migrating: every move of a task between CPUs ends here. The
+ * MIGRATE record says why and what each CPU held; a queued task's was
+ * emitted before it left its queue (move_queued), so that its CPU's
+ * count still holds it. Its old home's lock held. */
+static void send_to(struct task *t, unsigned dst, enum trace_migrate_reason why, u8 mflags)
 {
+    BUG_ON(dst >= ncpus || !cpu_allowed(t, dst)); /* no move outside its set, ever */
+    if (!(mflags & TRACE_MF_QUEUED))
+        trace_migrate(t, dst, why, mflags);
     __atomic_sub_fetch(&cpus[t->cpu].rq.ntasks, 1, __ATOMIC_RELAXED);
     __atomic_add_fetch(&cpus[dst].rq.ntasks, 1, __ATOMIC_RELAXED);
     t->moving = true;
@@ -567,12 +635,13 @@ static void send_to(struct task *t, unsigned dst)
  * does across a sleep, place_entity()). Traced LEAVE migrate here, JOIN
  * migrate where it lands. False if it cannot go now: it is running,
  * blocking, delayed, exited or the idle task. rq's lock held. */
-static bool move_queued(struct rq *rq, struct task *t, unsigned dst)
+bool move_queued(struct rq *rq, struct task *t, unsigned dst, enum trace_migrate_reason why)
 {
     if (t->is_idle || t == rq->curr || !t->se.on_queue || delayed(t) || dst == t->cpu || dst >= ncpus)
         return false;
     if (!state_cas(t, RUN_QUEUED, RUN_WAKING))
         return false;
+    trace_migrate(t, dst, why, TRACE_MF_QUEUED);
     trace_leave(rq, t, TRACE_LEAVE_MIGRATE, 0); /* its lag on this queue */
     sched_leave(pol(), &rq->q, &t->se, SCHED_LEAVE_MIGRATE);
 #ifdef RUNQ_BUG_MIGRATE_FORGETS_LAG
@@ -580,7 +649,7 @@ static bool move_queued(struct rq *rq, struct task *t, unsigned dst)
     t->se.ee.vlag = 0;
 #endif
     WRITE_ONCE(rq->stats.migrations, rq->stats.migrations + 1);
-    send_to(t, dst);
+    send_to(t, dst, why, TRACE_MF_QUEUED);
     return true;
 }
 
@@ -600,7 +669,7 @@ static void forward_disallowed(struct rq *rq, struct task **list)
             sleep_remove(rq, t);
         t->sleep_deadline = 0;
         WRITE_ONCE(rq->stats.migrations, rq->stats.migrations + 1);
-        send_to(t, allowed_cpu(t));
+        send_to(t, allowed_cpu(t), TRACE_MIGRATE_AFFINITY, 0);
     }
 }
 
@@ -610,10 +679,9 @@ static void forward_disallowed(struct rq *rq, struct task **list)
 static int idle_cpu_for(const struct task *t, u64 taken)
 {
     for (unsigned c = 0; c < ncpus; c++) {
-        struct rq *o = &cpus[c].rq;
         if (c == t->cpu || !cpu_allowed(t, c) || ((taken >> c) & 1))
             continue;
-        if (READ_ONCE(o->curr) == o->idle && READ_ONCE(o->idle_idling) && !READ_ONCE(o->wake_stack))
+        if (balance_cpu_idle(c))
             return (int)c;
     }
     return -1;
@@ -649,7 +717,8 @@ static void replace_released(struct rq *rq, struct task *prev)
         if (t == prev) {
             rq->move_out = prev;
             rq->move_dst = (unsigned)dst;
-        } else if (!move_queued(rq, t, (unsigned)dst)) {
+            rq->move_why = TRACE_MIGRATE_RT_RELEASE;
+        } else if (!move_queued(rq, t, (unsigned)dst, TRACE_MIGRATE_RT_RELEASE)) {
             continue;
         }
         taken |= 1ull << dst;
@@ -669,7 +738,7 @@ bool task_set_allowed(struct task *t, u64 mask)
      * wakes (forward_disallowed), or, running, when it is next put back
      * with the queue and can go. */
     if (!cpu_allowed(t, t->cpu))
-        move_queued(rq, t, allowed_cpu(t));
+        move_queued(rq, t, allowed_cpu(t), TRACE_MIGRATE_AFFINITY);
     spin_unlock_irqrestore(&rq->lock, flags);
     return true;
 }
@@ -686,7 +755,7 @@ static void finish_switch(struct rq *rq)
         rq->dead = NULL;
     }
     if (rq->move_out) { /* off its stack now: it may run elsewhere */
-        move_queued(rq, rq->move_out, rq->move_dst);
+        move_queued(rq, rq->move_out, rq->move_dst, (enum trace_migrate_reason)rq->move_why);
         rq->move_out = NULL;
     }
     this_cpu()->in_sched = false;
@@ -819,6 +888,13 @@ static void schedule(enum sched_why why)
          * list like any other. */
         se = sched_decide_again(pol(), &rq->q, &d);
     }
+    /* Nothing to run: before going idle, pull a waiting task from the
+     * busiest CPU (balance.c; pick_next_task_fair()'s newidle balance). */
+    if (!se && eevdf_feature_now(EEVDF_F_BALANCE_NEWIDLE) && balance_newidle(rq, c->id, clock_ns())) {
+        bool again = true;
+        touched += drain_wakes(rq, &joined, clock_ns(), &again);
+        se = sched_decide_again(pol(), &rq->q, &d);
+    }
     touched += d.touched;
 
     struct task *next = se ? task_of(se) : rq->idle;
@@ -881,6 +957,7 @@ static void schedule(enum sched_why why)
     if (d.displaced && !cpu_allowed(prev, prev->cpu) && !rq->move_out) {
         rq->move_out = prev; /* its set changed while it ran: it goes now */
         rq->move_dst = allowed_cpu(prev);
+        rq->move_why = TRACE_MIGRATE_AFFINITY;
     }
     enum trace_pick_why twhy = d.cut_short ? TRACE_WHY_PREEMPT_SHORT : trace_why(why);
     /* The CPU changes hands here, on the clock the pick's record is
@@ -967,6 +1044,7 @@ void sched_init_cpu(unsigned cpu)
     sched_queue_init(pol(), &rq->q, &p);
     rt_set_runtime(&rq->q, rt_budget_ns());
     rq->rt_period_end = clock_ns() + rt_period_ns();
+    balance_init_cpu(rq);
 
     struct task *idle = task_alloc_boot(cpu);
     u64 flags = spin_lock_irqsave(&rq->lock);

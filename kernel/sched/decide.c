@@ -10,6 +10,14 @@ bool sched_rt_throttled(const struct sched_queue *q)
     return (q->rt.curr || q->rt.nr_queued) && rt_budget_used(q) && sched_fair_waiting(q);
 }
 
+uint64_t sched_fair_load(const struct sched_policy *P, const struct sched_queue *q)
+{
+    if (P == &eevdf_policy)
+        return __atomic_load_n(&q->ee.load, __ATOMIC_RELAXED);
+    unsigned nr = __atomic_load_n(&q->nr_queued, __ATOMIC_RELAXED) + (__atomic_load_n(&q->curr, __ATOMIC_RELAXED) ? 1 : 0);
+    return (uint64_t)nr * 1024;
+}
+
 /* The entity to run next: each class is asked in order and the first that
  * has one wins: RT, then the fair policy P; the idle task (the caller's,
  * when this returns NULL) after. RT with its budget used up comes after

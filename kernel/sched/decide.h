@@ -111,6 +111,13 @@ static inline bool sched_fair_waiting(const struct sched_queue *q)
     return q->nr_queued > 0 || q->curr != NULL;
 }
 
+/* The fair class's load on q: its runnable entities' weights summed, the
+ * running one included (EEVDF's sum, delayed entities in it until they
+ * leave, as Linux keeps their load; the round robin's, 1024 each). No
+ * PELT: the load now, not a decaying average. Read from another CPU
+ * without q's lock, a hint (kernel/sched/balance.c). */
+uint64_t sched_fair_load(const struct sched_policy *P, const struct sched_queue *q);
+
 bool sched_charge_rt(struct sched_queue *q, uint64_t delta_ns);
 
 /* The running entity ran delta_ns more: true if a decision is wanted

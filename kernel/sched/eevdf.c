@@ -70,11 +70,11 @@ static const struct {
 
 /* Written by the shell on any CPU, read by every queue: one word, relaxed
  * atomics, so a reader sees the old mask or the new one, never a torn one. */
-static uint32_t feature_word = EEVDF_DEFAULT_FEATURES;
+uint32_t eevdf_feature_word = EEVDF_DEFAULT_FEATURES;
 
 bool eevdf_feature(enum eevdf_feature f)
 {
-    return (__atomic_load_n(&feature_word, __ATOMIC_RELAXED) >> f) & 1u;
+    return (__atomic_load_n(&eevdf_feature_word, __ATOMIC_RELAXED) >> f) & 1u;
 }
 
 static bool same_name(const char *a, const char *b)
@@ -101,9 +101,9 @@ bool eevdf_feature_set(const char *name, bool on)
     if (f < 0)
         return false;
     if (on)
-        __atomic_fetch_or(&feature_word, 1u << f, __ATOMIC_RELAXED);
+        __atomic_fetch_or(&eevdf_feature_word, 1u << f, __ATOMIC_RELAXED);
     else
-        __atomic_fetch_and(&feature_word, ~(1u << f), __ATOMIC_RELAXED);
+        __atomic_fetch_and(&eevdf_feature_word, ~(1u << f), __ATOMIC_RELAXED);
     return true;
 }
 
@@ -124,12 +124,12 @@ bool eevdf_feature_default(enum eevdf_feature f)
 
 uint32_t eevdf_features_mask(void)
 {
-    return __atomic_load_n(&feature_word, __ATOMIC_RELAXED);
+    return __atomic_load_n(&eevdf_feature_word, __ATOMIC_RELAXED);
 }
 
 void eevdf_features_set_mask(uint32_t mask)
 {
-    __atomic_store_n(&feature_word, mask & ((1u << EEVDF_NR_FEATURES) - 1), __ATOMIC_RELAXED);
+    __atomic_store_n(&eevdf_feature_word, mask & ((1u << EEVDF_NR_FEATURES) - 1), __ATOMIC_RELAXED);
 }
 
 void eevdf_features_reset(void)

@@ -21,6 +21,15 @@
  * reads it in drain_wakes()), but it lives in this table so that a trace,
  * the shell, runq sim and a scenario set it like any other switch.
  *
+ * BALANCE_WAKE, WA_IDLE, WA_WEIGHT, BALANCE_NEWIDLE and BALANCE_PERIODIC
+ * are the core's too (kernel/sched/balance.c: where a woken task runs,
+ * and which CPU pulls which queued task), here for the same reasons.
+ * WA_IDLE and WA_WEIGHT are Linux's names, on there; Linux has no switch
+ * for the other three (it always balances): they are runq's, so that a
+ * lab can turn one rule off. All five are off in runq until measured
+ * against the host (docs/kernel.md, "Moving tasks"): off, no task moves
+ * but by affinity or an RT release, as before they existed.
+ *
  * LAG_CLAMP_MAX_SLICE is the one default that is not vanilla 6.18's: it is
  * on because the current stable kernels carry it. 6e3c0a4e1ad1 "sched/fair:
  * Fix lag clamp" (7.0, backported to 6.18-stable: the development hosts'
@@ -46,7 +55,12 @@
     X(LAB_LEAVE_BUG, false, "lab only: a blocking current's lag is taken from a V that omits the next entity") \
     X(YIELD_BOUNDED, false, "a yielder's deadline moves to V + slice (the nos rule), not its vruntime to its deadline") \
     X(REQUEUE_UPDATE_CURR, false, "a delayed task woken where it still is: current is charged first, so V moves before its lag is taken (333238da9a19, after 6.18)") \
-    X(LAG_CLAMP_MAX_SLICE, true, "a leaving entity's lag is clamped to the longest slice queued plus a tick, not twice its own slice (6e3c0a4e1ad1, 7.0 and 6.18-stable)")
+    X(LAG_CLAMP_MAX_SLICE, true, "a leaving entity's lag is clamped to the longest slice queued plus a tick, not twice its own slice (6e3c0a4e1ad1, 7.0 and 6.18-stable)") \
+    X(BALANCE_WAKE, false, "a woken task may be placed on another CPU it may run on (select_task_rq_fair); off: it wakes where it slept") \
+    X(WA_IDLE, false, "with BALANCE_WAKE: wake-affine to the waker's CPU when it is idle, unless the previous one is (wake_affine_idle; on in Linux)") \
+    X(WA_WEIGHT, false, "with BALANCE_WAKE: wake-affine when the waker's CPU's load plus the wakee's is below the previous CPU's (wake_affine_weight; on in Linux)") \
+    X(BALANCE_NEWIDLE, false, "a CPU about to go idle pulls a waiting task from the busiest CPU (sched_balance_newidle)") \
+    X(BALANCE_PERIODIC, false, "every balance interval a CPU pulls tasks from the busiest one until their loads are within imbalance_pct (sched_balance_rq)")
 
 enum eevdf_feature {
 #define EEVDF_FEATURE_ENUM(name, on, what) EEVDF_F_##name,
@@ -57,6 +71,15 @@ enum eevdf_feature {
 
 /* Is feature f on now? */
 bool eevdf_feature(enum eevdf_feature f);
+/* The switches' one word (eevdf.c owns it; eevdf_feature_set() writes
+ * it), and the same question inline: for the core's balancing hooks,
+ * asked on every wakeup and decision with the switches off, where a call
+ * would cost the guest instructions every icount figure counts. */
+extern uint32_t eevdf_feature_word;
+static inline bool eevdf_feature_now(enum eevdf_feature f)
+{
+    return (__atomic_load_n(&eevdf_feature_word, __ATOMIC_RELAXED) >> f) & 1u;
+}
 /* Turn the feature called name (e.g. "PLACE_LAG") on or off; false if
  * there is no such feature. */
 bool eevdf_feature_set(const char *name, bool on);

@@ -1,7 +1,8 @@
 /*
  * Scheduler settings that are not EEVDF feature switches (those are
  * eevdf_features.h, Linux's features.h): the RT budget and what happens
- * to fair tasks queued on a CPU a higher class takes. Each has a name, a
+ * to fair tasks queued on a CPU a higher class takes, and the periodic
+ * balance's interval (balance.c). Each has a name, a
  * range and a default; `sched knob` lists and sets them, a change is
  * traced (SET knob) and every trace starts with their values.
  */
@@ -15,7 +16,17 @@
       "runs them sooner (carrying their lag); 0: they stay")                                   \
     X(RT_RUNTIME_US, "rt_runtime_us", 0, 10000000, 950000,                                     \
       "RT run time a period on each CPU before fair tasks get the rest (sched_rt_runtime_us)") \
-    X(RT_PERIOD_US, "rt_period_us", 1000, 10000000, 1000000, "the RT budget's period (sched_rt_period_us)")
+    X(RT_PERIOD_US, "rt_period_us", 1000, 10000000, 1000000, "the RT budget's period (sched_rt_period_us)") \
+    X(BALANCE_INTERVAL_MS, "balance_interval_ms", 0, 128, 0,                                   \
+      "BALANCE_PERIODIC's interval on an idle CPU, ms (busy: 16 times it); 0: Linux's default, one ms a CPU; "   \
+      "else within Linux's bounds for the domain, CPUs .. 2 x CPUs (sd min/max_interval)")
+
+/* Linux's bounds on a domain's balance interval for n CPUs, ms
+ * (sd_init(): min_interval = the domain's weight, max_interval twice
+ * it): balance_interval_ms is 0 or within them, which the kernel
+ * (core.c) and a scenario's check (host/scenario/parse.c) hold it to. */
+#define BALANCE_INTERVAL_MIN_MS(n) (n)
+#define BALANCE_INTERVAL_MAX_MS(n) (2 * (n))
 
 enum sched_knob {
 #define SCHED_KNOB_ENUM(id, name, lo, hi, def, what) KNOB_##id,

@@ -41,6 +41,7 @@ struct rq {
     struct task *move_out;   /* put back by this decision, to move to move_dst once
                               * switched away from (its stack is in use until then) */
     unsigned move_dst;
+    u8 move_why;             /* enum trace_migrate_reason of move_out's move */
     struct sched_stats stats;
     /* Odd while the books (a task's runtime_ns and exec_start, and curr)
      * are being changed: a reader on another CPU takes them without the

@@ -1,11 +1,12 @@
 /*
  * Kernel tasks. Every task has a home CPU (its queue), chosen at creation
  * (pinned, or the CPU with the fewest tasks), and a set of CPUs it may run
- * on (cpus_allowed). There is no load balancing: a task moves to another
- * CPU only when its set no longer holds its home (it moves at once if it
- * is queued, else when it next wakes), or when a higher class takes its
- * CPU and the knob replace_on_release sends it to an idle one (core.c,
- * "moving tasks"). A moving task goes through its new CPU's wake stack,
+ * on (cpus_allowed). A task moves to another CPU when its set no longer
+ * holds its home (it moves at once if it is queued, else when it next
+ * wakes), when a higher class takes its CPU and the knob
+ * replace_on_release sends it to an idle one (core.c, "moving tasks"),
+ * and, with the balancing switches on, when balance.c places it at a
+ * wakeup or pulls it to another CPU. A moving task goes through its new CPU's wake stack,
  * state Waking, like a wakeup; the core's locking rule "a task's fields
  * change under its home queue's lock" holds because t->cpu itself changes
  * only under the old home's lock, while the task is on no queue.

@@ -324,6 +324,35 @@ void trace_leave(struct rq *rq, const struct task *t, enum trace_leave_reason wh
     EMIT_END(r);
 }
 
+void trace_migrate(const struct task *t, unsigned dst, enum trace_migrate_reason why, u8 mflags)
+{
+    if (!trace_on(TRACE_REC_MIGRATE))
+        return;
+    struct {
+        struct trace_rec_migrate m;
+        struct trace_migrate_cpu cpu[MAX_CPUS];
+    } TRACE_PACKED r;
+    unsigned n = ncpus < MAX_CPUS ? ncpus : MAX_CPUS;
+    u16 size = (u16)(sizeof r.m + n * sizeof r.cpu[0]);
+    trace_rec_init(&r.m.h, TRACE_REC_MIGRATE, size, clock_ns());
+    r.m.task = t->id;
+    r.m.src = (u16)t->cpu;
+    r.m.dst = (u16)dst;
+    r.m.reason = (u8)why;
+    r.m.mflags = mflags;
+    r.m.ncpus = (u16)n;
+    for (unsigned c = 0; c < n; c++) {
+        const struct rq *o = &cpus[c].rq;
+        struct trace_migrate_cpu *e = &r.cpu[c];
+        e->nr_running = (u16)sched_nr_runnable(&o->q);
+        e->cflags = sched_running(&o->q) ? TRACE_MC_RUNNING : 0;
+        e->pad = 0;
+        u64 load = sched_fair_load(sched_policy_current, &o->q);
+        e->load = load > UINT32_MAX ? UINT32_MAX : (u32)load;
+    }
+    put(&r, size);
+}
+
 void trace_tick(struct rq *rq)
 {
     if (!trace_on(TRACE_REC_TICK))

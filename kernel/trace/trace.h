@@ -78,6 +78,11 @@ void trace_join(struct rq *rq, const struct task *t, enum trace_join_reason why,
 void trace_pick(struct rq *rq, const struct task *prev, const struct task *next, enum trace_pick_why why,
                 u64 cost_ns, unsigned touched);
 void trace_leave(struct rq *rq, const struct task *t, enum trace_leave_reason why, u64 run_ns);
+/* t moves from its home to dst for why (mflags: TRACE_MF_*): with every
+ * CPU's runnable count and fair load as they are now, read without their
+ * locks (what the rule that chose saw, give or take a racing change).
+ * t's home's lock held. */
+void trace_migrate(const struct task *t, unsigned dst, enum trace_migrate_reason why, u8 mflags);
 /* n records this CPU could not write: counted as the ring's drops, so the
  * host sees the loss (and a keyframe follows). Interrupts off. */
 void trace_dropped(u32 n);

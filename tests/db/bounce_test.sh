@@ -40,6 +40,24 @@ for id in 1 2; do
         failed "bounce_rows_are_the_release_leaves_$id" "releases $n, bounce rows $nb, of them matching a release $nj"
     fi
 
+    # One migration row (trace format 5's MIGRATE) for each LEAVE migrate:
+    # the same task, time and CPU, reason rt_release, queued, its JOIN
+    # migrate on dst_cpu next, and a migration_load row for each CPU.
+    r=$(q "SELECT (SELECT COUNT(*) FROM eevdf_leave WHERE trace_id = $id AND reason = 'migrate'),
+                  (SELECT COUNT(*) FROM migration WHERE trace_id = $id),
+                  (SELECT COUNT(*) FROM migration m JOIN eevdf_leave l ON l.trace_id = m.trace_id AND l.utid = m.utid
+                     AND l.ts = m.ts AND l.cpu = m.src_cpu AND l.reason = 'migrate'
+                   WHERE m.trace_id = $id AND m.reason = 'rt_release' AND m.queued = 1 AND EXISTS (
+                     SELECT 1 FROM eevdf_place p WHERE p.trace_id = m.trace_id AND p.utid = m.utid
+                       AND p.reason = 'migrate' AND p.cpu = m.dst_cpu AND p.ts >= m.ts)),
+                  (SELECT COUNT(*) FROM migration_load WHERE trace_id = $id)")
+    IFS='|' read -r n nm nj nl <<<"$r"
+    if [ "${n:-0}" -gt 0 ] && [ "$nm" = "$n" ] && [ "$nj" = "$n" ] && [ "$nl" = $((4 * n)) ]; then
+        pass "migration_rows_are_the_migrate_leaves_$id ($n)"
+    else
+        failed "migration_rows_are_the_migrate_leaves_$id" "LEAVE migrate $n, migration rows $nm, of them matching $nj, load rows $nl (want 4 a move)"
+    fi
+
     # Every R+ interval that begins at a LEAVE release is in bounce
     # exactly once, with the same start, and its end where the task ran
     # (ts_run NULL: it ended at a gap or the end of the trace).

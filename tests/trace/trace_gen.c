@@ -12,7 +12,7 @@
  * timer now and then and run a short burst above the fair class: the fair
  * task they find running leaves with reason `release` (by rt), put back
  * on its queue, and with --migrate K one release in K moves that task to
- * the next CPU's queue (LEAVE migrate, JOIN migrate), as re-placing a
+ * the next CPU's queue (MIGRATE rt_release, LEAVE migrate, JOIN migrate), as re-placing a
  * bounced task does. The RT class here is the generator's own few lines,
  * not the kernel's policy: what the host reads is the records.
  *
@@ -635,6 +635,27 @@ static void emit_set(struct gcpu *c, int32_t task, uint8_t what, const char *nam
  * the CPU that moves it, so they stay in that order. */
 static void migrate_task(struct gcpu *c, struct gtask *t, struct gcpu *dst)
 {
+    /* MIGRATE (format 5) first, with every CPU's count and fair load
+     * before the move, as the kernel's send_to() writes it. */
+    struct {
+        struct trace_rec_migrate m;
+        struct trace_migrate_cpu cpu[TRACE_MAX_CPUS];
+    } __attribute__((packed)) mr;
+    memset(&mr, 0, sizeof mr);
+    uint16_t msize = (uint16_t)(sizeof mr.m + opt.ncpus * sizeof mr.cpu[0]);
+    trace_rec_init(&mr.m.h, TRACE_REC_MIGRATE, msize, now);
+    mr.m.task = t->id;
+    mr.m.src = cpu_no(c);
+    mr.m.dst = cpu_no(dst);
+    mr.m.reason = TRACE_MIGRATE_RT_RELEASE;
+    mr.m.mflags = TRACE_MF_QUEUED;
+    mr.m.ncpus = (uint16_t)opt.ncpus;
+    for (unsigned i = 0; i < opt.ncpus; i++) {
+        mr.cpu[i].nr_running = (uint16_t)sched_nr_runnable(&cpus[i].q);
+        mr.cpu[i].cflags = sched_running(&cpus[i].q) ? TRACE_MC_RUNNING : 0;
+        mr.cpu[i].load = (uint32_t)sched_fair_load(P, &cpus[i].q);
+    }
+    emit(c, &mr);
     uint64_t stint = t->stint_start;
     t->stint_start = now; /* not a stint: it was queued */
     emit_leave_now(c, t, TRACE_LEAVE_MIGRATE);

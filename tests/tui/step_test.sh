@@ -105,6 +105,7 @@ fi
 # first ones make the traces the others read), each output line for line.
 doc_examples docs/step.md
 mkdir "$T/doc"
+ln -s "$(realpath scenarios)" "$T/doc/scenarios" # the balance example runs scenarios/balance.scn
 RUNQ_ABS=$(realpath "$RUNQ") GEN_ABS=$(realpath "$GEN")
 nex=0
 for cmdfile in "$T"/ex.*.cmd; do
