@@ -33,15 +33,20 @@ static void on_pick(struct derive *d, unsigned ci, const struct trace_rec_pick *
     derive_pick(d, r->cpu < TRACE_MAX_CPUS ? r->cpu : ci, r->next, next, ts);
 }
 
-/* A row of statement id (S_LEAVE or S_PLACE) with the first five columns
- * eevdf_leave and eevdf_place share: trace_id, ts, cpu, utid, reason. The
- * caller binds the rest, its own table's from its own record. */
-static struct brow *task_row(struct derive *d, int id, uint64_t ts, unsigned cpu, const struct wtask *t,
-                             const char *reason)
+/* A LEAVE's or a JOIN's row: its task (*tp, made known from its id at
+ * the record's time), and a row of statement id (S_LEAVE or S_PLACE) with
+ * the first five columns eevdf_leave and eevdf_place share: trace_id, ts,
+ * cpu, utid, reason. NULL when the task cannot be had (derive_task says
+ * why). The caller binds the rest, its own table's from its own record. */
+static struct brow *task_row(struct derive *d, int id, const struct trace_rec_hdr *h, int32_t task, unsigned cpu,
+                             const char *reason, struct wtask **tp)
 {
+    struct wtask *t = *tp = derive_task(d, task, h->ts_ns);
+    if (!t)
+        return NULL;
     struct brow *s = batch_row(d->b, id);
     B_INT(s, 1, d->b->trace_id);
-    B_INT(s, 2, ts);
+    B_INT(s, 2, h->ts_ns);
     B_INT(s, 3, cpu);
     B_INT(s, 4, t->utid);
     B_TXT(s, 5, reason);
@@ -51,11 +56,10 @@ static struct brow *task_row(struct derive *d, int id, uint64_t ts, unsigned cpu
 static void on_leave(struct derive *d, const struct trace_rec_leave *r)
 {
     bool ee = !(r->h.flags & TRACE_RF_NO_EEVDF);
-    uint64_t ts = r->h.ts_ns;
-    struct wtask *t = derive_task(d, r->task, ts);
-    if (!t)
+    struct wtask *t;
+    struct brow *s = task_row(d, S_LEAVE, &r->h, r->task, r->cpu, trace_leave_reason_name(r->reason), &t);
+    if (!s)
         return;
-    struct brow *s = task_row(d, S_LEAVE, ts, r->cpu, t, trace_leave_reason_name(r->reason));
     B_OPT(s, 6, ee, r->vruntime);
     B_OPT(s, 7, ee, r->lag);
     B_OPT(s, 8, ee, r->V);
@@ -70,10 +74,10 @@ static void on_join(struct derive *d, const struct trace_rec_join *r)
 {
     bool ee = !(r->h.flags & TRACE_RF_NO_EEVDF);
     uint64_t ts = r->h.ts_ns;
-    struct wtask *t = derive_task(d, r->task, ts);
-    if (!t)
+    struct wtask *t;
+    struct brow *s = task_row(d, S_PLACE, &r->h, r->task, r->cpu, trace_join_reason_name(r->reason), &t);
+    if (!s)
         return;
-    struct brow *s = task_row(d, S_PLACE, ts, r->cpu, t, trace_join_reason_name(r->reason));
     B_OPT(s, 6, ee, r->vruntime);
     B_OPT(s, 7, ee, r->deadline);
     B_OPT(s, 8, ee, r->lag_before);

@@ -70,6 +70,26 @@ int dbq_experiment_read(sqlite3 *db, int64_t id, struct dbq_experiment *e, char 
  * their values. Foreign CPU time is read from columns, or NULL before
  * schema version 11; clean says whether s's cell has a clean run on s's
  * engine, used whether s's values make its cell's. NULL with err. */
+/* clean and used of prepare_runs, for a database with the disturbed
+ * column (has) or without. */
+static void used_terms(bool has, char clean[256], char used[512])
+{
+    snprintf(clean, 256, "EXISTS (SELECT 1 FROM scenario c WHERE c.experiment_id = s.experiment_id AND "
+                         "c.cell = s.cell AND c.engine = s.engine AND c.status = 'ok' AND %s IS NOT 1)",
+             has ? "c.disturbed" : "NULL");
+    snprintf(used, 512, "s.status = 'ok' AND (%s IS NOT 1 OR NOT %s)", has ? "s.disturbed" : "NULL", clean);
+}
+
+int dbq_experiment_used_runs(sqlite3 *db, char used[512], char *err, size_t errlen)
+{
+    char clean[256];
+    int has = dbq_has_column(db, "scenario", "foreign_ns", err, errlen);
+    if (has < 0)
+        return -1;
+    used_terms(has, clean, used);
+    return 0;
+}
+
 static sqlite3_stmt *prepare_runs(sqlite3 *db, int64_t id, bool cells, char *err, size_t errlen)
 {
     char clean[256], used[512], sql[2048];
@@ -77,10 +97,7 @@ static sqlite3_stmt *prepare_runs(sqlite3 *db, int64_t id, bool cells, char *err
     if (has < 0)
         return NULL;
     const char *foreign_ns = has ? "foreign_ns" : "NULL", *dist_s = has ? "s.disturbed" : "NULL";
-    snprintf(clean, sizeof clean, "EXISTS (SELECT 1 FROM scenario c WHERE c.experiment_id = s.experiment_id AND "
-                                  "c.cell = s.cell AND c.engine = s.engine AND c.status = 'ok' AND %s IS NOT 1)",
-             has ? "c.disturbed" : "NULL");
-    snprintf(used, sizeof used, "s.status = 'ok' AND (%s IS NOT 1 OR NOT %s)", dist_s, clean);
+    used_terms(has, clean, used);
     int n;
     if (cells)
         n = snprintf(sql, sizeof sql,

@@ -47,6 +47,12 @@ struct dbq_experiment_cell {
     double foreign_mean, foreign_min, foreign_max; /* of those; read only when foreign_n > 0 */
 };
 
+/* The condition on a run `s` (a scenario row) under which its values make
+ * its cell's: it succeeded, and it is not disturbed unless its cell (on
+ * its engine) has no clean run. Every figure made of a cell's runs uses
+ * it (the table, the plot), so that they agree. 0, or -1 with err. */
+int dbq_experiment_used_runs(sqlite3 *db, char used[512], char *err, size_t errlen);
+
 /* Calls fn for each cell of experiment id that has runs, in cell order;
  * c lives until fn returns. 0, or -1 with err. */
 int dbq_experiment_cells(sqlite3 *db, int64_t id, void (*fn)(const struct dbq_experiment_cell *c, void *arg),

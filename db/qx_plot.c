@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bug.h"
+#include "db/q_experiment.h"
 #include "db/qx_plot.h"
 #include "db/q_rows.h"
 #include "host/base/xalloc.h"
@@ -278,14 +280,21 @@ int dbq_plot_cells(sqlite3 *db, int64_t id, const char *task, const char *metric
                    size_t *n, char *err, size_t errlen)
 {
     size_t cap = 0;
+    char used[512], sql[1024];
     *cells = NULL;
     *n = 0;
-    sqlite3_stmt *s = dbq_prepare(db,
-                                  "SELECT s.cell, s.engine, COALESCE(s.params, ''), AVG(m.value), MIN(m.value), "
-                                  "MAX(m.value) FROM scenario s JOIN scenario_metric m USING (scenario_id) "
-                                  "WHERE s.experiment_id = ?1 AND s.status = 'ok' AND m.task = ?2 AND m.metric = ?3 "
-                                  "AND m.value IS NOT NULL GROUP BY s.cell, s.engine ORDER BY s.cell, s.engine",
-                                  METRIC_ARGS(id, task, metric), err, errlen);
+    /* the runs the experiment's table uses: a disturbed run is left out
+     * where its cell has a clean one, in the figure as in the table */
+    if (dbq_experiment_used_runs(db, used, err, errlen) != 0)
+        return -1;
+    int len = snprintf(sql, sizeof sql,
+                       "SELECT s.cell, s.engine, COALESCE(s.params, ''), AVG(m.value), MIN(m.value), "
+                       "MAX(m.value) FROM scenario s JOIN scenario_metric m USING (scenario_id) "
+                       "WHERE s.experiment_id = ?1 AND %s AND m.task = ?2 AND m.metric = ?3 "
+                       "AND m.value IS NOT NULL GROUP BY s.cell, s.engine ORDER BY s.cell, s.engine",
+                       used);
+    BUG_ON(len < 0 || (size_t)len >= sizeof sql); /* this file's text and used's: they fit */
+    sqlite3_stmt *s = dbq_prepare(db, sql, METRIC_ARGS(id, task, metric), err, errlen);
     if (!s)
         return -1;
     int rc = SQLITE_DONE;

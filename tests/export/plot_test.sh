@@ -255,6 +255,23 @@ sq -separator $'\t' "$T/x.db" "SELECT 'series', 1, substr(params, 1, instr(param
 grep '^series' "$T/xp.txt" >"$T/got"
 same experiment_one_series_an_axis_value "$T/got" "$T/want"
 
+# A disturbed run is left out of its cell where the cell has a clean run,
+# in the figure as in the table (dbq_experiment_used_runs): cell 0's second
+# run marked disturbed with a stall share of 90 % moves neither. (Before,
+# the plot averaged every run that succeeded: its y axis reached 50 %.)
+cp "$T/x.db" "$T/xd.db"
+sq "$T/xd.db" "UPDATE scenario SET disturbed = 1 WHERE experiment_id = 1 AND cell = 0 AND repeat = 1;
+    UPDATE scenario_metric SET value = 0.9 WHERE metric = 'stall' AND task = 'probe' AND scenario_id =
+    (SELECT scenario_id FROM scenario WHERE experiment_id = 1 AND cell = 0 AND repeat = 1)" >/dev/null
+expect experiment_disturbed_svg 0 "" plot experiment --db "$T/xd.db" --metric probe.stall --x hog.slice -o "$T/xd.svg"
+ymax=$(svg "$T/xd.svg" | awk '$1 == "text" && $2 ~ /^[0-9.]+$/ { if ($2 + 0 > m) m = $2 + 0 } END { print m + 0 }')
+table=$("$RUNQ" report experiment --db "$T/xd.db" 2>&1 | grep -c 'disturbed left out')
+if awk -v m="$ymax" 'BEGIN { exit !(m > 0 && m < 20) }' && [ "$table" = 1 ]; then
+    pass "experiment_plot_leaves_out_disturbed_runs_as_the_table (y axis to $ymax %)"
+else
+    failed experiment_plot_leaves_out_disturbed_runs_as_the_table "y axis to $ymax %; table rows saying left out: $table"
+fi
+
 # ---- errors ----
 mkdir -p "$T/nognuplot"
 runq_nopath() { PATH=$T/nognuplot "$RUNQ" "$@" >"$T/out" 2>"$T/err" </dev/null; rc=$?; }
