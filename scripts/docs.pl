@@ -19,7 +19,14 @@
 #     recipes; nothing read from a user's file reaches them.
 #   - lines=ERE keeps only the output lines that match (Perl syntax).
 #   - Blocks of one file with the same group= run in order in one folder
-#     (a later one reads an earlier one's database).
+#     (a later one reads an earlier one's database). A group with a block
+#     run on the host's Linux is real time as a whole: each of its blocks
+#     counts as a Linux block (--list, --skip-linux), so a query of the
+#     Linux runs' database, or a command that starts a busy loop beside
+#     them (`$ setsid sh -c '... taskset -c 1 ...' &`, in a block of its
+#     own, and its `$ kill` in another), is never run without them.
+#     A busy loop bounds its own life (`timeout`): a run that fails
+#     between the two blocks leaves no loop behind.
 #   - key= is what the figures were made from: the commands, the options
 #     and the contents of their inputs, hashed. The inputs are the files
 #     the commands name that exist in the tree (a scenario), inputs=, and
@@ -322,7 +329,19 @@ my @jobs;   # a job: the blocks run together (a group, or one block)
     }
 }
 # A block run on the host's Linux: real time, never the same digits twice.
-sub is_linux { my ($b) = @_; scalar grep { $_ eq 'host/engine/linux' } inputs_of($b) }
+# So is every block of a group that has one: a query of its database, a
+# busy loop started or stopped beside its runs (--skip-linux and
+# docs_reproduce leave the whole group alone).
+my %linux_group;
+for my $b (@blocks) {
+    $linux_group{"$b->{file}\0$b->{group}"} = 1
+        if $b->{group} && grep { $_ eq 'host/engine/linux' } inputs_of($b);
+}
+sub is_linux {
+    my ($b) = @_;
+    return 1 if $b->{group} && $linux_group{"$b->{file}\0$b->{group}"};
+    scalar grep { $_ eq 'host/engine/linux' } inputs_of($b);
+}
 my $selected = sub {
     my ($b) = @_;
     return 0 if !$b->{target} || ($skip_linux && is_linux($b));
