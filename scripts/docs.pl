@@ -26,7 +26,9 @@
 #     them (`$ setsid sh -c '... taskset -c 1 ...' &`, in a block of its
 #     own, and its `$ kill` in another), is never run without them.
 #     A busy loop bounds its own life (`timeout`): a run that fails
-#     between the two blocks leaves no loop behind.
+#     between the two blocks leaves no loop behind. A group runs whole
+#     (one folder, one database) and is written whole: when one of its
+#     blocks is out of date, every block of it shows the new run.
 #   - key= is what the figures were made from: the commands, the options
 #     and the contents of their inputs, hashed. The inputs are the files
 #     the commands name that exist in the tree (a scenario), inputs=, and
@@ -367,7 +369,7 @@ unless ($check) {
     }
 }
 
-my %running;
+my (%running, %ran);
 my ($done, $failed) = (0, 0);
 my $scratch = "$root/build/docs-run";
 sub start_job {
@@ -424,6 +426,7 @@ if (@todo) {
             }
             print STDERR "make docs: [$done/$n] $job->{name}: FAILED after ${secs} s\n$why";
         } else {
+            $ran{ $_->{want} } = 1 for @{ $job->{blocks} };
             my $left = $n - $done;
             print STDERR "make docs: [$done/$n] $job->{name}: made in ${secs} s" . ($left ? ", $left to go" : '') . "\n";
         }
@@ -447,7 +450,9 @@ sub output_of {
 my %changed;
 unless ($check) {
     for my $b (@blocks) {
-        next unless $selected->($b) && ($b->{stale} || $force) && cached($b);
+        # A group that ran is written whole, its current blocks too: every
+        # block of a group shows one run (a query beside the runs it read).
+        next unless $selected->($b) && ($b->{stale} || $force || $ran{ $b->{want} }) && cached($b);
         my @new;
         my $ok = 1;
         for my $k (0 .. $#{ $b->{cmds} }) {
