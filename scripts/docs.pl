@@ -25,6 +25,8 @@
 #     Linux runs' database, or a command that starts a busy loop beside
 #     them (`$ setsid sh -c '... taskset -c 1 ...' &`, in a block of its
 #     own, and its `$ kill` in another), is never run without them.
+#     Linux groups run last and one at a time, with nothing beside them
+#     whatever -j says (their runs measure the host's real time).
 #     A busy loop bounds its own life (`timeout`): a run that fails
 #     between the two blocks leaves no loop behind. A group runs whole
 #     (one folder, one database) and is written whole: when one of its
@@ -405,9 +407,16 @@ sub start_job {
 if (@todo) {
     my $n = @todo;
     print STDERR "make docs: $n run" . ($n == 1 ? '' : 's') . " to make (" . join(', ', map { $_->{name} } @todo) . "), $jobs at a time\n";
-    my @queue = @todo;
+    # A run on the host's Linux is real time: it goes after the others and
+    # alone, never beside a QEMU or another Linux group's runs (or its
+    # busy loop), whatever -j says.
+    for my $job (@todo) { $job->{linux} = scalar grep { is_linux($_) } @{ $job->{blocks} } }
+    my @queue = ((grep { !$_->{linux} } @todo), (grep { $_->{linux} } @todo));
     while (@queue || %running) {
-        while (@queue && keys(%running) < $jobs) { start_job(shift @queue) }
+        while (@queue && keys(%running) < $jobs && !grep { $_->{linux} } values %running) {
+            last if $queue[0]{linux} && %running;
+            start_job(shift @queue);
+        }
         my $pid = wait();
         last if $pid < 0;
         my $job = delete $running{$pid} or next;
