@@ -19,7 +19,18 @@
 #     recipes; nothing read from a user's file reaches them.
 #   - lines=ERE keeps only the output lines that match (Perl syntax).
 #   - Blocks of one file with the same group= run in order in one folder
-#     (a later one reads an earlier one's database).
+#     (a later one reads an earlier one's database). A group with a block
+#     run on the host's Linux is real time as a whole: each of its blocks
+#     counts as a Linux block (--list, --skip-linux), so a query of the
+#     Linux runs' database, or a command that starts a busy loop beside
+#     them (`$ setsid sh -c '... taskset -c 1 ...' &`, in a block of its
+#     own, and its `$ kill` in another), is never run without them.
+#     Linux groups run last and one at a time, with nothing beside them
+#     whatever -j says (their runs measure the host's real time).
+#     A busy loop bounds its own life (`timeout`): a run that fails
+#     between the two blocks leaves no loop behind. A group runs whole
+#     (one folder, one database) and is written whole: when one of its
+#     blocks is out of date, every block of it shows the new run.
 #   - key= is what the figures were made from: the commands, the options
 #     and the contents of their inputs, hashed. The inputs are the files
 #     the commands name that exist in the tree (a scenario), inputs=, and
@@ -322,7 +333,19 @@ my @jobs;   # a job: the blocks run together (a group, or one block)
     }
 }
 # A block run on the host's Linux: real time, never the same digits twice.
-sub is_linux { my ($b) = @_; scalar grep { $_ eq 'host/engine/linux' } inputs_of($b) }
+# So is every block of a group that has one: a query of its database, a
+# busy loop started or stopped beside its runs (--skip-linux and
+# docs_reproduce leave the whole group alone).
+my %linux_group;
+for my $b (@blocks) {
+    $linux_group{"$b->{file}\0$b->{group}"} = 1
+        if $b->{group} && grep { $_ eq 'host/engine/linux' } inputs_of($b);
+}
+sub is_linux {
+    my ($b) = @_;
+    return 1 if $b->{group} && $linux_group{"$b->{file}\0$b->{group}"};
+    scalar grep { $_ eq 'host/engine/linux' } inputs_of($b);
+}
 my $selected = sub {
     my ($b) = @_;
     return 0 if !$b->{target} || ($skip_linux && is_linux($b));
@@ -348,7 +371,7 @@ unless ($check) {
     }
 }
 
-my %running;
+my (%running, %ran);
 my ($done, $failed) = (0, 0);
 my $scratch = "$root/build/docs-run";
 sub start_job {
@@ -384,9 +407,16 @@ sub start_job {
 if (@todo) {
     my $n = @todo;
     print STDERR "make docs: $n run" . ($n == 1 ? '' : 's') . " to make (" . join(', ', map { $_->{name} } @todo) . "), $jobs at a time\n";
-    my @queue = @todo;
+    # A run on the host's Linux is real time: it goes after the others and
+    # alone, never beside a QEMU or another Linux group's runs (or its
+    # busy loop), whatever -j says.
+    for my $job (@todo) { $job->{linux} = scalar grep { is_linux($_) } @{ $job->{blocks} } }
+    my @queue = ((grep { !$_->{linux} } @todo), (grep { $_->{linux} } @todo));
     while (@queue || %running) {
-        while (@queue && keys(%running) < $jobs) { start_job(shift @queue) }
+        while (@queue && keys(%running) < $jobs && !grep { $_->{linux} } values %running) {
+            last if $queue[0]{linux} && %running;
+            start_job(shift @queue);
+        }
         my $pid = wait();
         last if $pid < 0;
         my $job = delete $running{$pid} or next;
@@ -405,6 +435,7 @@ if (@todo) {
             }
             print STDERR "make docs: [$done/$n] $job->{name}: FAILED after ${secs} s\n$why";
         } else {
+            $ran{ $_->{want} } = 1 for @{ $job->{blocks} };
             my $left = $n - $done;
             print STDERR "make docs: [$done/$n] $job->{name}: made in ${secs} s" . ($left ? ", $left to go" : '') . "\n";
         }
@@ -428,7 +459,9 @@ sub output_of {
 my %changed;
 unless ($check) {
     for my $b (@blocks) {
-        next unless $selected->($b) && ($b->{stale} || $force) && cached($b);
+        # A group that ran is written whole, its current blocks too: every
+        # block of a group shows one run (a query beside the runs it read).
+        next unless $selected->($b) && ($b->{stale} || $force || $ran{ $b->{want} }) && cached($b);
         my @new;
         my $ok = 1;
         for my $k (0 .. $#{ $b->{cmds} }) {

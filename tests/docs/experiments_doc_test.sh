@@ -12,8 +12,11 @@
 #     kernel example without that line is refused: a figure in the docs
 #     that nothing makes is how docs drift.
 #   - An example on the host's Linux (--engine with linux in it) is real
-#     time: no run prints the same digits twice. The comment
-#     "<!-- doc test: shape ARGS -->" names a short cell to run instead
+#     time: no run prints the same digits twice. It is a generated block
+#     as well (make docs wrote its output, printed with its spread; a
+#     Linux example without the make docs line is refused as a kernel one
+#     is), and the comment "<!-- doc test: shape ARGS -->" above the
+#     marker names a short cell to run instead
 #     (ARGS are added to the command, e.g. --vary hog.count=8); it must run
 #     with no run failing and print the block's header lines (the engines'
 #     group line, the column names) exactly. Without root or tracefs it
@@ -68,6 +71,10 @@ for cmdfile in "$T"/ex.*.cmd; do
     case "$cmd" in *"--engine "*linux*) linux=1 ;; *) linux=0 ;; esac
     if [ "$linux" = 1 ] && [ "$shape" != 1 ]; then
         failed "$name" "an example on Linux needs a '<!-- doc test: shape ARGS -->' line before its block"
+        continue
+    fi
+    if [ "$linux" = 1 ] && [ "$(cat "$base.gen")" != 1 ]; then
+        failed "$name" "an example on Linux needs a '<!-- make docs: id=NAME -->' line right above its block (its figures are make docs')"
         continue
     fi
     if [ "$linux" = 1 ] && { [ "$(id -u)" != 0 ] || ! [ -d /sys/kernel/tracing/instances ] && ! mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; }; then
