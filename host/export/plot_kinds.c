@@ -49,6 +49,8 @@ struct trace_info {
     char policy[32];
 };
 
+#define TL_MAX_SPAN_NS (366ll * 24 * 3600 * 1000000000ll)
+
 static int trace_info(sqlite3 *db, int64_t id, const char *db_path, struct trace_info *t)
 {
     struct dbq_plot_trace row;
@@ -67,6 +69,14 @@ static int trace_info(sqlite3 *db, int64_t id, const char *db_path, struct trace
     if (t->ncpus < 1 || t->ncpus > 4096) {
         fprintf(stderr, "runq plot: trace %lld says it has %d CPUs: the database is damaged\n", (long long)id,
                 t->ncpus);
+        return 1;
+    }
+    /* Times are ns since boot: a start before 0, an end before the start
+     * or a span past a year is no recording's, and the window arithmetic
+     * below (end - start, start + ms) would overflow on it. */
+    if (t->start < 0 || t->end < t->start || t->end - t->start > TL_MAX_SPAN_NS) {
+        fprintf(stderr, "runq plot: trace %lld says it runs from %lld to %lld ns: the database is damaged\n",
+                (long long)id, (long long)t->start, (long long)t->end);
         return 1;
     }
     return 0;

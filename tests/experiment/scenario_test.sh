@@ -74,7 +74,7 @@ rt_policy_without_rt|1|task A: rt= is for an RT task|task A rt=rr
 bad_class|1|bad class 'idle': want fair or rt|task A class=idle
 bad_rt_policy|1|bad rt 'edf': want fifo or rr|task A class=rt prio=5 rt=edf
 vary_prio_checked|2|bad prio '0'|task A class=rt prio=5\nvary A.prio 5,0
-unknown_knob|1|no knob 'turbo'; want replace_on_release, rt_runtime_us or rt_period_us|knob turbo 1\ntask A
+unknown_knob|1|no knob 'turbo'; want replace_on_release, rt_runtime_us, rt_period_us or balance_interval_ms|knob turbo 1\ntask A
 knob_out_of_range|1|knob replace_on_release: 2 is out of its range 0..1|knob replace_on_release 2\ntask A
 knob_not_a_number|1|knob rt_period_us: bad value '1s'|knob rt_period_us 1s\ntask A
 knob_runtime_over_period|3|rt_runtime_us 950000 is longer than rt_period_us 100000: the kernel refuses it|task A\nrun 4ms\nknob rt_period_us 100000
