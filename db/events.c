@@ -21,35 +21,16 @@ static unsigned parse_name(const char *name, const char *(*name_of)(unsigned), u
     return nr;
 }
 
-enum trace_leave_reason event_leave_parse(const char *name)
-{
-    return (enum trace_leave_reason)parse_name(name, trace_leave_reason_name, TRACE_LEAVE_NR);
-}
-
-enum trace_join_reason event_join_parse(const char *name)
-{
-    return (enum trace_join_reason)parse_name(name, trace_join_reason_name, TRACE_JOIN_NR);
-}
-
-enum trace_join_check event_join_check_parse(const char *name)
-{
-    return (enum trace_join_check)parse_name(name, trace_join_check_name, TRACE_JC_NR);
-}
-
-enum trace_pick_why event_why_parse(const char *name)
-{
-    return (enum trace_pick_why)parse_name(name, trace_why_name, TRACE_WHY_NR);
-}
-
-enum trace_set_what event_set_parse(const char *name)
-{
-    return (enum trace_set_what)parse_name(name, trace_set_what_name, TRACE_SET_NR);
-}
-
-enum trace_migrate_reason event_migrate_parse(const char *name)
-{
-    return (enum trace_migrate_reason)parse_name(name, trace_migrate_reason_name, TRACE_MIGRATE_NR);
-}
+/* Each reason's parser: its enum, its names and its count, one line each. */
+#define EVENT_PARSER(fn, type, name_of, nr) \
+    type fn(const char *name) { return (type)parse_name(name, name_of, nr); }
+EVENT_PARSER(event_leave_parse, enum trace_leave_reason, trace_leave_reason_name, TRACE_LEAVE_NR)
+EVENT_PARSER(event_join_parse, enum trace_join_reason, trace_join_reason_name, TRACE_JOIN_NR)
+EVENT_PARSER(event_join_check_parse, enum trace_join_check, trace_join_check_name, TRACE_JC_NR)
+EVENT_PARSER(event_why_parse, enum trace_pick_why, trace_why_name, TRACE_WHY_NR)
+EVENT_PARSER(event_set_parse, enum trace_set_what, trace_set_what_name, TRACE_SET_NR)
+EVENT_PARSER(event_migrate_parse, enum trace_migrate_reason, trace_migrate_reason_name, TRACE_MIGRATE_NR)
+#undef EVENT_PARSER
 
 const char *thread_state_sql_name(enum thread_state s)
 {
@@ -312,20 +293,27 @@ bool event_engine_counts(const char *engine)
 
 /* ---- a whole trace ---- */
 
-/* p, an array of *cap elements of size bytes, grown (moved, perhaps) to
- * hold at least need; NULL out of memory (p and *cap as they were). */
-static void *grow(void *p, int *cap, int need, size_t size)
+/* The array at *pp (a pointer to any element type, read and written
+ * through memcpy), of *cap elements of size bytes, grown (moved, perhaps)
+ * to hold at least need; -1 out of memory (*pp and *cap as they were). */
+static int grow(void *pp, int *cap, int need, size_t size)
 {
     if (need <= *cap)
-        return p;
+        return 0;
     int nc = *cap ? *cap * 2 : 1024;
     while (nc < need)
         nc *= 2;
+    void *p;
+    memcpy(&p, pp, sizeof p);
     void *q = realloc(p, (size_t)nc * size);
-    if (q)
-        *cap = nc;
-    return q;
+    if (!q)
+        return -1;
+    memcpy(pp, &q, sizeof q);
+    *cap = nc;
+    return 0;
 }
+/* Room in arr (a pointer member) for need elements. */
+#define GROW(arr, cap, need) grow(&(arr), (cap), (need), sizeof *(arr))
 
 static int ev_cmp(const void *a, const void *b)
 {
@@ -437,15 +425,12 @@ static int load_kind(struct events *t, sqlite3 *db, enum event_kind k, const str
         for (int i = 0; i < n; i++)
             v[i] = sqlite3_column_value(st, 2 + i);
         int64_t rowid = sqlite3_column_int64(st, 0), ts = sqlite3_column_int64(st, 1);
-        struct event e, *ev = grow(t->ev, evcap, t->nev + 1, sizeof *t->ev);
-        if (!ev)
+        struct event e;
+        if (GROW(t->ev, evcap, t->nev + 1))
             break;
-        t->ev = ev;
         if (k == EVENT_KEYFRAME) {
-            struct event_kf_entry *kf = grow(t->kf, kfcap, t->nkf + 1, sizeof *t->kf);
-            if (!kf)
+            if (GROW(t->kf, kfcap, t->nkf + 1))
                 break;
-            t->kf = kf;
             event_decode(k, ts, rowid, v, n, &e, &t->kf[t->nkf]);
             if (kfe < 0 || t->ev[kfe].ts != ts || t->ev[kfe].cpu != e.cpu) {
                 kfe = t->nev++;
@@ -493,11 +478,9 @@ static int load_moves(struct events *t, sqlite3 *db, char *err, size_t errlen)
     }
     int mvcap = 0, cpucap = 0, rc, lrc = sqlite3_step(ld);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        struct event_move *mv = grow(t->mv, &mvcap, t->nmv + 1, sizeof *t->mv);
-        if (!mv)
+        if (GROW(t->mv, &mvcap, t->nmv + 1))
             break;
-        t->mv = mv;
-        mv = &t->mv[t->nmv++];
+        struct event_move *mv = &t->mv[t->nmv++];
         mv->ts = sqlite3_column_int64(st, 0);
         mv->utid = (int)sqlite3_column_int64(st, 1);
         mv->src = (int)sqlite3_column_int64(st, 2);
@@ -511,11 +494,9 @@ static int load_moves(struct events *t, sqlite3 *db, char *err, size_t errlen)
                                      (sqlite3_column_int64(ld, 0) == mv->ts && sqlite3_column_int64(ld, 1) < mv->utid)))
             lrc = sqlite3_step(ld);
         while (lrc == SQLITE_ROW && sqlite3_column_int64(ld, 0) == mv->ts && sqlite3_column_int64(ld, 1) == mv->utid) {
-            struct event_move_cpu *c = grow(t->mvcpu, &cpucap, t->nmvcpu + 1, sizeof *t->mvcpu);
-            if (!c)
+            if (GROW(t->mvcpu, &cpucap, t->nmvcpu + 1))
                 break;
-            t->mvcpu = c;
-            c = &t->mvcpu[t->nmvcpu];
+            struct event_move_cpu *c = &t->mvcpu[t->nmvcpu];
             /* by CPU, one row a CPU: a row out of that order (two moves of
              * one task at one ts) is not this move's */
             if (sqlite3_column_int64(ld, 2) == mv->n) {
@@ -608,11 +589,9 @@ int events_load(struct events *t, sqlite3 *db, int64_t trace_id, char *err, size
              t->trace_id, &st, err, errlen))
         return -1;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        struct event_thread *th = grow(t->th, &thcap, t->nth + 1, sizeof *t->th);
-        if (!th)
+        if (GROW(t->th, &thcap, t->nth + 1))
             break;
-        t->th = th;
-        th = &t->th[t->nth++];
+        struct event_thread *th = &t->th[t->nth++];
         th->utid = (int)sqlite3_column_int64(st, 0);
         th->tid = (int)sqlite3_column_int64(st, 1);
         snprintf(th->name, sizeof th->name, "%s", (const char *)sqlite3_column_text(st, 2));
