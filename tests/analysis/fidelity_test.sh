@@ -195,15 +195,24 @@ fi
 # "Fidelity"). Counted back in, neither clamp's class stays under 1 %
 # (6.8 % without them). At least 200 leaves: a quiet host gives 4,000 to
 # 6,000, one with three test lanes of QEMU beside it 313.
+# A run starved by the other lanes is made again, as the 8-hog run above
+# (a clean clone once found no leave to recompute: its output was not
+# kept), up to three times; the check judges the last.
 sed -e 's/^run .*/run 1s/' -e '/^vary/d' -e 's/^task main\*[0-9]*/task main*15/' scenarios/pipe-handoff-host.scn >"$T/pipe.scn"
-setsid -w "$RUNQ" run --engine linux --db "$T/pipe.db" "$T/pipe.scn" >/dev/null 2>"$T/pipe.err"
-"$RUNQ" report fidelity --db "$T/pipe.db" >"$T/pipe.out" 2>&1
 lp() { sed -n "s/^  $1: \([0-9]*\)\$/\1/p" "$T/pipe.out"; }
-pb=$(lp "the clamp did not bind: both rules give Linux's lag")
-pn=$(lp "neither clamp gives Linux's lag")
+for attempt in 1 2 3; do
+    rm -f "$T/pipe.db" "$T/pipe.db-wal" "$T/pipe.db-shm"
+    setsid -w "$RUNQ" run --engine linux --db "$T/pipe.db" "$T/pipe.scn" >/dev/null 2>"$T/pipe.err" </dev/null
+    prc=$?
+    "$RUNQ" report fidelity --db "$T/pipe.db" >"$T/pipe.out" 2>&1
+    pb=$(lp "the clamp did not bind: both rules give Linux's lag")
+    pn=$(lp "neither clamp gives Linux's lag")
+    [ "$prc" = 0 ] && [ "${pb:-0}" -ge 200 ] && break
+    echo "note: pipe attempt $attempt: exit $prc, ${pb:-no} leaves recomputed ($(sq "$T/pipe.db" "SELECT group_concat(name || ' ' || value, ', ') FROM stats WHERE (name LIKE 'bpf_lost%' OR name = 'linux_picks_internals') AND value > 0" 2>&1 | head -c 200)): again"
+done
 if [ -n "$pb" ] && [ -n "$pn" ] && [ "$pb" -ge 200 ] && [ $((pn * 100)) -le $((pb + pn)) ]; then
     pass "pipe_leaves_count_the_delayed ($pb leaves recomputed as Linux kept them, neither $pn)"
 else
-    failed pipe_leaves_count_the_delayed "unclamped/neither: ${pb:-?}/${pn:-?}: $(grep -m3 'leaves\|neither\|agree' "$T/pipe.out" | tr '\n' '|')"
+    failed pipe_leaves_count_the_delayed "exit $prc, unclamped/neither: ${pb:-?}/${pn:-?}: $(grep -m3 'leaves\|neither\|agree' "$T/pipe.out" | tr '\n' '|') $(head -c 300 "$T/pipe.err")"
 fi
 exit $fail
