@@ -30,6 +30,10 @@
  * against the host (docs/kernel.md, "Moving tasks"): off, no task moves
  * but by affinity or an RT release, as before they existed.
  *
+ * RR_SLEEPERS_IN_PLACE is the round robin's (rr.c), not EEVDF's: nos's
+ * old list (seed 002) held sleepers where they stood, and the seed's
+ * uneven shares may come from that. Off is runq's round robin as it was.
+ *
  * LAG_CLAMP_MAX_SLICE is the one default that is not vanilla 6.18's: it is
  * on because the current stable kernels carry it. 6e3c0a4e1ad1 "sched/fair:
  * Fix lag clamp" (7.0, backported to 6.18-stable: the development hosts'
@@ -60,7 +64,8 @@
     X(WA_IDLE, false, "with BALANCE_WAKE: wake-affine to the waker's CPU when it is idle, unless the previous one is (wake_affine_idle; on in Linux)") \
     X(WA_WEIGHT, false, "with BALANCE_WAKE: wake-affine when the waker's CPU's load plus the wakee's is below the previous CPU's (wake_affine_weight; on in Linux)") \
     X(BALANCE_NEWIDLE, false, "a CPU about to go idle pulls a waiting task from the busiest CPU (sched_balance_newidle)") \
-    X(BALANCE_PERIODIC, false, "every balance interval a CPU pulls tasks from the busiest one until their loads are within imbalance_pct (sched_balance_rq)")
+    X(BALANCE_PERIODIC, false, "every balance interval a CPU pulls tasks from the busiest one until their loads are within imbalance_pct (sched_balance_rq)") \
+    X(RR_SLEEPERS_IN_PLACE, false, "round robin: a woken task rejoins the run list where it stood when it blocked (nos's one list, seed 002), not at its tail")
 
 enum eevdf_feature {
 #define EEVDF_FEATURE_ENUM(name, on, what) EEVDF_F_##name,

@@ -11,9 +11,20 @@
  *    it, and the task it displaced had its turn cut short. That early
  *    switch is what makes the shares of equal spinners uneven.
  *  - No weights: nice is stored and shown, and changes nothing.
+ *
+ * RR_SLEEPERS_IN_PLACE (off by default) is nos's list (seed 002): there
+ * one list held every task, sleepers included, and the walk skipped those
+ * that could not run, so a woken task ran from where it stood when it
+ * blocked. Here each tail join numbers the entity (its place), the list
+ * is always in place order, and with the switch a woken entity goes back
+ * in by its place instead of at the tail: the same order as a list that
+ * kept it, without a sleeper on the list for every walk to step over. A
+ * current that blocks takes the tail's place as it goes (nos's walk moved
+ * it there), so it sleeps behind every task that had not yet run.
  */
 #include "policy.h"
 #include "bug.h"
+#include "eevdf_features.h"
 
 static void rr_init(struct sched_queue *q, const struct sched_params *p)
 {
@@ -22,6 +33,7 @@ static void rr_init(struct sched_queue *q, const struct sched_params *p)
     q->touched = 0;
     q->params = *p;
     q->rr.head = q->rr.tail = NULL;
+    q->rr.places = 0;
     q->nr_departed = q->departed_lost = 0; /* never set: entities leave only by leave() */
     q->cut_short_by = NULL;                /* never set: no turn is protected */
 }
@@ -30,11 +42,33 @@ static void rr_init_entity(struct sched_queue *q, struct sched_entity *se)
 {
     (void)q;
     se->rr.next = se->rr.prev = NULL;
+    se->rr.place = 0;
     se->on_queue = false;
 }
 
 /* The run list: list_insert_after, list_remove, rr_for_each_queued. */
 SCHED_LIST_DEFINE(rr, q->nr_queued)
+
+/* se at the tail, with the next place. */
+static void join_tail(struct sched_queue *q, struct sched_entity *se)
+{
+    se->rr.place = ++q->rr.places;
+    list_insert_after(q, q->rr.tail, se);
+}
+
+/* se back at its place: after every entity whose place is not later. A
+ * place from another queue's count (it moved while asleep) is kept in
+ * this one's order by raising the count past it. */
+static void join_in_place(struct sched_queue *q, struct sched_entity *se)
+{
+    struct sched_entity *pos = q->rr.tail;
+    while (pos && pos->rr.place > se->rr.place)
+        pos = pos->rr.prev;
+    BUG_ON(pos && pos->rr.next && pos->rr.next->rr.place < se->rr.place);
+    if (se->rr.place > q->rr.places)
+        q->rr.places = se->rr.place;
+    list_insert_after(q, pos, se);
+}
 
 static void rr_join(struct sched_queue *q, struct sched_entity *se, enum sched_join_reason why)
 {
@@ -49,14 +83,21 @@ static void rr_join(struct sched_queue *q, struct sched_entity *se, enum sched_j
         return;
     }
 #endif
-    list_insert_after(q, q->rr.tail, se);
+    if (why == SCHED_JOIN_WAKE && eevdf_feature(EEVDF_F_RR_SLEEPERS_IN_PLACE))
+        join_in_place(q, se);
+    else
+        join_tail(q, se);
     se->on_queue = true;
 }
 
 static void rr_leave(struct sched_queue *q, struct sched_entity *se, enum sched_leave_reason why)
 {
-    (void)why;
     BUG_ON(!se->on_queue);
+    /* nos's walk meets a current that blocks before anyone runnable (it
+     * was the first runnable when picked) and moves it to the tail, where
+     * it then sleeps: its place is the tail's as it blocks. */
+    if (se == q->curr && why == SCHED_LEAVE_BLOCK && eevdf_feature(EEVDF_F_RR_SLEEPERS_IN_PLACE))
+        se->rr.place = ++q->rr.places;
     if (se == q->curr)
         q->curr = NULL;
     else
@@ -69,7 +110,7 @@ static void rr_put_back(struct sched_queue *q)
     struct sched_entity *se = q->curr;
     BUG_ON(!se);
     q->curr = NULL;
-    list_insert_after(q, q->rr.tail, se);
+    join_tail(q, se);
 }
 
 static void rr_take(struct sched_queue *q, struct sched_entity *se)

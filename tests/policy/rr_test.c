@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "decide.h"
+#include "eevdf_features.h"
 #include "tests/harness.h"
 #include "policy.h"
 
@@ -100,12 +101,50 @@ static void rr_nice_changes_nothing(void)
     CHECK(runs[0] == 50 && runs[1] == 50 && se[0].nice == -20, "turns %d/%d", runs[0], runs[1]);
 }
 
+/* The waiter (3) runs once after three spinners, blocks, and wakes after
+ * the spinners 0 and 1 have each had a turn since; who runs after the
+ * next tick. */
+static int waiter_turn_after_wake(bool in_place, int order[3])
+{
+    struct sched_queue q;
+    struct sched_entity se[4];
+    eevdf_feature_set("RR_SLEEPERS_IN_PLACE", in_place);
+    setup(&q, se, 4, 4); /* list 0 1 2 3 */
+    for (int k = 0; k < 4; k++)
+        decide(&q); /* 0, 1, 2, then the waiter */
+    P->leave(&q, &se[3], SCHED_LEAVE_BLOCK);
+    order[0] = decide(&q)->id; /* 0, from list 0 1 2 */
+    order[1] = decide(&q)->id; /* 1, 0 to the tail behind the sleeper's place */
+    P->join(&q, &se[3], SCHED_JOIN_WAKE);
+    order[2] = decide(&q)->id; /* 2, the head, as the IPI's decision takes */
+    int turns = 1;
+    while (decide(&q)->id != 3 && turns < 10)
+        turns++;
+    eevdf_features_reset();
+    return turns;
+}
+
+/* nos's list (RR_SLEEPERS_IN_PLACE): the waiter, moved to the tail as it
+ * blocked, wakes where it slept, ahead of spinner 0, which went to the
+ * tail after it; runq's round robin puts it at the tail, behind 0. */
+static void rr_sleeper_keeps_its_place(void)
+{
+    int on[3], off[3];
+    int t_on = waiter_turn_after_wake(true, on), t_off = waiter_turn_after_wake(false, off);
+    CHECK(on[0] == 0 && on[1] == 1 && on[2] == 2 && off[0] == 0 && off[1] == 1 && off[2] == 2,
+          "spinners' order %d %d %d / %d %d %d", on[0], on[1], on[2], off[0], off[1], off[2]);
+    CHECK(t_on == 1 && t_off == 2, "the waiter ran %d decisions after the IPI's in place (want 1), %d at the tail (want 2)",
+          t_on, t_off);
+    CHECK(!eevdf_feature(EEVDF_F_RR_SLEEPERS_IN_PLACE), "the switch is off by default");
+}
+
 static const struct harness_test tests[] = {
     HARNESS_TEST(rr_turns_in_list_order),
     HARNESS_TEST(rr_wakeup_takes_first_in_list_not_woken),
     HARNESS_TEST(rr_tick_preempts_only_with_company),
     HARNESS_TEST(rr_leave_current_and_listed),
     HARNESS_TEST(rr_nice_changes_nothing),
+    HARNESS_TEST(rr_sleeper_keeps_its_place),
 };
 
 HARNESS_MAIN(tests)
