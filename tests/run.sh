@@ -98,7 +98,7 @@ suite step bash tests/tui/step_test.sh "$RUNQ"
 suite step_tmux bash tests/tui/step_tmux.sh "$RUNQ"
 suite hostile_view bash tests/tui/hostile_view_test.sh "$RUNQ"
 suite lab env LAB_TEST_AGAIN=no bash tests/labs/lab_test.sh "$RUNQ" 01 02 03 04
-suite lab_5_7 env LAB_TEST_REST=no LAB_TEST_AGAIN=no bash tests/labs/lab_test.sh "$RUNQ" 05 06 07
+suite lab_5_7 env LAB_TEST_REST=no LAB_TEST_AGAIN=no bash tests/labs/lab_test.sh "$RUNQ" 05 06 07 08
 # every lab booted twice: the same values measured (make test boots each once)
 check lab_deterministic env LAB_TEST_AGAIN=only bash tests/labs/lab_test.sh "$RUNQ"
 suite instructor bash tests/labs/instructor_test.sh "$RUNQ"
