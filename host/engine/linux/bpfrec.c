@@ -72,6 +72,7 @@ int lxb_eligible(const struct lxb_sample *s, uint64_t vruntime)
 
 #ifdef RUNQ_HAVE_BPF
 
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "lxbpf.skel.h" /* build/bpf/, made by bpftool gen skeleton from sched.bpf.o */
@@ -173,6 +174,18 @@ static int on_sample(void *ctx, void *data, size_t size)
     return 0;
 }
 
+/* Does this kernel's BTF have every tracepoint's type (btf_trace_NAME,
+ * which tp_btf/NAME attaches by) of the NULL-ended list? */
+static bool has_tracepoints(const char *const *type)
+{
+    struct btf *vm = btf__load_vmlinux_btf();
+    bool has = vm != NULL;
+    for (; has && *type; type++)
+        has = btf__find_by_name_kind(vm, *type, BTF_KIND_TYPEDEF) >= 0;
+    btf__free(vm);
+    return has;
+}
+
 struct bpfrec *bpfrec_start(uint64_t cpus, int tgid, char *why, size_t whylen)
 {
     const char *no = getenv("RUNQ_NO_BPF");
@@ -206,6 +219,18 @@ struct bpfrec *bpfrec_start(uint64_t cpus, int tgid, char *why, size_t whylen)
      * cost; every pick of such a run is bare. */
     const char *empty = getenv("RUNQ_BPF_EMPTY");
     b->obj->rodata->cfg.empty = empty && !strcmp(empty, "1");
+    /* The __schedule() window and the balance softirq (the newidle and
+     * periodic rules, sched.bpf.c) need the bare tracepoints
+     * sched_entry_tp/sched_exit_tp (6.16 on): without them those programs
+     * are left unloaded and no move is called newidle or periodic. */
+    static const char *const window_tps[] = { "btf_trace_sched_entry_tp", "btf_trace_sched_exit_tp",
+                                              "btf_trace_softirq_entry", "btf_trace_softirq_exit", NULL };
+    bool window = has_tracepoints(window_tps);
+    b->obj->rodata->cfg.window = window;
+    bpf_program__set_autoload(b->obj->progs.on_sched_entry, window);
+    bpf_program__set_autoload(b->obj->progs.on_sched_exit, window);
+    bpf_program__set_autoload(b->obj->progs.on_softirq_entry, window);
+    bpf_program__set_autoload(b->obj->progs.on_softirq_exit, window);
     step = "load (a kernel without the fields it reads, or a verifier refusal)";
     if (lxbpf__load(b->obj))
         goto fail;
