@@ -140,7 +140,7 @@ OBJ_sha256_test := $(call tobj,tests/base/sha256_test.c host/base/sha256.c)
 # The kernel's trace ring, compiled for the host against libc's memcpy.
 OBJ_ring_test := $(call tobj,tests/kernel/ring_test.c kernel/trace/ring.c)
 # The Linux engine's runner, on this host's Linux (threads of the test).
-OBJ_linux_run_test := $(call tobj,tests/engine/linux_run_test.c host/engine/linux/run.c host/engine/linux/alternate.c host/engine/linux/refuse.c host/engine/linux/setup.c host/engine/linux/measure.c host/engine/linux/note.c $(wildcard host/scenario/*.c) \
+OBJ_linux_run_test := $(call tobj,tests/engine/linux_run_test.c host/engine/linux/run.c host/engine/linux/alternate.c host/engine/linux/refuse.c host/engine/linux/hostrules.c host/engine/linux/setup.c host/engine/linux/measure.c host/engine/linux/note.c $(wildcard host/scenario/*.c) \
 	host/base/xalloc.c $(POLICY_SRC))
 # The Linux recorder on this host's tracefs, writing through db/.
 OBJ_linux_pingpong := $(call tobj,tests/engine/linux_pingpong.c host/engine/linux/tracefs.c host/engine/linux/ftrace.c host/engine/linux/lxrec.c host/engine/linux/bpfrec.c host/engine/linux/hostrules.c \
@@ -172,7 +172,7 @@ HOST_TESTS := $(addprefix $(BUILD)/tests/,$(TEST_PROGS)) $(ASAN_RUNQ)
 # one recipe links each kind: the unit tests with the sanitizers, the
 # fuzzers with libFuzzer, the generators and the reference plain.
 $(foreach p,$(TEST_PROGS),$(eval $(BUILD)/tests/$(p): $$(OBJ_$(p))))
-$(BUILD)/tests/linux_run_test: TEST_LIBS := -lpthread -lm
+$(BUILD)/tests/linux_run_test: TEST_LIBS := -lpthread -lm $(if $(HAVE_BPF),-lbpf -lelf -lz)
 $(BUILD)/tests/linux_pingpong: $(patsubst db/%.sql,$(BUILD)/gen/%_sql.o,$(HOST_SQL))
 $(BUILD)/tests/linux_pingpong: TEST_LIBS := -lsqlite3 -lm -lpthread $(if $(HAVE_BPF),-lbpf -lelf -lz)
 $(BUILD)/tests/top_at $(BUILD)/tests/top_model_test: $(BUILD)/gen/schema_sql.o

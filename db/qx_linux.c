@@ -8,7 +8,9 @@
 
 #include "bug.h"
 #include "db/derive.h"
+#include "db/q_experiment.h"
 #include "db/q_rows.h"
+#include "db/query.h"
 #include "db/qx_linux.h"
 #include "db/tracestat.h"
 
@@ -145,4 +147,47 @@ int dbq_linux_put_foreign(const char *path, int64_t trace_id, uint64_t cpus, uin
     }
     sqlite3_close(db);
     return rc;
+}
+
+/* The moves' statement: every used run (used, dbq_experiment_used_runs'
+ * terms) crossed with every reason of the experiment, so that a run
+ * without a move of one counts 0 in its mean. */
+static const char moves_sql[] =
+    "WITH runs AS (SELECT s.cell, s.engine, s.trace_id, s.run_ns, "
+    "(SELECT MIN(ts) FROM mark b WHERE b.trace_id = s.trace_id AND b.name = 'start') AS t0, "
+    "(SELECT MAX(ts) FROM mark e WHERE e.trace_id = s.trace_id AND e.name = 'end') AS t1 "
+    "FROM scenario s WHERE s.experiment_id = ?1 AND s.trace_id IS NOT NULL AND s.run_ns > 0 AND %s), "
+    "reasons AS (SELECT DISTINCT reason FROM migration WHERE trace_id IN (SELECT trace_id FROM runs)), "
+    "rates AS (SELECT r.cell, r.engine, x.reason, 1e9 * (SELECT COUNT(*) FROM migration g WHERE "
+    "g.trace_id = r.trace_id AND g.reason = x.reason AND (r.t0 IS NULL OR g.ts >= r.t0) AND "
+    "(r.t1 IS NULL OR g.ts < r.t1)) / r.run_ns AS rate FROM runs r, reasons x) "
+    "SELECT cell, engine, reason, AVG(rate), MIN(rate), MAX(rate), COUNT(*) FROM rates "
+    "GROUP BY cell, engine, reason ORDER BY cell, engine, reason";
+
+int dbq_experiment_moves(sqlite3 *db, int64_t id, void (*fn)(const struct dbq_moves_rate *r, void *arg), void *arg,
+                         char *err, size_t errlen)
+{
+    char used[512], sql[sizeof moves_sql + 512];
+    int has = dbq_has_column(db, "migration", "reason", err, errlen);
+    if (has <= 0 || dbq_experiment_used_runs(db, used, err, errlen) != 0)
+        return has <= 0 ? has : -1;
+    int n = snprintf(sql, sizeof sql, moves_sql, used);
+    BUG_ON(n < 0 || (size_t)n >= sizeof sql); /* used is dbq_experiment_used_runs' 512 bytes at most: it fits */
+    sqlite3_stmt *s = dbq_prepare(db, sql, DBQ_ARGS(DBQ_INT(id)), err, errlen);
+    if (!s)
+        return -1;
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        struct dbq_moves_rate r = {
+            .cell = sqlite3_column_int(s, 0),
+            .engine = (const char *)sqlite3_column_text(s, 1),
+            .reason = (const char *)sqlite3_column_text(s, 2),
+            .mean = sqlite3_column_double(s, 3),
+            .min = sqlite3_column_double(s, 4),
+            .max = sqlite3_column_double(s, 5),
+            .runs = sqlite3_column_int(s, 6),
+        };
+        fn(&r, arg);
+    }
+    return dbq_finish(db, s, rc, false, err, errlen);
 }

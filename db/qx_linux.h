@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <sqlite3.h>
+
 /* A row of counter. name: a text that lives while the row is written. */
 struct dbq_linux_counter {
     uint64_t ts;
@@ -53,5 +55,30 @@ int dbq_linux_put_groups(const char *path, int64_t trace_id, const struct dbq_li
 int dbq_linux_put_foreign(const char *path, int64_t trace_id, uint64_t cpus, uint64_t t0, uint64_t t1,
                           const char *other_desc, const char *unknown_desc, uint64_t other[64], uint64_t unknown[64],
                           char *err, size_t errlen);
+
+/* ---- the moves of an experiment's runs (read, for its table) ---- */
+
+/* Moves a second of one reason in one cell on one engine, over the
+ * cell's runs on it whose values the table uses (dbq_experiment_used_runs)
+ * and that were recorded: mean, least and largest, runs. A run's rate is
+ * its trace's migration rows of that reason inside its measured window
+ * (the marks `start` and `end` where the trace has them, as a Linux
+ * trace does; else the whole trace) over scenario.run_ns. A run without
+ * a move of the reason counts 0. reason and engine live until fn
+ * returns. Sorted by cell, engine and reason. */
+struct dbq_moves_rate {
+    int cell;
+    const char *engine, *reason;
+    double mean, min, max;
+    int runs;
+};
+
+/* Calls fn for each reason any run of experiment id moved a task for,
+ * in each cell and engine; none when the database has no migration
+ * table (before schema 12). 0, or -1 with err. Not a Linux-only
+ * question: it is here because the Linux engine's moves made it one
+ * (issue 35: `runq experiment --engine kernel,linux`). */
+int dbq_experiment_moves(sqlite3 *db, int64_t id, void (*fn)(const struct dbq_moves_rate *r, void *arg), void *arg,
+                         char *err, size_t errlen);
 
 #endif

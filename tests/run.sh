@@ -108,6 +108,8 @@ suite linux_trace bash tests/engine/linux_trace_test.sh "$RUNQ"
 suite --alone linux_run build/tests/linux_run_test
 suite linux_engine bash tests/engine/linux_engine_test.sh "$RUNQ"
 suite linux_internals bash tests/engine/linux_internals_test.sh "$RUNQ"
+# moves on the host's Linux with their rules (issue 35 part 3): 2 s of hogs, a sleeper and a pipe pair as root
+suite linux_migrate bash tests/engine/linux_migrate_test.sh "$RUNQ"
 suite linux_views bash tests/engine/linux_views_test.sh "$RUNQ"
 # Linux's picks replayed through runq's (issue 31, item 5): records 2 s of hogs as root
 suite fidelity bash tests/analysis/fidelity_test.sh "$RUNQ"

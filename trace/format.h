@@ -523,7 +523,9 @@ _Static_assert(sizeof(struct trace_rec_keyframe) == 28, "keyframe record");
  * its way to a CPU's wake stack is counted on neither). A move of a
  * queued task (TRACE_MF_QUEUED) is followed by its LEAVE `migrate` on
  * src; every move ends in a JOIN `migrate` on dst. Emitted by the CPU
- * that makes the move. */
+ * that makes the move. The kernel never emits WAKE or UNKNOWN: they are
+ * the Linux engine's (host/engine/linux/lxrec.c), appended so that the
+ * kernel's numbers stay. */
 #define TRACE_MIGRATE_REASONS(X)                                                                          \
     X(WAKE_IDLE_PREV, "wake_idle_prev", "woken: its previous CPU was idle (in runq's kernel that CPU is "    \
                                         "its home, so this rule keeps it and is never a move)")            \
@@ -532,7 +534,10 @@ _Static_assert(sizeof(struct trace_rec_keyframe) == 28, "keyframe record");
     X(NEWIDLE, "newidle", "pulled by a CPU about to go idle (sched_balance_newidle)")                      \
     X(PERIODIC, "periodic", "pulled by the periodic balance of the busiest CPU (sched_balance_rq)")       \
     X(AFFINITY, "affinity", "its allowed CPUs no longer hold its CPU")                                    \
-    X(RT_RELEASE, "rt_release", "a higher class took its CPU: sent to an idle one (replace_on_release)")
+    X(RT_RELEASE, "rt_release", "a higher class took its CPU: sent to an idle one (replace_on_release)")     \
+    X(WAKE, "wake", "woken onto another CPU by a rule the recorder cannot name (Linux's engine: "             \
+                    "select_task_rq() in try_to_wake_up(); idle sibling or affine is not in its tracepoints)")   \
+    X(UNKNOWN, "unknown", "no rule the recorder can see matched (Linux's engine only; never guessed)")
 
 enum trace_migrate_reason {
 #define TRACE_MIGRATE_ENUM(id, name, what) TRACE_MIGRATE_##id,

@@ -1149,6 +1149,8 @@ static const char *move_rule(enum trace_migrate_reason r)
         [TRACE_MIGRATE_PERIODIC] = "periodic balance",
         [TRACE_MIGRATE_AFFINITY] = "its allowed CPUs no longer held its CPU",
         [TRACE_MIGRATE_RT_RELEASE] = "a higher class took its CPU (replace_on_release)",
+        [TRACE_MIGRATE_WAKE] = "woken onto another CPU (a rule Linux's tracepoints do not name)",
+        [TRACE_MIGRATE_UNKNOWN] = "a rule the recorder could not see",
     };
     _Static_assert(sizeof rule / sizeof rule[0] == TRACE_MIGRATE_NR, "a phrase for every MIGRATE reason");
     return r < TRACE_MIGRATE_NR ? rule[r] : "a rule this runq does not know";

@@ -24,6 +24,7 @@
 #include "host/experiment/experiment.h"
 #include "db/q_experiment.h"
 #include "db/query.h"
+#include "db/qx_linux.h"
 #include "db/visible.h"
 #include "host/base/xalloc.h"
 #include "host/scenario/scenario.h"
@@ -319,6 +320,109 @@ static int xt_add_column(char cols[][64], int n, const char *c, bool missed_late
     return n;
 }
 
+/* ---- moves a second by reason ---- */
+
+/* The reasons a table shows (trace/format.h has nine). */
+#define XT_MAX_REASONS 16
+
+/* The rates of dbq_experiment_moves, at rate[(cell * nengines + engine)
+ * * XT_MAX_REASONS + reason]; runs 0 where a cell had no run on it. */
+struct xt_moves {
+    int ncells, nengines, nreasons;
+    char (*engines)[16];
+    char reasons[XT_MAX_REASONS][24];
+    struct dbq_moves_rate *rate;
+};
+
+static void xt_take_moves(const struct dbq_moves_rate *r, void *arg)
+{
+    struct xt_moves *m = arg;
+    int e = -1, k = -1;
+    for (int i = 0; i < m->nengines && e < 0; i++)
+        if (r->engine && !strcmp(m->engines[i], r->engine))
+            e = i;
+    for (int i = 0; i < m->nreasons && k < 0; i++)
+        if (!strcmp(m->reasons[i], r->reason ? r->reason : ""))
+            k = i;
+    if (k < 0 && m->nreasons < XT_MAX_REASONS) {
+        k = m->nreasons++;
+        snprintf(m->reasons[k], sizeof m->reasons[k], "%s", r->reason ? r->reason : "");
+    }
+    if (r->cell < 0 || r->cell >= m->ncells || e < 0 || k < 0)
+        return;
+    struct dbq_moves_rate *to = &m->rate[((size_t)r->cell * (size_t)m->nengines + (size_t)e) * XT_MAX_REASONS + (size_t)k];
+    *to = *r;
+    to->engine = to->reason = NULL; /* they live only for the call */
+}
+
+static void fmt_rate(char *buf, size_t len, const struct dbq_moves_rate *r)
+{
+    if (!r->runs)
+        snprintf(buf, len, "-");
+    else if (r->runs > 1)
+        snprintf(buf, len, "%.1f/s [%.1f..%.1f]", r->mean, r->min, r->max);
+    else
+        snprintf(buf, len, "%.1f/s", r->mean);
+}
+
+/* Under the text table: the moves a second of each reason (the runs'
+ * migration tables), a row for each cell and engine, a column for each
+ * reason any run moved a task for; nothing when none did.
+ * docs/experiments.md, "Moves by reason". */
+static int xt_moves_section(sqlite3 *db, int64_t id, const struct xt_cell *cells, int ncells, char (*engines)[16],
+                            int nengines, FILE *out, char *err, size_t errlen)
+{
+    struct xt_moves m = { .ncells = ncells, .nengines = nengines, .engines = engines };
+    m.rate = xcalloc((size_t)ncells * (size_t)nengines * XT_MAX_REASONS, sizeof *m.rate);
+    if (dbq_experiment_moves(db, id, xt_take_moves, &m, err, errlen) != 0) {
+        free(m.rate);
+        return -1;
+    }
+    if (m.nreasons) {
+        int pw = (int)strlen("params"), ew = (int)strlen("engine"), w[XT_MAX_REASONS];
+        char buf[96];
+        for (int c = 0; c < ncells; c++)
+            if (cells[c].cell >= 0 && (int)strlen(cells[c].params) > pw)
+                pw = (int)strlen(cells[c].params);
+        for (int e = 0; e < nengines; e++)
+            if ((int)strlen(engines[e]) > ew)
+                ew = (int)strlen(engines[e]);
+        for (int k = 0; k < m.nreasons; k++) {
+            w[k] = (int)strlen(m.reasons[k]);
+            for (size_t i = 0; i < (size_t)ncells * (size_t)nengines; i++) {
+                fmt_rate(buf, sizeof buf, &m.rate[i * XT_MAX_REASONS + (size_t)k]);
+                if ((int)strlen(buf) > w[k])
+                    w[k] = (int)strlen(buf);
+            }
+        }
+        fprintf(out, "moves a second by reason (each run's migration rows in its window):\n");
+        fprintf(out, "%-*s  %-*s", pw, "params", ew, "engine");
+        for (int k = 0; k < m.nreasons; k++) {
+            char name[sizeof m.reasons[0]];
+            text_visible(name, sizeof name, m.reasons[k]);
+            fprintf(out, "  %-*s", k + 1 < m.nreasons ? w[k] : 0, name);
+        }
+        fprintf(out, "\n");
+        for (int c = 0; c < ncells; c++)
+            for (int e = 0; e < nengines && cells[c].cell >= 0; e++) {
+                const struct dbq_moves_rate *r = &m.rate[((size_t)c * (size_t)nengines + (size_t)e) * XT_MAX_REASONS];
+                bool any = false;
+                for (int k = 0; k < m.nreasons; k++)
+                    any |= r[k].runs > 0;
+                if (!any)
+                    continue; /* no recorded run of the cell on this engine */
+                fprintf(out, "%-*s  %-*s", pw, cells[c].params[0] ? cells[c].params : "-", ew, engines[e]);
+                for (int k = 0; k < m.nreasons; k++) {
+                    fmt_rate(buf, sizeof buf, &r[k]);
+                    fprintf(out, "  %-*s", k + 1 < m.nreasons ? w[k] : 0, buf);
+                }
+                fprintf(out, "\n");
+            }
+    }
+    free(m.rate);
+    return 0;
+}
+
 int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format fmt, bool missed_late, FILE *out)
 {
     struct dbq_experiment xp;
@@ -477,6 +581,8 @@ int experiment_table(sqlite3 *db, const char *prog, int64_t id, enum dbq_format 
         if (linux_ && any_unmeasured)
             fprintf(out, "foreign -: not measured (a Linux run without a recording, --no-record, or stored by a runq "
                          "that did not measure it)\n");
+        if (xt_moves_section(db, id, cells, ncells, engines, nengines, out, err, sizeof err) != 0)
+            goto sqlerr;
     } else if (fmt == DBQ_CSV) {
         fprintf(out, "experiment,cell,params");
         for (int k = 0; k < nv; k++)

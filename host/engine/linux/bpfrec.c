@@ -173,6 +173,30 @@ static int on_sample(void *ctx, void *data, size_t size)
     return 0;
 }
 
+/* The program opened and its settings made: the CPUs and process it
+ * samples, and whether the __schedule() window and the balance softirq
+ * (the newidle and periodic rules, sched.bpf.c) are watched: their four
+ * programs are loaded only then. NULL if it does not open. */
+static struct lxbpf *open_program(uint64_t cpus, int tgid, bool window)
+{
+    struct lxbpf *obj = lxbpf__open();
+    if (!obj)
+        return NULL;
+    obj->rodata->cfg.cpus = cpus;
+    obj->rodata->cfg.tgid = tgid;
+    /* RUNQ_BPF_EMPTY=1 (benches only, tests/engine/bench_linux_bpf.sh): programs
+     * attached that return at once, the control beside the recorder's own
+     * cost; every pick of such a run is bare. */
+    const char *empty = getenv("RUNQ_BPF_EMPTY");
+    obj->rodata->cfg.empty = empty && !strcmp(empty, "1");
+    obj->rodata->cfg.window = window;
+    bpf_program__set_autoload(obj->progs.on_sched_entry, window);
+    bpf_program__set_autoload(obj->progs.on_sched_exit, window);
+    bpf_program__set_autoload(obj->progs.on_softirq_entry, window);
+    bpf_program__set_autoload(obj->progs.on_softirq_exit, window);
+    return obj;
+}
+
 struct bpfrec *bpfrec_start(uint64_t cpus, int tgid, char *why, size_t whylen)
 {
     const char *no = getenv("RUNQ_NO_BPF");
@@ -197,18 +221,20 @@ struct bpfrec *bpfrec_start(uint64_t cpus, int tgid, char *why, size_t whylen)
         return NULL;
     }
     const char *step = "open";
-    if (!(b->obj = lxbpf__open()))
+    if (!(b->obj = open_program(cpus, tgid, true)))
         goto fail;
-    b->obj->rodata->cfg.cpus = cpus;
-    b->obj->rodata->cfg.tgid = tgid;
-    /* RUNQ_BPF_EMPTY=1 (benches only, tests/engine/bench_linux_bpf.sh): programs
-     * attached that return at once, the control beside the recorder's own
-     * cost; every pick of such a run is bare. */
-    const char *empty = getenv("RUNQ_BPF_EMPTY");
-    b->obj->rodata->cfg.empty = empty && !strcmp(empty, "1");
     step = "load (a kernel without the fields it reads, or a verifier refusal)";
-    if (lxbpf__load(b->obj))
-        goto fail;
+    if (lxbpf__load(b->obj)) {
+        /* A kernel without the bare tracepoints sched_entry_tp and
+         * sched_exit_tp (before 6.16) refuses the window's programs:
+         * again without them, and no move is called newidle or periodic.
+         * (Asking the kernel's BTF first costs a parse of it, 0.45 s under
+         * the sanitizer, at every start.) */
+        lxbpf__destroy(b->obj);
+        libbpf_last[0] = '\0';
+        if (!(b->obj = open_program(cpus, tgid, false)) || lxbpf__load(b->obj))
+            goto fail;
+    }
     step = "attach";
     if (lxbpf__attach(b->obj))
         goto fail;
@@ -267,6 +293,11 @@ int bpfrec_attach(struct bpfrec *b, bool on)
         lxbpf__detach(b->obj);
         return 0;
     }
+    /* A CPU detached inside its __schedule() window or the balance
+     * softirq would keep its flag up until its next switch: down now,
+     * while nothing writes them. */
+    memset(b->obj->bss->in_sched, 0, sizeof b->obj->bss->in_sched);
+    memset(b->obj->bss->in_balance, 0, sizeof b->obj->bss->in_balance);
     int rc = lxbpf__attach(b->obj);
     if (rc) {
         errno = rc < 0 ? -rc : rc;

@@ -468,6 +468,10 @@ struct xtask {
     bool brought_at_wakeup;
     /* At its last block: still queued (delayed) 1, dequeued 0, unknown -1. */
     int left_queued;
+    /* The CPU its newest sched_waking came from, until its sched_wakeup
+     * (or a move): try_to_wake_up() places it on that CPU, between the
+     * two; -1: no wakeup under way. */
+    int waking_cpu;
 };
 
 struct xcpu {
@@ -529,6 +533,7 @@ struct xlate {
     struct dbq_linux_group *groups; /* linux_group rows, written after the trace */
     size_t ngroups, groups_cap;
     uint64_t picks_ee, picks_bare, samples_used, sums_disagree;
+    uint64_t moves_bare; /* moves of scenario threads with no BPF sample beside them (their rule from tracefs alone) */
     bool bpf_lossless; /* no BPF sample was lost (ring full, memory) */
 };
 
@@ -1056,6 +1061,7 @@ static void on_waking(struct xlate *x, const struct lx_ev *e)
         t->brought_at_wakeup = t->left_queued == 0 || (t->left_queued == 1 && x->bpf_lossless);
     }
     t->cpu = k.target_cpu;
+    t->waking_cpu = (int)e->cpu;
 }
 
 static void on_wakeup(struct xlate *x, const struct lx_ev *e, bool new_task)
@@ -1073,6 +1079,49 @@ static void on_wakeup(struct xlate *x, const struct lx_ev *e, bool new_task)
     t->brought_known = false;
     t->brought_at_wakeup = false;
     t->cpu = (int)tc;
+    t->waking_cpu = -1;
+}
+
+/* The rule that made a move, as far as the call path shows it (Linux's
+ * sched_migrate_task carries none); UNKNOWN where no rule matched, never
+ * a guess. s: the move's BPF sample (NULL: none, or no BPF recorder);
+ * on: the CPU that wrote the event; waking: a sched_waking of the task
+ * came from that CPU and no sched_wakeup yet.
+ *   - WAKE: try_to_wake_up() -> select_task_rq() -> set_task_cpu() (the
+ *     sample saw it TASK_WAKING off every queue; without a sample, a
+ *     move between its sched_waking and its sched_wakeup on the waking
+ *     CPU, of a task on no queue). Which branch of select_task_rq_fair()
+ *     chose the CPU (its idle previous CPU, select_idle_sibling(),
+ *     wake_affine()) no tracepoint says: WAKE, not one of the three.
+ *   - PERIODIC: a fair task moved inside the balance softirq
+ *     (SCHED_SOFTIRQ: sched_balance_softirq() -> sched_balance_domains(),
+ *     or nohz_idle_balance() for idle CPUs -> sched_balance_rq() ->
+ *     detach_tasks() -> detach_task() -> set_task_cpu());
+ *   - NEWIDLE: a fair task moved towards the CPU that moved it, inside
+ *     that CPU's __schedule() and not in that softirq: only
+ *     sched_balance_newidle() -> sched_balance_rq(CPU_NEWLY_IDLE) ->
+ *     detach_task() -> set_task_cpu() moves a fair task there (the RT
+ *     pull also runs there, for RT tasks);
+ *   - otherwise UNKNOWN: the periodic balance's active balance (the
+ *     stopper's active_load_balance_cpu_stop()), an affinity change
+ *     (__set_cpus_allowed_ptr() -> affine_move_task() ->
+ *     move_queued_task() or migration_cpu_stop()) and NUMA moves all
+ *     look alike at this tracepoint. The engine itself changes no
+ *     thread's CPUs while it records (lx_setup_thread runs before), so
+ *     its runs have no AFFINITY moves to name. */
+static enum trace_migrate_reason move_reason(const struct lxb_sample *s, unsigned on, unsigned to, bool queued,
+                                             bool waking)
+{
+    if (s) {
+        if (s->mflags & LXB_M_WAKING)
+            return TRACE_MIGRATE_WAKE;
+        if ((s->mflags & LXB_M_IN_BALANCE) && s->prev_fair)
+            return TRACE_MIGRATE_PERIODIC;
+        if ((s->mflags & LXB_M_IN_SCHED) && s->prev_fair && on == to)
+            return TRACE_MIGRATE_NEWIDLE;
+        return TRACE_MIGRATE_UNKNOWN;
+    }
+    return waking && !queued ? TRACE_MIGRATE_WAKE : TRACE_MIGRATE_UNKNOWN;
 }
 
 static void on_migrate(struct xlate *x, const struct lx_ev *e)
@@ -1086,14 +1135,25 @@ static void on_migrate(struct xlate *x, const struct lx_ev *e)
     }
     /* Only a thread known to be queued moves between queues; one waking
      * or asleep only gets its next CPU (the JOIN says where it lands). */
-    if (tstate_queued(state_of(x, t))) {
-        /* its numbers as it left the source queue (the BPF migrate
-         * sample: prev is the task); where it lands has none */
-        put_leave(x, e->cpu, e->ts, t->t->tid, from, TRACE_LEAVE_MIGRATE, 0,
-                  take_sample(x, e->cpu, SC_MIGRATE, e->ts, t->t->tid, -1));
+    bool queued = tstate_queued(state_of(x, t));
+    /* its numbers as it left the source queue (prev is the task), and
+     * the call path's facts */
+    const struct lxb_sample *s = take_sample(x, e->cpu, SC_MIGRATE, e->ts, t->t->tid, -1);
+    /* Each CPU's load at the move is not recorded: ncpus 0, and the
+     * migration row's load columns NULL (docs/sql.md says why). */
+    struct trace_rec_migrate m = { .task = t->t->tid, .src = (uint16_t)from, .dst = (uint16_t)to,
+                                   .reason = (uint8_t)move_reason(s, e->cpu, to, queued,
+                                                                  t->waking_cpu == (int)e->cpu),
+                                   .mflags = queued ? TRACE_MF_QUEUED : 0 };
+    put(x, e->cpu, &m.h, TRACE_REC_MIGRATE, sizeof m, e->ts);
+    if (!s && x->r->bpf)
+        x->moves_bare++;
+    if (queued) {
+        put_leave(x, e->cpu, e->ts, t->t->tid, from, TRACE_LEAVE_MIGRATE, 0, s);
         put_join(x, e->cpu, e->ts, t, to, TRACE_JOIN_MIGRATE, NULL);
     }
     t->cpu = (int)to;
+    t->waking_cpu = -1;
 }
 
 static void on_event(struct xlate *x, const struct lx_ev *e)
@@ -1274,6 +1334,9 @@ static void put_stats(struct xlate *x)
             db_writer_set_stat(x->w, "bpf_sums_disagree", "data_loss", x->sums_disagree,
                                "EEVDF samples whose queued entities do not add up to the kernel's sums: what was "
                                "read is not the queue (their V is the kernel's, their snapshot is not whole)");
+        db_writer_set_stat(x->w, "bpf_moves_bare", "info", x->moves_bare,
+                           "moves of a scenario thread no BPF sample was found for: their rule was told from "
+                           "tracefs alone (wake, else unknown)");
         db_writer_set_stat(x->w, "bpf_samples", "info", b.samples, "EEVDF samples the BPF recorder handed over");
         BUG_ON(x->samples_used > b.samples); /* take_sample takes each kept sample once */
         db_writer_set_stat(x->w, "bpf_samples_unmatched", "info", b.samples - x->samples_used,
@@ -1359,7 +1422,7 @@ int lxrec_write(struct lxrec *r, const struct lxrec_meta *m, int64_t *trace_id, 
                      LXREC_PSEUDO_BASE - 1);
             goto out;
         }
-        x.task[i] = (struct xtask){ .t = &m->tasks[i], .cpu = -1, .left_queued = -1 };
+        x.task[i] = (struct xtask){ .t = &m->tasks[i], .cpu = -1, .left_queued = -1, .waking_cpu = -1 };
     }
     qsort(x.task, m->ntasks, sizeof *x.task, task_cmp);
     if (follow_init(&x) != 0) {

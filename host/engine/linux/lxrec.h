@@ -23,8 +23,10 @@
  *     start, after a gap): then it is the PICK of "other";
  *   - sched_waking: WAKE (the waker: the scenario thread, "other" of its
  *     CPU, or none with TRACE_WF_TIMER in an interrupt); sched_wakeup:
- *     JOIN wake; sched_wakeup_new: JOIN new; sched_migrate_task of a
- *     queued thread: LEAVE migrate + JOIN migrate; sched_process_exit:
+ *     JOIN wake; sched_wakeup_new: JOIN new; sched_migrate_task: a
+ *     MIGRATE with the rule the call path shows (wake, newidle,
+ *     periodic, else unknown: lxrec.c's move_reason) and no per-CPU
+ *     loads, then for a queued thread LEAVE migrate + JOIN migrate; sched_process_exit:
  *     TASK_EXIT after the thread's last switch;
  *   - a page that says events were lost, or could not be read, is a gap
  *     (db_writer_gap) before that CPU's next event: unknown, never idle.

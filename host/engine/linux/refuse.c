@@ -26,6 +26,7 @@
 
 #include "eevdf_features.h"
 #include "host/base/clock.h"
+#include "host/engine/linux/hostrules.h"
 #include "host/engine/linux/run.h"
 
 #define LX_FEATURES_PATH "/sys/kernel/debug/sched/features"
@@ -320,6 +321,32 @@ int linux_refuses_rt_hog(const struct scenario *s, bool allowed, char *err, size
 
 /* ---- the refusals ---- */
 
+/* The balancing switches (kernel/sched/eevdf_features.h): 1 when this
+ * Linux does what `name` on asks, 0 when not (or not known), -1 when
+ * name is not one. Linux has no switch for BALANCE_WAKE, BALANCE_NEWIDLE
+ * and BALANCE_PERIODIC: it always places a woken task
+ * (select_task_rq_fair()), pulls when a CPU goes idle
+ * (sched_balance_newidle()) and balances periodically
+ * (sched_balance_rq()). WA_IDLE and WA_WEIGHT are its own features: on
+ * if the host's feature mask says so (hostrules.h). */
+static int linux_balances(const char *name)
+{
+    if (!strcmp(name, "BALANCE_WAKE") || !strcmp(name, "BALANCE_NEWIDLE") || !strcmp(name, "BALANCE_PERIODIC"))
+        return 1;
+    if (strcmp(name, "WA_IDLE") && strcmp(name, "WA_WEIGHT"))
+        return -1;
+    const struct hostrules *r = hostrules_read();
+    if (!r->features_known)
+        return 0;
+    char names[HOSTRULES_NAMES_MAX], *save;
+    snprintf(names, sizeof names, "%s", r->names);
+    unsigned bit = 0;
+    for (char *n = strtok_r(names, ",", &save); n && bit < 32; n = strtok_r(NULL, ",", &save), bit++)
+        if (!strcmp(n, name))
+            return r->mask >> bit & 1;
+    return 0;
+}
+
 int linux_refuses(const struct scenario *s, char *err, size_t errlen)
 {
     if (strcmp(s->policy, "rr") == 0)
@@ -327,9 +354,19 @@ int linux_refuses(const struct scenario *s, char *err, size_t errlen)
                       "policy rr: Linux's fair class is EEVDF; runq's round robin is not in Linux (SCHED_RR is an "
                       "RT policy: class=rt rt=rr)");
 
-    if (s->nfeatures) {
-        const struct scn_feature_setting *fs = &s->features[0];
+    for (int i = 0; i < s->nfeatures; i++) {
+        const struct scn_feature_setting *fs = &s->features[i];
         const char *name = eevdf_feature_name((enum eevdf_feature)fs->feature);
+        int balances = linux_balances(name);
+        if (balances == 1 && fs->on)
+            continue; /* what Linux does anyway */
+        if (balances >= 0)
+            return refuse(err, errlen, s, fs->line,
+                          "feature %s %s: Linux %s; runq's Linux engine does not change the machine's scheduler",
+                          name, fs->on ? "on" : "off",
+                          strncmp(name, "WA_", 3) ? "always balances this way (it has no switch to turn it off)"
+                          : balances            ? "has it on here (its sched features)"
+                                                : "has it off here, or its feature mask cannot be read");
         int fd = open(LX_FEATURES_PATH, O_WRONLY | O_CLOEXEC);
         if (fd < 0)
             return refuse(err, errlen, s, fs->line,

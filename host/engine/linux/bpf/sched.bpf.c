@@ -80,6 +80,8 @@ struct sched_entity___nodelay {
 } PAI;
 
 struct task_struct {
+    unsigned int __state;
+    int on_rq;
     int pid;
     int tgid;
     int prio;
@@ -318,6 +320,7 @@ static __always_inline struct lxb_sample *sample_begin(enum lxb_kind kind, __u32
     if (s) {
         s->kind = kind;
         s->cpu = cpu;
+        s->mflags = 0;
         s->ts = bpf_ktime_get_ns();
     }
     return s;
@@ -332,10 +335,72 @@ static __always_inline void no_levels_above(struct lxb_sample *s)
     s->up_curr.flags = 0;
 }
 
+/* ---- the __schedule() window, for the newidle pull ---- */
+
+/* Each CPU inside __schedule() and not yet switching: set at
+ * sched_entry_tp (its first line), cleared at sched_switch (after
+ * pick_next_task(), just before context_switch()) and at sched_exit_tp
+ * (its last line, when nothing switched). Linux's newly-idle pull runs in
+ * that stretch: __schedule() -> pick_next_task() -> pick_next_task_fair()
+ * (or balance_fair() from put_prev_task_balance()) -> sched_balance_newidle()
+ * -> sched_balance_rq(CPU_NEWLY_IDLE) -> detach_tasks() -> detach_task() ->
+ * set_task_cpu(), on the pulling CPU, towards itself. Written and read by
+ * its own CPU only. */
+__u8 in_sched[LXB_MAXCPU];
+
+/* A few instructions of that stretch run with interrupts on (before
+ * __schedule() disables them, after it enables them again), and a softirq
+ * there may run the periodic balance, which also pulls towards this CPU.
+ * So the balance softirq is watched too: set from softirq_entry to
+ * softirq_exit of SCHED_SOFTIRQ, whose handler is sched_balance_softirq()
+ * -> sched_balance_domains() (or nohz_idle_balance(), the same for an
+ * idle CPU) -> sched_balance_rq() -> detach_tasks() -> set_task_cpu().
+ * (x86's __preempt_count would say it too, but per-CPU symbols are not
+ * in this kernel's kallsyms, so a BPF program cannot name it.) */
+__u8 in_balance[LXB_MAXCPU];
+#define LXB_SCHED_SOFTIRQ 7 /* include/linux/interrupt.h */
+
+SEC("tp_btf/softirq_entry")
+int on_softirq_entry(__u64 *ctx)
+{
+    if ((unsigned int)ctx[0] == LXB_SCHED_SOFTIRQ)
+        in_balance[bpf_get_smp_processor_id() & (LXB_MAXCPU - 1)] = 1;
+    return 0;
+}
+
+SEC("tp_btf/softirq_exit")
+int on_softirq_exit(__u64 *ctx)
+{
+    if ((unsigned int)ctx[0] == LXB_SCHED_SOFTIRQ)
+        in_balance[bpf_get_smp_processor_id() & (LXB_MAXCPU - 1)] = 0;
+    return 0;
+}
+
+static __always_inline void sched_window(int open)
+{
+    __u32 cpu = bpf_get_smp_processor_id();
+    in_sched[cpu & (LXB_MAXCPU - 1)] = (__u8)open;
+}
+
+SEC("tp_btf/sched_entry_tp")
+int on_sched_entry(__u64 *ctx)
+{
+    sched_window(1);
+    return 0;
+}
+
+SEC("tp_btf/sched_exit_tp")
+int on_sched_exit(__u64 *ctx)
+{
+    sched_window(0);
+    return 0;
+}
+
 SEC("tp_btf/sched_switch")
 int on_switch(__u64 *ctx)
 {
     const struct task_struct *prev = (const void *)ctx[1], *next = (const void *)ctx[2];
+    sched_window(0);
     if (cfg.empty)
         return 0;
     __u32 cpu = bpf_get_smp_processor_id();
@@ -415,6 +480,30 @@ int on_wakeup_new(__u64 *ctx)
     return on_wake((const void *)ctx[0], LXB_WAKEUP_NEW);
 }
 
+#define LXB_TASK_WAKING 0x0200u /* include/linux/sched.h */
+
+/* What the call path of a move was (LXB_M_*): a task TASK_WAKING and
+ * not on a queue is being placed by try_to_wake_up() -> select_task_rq()
+ * -> set_task_cpu() (try_to_wake_up() sets TASK_WAKING before it picks
+ * the CPU; no other path moves a task in that state: migration_cpu_stop()
+ * only sets its wake_cpu); a move made inside the balance softirq is
+ * the periodic balance's; one made on this CPU inside its __schedule()
+ * window, outside that softirq, is one __schedule() made. */
+static __always_inline unsigned int call_path(const struct task_struct *p, __u32 cpu)
+{
+    unsigned int m = 0;
+    if (p->__state == LXB_TASK_WAKING && !p->on_rq)
+        m |= LXB_M_WAKING;
+    if (cfg.window) {
+        m |= LXB_M_WINDOW;
+        if (in_balance[cpu & (LXB_MAXCPU - 1)])
+            m |= LXB_M_IN_BALANCE;
+        else if (in_sched[cpu & (LXB_MAXCPU - 1)])
+            m |= LXB_M_IN_SCHED;
+    }
+    return m;
+}
+
 /* A move between CPUs (set_task_cpu(), before migrate_task_rq_fair()):
  * a task that was queued has just been dequeued from the source queue,
  * its vlag kept by update_entity_lag(); its cfs_rq is still the
@@ -428,21 +517,24 @@ int on_migrate(__u64 *ctx)
     const struct task_struct *p = (const void *)ctx[0];
     if (cfg.empty)
         return 0;
-    if (!wanted_task(p) || !is_fair(p))
+    if (!wanted_task(p))
         return 0;
-    struct lxb_sample *s = sample_begin(LXB_MIGRATE, bpf_get_smp_processor_id());
+    __u32 cpu = bpf_get_smp_processor_id();
+    struct lxb_sample *s = sample_begin(LXB_MIGRATE, cpu);
     if (!s)
         return 0;
+    int fair = is_fair(p);
     s->prev_state = 0;
     s->prev_pid = p->pid;
     s->next_pid = -1;
     s->target_cpu = (int)ctx[1];
-    s->prev_fair = 1;
+    s->mflags = call_path(p, cpu);
+    s->prev_fair = (unsigned char)fair;
     s->next_fair = 0;
-    s->q_of = LXB_QOF_PREV;
-    read_task(&s->prev, p);
+    s->q_of = fair ? LXB_QOF_PREV : LXB_QOF_NONE;
+    read_task(&s->prev, fair ? p : 0);
     read_task(&s->next, 0);
-    read_rq(s, p->se.cfs_rq, 0);
+    read_rq(s, fair ? p->se.cfs_rq : 0, 0);
     no_levels_above(s);
     emit(s);
     return 0;

@@ -23,6 +23,16 @@
  * WAKEUP(_NEW) at sched_wakeup(_new), right after placement. */
 enum lxb_kind { LXB_SWITCH = 1, LXB_WAKEUP = 2, LXB_WAKEUP_NEW = 3, LXB_WAKING = 4, LXB_MIGRATE = 5 };
 
+/* lxb_sample.mflags, at sched_migrate_task: raw facts about the call
+ * path, from which host/engine/linux/lxrec.c names the move's rule. */
+#define LXB_M_WAKING 0x01u  /* p->__state is TASK_WAKING and p->on_rq 0: set_task_cpu() from try_to_wake_up() */
+#define LXB_M_IN_SCHED 0x02u /* this CPU is inside __schedule() before its switch (sched_entry_tp .. sched_switch
+                              * or sched_exit_tp), and not in the balance softirq */
+#define LXB_M_IN_BALANCE 0x08u /* this CPU is serving SCHED_SOFTIRQ (softirq_entry .. softirq_exit, vector 7) */
+#define LXB_M_WINDOW 0x04u  /* both are watched (sched_entry_tp, sched_exit_tp and the softirq tracepoints
+                              * attached): without it neither flag is ever set */
+#define LXB_MAXCPU 256      /* CPUs whose __schedule() window is kept */
+
 /* lxb_ent.flags */
 #define LXB_E_ON_RQ 0x01u     /* se.on_rq */
 #define LXB_E_DELAYED 0x02u   /* se.sched_delayed (DELAY_DEQUEUE) */
@@ -78,6 +88,7 @@ struct lxb_sample {
     unsigned int prev_state;
     int prev_pid, next_pid; /* switch: the two tasks; wakeup: next_pid is the wakee */
     int target_cpu;
+    unsigned int mflags;  /* a migrate sample: LXB_M_*, what the call path was; else 0 */
     struct lxb_ent prev, next, curr;
     struct lxb_rq q;
     /* The level above q (autogroup: q is a session's group queue): the
@@ -97,6 +108,7 @@ struct lxb_config {
     unsigned long long cpus; /* CPUs sampled (bits 0..63); 0: all */
     int tgid;                /* only switches and wakeups touching this process's threads; 0: any */
     int empty;               /* benches only: every program returns at once (the cost of being attached) */
+    int window;              /* sched_entry_tp and sched_exit_tp are attached (this kernel has them) */
 };
 
 #endif
