@@ -77,14 +77,18 @@ static const struct balance_view *view_now(void)
     return v;
 }
 
-/* The rules' reasons as the trace names them. */
-static const enum trace_migrate_reason why_traced[] = {
-    [BALANCE_WHY_IDLE_PREV] = TRACE_MIGRATE_WAKE_IDLE_PREV,
-    [BALANCE_WHY_IDLE_SIBLING] = TRACE_MIGRATE_WAKE_IDLE_SIBLING,
-    [BALANCE_WHY_AFFINE] = TRACE_MIGRATE_WAKE_AFFINE,
-    [BALANCE_WHY_NEWIDLE] = TRACE_MIGRATE_NEWIDLE,
-    [BALANCE_WHY_PERIODIC] = TRACE_MIGRATE_PERIODIC,
-};
+/* The rules' reasons are the trace's first ones, in its order, so a
+ * reason passes as it is (runq sim names them by the same cast). */
+_Static_assert(TRACE_MIGRATE_WAKE_IDLE_PREV == (int)BALANCE_WHY_IDLE_PREV &&
+                   TRACE_MIGRATE_WAKE_IDLE_SIBLING == (int)BALANCE_WHY_IDLE_SIBLING &&
+                   TRACE_MIGRATE_WAKE_AFFINE == (int)BALANCE_WHY_AFFINE && TRACE_MIGRATE_NEWIDLE == (int)BALANCE_WHY_NEWIDLE &&
+                   TRACE_MIGRATE_PERIODIC == (int)BALANCE_WHY_PERIODIC,
+               "balance_rules.h's reasons are trace/format.h's");
+
+static enum trace_migrate_reason why_traced(enum balance_why w)
+{
+    return (enum trace_migrate_reason)w;
+}
 
 void balance_init_cpu(struct rq *rq)
 {
@@ -102,7 +106,7 @@ unsigned balance_wake_cpu(const struct task *t, unsigned waker, enum trace_migra
     enum balance_why w;
     unsigned dst = balance_wake_target(view_now(), t->cpus_allowed,
                                          sched_nice_to_weight(t->se.nice), prev, waker, &w);
-    *why = why_traced[w];
+    *why = why_traced(w);
     return dst;
 }
 
@@ -133,7 +137,7 @@ static void detach_collect(struct sched_entity *se, void *arg)
 static bool detach_move(void *arg, unsigned i)
 {
     struct detach_ctx *x = arg;
-    return move_queued(x->src, x->cand[i], x->env->dst, why_traced[x->env->why]);
+    return move_queued(x->src, x->cand[i], x->env->dst, why_traced(x->env->why));
 }
 
 /* sched_balance_rq(): find the busiest CPU, pull from it; one that

@@ -25,8 +25,8 @@
 /* sysctl_sched_nr_migrate: tasks one pass looks at, at most. */
 #define BALANCE_NR_MIGRATE 32
 
-/* Why a task moves: the rules' names for trace/format.h's reasons of
- * the same names (the caller maps them; this layer sees no wire format). */
+/* Why a task moves: trace/format.h's first reasons, in its order (this
+ * layer sees no wire format; balance.c asserts that the two agree). */
 enum balance_why {
     BALANCE_WHY_IDLE_PREV,    /* woken: its previous CPU was idle */
     BALANCE_WHY_IDLE_SIBLING, /* woken: an idle CPU it may run on */
