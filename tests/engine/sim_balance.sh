@@ -9,7 +9,8 @@
 #  - the pair never runs on CPU 2 or 3, and every move of it stays on
 #    CPUs 0 and 1 (runq sim also refuses, with a BUG, any join outside a
 #    task's set);
-#  - with several switches at once, every move is one of theirs.
+#  - with several switches at once, every move is one of theirs;
+#  - the periodic balance's interval is the knob balance_interval_ms.
 # The kernel's run of balance.scn is compared with these in kind in
 # tests/kernel/balance.sh (it has the kernel's trace at hand).
 # Usage: tests/engine/sim_balance.sh [path/to/runq]
@@ -56,6 +57,16 @@ moved=$(grep -cE 'pair[0-9] moves from' "$T/out")
 others=$(sed -E "s/^moves: [0-9]*//; s/, (wake_idle_sibling|newidle|periodic) [0-9]*//g" <<<"$m")
 [ -z "$others" ] && [ "$moved" -ge 1 ] && pass "all_switches_move_by_their_reasons_only ($m; the pair $moved times)" ||
     failed all_switches_move_by_their_reasons_only "$m; the pair moved $moved times"
+
+# The balance interval is the knob's (balance_interval_ms, within Linux's
+# bounds for 4 CPUs, 4..8 ms): half the interval, more periodic moves.
+for k in 4 8; do
+    grep -v '^vary' scenarios/balance-sim.scn | sed "s/^run 1s$/run 1s\nknob balance_interval_ms $k/" >"$T/k$k.scn"
+    "$RUNQ" sim --feature BALANCE_PERIODIC=on "$T/k$k.scn" 2>&1 | sed -n 's/^moves: .*periodic \([0-9]*\).*/\1/p' >"$T/k$k.n"
+done
+n4=$(cat "$T/k4.n") n8=$(cat "$T/k8.n")
+[ -n "$n4" ] && [ -n "$n8" ] && [ "$n4" -gt "$n8" ] && pass "balance_interval_knob_is_read (4 ms: $n4 periodic moves, 8 ms: $n8)" ||
+    failed balance_interval_knob_is_read "4 ms: '$n4' periodic moves, 8 ms: '$n8'"
 
 # A task that may run on several CPUs, with nothing on: runq sim models the
 # machine (it used to refuse), and one pinned apart runs on its own line.
