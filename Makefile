@@ -36,10 +36,13 @@ RUNQ := $(BUILD)/runq
 # layer, the TUI, the labs, the Linux engine (host/engine/linux/), and the policies
 # themselves (for runq sim).
 # Every host folder's C files (host/engine/linux/bpf/ is the BPF target's, not the host's).
+# The policies and the balancer's rules: the kernel's own sources, which know
+# nothing of locks or CPUs (kernel/sched/README.md).
+POLICY_SRC := kernel/sched/decide.c kernel/sched/rr.c kernel/sched/rt.c kernel/sched/eevdf.c kernel/sched/eevdf_tree.c \
+	kernel/sched/weights.c kernel/sched/balance_rules.c
 HOST_DIRS := trace trace/recorder db tui labs/engine host/base host/scenario host/engine host/engine/kernel host/engine/linux \
 	host/engine/sim host/experiment host/analysis host/export host/cli
-HOST_SRC := $(sort $(foreach d,$(HOST_DIRS),$(wildcard $(d)/*.c))) \
-	kernel/sched/decide.c kernel/sched/rr.c kernel/sched/rt.c kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c
+HOST_SRC := $(sort $(foreach d,$(HOST_DIRS),$(wildcard $(d)/*.c))) $(POLICY_SRC)
 HOST_OBJ := $(patsubst %.c,$(BUILD)/host/%.o,$(HOST_SRC))
 # SQL files in db/ are embedded as C strings (scripts/embed.sh FILE NAME).
 HOST_SQL := $(sort $(wildcard db/*.sql))
@@ -98,7 +101,6 @@ TCFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wmissing-prototypes -O1
 FUZZFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wmissing-prototypes -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
 	-fno-sanitize-recover=all -iquote . -iquote kernel/sched -iquote kernel/lib -MMD -MP
 FUZZLINK := -fsanitize=fuzzer,address,undefined
-POLICY_SRC := kernel/sched/decide.c kernel/sched/rr.c kernel/sched/rt.c kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c
 tobj = $(patsubst %.c,$(BUILD)/tobj/%.o,$(1))
 fobj = $(patsubst %.c,$(BUILD)/fobj/%.o,$(1))
 hobj = $(patsubst %.c,$(BUILD)/host/%.o,$(1))

@@ -59,6 +59,7 @@ suite layers bash tests/layers.sh
 suite cli bash tests/cli/cli_test.sh "$RUNQ"
 suite flags bash tests/cli/flags_test.sh "$RUNQ"
 suite sim bash tests/engine/sim_test.sh "$RUNQ"
+suite sim_balance bash tests/engine/sim_balance.sh "$RUNQ"
 suite merge bash tests/experiment/merge_test.sh "$RUNQ"
 suite hostile_exp bash tests/experiment/hostile_exp_test.sh "$RUNQ"
 suite scenario bash tests/experiment/scenario_test.sh "$RUNQ"

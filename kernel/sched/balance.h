@@ -4,7 +4,9 @@
  * periodic balance. Each is a feature switch of eevdf_features.h
  * (BALANCE_WAKE with WA_IDLE and WA_WEIGHT, BALANCE_NEWIDLE,
  * BALANCE_PERIODIC), all off by default: off, these functions move
- * nothing. The core (core.c) calls them with its locks as said below;
+ * nothing. What to decide is balance_rules.c's (the same source runq
+ * sim and the fuzzers run); these fill its picture of the machine and
+ * move what it chooses. The core (core.c) calls them with its locks as said below;
  * every move goes through the core's one way of moving a task (send_to,
  * via move_queued for a queued one), which traces it (MIGRATE, with its
  * reason) and refuses, with BUG_ON, a CPU outside the task's set.

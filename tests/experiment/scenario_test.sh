@@ -83,10 +83,11 @@ vary_knob_twice|3|vary replace_on_release is already given on line 2|task A\nvar
 EOF
 
 # The engines' own refusals, with the line.
-printf 'cpus 2\ntask A cpu=0-1\n' >"$T/sim_set.scn"
-expect sim_refuses_a_cpu_set 2 "sim_set.scn:2: runq sim models one CPU" experiment --engine sim --db "$T/r.db" "$T/sim_set.scn"
-printf 'cpus 2\ntask A cpu=0\ntask B cpu=1\n' >"$T/sim_two.scn"
-expect sim_refuses_two_cpus 2 "sim_two.scn:3: runq sim models one CPU: task B is on CPU 1" experiment --engine sim --db "$T/r.db" "$T/sim_two.scn"
+printf 'cpus 2\ntask A pattern=run:1ms,sleep:1ms\ntask B cpu=0-1\nrun 20ms\n' >"$T/sim_set.scn"
+"$RUNQ" experiment --quiet --engine sim --db "$T/set.db" "$T/sim_set.scn" >"$T/set.out" 2>&1 &&
+    pass "sim_runs_a_cpu_set (several CPUs on paper: tests/engine/sim_balance.sh)" || failed sim_runs_a_cpu_set "$(head -3 "$T/set.out")"
+printf 'cpus 2\npipe p\ntask A pattern=run:1ms,write:p\ntask B pattern=read:p\n' >"$T/sim_pipe.scn"
+expect sim_refuses_pipes 2 "sim_pipe.scn:3: runq sim has no pipes" experiment --engine sim --db "$T/r.db" "$T/sim_pipe.scn"
 printf 'quantum 100us\nhz 2000\ntask A\n' >"$T/k_hz.scn"
 expect kernel_refuses_its_tick 2 "k_hz.scn:2: runq's kernel ticks at 100, 250 or 1000 Hz" experiment --db "$T/r.db" "$T/k_hz.scn"
 printf 'task A\ntask B pattern=run:1ms,sleep:3ms\nrun 40ms\nmeasure B p99 stall\nvary hz 100,250\n' >"$T/v.scn"
@@ -402,7 +403,7 @@ else
 fi
 
 # ---- every scenario in scenarios/: the kernel takes it, and it runs on
-# paper, or paper refuses it for a reason it names (pipes, several CPUs),
+# paper, or paper refuses it for the reason it names (pipes),
 # before anything runs ----
 for f in scenarios/*.scn; do
     n=$(basename "$f" .scn)
@@ -416,7 +417,7 @@ for f in scenarios/*.scn; do
         ! grep -q "failed" "$T/all.out"; then
         pass "scenarios_${n}_runs ($cells cells on paper)"
     elif [ "$rc" = 2 ] && [ "$cells" -ge 1 ] && [ ! -s "$T/all.out" ] &&
-        grep -qE "runq sim (has no pipes|models one CPU)" "$T/all.err"; then
+        grep -qE "runq sim has no pipes" "$T/all.err"; then
         pass "scenarios_${n}_runs ($cells cells for the kernel; paper refuses: $(sed 's/.*: runq sim/runq sim/' "$T/all.err" | head -c 60))"
     else
         failed "scenarios_${n}_runs" "exit $rc: $(cat "$T/dry.err" "$T/all.err" | head -3)"

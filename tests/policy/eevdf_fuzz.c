@@ -1,12 +1,16 @@
 /*
  * libFuzzer target for the EEVDF policy (kernel/sched/eevdf.c).
  *
- * Each input drives two queues and eight entities, in the scheduler's one
- * order (pick while current is current; put_back or leave; take), with
- * random nice values and slice requests: entities run (charge + tick),
- * block, wake, yield, are reniced or given a new slice, move to the other
- * queue and back, are born and exit, and the HRTICK timer fires. The
- * first two input bytes choose the feature switches.
+ * Each input drives 2 to 16 queues (CPUs) and eight entities, each with a
+ * random set of CPUs it may run on, in the scheduler's one order (pick
+ * while current is current; put_back or leave; take), with random nice
+ * values and slice requests: entities run (charge + tick), block, wake,
+ * yield, are reniced or given a new slice, move to another allowed
+ * queue, are born and exit, the HRTICK timer fires, and the balancer's
+ * rules (kernel/sched/balance_rules.c, the kernel's own) place a waking
+ * entity (BALANCE_WAKE) and pull from the busiest queue (a newidle or
+ * periodic pass). The first two input bytes choose the feature switches,
+ * the balancing ones among them; the third the number of queues.
  *
  * After every step each queue is held to a model computed from scratch in
  * 128 bits, which shares nothing with eevdf.c but the weight table:
@@ -19,15 +23,20 @@
  *   - a leaving entity takes the lag V gives it, clamped (by the longest
  *     slice on its queue, or by twice its own: LAG_CLAMP_MAX_SLICE);
  *   - a joining entity has, once on the queue, the lag it left with;
- *   - a run of delta ns is charged delta·1024/w virtual ns.
+ *   - a run of delta ns is charged delta·1024/w virtual ns;
+ *   - every entity is on, or blocked at, a queue of its set: no placement
+ *     or pull ever puts it elsewhere (moves carry the lag, as the two
+ *     lag checks above say of every leave and join, MIGRATE included).
  *
  * Build and run for a bounded time:
  *   clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
  *       -iquote kernel/sched -iquote kernel/lib -o build/eevdf_fuzz tests/policy/eevdf_fuzz.c \
- *       kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c
+ *       kernel/sched/eevdf.c kernel/sched/eevdf_tree.c kernel/sched/weights.c kernel/sched/balance_rules.c
  *   build/eevdf_fuzz -max_total_time=20
  * Add -DEEVDF_FUZZ_LAB_LEAVE_BUG to force the seed's ordering bug on; the
- * leave-lag check then fails within a few hundred executions.
+ * leave-lag check then fails within a few hundred executions. With
+ * -DRUNQ_BUG_IDLE_SIBLING_IGNORES_AFFINITY the placement forgets the set
+ * and the set check fails within the suite's five seconds.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -36,20 +45,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "balance_rules.h"
 #include "decide.h"
 #include "eevdf_features.h"
 #include "policy.h"
 #include "weights.h"
 
 #define NENT 8
+#define NQ_MAX 16
 #define MS 1000000ull
 
 __extension__ typedef __int128 s128;
 
 static const struct sched_policy *P = &eevdf_policy;
-static struct sched_queue qs[2];
+static struct sched_queue qs[NQ_MAX];
+static int nq; /* queues in this input, 2..NQ_MAX */
 static struct sched_entity ent[NENT];
-static int where[NENT]; /* queue index the harness put it on, or -1 */
+static int where[NENT];        /* queue index the harness put it on, or -1 */
+static uint64_t allowed[NENT]; /* the queues it may be on (bit n: queue n) */
 
 struct input {
     const uint8_t *p;
@@ -253,6 +266,26 @@ static int home_of(int i)
     return where[i] >= 0 ? where[i] : -where[i] - 2;
 }
 
+/* Every entity born is on, or blocked at, a queue of its set. */
+static void check_sets(void)
+{
+    for (int i = 0; i < NENT; i++)
+        if (where[i] != -1 && !((allowed[i] >> home_of(i)) & 1))
+            die("an entity is on a queue outside its set", i, home_of(i), (long long)allowed[i]);
+}
+
+/* The machine as the balancer's rules see it: an idle queue runs and
+ * holds nothing. */
+static void view_now(struct balance_view *v)
+{
+    v->ncpus = (unsigned)nq;
+    for (int k = 0; k < nq; k++) {
+        v->cpu[k].nr = sched_nr_runnable(&qs[k]);
+        v->cpu[k].load = sched_fair_load(P, &qs[k]);
+        v->cpu[k].idle = v->cpu[k].nr == 0;
+    }
+}
+
 static void do_leave(int qi, struct sched_entity *se, enum sched_leave_reason why)
 {
     int64_t want;
@@ -315,6 +348,74 @@ static void run(int qi, uint64_t delta)
         decide(qi);
 }
 
+/* se (blocked at from, or queued there and not current) is now at dst,
+ * which must be in its set; queued, it leaves by MIGRATE and joins dst by
+ * MIGRATE, carrying its lag (do_leave and do_join check that). */
+static void move_to(int from, struct sched_entity *se, int dst)
+{
+    if (!((allowed[se->id] >> dst) & 1))
+        die("a move to a queue outside the entity's set", se->id, dst, (long long)allowed[se->id]);
+    if (where[se->id] >= 0)
+        do_leave(from, se, SCHED_LEAVE_MIGRATE);
+    where[se->id] = -1 - dst - 1;
+    do_join(dst, se, SCHED_JOIN_MIGRATE);
+    if (P->wakeup_preempt(&qs[dst], se))
+        decide(dst);
+}
+
+struct pull {
+    const struct balance_env *env;
+    struct sched_entity *cand[BALANCE_NR_MIGRATE];
+    unsigned weight[BALANCE_NR_MIGRATE];
+    unsigned n;
+};
+
+/* can_migrate_task(): listed (not current), not delayed, the rules' test
+ * of its set. */
+static void pull_collect(struct sched_entity *se, void *arg)
+{
+    struct pull *x = arg;
+    if (x->n < BALANCE_NR_MIGRATE && !eevdf_delayed(se) && balance_can_migrate(x->env, allowed[se->id])) {
+        x->weight[x->n] = eevdf_weight(se);
+        x->cand[x->n++] = se;
+    }
+}
+
+static bool pull_move(void *arg, unsigned i)
+{
+    struct pull *x = arg;
+    move_to((int)x->env->src, x->cand[i], (int)x->env->dst);
+    return true;
+}
+
+/* One balance pass of queue dst: newidle if it runs nothing and the
+ * switch is on, else periodic. */
+static void balance_pass(int dst)
+{
+    struct balance_view v;
+    bool idle = !sched_running(&qs[dst]) && !qs[dst].nr_queued;
+    struct balance_env env = { .dst = (unsigned)dst };
+
+    if (idle && balance_newidle_on((unsigned)nq)) {
+        env.idle = BALANCE_NEWLY_IDLE;
+        env.why = BALANCE_WHY_NEWIDLE;
+    } else if (balance_periodic_on((unsigned)nq)) {
+        env.idle = idle ? BALANCE_IDLE : BALANCE_NOT_IDLE;
+        env.why = BALANCE_WHY_PERIODIC;
+    } else {
+        return;
+    }
+    view_now(&v);
+    unsigned src = balance_find_busiest(&v, &env, 0);
+    if (src == BALANCE_NO_CPU)
+        return;
+    env.src = src;
+    struct pull x = { .env = &env, .n = 0 };
+    sync_delayed();
+    P->for_each_queued(&qs[src], pull_collect, &x);
+    balance_detach(&env, sched_nr_runnable(&qs[src]), x.weight, x.n, pull_move, &x);
+}
+
 /* libFuzzer's entry point. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -331,21 +432,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     mask |= 1u << EEVDF_F_LAB_LEAVE_BUG;
 #endif
     eevdf_features_set_mask(mask);
-    params.ncpus = 1 + byte(&in) % 16;
+    nq = 2 + (int)(byte(&in) % (NQ_MAX - 1));
+    params.ncpus = (unsigned)nq;
     params.tick_ns = (1 + byte(&in) % 10) * MS;
-    sched_queue_init(P, &qs[0], &params);
-    sched_queue_init(P, &qs[1], &params);
+    for (int k = 0; k < nq; k++)
+        sched_queue_init(P, &qs[k], &params);
     memset(ent, 0, sizeof ent);
     for (int i = 0; i < NENT; i++)
         where[i] = -1; /* never joined */
 
     for (int steps = 0; in.n && steps < 400; steps++) {
         unsigned op = byte(&in), arg = byte(&in);
-        int qi = op & 1, i = arg % NENT;
+        int qi = (int)(((op & 1) | (arg >> 3) << 1) % (unsigned)nq), i = arg % NENT;
         struct sched_queue *q = &qs[qi];
         struct sched_entity *se = &ent[i];
 
-        switch ((op >> 1) % 10) {
+        switch ((op >> 1) % 11) {
         case 0: /* run */
         case 1:
             run(qi, take32(&in) % (8 * MS) + 1);
@@ -356,10 +458,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 decide(qi);
             }
             break;
-        case 3: /* wake */
+        case 3: /* wake, placed by the rules (a delayed one stays where it is queued) */
             if (where[i] < -1 || (se->on_queue && eevdf_delayed(se))) {
                 int home = home_of(i);
 
+                if (where[i] < -1 && balance_wake_on((unsigned)nq, false)) {
+                    struct balance_view v;
+                    enum balance_why why;
+                    view_now(&v);
+                    unsigned dst = balance_wake_target(&v, allowed[i], eevdf_weight(se), (unsigned)home, (unsigned)qi, &why);
+                    if ((int)dst != home) {
+                        move_to(home, se, (int)dst);
+                        break;
+                    }
+                }
                 do_join(home, se, SCHED_JOIN_WAKE);
                 if (P->wakeup_preempt(&qs[home], se))
                     decide(home);
@@ -391,18 +503,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     P->set_slice(NULL, se, slice);
             }
             break;
-        case 7: /* migrate to the other queue */
+        case 7: /* migrate to another queue of its set */
             if (where[i] >= 0 && se != qs[where[i]].curr && !eevdf_delayed(se)) {
                 int from = where[i];
 
-                do_leave(from, se, SCHED_LEAVE_MIGRATE);
-                do_join(1 - from, se, SCHED_JOIN_MIGRATE);
-                if (P->wakeup_preempt(&qs[1 - from], se))
-                    decide(1 - from);
+                for (int k = 1; k < nq; k++) {
+                    int dst = (from + k + (int)(arg >> 3)) % nq;
+                    if (dst != from && ((allowed[i] >> dst) & 1)) {
+                        move_to(from, se, dst);
+                        break;
+                    }
+                }
             }
             break;
         case 8: /* born, or exits */
             if (where[i] == -1) {
+                /* its set: random, and the queue it is born on */
+                allowed[i] = (take32(&in) & ((1ull << nq) - 1)) | 1ull << qi;
                 se->id = i;
                 se->nice = (int)(take32(&in) % 40) - 20;
                 se->slice_ns = (arg >> 3) % 4 * 1000000;
@@ -426,10 +543,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     run(qi, t ? t : 1);
             }
             break;
+        case 10: /* a balance pass: newidle or periodic */
+            balance_pass(qi);
+            break;
         }
         sync_delayed();
-        check_queue(0);
-        check_queue(1);
+        for (int k = 0; k < nq; k++)
+            check_queue(k);
+        check_sets();
     }
     return 0;
 }

@@ -2,12 +2,17 @@
  * libFuzzer target for the real-time class (kernel/sched/rt.c) and the
  * class layer that puts it above the fair policy (kernel/sched/decide.c).
  *
- * Each input drives two queues and ten entities through the class layer
- * only (decide.h), as the kernel's core does: entities of both classes
+ * Each input drives 2 to 16 queues (CPUs) and ten entities, each with a
+ * random set of queues it may be on, through the class layer only
+ * (decide.h), as the kernel's core does: entities of both classes
  * (RT at priority 1..99, FIFO or RR; fair under eevdf or rr, chosen by the
- * input with the EEVDF feature switches) are born and wake, the running
+ * input with the EEVDF feature switches, the balancing ones from a byte
+ * of their own)
+ * are born and wake (a fair one placed by the balancer's rules,
+ * kernel/sched/balance_rules.c, with BALANCE_WAKE on), the running
  * one blocks or exits, yields, runs ticks or odd lengths of time, moves to
- * the other queue (LEAVE migrate + JOIN migrate) or away and straight back,
+ * another queue of its set (LEAVE migrate + JOIN migrate) or away and
+ * straight back, is pulled by a newidle or periodic balance pass,
  * changes class off the queue or, as the core's `sched rt` does, on it;
  * RT budgets change and periods start. Whenever a step asks for a decision
  * (a charge, a tick, a preempting wakeup, a new period that ends a
@@ -32,7 +37,10 @@
  *     that moves arrives with the lag it left with (place()'s scaling by
  *     (W + w)/W makes them equal), even with RT tasks on either queue.
  *     tests/policy/eevdf_fuzz.c checks the lag arithmetic itself; this checks that
- *     the class layer leaves it alone.
+ *     the class layer leaves it alone;
+ *   - every entity is on, or was last on, a queue of its set: no wakeup
+ *     placement or pull puts it elsewhere; the balancer moves fair
+ *     entities only.
  *
  * Run: bash tests/policy/rt_fuzz.sh SECONDS (make test: 10).
  */
@@ -43,16 +51,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "balance_rules.h"
 #include "decide.h"
 #include "eevdf_features.h"
 #include "policy.h"
+#include "weights.h"
 
 #define NENT 10
+#define NQ_MAX 16
 #define MS 1000000ull
 
 static const struct sched_policy *P;
-static struct sched_queue qs[2];
+static struct sched_queue qs[NQ_MAX];
+static int nq; /* queues in this input, 2..NQ_MAX */
 static struct sched_entity ent[NENT];
+static uint64_t allowed[NENT]; /* the queues it may be on (bit n: queue n) */
 
 /* ---- the model ------------------------------------------------------- */
 
@@ -68,7 +81,7 @@ static struct {
 static struct {
     int rt[NENT], nrt;
     uint64_t runtime, used;
-} mq[2];
+} mq[NQ_MAX];
 
 static void die(const char *what, int a, long long b, long long c)
 {
@@ -228,8 +241,11 @@ static void check_queue(int qi)
 
 static void check_all(void)
 {
-    check_queue(0);
-    check_queue(1);
+    for (int qi = 0; qi < nq; qi++)
+        check_queue(qi);
+    for (int i = 0; i < NENT; i++)
+        if (m[i].state != M_NEW && !((allowed[i] >> m[i].q) & 1))
+            die("an entity is on a queue outside its set", i, m[i].q, (long long)allowed[i]);
 }
 
 /* ---- driving ------------------------------------------------------------ */
@@ -359,17 +375,19 @@ static bool fair_on(int qi)
     return false;
 }
 
-/* i, queued and not running, moves from one queue to the other; checks
- * that a fair entity arrives with the lag it left with. Returns that lag
- * if the lag is checked (eevdf, PLACE_LAG, a fair queue to arrive on, no
- * clamp at the leave), else INT64_MIN. */
-static int64_t migrate(int i)
+/* i, queued and not running, moves to queue `to`, which must be in its
+ * set; checks that a fair entity arrives with the lag it left with.
+ * Returns that lag if the lag is checked (eevdf, PLACE_LAG, a fair queue
+ * to arrive on, no clamp at the leave), else INT64_MIN. */
+static int64_t migrate_to(int i, int to)
 {
     struct sched_entity *se = &ent[i];
-    int from = m[i].q, to = 1 - from;
+    int from = m[i].q;
     bool lagged = P == &eevdf_policy && !sched_is_rt(se), into_fair = fair_on(to);
     int64_t before = lagged ? lag_on(from, se) : 0, left, after;
 
+    if (!((allowed[i] >> to) & 1))
+        die("a move to a queue outside the entity's set", i, to, (long long)allowed[i]);
     m_leave(from, i, M_BLOCKED);
     sched_leave(P, &qs[from], se, SCHED_LEAVE_MIGRATE);
     left = se->ee.vlag;
@@ -388,6 +406,29 @@ static int64_t migrate(int i)
     if (after - left > 2 || left - after > 2)
         die("a fair entity arrived with a lag other than the one it left with", i, left, after);
     return left == before ? before : INT64_MIN;
+}
+
+/* Another queue of i's set than its own, from `pick`; -1 if none. */
+static int other_queue(int i, unsigned pick)
+{
+    for (int k = 1; k < nq; k++) {
+        int to = (m[i].q + k + (int)pick) % nq;
+        if (to != m[i].q && ((allowed[i] >> to) & 1))
+            return to;
+    }
+    return -1;
+}
+
+/* The machine as the balancer's rules see it: an idle queue holds and
+ * runs nothing. */
+static void view_now(struct balance_view *v)
+{
+    v->ncpus = (unsigned)nq;
+    for (int k = 0; k < nq; k++) {
+        v->cpu[k].nr = sched_nr_runnable(&qs[k]);
+        v->cpu[k].load = sched_fair_load(P, &qs[k]);
+        v->cpu[k].idle = v->cpu[k].nr == 0;
+    }
 }
 
 static struct input {
@@ -448,6 +489,61 @@ static bool movable(int i)
     return m[i].state == M_RUNNABLE && sched_running(&qs[m[i].q]) != &ent[i];
 }
 
+struct pull {
+    const struct balance_env *env;
+    int cand[BALANCE_NR_MIGRATE];
+    unsigned weight[BALANCE_NR_MIGRATE];
+    unsigned n;
+};
+
+/* can_migrate_task(): the fair class's listed entities (not running),
+ * not delayed, the rules' test of its set. */
+static void pull_collect(struct sched_entity *se, void *arg)
+{
+    struct pull *x = arg;
+    int i = (int)(se - ent);
+    if (x->n < BALANCE_NR_MIGRATE && movable(i) && balance_can_migrate(x->env, allowed[i])) {
+        x->weight[x->n] = sched_nice_to_weight(se->nice);
+        x->cand[x->n++] = i;
+    }
+}
+
+static bool pull_move(void *arg, unsigned k)
+{
+    struct pull *x = arg;
+    int i = x->cand[k];
+    if (sched_is_rt(&ent[i]))
+        die("the balancer moved an RT entity", i, 0, 0);
+    migrate_to(i, (int)x->env->dst);
+    wakeup((int)x->env->dst, &ent[i]);
+    return true;
+}
+
+static void balance_pass(int dst)
+{
+    struct balance_view v;
+    bool idle = sched_nr_runnable(&qs[dst]) == 0;
+    struct balance_env env = { .dst = (unsigned)dst };
+
+    if (idle && balance_newidle_on((unsigned)nq)) {
+        env.idle = BALANCE_NEWLY_IDLE;
+        env.why = BALANCE_WHY_NEWIDLE;
+    } else if (balance_periodic_on((unsigned)nq)) {
+        env.idle = idle ? BALANCE_IDLE : BALANCE_NOT_IDLE;
+        env.why = BALANCE_WHY_PERIODIC;
+    } else {
+        return;
+    }
+    view_now(&v);
+    unsigned src = balance_find_busiest(&v, &env, 0);
+    if (src == BALANCE_NO_CPU)
+        return;
+    env.src = src;
+    struct pull x = { .env = &env, .n = 0 };
+    P->for_each_queued(&qs[src], pull_collect, &x);
+    balance_detach(&env, sched_nr_runnable(&qs[src]), x.weight, x.n, pull_move, &x);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -457,24 +553,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     in = (struct input){ data, size };
     mask = byte();
     P = mask & 0x80 ? &rr_policy : &eevdf_policy;
+    /* the balancing switches from a byte of their own, wakeup placement
+     * on unless its bit says off (the placement has the most to check) */
+    unsigned b = byte();
+    mask &= 0xff;
+    mask |= (~b & 1u) << EEVDF_F_BALANCE_WAKE | (b >> 1 & 1u) << EEVDF_F_WA_IDLE | (b >> 2 & 1u) << EEVDF_F_WA_WEIGHT |
+            (b >> 3 & 1u) << EEVDF_F_BALANCE_NEWIDLE | (b >> 4 & 1u) << EEVDF_F_BALANCE_PERIODIC;
     eevdf_features_set_mask(mask & ~(1u << EEVDF_F_LAB_LEAVE_BUG));
-    params.ncpus = 1 + byte() % 8;
+    nq = 2 + (int)(byte() % (NQ_MAX - 1));
+    params.ncpus = (unsigned)nq;
     params.tick_ns = (1 + byte() % 10) * MS;
     memset(ent, 0, sizeof ent);
     memset(m, 0, sizeof m);
     memset(mq, 0, sizeof mq);
-    for (int qi = 0; qi < 2; qi++) {
+    for (int qi = 0; qi < nq; qi++) {
         sched_queue_init(P, &qs[qi], &params);
         mq[qi].runtime = RT_NO_BUDGET;
     }
 
     for (int steps = 0; in.n && steps < 300; steps++) {
         unsigned op = byte(), arg = byte();
-        int qi = op & 1, i = (int)(arg % NENT);
+        int qi = (int)(((op & 1) | (arg >> 4) << 1) % (unsigned)nq), i = (int)(arg % NENT);
         struct sched_queue *q = &qs[qi];
         struct sched_entity *se = &ent[i], *run = sched_running(q);
 
-        switch ((op >> 1) % 11) {
+        switch ((op >> 1) % 12) {
         case 0: /* ticks */
             for (unsigned k = 0; k < 1 + arg % 16; k++) {
                 tick(qi);
@@ -498,8 +601,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 }
             }
             break;
-        case 3: /* born, or woken (where it is if delayed, else on qi) */
+        case 3: /* born, or woken (where it is if delayed, else on qi, or where
+                 * the rules place it) */
             if (m[i].state == M_NEW) {
+                allowed[i] = (take32() & ((1ull << nq) - 1)) | 1ull << qi;
                 se->id = i;
                 set_class(i, byte());
                 sched_init_entity(P, q, se);
@@ -508,6 +613,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 wakeup(qi, se);
             } else if (m[i].state != M_RUNNABLE) {
                 int to = m[i].state == M_DELAYED ? m[i].q : qi;
+
+                if (m[i].state == M_BLOCKED && !((allowed[i] >> to) & 1))
+                    to = m[i].q; /* select_fallback_rq(): where it last was */
+                if (m[i].state == M_BLOCKED && balance_wake_on((unsigned)nq, sched_is_rt(se))) {
+                    struct balance_view v;
+                    enum balance_why why;
+                    view_now(&v);
+                    to = (int)balance_wake_target(&v, allowed[i], sched_nice_to_weight(se->nice), (unsigned)m[i].q,
+                                                  (unsigned)qi, &why);
+                    if (!((allowed[i] >> to) & 1))
+                        die("a wakeup placed outside the entity's set", i, to, (long long)allowed[i]);
+                }
 
                 sched_join(P, &qs[to], se, SCHED_JOIN_WAKE);
                 m_join(to, i);
@@ -536,14 +653,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 reclass_queued(i, byte());
             break;
         case 7: /* migrate */
-            if (movable(i)) {
-                migrate(i);
+            if (movable(i) && other_queue(i, arg >> 4) >= 0) {
+                migrate_to(i, other_queue(i, arg >> 4));
                 wakeup(m[i].q, se);
             }
             break;
         case 8: /* away and back, with nothing between */
-            if (movable(i)) {
-                int64_t first = migrate(i), back = migrate(i);
+            if (movable(i) && other_queue(i, arg >> 4) >= 0) {
+                int home = m[i].q;
+                int64_t first = migrate_to(i, other_queue(i, arg >> 4)), back = migrate_to(i, home);
 
                 if (first != INT64_MIN && back != INT64_MIN && (back - first > 4 || first - back > 4))
                     die("away and back changed a fair entity's lag", i, first, back);
@@ -563,6 +681,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             mq[qi].runtime = arg % 8 == 0 ? RT_NO_BUDGET : (1 + take32() % 200) * MS;
             rt_set_runtime(q, mq[qi].runtime);
             decide(qi, NULL, SCHED_LEAVE_BLOCK);
+            break;
+        case 11: /* a balance pass of qi: newidle if it runs nothing, else periodic */
+            balance_pass(qi);
             break;
         }
         sync_delayed();

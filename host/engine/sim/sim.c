@@ -1,8 +1,9 @@
 /*
  * `runq sim`: runs a policy (kernel/sched/rr.c or eevdf.c, the same source
  * the kernel runs, with the RT class above it, rt.c) on a workload, one
- * quantum at a time, and prints the
- * schedule, one letter per quantum, and with -v or --numberline the state
+ * quantum at a time, on one CPU or several (balanced by the kernel's
+ * kernel/sched/balance_rules.c), and prints the
+ * schedule, one letter per quantum and one line per CPU, and with -v or --numberline the state
  * of the queue at every decision. docs/sim.md describes the format and the
  * output; sim.h says which file does what.
  *
@@ -38,12 +39,22 @@
  *
  * Nothing happens inside a quantum: a timer due in the middle of one fires
  * at its end.
+ *
+ * Several CPUs (sim_cpus_modelled: a task that may run on several, tasks
+ * pinned apart, or a balancing switch on) each have a queue and take the
+ * steps above at the same boundary, CPU by CPU: 1-3 on every CPU, then
+ * the periodic balance where it is due, then 4 (each waking task placed
+ * first, balance_rules.c's select_task_rq_fair()), then 5 on every CPU,
+ * a CPU whose decision picks nobody pulling a waiting task and deciding
+ * again (newidle). The rules are the kernel's own source; this file does
+ * what balance.c does around them, without locks.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "balance_rules.h"
 #include "bug.h"
 #include "decide.h"
 #include "eevdf.h"
@@ -51,6 +62,7 @@
 #include "host/base/xalloc.h"
 #include "policy.h"
 #include "sim.h"
+#include "trace/format.h"
 #include "weights.h"
 
 /* ---- the simulation ---- */
@@ -70,6 +82,8 @@ struct sim_task {
     int seg;          /* the pattern step it is in */
     uint64_t left;    /* CPU time left in this run step */
     uint64_t wake_at; /* while asleep */
+    unsigned cpu;     /* its home: the CPU whose queue it is on or joins next */
+    uint64_t allowed; /* the CPUs it may run on (bit n: CPU n) */
     unsigned quanta;  /* quanta it ran */
     /* the scenario's measurements (trace/scenario.h's, on paper) */
     uint64_t rng;     /* its jitter draws: scn_rng_init(seed, instance) */
@@ -80,24 +94,40 @@ struct sim_task {
     uint64_t missed, vcsw, ivcsw;
 };
 
+/* One CPU: its queue and what the core keeps beside it. */
+struct sim_cpu {
+    struct sched_queue q;
+    uint64_t uncharged;     /* ns current has run since it was last charged */
+    uint64_t timer_at;      /* when the policy's timer is due; UINT64_MAX: none */
+    uint64_t rt_period_end; /* when the current RT budget period ends */
+    struct balance_state bal;
+    unsigned ntasks;        /* tasks homed here (the creation rule) */
+    bool need, joined;      /* this boundary: a decision is due; someone joined */
+    char why[256];          /* this boundary's reasons, for the log */
+};
+
+#define SIM_MAX_CPUS BALANCE_MAX_CPUS
+
 struct sim {
     const struct scenario *w;
     const struct sched_policy *P;
     bool eevdf;
-    struct sched_queue q;
+    /* Several CPUs (sim_cpus_modelled): the scenario's, each with its
+     * queue, balanced by kernel/sched/balance_rules.c; else one, CPU 0,
+     * as runq sim always modelled. */
+    unsigned ncpus;
+    struct sim_cpu cpu[SIM_MAX_CPUS];
+    uint64_t moves[BALANCE_WHY_PERIODIC + 1]; /* moves by reason */
     struct sim_task t[SCN_MAX_INSTANCES];
     unsigned ntask;        /* instances: the workload's counts expanded */
     uint64_t quantum, tick, now;
-    uint64_t uncharged;    /* ns current has run since it was last charged */
-    uint64_t timer_at;     /* when the policy's timer is due; UINT64_MAX: none */
     uint64_t rt_period;    /* the RT budget's period (rt_period_us) */
-    uint64_t rt_period_end; /* when the current one ends */
     unsigned nquanta;
     bool one_char_names;
     int name_width;        /* column width for names: the longest, at least 5 */
     FILE *log;             /* decisions go here, printed after the schedule */
     bool table, numberline;
-    int *sched;            /* one entry per quantum: task index, or -1 idle; NULL: not kept */
+    int *sched;            /* per CPU, one entry per quantum: task index, or -1 idle; NULL: not kept */
 };
 
 static struct sim_task *task_of(struct sim *s, const struct sched_entity *se)
@@ -109,18 +139,23 @@ static struct sim_task *task_of(struct sim *s, const struct sched_entity *se)
 }
 
 /* The entity on the CPU, of either class. */
-static struct sched_entity *running(const struct sim *s)
+static struct sched_entity *running(const struct sim_cpu *cp)
 {
-    return sched_running(&s->q);
+    return sched_running(&cp->q);
 }
 
-static const char *state_name(const struct sim *s, const struct sim_task *t)
+static struct sim_cpu *cpu_of(struct sim *s, const struct sim_task *t)
+{
+    return &s->cpu[t->cpu];
+}
+
+static const char *state_name(struct sim *s, const struct sim_task *t)
 {
     switch (t->state) {
     case SIM_T_NEW:
         return "new";
     case SIM_T_QUEUED:
-        return running(s) == &t->se ? "run" : "queued";
+        return running(&s->cpu[t->cpu]) == &t->se ? "run" : "queued";
     case SIM_T_ASLEEP:
         return s->eevdf && t->se.on_queue && eevdf_delayed(&t->se) ? "delayed" : "asleep";
     case SIM_T_EXITED:
@@ -129,13 +164,16 @@ static const char *state_name(const struct sim *s, const struct sim_task *t)
     BUG_ON(1); /* a task is always in one of the states above */
 }
 
-static void log_table(struct sim *s)
+/* The tasks homed on cp, with their numbers on its queue. */
+static void log_table(struct sim *s, struct sim_cpu *cp)
 {
     FILE *f = s->log;
 
     fprintf(f, "  %-*s state      vruntime    deadline         lag  elig\n", s->name_width, "task");
     for (int i = 0; i < (int)s->ntask; i++) {
         struct sim_task *t = &s->t[i];
+        if (cpu_of(s, t) != cp)
+            continue;
         bool on = t->se.on_queue && s->eevdf && !sched_is_rt(&t->se); /* RT is not in EEVDF's books */
         char v[32] = "-", d[32] = "-", l[32] = "-";
         const char *e = "-";
@@ -143,12 +181,12 @@ static void log_table(struct sim *s)
         if (on) {
             scn_format_us(v, sizeof v, (int64_t)eevdf_vruntime(&t->se));
             scn_format_us(d, sizeof d, (int64_t)eevdf_deadline(&t->se));
-            scn_format_us(l, sizeof l, eevdf_lag(&s->q, &t->se));
-            e = eevdf_eligible(&s->q, &t->se) ? "yes" : "no";
+            scn_format_us(l, sizeof l, eevdf_lag(&cp->q, &t->se));
+            e = eevdf_eligible(&cp->q, &t->se) ? "yes" : "no";
         } else if (s->eevdf && t->state == SIM_T_ASLEEP && !sched_is_rt(&t->se)) {
-            scn_format_us(l, sizeof l, eevdf_lag(&s->q, &t->se)); /* the lag it left with */
+            scn_format_us(l, sizeof l, eevdf_lag(&cp->q, &t->se)); /* the lag it left with */
         }
-        fprintf(f, "%c %-*s %-7s %11s %11s %11s  %s\n", running(s) == &t->se ? '*' : ' ', s->name_width,
+        fprintf(f, "%c %-*s %-7s %11s %11s %11s  %s\n", running(cp) == &t->se ? '*' : ' ', s->name_width,
                 t->name, state_name(s, t), v, d, l, e);
     }
 }
@@ -165,10 +203,10 @@ static int64_t floor_div(int64_t a, int64_t b)
     return a / b - (a % b != 0 && (a < 0) != (b < 0));
 }
 
-static void log_numberline(struct sim *s)
+static void log_numberline(struct sim *s, struct sim_cpu *cp)
 {
     FILE *f = s->log;
-    int64_t V = (int64_t)eevdf_V(&s->q), lo = V, hi = V, origin, cols;
+    int64_t V = (int64_t)eevdf_V(&cp->q), lo = V, hi = V, origin, cols;
     int64_t unit = (int64_t)s->quantum / 8; /* virtual ns a column */
     char row[SIM_LINE_COLS + 1], o[32], span[32];
 
@@ -176,7 +214,7 @@ static void log_numberline(struct sim *s)
         unit = 1;
     for (int i = 0; i < (int)s->ntask; i++) {
         const struct sched_entity *se = &s->t[i].se;
-        if (!se->on_queue || sched_is_rt(se))
+        if (!se->on_queue || sched_is_rt(se) || cpu_of(s, &s->t[i]) != cp)
             continue;
         if ((int64_t)eevdf_vruntime(se) < lo)
             lo = (int64_t)eevdf_vruntime(se);
@@ -195,7 +233,7 @@ static void log_numberline(struct sim *s)
         int64_t cv, cd;
         int end = SIM_LINE_COLS;
 
-        if (!se->on_queue || sched_is_rt(se))
+        if (!se->on_queue || sched_is_rt(se) || cpu_of(s, &s->t[i]) != cp)
             continue;
         cv = COL(eevdf_vruntime(se));
         cd = COL(eevdf_deadline(se));
@@ -205,7 +243,7 @@ static void log_numberline(struct sim *s)
         while (end > 0 && row[end - 1] == ' ')
             end--;
         row[end] = '\0';
-        fprintf(f, "%c %-*s %s\n", s->q.curr == se ? '*' : ' ', s->name_width, s->t[i].name, row);
+        fprintf(f, "%c %-*s %s\n", cp->q.curr == se ? '*' : ' ', s->name_width, s->t[i].name, row);
     }
     cols = COL(hi) + 1;
     for (int64_t c = 0; c < cols; c++)
@@ -218,22 +256,25 @@ static void log_numberline(struct sim *s)
     fprintf(f, "%*s%s   + every %s virtual us from %s, * V\n", s->name_width + 3, "", row, span, o);
 }
 
-static void log_decision(struct sim *s, const char *why, const struct sched_decision *d)
+static void log_decision(struct sim *s, struct sim_cpu *cp, const char *why, const struct sched_decision *d)
 {
     FILE *f = s->log;
     char t[32], V[32];
-    struct sim_task *c = task_of(s, running(s));
+    struct sim_task *c = task_of(s, running(cp));
 
     scn_format_us(t, sizeof t, (int64_t)s->now);
-    fprintf(f, "\nt=%s %s: ", t, why);
+    if (s->ncpus > 1)
+        fprintf(f, "\nt=%s CPU %u, %s: ", t, (unsigned)(cp - s->cpu), why);
+    else
+        fprintf(f, "\nt=%s %s: ", t, why);
     if (s->eevdf) {
-        scn_format_us(V, sizeof V, (int64_t)eevdf_V(&s->q));
+        scn_format_us(V, sizeof V, (int64_t)eevdf_V(&cp->q));
         fprintf(f, "V=%s, ", V);
     } else {
         fprintf(f, "list");
-        for (const struct sched_entity *e = s->q.rr.head; e; e = e->rr.next)
+        for (const struct sched_entity *e = cp->q.rr.head; e; e = e->rr.next)
             fprintf(f, " %s", task_of(s, e)->name);
-        fprintf(f, "%s, ", s->q.rr.head ? "" : " empty");
+        fprintf(f, "%s, ", cp->q.rr.head ? "" : " empty");
     }
     fprintf(f, "picked %s\n", c ? c->name : "nobody");
     /* As the kernel traces a LEAVE 'dequeued' for each. */
@@ -241,23 +282,23 @@ static void log_decision(struct sim *s, const char *why, const struct sched_deci
         fprintf(f, "  %s leaves the queue: its delayed dequeue is done, its lag paid\n",
                 task_of(s, d->departed[i])->name);
     if (s->table)
-        log_table(s);
-    if (s->numberline && s->eevdf && s->q.curr) /* a fair entity runs */
-        log_numberline(s);
+        log_table(s, cp);
+    if (s->numberline && s->eevdf && cp->q.curr) /* a fair entity runs */
+        log_numberline(s, cp);
 }
 
 /* One decision (sched_decide, as the kernel's core makes it); the leaving
  * task, if any, has left when its run step ended. */
-static void decide(struct sim *s, const char *why)
+static void decide(struct sim *s, struct sim_cpu *cp, const char *why)
 {
     struct sched_decision d;
-    struct sim_task *prev = task_of(s, running(s));
+    struct sim_task *prev = task_of(s, running(cp));
 
-    sched_decide(s->P, &s->q, NULL, SCHED_LEAVE_BLOCK, &d);
+    sched_decide(s->P, &cp->q, NULL, SCHED_LEAVE_BLOCK, &d);
     /* A switch away from a runnable task is voluntary if it yielded,
      * involuntary if it was displaced; a block counts as voluntary where
      * the task leaves (boundary_curr), as the kernel counts them. */
-    if (prev && &prev->se != running(s) && prev->state == SIM_T_QUEUED) {
+    if (prev && &prev->se != running(cp) && prev->state == SIM_T_QUEUED) {
         if (prev->yielded)
             prev->vcsw++;
         else
@@ -266,9 +307,9 @@ static void decide(struct sim *s, const char *why)
     if (prev)
         prev->yielded = false;
     if (s->eevdf)
-        eevdf_check(&s->q);
+        eevdf_check(&cp->q);
     if (s->log)
-        log_decision(s, why, &d);
+        log_decision(s, cp, why, &d);
 }
 
 static void add_reason(char *buf, size_t len, const char *name, const char *what)
@@ -341,68 +382,68 @@ static enum sim_end finish_quantum(struct sim *s, struct sim_task *t, bool *yiel
 
 /* Charges current for the time it has run since its last charge; true if
  * the policy asks for a decision. */
-static bool charge_now(struct sim *s)
+static bool charge_now(struct sim *s, struct sim_cpu *cp)
 {
-    uint64_t d = s->uncharged;
+    uint64_t d = cp->uncharged;
 
-    s->uncharged = 0;
-    return running(s) && d && sched_charge(s->P, &s->q, d);
+    cp->uncharged = 0;
+    return running(cp) && d && sched_charge(s->P, &cp->q, d);
 }
 
 /* The policy's timer, looked at again after a decision or a join: its due
  * time (timer_ns() counts from the last charge), and true if it is due at
  * once. */
-static bool rearm(struct sim *s)
+static bool rearm(struct sim *s, struct sim_cpu *cp)
 {
-    uint64_t left = sched_timer_ns(s->P, &s->q);
+    uint64_t left = sched_timer_ns(s->P, &cp->q);
 
-    s->timer_at = left == UINT64_MAX ? UINT64_MAX : s->now - s->uncharged + left;
+    cp->timer_at = left == UINT64_MAX ? UINT64_MAX : s->now - cp->uncharged + left;
     return left == 0;
 }
 
 /* A new RT budget period if the last one is over (the core's
  * rt_period_check()): the budget is whole again. True if that lets a
  * throttled RT task run. */
-static bool rt_period_check(struct sim *s)
+static bool rt_period_check(struct sim *s, struct sim_cpu *cp)
 {
-    if (s->now < s->rt_period_end)
+    if (s->now < cp->rt_period_end)
         return false;
-    bool was_throttled = sched_rt_throttled(&s->q);
-    s->rt_period_end = s->now + s->rt_period;
-    rt_new_period(&s->q);
+    bool was_throttled = sched_rt_throttled(&cp->q);
+    cp->rt_period_end = s->now + s->rt_period;
+    rt_new_period(&cp->q);
     return was_throttled;
 }
 
 /* Steps 2 and 3 of a boundary (see the top of this file). */
-static bool boundary_curr(struct sim *s, struct sim_task *c, char *why, size_t len)
+static bool boundary_curr(struct sim *s, struct sim_cpu *cp, struct sim_task *c, char *why, size_t len)
 {
     bool need = false, yields;
     enum sim_end end;
 
-    s->uncharged += s->quantum;
+    cp->uncharged += s->quantum;
     end = finish_quantum(s, c, &yields);
     if (s->now % s->tick == 0) {
-        need = rt_period_check(s);
-        need |= charge_now(s) | sched_tick(s->P, &s->q);
+        need = rt_period_check(s, cp);
+        need |= charge_now(s, cp) | sched_tick(s->P, &cp->q);
         if (need)
             add_reason(why, len, "", "tick");
     }
-    if (s->timer_at <= s->now) {
-        s->timer_at = UINT64_MAX;
-        charge_now(s);
+    if (cp->timer_at <= s->now) {
+        cp->timer_at = UINT64_MAX;
+        charge_now(s, cp);
         need = true;
         add_reason(why, len, "", "timer");
     }
     if (yields) {
-        charge_now(s);
+        charge_now(s, cp);
         c->yielded = true;
-        sched_yield_curr(s->P, &s->q);
+        sched_yield_curr(s->P, &cp->q);
         need = true;
         add_reason(why, len, c->name, "yields");
     }
     if (end != SIM_GOES_ON) {
-        charge_now(s);
-        sched_leave(s->P, &s->q, &c->se, end == SIM_BLOCKS ? SCHED_LEAVE_BLOCK : SCHED_LEAVE_EXIT);
+        charge_now(s, cp);
+        sched_leave(s->P, &cp->q, &c->se, end == SIM_BLOCKS ? SCHED_LEAVE_BLOCK : SCHED_LEAVE_EXIT);
         c->state = end == SIM_BLOCKS ? SIM_T_ASLEEP : SIM_T_EXITED;
         c->vcsw += end == SIM_BLOCKS; /* it leaves the CPU of its own accord */
         need = true;
@@ -411,20 +452,234 @@ static bool boundary_curr(struct sim *s, struct sim_task *c, char *why, size_t l
     return need;
 }
 
+/* ---- several CPUs: homes, joins and moves (kernel/sched/balance_rules.c) ---- */
+
+static bool allows(const struct sim_task *t, unsigned cpu)
+{
+    return (t->allowed >> cpu) & 1;
+}
+
+/* The kernel's creation rule (core.c's allowed_cpu()): the allowed CPU
+ * with the fewest tasks homed there, the first on a tie. */
+static unsigned home_cpu(const struct sim *s, const struct sim_task *t)
+{
+    unsigned best = BALANCE_NO_CPU;
+    for (unsigned k = 0; k < s->ncpus; k++)
+        if (allows(t, k) && (best == BALANCE_NO_CPU || s->cpu[k].ntasks < s->cpu[best].ntasks))
+            best = k;
+    BUG_ON(best == BALANCE_NO_CPU); /* sim_setup gives every task a CPU of the machine */
+    return best;
+}
+
+/* The machine as the rules see it, now: a CPU is idle when nothing runs
+ * there and nobody joined it at this boundary (no wakeup on its way). */
+static void view_now(const struct sim *s, struct balance_view *v)
+{
+    v->ncpus = s->ncpus;
+    for (unsigned k = 0; k < s->ncpus; k++) {
+        const struct sim_cpu *cp = &s->cpu[k];
+        v->cpu[k].nr = sched_nr_runnable(&cp->q);
+        v->cpu[k].load = sched_fair_load(s->P, &cp->q);
+        v->cpu[k].idle = !running(cp) && !cp->joined;
+    }
+}
+
+/* A reason's name, the trace's (the migration table's): the rules'
+ * reasons are the trace's first ones (balance.c asserts it). */
+static const char *why_name(enum balance_why why)
+{
+    static const char *const name[] = {
+#define MIGRATE_NAME(id, name, what) [TRACE_MIGRATE_##id] = name,
+        TRACE_MIGRATE_REASONS(MIGRATE_NAME)
+#undef MIGRATE_NAME
+    };
+    return name[why];
+}
+
+/* t's home becomes dst, for why: counted, logged, and never outside its
+ * set (the kernel's BUG_ON in send_to). */
+static void rehome(struct sim *s, struct sim_task *t, unsigned dst, enum balance_why why)
+{
+    BUG_ON(dst >= s->ncpus || !allows(t, dst)); /* no move outside its set, ever */
+    if (s->log) {
+        char at[32];
+        scn_format_us(at, sizeof at, (int64_t)s->now);
+        fprintf(s->log, "\nt=%s %s moves from CPU %u to CPU %u: %s\n", at, t->name, t->cpu, dst, why_name(why));
+    }
+    s->cpu[t->cpu].ntasks--;
+    s->cpu[dst].ntasks++;
+    t->cpu = dst;
+    s->moves[why]++;
+}
+
+/* t joins its home cp at this boundary (NEW, WAKE, or MIGRATE, carrying
+ * its lag), as the core's drain_wakes(): current charged first, the
+ * policy's timer looked at again, and t offered to wakeup_preempt()
+ * unless a decision is due already. what: "arrives", "wakes", ... */
+static void join(struct sim *s, struct sim_cpu *cp, struct sim_task *t, enum sched_join_reason jwhy, const char *what)
+{
+    bool preempts = false;
+    char said[64];
+    /* A delayed task, still queued, is requeued without charging
+     * current first and without looking at the timer (Linux 6.18's
+     * ttwu_runnable() -> requeue_delayed_entity()); 333238da9a19,
+     * after 6.18, charges first (seed 001): REQUEUE_UPDATE_CURR. */
+    bool requeue = t->se.on_queue;
+
+    BUG_ON(cp != cpu_of(s, t) || !allows(t, t->cpu));
+    if (!requeue || eevdf_feature(EEVDF_F_REQUEUE_UPDATE_CURR))
+        cp->need |= charge_now(s, cp);
+    sched_join(s->P, &cp->q, &t->se, jwhy);
+    t->state = SIM_T_QUEUED;
+    cp->joined = true;
+    if (s->ncpus > 1 && balance_newidle_on(s->ncpus))
+        balance_wake_ends_idle(&cp->bal, s->now);
+    if (!requeue)
+        cp->need |= rearm(s, cp);
+    /* Linux asks the wakeup preemption only without a decision
+     * pending (test_tsk_need_resched()); it charges current first. */
+    if (running(cp) && !cp->need) {
+        cp->need = charge_now(s, cp);
+        preempts = sched_wakeup_preempt(s->P, &cp->q, &t->se);
+        cp->need |= preempts;
+    }
+    snprintf(said, sizeof said, "%s%s", what, preempts ? " and preempts" : "");
+    add_reason(cp->why, sizeof cp->why, t->name, said);
+}
+
+/* Wakeup placement (the core's wake_place()): where t, asleep and on no
+ * queue, wakes. Every wakeup on paper is a timer's, which runs on the
+ * sleeper's home CPU, so the waker is prev and wake-affine never
+ * applies (the kernel's come from its pipes, which runq sim has not). */
+static void wake_place(struct sim *s, struct sim_task *t)
+{
+    static struct balance_view v;
+    enum balance_why why;
+
+    if (s->ncpus < 2 || t->se.on_queue || !balance_wake_on(s->ncpus, sched_is_rt(&t->se)))
+        return;
+    view_now(s, &v);
+    unsigned dst = balance_wake_target(&v, t->allowed, sched_nice_to_weight(t->se.nice), t->cpu, t->cpu, &why);
+    if (dst != t->cpu)
+        rehome(s, t, dst, why);
+}
+
+struct detach_ctx {
+    struct sim *s;
+    const struct balance_env *env;
+    struct sim_task *cand[BALANCE_NR_MIGRATE];
+    unsigned weight[BALANCE_NR_MIGRATE];
+    unsigned n;
+};
+
+/* can_migrate_task(): queued and not running (for_each_queued lists only
+ * those), not delayed, and the rules' test of its set. */
+static void detach_collect(struct sched_entity *se, void *arg)
+{
+    struct detach_ctx *x = arg;
+    struct sim_task *t = task_of(x->s, se);
+    bool delayed = x->s->eevdf && eevdf_delayed(se);
+    if (x->n < BALANCE_NR_MIGRATE && !delayed && balance_can_migrate(x->env, t->allowed)) {
+        x->weight[x->n] = sched_nice_to_weight(se->nice);
+        x->cand[x->n++] = t;
+    }
+}
+
+/* Candidate i leaves its queue and joins dst's, carrying its lag (the
+ * core's move_queued()). */
+static bool detach_move(void *arg, unsigned i)
+{
+    struct detach_ctx *x = arg;
+    struct sim *s = x->s;
+    struct sim_task *t = x->cand[i];
+
+    sched_leave(s->P, &cpu_of(s, t)->q, &t->se, SCHED_LEAVE_MIGRATE);
+    rehome(s, t, x->env->dst, x->env->why);
+    join(s, cpu_of(s, t), t, SCHED_JOIN_MIGRATE, why_name(x->env->why));
+    return true;
+}
+
+/* sched_balance_rq(), as balance.c's: the busiest CPU's tasks that may
+ * come, until the imbalance is met; a CPU that offers none is skipped.
+ * Nothing is contended on paper. Returns the tasks pulled. */
+static unsigned balance_rq(struct sim *s, unsigned dst, enum balance_idle idle, enum balance_why why)
+{
+    static struct balance_view v;
+    uint64_t skip = 0;
+
+    for (unsigned tries = 0; tries < s->ncpus; tries++) {
+        struct balance_env env = { .dst = dst, .idle = idle, .why = why };
+        view_now(s, &v);
+        unsigned src = balance_find_busiest(&v, &env, skip);
+        if (src == BALANCE_NO_CPU)
+            return 0;
+        env.src = src;
+        struct sched_queue *q = &s->cpu[src].q;
+        struct detach_ctx x = { .s = s, .env = &env, .n = 0 };
+        s->P->for_each_queued(q, detach_collect, &x); /* the fair class's: RT is rt.c's */
+        unsigned moved = balance_detach(&env, sched_nr_runnable(q), x.weight, x.n, detach_move, &x);
+        if (moved)
+            return moved;
+        skip |= 1ull << src;
+    }
+    return 0;
+}
+
+/* The periodic balance of cp, when due (the core's timer interrupt):
+ * its interval from the knob, longer while it is busy. */
+static void periodic(struct sim *s, struct sim_cpu *cp)
+{
+    bool busy = running(cp) != NULL;
+    unsigned knob = (unsigned)scn_knob_value(s->w, scn_knob_index("balance_interval_ms"));
+
+    if (!cp->bal.next_balance)
+        cp->bal.next_balance = s->now + balance_interval_ns(s->ncpus, knob, busy);
+    if (s->now < cp->bal.next_balance)
+        return;
+    balance_rq(s, (unsigned)(cp - s->cpu), busy ? BALANCE_NOT_IDLE : BALANCE_IDLE, BALANCE_WHY_PERIODIC);
+    cp->bal.next_balance = s->now + balance_interval_ns(s->ncpus, knob, busy);
+}
+
+/* cp's decision picked nobody: pull a waiting task from the busiest CPU
+ * (the core's schedule(): sched_balance_newidle()) and decide again. A
+ * balance costs nothing on paper. */
+static void newidle(struct sim *s, struct sim_cpu *cp)
+{
+    static struct balance_view v;
+
+    view_now(s, &v);
+    if (!balance_newidle_begin(&cp->bal, &v, s->now))
+        return;
+    bool pulled = balance_rq(s, (unsigned)(cp - s->cpu), BALANCE_NEWLY_IDLE, BALANCE_WHY_NEWIDLE) > 0;
+    balance_newidle_end(&cp->bal, 0, pulled);
+    if (pulled) {
+        charge_now(s, cp);
+        decide(s, cp, cp->why);
+        rearm(s, cp);
+    }
+}
+
 static void sim_run(struct sim *s)
 {
     const struct scenario *w = s->w;
     struct sched_params params = { w->cpus, s->tick };
-
-    sched_queue_init(s->P, &s->q, &params);
     /* The RT budget as the core gives it (core.c's rt_budget_ns()): none
      * if the runtime fills the period. */
     uint64_t rt_runtime = (uint64_t)scn_knob_value(w, scn_knob_index("rt_runtime_us")) * 1000;
+
     s->rt_period = (uint64_t)scn_knob_value(w, scn_knob_index("rt_period_us")) * 1000;
-    rt_set_runtime(&s->q, rt_runtime >= s->rt_period ? RT_NO_BUDGET : rt_runtime);
-    s->rt_period_end = s->rt_period;
-    s->uncharged = 0;
-    s->timer_at = UINT64_MAX;
+    for (unsigned k = 0; k < s->ncpus; k++) {
+        struct sim_cpu *cp = &s->cpu[k];
+        sched_queue_init(s->P, &cp->q, &params);
+        rt_set_runtime(&cp->q, rt_runtime >= s->rt_period ? RT_NO_BUDGET : rt_runtime);
+        cp->rt_period_end = s->rt_period;
+        cp->uncharged = 0;
+        cp->timer_at = UINT64_MAX;
+        cp->ntasks = 0;
+        balance_state_init(&cp->bal);
+        cp->bal.newidle_decay_at = 0;
+    }
+    memset(s->moves, 0, sizeof s->moves);
     for (unsigned i = 0; i < s->ntask; i++) {
         struct sim_task *t = &s->t[i];
         memset(t, 0, sizeof *t);
@@ -434,30 +689,41 @@ static void sim_run(struct sim *s)
         t->se.id = (int)i;
         t->se.nice = t->spec->nice;
         t->se.slice_ns = t->spec->slice_ns;
+        /* One CPU: CPU 0 stands for whichever the scenario pins to. */
+        uint64_t all = s->ncpus >= 64 ? ~0ull : (1ull << s->ncpus) - 1;
+        t->allowed = s->ncpus == 1 ? 1 : t->spec->cpumask ? t->spec->cpumask & all : all;
+        t->cpu = home_cpu(s, t);
+        s->cpu[t->cpu].ntasks++;
         if (t->spec->rt)
             sched_set_class(s->P, &t->se, t->spec->rt_prio,
                             t->spec->rt_policy == SCN_PROG_RT_RR ? RT_RR : RT_FIFO);
     }
     for (unsigned k = 0; k <= s->nquanta; k++) {
-        struct sim_task *c = task_of(s, running(s));
-        char why[256] = "";
-        bool need = false, joined = false;
-
         s->now = (uint64_t)k * s->quantum;
         /* 1-3: the quantum just run, the tick, the timer, its step's end */
-        if (c)
-            need = boundary_curr(s, c, why, sizeof why);
+        for (unsigned n = 0; n < s->ncpus; n++) {
+            struct sim_cpu *cp = &s->cpu[n];
+            struct sim_task *c = task_of(s, running(cp));
+            cp->why[0] = '\0';
+            cp->need = cp->joined = false;
+            if (c)
+                cp->need = boundary_curr(s, cp, c, cp->why, sizeof cp->why);
+        }
         if (k == s->nquanta)
             break;
+        /* the periodic balance, from the timer interrupt */
+        if (s->ncpus > 1 && balance_periodic_on(s->ncpus))
+            for (unsigned n = 0; n < s->ncpus; n++)
+                periodic(s, &s->cpu[n]);
         /* 4: arrivals and wakeups */
         for (unsigned i = 0; i < s->ntask; i++) {
             struct sim_task *t = &s->t[i];
-            bool new = t->state == SIM_T_NEW && t->spec->arrive_ns == s->now, preempts = false, requeue;
+            bool new = t->state == SIM_T_NEW && t->spec->arrive_ns == s->now;
 
             if (!new && !(t->state == SIM_T_ASLEEP && t->wake_at == s->now))
                 continue;
             if (new) {
-                sched_init_entity(s->P, &s->q, &t->se);
+                sched_init_entity(s->P, &cpu_of(s, t)->q, &t->se);
                 t->left = t->spec->nsteps ? t->spec->steps[0].ns : UINT64_MAX;
                 t->target = s->now;
             } else {
@@ -466,58 +732,62 @@ static void sim_run(struct sim *s)
                     t->seg = (t->seg + 1) % t->spec->nsteps;
                 while (t->spec->steps[t->seg].kind != SCN_RUN);
                 t->left = t->spec->steps[t->seg].ns;
+                wake_place(s, t);
             }
-            /* A delayed task, still queued, is requeued without charging
-             * current first and without looking at the timer (Linux 6.18's
-             * ttwu_runnable() -> requeue_delayed_entity()); 333238da9a19,
-             * after 6.18, charges first (seed 001): REQUEUE_UPDATE_CURR. */
-            requeue = t->se.on_queue;
-            if (!requeue || eevdf_feature(EEVDF_F_REQUEUE_UPDATE_CURR))
-                need |= charge_now(s);
-            sched_join(s->P, &s->q, &t->se, new ? SCHED_JOIN_NEW : SCHED_JOIN_WAKE);
-            t->state = SIM_T_QUEUED;
-            joined = true;
-            if (!requeue)
-                need |= rearm(s);
-            /* Linux asks the wakeup preemption only without a decision
-             * pending (test_tsk_need_resched()); it charges current first. */
-            if (running(s) && !need) {
-                need = charge_now(s);
-                preempts = sched_wakeup_preempt(s->P, &s->q, &t->se);
-                need |= preempts;
+            join(s, cpu_of(s, t), t, new ? SCHED_JOIN_NEW : SCHED_JOIN_WAKE, new ? "arrives" : "wakes");
+        }
+        /* 5: the decisions, and the quantum */
+        for (unsigned n = 0; n < s->ncpus; n++) {
+            struct sim_cpu *cp = &s->cpu[n];
+            if (cp->need || (!running(cp) && cp->joined)) {
+                charge_now(s, cp);
+                rt_period_check(s, cp); /* the core's schedule() looks too */
+                decide(s, cp, cp->why);
+                rearm(s, cp);
+                if (!running(cp) && s->ncpus > 1 && balance_newidle_on(s->ncpus))
+                    newidle(s, cp);
             }
-            add_reason(why, sizeof why, t->name,
-                       new ? (preempts ? "arrives and preempts" : "arrives")
-                           : (preempts ? "wakes and preempts" : "wakes"));
         }
-        /* 5: the decision, and the quantum */
-        if (need || (!running(s) && joined)) {
-            charge_now(s);
-            rt_period_check(s); /* the core's schedule() looks too */
-            decide(s, why);
-            rearm(s);
+        for (unsigned n = 0; n < s->ncpus; n++) {
+            struct sim_task *c = task_of(s, running(&s->cpu[n]));
+            if (c && c->waiting) {
+                c->waiting = false;
+                scn_samples_add(&c->late, s->now - c->wake_at);
+            }
+            if (s->sched)
+                s->sched[(size_t)n * s->nquanta + k] = c ? (int)(c - s->t) : -1;
         }
-        c = task_of(s, running(s));
-        if (c && c->waiting) {
-            c->waiting = false;
-            scn_samples_add(&c->late, s->now - c->wake_at);
-        }
-        if (s->sched)
-            s->sched[k] = c ? (int)(c - s->t) : -1;
     }
 }
 
 /* ---- output ---- */
 
+/* One line a CPU (several CPUs: each begins "cpuN "), then, with
+ * several, the moves by reason. */
 static void print_schedule(FILE *f, const struct sim *s)
 {
-    for (unsigned k = 0; k < s->nquanta; k++) {
-        int i = s->sched[k];
-        if (s->one_char_names)
-            fputc(i < 0 ? '.' : s->t[i].name[0], f);
-        else
-            fprintf(f, "%s%s", k ? " " : "", i < 0 ? "." : s->t[i].name);
+    for (unsigned n = 0; n < s->ncpus; n++) {
+        const int *sched = s->sched + (size_t)n * s->nquanta;
+        if (s->ncpus > 1)
+            fprintf(f, "cpu%u ", n);
+        for (unsigned k = 0; k < s->nquanta; k++) {
+            int i = sched[k];
+            if (s->one_char_names)
+                fputc(i < 0 ? '.' : s->t[i].name[0], f);
+            else
+                fprintf(f, "%s%s", k ? " " : "", i < 0 ? "." : s->t[i].name);
+        }
+        fputc('\n', f);
     }
+    if (s->ncpus < 2)
+        return;
+    uint64_t all = 0;
+    for (int r = 0; r <= BALANCE_WHY_PERIODIC; r++)
+        all += s->moves[r];
+    fprintf(f, "moves: %" PRIu64, all);
+    for (int r = 0; r <= BALANCE_WHY_PERIODIC; r++)
+        if (s->moves[r])
+            fprintf(f, ", %s %" PRIu64, why_name((enum balance_why)r), s->moves[r]);
     fputc('\n', f);
 }
 
@@ -561,8 +831,6 @@ static void print_header(FILE *f, const struct sim *s)
 
 int sim_refuses(const struct scenario *w, char *err, size_t errlen)
 {
-    int pinned = -1, pinned_line = 0;
-
     for (int i = 0; i < w->ntasks; i++) {
         const struct scn_task *t = &w->tasks[i];
         if (scn_uses_pipes(t)) {
@@ -573,23 +841,40 @@ int sim_refuses(const struct scenario *w, char *err, size_t errlen)
                      w->name, t->line, t->name);
             return -1;
         }
-        if (!t->cpumask)
-            continue;
-        if (t->cpumask & (t->cpumask - 1)) {
-            snprintf(err, errlen, "%s:%d: runq sim models one CPU: task %s may run on several (give it one cpu=)",
-                     w->name, t->line, t->name);
-            return -1;
-        }
-        int cpu = __builtin_ctzll(t->cpumask);
-        if (pinned >= 0 && cpu != pinned) {
-            snprintf(err, errlen, "%s:%d: runq sim models one CPU: task %s is on CPU %d, the task on line %d on CPU %d",
-                     w->name, t->line, t->name, cpu, pinned_line, pinned);
-            return -1;
-        }
-        pinned = cpu;
-        pinned_line = t->line;
+    }
+    if (w->cpus > SIM_MAX_CPUS) {
+        snprintf(err, errlen, "%s: runq sim models at most %d CPUs, not %u", w->name, SIM_MAX_CPUS, w->cpus);
+        return -1;
     }
     return 0;
+}
+
+/* How many CPUs runq sim models for w: the scenario's when a balancing
+ * switch is on or its tasks need more than one CPU (a task that may run
+ * on several, or tasks pinned apart); else one, as runq sim always did,
+ * the scenario's `cpus` then only scaling EEVDF's base slice. Features
+ * set. */
+static unsigned sim_cpus_modelled(const struct scenario *w)
+{
+    int pinned = -1;
+    bool apart = false;
+
+    if (w->cpus < 2)
+        return 1;
+    for (int i = 0; i < w->ntasks; i++) {
+        uint64_t m = w->tasks[i].cpumask;
+        if (!m)
+            continue;
+        if (m & (m - 1))
+            apart = true;
+        else if (pinned >= 0 && __builtin_ctzll(m) != pinned)
+            apart = true;
+        else
+            pinned = __builtin_ctzll(m);
+    }
+    bool balances = eevdf_feature(EEVDF_F_BALANCE_WAKE) || eevdf_feature(EEVDF_F_BALANCE_NEWIDLE) ||
+                    eevdf_feature(EEVDF_F_BALANCE_PERIODIC);
+    return apart || balances ? w->cpus : 1;
 }
 
 /* The simulation state for w, everything but the schedule and the log. */
@@ -617,6 +902,7 @@ static void sim_setup(struct sim *s, const struct scenario *w)
     eevdf_features_reset();
     for (int i = 0; i < w->nfeatures; i++)
         eevdf_feature_set(eevdf_feature_name((enum eevdf_feature)w->features[i].feature), w->features[i].on);
+    s->ncpus = sim_cpus_modelled(w);
 }
 
 static void sim_free(struct sim *s)
@@ -644,7 +930,7 @@ int sim_scenario(const struct scenario *w, struct scn_result *r, char *err, size
         tr->task = scn_instance(w, i, &tr->index);
         snprintf(tr->name, sizeof tr->name, "%s", t->name);
         tr->tid = -1;
-        tr->cpu = t->spec->cpumask ? __builtin_ctzll(t->spec->cpumask) : 0;
+        tr->cpu = s.ncpus > 1 ? (int)t->cpu : t->spec->cpumask ? __builtin_ctzll(t->spec->cpumask) : 0;
         tr->st.window_ns = w->run_ns > t->spec->arrive_ns ? w->run_ns - t->spec->arrive_ns : 0;
         tr->st.runtime_ns = (uint64_t)t->quanta * s.quantum;
         tr->st.wakeups = t->late.n + t->late.dropped;
@@ -699,7 +985,7 @@ static int sim_simulate(const struct scenario *w, bool table, bool numberline)
     sim_setup(&s, w);
     s.table = table;
     s.numberline = numberline && s.eevdf;
-    s.sched = xcalloc(s.nquanta, sizeof *s.sched);
+    s.sched = xcalloc((size_t)s.nquanta * s.ncpus, sizeof *s.sched);
     if (table || s.numberline) {
         s.log = open_memstream(&logbuf, &loglen);
         if (!s.log)

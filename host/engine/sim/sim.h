@@ -29,8 +29,11 @@
  * scenarios run through sim_scenario (runq experiment --engine sim). */
 #define SIM_PRINT_MAX_QUANTA 100000
 
-/* 0 if runq sim can run w; -1 with err "file:line: why" if not (it models
- * one CPU: a task that may run on several, or tasks on two CPUs). */
+/* 0 if runq sim can run w; -1 with err "file:line: why" if not (a task
+ * reads or writes a pipe; more CPUs than it models). Several CPUs are
+ * modelled, and balanced by kernel/sched/balance_rules.c, when a task
+ * may run on several, tasks are pinned apart, or a balancing switch is
+ * on (docs/sim.md); else one. */
 int sim_refuses(const struct scenario *w, char *err, size_t errlen);
 
 /* Runs w on paper and fills r with what it measured (the engine "sim":
