@@ -723,7 +723,7 @@ static int prepare_statements(struct dbq_top *r, const char *path, char *err, si
      * prepare on has no settings to rewind */
     if (sqlite3_prepare_v2(r->db,
                            "SELECT utid, what, name, CASE WHEN ts >= ?2 THEN old_value ELSE new_value END FROM "
-                           "main.sched_set WHERE trace_id=?1 AND (ts>=?2 OR what='knob') "
+                           "main.sched_set WHERE trace_id=?1 AND (ts>=?2 OR what IN ('knob', 'feature')) "
                            "ORDER BY ts >= ?2, CASE WHEN ts >= ?2 THEN -ts ELSE ts END, "
                            "CASE WHEN ts >= ?2 THEN -rowid ELSE rowid END",
                            -1, &r->st_settings, NULL) != SQLITE_OK)

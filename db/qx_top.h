@@ -152,8 +152,11 @@ struct dbq_top_setting {
 
 /* The settings as of time from, for a view that starts there: the
  * changes at or after from, newest first (each one's old value), after
- * the knobs' changes before from, oldest first (each one's new value:
- * the kernel states its knobs once, when tracing starts). */
+ * the knobs' and the feature switches' changes before from, oldest first
+ * (each one's new value: the kernel states its knobs once, when tracing
+ * starts, and the trace row's features are the STREAM record's, as
+ * tracing began, never updated; a thread row's nice and slice are its
+ * latest, which the old values take back). */
 void dbq_top_settings_at(struct dbq_top *r, uint64_t from, void (*fn)(const struct dbq_top_setting *s, void *arg),
                          void *arg);
 

@@ -633,8 +633,9 @@ static void take_setting(const struct dbq_top_setting *st, void *arg)
 /* The settings as of `from`, for a view that starts there: the values
  * before a change after it are that change's old values, taken newest
  * first. The knobs (trace format 4) the kernel states once, when tracing
- * starts, so a later view first takes the last word on each before
- * `from` (its new value), oldest first. */
+ * starts, and the trace row's features are those tracing began with, so a
+ * later view first takes the last word on each before `from` (its new
+ * value), oldest first. */
 static void rewind_settings(struct top_model *m, uint64_t from)
 {
     dbq_top_settings_at(m->rd, from, take_setting, m);

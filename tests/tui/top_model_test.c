@@ -391,6 +391,16 @@ static void top_model_replay_nice_and_features_as_of_time(void)
     CHECK(task(m, "beta")->nice == 5, "beta nice at 1.3 s: %d", task(m, "beta")->nice);
     CHECK(s->h.features == 1, "RUN_TO_PARITY off at 1.3 s: %u", s->h.features);
     top_model_close(m);
+    /* The trace row holds the features as tracing began (the STREAM
+     * record's), so a view that starts after a switch flipped (a
+     * scenario's switches at its start, before a replay's --at) takes the
+     * flip's new value: RUN_TO_PARITY went off at 1.1 s. (It showed it on:
+     * only the knobs took their last word before the view's start.) */
+    m = open_at(1, 1200 * MS);
+    CHECK(m && update(m, 1300 * MS) == 0, "open at 1.2 s failed");
+    CHECK(top_model_snapshot(m)->h.features == 1, "features of a view started at 1.2 s: %u",
+          top_model_snapshot(m)->h.features);
+    top_model_close(m);
 }
 
 static void top_model_timeline_codes_and_idle(void)
