@@ -149,6 +149,32 @@ int dbq_plot_picks(sqlite3 *db, int64_t id, int64_t from, int64_t to, bool (*fn)
     return each_ts_cpu(db, s, fn, arg, err, errlen);
 }
 
+int dbq_plot_moves(sqlite3 *db, int64_t id, int64_t from, int64_t to,
+                   bool (*fn)(const struct dbq_plot_move *m, void *arg), void *arg, char *err, size_t errlen)
+{
+    if (sqlite3_table_column_metadata(db, NULL, "migration", "reason", NULL, NULL, NULL, NULL, NULL) != SQLITE_OK)
+        return 0; /* before schema 12: no moves recorded */
+    sqlite3_stmt *s = dbq_prepare(db, "SELECT ts, src_cpu, dst_cpu, COALESCE(reason, '') FROM migration "
+                                      "WHERE trace_id = ? AND ts >= ? AND ts < ? ORDER BY ts, id",
+                                  DBQ_ARGS(DBQ_INT(id), DBQ_INT(from), DBQ_INT(to)), err, errlen);
+    if (!s)
+        return -1;
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        struct dbq_plot_move m = {
+            .ts = sqlite3_column_int64(s, 0),
+            .src = sqlite3_column_int(s, 1),
+            .dst = sqlite3_column_int(s, 2),
+            .reason = (const char *)sqlite3_column_text(s, 3),
+        };
+        if (!m.reason)
+            m.reason = ""; /* out of memory in SQLite: no name */
+        if (!fn(&m, arg))
+            break;
+    }
+    return finish(db, s, rc, err, errlen);
+}
+
 static void read_int64(sqlite3_stmt *s, void *out)
 {
     *(int64_t *)out = sqlite3_column_int64(s, 0);

@@ -65,6 +65,20 @@ int dbq_plot_wakeups(sqlite3 *db, int64_t id, int64_t from, int64_t to,
 int dbq_plot_picks(sqlite3 *db, int64_t id, int64_t from, int64_t to, bool (*fn)(int64_t ts, int cpu, void *arg),
                    void *arg, char *err, size_t errlen);
 
+/* A move between CPUs (the migration table, schema 12): when, from
+ * where to where, and its rule's name as stored ("" when NULL; text from
+ * the database, to be quoted). */
+struct dbq_plot_move {
+    int64_t ts;
+    int src, dst;
+    const char *reason;
+};
+
+/* The moves of trace id in [from, to), in time order; m and its reason
+ * live until fn returns. A database before schema 12 has none. */
+int dbq_plot_moves(sqlite3 *db, int64_t id, int64_t from, int64_t to,
+                   bool (*fn)(const struct dbq_plot_move *m, void *arg), void *arg, char *err, size_t errlen);
+
 /* The first stall of trace id's probe into *ts: the earliest wakeup that
  * waited stall_ns or longer, of a task a scenario measured stalls of
  * (scenario_metric 'stall') or named probe or waiter (sched probe's).

@@ -29,12 +29,15 @@ static const char *const tbl_time[T_NR] = {
     [DBQ_TOP_GAP] = "ts_end",  [DBQ_TOP_SNAP] = "ts", [DBQ_TOP_WAKE] = "COALESCE(ts_run, ts_wake)",
     [DBQ_TOP_PLACE] = "ts",    [DBQ_TOP_TICK] = "ts", [DBQ_TOP_LEAVE] = "ts",
     [DBQ_TOP_PICK] = "ts",     [DBQ_TOP_SET] = "ts",  [DBQ_TOP_MARK] = "ts",
-    [DBQ_TOP_BOUNCE] = "COALESCE(ts_run, ts_bounce)",
+    [DBQ_TOP_BOUNCE] = "COALESCE(ts_run, ts_bounce)", [DBQ_TOP_MOVE] = "ts",
 };
 
 static const char *tbl_name(enum dbq_top_table k)
 {
-    return k == DBQ_TOP_GAP ? "data_gap" : k == DBQ_TOP_BOUNCE ? "bounce" : event_table(TBL_KIND(k));
+    return k == DBQ_TOP_GAP      ? "data_gap"
+           : k == DBQ_TOP_BOUNCE ? "bounce"
+           : k == DBQ_TOP_MOVE   ? "migration"
+                                 : event_table(TBL_KIND(k));
 }
 
 #define TOP_MAX_COLS 16
@@ -43,13 +46,15 @@ static const char *tbl_name(enum dbq_top_table k)
  * every effect of their rows is a newer-wins update or a count. */
 static const bool tbl_order_free[T_NR] = {
     [DBQ_TOP_WAKE] = true, [DBQ_TOP_PLACE] = true, [DBQ_TOP_TICK] = true, [DBQ_TOP_LEAVE] = true,
-    [DBQ_TOP_BOUNCE] = true,
+    [DBQ_TOP_BOUNCE] = true, [DBQ_TOP_MOVE] = true,
 };
 
 struct dbq_top {
     sqlite3 *db;
     int64_t trace_id;
     bool has_bounce;  /* the database has table bounce (schema 8) */
+    bool has_move;    /* the database has table migration (schema 12) */
+    bool moves_known; /* dbq_top_moves_known */
     bool has_engine;  /* trace.engine (schema 9) */
     bool has_control; /* trace.control */
     sqlite3_stmt *st[T_NR], *st_sink[T_NR], *st_max[T_NR], *st_probe[T_NR], *st_gap_ahead, *st_trace, *st_thread,
@@ -90,6 +95,11 @@ bool dbq_top_has_control(const struct dbq_top *r)
     return r->has_control;
 }
 
+bool dbq_top_moves_known(const struct dbq_top *r)
+{
+    return r->moves_known;
+}
+
 const char *dbq_top_fault(const struct dbq_top *r)
 {
     return r->fault;
@@ -126,6 +136,14 @@ static void hand_row(enum dbq_top_table k, sqlite3_value **v, int n, uint64_t ts
         row.ran = n >= 2 && sqlite3_value_type(v[1]) != SQLITE_NULL; /* else not seen to run (yet) */
         row.utid = row.ran ? sqlite3_value_int64(v[0]) : 0;
         row.latency = row.ran ? (uint64_t)sqlite3_value_int64(v[1]) : 0;
+    } else if (k == DBQ_TOP_MOVE) {
+        BUG_ON(n != 4); /* prepare_table's columns */
+        row.utid = sqlite3_value_int64(v[0]);
+        row.src = sqlite3_value_int64(v[1]);
+        row.dst = sqlite3_value_int64(v[2]);
+        /* the text goes no further than this parse: a name of the
+         * build's table, or none */
+        row.reason = event_migrate_parse((const char *)sqlite3_value_text(v[3]));
     } else {
         event_decode(TBL_KIND(k), (int64_t)ts, 0, v, n, &e, &kf);
         row.e = &e;
@@ -488,7 +506,8 @@ int dbq_top_advance(struct dbq_top *r, uint64_t t, bool live, dbq_top_fn fn, voi
     sqlite3_reset(r->st_gap_ahead);
     static const enum dbq_top_table sink_order[] = { DBQ_TOP_WAKE, DBQ_TOP_BOUNCE, DBQ_TOP_PLACE,
                                                      DBQ_TOP_TICK, DBQ_TOP_LEAVE,  DBQ_TOP_PICK,
-                                                     DBQ_TOP_SNAP, DBQ_TOP_SET,    DBQ_TOP_MARK };
+                                                     DBQ_TOP_SNAP, DBQ_TOP_SET,    DBQ_TOP_MARK,
+                                                     DBQ_TOP_MOVE };
     struct merge mg = { .sunk = { false } };
     int rc = 0;
     BUG_ON(r->fn || !fn); /* not within another advance: runq_top_row hands rows to this one's fn */
@@ -574,6 +593,11 @@ static int check_schema(struct dbq_top *r, const char *path, char *err, size_t e
         return -1;
     r->has_bounce = db_step(r, s, "sqlite_master") == SQLITE_ROW;
     sqlite3_finalize(s);
+    if (prepare(r, path, "SELECT 1 FROM main.sqlite_master WHERE type='table' AND name='migration'", &s, err,
+                errlen) != 0)
+        return -1;
+    r->has_move = db_step(r, s, "sqlite_master") == SQLITE_ROW;
+    sqlite3_finalize(s);
     if (prepare(r, path, "SELECT 1 FROM pragma_table_info('trace') WHERE name='engine'", &s, err, errlen) != 0)
         return -1;
     r->has_engine = db_step(r, s, "trace") == SQLITE_ROW;
@@ -600,6 +624,24 @@ static int choose_trace(struct dbq_top *r, const char *path, int64_t trace_id, c
     return 0;
 }
 
+/* Whether the trace records its moves (dbq_top_moves_known): asked
+ * once, at open. */
+static int check_moves(struct dbq_top *r, const char *path, char *err, size_t errlen)
+{
+    sqlite3_stmt *s;
+    if (!r->has_move)
+        return 0;
+    if (prepare(r, path,
+                "SELECT coalesce(format_version, 0) >= 5 OR EXISTS (SELECT 1 FROM main.migration m "
+                "WHERE m.trace_id = ?1) FROM main.trace WHERE trace_id = ?1",
+                &s, err, errlen) != 0)
+        return -1;
+    sqlite3_bind_int64(s, 1, r->trace_id);
+    r->moves_known = db_step(r, s, "migration") == SQLITE_ROW && sqlite3_column_int(s, 0);
+    sqlite3_finalize(s);
+    return 0;
+}
+
 /* Table k's statements: its columns, the one-step read (dbq_top_advance)
  * or the row-by-row one, its last rowid and the probe seek_table uses. */
 static int prepare_table(struct dbq_top *r, const char *path, enum dbq_top_table k, const struct event_schema *sch,
@@ -608,12 +650,14 @@ static int prepare_table(struct dbq_top *r, const char *path, enum dbq_top_table
     char sql[1024];
     /* +trace_id: never the (trace_id, ...) indexes a finished trace
      * has, which would sort the whole trace by rowid every update. */
-    if (k == DBQ_TOP_BOUNCE && !r->has_bounce)
+    if ((k == DBQ_TOP_BOUNCE && !r->has_bounce) || (k == DBQ_TOP_MOVE && !r->has_move))
         return 0;
     if (k == DBQ_TOP_GAP)
         snprintf(r->cols[k], sizeof r->cols[k], "cpu, ts_start");
     else if (k == DBQ_TOP_BOUNCE)
         snprintf(r->cols[k], sizeof r->cols[k], "utid, latency");
+    else if (k == DBQ_TOP_MOVE)
+        snprintf(r->cols[k], sizeof r->cols[k], "utid, src_cpu, dst_cpu, reason");
     else
         event_columns(TBL_KIND(k), false, sch, r->cols[k], sizeof r->cols[k]);
     const char *cols = r->cols[k];
@@ -679,7 +723,7 @@ static int prepare_statements(struct dbq_top *r, const char *path, char *err, si
      * prepare on has no settings to rewind */
     if (sqlite3_prepare_v2(r->db,
                            "SELECT utid, what, name, CASE WHEN ts >= ?2 THEN old_value ELSE new_value END FROM "
-                           "main.sched_set WHERE trace_id=?1 AND (ts>=?2 OR what='knob') "
+                           "main.sched_set WHERE trace_id=?1 AND (ts>=?2 OR what IN ('knob', 'feature')) "
                            "ORDER BY ts >= ?2, CASE WHEN ts >= ?2 THEN -ts ELSE ts END, "
                            "CASE WHEN ts >= ?2 THEN -rowid ELSE rowid END",
                            -1, &r->st_settings, NULL) != SQLITE_OK)
@@ -696,7 +740,8 @@ struct dbq_top *dbq_top_open(const char *path, int64_t trace_id, char *err, size
         return NULL;
     }
     if (open_db(r, path, err, errlen) != 0 || check_schema(r, path, err, errlen) != 0 ||
-        choose_trace(r, path, trace_id, err, errlen) != 0 || prepare_statements(r, path, err, errlen) != 0 ||
+        choose_trace(r, path, trace_id, err, errlen) != 0 ||
+        check_moves(r, path, err, errlen) != 0 || prepare_statements(r, path, err, errlen) != 0 ||
         r->fault[0]) {
         if (r->fault[0]) /* the read that failed first, whatever it led to */
             set_err(err, errlen, "%s: %s", path, r->fault);

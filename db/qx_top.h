@@ -34,11 +34,12 @@
 
 /* The tables, in their order at one time: a gap first (it happened
  * before the record that revealed it), then the event tables in the
- * kernel's order (enum event_kind); bounce (schema 8) is a count only,
- * never merged. */
+ * kernel's order (enum event_kind); bounce (schema 8) and migration
+ * (schema 12: a move's rule; its LEAVE and JOIN `migrate` are what move
+ * the task) are counts and a newest only, never merged. */
 enum dbq_top_table {
     DBQ_TOP_GAP, DBQ_TOP_SNAP, DBQ_TOP_WAKE, DBQ_TOP_PLACE, DBQ_TOP_TICK, DBQ_TOP_LEAVE, DBQ_TOP_PICK,
-    DBQ_TOP_SET, DBQ_TOP_MARK, DBQ_TOP_BOUNCE, DBQ_TOP_NTABLES
+    DBQ_TOP_SET, DBQ_TOP_MARK, DBQ_TOP_BOUNCE, DBQ_TOP_MOVE, DBQ_TOP_NTABLES
 };
 
 /* One row, at the time it became true (its "arrival": a gap when the
@@ -55,10 +56,15 @@ struct dbq_top_row {
     /* DBQ_TOP_GAP: the CPU and the gap's start */
     int64_t cpu;
     uint64_t gap_start;
-    /* DBQ_TOP_BOUNCE: the task, and its latency once it ran */
+    /* DBQ_TOP_BOUNCE: the task, and its latency once it ran;
+     * DBQ_TOP_MOVE: the task */
     int64_t utid;
     bool ran;
     uint64_t latency;
+    /* DBQ_TOP_MOVE: from, to, and the rule (TRACE_MIGRATE_NR: a name this
+     * build does not know, Linux's `unknown` among them) */
+    int64_t src, dst;
+    enum trace_migrate_reason reason;
 };
 
 typedef void (*dbq_top_fn)(const struct dbq_top_row *r, void *arg);
@@ -77,6 +83,14 @@ void dbq_top_close(struct dbq_top *r);
 int64_t dbq_top_trace_id(const struct dbq_top *r);
 /* Whether the trace table has the control column (not every schema's). */
 bool dbq_top_has_control(const struct dbq_top *r);
+
+/* Whether the trace records its moves, as the reader found at open: the
+ * database has the migration table (schema 12) and the trace is one of
+ * trace format 5 or later (runq's kernel writes a MIGRATE for every
+ * move) or has a migration row (another engine that records them, as
+ * Linux's may). A trace of neither moved tasks unseen: its moves are not
+ * known, which is not none. */
+bool dbq_top_moves_known(const struct dbq_top *r);
 
 /* The first fault kept ("" none), and forgetting it. */
 const char *dbq_top_fault(const struct dbq_top *r);
@@ -138,8 +152,11 @@ struct dbq_top_setting {
 
 /* The settings as of time from, for a view that starts there: the
  * changes at or after from, newest first (each one's old value), after
- * the knobs' changes before from, oldest first (each one's new value:
- * the kernel states its knobs once, when tracing starts). */
+ * the knobs' and the feature switches' changes before from, oldest first
+ * (each one's new value: the kernel states its knobs once, when tracing
+ * starts, and the trace row's features are the STREAM record's, as
+ * tracing began, never updated; a thread row's nice and slice are its
+ * latest, which the old values take back). */
 void dbq_top_settings_at(struct dbq_top *r, uint64_t from, void (*fn)(const struct dbq_top_setting *s, void *arg),
                          void *arg);
 

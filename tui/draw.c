@@ -4,7 +4,8 @@
  * change nothing but the screen (and ui->task_rows, for paging).
  *
  *   header     policy, switches, rates, loss, recording state
- *   cpus       one row a CPU: current task, runnable, V, utilisation, the tracer's own share, switches/s
+ *   cpus       one row a CPU: current task, runnable, V, utilisation, the tracer's own share, moves in
+ *              and out a second, switches/s
  *   tasks      the task table (tui/table.h says what each column means)
  *   hist       wake-latency histogram of the selected task (log2 buckets)
  *   map        the timeline, like perf sched map: a column a CPU, a row a switch
@@ -199,6 +200,7 @@ static void draw_bar(const struct top_ui *ui, int y, int x, int width, double fr
 }
 
 #define TRACE_SHARE_ATTR term_attr(TR_DIM)
+#define CPU_RIGHT 29 /* the columns right of the bar: TRACE, MVIN/s, MVOUT/s, SW/s */
 
 static int draw_cpus(const struct top_ui *ui, int y, int h, int w)
 {
@@ -208,7 +210,7 @@ static int draw_cpus(const struct top_ui *ui, int y, int h, int w)
         return 0;
     fill(y, 0, w, term_attr(TR_COLHDR));
     put(y, 0, w, term_attr(TR_COLHDR), "CPU CURRENT    RUN            V  UTIL");
-    put(y, w - 14, 14, term_attr(TR_COLHDR), " TRACE   SW/s");
+    put(y, w - CPU_RIGHT, CPU_RIGHT, term_attr(TR_COLHDR), " TRACE MVIN/s MVOUT/s   SW/s");
     int shown = n < h - 1 ? n : h - 1;
     for (int i = 0; i < shown; i++) {
         const struct top_cpu *c = &s->cpus[i];
@@ -224,7 +226,7 @@ static int draw_cpus(const struct top_ui *ui, int y, int h, int w)
         if (c->has_nr)
             snprintf(nr, sizeof nr, "%d", c->nr_runnable);
         put(row, 0, w, NORMAL, "%3d %-10.10s %3s %12s ", c->cpu, curr, nr, v);
-        int bx = 32, bw = w - bx - 22;
+        int bx = 32, bw = w - bx - 8 - CPU_RIGHT;
         if (bw > 4) {
             put(row, bx, 1, NORMAL, "[");
             draw_bar(ui, row, bx + 1, bw, c->util);
@@ -232,9 +234,14 @@ static int draw_cpus(const struct top_ui *ui, int y, int h, int w)
         }
         /* the tracer's own share (model.h): "-" where the trace cannot say */
         if (c->trace_share < 0)
-            put(row, w - 14, 7, TRACE_SHARE_ATTR, "%6s", "-");
+            put(row, w - CPU_RIGHT, 7, TRACE_SHARE_ATTR, "%6s", "-");
         else
-            put(row, w - 14, 7, TRACE_SHARE_ATTR, "%5.1f%%", c->trace_share * 100);
+            put(row, w - CPU_RIGHT, 7, TRACE_SHARE_ATTR, "%5.1f%%", c->trace_share * 100);
+        /* moves: "-" where the trace does not record them (model.h) */
+        if (s->h.moves_known)
+            put(row, w - 22, 15, NORMAL, "%6.0f %7.0f", c->moves_in_per_s, c->moves_out_per_s);
+        else
+            put(row, w - 22, 15, NORMAL, "%6s %7s", "-", "-");
         put(row, w - 7, 7, NORMAL, "%6.0f", c->switches_per_s);
     }
     return shown + 1;

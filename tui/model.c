@@ -21,7 +21,7 @@
 struct sample {
     uint64_t t, events;
     size_t ntask, ncpu;
-    uint64_t *run, *busy, *sw;
+    uint64_t *run, *busy, *sw, *min, *mout; /* min, mout: each CPU's moves in and out */
 };
 
 struct top_model {
@@ -157,6 +157,8 @@ static struct top_task *task_add(struct top_model *m, int64_t utid, bool idle)
     memset(t, 0, sizeof *t);
     t->utid = utid;
     t->weight = SCHED_WEIGHT_NICE_0;
+    t->move_src = -1;
+    t->move_reason = TRACE_MIGRATE_NR;
     return t;
 }
 
@@ -433,6 +435,26 @@ static void on_gap(struct top_model *m, const struct dbq_top_row *r)
     c->curr = -1;
 }
 
+/* A migration row: a move counted on both its CPUs, and the task's
+ * newest. Where the task now is the trace state says, from the move's
+ * JOIN `migrate` (a place row): this row only says why. A CPU the trace
+ * row has not got counts on neither end (the CPUs' rows are the view's). */
+static void on_move(struct top_model *m, const struct dbq_top_row *r)
+{
+    m->s.h.moves_known = true; /* a trace with a move records them */
+    if (r->src >= 0 && r->src < m->s.h.ncpus)
+        m->s.cpus[r->src].moves_out++;
+    if (r->dst >= 0 && r->dst < m->s.h.ncpus)
+        m->s.cpus[r->dst].moves_in++;
+    struct top_task *t = task_of(m, r->utid);
+    if (!t || r->ts < t->move_ts)
+        return;
+    t->moves++;
+    t->move_ts = r->ts;
+    t->move_src = r->src >= 0 && r->src < TOP_MAX_CPUS ? (int)r->src : -1;
+    t->move_reason = r->reason;
+}
+
 /* A row the reader hands (dbq_top_fn), applied. */
 static void on_row(const struct dbq_top_row *r, void *arg)
 {
@@ -441,6 +463,8 @@ static void on_row(const struct dbq_top_row *r, void *arg)
         on_gap(m, r);
     else if (r->table == DBQ_TOP_BOUNCE)
         on_bounce(m, r);
+    else if (r->table == DBQ_TOP_MOVE)
+        on_move(m, r);
     else
         on_event(m, r->e, r->kf);
 }
@@ -609,8 +633,9 @@ static void take_setting(const struct dbq_top_setting *st, void *arg)
 /* The settings as of `from`, for a view that starts there: the values
  * before a change after it are that change's old values, taken newest
  * first. The knobs (trace format 4) the kernel states once, when tracing
- * starts, so a later view first takes the last word on each before
- * `from` (its new value), oldest first. */
+ * starts, and the trace row's features are those tracing began with, so a
+ * later view first takes the last word on each before `from` (its new
+ * value), oldest first. */
 static void rewind_settings(struct top_model *m, uint64_t from)
 {
     dbq_top_settings_at(m->rd, from, take_setting, m);
@@ -747,6 +772,8 @@ static void sample_free(struct sample *p)
     free(p->run);
     free(p->busy);
     free(p->sw);
+    free(p->min);
+    free(p->mout);
     memset(p, 0, sizeof *p);
 }
 
@@ -769,7 +796,9 @@ static void derive_rates(struct top_model *m)
     cur.run = malloc((cur.ntask + 1) * sizeof *cur.run);
     cur.busy = malloc((cur.ncpu + 1) * sizeof *cur.busy);
     cur.sw = malloc((cur.ncpu + 1) * sizeof *cur.sw);
-    if (!cur.run || !cur.busy || !cur.sw) {
+    cur.min = malloc((cur.ncpu + 1) * sizeof *cur.min);
+    cur.mout = malloc((cur.ncpu + 1) * sizeof *cur.mout);
+    if (!cur.run || !cur.busy || !cur.sw || !cur.min || !cur.mout) {
         sample_free(&cur);
         return;
     }
@@ -778,6 +807,8 @@ static void derive_rates(struct top_model *m)
     for (size_t c = 0; c < cur.ncpu; c++) {
         cur.busy[c] = cpu_busy_now(m, &m->s.cpus[c]);
         cur.sw[c] = m->s.cpus[c].switches;
+        cur.min[c] = m->s.cpus[c].moves_in;
+        cur.mout[c] = m->s.cpus[c].moves_out;
     }
     if (base && now > base->t) {
         double dt = (double)(now - base->t);
@@ -791,6 +822,9 @@ static void derive_rates(struct top_model *m)
             double u = cur.busy[c] > b ? (double)(cur.busy[c] - b) / dt : 0;
             m->s.cpus[c].util = u > 1 ? 1 : u;
             m->s.cpus[c].switches_per_s = (double)(cur.sw[c] - w) * 1e9 / dt;
+            uint64_t bi = c < base->ncpu ? base->min[c] : 0, bo = c < base->ncpu ? base->mout[c] : 0;
+            m->s.cpus[c].moves_in_per_s = (double)(cur.min[c] - bi) * 1e9 / dt;
+            m->s.cpus[c].moves_out_per_s = (double)(cur.mout[c] - bo) * 1e9 / dt;
         }
         m->s.h.events_per_s = (double)(cur.events - base->events) * 1e9 / dt;
     }
@@ -882,11 +916,11 @@ static void seed_cpus(struct top_model *m, uint64_t from)
         }
         if (cp->curr >= 0)
             cp->curr_since = from;
-        cp->busy_ns = cp->switches = 0;
+        cp->busy_ns = cp->switches = cp->moves_in = cp->moves_out = 0;
     }
     for (size_t i = 0; i < m->s.ntasks; i++) {
         struct top_task *t = &m->s.tasks[i];
-        t->run_ns = t->vol = t->invol = t->nout = 0;
+        t->run_ns = t->vol = t->invol = t->nout = t->moves = 0;
     }
     m->map_head = m->map_n = 0;
 }
@@ -966,6 +1000,7 @@ struct top_model *top_model_open(const char *path, int64_t trace_id, uint64_t fr
     }
     m->s.h.trace_id = dbq_top_trace_id(m->rd);
     m->s.h.has_control_column = dbq_top_has_control(m->rd);
+    m->s.h.moves_known = dbq_top_moves_known(m->rd);
     if (start_view(m, from, err, errlen) != 0 || fault(m)[0]) {
         if (fault(m)[0]) /* the read that failed first, whatever it led to */
             set_err(err, errlen, "%s: %s", path, fault(m));

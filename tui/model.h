@@ -51,14 +51,18 @@
  *   bounce latency              bounce.latency (schema 8: a fair task put
  *                               back because a higher class took its CPU,
  *                               until it ran), a histogram of its own
+ *   moves in, out (a CPU's);    migration rows (schema 12): a count on each
+ *   a task's last move          end, and the task's newest; where the task
+ *                               is (its CPU) is still the trace state's,
+ *                               from the move's LEAVE and JOIN `migrate`
  *   knobs                       sched_set rows of what 'knob', the newest
  *   V, runnable count           the newest of pick, place, leave, tick,
  *                               keyframe on that CPU; on a Linux trace
  *                               (its engine counts nothing) the count
  *                               only from a keyframe, else unknown
  *   nice, slice, features       thread rows, then sched_set as it happens
- * Rates (%CPU, switches/s, events/s, utilisation) are taken over the last
- * TOP_RATE_WINDOW_NS of trace time.
+ * Rates (%CPU, switches/s, moves/s, events/s, utilisation) are taken over
+ * the last TOP_RATE_WINDOW_NS of trace time.
  *
  * Lag for a task on the CPU is its vruntime charged as the kernel charges
  * it at each tick since its newest event (alone on its queue, V itself;
@@ -134,6 +138,13 @@ struct top_task {
     /* bounce -> run: released to a higher class until it ran again */
     uint64_t bnc_n, bnc_max, bnc_p99; /* ns */
     uint32_t *bnc_hist;
+    /* its moves between CPUs since the view began (migration rows), and
+     * the newest: when, from where, by which rule (TRACE_MIGRATE_NR: one
+     * this build cannot name, Linux's `unknown` among them) */
+    uint64_t moves;
+    uint64_t move_ts;
+    int move_src;
+    enum trace_migrate_reason move_reason;
 
     /* bookkeeping (the model's own) */
     uint64_t slice_end, set_ts;
@@ -152,6 +163,12 @@ struct top_cpu {
     double util;        /* 0..1 over the rate window */
     double switches_per_s;
     uint64_t busy_ns, switches; /* closed, since the view began */
+    /* Tasks moved here from another CPU, and from here to another, since
+     * the view began and a second over the rate window (each move counts
+     * once on either end, so the two columns sum alike over the CPUs).
+     * Meaningful when top_header.moves_known. */
+    uint64_t moves_in, moves_out;
+    double moves_in_per_s, moves_out_per_s;
     /* The tracer's own share of this CPU over the rate window (0..1; -1
      * not known: a trace without the cost counters, an older kernel's or
      * Linux's): what writing the trace took (the COUNTERS trace_records
@@ -189,6 +206,10 @@ struct top_header {
     char engine[16];         /* trace.engine: runq-kernel, linux (runq-kernel before schema 9) */
     char engine_version[64]; /* Linux's release; "" none */
     bool counts;             /* the engine counts decisions (db/events.h, event_engine_counts) */
+    /* The trace records its moves (db/qx_top.h, dbq_top_moves_known, or a
+     * migration row came since): else a CPU's moves are not known, shown
+     * '-', never 0. */
+    bool moves_known;
     uint32_t features;
     int nfeatures;
     char feature[32][32]; /* names in bit order */

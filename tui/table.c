@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/decode.h"
 #include "tui/table.h"
 
 const struct top_col_def top_cols[TOP_COL_NR] = {
@@ -32,6 +33,26 @@ void top_fmt_ns(char *buf, size_t n, int64_t ns)
         snprintf(buf, n, "%s%.2fs", sign, a / 1e9);
 }
 
+const char *top_move_reason(enum trace_migrate_reason r)
+{
+    /* The names longer than the column; any other is the trace's own. */
+    static const char *const shortened[TRACE_MIGRATE_NR] = {
+        [TRACE_MIGRATE_WAKE_IDLE_PREV] = "wake_prev",
+        [TRACE_MIGRATE_WAKE_IDLE_SIBLING] = "wake_sib",
+        [TRACE_MIGRATE_WAKE_AFFINE] = "wake_aff",
+    };
+    if ((unsigned)r >= TRACE_MIGRATE_NR)
+        return "unknown";
+    const char *name = trace_migrate_reason_name(r);
+    return shortened[r] ? shortened[r] : name;
+}
+
+/* Whether t moved within the rate window before the view's time. */
+static bool moved_lately(const struct top_snapshot *s, const struct top_task *t)
+{
+    return t->moves && t->move_ts <= s->h.now && s->h.now - t->move_ts < TOP_RATE_WINDOW_NS;
+}
+
 static bool queued(const struct top_task *t)
 {
     return t->state == THREAD_RUNNING || t->state == THREAD_RUNNABLE || t->state == THREAD_PREEMPTED ||
@@ -46,6 +67,10 @@ void top_cell(const struct top_snapshot *s, const struct top_task *t, enum top_c
     case TOP_COL_TID: snprintf(buf, n, "%d", t->tid); return;
     case TOP_COL_NAME: snprintf(buf, n, "%s", t->name); return;
     case TOP_COL_CPU: snprintf(buf, n, "%d", t->cpu); return;
+    case TOP_COL_MOVED:
+        if (moved_lately(s, t))
+            snprintf(buf, n, "%.*s", top_cols[TOP_COL_MOVED].width, top_move_reason(t->move_reason));
+        return;
     case TOP_COL_NICE: snprintf(buf, n, "%d", t->nice); return;
     case TOP_COL_SLICE:
         if (!s->h.eevdf)
@@ -145,6 +170,9 @@ static int sort_cmp(const void *pa, const void *pb)
     case TOP_COL_TID: break;
     case TOP_COL_NAME: r = strcmp(a->name, b->name); break;
     case TOP_COL_CPU: r = cmp_num(a->cpu, b->cpu); break;
+    case TOP_COL_MOVED: /* the latest move first; one not in the column last */
+        r = cmp_num(moved_lately(sort_s, a) ? (double)a->move_ts : -1, moved_lately(sort_s, b) ? (double)b->move_ts : -1);
+        break;
     case TOP_COL_NICE: r = cmp_num(a->nice, b->nice); break;
     case TOP_COL_SLICE: r = cmp_num((double)a->slice_ns, (double)b->slice_ns); break;
     case TOP_COL_STATE: r = cmp_num(a->state, b->state); break;

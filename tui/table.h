@@ -5,7 +5,8 @@
  *
  * A column that means nothing for a task shows "-": the EEVDF columns
  * (LAG, DEADLINE, ELIG) and SLICE under the round robin, DEADLINE and ELIG
- * for a task that is not queued, the latency columns before a wakeup.
+ * for a task that is not queued, the latency columns before a wakeup,
+ * MOVED for a task that has not moved in the last second.
  */
 #ifndef RUNQ_TUI_TABLE_H
 #define RUNQ_TUI_TABLE_H
@@ -19,6 +20,7 @@
     X(TID, "TID", 5, 1, "kernel task id")                        \
     X(NAME, "NAME", 9, 0, "task name")                           \
     X(CPU, "CPU", 3, 1, "where it runs or last ran")             \
+    X(MOVED, "MOVED", 10, 0, "why it last moved, in the last second") \
     X(NICE, "NICE", 4, 1, "nice, -20..19")                       \
     X(SLICE, "SLICE", 7, 1, "requested slice (base: the policy's)") \
     X(STATE, "STATE", 5, 0, "run R R+ S D(elayed) X ?")          \
@@ -52,6 +54,12 @@ extern const struct top_col_def top_cols[TOP_COL_NR];
 /* The text of one cell, at most the column's width. */
 void top_cell(const struct top_snapshot *s, const struct top_task *t, enum top_col c, char *buf,
               size_t n);
+
+/* A move's rule as MOVED shows it, at most its width: the trace's name
+ * where it fits, else a shortening that keeps its first word
+ * (wake_idle_sibling: wake_sib); "unknown" for TRACE_MIGRATE_NR, a rule
+ * the trace could not tell (Linux's) or this build cannot name. */
+const char *top_move_reason(enum trace_migrate_reason r);
 
 /* Durations as people read them: "850ns", "42.1us", "2.10ms", "1.50s";
  * signed ones keep their sign. */

@@ -12,6 +12,7 @@
 
 #include "bug.h"
 #include "host/export/plot.h"
+#include "db/events.h"
 #include "db/query.h"
 #include "db/qx_plot.h"
 #include "db/visible.h"
@@ -213,6 +214,90 @@ static bool tl_gap(int64_t a, int64_t b, int cpu, void *arg)
     return true;
 }
 
+/* ---- moves ---- */
+
+/* The series of moves a timeline draws: one a rule, by its name as
+ * stored, in the order they first come; the kernel's seven and Linux's
+ * `unknown` fit, and a trace that names more (a database from elsewhere)
+ * has the rest drawn as one series, "other rules". */
+#define TL_MOVE_RULES 8
+struct tl_moves {
+    struct tl_read *r;
+    struct tl_move_series {
+        char *reason; /* NULL: the other rules */
+        FILE *f;
+        char path[4096];
+        int n;
+    } ser[TL_MOVE_RULES + 1];
+    int nser;
+    int rc;
+};
+
+/* A rule's colour: by its place in the trace format's table, so a rule
+ * keeps it from figure to figure; dark, to show on any task's box. A
+ * name the build cannot read (Linux's `unknown`, or any other) is grey. */
+static const char *tl_move_colour(const char *reason)
+{
+    static const char *const by_rule[] = { "#000000", "#d4007a", "#0046c8", "#007a33",
+                                           "#b35900", "#5a00b4", "#00838f" };
+    unsigned k = (unsigned)event_migrate_parse(reason);
+    return k < sizeof by_rule / sizeof by_rule[0] ? by_rule[k] : "#707070";
+}
+
+/* A move: into its rule's series (which its first move opens), and a
+ * lane for both its CPUs. */
+static bool tl_move(const struct dbq_plot_move *m, void *arg)
+{
+    struct tl_moves *mv = arg;
+    int k = 0;
+    while (k < mv->nser && k < TL_MOVE_RULES && strcmp(mv->ser[k].reason, m->reason))
+        k++;
+    if (k == mv->nser) { /* a rule not seen yet: a series of its own, or the other rules' */
+        mv->ser[k].reason = k < TL_MOVE_RULES ? xstrdup(m->reason) : NULL;
+        if (!(mv->ser[k].f = plot_data_file(mv->r->j, mv->ser[k].path, sizeof mv->ser[k].path))) {
+            free(mv->ser[k].reason);
+            mv->rc = 1;
+            return false;
+        }
+        mv->nser++;
+    }
+    struct tl_move_series *sr = &mv->ser[k];
+    fprintf(sr->f, "%.6f %d %d\n", (m->ts - mv->r->start) / 1e6, m->src, m->dst);
+    sr->n++;
+    tl_lane(mv->r, m->src);
+    tl_lane(mv->r, m->dst);
+    return true;
+}
+
+/* The moves in [from, to) as arrows at their time, from the source CPU's
+ * lane to the destination's, a series a rule ("move: RULE (N)", the
+ * rule's name quoted: it is the database's text). 0; 1 when a file
+ * could not be made; -1 when the read failed (err). *count: the moves. */
+static int tl_moves(struct tl_read *r, sqlite3 *db, int64_t id, int64_t from, int64_t to, bool first, int *count,
+                    char *err, size_t errlen)
+{
+    struct tl_moves mv = { .r = r };
+    int rc = dbq_plot_moves(db, id, from, to, tl_move, &mv, err, errlen) != 0 ? -1 : mv.rc;
+    *count = 0;
+    for (int k = 0; k < mv.nser; k++) {
+        struct tl_move_series *sr = &mv.ser[k];
+        fclose(sr->f);
+        if (!rc) {
+            char title[256];
+            snprintf(title, sizeof title, "move: %s (%d)", sr->reason ? sr->reason : "other rules", sr->n);
+            fprintf(r->pl, "%s", first && !*count ? "plot " : ", \\\n     ");
+            plot_quote(r->pl, sr->path);
+            fprintf(r->pl, " using 1:(lane($2)):(0):(lane($3)-lane($2)) with vectors head filled size screen "
+                           "0.012,25 lw 2 lc rgb '%s' title ",
+                    sr->reason ? tl_move_colour(sr->reason) : "#707070");
+            plot_quote(r->pl, title);
+        }
+        *count += sr->n;
+        free(sr->reason);
+    }
+    return rc;
+}
+
 /* The window a timeline draws when none was asked: PLOT_WINDOW_MS that
  * show a few decisions, from 5 ms before the probe's first stall when
  * the trace has one, else from its start. 0, or 1 after saying why. */
@@ -269,7 +354,10 @@ static int tl_points(struct tl_read *r, sqlite3 *db, int64_t id, int64_t from, i
  * a CPU with nothing in the window gets no lane (the y label names it).
  * A data gap is not idle (nothing is known of it): a series of its own,
  * hatched and labelled "lost". Decisions are marks at the top of a lane
- * (eevdf_pick), wakeups at its foot (ts_wake, on the wakee's CPU).
+ * (eevdf_pick), wakeups at its foot (ts_wake, on the wakee's CPU). A move
+ * between CPUs (migration, schema 12) is an arrow at its time from its
+ * source's lane to its destination's, coloured by its rule, a series a
+ * rule; both CPUs get a lane.
  */
 int plot_timeline(sqlite3 *db, const struct plot_opts *o, struct plot_job *j)
 {
@@ -353,12 +441,19 @@ int plot_timeline(sqlite3 *db, const struct plot_opts *o, struct plot_job *j)
     } else {
         rc = 1;
     }
+    int nmoves = 0;
+    if (!rc) {
+        int mr = tl_moves(&r, db, id, from, to, !ntasks && !r.nwake && !r.npicks && !r.ngaps, &nmoves, err, sizeof err);
+        if (mr < 0)
+            goto db_failed;
+        rc = mr;
+    }
     int nwake = r.nwake, ngaps = r.ngaps;
     fclose(r.pl);
     fclose(r.labels);
     if (r.narrow)
         fclose(r.narrow);
-    if (!rc && !ntasks && !nwake && !ngaps) {
+    if (!rc && !ntasks && !nwake && !ngaps && !nmoves) {
         fprintf(stderr, "runq plot: trace %lld: nothing ran between %g and %g ms\n", (long long)id, x0, x1);
         rc = 1;
     }

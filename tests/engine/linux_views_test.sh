@@ -248,7 +248,8 @@ if command -v tmux >/dev/null; then
     # wait until both tasks have run, then read the screen
     # the task table's rows (below its header: a CPU row may name hog too)
     task_rows() { awk '/^ +TID NAME/ { t = 1; next } t && ($2 == "hog" || $2 == "probe")' "$@"; }
-    top_shows_both() { screen | task_rows | awk '$7 + 0 > 0 { n[$2] = 1 } END { exit !(n["hog"] && n["probe"]) }'; }
+    # (fields: TID NAME CPU MOVED NICE SLICE STATE %CPU LAG DEADLINE ELIG ...)
+    top_shows_both() { screen | task_rows | awk '$8 + 0 > 0 { n[$2] = 1 } END { exit !(n["hog"] && n["probe"]) }'; }
     if eventually top_shows_both; then
         screen >"$T/top.screen"
         if head -1 "$T/top.screen" | grep -qF "trace $tr  linux $(uname -r)  eevdf  "; then
@@ -256,8 +257,8 @@ if command -v tmux >/dev/null; then
         else
             failed "top_names_the_engine" "$(head -1 "$T/top.screen")"
         fi
-        # hog and probe: LAG, DEADLINE, ELIG (fields 8-10) "-"
-        bad=$(task_rows "$T/top.screen" | awk '$8 != "-" || $9 != "-" || $10 != "-"')
+        # hog and probe: LAG, DEADLINE, ELIG (fields 9-11) "-"
+        bad=$(task_rows "$T/top.screen" | awk '$9 != "-" || $10 != "-" || $11 != "-"')
         if [ "$(task_rows "$T/top.screen" | wc -l)" = 2 ] && [ -z "$bad" ]; then
             pass "top_eevdf_columns_missing"
         else

@@ -5,7 +5,7 @@
 # and docs/perfetto.md).
 #
 #   plot: every text column plot reads (trace.policy, thread.name,
-#     scenario.params and engine, experiment.file, engine, axes and
+#     migration.reason, scenario.params and engine, experiment.file, engine, axes and
 #     columns, scenario_metric.metric) set to a payload that would run
 #     `system "touch $C"` if it reached gnuplot as a command: closing a
 #     single quote, a double quote, a backslash before a quote, a newline,
@@ -37,8 +37,8 @@ record_fixtures --cpus 2 --tasks 4 --ms 300
 
 # hostile DB KIND: a copy of f.db at DB with every text column set to
 # the payload KIND, tagged by column (p policy of trace 1, r of trace 2,
-# n engine, t task names, s scenario params, k marks; for the
-# experiment: f file, e engine, q a scenario's engine, a the axis,
+# n engine, t task names, s scenario params, k marks, g a move's rule
+# (the timeline's legend names it); for the experiment: f file, e engine, q a scenario's engine, a the axis,
 # x/y its values, v the other parameter, m the metric). The payload has
 # no space, comma, dot or '=' (the experiment's columns split at them).
 # The payload less its tag in $T/tail.
@@ -56,6 +56,9 @@ c.execute("UPDATE trace SET policy = ?, engine = ? WHERE trace_id = 1", (P('p'),
 c.execute("UPDATE trace SET policy = ? WHERE trace_id = 2", (P('r'),))
 c.execute("UPDATE thread SET name = ? WHERE trace_id = 1 AND NOT is_idle", (P('t'),))
 c.execute("UPDATE mark SET name = ?", (P('k'),))
+c.execute("INSERT INTO migration (trace_id, ts, utid, src_cpu, dst_cpu, reason, queued) SELECT 1, start_ts + 5000000, "
+          "(SELECT MIN(utid) FROM thread WHERE trace_id = 1 AND NOT is_idle), 0, 1, ?, 0 FROM trace WHERE trace_id = 1",
+          (P('g'),))
 c.execute("INSERT INTO scenario (experiment_id, cell, repeat, seed, trace_id, engine, params, status) "
           "VALUES (NULL, 0, 0, 1, 1, 'kernel', ?, 'ok')", (P('s'),))
 c.execute("INSERT INTO experiment (experiment_id, created, file, engine, axes, cells, repeats, columns) "
@@ -90,7 +93,7 @@ else
         tail=$(cat "$T/tail")
         t1=$(sq "$T/h.db" "SELECT name FROM thread WHERE trace_id = 1 AND NOT is_idle LIMIT 1")
         # name KIND ARGS TAGS: plot ARGS to an SVG; each tag's payload among its texts
-        for run in "timeline|timeline --trace 1|p t" "latency|latency|s r" \
+        for run in "timeline|timeline --trace 1|p t g" "latency|latency|s r" \
                    "latency_task|latency --trace 1 --task|t s" "experiment|experiment|f e a x y v m q"; do
             IFS='|' read -r name args tags <<<"$run"
             rm -f "$C"

@@ -209,6 +209,62 @@ else failed timeline_gap_labelled "want $NGAPS 'lost' labels, got $(grep -cxF 't
 grep '^series' "$T/gap.txt" | grep -v -e 'wakeup (' -e 'lost (' -e 'decision (' -e 'slices under' >"$T/got"
 same timeline_gap_not_slices "$T/got" "$T/want"
 
+# ---- moves: an arrow a move, from its source CPU's lane to its destination's ----
+# m.db: trace_gen's RT releases, one in two moving the released task to
+# the other CPU (MIGRATE rt_release); the first three moves renamed
+# newidle, so that there are two rules. A gnuplot on PATH that keeps its
+# script and data files (then runs the real one) shows what the script
+# says: one `with vectors` series a rule, in the order the rules first
+# come, each from lane(src) to lane(dst), its data the rule's moves in the
+# window as SQL has them (time in ms from the trace's start, src, dst);
+# the SVG's legend names each rule with its count, and draws that many
+# arrow heads. f.db's trace has no move: no vectors, no "move:" series.
+"$GEN" --cpus 2 --tasks 4 --ms 300 --rt 2 --migrate 2 --out "$T/m.bin" &&
+    "$RUNQ" record --file "$T/m.bin" --db "$T/m.db" >/dev/null 2>&1 &&
+    sq "$T/m.db" "UPDATE migration SET reason = 'newidle' WHERE id IN (SELECT id FROM migration ORDER BY ts, id LIMIT 3)" ||
+    failed timeline_moves "could not make the fixture with moves"
+REAL_GNUPLOT=$(command -v gnuplot)
+mkdir -p "$T/keepbin" "$T/keep"
+printf '#!/bin/sh\nrm -f "$KEEP"/*\ncp "$1" "$KEEP/plot.gp" && cp ./*.dat "$KEEP/" && exec %s "$@"\n' "$REAL_GNUPLOT" >"$T/keepbin/gnuplot"
+chmod +x "$T/keepbin/gnuplot"
+keep_plot() { KEEP=$T/keep PATH=$T/keepbin:$PATH "$RUNQ" "$@" >"$T/out" 2>"$T/err"; rc=$?; }
+keep_plot plot timeline --db "$T/m.db" --trace 1 -o "$T/m.svg"
+[ "$rc" = 0 ] || failed timeline_moves "exit $rc: $(head -c 300 "$T/err")"
+M="trace_id = 1 AND ts < (SELECT start_ts FROM trace WHERE trace_id = 1) + 20000000"
+sq -separator $'\t' "$T/m.db" "SELECT 'move: ' || reason || ' (' || COUNT(*) || ')' FROM migration WHERE $M
+                               GROUP BY reason ORDER BY MIN(ts)" >"$T/want"
+nmoves=$(sq "$T/m.db" "SELECT COUNT(*) FROM migration WHERE $M")
+# the script's vectors series: title, then the rule's data file
+grep 'with vectors' "$T/keep/plot.gp" | sed -n "s/^.*'\(d[0-9]*\.dat\)' using 1:(lane(\$2)):(0):(lane(\$3)-lane(\$2)) with vectors .* title '\([^']*\)'.*$/\2\t\1/p" >"$T/vec"
+cut -f 1 "$T/vec" >"$T/got"
+if [ "$nmoves" -ge 4 ] && [ "$(wc -l <"$T/want")" = 2 ] && diff "$T/want" "$T/got" >"$T/diff" &&
+    [ "$(grep -c 'with vectors' "$T/keep/plot.gp")" = 2 ]; then
+    pass "timeline_moves_one_vectors_series_a_rule ($nmoves moves)"
+else
+    failed timeline_moves_one_vectors_series_a_rule "want $(tr '\n' '|' <"$T/want"), script has $(grep 'with vectors' "$T/keep/plot.gp" | tr '\n' '|' | head -c 400)"
+fi
+# each rule's data: the moves' times and endpoints, as SQL has them
+bad=
+while IFS=$'\t' read -r title file; do
+    rule=${title#move: }
+    rule=${rule% (*}
+    sq "$T/m.db" "SELECT printf('%.6f %d %d', (ts - (SELECT start_ts FROM trace WHERE trace_id = 1)) / 1e6, src_cpu, dst_cpu)
+                  FROM migration WHERE $M AND reason = '$rule' ORDER BY ts, id" >"$T/want"
+    diff "$T/want" "$T/keep/$file" >"$T/diff" || bad="$bad $rule: $(tr '\n' '|' <"$T/diff" | head -c 300)"
+done <"$T/vec"
+if [ -s "$T/vec" ] && [ -z "$bad" ]; then pass timeline_moves_times_and_endpoints; else failed timeline_moves_times_and_endpoints "${bad:-no vectors}"; fi
+svg "$T/m.svg" | grep -P '^series\t1\tmove: ' | cut -f 3,4 >"$T/got"
+sq -separator $'\t' "$T/m.db" "SELECT 'move: ' || reason || ' (' || COUNT(*) || ')', COUNT(*) FROM migration WHERE $M
+                               GROUP BY reason ORDER BY MIN(ts)" >"$T/want"
+same timeline_moves_arrows_in_the_svg "$T/got" "$T/want"
+keep_plot plot timeline --db "$T/f.db" --trace 1 -o "$T/nm.svg"
+if [ "$rc" = 0 ] && [ "$(sq "$T/f.db" "SELECT COUNT(*) FROM migration")" = 0 ] && [ -s "$T/keep/plot.gp" ] &&
+    ! grep -q 'with vectors' "$T/keep/plot.gp" && ! svg "$T/nm.svg" | grep -q 'move:'; then
+    pass timeline_no_moves_no_arrows
+else
+    failed timeline_no_moves_no_arrows "exit $rc; vectors: $(grep -c 'with vectors' "$T/keep/plot.gp")"
+fi
+
 # ---- latency ----
 for ext in png svg; do
     expect "latency_$ext" 0 "" plot latency --db "$T/f.db" --size 800x900 -o "$T/lat.$ext"

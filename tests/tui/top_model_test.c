@@ -391,6 +391,16 @@ static void top_model_replay_nice_and_features_as_of_time(void)
     CHECK(task(m, "beta")->nice == 5, "beta nice at 1.3 s: %d", task(m, "beta")->nice);
     CHECK(s->h.features == 1, "RUN_TO_PARITY off at 1.3 s: %u", s->h.features);
     top_model_close(m);
+    /* The trace row holds the features as tracing began (the STREAM
+     * record's), so a view that starts after a switch flipped (a
+     * scenario's switches at its start, before a replay's --at) takes the
+     * flip's new value: RUN_TO_PARITY went off at 1.1 s. (It showed it on:
+     * only the knobs took their last word before the view's start.) */
+    m = open_at(1, 1200 * MS);
+    CHECK(m && update(m, 1300 * MS) == 0, "open at 1.2 s failed");
+    CHECK(top_model_snapshot(m)->h.features == 1, "features of a view started at 1.2 s: %u",
+          top_model_snapshot(m)->h.features);
+    top_model_close(m);
 }
 
 static void top_model_timeline_codes_and_idle(void)
@@ -814,6 +824,138 @@ static void top_model_bounces_and_knobs(void)
     top_model_close(m);
 }
 
+/* Trace 23: three CPUs for 3 s, moves as runq's kernel records them
+ * (format 5: a migration row, the LEAVE `migrate` of a queued mover on
+ * its source, its JOIN `migrate` on the destination):
+ *   0.5 s  c 2 -> 0 rt_release   (before the window)
+ *   1.2 s  a 0 -> 1 newidle      (queued)
+ *   1.4 s  b 0 -> 2 periodic     (queued)
+ *   1.6 s  a 1 -> 2 wake_affine  (waking: only the JOIN)
+ *   1.8 s  c 0 -> 1 unknown      (a rule the trace could not tell)
+ * Over 1..2 s: CPU 0 in 0 out 3, CPU 1 in 2 out 1, CPU 2 in 2 out 0 a
+ * second. Trace 24: the same workload recorded without moves (format
+ * 4): not known. Trace 25, Linux's (no format version) with one move
+ * row: known. */
+static void move_rows(sqlite3 *db, int id, long long ts, int u, int src, int dst, const char *why, int queued)
+{
+    exec(db, "INSERT INTO migration(trace_id,ts,utid,src_cpu,dst_cpu,reason,queued) VALUES(%d,%lld,%d,%d,%d,'%s',%d)",
+         id, ts, u, src, dst, why, queued);
+    if (queued)
+        exec(db, "INSERT INTO eevdf_leave(trace_id,ts,cpu,utid,reason,run_ns) VALUES(%d,%lld,%d,%d,'migrate',0)", id,
+             ts, src, u);
+    exec(db, "INSERT INTO eevdf_place(trace_id,ts,cpu,utid,reason,weight,nr_runnable) VALUES(%d,%lld,%d,%d,'migrate',"
+             "1024,2)", id, ts, dst, u);
+}
+
+/* u leaves CPU cpu at ts (why) and next is picked there. */
+static void switch_out(sqlite3 *db, int id, long long ts, int cpu, int u, const char *why, int next)
+{
+    exec(db, "INSERT INTO eevdf_leave(trace_id,ts,cpu,utid,reason,run_ns) VALUES(%d,%lld,%d,%d,'%s',0)", id, ts, cpu, u,
+         why);
+    exec(db, "INSERT INTO eevdf_pick(trace_id,ts,cpu,prev_utid,next_utid,why,nr_runnable) VALUES"
+             "(%d,%lld,%d,%d,%d,'block',0)", id, ts, cpu, u, next);
+}
+
+static void moves_trace(sqlite3 *db, int id, int format, const char *engine)
+{
+    int u = id * 10;
+    exec(db, "INSERT INTO trace(trace_id,created,status,format_version,ncpus,tick_hz,policy,start_ts,end_ts,records,"
+             "engine) VALUES(%d,'now','complete',NULLIF(%d,0),3,250,'rr',0,%lld,100,'%s')",
+         id, format, 3 * S, engine);
+    exec(db, "INSERT INTO thread(utid,trace_id,tid,name,nice,slice_ns,cpu,is_idle,start_ts) VALUES"
+             "(%d,%d,0,'idle/0',0,0,0,1,0),(%d,%d,1,'idle/1',0,0,1,1,0),(%d,%d,2,'idle/2',0,0,2,1,0),"
+             "(%d,%d,5,'a',0,0,0,0,0),(%d,%d,6,'b',0,0,0,0,0),(%d,%d,7,'c',0,0,2,0,0),(%d,%d,8,'d',0,0,0,0,0)",
+         u + 1, id, u + 2, id, u + 3, id, u + 4, id, u + 5, id, u + 6, id, u + 7, id);
+    /* d runs on CPU 0 throughout, a and b queued behind it; c runs on CPU 2 */
+    exec(db, "INSERT INTO eevdf_place(trace_id,ts,cpu,utid,reason,weight,nr_runnable) VALUES"
+             "(%d,0,0,%d,'new',1024,1),(%d,0,0,%d,'new',1024,2),(%d,0,0,%d,'new',1024,3),(%d,0,2,%d,'new',1024,1)",
+         id, u + 7, id, u + 4, id, u + 5, id, u + 6);
+    exec(db, "INSERT INTO eevdf_pick(trace_id,ts,cpu,prev_utid,next_utid,why,nr_runnable) VALUES"
+             "(%d,0,0,%d,%d,'idle',3),(%d,0,2,%d,%d,'idle',1)", id, u + 1, u + 7, id, u + 3, u + 6);
+}
+
+static void top_model_moves_a_second_on_each_cpu(void)
+{
+    sqlite3 *db = fixture();
+    moves_trace(db, 23, 5, "runq-kernel");
+    int u = 230;
+    /* c, running on CPU 2, is released by a higher class at 0.5 s and
+     * sent to CPU 0's queue */
+    switch_out(db, 23, 500 * MS, 2, u + 6, "release", u + 3);
+    move_rows(db, 23, 500 * MS, u + 6, 2, 0, "rt_release", 1);
+    move_rows(db, 23, 1200 * MS, u + 4, 0, 1, "newidle", 1);
+    move_rows(db, 23, 1400 * MS, u + 5, 0, 2, "periodic", 1);
+    /* a sleeps on CPU 1 and is woken onto CPU 2 */
+    exec(db, "INSERT INTO eevdf_pick(trace_id,ts,cpu,prev_utid,next_utid,why,nr_runnable) VALUES"
+             "(23,%lld,1,%d,%d,'idle',1)", 1300 * MS, u + 2, u + 4);
+    switch_out(db, 23, 1500 * MS, 1, u + 4, "sleep", u + 2);
+    move_rows(db, 23, 1600 * MS, u + 4, 1, 2, "wake_affine", 0);
+    move_rows(db, 23, 1800 * MS, u + 6, 0, 1, "unknown", 1);
+
+    struct top_model *m = open_at(23, 0);
+    CHECK(m && update(m, 1 * S) == 0, "open/update failed");
+    const struct top_snapshot *s = top_model_snapshot(m);
+    CHECK(s->h.moves_known, "a format 5 trace records its moves");
+    /* where a task is follows its move at once, before it runs there */
+    CHECK(update(m, 1200 * MS) == 0, "update failed");
+    CHECK(task(m, "a")->cpu == 1 && task(m, "a")->state == THREAD_RUNNABLE, "a at 1.2 s: CPU %d, %s",
+          task(m, "a")->cpu, top_state_name(task(m, "a")->state));
+    CHECK(update(m, 2 * S) == 0, "update failed");
+    static const double in[3] = { 0, 2, 2 }, out[3] = { 3, 1, 0 };
+    for (int c = 0; c < 3; c++)
+        CHECK(s->cpus[c].moves_in_per_s == in[c] && s->cpus[c].moves_out_per_s == out[c],
+              "CPU %d moves/s in %.3f out %.3f, want %.0f %.0f", c, s->cpus[c].moves_in_per_s,
+              s->cpus[c].moves_out_per_s, in[c], out[c]);
+    CHECK(s->cpus[0].moves_in == 1 && s->cpus[2].moves_out == 1, "since the view began: CPU 0 in %llu, CPU 2 out %llu",
+          (unsigned long long)s->cpus[0].moves_in, (unsigned long long)s->cpus[2].moves_out);
+    const struct top_task *a = task(m, "a"), *b = task(m, "b"), *c = task(m, "c");
+    CHECK(a->cpu == 2 && b->cpu == 2 && c->cpu == 1, "CPUs a %d b %d c %d, want 2 2 1", a->cpu, b->cpu, c->cpu);
+    char cell[32];
+    static const struct {
+        const char *task, *at2, *at25;
+    } want[] = { { "a", "wake_aff", "wake_aff" }, { "b", "periodic", "-" }, { "c", "unknown", "unknown" },
+                 { "d", "-", "-" } };
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        top_cell(s, task(m, want[k].task), TOP_COL_MOVED, cell, sizeof cell);
+        CHECK(!strcmp(cell, want[k].at2), "%s's MOVED at 2 s: '%s', want '%s'", want[k].task, cell, want[k].at2);
+    }
+    CHECK(a->moves == 2 && a->move_src == 1, "a moved %llu times, last from %d", (unsigned long long)a->moves,
+          a->move_src);
+    CHECK(update(m, 2500 * MS) == 0, "update failed");
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        top_cell(s, task(m, want[k].task), TOP_COL_MOVED, cell, sizeof cell);
+        CHECK(!strcmp(cell, want[k].at25), "%s's MOVED at 2.5 s: '%s', want '%s'", want[k].task, cell,
+              want[k].at25);
+    }
+    /* sorted by MOVED: the latest move first */
+    int idx[16];
+    size_t n = top_visible(s, NULL, idx);
+    top_sort(s, idx, n, TOP_COL_MOVED, false);
+    CHECK(n == 4 && !strcmp(s->tasks[idx[0]].name, "c") && !strcmp(s->tasks[idx[1]].name, "a"),
+          "MOVED sorts %s, %s first", n ? s->tasks[idx[0]].name : "-", n > 1 ? s->tasks[idx[1]].name : "-");
+    top_model_close(m);
+
+    /* a view that starts at 1.5 s counts from there */
+    CHECK((m = open_at(23, 1500 * MS)) && update(m, 2 * S) == 0, "open at 1.5 s failed");
+    s = top_model_snapshot(m);
+    CHECK(s->cpus[0].moves_out == 1 && s->cpus[2].moves_in == 1 && s->cpus[1].moves_in == 1,
+          "from 1.5 s: CPU 0 out %llu, CPU 2 in %llu, CPU 1 in %llu", (unsigned long long)s->cpus[0].moves_out,
+          (unsigned long long)s->cpus[2].moves_in, (unsigned long long)s->cpus[1].moves_in);
+    top_model_close(m);
+
+    moves_trace(db, 24, 4, "runq-kernel");
+    CHECK((m = open_at(24, 0)) && update(m, 2 * S) == 0, "open trace 24 failed");
+    CHECK(!top_model_snapshot(m)->h.moves_known, "a format 4 trace's moves are not known");
+    top_model_close(m);
+    moves_trace(db, 25, 0, "linux");
+    move_rows(db, 25, 1200 * MS, 254, 0, 1, "unknown", 1);
+    CHECK((m = open_at(25, 0)) && update(m, 1 * S) == 0 && update(m, 2 * S) == 0, "open trace 25 failed");
+    s = top_model_snapshot(m);
+    CHECK(s->h.moves_known && s->cpus[1].moves_in_per_s == 1, "a Linux trace with a move row: known %d, CPU 1 in %.3f",
+          s->h.moves_known, s->cpus[1].moves_in_per_s);
+    top_model_close(m);
+}
+
 
 /* ---- the trace state, in either order ---- */
 
@@ -1220,6 +1362,7 @@ static const struct harness_test tests[] = {
     HARNESS_TEST(top_model_switches_counted_as_the_kernel),
     HARNESS_TEST(the_view_classes_every_leave_reason_as_leave_meaning),
     HARNESS_TEST(top_model_bounces_and_knobs),
+    HARNESS_TEST(top_model_moves_a_second_on_each_cpu),
     HARNESS_TEST(trace_state_is_the_same_in_either_order),
     HARNESS_TEST(trace_state_forgets_a_task_it_lost),
     HARNESS_TEST(step_keys_doc_matches_the_command_table),

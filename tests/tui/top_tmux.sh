@@ -37,7 +37,8 @@ case $h in
 esac
 if [ "$(screen | grep -c '^ *[0-3] [a-z]')" -ge 4 ]; then pass top_cpu_rows; else failed top_cpu_rows "$(screen | sed -n 5,10p)"; fi
 # a fixture trace states no tracing costs: TRACE says '-' on every CPU row
-no_cost=$(screen | sed -n '/^CPU CURRENT/,/TID NAME/p' | awk '$1 ~ /^[0-9]+$/ && $(NF - 1) != "-"' | head -1)
+# (TRACE, MVIN/s, MVOUT/s, SW/s are the last four fields)
+no_cost=$(screen | sed -n '/^CPU CURRENT/,/TID NAME/p' | awk '$1 ~ /^[0-9]+$/ && $(NF - 3) != "-"' | head -1)
 if [ -z "$no_cost" ] && screen | grep -q 'TRACE'; then pass top_trace_share_unknown_without_costs
 else failed top_trace_share_unknown_without_costs "${no_cost:-no TRACE header}"; fi
 
@@ -73,7 +74,7 @@ tmux send-keys -t $S I
 wait_for 'sort %CPU (inverted)' >/dev/null
 case $(first_name) in io*) pass top_sort_invert ;; *) failed top_sort_invert "first row $(rows | head -1)" ;; esac
 tmux send-keys -t $S I
-for k in 1 2 3 4 5 6; do tmux send-keys -t $S '<'; done
+for k in 1 2 3 4 5 6 7; do tmux send-keys -t $S '<'; done
 if wait_for 'sort TID ' && [ "$(rows | head -1 | awk '{print $1}')" = 4 ]; then pass top_sort_column_keys
 else failed top_sort_column_keys "$(screen | sed -n 4p) / $(rows | head -1)"; fi
 
@@ -159,7 +160,7 @@ else failed top_without_wait_ends_at_once "rc $rc: $(head -c 200 "$T/never.err")
 # ---- round robin: the EEVDF columns are dashes ----
 start 100x30 --db "$T/f.db" --trace 2 --at 0.8 --speed 0.01
 wait_for 'TID NAME' >/dev/null
-bad=$(rows | awk '$8 != "-" || $9 != "-" || $10 != "-" || $5 != "-"' | head -2)
+bad=$(rows | awk '$9 != "-" || $10 != "-" || $11 != "-" || $6 != "-"' | head -2)  # LAG DEADLINE ELIG, SLICE
 if [ -n "$(rows)" ] && [ -z "$bad" ] && screen | grep -q 'round robin'; then pass top_rr_dashes
 else failed top_rr_dashes "${bad:-no rows}"; fi
 
@@ -233,12 +234,12 @@ else
     for k in 1 2 3 4 5; do
         tmux send-keys -t $S N
         j=0
-        while [ $j -lt 40 ] && [ "$(rows | awk '$2 == "b" { print $4 }')" != "$k" ]; do sleep 0.25; j=$((j + 1)); done
+        while [ $j -lt 40 ] && [ "$(rows | awk '$2 == "b" { print $5 }')" != "$k" ]; do sleep 0.25; j=$((j + 1)); done
     done
     sleep 3
     nice=$(sqlite3 "$T/live.db" "SELECT new_value FROM sched_set s JOIN thread t USING(utid) WHERE t.name='b' AND what='nice' ORDER BY ts DESC LIMIT 1")
     row=$(rows | awk '$2 == "b"')
-    if [ "$nice" = 5 ] && [ "$(echo "$row" | awk '{print $4}')" = 5 ]; then pass top_live_renice
+    if [ "$nice" = 5 ] && [ "$(echo "$row" | awk '{print $5}')" = 5 ]; then pass top_live_renice
     else failed top_live_renice "kernel nice '$nice', row '$row'"; fi
     ratio=$(sqlite3 "$T/live.db" "SELECT ROUND(1.0*SUM(CASE WHEN t.name='a' THEN dur END)/SUM(CASE WHEN t.name='b' THEN dur END),2) FROM sched_slice s JOIN thread t USING(utid) WHERE s.ts > (SELECT MAX(ts) FROM sched_set WHERE what='nice')")
     case $ratio in 2.[5-9]*|3.[0-5]*) pass top_live_renice_share ;; *) failed top_live_renice_share "a/b share $ratio, want ~3.06" ;; esac
@@ -268,7 +269,7 @@ case "$(cpus)" in *"1=a 2=idle 3=idle ") pass top_live_idle_cpus_show_their_idle
 # tracing began and may have written one reading only: a number or '-'). The fixture trace has no
 # costs: '-' (checked with the fixture above). Proven: with the counters
 # left out of the kernel's COUNTERS, every row said '-'.
-trace_col() { screen | sed -n '/^CPU CURRENT/,/TID NAME/p' | awk '$1 ~ /^[0-9]+$/ { print $1 "=" $(NF - 1) }' | tr '\n' ' '; }
+trace_col() { screen | sed -n '/^CPU CURRENT/,/TID NAME/p' | awk '$1 ~ /^[0-9]+$/ { print $1 "=" $(NF - 3) }' | tr '\n' ' '; }
 traced() { case "$(trace_col)" in "0="*%" 1="*%" "*) return 0 ;; esac; return 1; }
 eventually traced
 tc=$(trace_col)
@@ -280,6 +281,36 @@ fi
 tmux send-keys -t $S q
 kill $BOOT 2>/dev/null
 wait $BOOT 2>/dev/null
+
+# ---- a kernel run that balances: moves a second on the CPU rows ----
+# scenarios/balance.scn as one cell, BALANCE_WAKE and BALANCE_NEWIDLE on
+# (its vary lines dropped): the kernel moves tasks and records each
+# (runq experiment, under icount); the view, replayed to the trace's end,
+# shows on each CPU row the moves in and out over the second before
+# (MVIN/s, MVOUT/s: the fields before SW/s). Each move is one CPU's in
+# and another's out, so the columns sum alike, and to the trace's moves
+# in that second (within 2: the header's time is rounded to the ms); the
+# MOVED column names a rule. Proven: with on_move (tui/model.c) counting nothing,
+# the columns said 0.
+sed -e '/^vary/d' -e 's/^run 1s$/run 1s\nfeature BALANCE_WAKE on\nfeature BALANCE_NEWIDLE on/' scenarios/balance.scn >"$T/bal.scn"
+if ! "$RUNQ" experiment --quiet --db "$T/bal.db" "$T/bal.scn" >"$T/bal.out" 2>&1; then
+    failed top_kernel_moves_a_second "runq experiment: $(tail -3 "$T/bal.out" | tr '\n' '|')"
+else
+    start 100x30 --db "$T/bal.db" --at 1.06 --speed 0.01
+    wait_for 'TID NAME' >/dev/null
+    sleep 3 # to the trace's end (1.075 s), where the view stays
+    up=$(screen | head -1 | grep -o 'up [0-9.]*s' | tr -dc '0-9.')
+    want=$(sqlite3 "$T/bal.db" "SELECT count(*) FROM migration WHERE ts > (${up:-0} - 1) * 1e9 AND ts <= ${up:-0} * 1e9")
+    moves=$(screen | sed -n '/^CPU CURRENT/,/TID NAME/p' | awk '$1 ~ /^[0-9]+$/ { i += $(NF - 2); o += $(NF - 1) } END { print i + 0, o + 0 }')
+    set -- $moves
+    named=$(rows | awk '{ print $4 }' | grep -cxE 'wake_sib|wake_aff|wake_prev|newidle|periodic|affinity|rt_release')
+    if [ "$1" = "$2" ] && [ "$1" -gt 0 ] && [ $(($1 - want)) -le 2 ] && [ $((want - $1)) -le 2 ] && [ "$named" -gt 0 ]; then
+        pass "top_kernel_moves_a_second (in $1, out $2, trace $want; $named tasks name their move)"
+    else
+        failed top_kernel_moves_a_second "in/out '$moves', trace's moves in the second $want, MOVED named on $named rows: $(screen | sed -n '/^CPU CURRENT/,/TID NAME/p' | tr '\n' '|')"
+    fi
+    tmux send-keys -t $S q
+fi
 
 # ---- runq run's tmux session closed under it (SIGHUP everywhere) ----
 # The recorder commits and marks the trace, runq run waits for it and
