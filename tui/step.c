@@ -1192,10 +1192,17 @@ void step_explain_move(const struct step_view *v, int i, struct step_text *t)
                       name, i, e->cpu);
         return;
     }
+    step_text_add(t, "why %s moved (#%d):", name, i);
+    /* A move without the CPUs' loads (the host's Linux: its other run
+     * queues are out of a BPF program's reach) says the rule alone. */
+    if (m->n == 0) {
+        step_text_add(t, "  moved from CPU %d to CPU %d: %s; the CPUs' loads were not recorded", m->src, m->dst,
+                      move_rule(m->reason));
+        return;
+    }
     char src[64], dst[64];
     move_cpu_phrase(&rp->tr, m, m->src, src, sizeof src);
     move_cpu_phrase(&rp->tr, m, m->dst, dst, sizeof dst);
-    step_text_add(t, "why %s moved (#%d):", name, i);
     step_text_add(t, "  moved from CPU %d to CPU %d: %s; CPU %d %s, CPU %d %s", m->src, m->dst, move_rule(m->reason),
                   m->src, src, m->dst, dst);
     char line[512];

@@ -173,4 +173,16 @@ elif [ "$first" = "  $want" ]; then
 else
     failed step_says_the_newidle_move "want '$want', step said '${first:-nothing}'"
 fi
+# The same move without the CPUs' loads, as the host's Linux records its
+# moves (no migration_load rows): the rule alone, no phrase made up.
+cp "$db" "$T/noload.db"
+sqlite3 "$T/noload.db" "DELETE FROM migration_load"
+printf '/ migrate\n' | "$RUNQ" step --db "$T/noload.db" --plain --at 0 "$tid" >"$T/step2.out" 2>&1
+want="moved from CPU $src to CPU $dst: newidle pull; the CPUs' loads were not recorded"
+first=$(grep -m1 "moved from CPU" "$T/step2.out")
+if [ "$first" = "  $want" ] && ! grep -q "every CPU then" "$T/step2.out"; then
+    pass "step_move_without_loads_says_so"
+else
+    failed step_move_without_loads_says_so "want '$want', step said '${first:-nothing}'"
+fi
 exit $fail
