@@ -330,6 +330,11 @@ static uint64_t avg_vruntime(const struct eevdf_queue *eq)
     return eq->v0 + (uint64_t)div_floor(eq->sum, eq->load);
 }
 
+uint64_t eevdf_avg_slow(const struct eevdf_queue *eq)
+{
+    return avg_vruntime(eq);
+}
+
 /* Keep v0 at the smallest vruntime on the queue, so keys are small and
  * never negative. Called after anything that moves a vruntime or changes
  * who is on the queue. */
@@ -1061,13 +1066,8 @@ static void eevdf_set_slice(struct sched_queue *q, struct sched_entity *se, uint
         tree_add(&q->ee, e);
 }
 
-/* v <= V, for a V already computed: the same answer as vt_eligible (for
- * an integer key, key * load <= sum exactly when key <= floor(sum / load))
- * without its 128-bit product, so that a view reads V once. */
-static bool eligible_at(const struct eevdf_queue *eq, uint64_t V, uint64_t v)
-{
-    return eq->load == 0 || (int64_t)(v - V) <= 0;
-}
+/* eevdf.h's eevdf_eligible_at: v <= V for a V already computed. */
+#define eligible_at eevdf_eligible_at
 
 static unsigned count_eligible_at(const struct eevdf_queue *eq, uint64_t V, const struct eevdf_entity *n)
 {
@@ -1168,6 +1168,11 @@ void eevdf_for_each_queued(const struct sched_queue *q, void (*fn)(struct sched_
 
 /* A subtree whose smallest vruntime is not eligible holds nothing that is:
  * the walk skips it (the tracer counts at every pick). */
+unsigned eevdf_nr_eligible_at(const struct sched_queue *q, uint64_t V)
+{
+    return nr_eligible_at(q, V);
+}
+
 unsigned eevdf_nr_eligible(const struct sched_queue *q)
 {
     return nr_eligible_at(q, avg_vruntime(&q->ee));
