@@ -323,16 +323,12 @@ static bool vt_eligible(const struct eevdf_queue *eq, uint64_t v)
     return (eevdf_s128)key(eq, v) * (eevdf_s128)eq->load <= eq->sum;
 }
 
-static uint64_t avg_vruntime(const struct eevdf_queue *eq)
-{
-    if (eq->load == 0)
-        return eq->v0;
-    return eq->v0 + (uint64_t)div_floor(eq->sum, eq->load);
-}
+/* eevdf.h's eevdf_avg_of: the policy's V and the trace's are one code. */
+#define avg_vruntime eevdf_avg_of
 
 uint64_t eevdf_avg_slow(const struct eevdf_queue *eq)
 {
-    return avg_vruntime(eq);
+    return eq->v0 + (uint64_t)div_floor(eq->sum, eq->load);
 }
 
 /* Keep v0 at the smallest vruntime on the queue, so keys are small and
@@ -1166,13 +1162,13 @@ void eevdf_for_each_queued(const struct sched_queue *q, void (*fn)(struct sched_
     for_each(q->ee.root, fn, arg);
 }
 
-/* A subtree whose smallest vruntime is not eligible holds nothing that is:
- * the walk skips it (the tracer counts at every pick). */
 unsigned eevdf_nr_eligible_at(const struct sched_queue *q, uint64_t V)
 {
     return nr_eligible_at(q, V);
 }
 
+/* A subtree whose smallest vruntime is not eligible holds nothing that is:
+ * the walk skips it (the tracer counts at every pick). */
 unsigned eevdf_nr_eligible(const struct sched_queue *q)
 {
     return nr_eligible_at(q, avg_vruntime(&q->ee));
