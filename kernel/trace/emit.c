@@ -229,7 +229,7 @@ void trace_wake(const struct task *waker, const struct task *wakee, bool timer)
     if (!trace_on(TRACE_REC_WAKE))
         return;
     EMIT_BEGIN(struct trace_rec_wake, r);
-    trace_rec_init(&r->h, TRACE_REC_WAKE, sizeof *r, clock_ns());
+    trace_rec_init(&r->h, TRACE_REC_WAKE, sizeof *r, clock_ns_inline());
     r->waker = timer ? TRACE_TASK_NONE : id_of(waker);
     r->wakee = wakee->id;
     r->waker_cpu = (u16)this_cpu()->id;
@@ -326,7 +326,7 @@ void trace_join(struct rq *rq, const struct task *t, enum trace_join_reason why,
     }
     EMIT_BEGIN(struct trace_rec_join, r);
     *r = *note;
-    trace_rec_init(&r->h, TRACE_REC_JOIN, sizeof *r, clock_ns());
+    trace_rec_init(&r->h, TRACE_REC_JOIN, sizeof *r, clock_ns_inline());
     r->h.flags = note->h.flags;
     r->reason = (u8)why;
     note->h.type = 0; /* emitted: not again */
@@ -339,7 +339,7 @@ void trace_pick(struct rq *rq, const struct task *prev, const struct task *next,
     if (!trace_on(TRACE_REC_PICK))
         return;
     EMIT_BEGIN(struct trace_rec_pick, r);
-    trace_rec_init(&r->h, TRACE_REC_PICK, sizeof *r, clock_ns());
+    trace_rec_init(&r->h, TRACE_REC_PICK, sizeof *r, clock_ns_inline());
     r->prev = id_of(prev);
     r->next = id_of(next);
     r->cpu = (u16)this_cpu()->id;
@@ -390,7 +390,7 @@ void trace_leave(struct rq *rq, const struct task *t, enum trace_leave_reason wh
     if (!trace_on(TRACE_REC_LEAVE))
         return;
     EMIT_BEGIN(struct trace_rec_leave, r);
-    trace_rec_init(&r->h, TRACE_REC_LEAVE, sizeof *r, clock_ns());
+    trace_rec_init(&r->h, TRACE_REC_LEAVE, sizeof *r, clock_ns_inline());
     r->task = t->id;
     r->cpu = (u16)t->cpu;
     r->reason = (u8)why;
@@ -462,7 +462,7 @@ void trace_tick(struct rq *rq)
     if (!trace_on(TRACE_REC_TICK))
         return;
     EMIT_BEGIN(struct trace_rec_tick, r);
-    trace_rec_init(&r->h, TRACE_REC_TICK, sizeof *r, clock_ns());
+    trace_rec_init(&r->h, TRACE_REC_TICK, sizeof *r, clock_ns_inline());
     r->curr = id_of(rq->curr);
     r->cpu = (u16)this_cpu()->id;
     r->nr_runnable = nr_runnable(rq);
