@@ -244,6 +244,20 @@ static u16 nr_runnable(const struct rq *rq)
     return (u16)sched_nr_runnable(&rq->q);
 }
 
+s64 trace_join_lag(const struct rq *rq, const struct task *t)
+{
+    const struct sched_entity *se = &t->se;
+    if (direct(se)) {
+        u64 V = se->on_queue ? eevdf_avg_of(&rq->q.ee) : 0; /* off the queue: vlag, no V needed */
+        if (se->on_queue)
+            check_direct(rq, se, V, -1);
+        return direct_lag(se, V);
+    }
+    struct sched_entity_view v;
+    sched_describe(sched_policy_current, &rq->q, NULL, se, &v);
+    return v.lag;
+}
+
 void trace_join_note(struct rq *rq, const struct task *t, s64 lag_before, struct trace_rec_join *r)
 {
     *r = (struct trace_rec_join){ .h.type = TRACE_REC_JOIN, .task = t->id, .cpu = (u16)t->cpu,
