@@ -190,14 +190,12 @@ static unsigned drain_wakes(struct rq *rq, struct task **joined, u64 now, bool *
          * (requeue_delayed_entity()). */
         struct trace_rec_join *jn = &t->join_rec;
         bool noting = trace_on(TRACE_REC_JOIN);
-        struct sched_entity_view v = { .lag = 0 };
-        if (noting)
-            sched_describe(pol(), &rq->q, NULL, &t->se, &v);
+        s64 lag = noting ? trace_join_lag(rq, t) : 0;
         sched_join(pol(), &rq->q, &t->se, migrating ? SCHED_JOIN_MIGRATE : SCHED_JOIN_WAKE);
         if (noting) {
-            trace_join_note(rq, t, v.lag, jn);
+            trace_join_note(rq, t, lag, jn);
             jn->jflags |= (requeue ? TRACE_JF_REQUEUE : 0) | (requeue && charge_first ? TRACE_JF_CHARGED_FIRST : 0) |
-                          (requeue && v.lag > 0 && eevdf_feature(EEVDF_F_DELAY_ZERO) ? TRACE_JF_CLIPPED : 0);
+                          (requeue && lag > 0 && eevdf_feature(EEVDF_F_DELAY_ZERO) ? TRACE_JF_CLIPPED : 0);
         }
         bool busy = sched_running(&rq->q) != NULL;
         if (!requeue && busy && sched_timer_ns(pol(), &rq->q) == 0)

@@ -323,10 +323,11 @@ static bool vt_eligible(const struct eevdf_queue *eq, uint64_t v)
     return (eevdf_s128)key(eq, v) * (eevdf_s128)eq->load <= eq->sum;
 }
 
-static uint64_t avg_vruntime(const struct eevdf_queue *eq)
+/* eevdf.h's eevdf_avg_of: the policy's V and the trace's are one code. */
+#define avg_vruntime eevdf_avg_of
+
+uint64_t eevdf_avg_slow(const struct eevdf_queue *eq)
 {
-    if (eq->load == 0)
-        return eq->v0;
     return eq->v0 + (uint64_t)div_floor(eq->sum, eq->load);
 }
 
@@ -1061,13 +1062,8 @@ static void eevdf_set_slice(struct sched_queue *q, struct sched_entity *se, uint
         tree_add(&q->ee, e);
 }
 
-/* v <= V, for a V already computed: the same answer as vt_eligible (for
- * an integer key, key * load <= sum exactly when key <= floor(sum / load))
- * without its 128-bit product, so that a view reads V once. */
-static bool eligible_at(const struct eevdf_queue *eq, uint64_t V, uint64_t v)
-{
-    return eq->load == 0 || (int64_t)(v - V) <= 0;
-}
+/* eevdf.h's eevdf_eligible_at: v <= V for a V already computed. */
+#define eligible_at eevdf_eligible_at
 
 static unsigned count_eligible_at(const struct eevdf_queue *eq, uint64_t V, const struct eevdf_entity *n)
 {
@@ -1164,6 +1160,11 @@ static void for_each(struct eevdf_entity *n, void (*fn)(struct sched_entity *, v
 void eevdf_for_each_queued(const struct sched_queue *q, void (*fn)(struct sched_entity *se, void *arg), void *arg)
 {
     for_each(q->ee.root, fn, arg);
+}
+
+unsigned eevdf_nr_eligible_at(const struct sched_queue *q, uint64_t V)
+{
+    return nr_eligible_at(q, V);
 }
 
 /* A subtree whose smallest vruntime is not eligible holds nothing that is:

@@ -81,6 +81,9 @@ struct eevdf_queue {
     struct eevdf_entity *delayed_curr;
 };
 
+/* V when the sum does not fit 64 bits (eevdf_avg_of's rare case). */
+uint64_t eevdf_avg_slow(const struct eevdf_queue *eq);
+
 /* Base slice for a machine of ncpus CPUs, ns. */
 uint64_t eevdf_base_slice(unsigned ncpus);
 /* A requested slice as the policy will use it: 0 stays 0 (the base),
@@ -118,6 +121,37 @@ EEVDF_FIELD_READERS(EEVDF_FIELD_READER_DECLARE)
 #undef EEVDF_FIELD_READER_DECLARE
 unsigned eevdf_nr_delayed(const struct sched_queue *q);
 unsigned eevdf_nr_eligible(const struct sched_queue *q); /* current and queued, not delayed, v ≤ avg */
+/* The same count against a V already read (eevdf_avg_of). */
+unsigned eevdf_nr_eligible_at(const struct sched_queue *q, uint64_t V);
+
+/* v <= V, for a V already computed: the same answer as vt_eligible (for
+ * an integer key, key * load <= sum exactly when key <= floor(sum / load))
+ * without its 128-bit product, so that a view reads V once. */
+static inline bool eevdf_eligible_at(const struct eevdf_queue *eq, uint64_t V, uint64_t v)
+{
+    return eq->load == 0 || (int64_t)(v - V) <= 0;
+}
+
+/*
+ * V, the floor of the weighted average v0 + sum / load: avg_vruntime()
+ * itself (eevdf.c defines it as this), inline so that the trace's emit
+ * points (kernel/trace/emit.c) read it without a call. Its usual case,
+ * a sum that fits 64 bits, is one division; the other is
+ * eevdf_avg_slow(). Under icount instructions are guest time: through
+ * the policy's views (describe_queue, describe) a PICK spent about 150
+ * instructions on its numbers (tests/kernel/bench_trace_emit.sh).
+ */
+static inline uint64_t eevdf_avg_of(const struct eevdf_queue *eq)
+{
+    if (eq->load == 0)
+        return eq->v0;
+    int64_t n = (int64_t)eq->sum;
+    if ((eevdf_s128)n == eq->sum && eq->load <= (uint64_t)INT64_MAX) {
+        int64_t d = (int64_t)eq->load, q = n / d;
+        return eq->v0 + (uint64_t)(q - (n % d < 0));
+    }
+    return eevdf_avg_slow(eq);
+}
 
 /*
  * The pick without side effects, two ways. Both return the entity EEVDF

@@ -66,6 +66,9 @@ extern struct trace_selfcost trace_selfcost[MAX_CPUS][TRACE_REC_NR_TYPES];
  * and takes t's eligibility again (current's charge before the check
  * moves V). Queue lock held. */
 void trace_join_note(struct rq *rq, const struct task *t, s64 lag_before, struct trace_rec_join *r);
+/* The lag t has now, just before it joins rq (the JOIN's lag_before): the
+ * policy's describe's, read as trace_join_note reads its numbers. */
+s64 trace_join_lag(const struct rq *rq, const struct task *t);
 void trace_join_note_curr(struct rq *rq, const struct task *t, struct trace_rec_join *r);
 
 /* The emit points. rq is the CPU's queue, locked by the caller where the

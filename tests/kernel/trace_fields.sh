@@ -5,7 +5,11 @@
 # deterministic workload under each policy, and must store identical rows.
 # (The fill takes the same instructions either way, so under icount both
 # runs schedule alike.) A field an emit point forgot keeps the fill: the
-# rows differ. Prints PASS name / FAIL name: why.
+# rows differ. The variants also check, record by record, every EEVDF
+# number an emit point reads straight from the policy's state (V, a lag,
+# an eligibility, the eligible count) against the policy's views
+# (kernel/trace/emit.c, check_direct): a drift stops the kernel (BUG) and
+# its line is shown. Prints PASS name / FAIL name: why.
 set -u
 cd "$(dirname "$0")/../.."
 RUNQ=${1:-build/runq}
@@ -23,8 +27,9 @@ dump() { # db: the in-place records' tables, as stored
 for policy in eevdf rr; do
     for fill in 0x00 0xff; do
         "$RUNQ" boot --deterministic --policy $policy --cpus 2 --kernel "build/poison-$fill/kernel.elf" \
-            --record "$T/$policy-$fill.db" --cmd "sched probe 2 20" --cmd "churn 6 2000 60 1" >/dev/null 2>&1 ||
-            { echo "FAIL ${policy}_fields_all_written: runq boot failed ($fill)"; fail=1; continue 2; }
+            --record "$T/$policy-$fill.db" --cmd "sched probe 2 20" --cmd "churn 6 2000 60 1" >"$T/out" 2>&1 ||
+            { echo "FAIL ${policy}_fields_all_written: runq boot failed ($fill)"; grep -a -m2 "BUG\|panic" "$T/out"
+              fail=1; continue 2; }
         dump "$T/$policy-$fill.db" >"$T/$policy-$fill.txt"
     done
     rows=$(wc -l <"$T/$policy-0x00.txt")

@@ -5,8 +5,8 @@
 static u64 hpet_base;
 static u64 hpet_period_fs; /* femtoseconds per HPET count */
 static u64 tsc_khz;
-static u64 tsc_mult; /* ns = (tsc - tsc_base) * tsc_mult >> 32 */
-static u64 tsc_base;
+u64 clock_tsc_mult; /* ns = (tsc - clock_tsc_base) * clock_tsc_mult >> 32 */
+u64 clock_tsc_base;
 
 u64 hpet_now_ns(void)
 {
@@ -38,13 +38,13 @@ void clock_init(u64 base)
     /* Round to a multiple of 1 MHz: under icount the TSC is exactly 1 GHz
      * and the measurement is off only by the loop's own granularity. */
     tsc_khz = (tsc_khz + 500) / 1000 * 1000;
-    tsc_mult = (1000000ull << 32) / tsc_khz;
-    tsc_base = rdtsc();
+    clock_tsc_mult = (1000000ull << 32) / tsc_khz;
+    clock_tsc_base = rdtsc();
 }
 
 u64 clock_ns(void)
 {
-    return (u64)(((unsigned __int128)(rdtsc() - tsc_base) * tsc_mult) >> 32);
+    return clock_ns_inline();
 }
 
 u64 clock_tsc_khz(void)
