@@ -243,6 +243,7 @@ check:
 # Built like runq (build/host/: -O2, no sanitizers) from the same object
 # lists as the tests; the bench scripts run these and compile nothing.
 BENCH_PICK_OBJ := $(call hobj,tests/policy/bench_pick.c $(POLICY_SRC))
+BENCH_BALANCE_OBJ := $(call hobj,tests/policy/bench_balance.c $(POLICY_SRC))
 BENCH_TOP_OBJ := $(call hobj,tests/tui/bench_top.c $(TOP_MODEL_SRC))
 # The kernel that times each trace record it writes (tests/kernel/bench_trace_emit.sh):
 # the kernel's own objects but emit.o and tracer.o, the two files whose code
@@ -252,8 +253,11 @@ BENCH_TOP_OBJ := $(call hobj,tests/tui/bench_top.c $(TOP_MODEL_SRC))
 SELFCOST_KERNEL := $(BUILD)/selfcost/kernel.elf
 KEMIT := $(BUILD)/kernel/trace/emit.o
 SELFCOST_OBJ := $(BUILD)/selfcost/kernel/trace/emit.o $(BUILD)/selfcost/kernel/trace/tracer.o
-BENCHES := $(BUILD)/bench/bench_pick $(BUILD)/bench/bench_top $(SELFCOST_KERNEL)
+BENCHES := $(BUILD)/bench/bench_pick $(BUILD)/bench/bench_balance $(BUILD)/bench/bench_top $(SELFCOST_KERNEL)
 $(BUILD)/bench/bench_pick: $(BENCH_PICK_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^
+$(BUILD)/bench/bench_balance: $(BENCH_BALANCE_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^
 $(BUILD)/bench/bench_top: $(BENCH_TOP_OBJ) $(BUILD)/gen/schema_sql.o

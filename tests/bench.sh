@@ -20,6 +20,9 @@ trap 'rm -f "$OUT"' EXIT
     echo "== EEVDF pick cost on the host (the kernel's module), by runnable tasks"
     build/bench/bench_pick
     echo
+    echo "== a balance pass and a newidle pull on the host (the kernel's rules and walk), by CPUs and tasks"
+    build/bench/bench_balance
+    echo
     echo "== host ingest: runq record against the sqlite3 shell importing CSV"
     bash tests/trace/trace_bench.sh build/runq build/tests/trace_gen
     for b in tests/*/bench_*.sh; do

@@ -77,6 +77,9 @@ bench bench_make_run "a fresh clone's build and make run: make bench only" bash 
     '^to the prompt \(build included\) +[0-9.]+$' '^live view after the prompt +[0-9.]+$' '^exit status after poweroff +0$'
 bench bench_pick "" build/bench/bench_pick -- \
     '^ *runnable +fast_ns +fast_touched +ref_ns' '^ +1024 +[0-9.]+ +[0-9]+ +[0-9.]+ +2048' '^fast pick 16 -> 1024'
+bench bench_balance "" build/bench/bench_balance -- \
+    '^ *cpus +tasks +pass_ns +moved +walked +newidle_ns +pulled' '^ +16 +256 +[0-9.]+ +[0-9]+ +[0-9]+ +[0-9.]+ +[01]$' \
+    '^target balance_pass_walked_at_256_tasks [0-9]+ <= 32 '
 bench trace_bench "" bash tests/trace/trace_bench.sh "$RUNQ" build/tests/trace_gen -- \
     '^runq record \(decode.*events/s' '^sqlite3 \.import from CSV.*events/s' '^runq record reaches [0-9]+ % of the ceiling'
 bench bench_experiment "$no_qemu" bash tests/experiment/bench_experiment.sh -- \
