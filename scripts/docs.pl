@@ -275,7 +275,7 @@ sub hash_path {
 # The policy as the host compiles it (the Makefile's POLICY_SRC and the
 # headers those include): paper and trace_gen run this, not the kernel's
 # core, so a change to the core leaves their figures alone.
-my @policy = grep { -e } map { ("kernel/sched/$_.c", "kernel/sched/$_.h") } qw(decide rr rt eevdf eevdf_tree weights);
+my @policy = grep { -e } map { ("kernel/sched/$_.c", "kernel/sched/$_.h") } qw(decide rr rt eevdf eevdf_tree weights balance_rules);
 push @policy, grep { -e } qw(kernel/sched/policy.h kernel/sched/eevdf_features.h kernel/lib/bug.h kernel/lib/types.h);
 
 sub inputs_of {
