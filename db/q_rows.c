@@ -64,6 +64,21 @@ int dbq_finish(sqlite3 *db, sqlite3_stmt *s, int rc, bool stopped, char *err, si
     return ok ? 0 : -1;
 }
 
+bool dbq_next(struct dbq_rows *q)
+{
+    if (!q->s)
+        return false;
+    q->rc = sqlite3_step(q->s);
+    return q->rc == SQLITE_ROW;
+}
+
+int dbq_rows_end(sqlite3 *db, struct dbq_rows *q, char *err, size_t errlen)
+{
+    if (!q->s)
+        return -1; /* dbq_prepare said why */
+    return dbq_finish(db, q->s, q->rc, q->rc == SQLITE_ROW, err, errlen);
+}
+
 char *dbq_column_dup(sqlite3_stmt *s, int i)
 {
     const unsigned char *t = sqlite3_column_text(s, i);

@@ -8,7 +8,7 @@
  *     sqlite3_stmt *s = dbq_prepare(db, "SELECT ... WHERE trace_id = ?1", DBQ_ARGS(DBQ_INT(id)), err, errlen);
  *     return dbq_one(db, s, read_row, out, err, errlen);
  *
- * or, over many rows, its own loop of sqlite3_step ended by dbq_finish.
+ * or, over many rows, a loop of dbq_next ended by dbq_rows_end (below).
  */
 #ifndef RUNQ_DB_Q_ROWS_H
 #define RUNQ_DB_Q_ROWS_H
@@ -61,6 +61,28 @@ int dbq_fail(sqlite3 *db, char *err, size_t errlen);
  * the caller ended it early on purpose. Finalizes s; 0, or -1 with
  * SQLite's message in err when the rows did not all come. */
 int dbq_finish(sqlite3 *db, sqlite3_stmt *s, int rc, bool stopped, char *err, size_t errlen);
+
+/* A loop over a statement's rows, for a query that reads many:
+ *
+ *     struct dbq_rows q = { .s = dbq_prepare(db, sql, DBQ_ARGS(...), err, errlen) };
+ *     while (dbq_next(&q)) {
+ *         read q.s's row; break to stop early
+ *     }
+ *     return dbq_rows_end(db, &q, err, errlen);
+ *
+ * A statement that did not prepare (s NULL: err says why) has no rows
+ * and ends in -1. */
+struct dbq_rows {
+    sqlite3_stmt *s;
+    int rc; /* the last sqlite3_step's */
+};
+
+/* Steps q->s: true when it has a row to read. */
+bool dbq_next(struct dbq_rows *q);
+
+/* Ends q's loop (dbq_finish, stopped when the last step had a row: the
+ * caller broke off there, on purpose). 0, or -1 with the message in err. */
+int dbq_rows_end(sqlite3 *db, struct dbq_rows *q, char *err, size_t errlen);
 
 /* Column i of s's row as a malloc'd string; NULL when NULL. */
 char *dbq_column_dup(sqlite3_stmt *s, int i);

@@ -81,10 +81,8 @@ int dbq_export_threads(sqlite3 *db, int64_t trace, bool (*fn)(const struct dbq_e
     static const char sql[] = "SELECT utid, tid, is_idle, COALESCE(nice, 0), name FROM main.thread "
                               "WHERE trace_id = ?1 ORDER BY utid";
     sqlite3_stmt *s = dbq_prepare(db, sql, DBQ_ARGS(DBQ_INT(trace)), err, errlen);
-    if (!s)
-        return -1;
-    int rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    struct dbq_rows q = { .s = s };
+    while (dbq_next(&q)) {
         struct dbq_export_thread t = {
             .name = (const char *)sqlite3_column_text(s, 4),
             .utid = col(s, 0),
@@ -95,7 +93,7 @@ int dbq_export_threads(sqlite3 *db, int64_t trace, bool (*fn)(const struct dbq_e
         if (!fn(&t, arg))
             break;
     }
-    return dbq_finish(db, s, rc, rc == SQLITE_ROW, err, errlen);
+    return dbq_rows_end(db, &q, err, errlen);
 }
 
 static char *dup_text(sqlite3_stmt *s, int c)

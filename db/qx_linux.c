@@ -174,10 +174,8 @@ int dbq_experiment_moves(sqlite3 *db, int64_t id, void (*fn)(const struct dbq_mo
     int n = snprintf(sql, sizeof sql, moves_sql, used);
     BUG_ON(n < 0 || (size_t)n >= sizeof sql); /* used is dbq_experiment_used_runs' 512 bytes at most: it fits */
     sqlite3_stmt *s = dbq_prepare(db, sql, DBQ_ARGS(DBQ_INT(id)), err, errlen);
-    if (!s)
-        return -1;
-    int rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    struct dbq_rows q = { .s = s };
+    while (dbq_next(&q)) {
         struct dbq_moves_rate r = {
             .cell = sqlite3_column_int(s, 0),
             .engine = (const char *)sqlite3_column_text(s, 1),
@@ -189,5 +187,5 @@ int dbq_experiment_moves(sqlite3 *db, int64_t id, void (*fn)(const struct dbq_mo
         };
         fn(&r, arg);
     }
-    return dbq_finish(db, s, rc, false, err, errlen);
+    return dbq_rows_end(db, &q, err, errlen);
 }

@@ -17,13 +17,6 @@ static const char *col_text(sqlite3_stmt *s, int i)
     return t ? t : "";
 }
 
-/* The end of a read whose last sqlite3_step returned rc (a row: fn
- * stopped it there, on purpose). */
-static int finish(sqlite3 *db, sqlite3_stmt *s, int rc, char *err, size_t errlen)
-{
-    return dbq_finish(db, s, rc, rc == SQLITE_ROW, err, errlen);
-}
-
 /* Where dbq_one's readers below put a row: a struct, and text ("" when
  * NULL) cut to a buffer's len. */
 struct row_out {
@@ -53,21 +46,22 @@ int dbq_plot_trace(sqlite3 *db, int64_t id, struct dbq_plot_trace *t, char *poli
     return dbq_one(db, s, read_trace, &o, err, errlen);
 }
 
-/* Calls fn with each row's first column of s until it returns false. */
+/* Calls fn with each row's first column of s until it returns false
+ * (NULL: s failed to prepare). */
 static int each_int64(sqlite3 *db, sqlite3_stmt *s, bool (*fn)(int64_t v, void *arg), void *arg, char *err,
                       size_t errlen)
 {
-    int rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+    struct dbq_rows q = { .s = s };
+    while (dbq_next(&q))
         if (!fn(sqlite3_column_int64(s, 0), arg))
             break;
-    return finish(db, s, rc, err, errlen);
+    return dbq_rows_end(db, &q, err, errlen);
 }
 
 int dbq_plot_traces(sqlite3 *db, bool (*fn)(int64_t id, void *arg), void *arg, char *err, size_t errlen)
 {
     sqlite3_stmt *s = dbq_prepare(db, "SELECT trace_id FROM trace ORDER BY trace_id", NULL, 0, err, errlen);
-    return s ? each_int64(db, s, fn, arg, err, errlen) : -1;
+    return each_int64(db, s, fn, arg, err, errlen);
 }
 
 static void read_text(sqlite3_stmt *s, void *out)
@@ -98,37 +92,32 @@ int dbq_plot_slices(sqlite3 *db, int64_t id, int64_t from, int64_t to,
         "FROM sched_slice s JOIN thread t ON t.utid = s.utid "
         "WHERE s.trace_id = ?1 AND NOT t.is_idle AND s.dur > 0 AND s.ts < ?3 AND s.ts + s.dur > ?2 "
         "ORDER BY t.utid, s.ts";
-    sqlite3_stmt *s = dbq_prepare(db, sql, DBQ_ARGS(DBQ_INT(id), DBQ_INT(from), DBQ_INT(to)), err, errlen);
-    if (!s)
-        return -1;
-    int rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    struct dbq_rows q = { .s = dbq_prepare(db, sql, DBQ_ARGS(DBQ_INT(id), DBQ_INT(from), DBQ_INT(to)), err, errlen) };
+    while (dbq_next(&q)) {
         struct dbq_plot_slice r = {
-            .utid = sqlite3_column_int64(s, 0),
-            .tid = sqlite3_column_int(s, 1),
-            .name = col_text(s, 2),
-            .shared = sqlite3_column_int(s, 3) != 0,
-            .from = sqlite3_column_int64(s, 4),
-            .to = sqlite3_column_int64(s, 5),
-            .cpu = sqlite3_column_int(s, 6),
+            .utid = sqlite3_column_int64(q.s, 0),
+            .tid = sqlite3_column_int(q.s, 1),
+            .name = col_text(q.s, 2),
+            .shared = sqlite3_column_int(q.s, 3) != 0,
+            .from = sqlite3_column_int64(q.s, 4),
+            .to = sqlite3_column_int64(q.s, 5),
+            .cpu = sqlite3_column_int(q.s, 6),
         };
         if (!fn(&r, arg))
             break;
     }
-    return finish(db, s, rc, err, errlen);
+    return dbq_rows_end(db, &q, err, errlen);
 }
 
 /* s's rows, a time and a CPU each, to fn (NULL: s failed to prepare). */
 static int each_ts_cpu(sqlite3 *db, sqlite3_stmt *s, bool (*fn)(int64_t ts, int cpu, void *arg), void *arg,
                        char *err, size_t errlen)
 {
-    if (!s)
-        return -1;
-    int rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+    struct dbq_rows q = { .s = s };
+    while (dbq_next(&q))
         if (!fn(sqlite3_column_int64(s, 0), sqlite3_column_int(s, 1), arg))
             break;
-    return finish(db, s, rc, err, errlen);
+    return dbq_rows_end(db, &q, err, errlen);
 }
 
 int dbq_plot_wakeups(sqlite3 *db, int64_t id, int64_t from, int64_t to,
@@ -154,25 +143,22 @@ int dbq_plot_moves(sqlite3 *db, int64_t id, int64_t from, int64_t to,
 {
     if (sqlite3_table_column_metadata(db, NULL, "migration", "reason", NULL, NULL, NULL, NULL, NULL) != SQLITE_OK)
         return 0; /* before schema 12: no moves recorded */
-    sqlite3_stmt *s = dbq_prepare(db, "SELECT ts, src_cpu, dst_cpu, COALESCE(reason, '') FROM migration "
-                                      "WHERE trace_id = ? AND ts >= ? AND ts < ? ORDER BY ts, id",
-                                  DBQ_ARGS(DBQ_INT(id), DBQ_INT(from), DBQ_INT(to)), err, errlen);
-    if (!s)
-        return -1;
-    int rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    struct dbq_rows q = { .s = dbq_prepare(db, "SELECT ts, src_cpu, dst_cpu, COALESCE(reason, '') FROM migration "
+                                               "WHERE trace_id = ? AND ts >= ? AND ts < ? ORDER BY ts, id",
+                                           DBQ_ARGS(DBQ_INT(id), DBQ_INT(from), DBQ_INT(to)), err, errlen) };
+    while (dbq_next(&q)) {
         struct dbq_plot_move m = {
-            .ts = sqlite3_column_int64(s, 0),
-            .src = sqlite3_column_int(s, 1),
-            .dst = sqlite3_column_int(s, 2),
-            .reason = (const char *)sqlite3_column_text(s, 3),
+            .ts = sqlite3_column_int64(q.s, 0),
+            .src = sqlite3_column_int(q.s, 1),
+            .dst = sqlite3_column_int(q.s, 2),
+            .reason = (const char *)sqlite3_column_text(q.s, 3),
         };
         if (!m.reason)
             m.reason = ""; /* out of memory in SQLite: no name */
         if (!fn(&m, arg))
             break;
     }
-    return finish(db, s, rc, err, errlen);
+    return dbq_rows_end(db, &q, err, errlen);
 }
 
 static void read_int64(sqlite3_stmt *s, void *out)
@@ -206,13 +192,11 @@ int dbq_plot_gaps(sqlite3 *db, int64_t id, int64_t from, int64_t to, int64_t end
                                       "FROM data_gap WHERE trace_id = ?1 AND COALESCE(ts_start, ?2) < ?3 "
                                       "AND COALESCE(ts_end, ?4) > ?2 ORDER BY cpu, ts_start",
                                   DBQ_ARGS(DBQ_INT(id), DBQ_INT(from), DBQ_INT(to), DBQ_INT(end)), err, errlen);
-    if (!s)
-        return -1;
-    int rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+    struct dbq_rows q = { .s = s };
+    while (dbq_next(&q))
         if (!fn(sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1), sqlite3_column_int(s, 2), arg))
             break;
-    return finish(db, s, rc, err, errlen);
+    return dbq_rows_end(db, &q, err, errlen);
 }
 
 int dbq_plot_latencies(sqlite3 *db, int64_t id, const char *task, bool (*fn)(int64_t ns, void *arg), void *arg,
@@ -221,7 +205,7 @@ int dbq_plot_latencies(sqlite3 *db, int64_t id, const char *task, bool (*fn)(int
     sqlite3_stmt *s = dbq_prepare(db, "SELECT w.latency FROM wakeup w JOIN thread t ON t.utid = w.utid "
                                       "WHERE w.trace_id = ?1 AND w.latency IS NOT NULL AND (?2 IS NULL OR t.name = ?2)",
                                   DBQ_ARGS(DBQ_INT(id), DBQ_TEXT(task)), err, errlen);
-    return s ? each_int64(db, s, fn, arg, err, errlen) : -1;
+    return each_int64(db, s, fn, arg, err, errlen);
 }
 
 int dbq_plot_experiments(sqlite3 *db, bool *has, int64_t *newest, char *err, size_t errlen)
@@ -321,10 +305,8 @@ int dbq_plot_cells(sqlite3 *db, int64_t id, const char *task, const char *metric
                        used);
     BUG_ON(len < 0 || (size_t)len >= sizeof sql); /* this file's text and used's: they fit */
     sqlite3_stmt *s = dbq_prepare(db, sql, METRIC_ARGS(id, task, metric), err, errlen);
-    if (!s)
-        return -1;
-    int rc = SQLITE_DONE;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    struct dbq_rows q = { .s = s };
+    while (dbq_next(&q)) {
         if (*n == cap) {
             cap = cap ? 2 * cap : 64;
             *cells = xreallocarray(*cells, cap, sizeof **cells);
@@ -342,7 +324,7 @@ int dbq_plot_cells(sqlite3 *db, int64_t id, const char *task, const char *metric
         };
         ++*n;
     }
-    int out = finish(db, s, rc, err, errlen);
+    int out = dbq_rows_end(db, &q, err, errlen);
     if (out) {
         dbq_plot_cells_free(*cells, *n);
         *cells = NULL;

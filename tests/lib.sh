@@ -192,6 +192,20 @@ linux_recording_ready() {
     fi
 }
 
+# linux_bpf_ready NAME: true when the Linux engine can record here with
+# its BPF recorder (root, and the kernel's BTF for CO-RE); else prints
+# one SKIP line for NAME saying what is missing and is false.
+linux_bpf_ready() {
+    if [ "$(id -u)" != 0 ]; then
+        echo "SKIP $1: not root (the Linux engine and BPF need root)"
+        return 1
+    fi
+    if ! [ -r /sys/kernel/btf/vmlinux ]; then
+        echo "SKIP $1: this kernel has no BTF (/sys/kernel/btf/vmlinux)"
+        return 1
+    fi
+}
+
 # tree PID: PID and every process below it.
 tree() {
     local all next

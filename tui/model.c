@@ -18,10 +18,17 @@
 #define LIVE_HISTORY_NS 2000000000ull
 #define NSAMPLES 128
 
+/* One CPU's readings in a sample: its busy time, switches, and moves
+ * in and out. */
+struct sample_cpu {
+    uint64_t busy, sw, min, mout;
+};
+
 struct sample {
     uint64_t t, events;
     size_t ntask, ncpu;
-    uint64_t *run, *busy, *sw, *min, *mout; /* min, mout: each CPU's moves in and out */
+    uint64_t *run;          /* each task's run time */
+    struct sample_cpu *cpu; /* each CPU's readings */
 };
 
 struct top_model {
@@ -770,10 +777,7 @@ static void derive_eevdf(struct top_model *m)
 static void sample_free(struct sample *p)
 {
     free(p->run);
-    free(p->busy);
-    free(p->sw);
-    free(p->min);
-    free(p->mout);
+    free(p->cpu);
     memset(p, 0, sizeof *p);
 }
 
@@ -794,21 +798,18 @@ static void derive_rates(struct top_model *m)
     /* Not xmalloc: without room the rates keep their last values, and
      * the tasks' cannot grow past TOP_MAX_TASKS. */
     cur.run = malloc((cur.ntask + 1) * sizeof *cur.run);
-    cur.busy = malloc((cur.ncpu + 1) * sizeof *cur.busy);
-    cur.sw = malloc((cur.ncpu + 1) * sizeof *cur.sw);
-    cur.min = malloc((cur.ncpu + 1) * sizeof *cur.min);
-    cur.mout = malloc((cur.ncpu + 1) * sizeof *cur.mout);
-    if (!cur.run || !cur.busy || !cur.sw || !cur.min || !cur.mout) {
+    cur.cpu = malloc((cur.ncpu + 1) * sizeof *cur.cpu);
+    if (!cur.run || !cur.cpu) {
         sample_free(&cur);
         return;
     }
     for (size_t i = 0; i < cur.ntask; i++)
         cur.run[i] = task_run_now(m, &m->s.tasks[i]);
     for (size_t c = 0; c < cur.ncpu; c++) {
-        cur.busy[c] = cpu_busy_now(m, &m->s.cpus[c]);
-        cur.sw[c] = m->s.cpus[c].switches;
-        cur.min[c] = m->s.cpus[c].moves_in;
-        cur.mout[c] = m->s.cpus[c].moves_out;
+        const struct top_cpu *tc = &m->s.cpus[c];
+        cur.cpu[c] = (struct sample_cpu){
+            .busy = cpu_busy_now(m, tc), .sw = tc->switches, .min = tc->moves_in, .mout = tc->moves_out
+        };
     }
     if (base && now > base->t) {
         double dt = (double)(now - base->t);
@@ -818,13 +819,14 @@ static void derive_rates(struct top_model *m)
             m->s.tasks[i].cpu_pct = pct > 100 ? 100 : pct;
         }
         for (size_t c = 0; c < cur.ncpu; c++) {
-            uint64_t b = c < base->ncpu ? base->busy[c] : 0, w = c < base->ncpu ? base->sw[c] : 0;
-            double u = cur.busy[c] > b ? (double)(cur.busy[c] - b) / dt : 0;
+            /* a CPU the base had not seen counts from 0 */
+            struct sample_cpu b = c < base->ncpu ? base->cpu[c] : (struct sample_cpu){ .busy = 0 };
+            const struct sample_cpu *k = &cur.cpu[c];
+            double u = k->busy > b.busy ? (double)(k->busy - b.busy) / dt : 0;
             m->s.cpus[c].util = u > 1 ? 1 : u;
-            m->s.cpus[c].switches_per_s = (double)(cur.sw[c] - w) * 1e9 / dt;
-            uint64_t bi = c < base->ncpu ? base->min[c] : 0, bo = c < base->ncpu ? base->mout[c] : 0;
-            m->s.cpus[c].moves_in_per_s = (double)(cur.min[c] - bi) * 1e9 / dt;
-            m->s.cpus[c].moves_out_per_s = (double)(cur.mout[c] - bo) * 1e9 / dt;
+            m->s.cpus[c].switches_per_s = (double)(k->sw - b.sw) * 1e9 / dt;
+            m->s.cpus[c].moves_in_per_s = (double)(k->min - b.min) * 1e9 / dt;
+            m->s.cpus[c].moves_out_per_s = (double)(k->mout - b.mout) * 1e9 / dt;
         }
         m->s.h.events_per_s = (double)(cur.events - base->events) * 1e9 / dt;
     }

@@ -101,6 +101,28 @@ bool balance_can_migrate(const struct balance_env *env, uint64_t allowed);
 unsigned balance_detach(struct balance_env *env, unsigned src_nr, const unsigned *weight, unsigned n,
                         bool (*move)(void *ctx, unsigned i), void *ctx);
 
+/* detach_tasks()'s list, for a caller that collects it from src's queue
+ * (runq sim, the policy fuzzers): the candidates in the queue's order,
+ * each the caller's own handle (its task), with their weights, as
+ * balance_detach reads them. */
+struct balance_pull {
+    const struct balance_env *env;
+    void *cand[BALANCE_NR_MIGRATE];
+    unsigned weight[BALANCE_NR_MIGRATE];
+    unsigned n;
+};
+
+/* can_migrate_task()'s end: a task the caller found queued, not running,
+ * not delayed and not the idle task, of set allowed and weight weight,
+ * joins p's list while it has room and if balance_can_migrate says so. */
+static inline void balance_pull_offer(struct balance_pull *p, void *cand, uint64_t allowed, unsigned weight)
+{
+    if (p->n < BALANCE_NR_MIGRATE && balance_can_migrate(p->env, allowed)) {
+        p->weight[p->n] = weight;
+        p->cand[p->n++] = cand;
+    }
+}
+
 /* ---- newly idle and periodic: each CPU's timing ---- */
 
 /* Each CPU's balance state (its queue's lock held; zeroed, then

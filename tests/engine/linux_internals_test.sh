@@ -20,14 +20,7 @@ RUNQ=$(realpath "${1:-build/runq}") || exit 2
 cd "$(dirname "$0")/../.." || exit 2
 . tests/lib.sh
 
-if [ "$(id -u)" != 0 ]; then
-    echo "SKIP linux_internals: not root (the Linux engine and BPF need root)"
-    exit 0
-fi
-if ! [ -r /sys/kernel/btf/vmlinux ]; then
-    echo "SKIP linux_internals: this kernel has no BTF (/sys/kernel/btf/vmlinux)"
-    exit 0
-fi
+linux_bpf_ready linux_internals || exit 0
 # The feature mask is in debugfs; mount it if it is not (as the docs say).
 [ -r /sys/kernel/debug/sched/debug ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
 

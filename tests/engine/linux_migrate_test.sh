@@ -27,14 +27,7 @@ RUNQ=$(realpath "${1:-build/runq}") || exit 2
 cd "$(dirname "$0")/../.." || exit 2
 . tests/lib.sh
 
-if [ "$(id -u)" != 0 ]; then
-    echo "SKIP linux_migrate: not root (the Linux engine and BPF need root)"
-    exit 0
-fi
-if ! [ -r /sys/kernel/btf/vmlinux ]; then
-    echo "SKIP linux_migrate: this kernel has no BTF (/sys/kernel/btf/vmlinux)"
-    exit 0
-fi
+linux_bpf_ready linux_migrate || exit 0
 if [ "$(grep -c '^processor' /proc/cpuinfo)" -lt 2 ]; then
     echo "SKIP linux_migrate: fewer than 2 CPUs here: nothing can move"
     exit 0

@@ -48,6 +48,7 @@
 #include "balance_rules.h"
 #include "decide.h"
 #include "eevdf_features.h"
+#include "fuzz_balance.h"
 #include "policy.h"
 #include "weights.h"
 
@@ -274,18 +275,6 @@ static void check_sets(void)
             die("an entity is on a queue outside its set", i, home_of(i), (long long)allowed[i]);
 }
 
-/* The machine as the balancer's rules see it: an idle queue runs and
- * holds nothing. */
-static void view_now(struct balance_view *v)
-{
-    v->ncpus = (unsigned)nq;
-    for (int k = 0; k < nq; k++) {
-        v->cpu[k].nr = sched_nr_runnable(&qs[k]);
-        v->cpu[k].load = sched_fair_load(P, &qs[k]);
-        v->cpu[k].idle = v->cpu[k].nr == 0;
-    }
-}
-
 static void do_leave(int qi, struct sched_entity *se, enum sched_leave_reason why)
 {
     int64_t want;
@@ -363,57 +352,28 @@ static void move_to(int from, struct sched_entity *se, int dst)
         decide(dst);
 }
 
-struct pull {
-    const struct balance_env *env;
-    struct sched_entity *cand[BALANCE_NR_MIGRATE];
-    unsigned weight[BALANCE_NR_MIGRATE];
-    unsigned n;
-};
-
 /* can_migrate_task(): listed (not current), not delayed, the rules' test
  * of its set. */
-static void pull_collect(struct sched_entity *se, void *arg)
+static void pull_collect(struct sched_entity *se, void *pull)
 {
-    struct pull *x = arg;
-    if (x->n < BALANCE_NR_MIGRATE && !eevdf_delayed(se) && balance_can_migrate(x->env, allowed[se->id])) {
-        x->weight[x->n] = eevdf_weight(se);
-        x->cand[x->n++] = se;
-    }
+    if (!eevdf_delayed(se))
+        balance_pull_offer(pull, se, allowed[se->id], eevdf_weight(se));
 }
 
-static bool pull_move(void *arg, unsigned i)
+static bool pull_move(void *pull, unsigned i)
 {
-    struct pull *x = arg;
+    struct balance_pull *x = pull;
     move_to((int)x->env->src, x->cand[i], (int)x->env->dst);
     return true;
 }
 
-/* One balance pass of queue dst: newidle if it runs nothing and the
- * switch is on, else periodic. */
+/* One balance pass of queue dst (fuzz_balance.h's): newidle if it runs
+ * nothing and the switch is on, else periodic. where[] is brought up to
+ * date first, as move_to reads it; that changes nothing the rules see. */
 static void balance_pass(int dst)
 {
-    struct balance_view v;
-    bool idle = !sched_running(&qs[dst]) && !qs[dst].nr_queued;
-    struct balance_env env = { .dst = (unsigned)dst };
-
-    if (idle && balance_newidle_on((unsigned)nq)) {
-        env.idle = BALANCE_NEWLY_IDLE;
-        env.why = BALANCE_WHY_NEWIDLE;
-    } else if (balance_periodic_on((unsigned)nq)) {
-        env.idle = idle ? BALANCE_IDLE : BALANCE_NOT_IDLE;
-        env.why = BALANCE_WHY_PERIODIC;
-    } else {
-        return;
-    }
-    view_now(&v);
-    unsigned src = balance_find_busiest(&v, &env, 0);
-    if (src == BALANCE_NO_CPU)
-        return;
-    env.src = src;
-    struct pull x = { .env = &env, .n = 0 };
     sync_delayed();
-    P->for_each_queued(&qs[src], pull_collect, &x);
-    balance_detach(&env, sched_nr_runnable(&qs[src]), x.weight, x.n, pull_move, &x);
+    fuzz_balance_pass(P, qs, nq, dst, !sched_running(&qs[dst]) && !qs[dst].nr_queued, pull_collect, pull_move);
 }
 
 /* libFuzzer's entry point. */
@@ -465,7 +425,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 if (where[i] < -1 && balance_wake_on((unsigned)nq, false)) {
                     struct balance_view v;
                     enum balance_why why;
-                    view_now(&v);
+                    fuzz_balance_view(&v, P, qs, nq);
                     unsigned dst = balance_wake_target(&v, allowed[i], eevdf_weight(se), (unsigned)home, (unsigned)qi, &why);
                     if ((int)dst != home) {
                         move_to(home, se, (int)dst);

@@ -54,6 +54,7 @@
 #include "balance_rules.h"
 #include "decide.h"
 #include "eevdf_features.h"
+#include "fuzz_balance.h"
 #include "policy.h"
 #include "weights.h"
 
@@ -419,18 +420,6 @@ static int other_queue(int i, unsigned pick)
     return -1;
 }
 
-/* The machine as the balancer's rules see it: an idle queue holds and
- * runs nothing. */
-static void view_now(struct balance_view *v)
-{
-    v->ncpus = (unsigned)nq;
-    for (int k = 0; k < nq; k++) {
-        v->cpu[k].nr = sched_nr_runnable(&qs[k]);
-        v->cpu[k].load = sched_fair_load(P, &qs[k]);
-        v->cpu[k].idle = v->cpu[k].nr == 0;
-    }
-}
-
 static struct input {
     const uint8_t *p;
     size_t n;
@@ -489,29 +478,19 @@ static bool movable(int i)
     return m[i].state == M_RUNNABLE && sched_running(&qs[m[i].q]) != &ent[i];
 }
 
-struct pull {
-    const struct balance_env *env;
-    int cand[BALANCE_NR_MIGRATE];
-    unsigned weight[BALANCE_NR_MIGRATE];
-    unsigned n;
-};
-
 /* can_migrate_task(): the fair class's listed entities (not running),
  * not delayed, the rules' test of its set. */
-static void pull_collect(struct sched_entity *se, void *arg)
+static void pull_collect(struct sched_entity *se, void *pull)
 {
-    struct pull *x = arg;
     int i = (int)(se - ent);
-    if (x->n < BALANCE_NR_MIGRATE && movable(i) && balance_can_migrate(x->env, allowed[i])) {
-        x->weight[x->n] = sched_nice_to_weight(se->nice);
-        x->cand[x->n++] = i;
-    }
+    if (movable(i))
+        balance_pull_offer(pull, se, allowed[i], sched_nice_to_weight(se->nice));
 }
 
-static bool pull_move(void *arg, unsigned k)
+static bool pull_move(void *pull, unsigned k)
 {
-    struct pull *x = arg;
-    int i = x->cand[k];
+    struct balance_pull *x = pull;
+    int i = (int)((struct sched_entity *)x->cand[k] - ent);
     if (sched_is_rt(&ent[i]))
         die("the balancer moved an RT entity", i, 0, 0);
     migrate_to(i, (int)x->env->dst);
@@ -519,30 +498,6 @@ static bool pull_move(void *arg, unsigned k)
     return true;
 }
 
-static void balance_pass(int dst)
-{
-    struct balance_view v;
-    bool idle = sched_nr_runnable(&qs[dst]) == 0;
-    struct balance_env env = { .dst = (unsigned)dst };
-
-    if (idle && balance_newidle_on((unsigned)nq)) {
-        env.idle = BALANCE_NEWLY_IDLE;
-        env.why = BALANCE_WHY_NEWIDLE;
-    } else if (balance_periodic_on((unsigned)nq)) {
-        env.idle = idle ? BALANCE_IDLE : BALANCE_NOT_IDLE;
-        env.why = BALANCE_WHY_PERIODIC;
-    } else {
-        return;
-    }
-    view_now(&v);
-    unsigned src = balance_find_busiest(&v, &env, 0);
-    if (src == BALANCE_NO_CPU)
-        return;
-    env.src = src;
-    struct pull x = { .env = &env, .n = 0 };
-    P->for_each_queued(&qs[src], pull_collect, &x);
-    balance_detach(&env, sched_nr_runnable(&qs[src]), x.weight, x.n, pull_move, &x);
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -619,7 +574,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 if (m[i].state == M_BLOCKED && balance_wake_on((unsigned)nq, sched_is_rt(se))) {
                     struct balance_view v;
                     enum balance_why why;
-                    view_now(&v);
+                    fuzz_balance_view(&v, P, qs, nq);
                     to = (int)balance_wake_target(&v, allowed[i], sched_nice_to_weight(se->nice), (unsigned)m[i].q,
                                                   (unsigned)qi, &why);
                     if (!((allowed[i] >> to) & 1))
@@ -683,7 +638,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             decide(qi, NULL, SCHED_LEAVE_BLOCK);
             break;
         case 11: /* a balance pass of qi: newidle if it runs nothing, else periodic */
-            balance_pass(qi);
+            fuzz_balance_pass(P, qs, nq, qi, sched_nr_runnable(&qs[qi]) == 0, pull_collect, pull_move);
             break;
         }
         sync_delayed();

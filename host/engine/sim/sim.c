@@ -564,12 +564,10 @@ static void wake_place(struct sim *s, struct sim_task *t)
         rehome(s, t, dst, why);
 }
 
+/* A pass's list (balance_rules.h's) and the sim it is of. */
 struct detach_ctx {
+    struct balance_pull pull;
     struct sim *s;
-    const struct balance_env *env;
-    struct sim_task *cand[BALANCE_NR_MIGRATE];
-    unsigned weight[BALANCE_NR_MIGRATE];
-    unsigned n;
 };
 
 /* can_migrate_task(): queued and not running (for_each_queued lists only
@@ -578,11 +576,8 @@ static void detach_collect(struct sched_entity *se, void *arg)
 {
     struct detach_ctx *x = arg;
     struct sim_task *t = task_of(x->s, se);
-    bool delayed = x->s->eevdf && eevdf_delayed(se);
-    if (x->n < BALANCE_NR_MIGRATE && !delayed && balance_can_migrate(x->env, t->allowed)) {
-        x->weight[x->n] = sched_nice_to_weight(se->nice);
-        x->cand[x->n++] = t;
-    }
+    if (!(x->s->eevdf && eevdf_delayed(se)))
+        balance_pull_offer(&x->pull, t, t->allowed, sched_nice_to_weight(se->nice));
 }
 
 /* Candidate i leaves its queue and joins dst's, carrying its lag (the
@@ -591,11 +586,12 @@ static bool detach_move(void *arg, unsigned i)
 {
     struct detach_ctx *x = arg;
     struct sim *s = x->s;
-    struct sim_task *t = x->cand[i];
+    struct sim_task *t = x->pull.cand[i];
+    const struct balance_env *env = x->pull.env;
 
     sched_leave(s->P, &cpu_of(s, t)->q, &t->se, SCHED_LEAVE_MIGRATE);
-    rehome(s, t, x->env->dst, x->env->why);
-    join(s, cpu_of(s, t), t, SCHED_JOIN_MIGRATE, why_name(x->env->why));
+    rehome(s, t, env->dst, env->why);
+    join(s, cpu_of(s, t), t, SCHED_JOIN_MIGRATE, why_name(env->why));
     return true;
 }
 
@@ -615,9 +611,9 @@ static unsigned balance_rq(struct sim *s, unsigned dst, enum balance_idle idle, 
             return 0;
         env.src = src;
         struct sched_queue *q = &s->cpu[src].q;
-        struct detach_ctx x = { .s = s, .env = &env, .n = 0 };
+        struct detach_ctx x = { .pull = { .env = &env, .n = 0 }, .s = s };
         s->P->for_each_queued(q, detach_collect, &x); /* the fair class's: RT is rt.c's */
-        unsigned moved = balance_detach(&env, sched_nr_runnable(q), x.weight, x.n, detach_move, &x);
+        unsigned moved = balance_detach(&env, sched_nr_runnable(q), x.pull.weight, x.pull.n, detach_move, &x);
         if (moved)
             return moved;
         skip |= 1ull << src;
