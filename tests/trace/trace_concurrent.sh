@@ -216,14 +216,20 @@ db=$T/held.db
 RUNQ_WRITER_WAIT_S=3 "$RUNQ" record --follow --file "$T/held.in" --db "$db" >/dev/null 2>"$T/held.err" &
 pid=$!
 wait_traces "$db" 1 || failed held_recorder_starts "$(cat "$T/held.err")"
+# The holder waits for the lock (the recorder is inside a transaction of
+# its own most of the time: a BEGIN IMMEDIATE without a timeout failed on
+# a loaded machine, nothing was held and the recorder stored the whole
+# stream), then says so with a file.
 {
+    echo '.timeout 30000'
     echo 'BEGIN IMMEDIATE;'
+    echo ".shell touch '$T/held'"
     while [ ! -e "$T/release" ]; do sleep 0.05; done
     echo 'COMMIT;'
 } | sq "$db" &
 holder=$!
-for _ in $(seq 1 100); do # until the shell holds the lock
-    sq "$db" "BEGIN IMMEDIATE; ROLLBACK;" 2>/dev/null || break
+for _ in $(seq 1 600); do # until the shell holds the lock
+    [ -e "$T/held" ] && break
     sleep 0.05
 done
 cat "$T/s2.bin" >>"$T/held.in"
