@@ -264,8 +264,10 @@ case "$(cpus)" in *"1=a 2=idle 3=idle ") pass top_live_idle_cpus_show_their_idle
 *) failed top_live_idle_cpus_show_their_idle_task "CPU column: $(cpus)" ;; esac
 # The TRACE column: the tracer's own share of each CPU, from the kernel's
 # cost counters (a kernel trace), a number on every CPU once two readings
-# are in (100 ms apart): the CPUs that write (0: the tracer's, 1: a's
-# ticks) above zero, and none near the whole CPU (2 and 3 halted before
+# are in (100 ms apart): the tracer's CPU 0 above zero, CPU 1 (a's ticks
+# alone: about 250 records a second at some 105 instructions each since
+# issue 34's cheaper records, a few hundredths of a per cent) a number,
+# which may round to 0.0 %, and none near the whole CPU (2 and 3 halted before
 # tracing began and may have written one reading only: a number or '-'). The fixture trace has no
 # costs: '-' (checked with the fixture above). Proven: with the counters
 # left out of the kernel's COUNTERS, every row said '-'.
@@ -273,7 +275,7 @@ trace_col() { screen | sed -n '/^CPU CURRENT/,/TID NAME/p' | awk '$1 ~ /^[0-9]+$
 traced() { case "$(trace_col)" in "0="*%" 1="*%" "*) return 0 ;; esac; return 1; }
 eventually traced
 tc=$(trace_col)
-if traced && echo "$tc" | awk '{ for (i = 1; i <= NF; i++) { split($i, f, "="); v = f[2] + 0; if (v >= 20) exit 1; if (i <= 2 && v <= 0) exit 1 } }'; then
+if traced && echo "$tc" | awk '{ for (i = 1; i <= NF; i++) { split($i, f, "="); v = f[2] + 0; if (v >= 20) exit 1; if (i == 1 && v <= 0) exit 1 } }'; then
     pass top_live_trace_share_of_each_cpu
 else
     failed top_live_trace_share_of_each_cpu "TRACE column: $tc"
