@@ -84,9 +84,8 @@ static void view_of(const struct machine *m, struct balance_view *v)
 }
 
 struct collect {
-    const struct balance_env *env;
-    unsigned weight[BALANCE_NR_MIGRATE];
-    unsigned n, seen;
+    struct balance_pull pull; /* balance_rules.h's list, as runq sim keeps it */
+    unsigned seen;
 };
 
 /* detach_collect(), as the kernel's: every queued entity is visited. */
@@ -94,8 +93,7 @@ static void collect(struct sched_entity *se, void *arg)
 {
     struct collect *x = arg;
     x->seen++;
-    if (x->n < BALANCE_NR_MIGRATE && balance_can_migrate(x->env, ~0ull))
-        x->weight[x->n++] = sched_nice_to_weight(se->nice);
+    balance_pull_offer(&x->pull, se, ~0ull, sched_nice_to_weight(se->nice));
 }
 
 static bool accept(void *ctx, unsigned i)
@@ -119,10 +117,10 @@ static unsigned pass(struct machine *m, enum balance_idle idle, struct balance_s
     if (src == BALANCE_NO_CPU)
         return 0;
     env.src = src;
-    struct collect x = { .env = &env };
+    struct collect x = { .pull = { .env = &env } };
     P->for_each_queued(&m->q[src], collect, &x);
     last_seen = x.seen;
-    return balance_detach(&env, m->nr[src], x.weight, x.n, accept, NULL);
+    return balance_detach(&env, m->nr[src], x.pull.weight, x.pull.n, accept, NULL);
 }
 
 static volatile unsigned sink;
