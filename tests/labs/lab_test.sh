@@ -543,8 +543,8 @@ for lab in 2 3 4 5; do
     seeded=""
     for who in carol dave; do
         seed=$(sed -n 's/^seed = //p' "$T/m$lab$who/answers.txt")
-        [ $lab != 5 ] || grep -q "^runq> scn start 6000000000 $seed 1000000\$" "$T/m$lab$who/crowded.console" ||
-            seeded="$seeded [$who's crowded run has no 'scn start 6000000000 $seed 1000000']"
+        [ $lab != 5 ] || grep -q "^runq> scn start 24000000000 $seed 1000000\$" "$T/m$lab$who/crowded.console" ||
+            seeded="$seeded [$who's crowded run has no 'scn start 24000000000 $seed 1000000']"
     done
     if [ "$(echo "$scores" | grep -o "score_$n/$n" | wc -l)" = 2 ] && { [ $lab = 2 ] || [ "$differ" -ge 1 ]; } && [ -z "$seeded" ]; then
         pass "lab${lab}_model_answers_pass_for_two_students ($scores; $differ truths differ between them)"
