@@ -113,31 +113,27 @@ unsigned balance_wake_cpu(const struct task *t, unsigned waker, enum trace_migra
 /* ---- the balance: sched_balance_rq() ---- */
 
 struct detach_ctx {
-    const struct balance_env *env;
+    struct balance_pull pull; /* balance_rules.h's list, as runq sim keeps it */
     struct rq *src;
-    struct task *cand[BALANCE_NR_MIGRATE];
-    unsigned weight[BALANCE_NR_MIGRATE];
-    unsigned n;
 };
 
 /* can_migrate_task(): queued, not running (for_each_queued lists only
  * those), not delayed, not the idle task, and what the rules say of its
- * set. */
-static void detach_collect(struct sched_entity *se, void *arg)
+ * set; the walk stops at loop_max (balance_pull_walk_on). */
+static bool detach_collect(struct sched_entity *se, void *arg)
 {
     struct detach_ctx *x = arg;
     struct task *t = task_of(se);
-    if (x->n < BALANCE_NR_MIGRATE && !t->is_idle && !delayed(t) && balance_can_migrate(x->env, t->cpus_allowed)) {
-        x->weight[x->n] = sched_nice_to_weight(t->se.nice);
-        x->cand[x->n++] = t;
-    }
+    if (!t->is_idle && !delayed(t))
+        balance_pull_offer(&x->pull, t, t->cpus_allowed, sched_nice_to_weight(t->se.nice));
+    return balance_pull_walk_on(&x->pull);
 }
 
 /* attach: candidate i from src, whose lock is held, onto dst's wake stack. */
 static bool detach_move(void *arg, unsigned i)
 {
     struct detach_ctx *x = arg;
-    return move_queued(x->src, x->cand[i], x->env->dst, why_traced(x->env->why));
+    return move_queued(x->src, x->pull.cand[i], x->pull.env->dst, why_traced(x->pull.env->why));
 }
 
 /* sched_balance_rq(): find the busiest CPU, pull from it; one that
@@ -155,10 +151,10 @@ static unsigned balance_rq(unsigned dst, enum balance_idle idle, enum balance_wh
         struct rq *busiest = &cpus[src].rq;
         if (!spin_trylock(&busiest->lock))
             return 0; /* contended: the next balance tries again */
-        struct detach_ctx x = { .env = &env, .src = busiest, .n = 0 };
+        struct detach_ctx x = { .pull = { .env = &env }, .src = busiest };
         unsigned src_nr = sched_nr_runnable(&busiest->q);
         pol()->for_each_queued(&busiest->q, detach_collect, &x); /* the fair class's: RT is rt.c's */
-        unsigned moved = balance_detach(&env, src_nr, x.weight, x.n, detach_move, &x);
+        unsigned moved = balance_detach(&env, src_nr, x.pull.weight, x.pull.n, detach_move, &x);
         spin_unlock(&busiest->lock);
         if (moved)
             return moved;

@@ -110,6 +110,7 @@ struct balance_pull {
     void *cand[BALANCE_NR_MIGRATE];
     unsigned weight[BALANCE_NR_MIGRATE];
     unsigned n;
+    unsigned walked; /* the queued tasks looked at (env->loop) */
 };
 
 /* can_migrate_task()'s end: a task the caller found queued, not running,
@@ -121,6 +122,17 @@ static inline void balance_pull_offer(struct balance_pull *p, void *cand, uint64
         p->weight[p->n] = weight;
         p->cand[p->n++] = cand;
     }
+}
+
+/* detach_tasks()'s loop_max: a pass looks at no more than
+ * BALANCE_NR_MIGRATE of src's queued tasks, whether they may move or not,
+ * so its cost is O(CPUs + moved tasks) however long the queue. A
+ * collector returns this (its walk goes on while true) after each task it
+ * was shown. Linux walks from the tail of cfs_tasks, the tasks that ran
+ * longest ago; runq walks in its policy's order (for_each_queued). */
+static inline bool balance_pull_walk_on(struct balance_pull *p)
+{
+    return ++p->walked < BALANCE_NR_MIGRATE;
 }
 
 /* ---- newly idle and periodic: each CPU's timing ---- */

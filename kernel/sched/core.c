@@ -690,11 +690,13 @@ struct replace_ctx {
     unsigned n;
 };
 
-static void replace_collect(struct sched_entity *se, void *arg)
+static bool replace_collect(struct sched_entity *se, void *arg)
 {
     struct replace_ctx *x = arg;
-    if (x->n < ARRAY_SIZE(x->cand))
-        x->cand[x->n++] = task_of(se);
+    if (x->n == ARRAY_SIZE(x->cand))
+        return false;
+    x->cand[x->n++] = task_of(se);
+    return true;
 }
 
 /* A higher class took this CPU from prev (knob replace_on_release): each

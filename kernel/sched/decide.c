@@ -182,9 +182,7 @@ void sched_describe(const struct sched_policy *P, const struct sched_queue *q, c
     sched_class_of(P, se)->describe(q, qv, se, v);
 }
 
-void sched_for_each_queued(const struct sched_policy *P, const struct sched_queue *q,
-                           void (*fn)(struct sched_entity *se, void *arg), void *arg)
+bool sched_for_each_queued(const struct sched_policy *P, const struct sched_queue *q, sched_visit_fn *fn, void *arg)
 {
-    rt_policy.for_each_queued(q, fn, arg);
-    P->for_each_queued(q, fn, arg);
+    return rt_policy.for_each_queued(q, fn, arg) && P->for_each_queued(q, fn, arg);
 }

@@ -156,9 +156,8 @@ static inline uint64_t sched_timer_ns(const struct sched_policy *P, struct sched
 void sched_describe(const struct sched_policy *P, const struct sched_queue *q, const struct sched_queue_view *qv,
                     const struct sched_entity *se, struct sched_entity_view *v);
 /* Every queued entity but the running one: RT's (in priority order), then
- * the fair policy's. */
-void sched_for_each_queued(const struct sched_policy *P, const struct sched_queue *q,
-                           void (*fn)(struct sched_entity *se, void *arg), void *arg);
+ * the fair policy's, until fn returns false; false if fn stopped it. */
+bool sched_for_each_queued(const struct sched_policy *P, const struct sched_queue *q, sched_visit_fn *fn, void *arg);
 /* RT has runnable entities but is not picked: its budget is used up and
  * the fair policy has work. */
 bool sched_rt_throttled(const struct sched_queue *q);

@@ -1148,18 +1148,16 @@ unsigned eevdf_nr_delayed(const struct sched_queue *q)
     return q->ee.nr_delayed;
 }
 
-static void for_each(struct eevdf_entity *n, void (*fn)(struct sched_entity *, void *), void *arg)
+static bool for_each(struct eevdf_entity *n, sched_visit_fn *fn, void *arg)
 {
     if (!n)
-        return;
-    for_each(n->left, fn, arg);
-    fn(se_of(n), arg);
-    for_each(n->right, fn, arg);
+        return true;
+    return for_each(n->left, fn, arg) && fn(se_of(n), arg) && for_each(n->right, fn, arg);
 }
 
-void eevdf_for_each_queued(const struct sched_queue *q, void (*fn)(struct sched_entity *se, void *arg), void *arg)
+bool eevdf_for_each_queued(const struct sched_queue *q, bool (*fn)(struct sched_entity *se, void *arg), void *arg)
 {
-    for_each(q->ee.root, fn, arg);
+    return for_each(q->ee.root, fn, arg);
 }
 
 unsigned eevdf_nr_eligible_at(const struct sched_queue *q, uint64_t V)

@@ -186,8 +186,8 @@ void eevdf_restore(struct sched_queue *q, struct sched_entity *curr, struct sche
  * balance, cached minima, sums, counts, back pointers. O(n), for tests. */
 void eevdf_check(const struct sched_queue *q);
 
-/* Call fn for every entity in the tree (not current), in deadline order. */
-void eevdf_for_each_queued(const struct sched_queue *q, void (*fn)(struct sched_entity *se, void *arg),
-                           void *arg);
+/* Call fn for every entity in the tree (not current), in deadline order,
+ * until fn returns false; false if fn stopped the walk. */
+bool eevdf_for_each_queued(const struct sched_queue *q, bool (*fn)(struct sched_entity *se, void *arg), void *arg);
 
 #endif

@@ -140,6 +140,9 @@ struct sched_entity_view {
                         * its vruntime is short of this (RUN_TO_PARITY); 0 otherwise */
 };
 
+/* A visit of for_each_queued: true to go on to the next entity. */
+typedef bool sched_visit_fn(struct sched_entity *se, void *arg);
+
 struct sched_policy {
     const char *name;
 
@@ -202,12 +205,12 @@ struct sched_policy {
      * trace describes the queue and then an entity at every record, and
      * under icount each instruction is guest time). for_each_queued calls
      * fn for every entity on the queue but current, delayed ones included,
-     * in the policy's order. */
+     * in the policy's order, until fn returns false (a walk with a bound:
+     * detach_tasks()'s loop_max); it returns false if fn stopped it. */
     void (*describe_queue)(const struct sched_queue *q, bool count_eligible, struct sched_queue_view *v);
     void (*describe)(const struct sched_queue *q, const struct sched_queue_view *qv, const struct sched_entity *se,
                      struct sched_entity_view *v);
-    void (*for_each_queued)(const struct sched_queue *q, void (*fn)(struct sched_entity *se, void *arg),
-                            void *arg);
+    bool (*for_each_queued)(const struct sched_queue *q, sched_visit_fn *fn, void *arg);
 };
 
 extern const struct sched_policy rr_policy;
@@ -247,8 +250,8 @@ extern const struct sched_policy rt_policy;
  * an expression of q. Defines, in the policy that expands it:
  *  - list_insert_after(q, pos, se): se after pos, or at the head (pos NULL);
  *  - list_remove(q, se): se off the list, its links NULL;
- *  - LINKS_for_each_queued, the op: fn with each listed entity, head first
- *    (fn may take that entity off the list). */
+ *  - LINKS_for_each_queued, the op: fn with each listed entity, head first,
+ *    until fn returns false (fn may take that entity off the list). */
 #define SCHED_LIST_DEFINE(LINKS, COUNT)                                                                     \
     static void list_insert_after(struct sched_queue *q, struct sched_entity *pos, struct sched_entity *se) \
     {                                                                                                       \
@@ -280,13 +283,14 @@ extern const struct sched_policy rt_policy;
         (COUNT)--;                                                                                          \
     }                                                                                                       \
                                                                                                             \
-    static void LINKS##_for_each_queued(const struct sched_queue *q,                                        \
-                                        void (*fn)(struct sched_entity *se, void *arg), void *arg)          \
+    static bool LINKS##_for_each_queued(const struct sched_queue *q, sched_visit_fn *fn, void *arg)         \
     {                                                                                                       \
         for (struct sched_entity *se = q->LINKS.head, *next; se; se = next) {                               \
             next = se->LINKS.next;                                                                          \
-            fn(se, arg);                                                                                    \
+            if (!fn(se, arg))                                                                               \
+                return false;                                                                               \
         }                                                                                                   \
+        return true;                                                                                        \
     }
 
 /* The ops of a policy with no virtual time and no weights (rr, and the RT

@@ -539,11 +539,11 @@ struct kf_build {
     unsigned n;
 };
 
-static void kf_entry(struct sched_entity *se, void *arg)
+static bool kf_entry(struct sched_entity *se, void *arg)
 {
     struct kf_build *b = arg;
     if (b->n == KF_MAX)
-        return;
+        return false;
     const struct task *t = container_of(se, struct task, se);
     struct trace_kf_entry *e = &b->e[b->n++];
     memset(e, 0, sizeof *e);
@@ -567,6 +567,7 @@ static void kf_entry(struct sched_entity *se, void *arg)
         if (v.delayed)
             e->kflags |= TRACE_KF_DELAYED;
     }
+    return true;
 }
 
 static void emit_keyframe(struct rq *rq, u64 now)

@@ -88,12 +88,14 @@ struct collect {
     unsigned seen;
 };
 
-/* detach_collect(), as the kernel's: every queued entity is visited. */
-static void collect(struct sched_entity *se, void *arg)
+/* detach_collect(), as the kernel's: each queued entity visited until
+ * loop_max (balance_pull_walk_on). */
+static bool collect(struct sched_entity *se, void *arg)
 {
     struct collect *x = arg;
     x->seen++;
     balance_pull_offer(&x->pull, se, ~0ull, sched_nice_to_weight(se->nice));
+    return balance_pull_walk_on(&x->pull);
 }
 
 static bool accept(void *ctx, unsigned i)

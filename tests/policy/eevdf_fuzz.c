@@ -179,7 +179,7 @@ struct seen {
     bool in[NENT];
 };
 
-static void mark(struct sched_entity *se, void *arg)
+static bool mark(struct sched_entity *se, void *arg)
 {
     struct seen *s = arg;
 
@@ -187,6 +187,7 @@ static void mark(struct sched_entity *se, void *arg)
         die("a stranger is on the queue", -1, 0, 0);
     s->in[se - ent] = true;
     s->count++;
+    return true;
 }
 
 static void check_queue(int qi)
@@ -354,10 +355,11 @@ static void move_to(int from, struct sched_entity *se, int dst)
 
 /* can_migrate_task(): listed (not current), not delayed, the rules' test
  * of its set. */
-static void pull_collect(struct sched_entity *se, void *pull)
+static bool pull_collect(struct sched_entity *se, void *pull)
 {
     if (!eevdf_delayed(se))
         balance_pull_offer(pull, se, allowed[se->id], eevdf_weight(se));
+    return balance_pull_walk_on(pull);
 }
 
 static bool pull_move(void *pull, unsigned i)

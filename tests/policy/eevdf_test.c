@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "balance_rules.h"
 #include "decide.h"
 #include "tests/harness.h"
 #include "tests/xorshift.h"
@@ -623,11 +624,12 @@ struct lagsum {
     const struct sched_queue *q;
     eevdf_s128 sum;
 };
-static void add_lag(struct sched_entity *se, void *arg)
+static bool add_lag(struct sched_entity *se, void *arg)
 {
     struct lagsum *s = arg;
 
     s->sum += (eevdf_s128)eevdf_lag(s->q, se) * eevdf_weight(se);
+    return true;
 }
 
 static void test_weighted_lag_sums_to_zero(void)
@@ -658,6 +660,48 @@ static void test_weighted_lag_sums_to_zero(void)
     }
 }
 
+/* detach_tasks()'s loop_max: a balance pass's walk of a long queue stops
+ * after BALANCE_NR_MIGRATE tasks, whether they could move or not (the
+ * kernel's, runq sim's and the fuzzers' collectors all end with
+ * balance_pull_walk_on); a short queue is walked whole. The tree's walk
+ * must stop when told to: it recurses, and one level that went on would
+ * show here as visits past the bound. */
+struct walk_count {
+    struct balance_pull pull;
+    unsigned visits;
+};
+static bool count_walk(struct sched_entity *se, void *arg)
+{
+    struct walk_count *w = arg;
+
+    w->visits++;
+    /* every other task pinned elsewhere: looked at, not kept */
+    balance_pull_offer(&w->pull, se, se->id % 2 ? 1ull << 3 : ~0ull, eevdf_weight(se));
+    return balance_pull_walk_on(&w->pull);
+}
+
+static void test_balance_walk_stops_at_loop_max(void)
+{
+    struct balance_env env = { .src = 1, .dst = 0, .idle = BALANCE_IDLE, .why = BALANCE_WHY_PERIODIC };
+    int sizes[] = { 10, 33, 200 };
+
+    for (unsigned k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        struct walk_count w = { .pull = { .env = &env } };
+        unsigned want = sizes[k] - 1 < BALANCE_NR_MIGRATE ? (unsigned)sizes[k] - 1 : BALANCE_NR_MIGRATE;
+
+        setup(4, MS);
+        for (int i = 0; i < sizes[k]; i++)
+            spawn(&q, i, 0, 0);
+        decide(&q); /* one runs: the walk lists the others */
+        bool whole = eevdf_for_each_queued(&q, count_walk, &w);
+        CHECK(w.visits == want && w.pull.walked == want, "%d queued: %u visits, %u walked (want %u)", sizes[k],
+              w.visits, w.pull.walked, want);
+        CHECK(whole == (sizes[k] - 1 < BALANCE_NR_MIGRATE), "%d queued: the walk said whole=%d", sizes[k], whole);
+        CHECK(w.pull.n <= (want + 1) / 2 + 1, "%d queued: %u kept of %u looked at, half of them pinned away",
+              sizes[k], w.pull.n, want);
+    }
+}
+
 /* ---- a queue rebuilt from its recorded state (eevdf_restore) -------- */
 
 static struct sched_entity copies[64];
@@ -683,7 +727,7 @@ static struct sched_entity *recorded(const struct sched_entity *se)
     return c;
 }
 
-static void record_queued(struct sched_entity *se, void *arg)
+static bool record_queued(struct sched_entity *se, void *arg)
 {
     struct restore_walk *w = arg;
 
@@ -691,6 +735,7 @@ static void record_queued(struct sched_entity *se, void *arg)
         w->delayed_curr = se;
     else
         w->queued[w->n++] = recorded(se);
+    return true;
 }
 
 /* At random moments of a busy queue (wakeups, blocks that delay, ticks,
@@ -1111,6 +1156,7 @@ static const struct harness_test tests[] = {
     T(migrate_keeps_lag),
     T(renice_keeps_owed_service),
     T(weighted_lag_sums_to_zero),
+    T(balance_walk_stops_at_loop_max),
     T(restored_queue_picks_as_the_original),
     T(yield_bounded),
     T(yield_forfeits_the_request_as_linux_6_18),

@@ -31,10 +31,11 @@ static void fuzz_balance_view(struct balance_view *v, const struct sched_policy 
 /* One balance pass of queue dst of qs[0..nq) (idle: the caller's word
  * that it runs and holds nothing): newidle if idle and the switch is on,
  * else periodic if its switch is. The busiest queue's fair entities go
- * through collect(se, pull), then balance_detach moves the candidates by
+ * through collect(se, pull) (which returns balance_pull_walk_on: the walk
+ * stops at loop_max), then balance_detach moves the candidates by
  * move(pull, i). */
 static void fuzz_balance_pass(const struct sched_policy *P, struct sched_queue *qs, int nq, int dst, bool idle,
-                              void (*collect)(struct sched_entity *se, void *pull), bool (*move)(void *pull, unsigned i))
+                              sched_visit_fn *collect, bool (*move)(void *pull, unsigned i))
 {
     struct balance_view v;
     struct balance_env env = { .dst = (unsigned)dst };

@@ -169,13 +169,14 @@ struct listing {
     int n, id[NENT];
 };
 
-static void note(struct sched_entity *se, void *arg)
+static bool note(struct sched_entity *se, void *arg)
 {
     struct listing *l = arg;
 
     if (se < ent || se >= ent + NENT || l->n == NENT)
         die("a stranger or a repeat on the queue", l->n, 0, 0);
     l->id[l->n++] = (int)(se - ent);
+    return true;
 }
 
 static void check_queue(int qi)
@@ -480,11 +481,12 @@ static bool movable(int i)
 
 /* can_migrate_task(): the fair class's listed entities (not running),
  * not delayed, the rules' test of its set. */
-static void pull_collect(struct sched_entity *se, void *pull)
+static bool pull_collect(struct sched_entity *se, void *pull)
 {
     int i = (int)(se - ent);
     if (movable(i))
         balance_pull_offer(pull, se, allowed[i], sched_nice_to_weight(se->nice));
+    return balance_pull_walk_on(pull);
 }
 
 static bool pull_move(void *pull, unsigned k)

@@ -85,11 +85,12 @@ struct order {
     int n, id[8];
 };
 
-static void note(struct sched_entity *se, void *arg)
+static bool note(struct sched_entity *se, void *arg)
 {
     struct order *o = arg;
 
     o->id[o->n++] = se->id;
+    return true;
 }
 
 static struct order queued(void)

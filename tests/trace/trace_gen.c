@@ -207,11 +207,12 @@ struct elig_count {
     struct sched_queue *q;
     unsigned n;
 };
-static void count_elig(struct sched_entity *se, void *arg)
+static bool count_elig(struct sched_entity *se, void *arg)
 {
     struct elig_count *e = arg;
     if (!eevdf_delayed(se) && eevdf_eligible(e->q, se))
         e->n++;
+    return true;
 }
 static unsigned nr_eligible(struct sched_queue *q)
 {

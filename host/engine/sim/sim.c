@@ -571,13 +571,15 @@ struct detach_ctx {
 };
 
 /* can_migrate_task(): queued and not running (for_each_queued lists only
- * those), not delayed, and the rules' test of its set. */
-static void detach_collect(struct sched_entity *se, void *arg)
+ * those), not delayed, and the rules' test of its set; the walk stops at
+ * loop_max (balance_pull_walk_on). */
+static bool detach_collect(struct sched_entity *se, void *arg)
 {
     struct detach_ctx *x = arg;
     struct sim_task *t = task_of(x->s, se);
     if (!(x->s->eevdf && eevdf_delayed(se)))
         balance_pull_offer(&x->pull, t, t->allowed, sched_nice_to_weight(se->nice));
+    return balance_pull_walk_on(&x->pull);
 }
 
 /* Candidate i leaves its queue and joins dst's, carrying its lag (the
