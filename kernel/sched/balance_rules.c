@@ -22,10 +22,12 @@
  *    weight at once. A group is overloaded when it holds more tasks than
  *    its one CPU (Linux also asks that their utilisation fill it).
  *  - energy awareness, wake_wide()'s flip counts, WF_SYNC (runq's wakers
- *    pass none), task_hot()'s cache-hot test, the interval doubling on a
- *    failed balance (nr_balance_failed) and the nohz idle balancer: an
- *    idle CPU keeps a timer for its own balance instead of being kicked
- *    by a busy one.
+ *    pass none), task_hot()'s cache-hot test, the escalation after
+ *    failed balances (nr_balance_failed: active balance, cache-hot tasks
+ *    let go), the interval's back-off (sched_balance_rq() doubles
+ *    balance_interval while it finds the domain balanced and resets it
+ *    after an imbalance) and the nohz idle balancer: an idle CPU keeps a
+ *    timer for its own balance instead of being kicked by a busy one.
  *  - the newidle cost cut-off is kept in its shape (avg_idle against the
  *    costliest newidle balance, decaying 1 % a second) for the one
  *    domain.
