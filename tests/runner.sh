@@ -14,7 +14,8 @@
 # at a time, nothing beside them. LOGS/schedule says when each suite
 # started and ended (seconds from the first start), to see what ran beside
 # a failing one, and after its name the CPU seconds (user + sys) of what
-# it ran and waited for: on a shared machine a suite's wall time says how
+# it ran and waited for (not a tmux server's panes: the server is no
+# child of the suite's): on a shared machine a suite's wall time says how
 # busy the others were, its CPU what it costs.
 #
 # Each suite's result line is printed in the listed order, whatever order
