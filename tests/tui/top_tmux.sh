@@ -219,9 +219,10 @@ wait_thread() {
 tmux kill-session -t $S 2>/dev/null
 # (Guest time runs with the host's clock here: the spinners last as long
 # as the boot may, so a slow view on a loaded machine cannot outlast them
-# (30 s did at a load average of 12); killed when done.)
-"$RUNQ" boot --record "$T/live.db" --timeout 120 \
-    --cmd "spin a 120000 1" --cmd "spin b 120000 1" --cmd "sleep 120000" >/dev/null 2>&1 &
+# (30 s did at a load average of 12); 300 s, since the three checks' waits
+# add up (each boot had 120 s when they had two); killed when done.)
+"$RUNQ" boot --record "$T/live.db" --timeout 300 \
+    --cmd "spin a 300000 1" --cmd "spin b 300000 1" --cmd "sleep 300000" >/dev/null 2>&1 &
 BOOT=$!
 wait_thread "$T/live.db" b
 start 100x30 --db "$T/live.db"
