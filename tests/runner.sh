@@ -155,6 +155,7 @@ run_suites() {
             order=("${order[@]:1}")
             started[$i]=$SECONDS
             launched+=("$i")
+            rm -f "$LOGS/${suite_names[$i]}.cpu" # a lane killed leaves none: '?', not the last run's
             set -m
             (
                 eval "${suite_cmds[$i]}"
