@@ -13,7 +13,10 @@
 # suite in neither is taken for the longest. --alone suites run last, one
 # at a time, nothing beside them. LOGS/schedule says when each suite
 # started and ended (seconds from the first start), to see what ran beside
-# a failing one.
+# a failing one, and after its name the CPU seconds (user + sys) of what
+# it ran and waited for (not a tmux server's panes: the server is no
+# child of the suite's): on a shared machine a suite's wall time says how
+# busy the others were, its CPU what it costs.
 #
 # Each suite's result line is printed in the listed order, whatever order
 # they finish in (a line waits for the suites listed above it), so two runs
@@ -73,6 +76,14 @@ runner_order() {
         }
         { print $1, ($3 in secs ? secs[$3] : 999999), $2 }' |
         sort -s -k1,1n -k2,2nr | awk '{ print $3 }'
+}
+
+# runner_cpu FILE: FILE holds bash's `times` (the shell's user and sys,
+# then its children's, each as 1m2.500s); rewritten as the children's
+# user + sys in seconds, "12.3 cpu".
+runner_cpu() {
+    awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); s += t[1] * 60 + t[2] } }
+         END { printf "%.1f cpu\n", s }' "$1" >"$1.tmp" && mv "$1.tmp" "$1"
 }
 
 # runner_report I RC SECS: counts suite I's PASS, FAIL and SKIP lines, notes
@@ -144,8 +155,15 @@ run_suites() {
             order=("${order[@]:1}")
             started[$i]=$SECONDS
             launched+=("$i")
+            rm -f "$LOGS/${suite_names[$i]}.cpu" # a lane killed leaves none: '?', not the last run's
             set -m
-            (eval "${suite_cmds[$i]}") >"$LOGS/${suite_names[$i]}.log" 2>&1 </dev/null &
+            (
+                eval "${suite_cmds[$i]}"
+                rc=$?
+                times >"$LOGS/${suite_names[$i]}.cpu" # a builtin in this shell: a pipe would fork it
+                runner_cpu "$LOGS/${suite_names[$i]}.cpu"
+                exit $rc
+            ) >"$LOGS/${suite_names[$i]}.log" 2>&1 </dev/null &
             set +m
             lane_of[$!]=$i
             running=$((running + 1))
@@ -172,7 +190,8 @@ run_suites() {
     trap - INT TERM HUP
     for i in "${!suite_names[@]}"; do echo "${suite_names[$i]} ${took[$i]}"; done >"$LOGS/durations"
     for i in "${launched[@]}"; do
-        printf '%5d %5d  %s\n' $((started[i] - t0)) $((started[i] - t0 + took[i])) "${suite_names[$i]}"
+        printf '%5d %5d  %s %s\n' $((started[i] - t0)) $((started[i] - t0 + took[i])) "${suite_names[$i]}" \
+            "$(cat "$LOGS/${suite_names[$i]}.cpu" 2>/dev/null || echo '?')"
     done >"$LOGS/schedule"
     echo "$skipped skipped (not run here, not counted as passed)"
     echo "$passed passed, $failed failed"

@@ -5,7 +5,8 @@
 # in the listed order whatever order the suites end in; two suites that
 # can only pass if they run at the same time; an --alone suite run with
 # nothing beside it; the longest expected first; RUNQ_TEST_JOBS=1 runs the
-# listed order; ^C stops every lane, and what the lanes started.
+# listed order; ^C stops every lane, and what the lanes started; the
+# schedule says each suite's CPU seconds.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 . tests/lib.sh
@@ -37,7 +38,7 @@ suite skips bash -c 'echo PASS a; echo "SKIP b: not here"'
 suite meet_a meet a b
 suite meet_b meet b a
 suite --alone alone bash -c '[ -e "$T/busy.done" ] || { echo "FAIL alone: started beside busy"; exit 1; }; for s in slow_first exit1 silent onefail skips meet_a meet_b; do [ -s "$T/mixed.logs/\$s.log" ] || [ \$s = silent ] || { echo "FAIL alone: \$s had not run"; exit 1; }; done; echo PASS alone'
-suite ok bash -c 'echo PASS one; echo PASS two'
+suite ok bash -c 'awk "BEGIN { for (i = 0; i < 4e7; i++) s += i }"; echo PASS one; echo PASS two'
 suite busy bash -c 'sleep 2; touch "$T/busy.done"; echo PASS busy'
 EOF
 printf 'slow_first 50\nexit1 1\nsilent 1\nonefail 1\nskips 1\nmeet_a 9\nmeet_b 9\nalone 1\nok 1\nbusy 1\n' >"$T/durations"
@@ -65,6 +66,14 @@ if [ "$(tail -n 2 "$T/mixed.out")" = "1 skipped (not run here, not counted as pa
 # the schedule: ten suites, the --alone one last, started when all else had ended
 if awk '$3 == "alone" { a = $1; last = NR } $3 != "alone" && $2 > e { e = $2 } END { exit !(NR == 10 && last == 10 && a >= e) }' \
     "$T/mixed.logs/schedule"; then pass schedule_written; else failed schedule_written "$(cat "$T/mixed.logs/schedule")"; fi
+# and each suite's CPU seconds after its name: ok's awk loop (most of a
+# second) counted, slow_first's sleep not
+if awk '$5 != "cpu" { bad = 1 } $3 == "ok" { ok = $4 } $3 == "slow_first" { slow = $4 }
+        END { exit !(!bad && ok >= 0.4 && slow < 0.2) }' "$T/mixed.logs/schedule"; then
+    pass schedule_says_cpu_seconds
+else
+    failed schedule_says_cpu_seconds "$(cat "$T/mixed.logs/schedule")"
+fi
 
 # ---- the longest expected starts first; one lane keeps the listed order ----
 cat >"$T/order.list" <<EOF

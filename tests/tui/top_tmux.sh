@@ -205,7 +205,10 @@ if [ -n "$a" ] && [ "$a" != "$b" ] && [ "$b" = "up 3.000s" ] && screen | grep -q
 else failed top_live_grows_to_the_end "$a then $b; $(screen | sed -n 4p)"; fi
 tmux send-keys -t $S q
 
-# ---- a live kernel: renice from the view ----
+# ---- a live kernel: idle CPUs, the TRACE column, renice from the view ----
+# One boot serves the three (a live QEMU spins a host CPU for as long as
+# the checks take): four CPUs, two spinners a and b pinned to CPU 1, the
+# tracer's CPU 0, and CPUs 2 and 3 with nothing to run.
 # wait_thread DB NAME: up to 20 s for the recording to know task NAME
 wait_thread() {
     local i=0
@@ -213,21 +216,50 @@ wait_thread() {
         sleep 0.2; i=$((i + 1))
     done
 }
-if ! "$RUNQ" boot --help 2>/dev/null | grep -q -- '--record'; then
-    echo "SKIP top_live_renice: runq boot has no --record"
-elif ! sqlite3 "$T/f.db" "SELECT control FROM trace LIMIT 1" >/dev/null 2>&1; then
+tmux kill-session -t $S 2>/dev/null
+# (Guest time runs with the host's clock here: the spinners last as long
+# as the boot may, so a slow view on a loaded machine cannot outlast them
+# (30 s did at a load average of 12); 300 s, since the three checks' waits
+# add up (each boot had 120 s when they had two); killed when done.)
+"$RUNQ" boot --record "$T/live.db" --timeout 300 \
+    --cmd "spin a 300000 1" --cmd "spin b 300000 1" --cmd "sleep 300000" >/dev/null 2>&1 &
+BOOT=$!
+wait_thread "$T/live.db" b
+start 100x30 --db "$T/live.db"
+wait_for 'live  recording' >/dev/null
+
+# CPUs 2 and 3 only idle: they show "idle" (they halted before tracing
+# began; without the keyframe each CPU writes when tracing starts, the view
+# could only show '?' for them)
+cpus() { screen | sed -n '/^CPU CURRENT/,/TID NAME/p' | awk '$1 ~ /^[0-9]+$/ { print $1 "=" $2 }' | tr '\n' ' '; }
+idle_shown() { case "$(cpus)" in *" 1="[ab]" 2=idle 3=idle ") return 0 ;; esac; return 1; }
+eventually idle_shown
+case "$(cpus)" in *" 1="[ab]" 2=idle 3=idle ") pass top_live_idle_cpus_show_their_idle_task ;;
+*) failed top_live_idle_cpus_show_their_idle_task "CPU column: $(cpus)" ;; esac
+# The TRACE column: the tracer's own share of each CPU, from the kernel's
+# cost counters (a kernel trace), a number on every CPU once two readings
+# are in (100 ms apart): the tracer's CPU 0 above zero, CPU 1 (the
+# spinners' ticks and switches: a few hundred records a second at some
+# 105 instructions each since issue 34's cheaper records, hundredths of a
+# per cent) a number, which may round to 0.0 %, and none near the whole
+# CPU (2 and 3 halted before tracing began and may have written one
+# reading only: a number or '-'). The fixture trace has no costs: '-'
+# (checked with the fixture above). Proven: with the counters left out of
+# the kernel's COUNTERS, every row said '-'.
+trace_col() { screen | sed -n '/^CPU CURRENT/,/TID NAME/p' | awk '$1 ~ /^[0-9]+$/ { print $1 "=" $(NF - 3) }' | tr '\n' ' '; }
+traced() { case "$(trace_col)" in "0="*%" 1="*%" "*) return 0 ;; esac; return 1; }
+eventually traced
+tc=$(trace_col)
+if traced && echo "$tc" | awk '{ for (i = 1; i <= NF; i++) { split($i, f, "="); v = f[2] + 0; if (v >= 20) exit 1; if (i == 1 && v <= 0) exit 1 } }'; then
+    pass top_live_trace_share_of_each_cpu
+else
+    failed top_live_trace_share_of_each_cpu "TRACE column: $tc"
+fi
+
+# Renice b from the view, then compare the two spinners' shares of CPU 1.
+if ! sqlite3 "$T/f.db" "SELECT control FROM trace LIMIT 1" >/dev/null 2>&1; then
     echo "SKIP top_live_renice: the recorder offers no control socket yet (trace.control)"
 else
-    # two spinners on one CPU; renice one from the view, then compare shares.
-    # (Guest time runs with the host's clock here: the spinners last as
-    # long as the boot may, so a slow view on a loaded machine cannot
-    # outlast them (30 s did at a load average of 12); killed when done.)
-    "$RUNQ" boot --record "$T/live.db" --cpus 1 --timeout 120 \
-        --cmd "spin a 120000" --cmd "spin b 120000" --cmd "sleep 120000" >/dev/null 2>&1 &
-    BOOT=$!
-    wait_thread "$T/live.db" b
-    start 100x30 --db "$T/live.db"
-    wait_for 'live  recording' >/dev/null
     tmux send-keys -t $S / b Enter F
     # one step at a time: each N renices from the nice on screen, so the
     # next press waits until the kernel's answer has come back through the trace
@@ -243,42 +275,6 @@ else
     else failed top_live_renice "kernel nice '$nice', row '$row'"; fi
     ratio=$(sqlite3 "$T/live.db" "SELECT ROUND(1.0*SUM(CASE WHEN t.name='a' THEN dur END)/SUM(CASE WHEN t.name='b' THEN dur END),2) FROM sched_slice s JOIN thread t USING(utid) WHERE s.ts > (SELECT MAX(ts) FROM sched_set WHERE what='nice')")
     case $ratio in 2.[5-9]*|3.[0-5]*) pass top_live_renice_share ;; *) failed top_live_renice_share "a/b share $ratio, want ~3.06" ;; esac
-    tmux send-keys -t $S q
-    kill $BOOT 2>/dev/null
-    wait $BOOT 2>/dev/null
-fi
-
-# ---- a live kernel whose CPUs 2 and 3 only idle: they show "idle" ----
-# (they halted before tracing began; without the keyframe each CPU writes
-# when tracing starts, the view could only show '?' for them)
-tmux kill-session -t $S 2>/dev/null
-"$RUNQ" boot --record "$T/idle.db" --timeout 120 --cmd "spin a 120000 1" --cmd "sleep 120000" >/dev/null 2>&1 &
-BOOT=$!
-wait_thread "$T/idle.db" a
-start 100x30 --db "$T/idle.db"
-wait_for 'live  recording' >/dev/null
-cpus() { screen | sed -n '/^CPU CURRENT/,/TID NAME/p' | awk '$1 ~ /^[0-9]+$/ { print $1 "=" $2 }' | tr '\n' ' '; }
-idle_shown() { case "$(cpus)" in *"1=a 2=idle 3=idle ") return 0 ;; esac; return 1; }
-eventually idle_shown
-case "$(cpus)" in *"1=a 2=idle 3=idle ") pass top_live_idle_cpus_show_their_idle_task ;;
-*) failed top_live_idle_cpus_show_their_idle_task "CPU column: $(cpus)" ;; esac
-# The TRACE column: the tracer's own share of each CPU, from the kernel's
-# cost counters (a kernel trace), a number on every CPU once two readings
-# are in (100 ms apart): the tracer's CPU 0 above zero, CPU 1 (a's ticks
-# alone: about 250 records a second at some 105 instructions each since
-# issue 34's cheaper records, a few hundredths of a per cent) a number,
-# which may round to 0.0 %, and none near the whole CPU (2 and 3 halted before
-# tracing began and may have written one reading only: a number or '-'). The fixture trace has no
-# costs: '-' (checked with the fixture above). Proven: with the counters
-# left out of the kernel's COUNTERS, every row said '-'.
-trace_col() { screen | sed -n '/^CPU CURRENT/,/TID NAME/p' | awk '$1 ~ /^[0-9]+$/ { print $1 "=" $(NF - 3) }' | tr '\n' ' '; }
-traced() { case "$(trace_col)" in "0="*%" 1="*%" "*) return 0 ;; esac; return 1; }
-eventually traced
-tc=$(trace_col)
-if traced && echo "$tc" | awk '{ for (i = 1; i <= NF; i++) { split($i, f, "="); v = f[2] + 0; if (v >= 20) exit 1; if (i == 1 && v <= 0) exit 1 } }'; then
-    pass top_live_trace_share_of_each_cpu
-else
-    failed top_live_trace_share_of_each_cpu "TRACE column: $tc"
 fi
 tmux send-keys -t $S q
 kill $BOOT 2>/dev/null
