@@ -37,7 +37,8 @@
 #     by the command's engine: runq's kernel (kernel/, trace/format.h,
 #     the Makefile's kernel part) for `runq boot` and the kernel engine; the policy's files
 #     (@policy below), the simulator and the scenario parser for paper;
-#     the policy and tests/trace/ for trace_gen; host/engine/linux/ for
+#     the policy, tests/trace/trace_gen.c and trace/format.h for trace_gen (not
+#     the rest of tests/trace/: a test script's edit moves no figure); host/engine/linux/ for
 #     the host's Linux. How runq formats a
 #     table is not an input: after such a change run `make docs FORCE=1`.
 #
@@ -290,7 +291,7 @@ sub inputs_of {
         if ($sim || $t =~ /trace_gen\b/) { $p{$_} = 1 for @policy }
         if ($sim) { $p{$_} = 1 for qw(host/engine/sim host/scenario) }
         if ($linux) { $p{$_} = 1 for qw(host/engine/linux) }
-        if ($t =~ /trace_gen\b/) { $p{$_} = 1 for qw(tests/trace) }
+        if ($t =~ /trace_gen\b/) { $p{$_} = 1 for qw(tests/trace/trace_gen.c trace/format.h) } # its one source, and the wire it writes
         for my $tok ($t =~ m{((?:scenarios|docs|labs|tests)/[\w./-]+)}g) {
             $p{$tok} = 1 if -e $tok;
         }
