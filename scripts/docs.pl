@@ -31,6 +31,10 @@
 #     between the two blocks leaves no loop behind. A group runs whole
 #     (one folder, one database) and is written whole: when one of its
 #     blocks is out of date, every block of it shows the new run.
+#   - paced=host: a kernel block whose tasks share CPU 0 with runq's
+#     tracer, whose turns follow how fast the host drains the trace port:
+#     made again on a busier host it can give other digits, so make
+#     check's docs_reproduce says SKIP for it, not PASS. Not part of key=.
 #   - key= is what the figures were made from: the commands, the options
 #     and the contents of their inputs, hashed. The inputs are the files
 #     the commands name that exist in the tree (a scenario), inputs=, and
@@ -67,7 +71,7 @@
 #              claims fail; exit 1 if any
 #   --force    run every block (or the --only ones) even when its key holds
 #   --skip-linux  leave the blocks run on the host's Linux alone
-#   --list     one line a block: where, id, deterministic or linux, and
+#   --list     one line a block: where, id, deterministic, host-paced or linux, and
 #              whether it is current
 # A block whose run fails keeps its old text; the run is named with its
 # error and the exit status is 1. A file is written whole (a new file
@@ -160,11 +164,12 @@ for my $f (@files) {
         my $opts = $1;
         my %o;
         for my $kv (split ' ', $opts) {
-            $kv =~ /^(id|group|lines|inputs|key)=(.+)$/ or do { complain("$f:" . ($i + 1), "unknown marker option '$kv'"); next };
+            $kv =~ /^(id|group|lines|inputs|paced|key)=(.+)$/ or do { complain("$f:" . ($i + 1), "unknown marker option '$kv'"); next };
             $o{$1} = $2;
         }
         my $where = "$f:" . ($i + 1);
         $o{id} or do { complain($where, "a make docs marker needs id="); next };
+        !defined $o{paced} || $o{paced} eq 'host' or do { complain($where, "paced= takes 'host', not '$o{paced}'"); next };
         # A page read only for its values may hold the same ids as a copy
         # of it that is named (make check's docs_reproduce): the named one
         # counts; two named pages with one id are an error.
@@ -174,7 +179,7 @@ for my $f (@files) {
         }
         $i + 1 < @l && $l[$i + 1] =~ /^```/ or do { complain($where, "the marker must stand right above a fenced block"); next };
         my $b = { file => $f, where => $where, marker => $i, id => $o{id}, group => $o{group}, lines => $o{lines},
-                  inputs => $o{inputs}, key => $o{key} // '', cmds => [] };
+                  inputs => $o{inputs}, paced => $o{paced}, key => $o{key} // '', cmds => [] };
         my $j = $i + 2;
         my $cmd;
         for (; $j < @l && $l[$j] !~ /^```/; $j++) {
@@ -353,7 +358,7 @@ my $selected = sub {
     !%only || $only{ $b->{id} } || ($b->{group} && $only{ $b->{group} });
 };
 if ($list) {
-    printf "%s\t%s\t%s\t%s\n", $_->{where}, $_->{id}, (is_linux($_) ? 'linux' : 'deterministic'),
+    printf "%s\t%s\t%s\t%s\n", $_->{where}, $_->{id}, (is_linux($_) ? 'linux' : $_->{paced} ? 'host-paced' : 'deterministic'),
         ($_->{stale} ? 'out-of-date' : 'current') for grep { $_->{target} } @blocks;
     exit 0;
 }
