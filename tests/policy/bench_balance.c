@@ -83,19 +83,14 @@ static void view_of(const struct machine *m, struct balance_view *v)
         v->cpu[c] = (struct balance_cpu){ .nr = m->nr[c], .load = (uint64_t)m->nr[c] * 1024, .idle = m->nr[c] == 0 };
 }
 
-struct collect {
-    struct balance_pull pull; /* balance_rules.h's list, as runq sim keeps it */
-    unsigned seen;
-};
-
-/* detach_collect(), as the kernel's: each queued entity visited until
- * loop_max (balance_pull_walk_on). */
+/* detach_collect(), as the kernel's, into balance_rules.h's list (as runq
+ * sim keeps it): each queued entity visited until loop_max; the list's
+ * walked counts the visits (balance_pull_walk_on runs at every one). */
 static bool collect(struct sched_entity *se, void *arg)
 {
-    struct collect *x = arg;
-    x->seen++;
-    balance_pull_offer(&x->pull, se, ~0ull, sched_nice_to_weight(se->nice));
-    return balance_pull_walk_on(&x->pull);
+    struct balance_pull *x = arg;
+    balance_pull_offer(x, se, ~0ull, sched_nice_to_weight(se->nice));
+    return balance_pull_walk_on(x);
 }
 
 static bool accept(void *ctx, unsigned i)
@@ -119,10 +114,10 @@ static unsigned pass(struct machine *m, enum balance_idle idle, struct balance_s
     if (src == BALANCE_NO_CPU)
         return 0;
     env.src = src;
-    struct collect x = { .pull = { .env = &env } };
+    struct balance_pull x = { .env = &env };
     P->for_each_queued(&m->q[src], collect, &x);
-    last_seen = x.seen;
-    return balance_detach(&env, m->nr[src], x.pull.weight, x.pull.n, accept, NULL);
+    last_seen = x.walked;
+    return balance_detach(&env, m->nr[src], x.weight, x.n, accept, NULL);
 }
 
 static volatile unsigned sink;
