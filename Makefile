@@ -219,7 +219,7 @@ gdb: all
 # program of theirs that no longer builds fails make test.
 test:
 	@$(MAKE) --no-print-directory -j$(shell nproc) test-build
-	@RUNQ=$(ASAN_RUNQ) bash tests/run.sh
+	@RUNQ=$(RUNQ) RUNQ_SAN=$(ASAN_RUNQ) bash tests/run.sh
 # Every generated figure in README, docs/ and labs/, made again from its
 # runs (scripts/docs.pl; docs/testing.md, "Generated figures"): only the
 # blocks whose inputs changed, DOCS_JOBS at a time; FORCE=1 runs every one,
@@ -237,7 +237,7 @@ seeds: all
 # lines): what make test runs short, run long. .ci/run runs both.
 check:
 	@$(MAKE) --no-print-directory -j$(shell nproc) test-build
-	@RUNQ=$(ASAN_RUNQ) RUNQ_TEST_SET=check LOGS=$(BUILD)/check-logs DURATIONS=tests/durations.check bash tests/run.sh
+	@RUNQ=$(ASAN_RUNQ) RUNQ_SAN=$(ASAN_RUNQ) RUNQ_TEST_SET=check LOGS=$(BUILD)/check-logs DURATIONS=tests/durations.check bash tests/run.sh
 
 # ---- benches (make bench: tests/bench.sh) ----
 # Built like runq (build/host/: -O2, no sanitizers) from the same object

@@ -127,4 +127,22 @@ else
     kill -9 $r 2>/dev/null
     for c in a b; do kill -9 "$(cat "$T/child.$c" 2>/dev/null || echo 0)" 2>/dev/null; done
 fi
+# tests/run.sh's two sets (RUNQ_TEST_LIST=1 lists a set, runs nothing):
+# make test drives the -O2 runq but in the --san suites, which drive the
+# sanitized one; make check runs every other suite that drives runq again
+# on the sanitized build as san_NAME, not one whose check line replaces
+# it, not a --san one, not one that drives no runq.
+list() { RUNQ_TESTS_OWN_SESSION=1 RUNQ_LAB_CACHE=off RUNQ_TEST_LIST=1 RUNQ=$1 RUNQ_SAN=SAN RUNQ_TEST_SET=$2 bash tests/run.sh; }
+list PLAIN test >"$T/set.test"
+list SAN check >"$T/set.check"
+bad=""
+grep -q '^scenario bash tests/experiment/scenario_test.sh PLAIN $' "$T/set.test" || bad="$bad scenario-not-plain"
+grep -q '^hostile_view bash tests/tui/hostile_view_test.sh SAN $' "$T/set.test" || bad="$bad hostile_view-not-sanitized"
+grep -q '^san_scenario bash tests/experiment/scenario_test.sh SAN $' "$T/set.check" || bad="$bad no-san_scenario"
+grep -q '^san_top_tmux ' "$T/set.check" || bad="$bad no-san_top_tmux"
+grep -qE '^san_(hostile_view|db_fuzz|lab_students|benches_short|rr_policy) ' "$T/set.check" && bad="$bad $(grep -oE '^san_(hostile_view|db_fuzz|lab_students|benches_short|rr_policy)' "$T/set.check" | tr '\n' ' ')"
+grep -q '^db_fuzz bash tests/db/db_fuzz.sh 40 SAN $' "$T/set.check" || bad="$bad no-long-db_fuzz"
+n=$(grep -c '^san_' "$T/set.check")
+[ -z "$bad" ] && [ "$n" -ge 30 ] && pass "sets_sanitize_every_runq_suite_once ($n san_ suites in make check)" ||
+    failed sets_sanitize_every_runq_suite_once "$n san_ suites;$bad"
 exit $fail
