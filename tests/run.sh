@@ -50,23 +50,25 @@ export RUNQ_LAB_CACHE=${RUNQ_LAB_CACHE:-$PWD/build/test-lab-cache}
 . tests/runner.sh
 # The runner's suite, kept as runner_suite: suite and check below pick by set.
 eval "$(declare -f suite | sed '1s/^suite/runner_suite/')"
-# suite [--alone] [--san] NAME CMD...: make test's. --san: CMD drives
+# suite [--alone] [--excl GROUP] [--san] NAME CMD...: make test's (the
+# first two are the runner's: tests/runner.sh). --san: CMD drives
 # "$RUNQ_SAN" in make test already (make check leaves it alone). In make
 # check, one that drives runq (an argument is "$RUNQ") is kept for
 # san_suites to add as san_NAME.
 san_names=()
 san_cmds=()
 suite() {
-    local alone=() san=0 a
-    [ "$1" = --alone ] && { alone=(--alone); shift; }
+    local flags=() san=0 a
+    [ "$1" = --alone ] && { flags=(--alone); shift; }
+    [ "$1" = --excl ] && { flags+=(--excl "$2"); shift 2; }
     [ "$1" = --san ] && { san=1; shift; }
     if [ "$SET" = test ]; then
-        runner_suite "${alone[@]}" "$@"
+        runner_suite "${flags[@]}" "$@"
     elif [ $san = 0 ]; then
         for a in "${@:2}"; do
             if [ "$a" = "$RUNQ" ]; then
                 san_names+=("$1")
-                san_cmds+=("$(printf '%q ' "${alone[@]}" "san_$1" "${@:2}")")
+                san_cmds+=("$(printf '%q ' "${flags[@]}" "san_$1" "${@:2}")")
                 break
             fi
         done
@@ -109,7 +111,7 @@ suite merge bash tests/experiment/merge_test.sh "$RUNQ"
 suite scenario bash tests/experiment/scenario_test.sh "$RUNQ"
 suite missed bash tests/experiment/missed_test.sh "$RUNQ"
 suite experiments_doc_form env EXPERIMENTS_DOC_QUICK=1 bash tests/docs/experiments_doc_test.sh "$RUNQ"
-check experiments_doc bash tests/docs/experiments_doc_test.sh "$RUNQ"
+check --excl linux experiments_doc bash tests/docs/experiments_doc_test.sh "$RUNQ"
 suite docs_current bash tests/docs/docs_current.sh "$RUNQ"
 check docs_reproduce bash tests/docs/docs_reproduce.sh "$RUNQ"
 suite rr_policy build/tests/rr_test
@@ -147,24 +149,24 @@ suite lab_5_7 env LAB_TEST_REST=no LAB_TEST_AGAIN=no bash tests/labs/lab_test.sh
 # every lab booted twice: the same values measured (make test boots each once)
 check lab_deterministic env LAB_TEST_AGAIN=only bash tests/labs/lab_test.sh "$RUNQ"
 suite instructor bash tests/labs/instructor_test.sh "$RUNQ"
-suite linux_trace bash tests/engine/linux_trace_test.sh "$RUNQ"
+suite --excl linux linux_trace bash tests/engine/linux_trace_test.sh "$RUNQ"
 # it times threads on the host's own scheduler: nothing beside it
 suite --alone linux_run build/tests/linux_run_test
-suite linux_engine bash tests/engine/linux_engine_test.sh "$RUNQ"
-suite linux_internals bash tests/engine/linux_internals_test.sh "$RUNQ"
+suite --excl linux linux_engine bash tests/engine/linux_engine_test.sh "$RUNQ"
+suite --excl linux linux_internals bash tests/engine/linux_internals_test.sh "$RUNQ"
 # moves on the host's Linux with their rules (issue 35 part 3): 2 s of hogs, a sleeper and a pipe pair as root
-suite linux_migrate bash tests/engine/linux_migrate_test.sh "$RUNQ"
-suite linux_views bash tests/engine/linux_views_test.sh "$RUNQ"
+suite --excl linux linux_migrate bash tests/engine/linux_migrate_test.sh "$RUNQ"
+suite --excl linux linux_views bash tests/engine/linux_views_test.sh "$RUNQ"
 # Linux's picks replayed through runq's (issue 31, item 5): records 2 s of hogs as root
-suite fidelity bash tests/analysis/fidelity_test.sh "$RUNQ"
+suite --excl linux fidelity bash tests/analysis/fidelity_test.sh "$RUNQ"
 # a busy loop on one CPU for a few seconds: it checks only what load cannot move
-suite linux_trust bash tests/engine/linux_trust_test.sh "$RUNQ"
+suite --excl linux linux_trust bash tests/engine/linux_trust_test.sh "$RUNQ"
 suite plot bash tests/export/plot_test.sh "$RUNQ"
 
 # on the sanitized runq in make test too: the suites some of whose checks
 # are a sanitizer's report, the hostile-input ones (issue 30) and
 # trace_sql (a blob printed one byte past its buffer, issue 13)
-suite --san hostile_exp bash tests/experiment/hostile_exp_test.sh "$RUNQ_SAN"
+suite --excl linux --san hostile_exp bash tests/experiment/hostile_exp_test.sh "$RUNQ_SAN"
 suite --san trace_sql bash tests/db/trace_sql_test.sh "$RUNQ_SAN" build/tests/trace_gen
 suite --san trace_hostile bash tests/trace/trace_hostile.sh "$RUNQ_SAN" build/runq build/tests/trace_hostile build/tests/trace_gen
 suite --san hostile_rec bash tests/trace/hostile_rec_test.sh "$RUNQ_SAN" build/tests/trace_gen
@@ -196,7 +198,7 @@ suite handoff bash tests/kernel/handoff_test.sh "$RUNQ"
 suite gdb bash tests/kernel/gdb_test.sh "$RUNQ"
 # every bench of make bench once in its short form (BENCH_SHORT=1), with
 # the build make bench times: each runs and prints its table, no speed
-suite benches_short bash tests/benches_short.sh build/runq
+suite --excl linux benches_short bash tests/benches_short.sh build/runq
 
 san_suites
 # RUNQ_TEST_LIST=1: the suites of this set, "NAME CMD" a line, none run

@@ -11,7 +11,8 @@
 # expected seconds are the last run's (LOGS/durations, written at the end
 # of every run), else tests/durations (kept in git, for a clean clone); a
 # suite in neither is taken for the longest. --alone suites run last, one
-# at a time, nothing beside them. LOGS/schedule says when each suite
+# at a time, nothing beside them; --excl GROUP ones never beside another
+# of GROUP (a lane takes the next suite instead). LOGS/schedule says when each suite
 # started and ended (seconds from the first start), to see what ran beside
 # a failing one, and after its name the CPU seconds (user + sys) of what
 # it ran and waited for (not a tmux server's panes: the server is no
@@ -40,14 +41,20 @@ DURATIONS=${DURATIONS:-tests/durations}
 suite_names=()
 suite_cmds=()
 suite_alone=()
+suite_excl=()
 
+# suite [--alone] [--excl GROUP] NAME CMD...: --excl, never beside
+# another suite of GROUP (the Linux suites each load the host's CPUs with
+# their scenario, and one beside another is measured disturbed).
 suite() {
-    local alone=0
+    local alone=0 excl=""
     [ "$1" = --alone ] && { alone=1; shift; }
+    [ "$1" = --excl ] && { excl=$2; shift 2; }
     suite_names+=("$1")
     shift
     suite_cmds+=("$(printf '%q ' "$@")")
     suite_alone+=("$alone")
+    suite_excl+=("$excl")
 }
 
 # runner_jobs: how many lanes, from RUNQ_TEST_JOBS (a positive whole
@@ -133,9 +140,9 @@ runner_stop() {
 }
 
 run_suites() {
-    local jobs n i pid rc t0 shown=0 running=0 alone_running=0
+    local jobs n i k p g pid rc t0 shown=0 running=0 alone_running=0
     local -a order launched report took started
-    local -A lane_of
+    local -A lane_of excl_busy
     jobs=$(runner_jobs) || return 2
     passed=0 failed=0 skipped=0
     n=${#suite_names[@]}
@@ -148,11 +155,19 @@ run_suites() {
     trap 'runner_stop HUP' HUP
     while [ "$shown" -lt "$n" ]; do
         # Start suites while a lane is free; an --alone suite waits for
-        # every lane to empty and keeps the others waiting while it runs.
+        # every lane to empty and keeps the others waiting while it runs;
+        # one whose --excl group is running is passed over for the next.
         while [ ${#order[@]} -gt 0 ] && [ "$running" -lt "$jobs" ] && [ "$alone_running" -eq 0 ]; do
-            i=${order[0]}
+            p=-1
+            for k in "${!order[@]}"; do
+                g=${suite_excl[${order[$k]}]}
+                if [ -z "$g" ] || [ -z "${excl_busy[$g]:-}" ]; then p=$k; break; fi
+            done
+            [ "$p" -lt 0 ] && break
+            i=${order[$p]}
             [ "${suite_alone[$i]}" = 1 ] && [ "$running" -gt 0 ] && break
-            order=("${order[@]:1}")
+            order=("${order[@]:0:p}" "${order[@]:p+1}")
+            [ -n "${suite_excl[$i]}" ] && excl_busy[${suite_excl[$i]}]=1
             started[$i]=$SECONDS
             launched+=("$i")
             rm -f "$LOGS/${suite_names[$i]}.cpu" # a lane killed leaves none: '?', not the last run's
@@ -181,6 +196,7 @@ run_suites() {
         unset "lane_of[$pid]"
         running=$((running - 1))
         [ "${suite_alone[$i]}" = 1 ] && alone_running=0
+        [ -n "${suite_excl[$i]}" ] && unset "excl_busy[${suite_excl[$i]}]"
         runner_report "$i" "$rc" $((SECONDS - started[i]))
         while [ "$shown" -lt "$n" ] && [ -n "${report[$shown]+set}" ]; do
             printf '%s\n' "${report[$shown]}"

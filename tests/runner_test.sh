@@ -127,6 +127,25 @@ else
     kill -9 $r 2>/dev/null
     for c in a b; do kill -9 "$(cat "$T/child.$c" 2>/dev/null || echo 0)" 2>/dev/null; done
 fi
+# --excl GROUP: two suites of one group never run at once, and a lane
+# passes over the waiting one for a suite of no group (free, listed
+# last, starts while ga runs, in two lanes). Each group suite looks for the other running,
+# before and after its second.
+cat >"$T/excl.list" <<'EOF'
+excl() { for w in 0 1; do for o in $2; do [ -e "$X.in.$o" ] && [ ! -e "$X.out.$o" ] && { echo "FAIL $1: ran beside $o"; touch "$X.out.$1"; return; }; done; touch "$X.in.$1"; [ $w = 0 ] && sleep 1; done; touch "$X.out.$1"; echo "PASS $1"; }
+suite --excl g ga excl ga gb
+suite --excl g gb excl gb ga
+suite free bash -c 'for _ in $(seq 100); do [ -e "$X.in.ga" ] && [ ! -e "$X.out.ga" ] && { echo PASS free; exit; }; sleep 0.05; done; echo "FAIL free: not started beside ga"'
+EOF
+printf 'ga 9\ngb 8\nfree 1\n' >"$T/durations"
+X=$T/x runner excl 2
+if [ "$(line excl ga)" = "1 passed 0 failed 0 skipped" ] && [ "$(line excl gb)" = "1 passed 0 failed 0 skipped" ] &&
+    [ "$(line excl free)" = "1 passed 0 failed 0 skipped" ]; then
+    pass excl_group_one_at_a_time
+else
+    failed excl_group_one_at_a_time "$(grep -E '^ *(ga|gb|free|FAIL)' "$T/excl.out" | tr '\n' '|')"
+fi
+
 # tests/run.sh's two sets (RUNQ_TEST_LIST=1 lists a set, runs nothing):
 # make test drives the -O2 runq but in the --san suites, which drive the
 # sanitized one; make check runs every other suite that drives runq again
