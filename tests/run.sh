@@ -90,11 +90,11 @@ san_suites() {
 boot() { "$RUNQ" boot --deterministic --timeout 600 "$@"; }
 
 # Two sets. make test (RUNQ_TEST_SET=test, the default): every suite
-# listed with `suite`, in about six minutes on two cores. make check
+# listed with `suite`, in about 8.5 minutes on two cores. make check
 # (RUNQ_TEST_SET=check): the suites listed with `check`, the long forms
 # make test runs short (fuzzers for longer, more random workloads and
-# hostile databases) and the docs' kernel examples run again; .ci/run runs
-# both. docs/testing.md says which suite is where and what it costs.
+# hostile databases) and the docs' kernel examples run again, and the
+# san_NAME twins (above); .ci/run runs both. docs/testing.md says which suite is where and what it costs.
 SET=${RUNQ_TEST_SET:-test}
 case $SET in test | check) ;; *) echo "tests/run.sh: RUNQ_TEST_SET is test or check, not '$SET'" >&2; exit 2 ;; esac
 
