@@ -159,6 +159,11 @@ grep -q '^scenario bash tests/experiment/scenario_test.sh PLAIN $' "$T/set.test"
 grep -q '^hostile_view bash tests/tui/hostile_view_test.sh SAN $' "$T/set.test" || bad="$bad hostile_view-not-sanitized"
 grep -q '^san_scenario bash tests/experiment/scenario_test.sh SAN $' "$T/set.check" || bad="$bad no-san_scenario"
 grep -q '^san_top_tmux ' "$T/set.check" || bad="$bad no-san_top_tmux"
+# a host-Linux suite's twin runs alone in make check (the list shows its
+# command, --alone is in the runner's suite_alone: asked of run.sh's list)
+RUNQ_TESTS_OWN_SESSION=1 RUNQ_LAB_CACHE=off RUNQ_TEST_LIST=alone RUNQ=SAN RUNQ_SAN=SAN RUNQ_TEST_SET=check bash tests/run.sh >"$T/set.alone"
+grep -qx 'san_linux_internals' "$T/set.alone" || bad="$bad san_linux_internals-not-alone"
+grep -qx 'san_scenario' "$T/set.alone" && bad="$bad san_scenario-alone"
 grep -qE '^san_(hostile_view|db_fuzz|lab_students|benches_short|rr_policy) ' "$T/set.check" && bad="$bad $(grep -oE '^san_(hostile_view|db_fuzz|lab_students|benches_short|rr_policy)' "$T/set.check" | tr '\n' ' ')"
 grep -q '^db_fuzz bash tests/db/db_fuzz.sh 40 SAN $' "$T/set.check" || bad="$bad no-long-db_fuzz"
 n=$(grep -c '^san_' "$T/set.check")
